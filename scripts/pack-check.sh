@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Packs the tarball, installs it in a temp folder like a user would, and
+# imports every entry point from ESM and from CJS; runs the bin once.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+cd "$root"
+npx publint --strict
+npx attw --pack . --profile node16 --ignore-rules cjs-resolves-to-esm
+tarball="$(npm pack --silent --pack-destination "$tmp" | tail -n 1)"
+cd "$tmp"
+npm init -y >/dev/null
+npm install --no-audit --no-fund "./$tarball" >/dev/null
+cat > esm.mjs <<'JS'
+import { Effect } from "effect"
+import { Message, RollingMemory } from "rollmem"
+import { RollingMemory as Facade } from "rollmem/promise"
+import * as Tokenizers from "rollmem/tokenizers"
+const context = await Effect.runPromise(Effect.gen(function*() {
+  const memory = yield* RollingMemory.make({ maxTokens: 5 })
+  yield* memory.add(Message.user("one two three"))
+  yield* memory.add(Message.assistant("four five six"))
+  return yield* memory.context
+}))
+if (context !== "assistant: four five six") throw new Error(`ESM Effect API: got ${JSON.stringify(context)}`)
+const m = new Facade({ maxTokens: 5, summarize: (s, ms) => `${s}${ms.length}` })
+m.addUserMessage("one two three")
+m.addUserMessage("four five six")
+if (m.getContext() !== "system: 1\nuser: four five six") throw new Error(`ESM facade: got ${JSON.stringify(m.getContext())}`)
+if (typeof Tokenizers.layerO200kBase !== "object") throw new Error("ESM tokenizers missing")
+console.log("esm ok")
+JS
+cat > cjs.cjs <<'JS'
+const { Effect } = require("effect")
+const { Message, BufferMemory } = require("rollmem")
+const { WindowMemory } = require("rollmem/promise")
+const Tokenizers = require("rollmem/tokenizers")
+const n = Effect.runSync(Effect.gen(function*() {
+  const memory = yield* BufferMemory.make()
+  yield* memory.add(Message.user("hi"))
+  return (yield* memory.buffer).length
+}))
+if (n !== 1) throw new Error("CJS Effect API")
+const w = new WindowMemory({ maxMessages: 1 })
+w.addUserMessage("a"); w.addUserMessage("b")
+if (JSON.stringify(w) !== '{"version":2,"summary":"","buffer":[{"role":"user","content":"b"}]}') throw new Error("CJS facade: " + JSON.stringify(w))
+if (typeof Tokenizers.layerO200kBase !== "object") throw new Error("CJS tokenizers missing")
+console.log("cjs ok")
+JS
+node esm.mjs
+node cjs.cjs
+npx --no-install rollmem --help >/dev/null
+echo "pack check ok"

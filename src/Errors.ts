@@ -1,0 +1,120 @@
+/**
+ * The typed errors of rollmem (SPEC section 9). Each is a `Schema.TaggedError`,
+ * so callers can `Effect.catchTag("SummarizerError", ...)`. None of them
+ * changes a memory's state, except that a failed summarizer call keeps the
+ * turn that was appended before the fold (SPEC section 5).
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+
+/**
+ * Bad configuration: a budget that is not a positive integer, or a missing
+ * summarizer where one is required. `option` names the option.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ConfigError extends Schema.TaggedError<ConfigError>("rollmem/ConfigError")("ConfigError", {
+  option: Schema.String,
+  description: Schema.String
+}) {
+  override get message(): string {
+    return `invalid option ${this.option}: ${this.description}`
+  }
+}
+
+/**
+ * A memory state (or a message) that cannot be read: wrong types, a missing
+ * field, an unknown or missing version, metadata nested too deep. `description`
+ * names the path of what is wrong.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class StateDecodeError extends Schema.TaggedError<StateDecodeError>("rollmem/StateDecodeError")(
+  "StateDecodeError",
+  {
+    description: Schema.String,
+    cause: Schema.optional(Schema.Defect)
+  }
+) {
+  override get message(): string {
+    return `cannot read memory state: ${this.description}`
+  }
+}
+
+/**
+ * A message that cannot be built from what was given (wrong field types,
+ * metadata that is not JSON or nested too deep). `description` names the path.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class InvalidMessageError extends Schema.TaggedError<InvalidMessageError>("rollmem/InvalidMessageError")(
+  "InvalidMessageError",
+  {
+    description: Schema.String,
+    cause: Schema.optional(Schema.Defect)
+  }
+) {
+  override get message(): string {
+    return `invalid message: ${this.description}`
+  }
+}
+
+/**
+ * A token counter that failed, or returned something other than a
+ * non-negative integer (NaN, a negative or fractional number, a non-number).
+ * The message being counted is not added.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class TokenCountError extends Schema.TaggedError<TokenCountError>("rollmem/TokenCountError")(
+  "TokenCountError",
+  {
+    description: Schema.String,
+    cause: Schema.optional(Schema.Defect)
+  }
+) {
+  override get message(): string {
+    return `token counter failed: ${this.description}`
+  }
+}
+
+/**
+ * A summarizer call that failed, returned something other than a string,
+ * or timed out. `cause` holds the summarizer's own error. The memory keeps
+ * its summary and buffer as they were right after the new turn was appended.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class SummarizerError extends Schema.TaggedError<SummarizerError>("rollmem/SummarizerError")(
+  "SummarizerError",
+  {
+    description: Schema.optional(Schema.String),
+    cause: Schema.optional(Schema.Defect)
+  }
+) {
+  override get message(): string {
+    return `summarizer failed${this.description === undefined ? "" : `: ${this.description}`}`
+  }
+}
+
+/**
+ * Any error an add can fail with.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export type AddError = TokenCountError | SummarizerError
+
+/**
+ * Every error of rollmem.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export type RollmemError = ConfigError | StateDecodeError | InvalidMessageError | TokenCountError | SummarizerError

@@ -1,0 +1,30 @@
+/**
+ * rollmem: conversation memory for LLM applications, on Effect.
+ *
+ * @since 0.1.0
+ */
+
+/** @since 0.1.0 */
+export * as BufferMemory from "./strategies/BufferMemory.js"
+/** @since 0.1.0 */
+export * as Errors from "./Errors.js"
+/** @since 0.1.0 */
+export * as Json from "./schema/Json.js"
+/** @since 0.1.0 */
+export * as Memory from "./strategies/Memory.js"
+/** @since 0.1.0 */
+export * as MemoryState from "./schema/MemoryState.js"
+/** @since 0.1.0 */
+export * as Message from "./schema/Message.js"
+/** @since 0.1.0 */
+export * as RollingMemory from "./strategies/RollingMemory.js"
+/** @since 0.1.0 */
+export * as Summarizer from "./services/Summarizer.js"
+/** @since 0.1.0 */
+export * as SummaryMemory from "./strategies/SummaryMemory.js"
+/** @since 0.1.0 */
+export * as TokenCounter from "./services/TokenCounter.js"
+/** @since 0.1.0 */
+export * as WindowMemory from "./strategies/WindowMemory.js"
+/** @since 0.1.0 */
+export { ConfigError, InvalidMessageError, StateDecodeError, SummarizerError, TokenCountError } from "./Errors.js"

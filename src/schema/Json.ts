@@ -1,0 +1,157 @@
+/**
+ * JSON data as message metadata holds it: objects, arrays, strings, numbers,
+ * booleans and null, copied without ever touching a prototype.
+ *
+ * Effect's `Schema.Record` builds its output by assignment, so a `"__proto__"`
+ * key would replace the decoded object's prototype. The schemas here copy
+ * with `Object.defineProperty`, so such keys stay plain data, and they reject
+ * nesting deeper than {@link MAX_DEPTH} levels.
+ *
+ * @since 0.1.0
+ */
+import * as Hash from "effect/Hash"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+
+/**
+ * A JSON value.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type JsonValue = null | boolean | number | string | ReadonlyArray<JsonValue> | JsonObject
+
+/**
+ * A JSON object: string keys, JSON values.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface JsonObject {
+  readonly [key: string]: JsonValue
+}
+
+/**
+ * The deepest nesting accepted in metadata (SPEC section 1): 100 levels of
+ * objects and arrays. Deeper values fail to decode.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const MAX_DEPTH = 100
+
+const isPlainObject = (u: unknown): u is Record<string, unknown> => {
+  if (typeof u !== "object" || u === null || Array.isArray(u)) return false
+  const proto = Object.getPrototypeOf(u)
+  return proto === Object.prototype || proto === null
+}
+
+const define = (target: Record<string, unknown>, key: string, value: unknown): void => {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
+}
+
+/**
+ * Copies a JSON value, or returns a message naming the path of the first
+ * value that is not JSON data or is nested too deep.
+ */
+const copyJson = (u: unknown, depth: number, path: string): { readonly value: JsonValue } | string => {
+  if (u === null || typeof u === "string" || typeof u === "boolean") return { value: u }
+  if (typeof u === "number") {
+    return Number.isFinite(u) ? { value: u } : `${path || "value"} is not a finite number`
+  }
+  if (depth >= MAX_DEPTH) return `metadata is nested deeper than ${MAX_DEPTH} levels`
+  if (Array.isArray(u)) {
+    const out: Array<JsonValue> = new Array(u.length)
+    for (let i = 0; i < u.length; i++) {
+      const r = copyJson(u[i], depth + 1, `${path}[${i}]`)
+      if (typeof r === "string") return r
+      out[i] = r.value
+    }
+    return { value: out }
+  }
+  if (isPlainObject(u)) {
+    const out: Record<string, unknown> = {}
+    for (const key of Object.keys(u)) {
+      const r = copyJson(u[key], depth + 1, `${path}[${JSON.stringify(key)}]`)
+      if (typeof r === "string") return r
+      define(out, key, r.value)
+    }
+    return { value: out as JsonObject }
+  }
+  return `${path || "value"} is not JSON data (got ${u === undefined ? "undefined" : typeof u})`
+}
+
+const JsonObjectFromSelf = Schema.declare(
+  (u: unknown): u is JsonObject => isPlainObject(u),
+  { identifier: "JsonObject", description: "a JSON object" }
+)
+
+/**
+ * A JSON object, decoded by copying (prototype-safe, depth-checked) from any
+ * input. Encoding copies as well, so the encoded object never shares
+ * structure with the value.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const JsonObjectSchema: Schema.Schema<JsonObject, JsonObject> = Schema.transformOrFail(
+  Schema.Unknown,
+  JsonObjectFromSelf,
+  {
+    strict: true,
+    decode: (u, _, ast) => {
+      if (!isPlainObject(u)) {
+        return ParseResult.fail(new ParseResult.Type(ast, u, "metadata must be a JSON object"))
+      }
+      const r = copyJson(u, 0, "metadata")
+      return typeof r === "string"
+        ? ParseResult.fail(new ParseResult.Type(ast, u, r))
+        : ParseResult.succeed(r.value as JsonObject)
+    },
+    encode: (o) => ParseResult.succeed(o)
+  }
+) as unknown as Schema.Schema<JsonObject, JsonObject>
+
+/**
+ * Deep structural equality of two JSON values (object key order ignored).
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const jsonEquals = (a: JsonValue, b: JsonValue): boolean => {
+  if (a === b) return true
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false
+    for (let i = 0; i < a.length; i++) if (!jsonEquals(a[i], b[i])) return false
+    return true
+  }
+  if (Array.isArray(b)) return false
+  const ao = a as JsonObject
+  const bo = b as JsonObject
+  const keys = Object.keys(ao)
+  if (keys.length !== Object.keys(bo).length) return false
+  for (const key of keys) {
+    if (!Object.prototype.hasOwnProperty.call(bo, key) || !jsonEquals(ao[key], bo[key])) return false
+  }
+  return true
+}
+
+/**
+ * A hash of a JSON value consistent with {@link jsonEquals}.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const jsonHash = (v: JsonValue): number => {
+  if (v === null || typeof v !== "object") return Hash.hash(v)
+  if (Array.isArray(v)) {
+    let h = Hash.hash("array")
+    for (const x of v) h = Hash.combine(jsonHash(x))(h)
+    return Hash.optimize(h)
+  }
+  let h = Hash.hash("object")
+  // order-independent: sum of key/value hashes
+  for (const key of Object.keys(v)) h = (h + Hash.combine(jsonHash((v as JsonObject)[key]))(Hash.string(key))) | 0
+  return Hash.optimize(h)
+}

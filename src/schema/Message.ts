@@ -1,0 +1,271 @@
+/**
+ * The message model shared by every strategy, and its wire format.
+ *
+ * A {@link Message} holds camelCase fields (`toolCalls`, `toolCallId`); its
+ * encoded side is the wire format of SPEC section 2 (`tool_calls`,
+ * `tool_call_id`, defaults omitted, a tool call's `arguments` always written).
+ *
+ * @example
+ * ```ts
+ * import { Message } from "rollmem"
+ * import { Schema } from "effect"
+ *
+ * const call = new Message.Message({
+ *   role: Message.ASSISTANT,
+ *   content: "",
+ *   toolCalls: [new Message.ToolCall({ id: "c1", name: "search", arguments: "{\"q\":\"rome\"}" })]
+ * })
+ * call.tokenText // "search({\"q\":\"rome\"})"
+ * String(call) // "assistant:  [tool calls: search({\"q\":\"rome\"})]"
+ * Schema.encodeSync(Message.Message)(call)
+ * // { role: "assistant", content: "", tool_calls: [{ id: "c1", name: "search", arguments: "{\"q\":\"rome\"}" }] }
+ * ```
+ *
+ * @since 0.1.0
+ */
+import * as Equal from "effect/Equal"
+import * as Hash from "effect/Hash"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import { jsonEquals, jsonHash, type JsonObject, JsonObjectSchema } from "./Json.js"
+
+/**
+ * The role of a message written by the user.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const USER = "user"
+
+/**
+ * The role of a message written by the model.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const ASSISTANT = "assistant"
+
+/**
+ * The role of a system message (also the role of the summary when read back).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const SYSTEM = "system"
+
+/**
+ * The role of a tool result.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const TOOL = "tool"
+
+/**
+ * One call a message asks a tool to make. `arguments` is a string (usually
+ * JSON), `""` when absent on the wire; it is always written.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export class ToolCall extends Schema.Class<ToolCall>("rollmem/ToolCall")({
+  id: Schema.String,
+  name: Schema.String,
+  arguments: Schema.optionalWith(Schema.String, { default: () => "", nullable: true })
+}) {
+  /**
+   * `name(arguments)`, the form a tool call takes in token text and in a
+   * message's string form.
+   *
+   * @since 0.1.0
+   */
+  get signature(): string {
+    return `${this.name}(${this.arguments})`
+  }
+}
+
+const emptyToolCalls: ReadonlyArray<ToolCall> = []
+const emptyMetadata: JsonObject = Object.freeze({})
+
+const ToolCalls = Schema.Array(ToolCall)
+
+/**
+ * A conversation message: role, content, and the optional id, tool calls,
+ * tool call id and metadata of SPEC section 1.
+ *
+ * - `role`: any string; see {@link USER}, {@link ASSISTANT}, {@link SYSTEM}, {@link TOOL}.
+ * - `content`: may be empty.
+ * - `id`, `toolCallId`: absent unless given; `""` is present.
+ * - `toolCalls`: default empty; wire key `tool_calls`, omitted when empty.
+ * - `metadata`: JSON data, never interpreted nor counted; omitted when empty.
+ *
+ * Two messages with equal fields are `Equal.equals` (tool calls and metadata
+ * compared deeply). `new Message(...)` validates its fields and throws a
+ * `ParseError` on bad ones; decode untrusted input with
+ * `Schema.decodeUnknown(Message)` to get the error typed instead.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export class Message extends Schema.Class<Message>("rollmem/Message")({
+  role: Schema.String,
+  content: Schema.String,
+  id: Schema.optionalWith(Schema.String, { nullable: true, exact: true }),
+  toolCalls: Schema.optionalToRequired(Schema.NullOr(ToolCalls), Schema.typeSchema(ToolCalls), {
+    decode: (o) => Option.getOrElse(Option.flatMap(o, Option.fromNullable), () => emptyToolCalls),
+    encode: (calls): Option.Option<ReadonlyArray<ToolCall> | null> =>
+      calls.length === 0 ? Option.none() : Option.some(calls)
+  }).pipe(Schema.fromKey("tool_calls"), Schema.withConstructorDefault(() => emptyToolCalls)),
+  toolCallId: Schema.optionalWith(Schema.String, { nullable: true, exact: true }).pipe(
+    Schema.fromKey("tool_call_id")
+  ),
+  metadata: Schema.optionalToRequired(Schema.NullOr(JsonObjectSchema), Schema.typeSchema(JsonObjectSchema), {
+    decode: (o) => Option.getOrElse(Option.flatMap(o, Option.fromNullable), () => emptyMetadata),
+    encode: (m): Option.Option<JsonObject | null> => Object.keys(m).length === 0 ? Option.none() : Option.some(m)
+  }).pipe(Schema.withConstructorDefault(() => emptyMetadata))
+}) {
+  /**
+   * What a token counter is given for this message (SPEC section 1): the
+   * content if not empty, then `name(arguments)` for each tool call, then the
+   * tool call id if present, joined with `"\n"`. A message without tool
+   * fields has exactly its content as token text.
+   *
+   * @since 0.1.0
+   */
+  get tokenText(): string {
+    if (this.toolCalls.length === 0 && this.toolCallId === undefined) return this.content
+    const parts: Array<string> = []
+    if (this.content !== "") parts.push(this.content)
+    for (const call of this.toolCalls) parts.push(call.signature)
+    if (this.toolCallId !== undefined) parts.push(this.toolCallId)
+    return parts.join("\n")
+  }
+
+  /**
+   * Whether this message may not open a buffer after eviction (SPEC section 4):
+   * its role is `assistant` or `tool`, or it has a tool call id.
+   *
+   * @since 0.1.0
+   */
+  get isResponseLike(): boolean {
+    return this.role === ASSISTANT || this.role === TOOL || this.toolCallId !== undefined
+  }
+
+  /**
+   * The string form of SPEC section 1: `"{role}: {content}"`, followed by
+   * `" [tool calls: name(arguments), ...]"` when the message has tool calls.
+   *
+   * @since 0.1.0
+   */
+  override toString(): string {
+    const head = `${this.role}: ${this.content}`
+    if (this.toolCalls.length === 0) return head
+    return `${head} [tool calls: ${this.toolCalls.map((c) => c.signature).join(", ")}]`
+  }
+
+  /** @since 0.1.0 */
+  [Equal.symbol](that: Equal.Equal): boolean {
+    if (!(that instanceof Message)) return false
+    if (
+      this.role !== that.role || this.content !== that.content || this.id !== that.id ||
+      this.toolCallId !== that.toolCallId || this.toolCalls.length !== that.toolCalls.length
+    ) return false
+    for (let i = 0; i < this.toolCalls.length; i++) {
+      const a = this.toolCalls[i]
+      const b = that.toolCalls[i]
+      if (a.id !== b.id || a.name !== b.name || a.arguments !== b.arguments) return false
+    }
+    return jsonEquals(this.metadata, that.metadata)
+  }
+
+  /** @since 0.1.0 */
+  [Hash.symbol](): number {
+    let h = Hash.string(this.role)
+    h = Hash.combine(Hash.string(this.content))(h)
+    h = Hash.combine(Hash.hash(this.id))(h)
+    h = Hash.combine(Hash.hash(this.toolCallId))(h)
+    for (const c of this.toolCalls) h = Hash.combine(Hash.string(c.signature))(h)
+    h = Hash.combine(jsonHash(this.metadata))(h)
+    return Hash.cached(this, Hash.optimize(h))
+  }
+}
+
+/**
+ * The wire-format (encoded) shape of a {@link Message}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Encoded = typeof Message.Encoded
+
+/**
+ * Options accepted by the message constructors {@link user}, {@link assistant},
+ * {@link system}, {@link tool} and {@link make}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface MessageOptions {
+  readonly id?: string | undefined
+  readonly toolCalls?:
+    | ReadonlyArray<ToolCall | { readonly id: string; readonly name: string; readonly arguments?: string }>
+    | undefined
+  readonly toolCallId?: string | undefined
+  readonly metadata?: JsonObject | undefined
+}
+
+/**
+ * Builds a message from a role, content and options; throws a `ParseError`
+ * when a field has the wrong type (use `Schema.decodeUnknown(Message)` for a
+ * typed failure).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (role: string, content: string, options?: MessageOptions): Message =>
+  new Message({
+    role,
+    content,
+    ...(options?.id !== undefined ? { id: options.id } : {}),
+    ...(options?.toolCallId !== undefined ? { toolCallId: options.toolCallId } : {}),
+    ...(options?.toolCalls !== undefined && options.toolCalls.length > 0
+      ? {
+        toolCalls: options.toolCalls.map((c) =>
+          c instanceof ToolCall ? c : new ToolCall({ id: c.id, name: c.name, arguments: c.arguments ?? "" })
+        )
+      }
+      : {}),
+    ...(options?.metadata !== undefined ? { metadata: options.metadata } : {})
+  })
+
+/**
+ * A `user` message.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const user = (content: string, options?: MessageOptions): Message => make(USER, content, options)
+
+/**
+ * An `assistant` message (pass `toolCalls` in the options for a tool call).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const assistant = (content: string, options?: MessageOptions): Message => make(ASSISTANT, content, options)
+
+/**
+ * A `system` message.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const system = (content: string, options?: MessageOptions): Message => make(SYSTEM, content, options)
+
+/**
+ * A `tool` result; `toolCallId` links it to the call it answers.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const tool = (content: string, options?: MessageOptions): Message => make(TOOL, content, options)

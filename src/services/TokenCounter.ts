@@ -1,0 +1,138 @@
+/**
+ * The `TokenCounter` service: how many tokens one message's token text
+ * holds (SPEC section 3).
+ *
+ * It is a `Context.Reference` whose default is the word count, so a memory
+ * needs no layer at all; model tokenizers (o200k_base, cl100k_base, by model
+ * name) live in `rollmem/tokenizers` so this import stays light.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { RollingMemory, TokenCounter } from "rollmem"
+ *
+ * // Count characters instead of words:
+ * const program = RollingMemory.make({ maxTokens: 4000 }).pipe(
+ *   Effect.provide(TokenCounter.layerFunction((text) => text.length))
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { TokenCountError } from "../Errors.js"
+
+/**
+ * A token counter.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Service {
+  /**
+   * Tokens in one message's token text: must succeed with a non-negative
+   * integer. A memory checks the result and fails the add with
+   * `TokenCountError` otherwise. Text that looks like a special token
+   * (`<|endoftext|>`) is ordinary text.
+   */
+  readonly count: (text: string) => Effect.Effect<number, TokenCountError>
+}
+
+// Python's str.split() whitespace: U+0009-U+000D, U+001C-U+0020, U+0085, U+00A0,
+// U+1680, U+2000-U+200A, U+2028, U+2029, U+202F, U+205F, U+3000.
+const isSpace = (c: number): boolean =>
+  c <= 0x20
+    ? (c >= 0x09 && c <= 0x0d) || c >= 0x1c
+    : c < 0x85
+    ? false
+    : c === 0x85 || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 ||
+      c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000
+
+/**
+ * The number of runs of non-whitespace characters in `text`, with Python's
+ * `str.split()` whitespace set (which differs from JavaScript's `\s`: it has
+ * U+001C-U+001F and U+0085 and lacks U+FEFF).
+ *
+ * @example
+ * ```ts
+ * wordCount("  hello   world\n") // 2
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const wordCount = (text: string): number => {
+  let words = 0
+  let inWord = false
+  for (let i = 0; i < text.length; i++) {
+    if (isSpace(text.charCodeAt(i))) inWord = false
+    else if (!inWord) {
+      inWord = true
+      words++
+    }
+  }
+  return words
+}
+
+/**
+ * Builds a counter from a plain function. A throw becomes `TokenCountError`
+ * with the thrown value as `cause`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fromFunction = (count: (text: string) => number): Service => ({
+  count: (text) =>
+    Effect.try({
+      try: () => count(text),
+      catch: (cause) => new TokenCountError({ description: String(cause), cause })
+    })
+})
+
+/**
+ * The word counter (the default).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const wordCounter: Service = { count: (text) => Effect.succeed(wordCount(text)) }
+
+/**
+ * The token counter service. Defaults to {@link wordCounter} when no layer
+ * provides one.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class TokenCounter extends Context.Reference<TokenCounter>()("rollmem/TokenCounter", {
+  defaultValue: (): Service => wordCounter
+}) {}
+
+/**
+ * Provides the word counter explicitly (it is also the default).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerWordCount: Layer.Layer<TokenCounter> = Layer.succeed(TokenCounter, wordCounter)
+
+/**
+ * Provides a counter built from a plain function (see {@link fromFunction}).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerFunction = (count: (text: string) => number): Layer.Layer<TokenCounter> =>
+  Layer.succeed(TokenCounter, fromFunction(count))
+
+/**
+ * Checks a count: a non-negative integer passes, anything else (NaN, a
+ * negative or fractional number, a non-number) fails with `TokenCountError`.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const validate = (count: unknown): count is number =>
+  typeof count === "number" && Number.isInteger(count) && count >= 0

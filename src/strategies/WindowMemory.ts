@@ -1,0 +1,104 @@
+/**
+ * WindowMemory: the last `maxMessages` messages (SPEC section 7).
+ *
+ * After each add the buffer is pruned by message count with the unit and
+ * alignment rules of SPEC section 4: the newest unit is always kept, and
+ * alignment may evict more. Evicted turns are dropped, never summarized. A
+ * restored summary is kept as is and read back as the leading system message.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Message, WindowMemory } from "rollmem"
+ *
+ * const program = Effect.gen(function*() {
+ *   const memory = yield* WindowMemory.make({ maxMessages: 20 })
+ *   yield* memory.add(Message.user("hello"))
+ *   return yield* memory.context // "user: hello"
+ * })
+ * ```
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import type { ConfigError, StateDecodeError, TokenCountError } from "../Errors.js"
+import * as MemoryState from "../schema/MemoryState.js"
+import type { Message } from "../schema/Message.js"
+import { count, entryOf, makeCore, makeMemory, positiveInteger } from "./internal/core.js"
+import type { Policy } from "./internal/eviction.js"
+import type { Memory } from "./Memory.js"
+
+/**
+ * Options of a WindowMemory.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** Most messages kept: a positive integer (required). */
+  readonly maxMessages: number
+}
+
+/**
+ * A WindowMemory.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface WindowMemory extends Memory {
+  readonly strategy: "window"
+  /** The message budget of the buffer. */
+  readonly maxMessages: number
+}
+
+const build = (options: Options, state: MemoryState.MemoryState | undefined) =>
+  Effect.gen(function*() {
+    const maxMessages = yield* positiveInteger("maxMessages", options?.maxMessages)
+    const core = yield* makeCore(state)
+    const policy: Policy = { budget: maxMessages, measure: "messages" }
+    const add = (message: Message) =>
+      Effect.map(count(core.counter, message), (tokens) => {
+        const index = core.index
+        index.append(message, entryOf(message, tokens))
+        if (index.size > maxMessages) index.evict(index.cutoff(policy))
+      })
+    const memory: WindowMemory = { ...makeMemory(core, "window", add), strategy: "window", maxMessages }
+    return memory
+  })
+
+/**
+ * Builds an empty WindowMemory. Reads `TokenCounter` (default: word count)
+ * from the context, for `bufferTokens` only.
+ *
+ * Fails with `ConfigError` when `maxMessages` is not a positive integer.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (options: Options): Effect.Effect<WindowMemory, ConfigError> =>
+  build(options, undefined) as Effect.Effect<WindowMemory, ConfigError>
+
+/**
+ * Builds a WindowMemory holding a state, restored verbatim (not pruned).
+ * Fails with `ConfigError` or `TokenCountError`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fromState = (
+  state: MemoryState.MemoryState,
+  options: Options
+): Effect.Effect<WindowMemory, ConfigError | TokenCountError> => build(options, state)
+
+/**
+ * Restores a WindowMemory from a parsed JSON state (any strategy's). Fails
+ * with `StateDecodeError`, `ConfigError` or `TokenCountError`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fromJSON = (
+  input: unknown,
+  options: Options
+): Effect.Effect<WindowMemory, StateDecodeError | ConfigError | TokenCountError> =>
+  Effect.flatMap(MemoryState.fromJSON(input), (state) => build(options, state))

@@ -1,0 +1,24 @@
+import { defineConfig } from "tsup"
+
+export default defineConfig([
+  {
+    entry: {
+      index: "src/index.ts",
+      "promise/index": "src/promise/index.ts",
+      tokenizers: "src/tokenizers.ts"
+    },
+    format: ["esm", "cjs"],
+    dts: true,
+    clean: true,
+    sourcemap: true,
+    target: "node20",
+    splitting: true
+  },
+  {
+    entry: { bin: "src/bin.ts" },
+    format: ["esm"],
+    target: "node20",
+    sourcemap: true,
+    banner: { js: "#!/usr/bin/env node" }
+  }
+])
