@@ -5,7 +5,8 @@ export default defineConfig([
     entry: {
       index: "src/index.ts",
       "promise/index": "src/promise/index.ts",
-      tokenizers: "src/tokenizers.ts"
+      tokenizers: "src/tokenizers.ts",
+      ai: "src/ai.ts"
     },
     format: ["esm", "cjs"],
     dts: true,
