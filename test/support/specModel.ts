@@ -1,0 +1,333 @@
+/**
+ * A reference model of SPEC sections 1, 3 and 4 to 8, transcribed naively so
+ * that it is obviously right: units are recomputed from scratch over the whole
+ * buffer on every prune, token counts are recomputed on every prune, and every
+ * strategy is a pure function `(state, message) -> step`.
+ *
+ * Tests run the real library and this model side by side and compare buffer,
+ * summary and summarizer calls after every add. The model shares no code with
+ * `src` (it only reads message fields), so a bug in the library cannot hide in
+ * it.
+ *
+ * API:
+ * - `tokenText(m)`, `stringForm(m)`, `wordCount(text)`, `isResponseLike(m)`
+ * - `units(buffer)`: the units as `{ start, end }` (end exclusive), in order
+ * - `cutoff(buffer, weights, budget)`: how many oldest messages to evict
+ * - `rolling(options)`, `window(options)`, `buffer`, `summary(options)`: the
+ *   strategies, each `{ add(state, message): Step }`
+ * - `run(strategy, state, messages)`: every step of a sequence of adds
+ * - `messages(state)`, `context(state)`: reading back
+ */
+
+/** What the model reads of a message (the library's `Message` fits). */
+export interface ModelMessage {
+  readonly role: string
+  readonly content: string
+  readonly toolCalls: ReadonlyArray<{ readonly id: string; readonly name: string; readonly arguments: string }>
+  readonly toolCallId?: string | undefined
+}
+
+/** A memory's state: summary (`""` when none) and buffer, oldest first. */
+export interface ModelState<M extends ModelMessage = ModelMessage> {
+  readonly summary: string
+  readonly buffer: ReadonlyArray<M>
+}
+
+/** One summarizer call: what it was given and whether its result was committed. */
+export interface Call<M extends ModelMessage = ModelMessage> {
+  readonly summary: string
+  readonly messages: ReadonlyArray<M>
+  /** The summary it returned, or `undefined` when it failed. */
+  readonly result: string | undefined
+}
+
+/** The outcome of one add. */
+export interface Step<M extends ModelMessage = ModelMessage> {
+  /** The state after the add (on a summarizer failure: right after the append). */
+  readonly state: ModelState<M>
+  /** The summarizer calls the add made (0 or 1). */
+  readonly calls: ReadonlyArray<Call<M>>
+  /** Whether the add failed (summarizer failure). */
+  readonly failed: boolean
+}
+
+/** A strategy of the model. */
+export interface Strategy {
+  readonly add: <M extends ModelMessage>(state: ModelState<M>, message: M) => Step<M>
+}
+
+/**
+ * A model summarizer: returns the new summary, or `undefined` to fail. It
+ * must be a pure function of its arguments (the library's summarizer in a
+ * test should be the same function).
+ */
+export type Summarize = (summary: string, messages: ReadonlyArray<ModelMessage>) => string | undefined
+
+/** The empty state. */
+export const empty: ModelState<never> = { summary: "", buffer: [] }
+
+// ---------------------------------------------------------------------------
+// SPEC 1: token text and string form
+
+/** SPEC 1 token text: content if not empty, `name(arguments)` per call, tool call id if present; joined by "\n". */
+export const tokenText = (m: ModelMessage): string => {
+  const parts: Array<string> = []
+  if (m.content !== "") parts.push(m.content)
+  for (const call of m.toolCalls) parts.push(`${call.name}(${call.arguments})`)
+  if (m.toolCallId !== undefined && m.toolCallId !== null) parts.push(m.toolCallId)
+  return parts.join("\n")
+}
+
+/** SPEC 1 string form: `"{role}: {content}"` plus `" [tool calls: f(a), g(b)]"` when there are calls. */
+export const stringForm = (m: ModelMessage): string =>
+  m.toolCalls.length === 0
+    ? `${m.role}: ${m.content}`
+    : `${m.role}: ${m.content} [tool calls: ${m.toolCalls.map((c) => `${c.name}(${c.arguments})`).join(", ")}]`
+
+// ---------------------------------------------------------------------------
+// SPEC 3: word count
+
+/** SPEC 3's whitespace set, listed one by one. */
+export const WHITESPACE: ReadonlyArray<number> = [
+  0x09,
+  0x0a,
+  0x0b,
+  0x0c,
+  0x0d,
+  0x1c,
+  0x1d,
+  0x1e,
+  0x1f,
+  0x20,
+  0x85,
+  0xa0,
+  0x1680,
+  0x2000,
+  0x2001,
+  0x2002,
+  0x2003,
+  0x2004,
+  0x2005,
+  0x2006,
+  0x2007,
+  0x2008,
+  0x2009,
+  0x200a,
+  0x2028,
+  0x2029,
+  0x202f,
+  0x205f,
+  0x3000
+]
+
+const whitespace = new Set(WHITESPACE)
+
+/** SPEC 3: the number of runs of non-whitespace characters. */
+export const wordCount = (text: string): number => {
+  let words = 0
+  let previousWasSpace = true
+  for (const ch of text) {
+    const space = ch.length === 1 && whitespace.has(ch.charCodeAt(0))
+    if (!space && previousWasSpace) words++
+    previousWasSpace = space
+  }
+  return words
+}
+
+// ---------------------------------------------------------------------------
+// SPEC 4: units and the cutoff
+
+/** A present tool call id (not absent, not null; `""` is present). */
+const hasToolCallId = (m: ModelMessage): boolean => m.toolCallId !== undefined && m.toolCallId !== null
+
+/** SPEC 4: role `assistant` or `tool`, or a tool call id present. */
+export const isResponseLike = (m: ModelMessage): boolean =>
+  m.role === "assistant" || m.role === "tool" || hasToolCallId(m)
+
+/** A unit: the messages `buffer[start..end)`. */
+export interface Unit {
+  readonly start: number
+  readonly end: number
+}
+
+/**
+ * SPEC 4 units, recomputed from scratch: each message with tool calls spans
+ * from itself to the last message (anywhere in the buffer, after it) whose
+ * tool call id is one of its calls' ids; overlapping spans merge; every other
+ * message is a unit of one.
+ */
+export const units = (buffer: ReadonlyArray<ModelMessage>): Array<Unit> => {
+  // spanEnd[i] = last index (inclusive) that message i's span reaches.
+  const spanEnd: Array<number> = buffer.map((_, i) => i)
+  for (let i = 0; i < buffer.length; i++) {
+    for (const call of buffer[i].toolCalls) {
+      for (let j = buffer.length - 1; j > i; j--) {
+        if (hasToolCallId(buffer[j]) && buffer[j].toolCallId === call.id) {
+          spanEnd[i] = Math.max(spanEnd[i], j)
+          break
+        }
+      }
+    }
+  }
+  const result: Array<Unit> = []
+  let i = 0
+  while (i < buffer.length) {
+    const start = i
+    let end = spanEnd[i]
+    // Merge every span that starts inside the current one (overlap).
+    let k = i
+    while (k <= end) {
+      end = Math.max(end, spanEnd[k])
+      k++
+    }
+    result.push({ start, end: end + 1 })
+    i = end + 1
+  }
+  return result
+}
+
+/**
+ * SPEC 4 pruning: the number of oldest messages to evict, given each
+ * message's weight (tokens for RollingMemory, 1 for WindowMemory) and the
+ * budget.
+ */
+export const cutoff = (
+  buffer: ReadonlyArray<ModelMessage>,
+  weights: ReadonlyArray<number>,
+  budget: number
+): number => {
+  const us = units(buffer)
+  const weightOf = (u: Unit): number => {
+    let w = 0
+    for (let i = u.start; i < u.end; i++) w += weights[i]
+    return w
+  }
+  let size = 0
+  for (const w of weights) size += w
+  // Step 1: evict the oldest units while more than one remains and over budget.
+  let evicted = 0
+  while (us.length - evicted > 1 && size > budget) {
+    size -= weightOf(us[evicted])
+    evicted++
+  }
+  // Step 2: nothing to evict.
+  if (evicted === 0) return 0
+  // Step 3: alignment. Candidates: the units from the step-1 cut to the last one.
+  for (let u = evicted; u < us.length; u++) {
+    if (!isResponseLike(buffer[us[u].start])) return us[u].start
+  }
+  // Every candidate is response-like: keep the step-1 cutoff.
+  return us[evicted].start
+}
+
+// ---------------------------------------------------------------------------
+// SPEC 5 to 8: the strategies
+
+const append = <M extends ModelMessage>(state: ModelState<M>, message: M): ModelState<M> => ({
+  summary: state.summary,
+  buffer: [...state.buffer, message]
+})
+
+const noCalls: ReadonlyArray<never> = []
+
+/**
+ * Calls the summarizer on the `cut` oldest messages of `state` and commits on
+ * success; on failure `state` stays as it is.
+ */
+const foldPrefix = <M extends ModelMessage>(state: ModelState<M>, cut: number, summarize: Summarize): Step<M> => {
+  const evicted = state.buffer.slice(0, cut)
+  const result = summarize(state.summary, evicted)
+  const call: Call<M> = { summary: state.summary, messages: evicted, result }
+  return result === undefined
+    ? { state, calls: [call], failed: true }
+    : { state: { summary: result, buffer: state.buffer.slice(cut) }, calls: [call], failed: false }
+}
+
+/** Options of the RollingMemory model. */
+export interface RollingOptions {
+  readonly maxTokens: number
+  /** Default: {@link wordCount}. */
+  readonly count?: ((text: string) => number) | undefined
+  /** Absent: evicted turns are dropped. */
+  readonly summarize?: Summarize | undefined
+}
+
+/** SPEC 5: append, prune by tokens, fold the evicted prefix in one call (or drop it without a summarizer). */
+export const rolling = (options: RollingOptions): Strategy => ({
+  add: (state, message) => {
+    const count = options.count ?? wordCount
+    const appended = append(state, message)
+    const weights = appended.buffer.map((m) => count(tokenText(m)))
+    const cut = cutoff(appended.buffer, weights, options.maxTokens)
+    if (cut === 0) return { state: appended, calls: noCalls, failed: false }
+    if (options.summarize === undefined) {
+      return { state: { summary: appended.summary, buffer: appended.buffer.slice(cut) }, calls: noCalls, failed: false }
+    }
+    return foldPrefix(appended, cut, options.summarize)
+  }
+})
+
+/** SPEC 7: append, prune by message count, drop the evicted prefix. */
+export const window = (options: { readonly maxMessages: number }): Strategy => ({
+  add: (state, message) => {
+    const appended = append(state, message)
+    const cut = cutoff(appended.buffer, appended.buffer.map(() => 1), options.maxMessages)
+    return {
+      state: { summary: appended.summary, buffer: appended.buffer.slice(cut) },
+      calls: noCalls,
+      failed: false
+    }
+  }
+})
+
+/** SPEC 6: append and keep everything. */
+export const buffer: Strategy = {
+  add: (state, message) => ({ state: append(state, message), calls: noCalls, failed: false })
+}
+
+/** SPEC 8: append, then fold every pending turn into the summary in one call. */
+export const summary = (options: { readonly summarize: Summarize }): Strategy => ({
+  add: (state, message) => {
+    const appended = append(state, message)
+    return foldPrefix(appended, appended.buffer.length, options.summarize)
+  }
+})
+
+/** Every step of adding `messages` one by one, starting from `state` (a restored state is never pruned). */
+export const run = <M extends ModelMessage>(
+  strategy: Strategy,
+  state: ModelState<M>,
+  messages: ReadonlyArray<M>
+): Array<Step<M>> => {
+  const steps: Array<Step<M>> = []
+  let current = state
+  for (const message of messages) {
+    const step = strategy.add(current, message)
+    steps.push(step)
+    current = step.state
+  }
+  return steps
+}
+
+/** The final state after adding `messages` from `state`. */
+export const final = <M extends ModelMessage>(
+  strategy: Strategy,
+  state: ModelState<M>,
+  messages: ReadonlyArray<M>
+): ModelState<M> => {
+  let current = state
+  for (const message of messages) current = strategy.add(current, message).state
+  return current
+}
+
+// ---------------------------------------------------------------------------
+// Reading back (SPEC 5)
+
+/** The summary as a leading system message (when not empty), then the buffer. */
+export const messages = (state: ModelState): Array<ModelMessage> =>
+  state.summary === ""
+    ? [...state.buffer]
+    : [{ role: "system", content: state.summary, toolCalls: [] }, ...state.buffer]
+
+/** The string forms of {@link messages}, joined with "\n". */
+export const context = (state: ModelState): string => messages(state).map(stringForm).join("\n")
