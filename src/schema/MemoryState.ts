@@ -21,10 +21,10 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
-import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { StateDecodeError } from "../Errors.js"
 import { Message } from "./Message.js"
+import { formatParseError } from "./ParseIssue.js"
 
 /**
  * The version writers put in every state.
@@ -86,28 +86,6 @@ export const MemoryStateSchema: Schema.Schema<MemoryState, Encoded> = Schema.tra
   decode: ({ buffer, summary }) => ({ summary, buffer }),
   encode: ({ buffer, summary }) => ({ version: CURRENT_VERSION as 1 | 2, summary, buffer })
 })
-
-/**
- * Formats a parse error as one line naming each wrong path.
- *
- * @since 0.1.0
- * @category combinators
- */
-export const formatParseError = (error: ParseResult.ParseError): string => {
-  const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
-  // A nullable field reports "Expected null" beside the real issue: keep the real one.
-  const relevant = issues.filter((issue) => !/^Expected (null|undefined), actual/.test(issue.message))
-  return Array.from(
-    new Set(
-      (relevant.length > 0 ? relevant : issues).map((issue) =>
-        issue.path.length === 0 ? issue.message : `${formatPath(issue.path)}: ${issue.message}`
-      )
-    )
-  ).join("; ")
-}
-
-const formatPath = (path: ReadonlyArray<PropertyKey>): string =>
-  path.map((key, i) => typeof key === "number" ? `[${key}]` : i === 0 ? String(key) : `.${String(key)}`).join("")
 
 /**
  * Reads a state from a parsed JSON value (`unknown`, as `JSON.parse` gives it).

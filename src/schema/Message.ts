@@ -23,11 +23,14 @@
  *
  * @since 0.1.0
  */
+import * as Either from "effect/Either"
 import * as Equal from "effect/Equal"
 import * as Hash from "effect/Hash"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import { InvalidMessageError } from "../Errors.js"
 import { jsonEquals, jsonHash, type JsonObject, JsonObjectSchema } from "./Json.js"
+import { formatParseError } from "./ParseIssue.js"
 
 /**
  * The role of a message written by the user.
@@ -269,3 +272,40 @@ export const system = (content: string, options?: MessageOptions): Message => ma
  * @category constructors
  */
 export const tool = (content: string, options?: MessageOptions): Message => make(TOOL, content, options)
+
+const decodeWire = Schema.decodeUnknownEither(Message)
+
+/**
+ * Builds a message from untrusted fields (a facade's arguments, parsed
+ * input), validating every field and copying metadata safely
+ * (prototype-safe, at most 100 levels deep). Tool calls may be given as
+ * `ToolCall`s or plain `{ id, name, arguments? }` objects.
+ *
+ * Fails with `InvalidMessageError` naming the wrong field.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const decodeFields = (
+  role: unknown,
+  content: unknown,
+  options?: MessageOptions | undefined
+): Either.Either<Message, InvalidMessageError> => {
+  if (options === undefined && typeof role === "string" && typeof content === "string") {
+    return Either.right(new Message({ role, content }, true))
+  }
+  const o: Record<string, unknown> = typeof options === "object" && options !== null ? { ...options } : {}
+  const wire: Record<string, unknown> = { role, content }
+  if (o.id !== undefined) wire.id = o.id
+  if (o.toolCallId !== undefined) wire.tool_call_id = o.toolCallId
+  if (o.toolCalls !== undefined) {
+    wire.tool_calls = Array.isArray(o.toolCalls)
+      ? o.toolCalls.map((c: unknown) => c instanceof ToolCall ? { id: c.id, name: c.name, arguments: c.arguments } : c)
+      : o.toolCalls
+  }
+  if (o.metadata !== undefined) wire.metadata = o.metadata
+  return Either.mapLeft(
+    decodeWire(wire, { errors: "all" }),
+    (cause) => new InvalidMessageError({ description: formatParseError(cause), cause })
+  )
+}
