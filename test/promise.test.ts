@@ -1,0 +1,197 @@
+import { assert, describe, it } from "@effect/vitest"
+import {
+  AsyncRollingMemory,
+  AsyncSummaryMemory,
+  BufferMemory,
+  ConfigError,
+  InvalidMessageError,
+  Message,
+  RollingMemory,
+  StateDecodeError,
+  SummaryMemory,
+  TokenCountError,
+  WindowMemory
+} from "../src/promise/index.js"
+
+const w5 = (p: string) => `${p} ${p} ${p} ${p} ${p}`
+
+const recorder = () => {
+  const calls: Array<{ summary: string; messages: Array<string> }> = []
+  const summarize = (summary: string, messages: ReadonlyArray<Message>) => {
+    calls.push({ summary, messages: messages.map(String) })
+    return `${summary}[${messages.map((m) => m.content.split(" ")[0]).join(",")}]`
+  }
+  return { calls, summarize }
+}
+
+describe("Promise facade", () => {
+  it("RollingMemory folds evicted turns with one call and aligns to a user turn (SPEC 4 example)", () => {
+    const { calls, summarize } = recorder()
+    const memory = RollingMemory.fromJSON({
+      version: 2,
+      summary: "",
+      buffer: [
+        { role: "user", content: w5("u1") },
+        { role: "assistant", content: w5("a1") },
+        { role: "assistant", content: w5("a2") }
+      ]
+    }, { maxTokens: 10, summarize })
+    memory.addUserMessage(w5("u3"))
+    assert.deepStrictEqual(calls, [{
+      summary: "",
+      messages: [`user: ${w5("u1")}`, `assistant: ${w5("a1")}`, `assistant: ${w5("a2")}`]
+    }])
+    assert.strictEqual(memory.summary, "[u1,a1,a2]")
+    assert.deepStrictEqual(memory.buffer.map(String), [`user: ${w5("u3")}`])
+    assert.strictEqual(memory.getContext(), `system: [u1,a1,a2]\nuser: ${w5("u3")}`)
+    assert.deepStrictEqual(memory.getMessages().map((m) => m.role), ["system", "user"])
+    assert.strictEqual(memory.maxTokens, 10)
+  })
+
+  it("JSON.stringify writes the wire format and fromJSON restores it verbatim", () => {
+    const memory = new BufferMemory()
+    memory.addUserMessage("find flights", { id: "m1", metadata: { lang: "en" } })
+    memory.addAssistantMessage("", { toolCalls: [{ id: "c1", name: "search", arguments: "{\"to\":\"FCO\"}" }] })
+    memory.addToolMessage("[]", { toolCallId: "c1" })
+    memory.addSystemMessage("be brief")
+    memory.addMessage("critic", "ok")
+    const json = JSON.parse(JSON.stringify(memory))
+    assert.deepStrictEqual(json, {
+      version: 2,
+      summary: "",
+      buffer: [
+        { role: "user", content: "find flights", id: "m1", metadata: { lang: "en" } },
+        { role: "assistant", content: "", tool_calls: [{ id: "c1", name: "search", arguments: "{\"to\":\"FCO\"}" }] },
+        { role: "tool", content: "[]", tool_call_id: "c1" },
+        { role: "system", content: "be brief" },
+        { role: "critic", content: "ok" }
+      ]
+    })
+    const restored = WindowMemory.fromJSON(json, { maxMessages: 2 })
+    assert.deepStrictEqual(restored.toJSON(), json)
+    assert.strictEqual(restored.maxMessages, 2)
+  })
+
+  it("a failing summarizer throws the caller's own error and keeps the appended turn", () => {
+    const boom = new RangeError("model down")
+    const memory = new RollingMemory({
+      maxTokens: 5,
+      summarize: () => {
+        throw boom
+      }
+    })
+    memory.addUserMessage("one two three")
+    let caught: unknown
+    try {
+      memory.addUserMessage("four five six")
+    } catch (e) {
+      caught = e
+    }
+    assert.strictEqual(caught, boom)
+    assert.deepStrictEqual(memory.buffer.map((m) => m.content), ["one two three", "four five six"])
+    assert.strictEqual(memory.summary, "")
+  })
+
+  it("a sync class given a Promise-returning summarizer throws TypeError, changes nothing more, and handles the rejection", async () => {
+    let rejected = false
+    const late = Promise.reject(new Error("late")).catch((e) => {
+      rejected = true
+      throw e
+    })
+    const memory = new RollingMemory({ maxTokens: 5, summarize: (() => late) as unknown as () => string })
+    memory.addUserMessage("one two three")
+    assert.throws(() => memory.addUserMessage("four five six"), TypeError)
+    assert.deepStrictEqual(memory.buffer.map((m) => m.content), ["one two three", "four five six"])
+    assert.strictEqual(memory.summary, "")
+    await new Promise((resolve) => setImmediate(resolve))
+    assert.isTrue(rejected)
+  })
+
+  it("bad options, bad state and bad fields throw typed errors", () => {
+    assert.throws(() => new RollingMemory({ maxTokens: 0 }), ConfigError)
+    assert.throws(() => new RollingMemory({ maxTokens: 1.5 }), ConfigError)
+    assert.throws(() => new WindowMemory({ maxMessages: -1 }), ConfigError)
+    assert.throws(() => new SummaryMemory({} as never), ConfigError)
+    assert.throws(() => RollingMemory.fromJSON({ version: 3, buffer: [] }), StateDecodeError)
+    assert.throws(() => RollingMemory.fromJSON({ buffer: [] }), StateDecodeError)
+    const memory = new RollingMemory()
+    assert.throws(() => memory.addMessage("user", 5 as unknown as string), InvalidMessageError)
+    assert.throws(
+      () => memory.addAssistantMessage("", { toolCalls: [{ name: "f" } as never] }),
+      InvalidMessageError
+    )
+    assert.deepStrictEqual(memory.buffer, [])
+  })
+
+  it("a counter returning NaN throws TokenCountError and appends nothing", () => {
+    const memory = new RollingMemory({ tokenCounter: (text) => text === "bad" ? Number.NaN : 1 })
+    memory.addUserMessage("good")
+    assert.throws(() => memory.addUserMessage("bad"), TokenCountError)
+    assert.deepStrictEqual(memory.buffer.map((m) => m.content), ["good"])
+    assert.strictEqual(memory.bufferTokens, 1)
+  })
+
+  it("SummaryMemory keeps pending turns on failure and folds them all on the next success", () => {
+    let fail = true
+    const calls: Array<Array<string>> = []
+    const memory = new SummaryMemory({
+      summarize: (summary, messages) => {
+        calls.push(messages.map((m) => m.content))
+        if (fail) throw new Error("down")
+        return `${summary}|${messages.map((m) => m.content).join("+")}`
+      }
+    })
+    assert.throws(() => memory.addUserMessage("a"), Error)
+    assert.strictEqual(memory.getContext(), "user: a")
+    fail = false
+    memory.addAssistantMessage("b")
+    assert.deepStrictEqual(calls, [["a"], ["a", "b"]])
+    assert.strictEqual(memory.summary, "|a+b")
+    assert.deepStrictEqual(memory.buffer, [])
+    assert.strictEqual(memory.getContext(), "system: |a+b")
+  })
+
+  it("AsyncRollingMemory: overlapping adds lose nothing and prunes compute their cutoff under the lock", async () => {
+    const calls: Array<Array<string>> = []
+    const memory = new AsyncRollingMemory({
+      maxTokens: 5,
+      summarize: async (summary, messages) => {
+        calls.push(messages.map((m) => m.content))
+        await Promise.resolve()
+        return `${summary}${messages.length}`
+      }
+    })
+    await Promise.all([
+      memory.addUserMessage("one two three"),
+      memory.addUserMessage("four five six"),
+      memory.addUserMessage("seven eight nine")
+    ])
+    const folded = calls.flat()
+    const kept = memory.buffer.map((m) => m.content)
+    assert.deepStrictEqual([...folded, ...kept], ["one two three", "four five six", "seven eight nine"])
+    assert.deepStrictEqual(kept, ["seven eight nine"])
+  })
+
+  it("AsyncSummaryMemory rejects with the summarizer's rejection reason", async () => {
+    const reason = new Error("quota")
+    const memory = new AsyncSummaryMemory({ summarize: () => Promise.reject(reason) })
+    let caught: unknown
+    await memory.addUserMessage("hi").catch((e) => {
+      caught = e
+    })
+    assert.strictEqual(caught, reason)
+    assert.deepStrictEqual(memory.buffer.map(String), ["user: hi"])
+    await memory.dispose()
+  })
+
+  it("clear empties summary and buffer", () => {
+    const memory = new RollingMemory({ maxTokens: 1, summarize: (s, m) => s + m.length })
+    memory.addUserMessage("a")
+    memory.addUserMessage("b")
+    assert.strictEqual(memory.summary, "1")
+    memory.clear()
+    assert.strictEqual(memory.summary, "")
+    assert.deepStrictEqual(memory.getMessages(), [])
+    assert.strictEqual(memory.getContext(), "")
+  })
+})
