@@ -1,0 +1,300 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Either, Equal, FastCheck as fc, Hash, Schema } from "effect"
+import * as Message from "../src/schema/Message.js"
+import * as TokenCounter from "../src/services/TokenCounter.js"
+import * as SpecModel from "./support/specModel.js"
+
+const decode = Schema.decodeUnknownSync(Message.Message)
+const decodeEither = Schema.decodeUnknownEither(Message.Message)
+const encode = Schema.encodeSync(Message.Message)
+
+describe("Message token text (SPEC 1)", () => {
+  it("is exactly the content for a message without tool fields", () => {
+    assert.strictEqual(Message.user("hello  world\n").tokenText, "hello  world\n")
+    assert.strictEqual(Message.user("").tokenText, "")
+    assert.strictEqual(Message.make("critic", "x").tokenText, "x")
+  })
+
+  it("joins content, each name(arguments) and the tool call id with a newline", () => {
+    const m = Message.make("assistant", "thinking", {
+      toolCalls: [{ id: "c1", name: "search", arguments: "{\"q\":1}" }, { id: "c2", name: "now" }],
+      toolCallId: "t0"
+    })
+    assert.strictEqual(m.tokenText, "thinking\nsearch({\"q\":1})\nnow()\nt0")
+  })
+
+  it("skips empty content", () => {
+    assert.strictEqual(
+      Message.assistant("", { toolCalls: [{ id: "c", name: "f", arguments: "{}" }] }).tokenText,
+      "f({})"
+    )
+    assert.strictEqual(Message.tool("", { toolCallId: "c1" }).tokenText, "c1")
+    assert.strictEqual(Message.tool("42", { toolCallId: "c1" }).tokenText, "42\nc1")
+  })
+
+  it("counts an empty tool call id as present", () => {
+    assert.strictEqual(Message.tool("42", { toolCallId: "" }).tokenText, "42\n")
+    assert.strictEqual(Message.tool("", { toolCallId: "" }).tokenText, "")
+    assert.isTrue(Message.user("x", { toolCallId: "" }).isResponseLike)
+  })
+})
+
+describe("Message string form (SPEC 1)", () => {
+  it("is role: content", () => {
+    assert.strictEqual(String(Message.user("hello")), "user: hello")
+    assert.strictEqual(String(Message.user("")), "user: ")
+    assert.strictEqual(String(Message.tool("42", { toolCallId: "c1" })), "tool: 42")
+  })
+
+  it("gives two spaces with empty content and tool calls", () => {
+    const m = Message.assistant("", { toolCalls: [{ id: "c", name: "f", arguments: "{}" }] })
+    assert.strictEqual(String(m), "assistant:  [tool calls: f({})]")
+  })
+
+  it("lists every call as name(arguments), joined by a comma and a space", () => {
+    const m = Message.assistant("ok", {
+      toolCalls: [{ id: "a", name: "f", arguments: "1" }, { id: "b", name: "g" }]
+    })
+    assert.strictEqual(String(m), "assistant: ok [tool calls: f(1), g()]")
+  })
+})
+
+describe("word count (SPEC 3)", () => {
+  it("counts runs of non-whitespace", () => {
+    assert.strictEqual(TokenCounter.wordCount(""), 0)
+    assert.strictEqual(TokenCounter.wordCount("   \n\t "), 0)
+    assert.strictEqual(TokenCounter.wordCount("  hello   world\n"), 2)
+    assert.strictEqual(TokenCounter.wordCount("a"), 1)
+    assert.strictEqual(TokenCounter.wordCount("<|endoftext|> <|im_start|>user"), 2)
+  })
+
+  it("splits on every character of Python's whitespace set", () => {
+    for (const code of SpecModel.WHITESPACE) {
+      const ch = String.fromCharCode(code)
+      assert.strictEqual(TokenCounter.wordCount(`a${ch}b`), 2, `U+${code.toString(16).padStart(4, "0")}`)
+      assert.strictEqual(TokenCounter.wordCount(`${ch}${ch}`), 0, `U+${code.toString(16).padStart(4, "0")} alone`)
+    }
+  })
+
+  it("counts U+001C-U+001F and U+0085 as space, unlike JavaScript's \\s", () => {
+    assert.strictEqual(TokenCounter.wordCount("a\u001cb\u001dc\u001ed\u001fe\u0085f"), 6)
+  })
+
+  it("does not split on U+FEFF, U+200B or U+180E", () => {
+    assert.strictEqual(TokenCounter.wordCount("a\ufeffb"), 1)
+    assert.strictEqual(TokenCounter.wordCount("a\u200bb"), 1)
+    assert.strictEqual(TokenCounter.wordCount("a\u180eb"), 1)
+    assert.strictEqual(TokenCounter.wordCount("\ufeff"), 1)
+  })
+
+  it("is the default TokenCounter", () =>
+    Effect.gen(function*() {
+      const counter = yield* TokenCounter.TokenCounter
+      assert.strictEqual(yield* counter.count("one two\u0085three"), 3)
+    }).pipe(Effect.runSync))
+
+  it.prop(
+    "equals the model on any string",
+    [fc.string({ unit: fc.constantFrom("a", "é", "😀", " ", "\u0085", "\u001c", "\ufeff", "\u3000", "\n", "\u200b") })],
+    ([text]) => {
+      assert.strictEqual(TokenCounter.wordCount(text), SpecModel.wordCount(text))
+    }
+  )
+})
+
+describe("wire format (SPEC 2)", () => {
+  it("writes role and content only for a plain message", () => {
+    assert.deepStrictEqual(encode(Message.user("hi")), { role: "user", content: "hi" })
+  })
+
+  it("never writes tool_calls [] or metadata {}", () => {
+    const m = new Message.Message({ role: "user", content: "", toolCalls: [], metadata: {} })
+    assert.deepStrictEqual(encode(m), { role: "user", content: "" })
+    assert.strictEqual(JSON.stringify(encode(m)), "{\"role\":\"user\",\"content\":\"\"}")
+  })
+
+  it("writes an empty id and an empty tool_call_id (present)", () => {
+    assert.deepStrictEqual(encode(Message.tool("r", { id: "", toolCallId: "" })), {
+      role: "tool",
+      content: "r",
+      id: "",
+      tool_call_id: ""
+    })
+  })
+
+  it("always writes arguments, with snake_case keys", () => {
+    const m = Message.assistant("", {
+      id: "m1",
+      toolCalls: [{ id: "c1", name: "f" }],
+      metadata: { k: [1, null, { z: true }] }
+    })
+    assert.deepStrictEqual(encode(m), {
+      role: "assistant",
+      content: "",
+      id: "m1",
+      tool_calls: [{ id: "c1", name: "f", arguments: "" }],
+      metadata: { k: [1, null, { z: true }] }
+    })
+  })
+
+  it("reads missing optional keys as their defaults", () => {
+    const m = decode({ role: "user", content: "x" })
+    assert.strictEqual(m.id, undefined)
+    assert.strictEqual(m.toolCallId, undefined)
+    assert.deepStrictEqual(m.toolCalls, [])
+    assert.deepStrictEqual(m.metadata, {})
+    assert.isFalse(m.isResponseLike)
+  })
+
+  it("reads null fields as absent", () => {
+    const m = decode({ role: "user", content: "x", id: null, tool_calls: null, tool_call_id: null, metadata: null })
+    assert.isTrue(Equal.equals(m, Message.user("x")))
+    assert.isFalse("id" in m && m.id !== undefined)
+    assert.isFalse(m.isResponseLike)
+    assert.deepStrictEqual(encode(m), { role: "user", content: "x" })
+  })
+
+  it("reads a tool call without arguments (or with null) as arguments \"\"", () => {
+    const m = decode({
+      role: "assistant",
+      content: "",
+      tool_calls: [{ id: "a", name: "f" }, { id: "b", name: "g", arguments: null }]
+    })
+    assert.deepStrictEqual(m.toolCalls.map((c) => c.arguments), ["", ""])
+    assert.strictEqual(m.tokenText, "f()\ng()")
+  })
+
+  it("ignores unknown keys", () => {
+    const m = decode({ role: "user", content: "x", name: "bob", extra: { a: 1 } })
+    assert.deepStrictEqual(encode(m), { role: "user", content: "x" })
+  })
+
+  it("rejects a tool call without an id, and wrong types", () => {
+    assert.isTrue(Either.isLeft(decodeEither({ role: "assistant", content: "", tool_calls: [{ name: "f" }] })))
+    assert.isTrue(Either.isLeft(decodeEither({ role: "user", content: 1 })))
+    assert.isTrue(Either.isLeft(decodeEither({ content: "x" })))
+    assert.isTrue(Either.isLeft(decodeEither({ role: "user", content: "x", tool_call_id: 3 })))
+    assert.isTrue(Either.isLeft(decodeEither({ role: "user", content: "x", metadata: [1] })))
+  })
+
+  it("keeps __proto__ metadata keys as plain data and never touches Object.prototype", () => {
+    const input: unknown = JSON.parse(
+      "{\"role\":\"user\",\"content\":\"x\",\"metadata\":{\"__proto__\":{\"polluted\":true},\"n\":{\"__proto__\":[1]}}}"
+    )
+    const m = decode(input)
+    const metadata = m.metadata as Record<string, unknown>
+    assert.strictEqual(Object.getPrototypeOf(metadata), Object.prototype)
+    assert.deepStrictEqual(Object.keys(metadata), ["__proto__", "n"])
+    assert.strictEqual((metadata as { polluted?: unknown }).polluted, undefined)
+    assert.strictEqual(({} as { polluted?: unknown }).polluted, undefined)
+    assert.strictEqual((Object.prototype as { polluted?: unknown }).polluted, undefined)
+    const inner = metadata.n as Record<string, unknown>
+    assert.strictEqual(Object.getPrototypeOf(inner), Object.prototype)
+    assert.deepStrictEqual(Object.getOwnPropertyDescriptor(inner, "__proto__")?.value, [1])
+    assert.strictEqual(
+      JSON.stringify(encode(m)),
+      "{\"role\":\"user\",\"content\":\"x\",\"metadata\":{\"__proto__\":{\"polluted\":true},\"n\":{\"__proto__\":[1]}}}"
+    )
+  })
+
+  const nested = (levels: number): unknown => {
+    let value: unknown = {}
+    for (let i = 1; i < levels; i++) value = { a: value }
+    return value
+  }
+
+  it("accepts metadata 100 levels deep and rejects 101", () => {
+    const ok = decode({ role: "user", content: "x", metadata: nested(100) })
+    assert.deepStrictEqual(JSON.parse(JSON.stringify(encode(ok))).metadata, nested(100))
+    assert.isTrue(Either.isLeft(decodeEither({ role: "user", content: "x", metadata: nested(101) })))
+    assert.isTrue(Either.isLeft(decodeEither({ role: "user", content: "x", metadata: nested(5000) })))
+  })
+
+  it("rejects metadata that is not JSON data", () => {
+    assert.isTrue(Either.isLeft(decodeEither({ role: "user", content: "x", metadata: { f: () => 1 } })))
+    assert.isTrue(Either.isLeft(decodeEither({ role: "user", content: "x", metadata: { n: Number.NaN } })))
+    assert.isTrue(Either.isLeft(decodeEither({ role: "user", content: "x", metadata: { d: new Date(0) } })))
+  })
+})
+
+describe("Message equality", () => {
+  it("makes decoded messages with equal fields Equal and Hash-equal", () => {
+    const json = {
+      role: "assistant",
+      content: "c",
+      id: "m",
+      tool_calls: [{ id: "1", name: "f", arguments: "{}" }],
+      tool_call_id: "t",
+      metadata: { a: [1, { b: null }], c: "d" }
+    }
+    const x = decode(json)
+    const y = decode(JSON.parse(JSON.stringify(json)))
+    assert.notStrictEqual(x, y)
+    assert.isTrue(Equal.equals(x, y))
+    assert.strictEqual(Hash.hash(x), Hash.hash(y))
+  })
+
+  it("ignores metadata key order", () => {
+    const x = decode({ role: "user", content: "c", metadata: { a: 1, b: { c: 2, d: 3 } } })
+    const y = decode({ role: "user", content: "c", metadata: { b: { d: 3, c: 2 }, a: 1 } })
+    assert.isTrue(Equal.equals(x, y))
+    assert.strictEqual(Hash.hash(x), Hash.hash(y))
+  })
+
+  it("tells apart messages differing in any field", () => {
+    const base = { role: "user", content: "c" }
+    const variants: Array<Record<string, unknown>> = [
+      { ...base, role: "assistant" },
+      { ...base, content: "d" },
+      { ...base, id: "" },
+      { ...base, tool_call_id: "" },
+      { ...base, tool_calls: [{ id: "1", name: "f" }] },
+      { ...base, tool_calls: [{ id: "1", name: "f", arguments: "x" }] },
+      { ...base, metadata: { a: 1 } },
+      { ...base, metadata: { a: [1] } }
+    ]
+    const all = [base, ...variants].map((v) => decode(v))
+    for (let i = 0; i < all.length; i++) {
+      for (let j = 0; j < all.length; j++) assert.strictEqual(Equal.equals(all[i], all[j]), i === j, `${i} vs ${j}`)
+    }
+  })
+})
+
+/** Random messages of every shape: any role, tool calls, ids, empty and unicode text, metadata. */
+const arbitraryMessage: fc.Arbitrary<Message.Message> = fc.record({
+  role: fc.oneof(fc.constantFrom("user", "assistant", "system", "tool"), fc.string({ maxLength: 6 })),
+  content: fc.oneof(fc.constant(""), fc.string({ unit: "grapheme", maxLength: 12 })),
+  id: fc.option(fc.string({ maxLength: 3 }), { nil: undefined }),
+  toolCalls: fc.array(
+    fc.record({
+      id: fc.string({ maxLength: 3 }),
+      name: fc.string({ maxLength: 4 }),
+      arguments: fc.string({ maxLength: 6 })
+    }),
+    { maxLength: 3 }
+  ),
+  toolCallId: fc.option(fc.string({ maxLength: 3 }), { nil: undefined }),
+  metadata: fc.option(fc.dictionary(fc.string({ maxLength: 4 }), fc.jsonValue({ maxDepth: 3 })), { nil: undefined })
+}).map((r) =>
+  Message.make(r.role, r.content, {
+    id: r.id,
+    toolCalls: r.toolCalls,
+    toolCallId: r.toolCallId,
+    metadata: r.metadata as Message.MessageOptions["metadata"]
+  })
+)
+
+describe("Message properties", () => {
+  it.prop("token text and string form equal the model", [arbitraryMessage], ([m]) => {
+    assert.strictEqual(m.tokenText, SpecModel.tokenText(m))
+    assert.strictEqual(String(m), SpecModel.stringForm(m))
+    assert.strictEqual(m.isResponseLike, SpecModel.isResponseLike(m))
+  })
+
+  it.prop("encode, JSON, decode is identity", [arbitraryMessage], ([m]) => {
+    const back = decode(JSON.parse(JSON.stringify(encode(m))))
+    assert.isTrue(Equal.equals(back, m))
+    assert.strictEqual(Hash.hash(back), Hash.hash(m))
+    assert.deepStrictEqual(encode(back), encode(m))
+  })
+})
