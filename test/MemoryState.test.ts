@@ -1,0 +1,185 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Equal, FastCheck as fc } from "effect"
+import { StateDecodeError } from "../src/Errors.js"
+import * as MemoryState from "../src/schema/MemoryState.js"
+import * as Message from "../src/schema/Message.js"
+import { assertMessages } from "./support/harness.js"
+
+const decodeError = (input: unknown) =>
+  Effect.gen(function*() {
+    const error = yield* Effect.flip(MemoryState.fromJSON(input))
+    assert.instanceOf(error, StateDecodeError)
+    assert.strictEqual(error._tag, "StateDecodeError")
+    return error
+  })
+
+describe("MemoryState (SPEC 2)", () => {
+  it.effect("writes version 2 with summary and buffer", () =>
+    Effect.sync(() => {
+      const state = MemoryState.make("S", [Message.user("hi"), Message.tool("r", { toolCallId: "c" })])
+      assert.deepStrictEqual(MemoryState.toJSON(state), {
+        version: 2,
+        summary: "S",
+        buffer: [{ role: "user", content: "hi" }, { role: "tool", content: "r", tool_call_id: "c" }]
+      })
+      assert.deepStrictEqual(MemoryState.toJSON(MemoryState.make("", [])), { version: 2, summary: "", buffer: [] })
+    }))
+
+  it.effect("reads version 1 (messages without optional fields) and writes it back as version 2", () =>
+    Effect.gen(function*() {
+      const state = yield* MemoryState.fromJSON({
+        version: 1,
+        summary: "old",
+        buffer: [{ role: "user", content: "a" }, { role: "assistant", content: "b" }]
+      })
+      assert.strictEqual(state.summary, "old")
+      assertMessages(state.buffer, [Message.user("a"), Message.assistant("b")])
+      assert.deepStrictEqual(MemoryState.toJSON(state), {
+        version: 2,
+        summary: "old",
+        buffer: [{ role: "user", content: "a" }, { role: "assistant", content: "b" }]
+      })
+    }))
+
+  it.effect("reads version 2 with every optional field", () =>
+    Effect.gen(function*() {
+      const json = {
+        version: 2,
+        summary: "",
+        buffer: [
+          {
+            role: "assistant",
+            content: "",
+            id: "",
+            tool_calls: [{ id: "c1", name: "f", arguments: "{}" }, { id: "c2", name: "g", arguments: "" }],
+            metadata: { k: "v" }
+          },
+          { role: "tool", content: "1", tool_call_id: "c1" },
+          { role: "critic", content: "x", tool_call_id: "" }
+        ]
+      }
+      const state = yield* MemoryState.fromJSON(json)
+      assert.deepStrictEqual(MemoryState.toJSON(state), json)
+      assert.strictEqual(state.buffer[0].id, "")
+      assert.strictEqual(state.buffer[2].toolCallId, "")
+    }))
+
+  it.effect("reads a missing summary as \"\" and a missing buffer as empty (null too)", () =>
+    Effect.gen(function*() {
+      const a = yield* MemoryState.fromJSON({ version: 2 })
+      assert.strictEqual(a.summary, "")
+      assert.deepStrictEqual(a.buffer, [])
+      const b = yield* MemoryState.fromJSON({ version: 1, summary: null, buffer: null })
+      assert.strictEqual(b.summary, "")
+      assert.deepStrictEqual(b.buffer, [])
+    }))
+
+  it.effect("ignores unknown keys at every level", () =>
+    Effect.gen(function*() {
+      const state = yield* MemoryState.fromJSON({
+        version: 2,
+        strategy: "rolling",
+        max_tokens: 10,
+        summary: "s",
+        buffer: [{ role: "user", content: "x", name: "n", tool_calls: [{ id: "1", name: "f", type: "function" }] }]
+      })
+      assert.deepStrictEqual(MemoryState.toJSON(state), {
+        version: 2,
+        summary: "s",
+        buffer: [{ role: "user", content: "x", tool_calls: [{ id: "1", name: "f", arguments: "" }] }]
+      })
+    }))
+
+  it.effect("rejects a missing or unknown version", () =>
+    Effect.gen(function*() {
+      for (const input of [{}, { version: 0 }, { version: 3 }, { version: "2" }, { version: null }, { version: 2.5 }]) {
+        yield* decodeError({ ...input, summary: "", buffer: [] })
+      }
+      const error = yield* decodeError({ version: 3 })
+      assert.include(error.description, "version")
+    }))
+
+  it.effect("rejects wrong types and names the path", () =>
+    Effect.gen(function*() {
+      yield* decodeError(null)
+      yield* decodeError([])
+      yield* decodeError("{}")
+      yield* decodeError({ version: 2, summary: 1 })
+      yield* decodeError({ version: 2, buffer: {} })
+      const error = yield* decodeError({ version: 2, buffer: [{ role: "user", content: "ok" }, { role: "user" }] })
+      assert.include(error.description, "buffer")
+      assert.include(error.description, "[1]")
+    }))
+
+  it.effect("rejects a tool call without an id", () =>
+    Effect.gen(function*() {
+      const error = yield* decodeError({
+        version: 2,
+        buffer: [{ role: "assistant", content: "", tool_calls: [{ name: "f", arguments: "{}" }] }]
+      })
+      assert.include(error.description, "id")
+    }))
+
+  it.effect("rejects metadata nested deeper than 100 levels", () =>
+    Effect.gen(function*() {
+      let deep: unknown = {}
+      for (let i = 1; i < 101; i++) deep = { a: deep }
+      const error = yield* decodeError({ version: 2, buffer: [{ role: "user", content: "x", metadata: deep }] })
+      assert.include(error.description, "100")
+    }))
+
+  it.effect("keeps __proto__ keys as data through a whole state", () =>
+    Effect.gen(function*() {
+      const text =
+        "{\"version\":2,\"summary\":\"\",\"buffer\":[{\"role\":\"user\",\"content\":\"x\",\"metadata\":{\"__proto__\":{\"admin\":true}}}]}"
+      const state = yield* MemoryState.fromString(text)
+      const metadata = state.buffer[0].metadata
+      assert.strictEqual(Object.getPrototypeOf(metadata), Object.prototype)
+      assert.strictEqual((metadata as { admin?: unknown }).admin, undefined)
+      assert.strictEqual(({} as { admin?: unknown }).admin, undefined)
+      assert.strictEqual(JSON.stringify(MemoryState.toJSON(state)), text)
+    }))
+
+  it.effect("fromString fails typed on malformed JSON", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(MemoryState.fromString("{\"version\": 2,"))
+      assert.instanceOf(error, StateDecodeError)
+      assert.include(error.description, "malformed JSON")
+    }))
+
+  const arbitraryWireMessage = fc.record({
+    role: fc.oneof(fc.constantFrom("user", "assistant", "system", "tool"), fc.string({ maxLength: 5 })),
+    content: fc.string({ unit: "grapheme", maxLength: 10 }),
+    id: fc.option(fc.string({ maxLength: 3 }), { nil: undefined }),
+    tool_calls: fc.option(
+      fc.array(
+        fc.record({ id: fc.string({ maxLength: 2 }), name: fc.string({ maxLength: 3 }), arguments: fc.string() }),
+        {
+          minLength: 1,
+          maxLength: 3
+        }
+      ),
+      { nil: undefined }
+    ),
+    tool_call_id: fc.option(fc.string({ maxLength: 2 }), { nil: undefined }),
+    metadata: fc.option(
+      fc.dictionary(fc.string({ minLength: 1, maxLength: 4 }), fc.jsonValue({ maxDepth: 2 }), { minKeys: 1 }),
+      { nil: undefined }
+    )
+  }, { requiredKeys: ["role", "content"] })
+
+  it.effect.prop(
+    "wire state -> fromJSON -> toJSON -> JSON is identity",
+    [fc.string({ maxLength: 8 }), fc.array(arbitraryWireMessage, { maxLength: 6 })],
+    ([summary, buffer]) =>
+      Effect.gen(function*() {
+        const json = JSON.parse(JSON.stringify({ version: 2, summary, buffer }))
+        const state = yield* MemoryState.fromJSON(json)
+        const written = JSON.parse(JSON.stringify(MemoryState.toJSON(state)))
+        assert.deepStrictEqual(written, json)
+        const again = yield* MemoryState.fromJSON(written)
+        assert.strictEqual(again.buffer.length, state.buffer.length)
+        for (let i = 0; i < state.buffer.length; i++) assert.isTrue(Equal.equals(again.buffer[i], state.buffer[i]))
+      })
+  )
+})
