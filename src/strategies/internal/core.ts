@@ -41,14 +41,17 @@ export const count = (
   counter: TokenCounter.Service,
   message: Message.Message
 ): Effect.Effect<number, TokenCountError> =>
-  Effect.flatMap(counter.count(message.tokenText), (n) =>
-    TokenCounter.validate(n) ? Effect.succeed(n) : Effect.fail(
-      new TokenCountError({
-        description: `token counter returned ${
-          typeof n === "number" ? String(n) : typeof n
-        }, not a non-negative integer`
-      })
-    ))
+  Effect.flatMap(
+    Effect.suspend(() => counter.count(message.tokenText)),
+    (n) =>
+      TokenCounter.validate(n) ? Effect.succeed(n) : Effect.fail(
+        new TokenCountError({
+          description: `token counter returned ${
+            typeof n === "number" ? String(n) : typeof n
+          }, not a non-negative integer`
+        })
+      )
+  )
 
 /** Builds a core from a restored state: counts each message once, never prunes. @internal */
 export const makeCore = (state: MemoryState.MemoryState | undefined): Effect.Effect<Core, TokenCountError> =>
