@@ -240,7 +240,9 @@ export class EvictionIndex<A> {
     }
     this.unitStarts.dropBelow(newFirst)
     this.openers.dropBelow(newFirst)
-    const boundary = this.unitStarts.length === 0 || this.unitStarts.first() === newFirst
+    // The cut is a unit boundary when nothing remains or a unit starts right
+    // at it; otherwise the remaining head has lost its unit start.
+    const boundary = n === this.size || (this.unitStarts.length > 0 && this.unitStarts.first() === newFirst)
     this.head += n
     if (!boundary) {
       this.rebuild()
