@@ -59,7 +59,7 @@ describe("MemoryState (SPEC 2)", () => {
         ]
       }
       const state = yield* MemoryState.fromJSON(json)
-      assert.deepStrictEqual(MemoryState.toJSON(state), json)
+      assert.deepStrictEqual<unknown>(MemoryState.toJSON(state), json)
       assert.strictEqual(state.buffer[0].id, "")
       assert.strictEqual(state.buffer[2].toolCallId, "")
     }))
@@ -168,11 +168,11 @@ describe("MemoryState (SPEC 2)", () => {
     )
   }, { requiredKeys: ["role", "content"] })
 
-  it.effect.prop(
+  it.prop(
     "wire state -> fromJSON -> toJSON -> JSON is identity",
     [fc.string({ maxLength: 8 }), fc.array(arbitraryWireMessage, { maxLength: 6 })],
     ([summary, buffer]) =>
-      Effect.gen(function*() {
+      Effect.runSync(Effect.gen(function*() {
         const json = JSON.parse(JSON.stringify({ version: 2, summary, buffer }))
         const state = yield* MemoryState.fromJSON(json)
         const written = JSON.parse(JSON.stringify(MemoryState.toJSON(state)))
@@ -180,6 +180,6 @@ describe("MemoryState (SPEC 2)", () => {
         const again = yield* MemoryState.fromJSON(written)
         assert.strictEqual(again.buffer.length, state.buffer.length)
         for (let i = 0; i < state.buffer.length; i++) assert.isTrue(Equal.equals(again.buffer[i], state.buffer[i]))
-      })
+      }))
   )
 })

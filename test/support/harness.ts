@@ -37,6 +37,8 @@ export const assertMessages = (
   expected: ReadonlyArray<Message.Message>,
   label = "messages"
 ): void => {
+  // The same instances (what was added) need no deeper look.
+  if (actual.length === expected.length && actual.every((m, i) => m === expected[i])) return
   assert.deepStrictEqual(wire(actual), wire(expected), label)
   for (let i = 0; i < expected.length; i++) assert.isTrue(Equal.equals(actual[i], expected[i]), `${label}[${i}]`)
 }
@@ -45,6 +47,8 @@ export const assertMessages = (
 export interface Recorded {
   readonly summary: string
   readonly messages: ReadonlyArray<Message.Message>
+  /** What the summarizer returned, `undefined` when it failed. */
+  readonly result: string | undefined
 }
 
 /**
@@ -56,8 +60,8 @@ export const recording = (
 ): { readonly calls: Array<Recorded>; readonly layer: Layer.Layer<Summarizer.Summarizer> } => {
   const calls: Array<Recorded> = []
   const layer = Summarizer.layerFunction((summary, messages) => {
-    calls.push({ summary, messages })
     const out = f(summary, messages)
+    calls.push({ summary, messages, result: out })
     if (out === undefined) throw new Error("summarizer failed")
     return out
   })
@@ -65,7 +69,7 @@ export const recording = (
 }
 
 /** A summarizer whose result is the labels of the turns it folds: `"{summary}+[u1,a1]"`. */
-export const labels = (summary: string, messages: ReadonlyArray<Message.Message>): string =>
+export const labels = (summary: string, messages: ReadonlyArray<{ readonly content: string }>): string =>
   `${summary}+[${messages.map((m) => m.content.split(" ")[0]).join(",")}]`
 
 /** A summarizer call held open until the test completes its gate. */
