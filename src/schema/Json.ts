@@ -81,6 +81,43 @@ const copyJson = (u: unknown, depth: number, path: string): { readonly value: Js
   return `${path || "value"} is not JSON data (got ${u === undefined ? "undefined" : typeof u})`
 }
 
+/**
+ * The path of the first array or object in `u` that lies more than `limit`
+ * levels deep (`u` itself is level 1), or `undefined` when there is none.
+ * The path names at most the first `pathLength` keys (`buffer[0].metadata`).
+ *
+ * It walks with an explicit stack, so any depth is safe to check: run it
+ * before a recursive walk (Schema's error formatter) meets untrusted input,
+ * which overflows the call stack on a value nested 100,000 levels deep.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const findTooDeep = (u: unknown, limit: number, pathLength: number = 3): string | undefined => {
+  if (typeof u !== "object" || u === null) return undefined
+  // Depth-first with an explicit stack; children pushed last-first so the
+  // first too-deep value found is the first in document order.
+  const values: Array<object> = [u]
+  const depths: Array<number> = [1]
+  const paths: Array<string> = [""]
+  while (values.length > 0) {
+    const value = values.pop()!
+    const depth = depths.pop()!
+    const path = paths.pop()!
+    if (depth > limit) return path
+    const isArray = Array.isArray(value)
+    const keys: ReadonlyArray<string> | undefined = isArray ? undefined : Object.keys(value)
+    for (let i = (isArray ? value.length : keys!.length) - 1; i >= 0; i--) {
+      const child: unknown = isArray ? value[i] : (value as Record<string, unknown>)[keys![i]]
+      if (typeof child !== "object" || child === null) continue
+      values.push(child)
+      depths.push(depth + 1)
+      paths.push(depth > pathLength ? path : isArray ? `${path}[${i}]` : path === "" ? keys![i] : `${path}.${keys![i]}`)
+    }
+  }
+  return undefined
+}
+
 const JsonObjectFromSelf = Schema.declare(
   (u: unknown): u is JsonObject => isPlainObject(u),
   { identifier: "JsonObject", description: "a JSON object" }

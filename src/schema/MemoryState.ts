@@ -23,6 +23,7 @@
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { StateDecodeError } from "../Errors.js"
+import { findTooDeep, MAX_DEPTH } from "./Json.js"
 import { Message } from "./Message.js"
 import { formatParseError } from "./ParseIssue.js"
 
@@ -34,10 +35,16 @@ import { formatParseError } from "./ParseIssue.js"
  */
 export const CURRENT_VERSION = 2
 
+/** At most 40 characters of a value, for an error message (a version may be a 10 MB string). */
+const preview = (u: unknown): string => {
+  const text = String(JSON.stringify(typeof u === "string" && u.length > 40 ? u.slice(0, 40) : u))
+  return text.length > 40 || (typeof u === "string" && u.length > 40) ? `${text.slice(0, 40)}...` : text
+}
+
 const Wire = Schema.Struct({
   version: Schema.Literal(1, 2).annotations({
     message: (issue) => ({
-      message: `unsupported version ${JSON.stringify(issue.actual)}, expected 1 or 2`,
+      message: `unsupported version ${preview(issue.actual)}, expected 1 or 2`,
       override: true
     })
   }),
@@ -97,11 +104,21 @@ export const MemoryStateSchema: Schema.Schema<MemoryState, Encoded> = Schema.tra
  * @since 0.1.0
  * @category constructors
  */
-export const fromJSON = (input: unknown): Effect.Effect<MemoryState, StateDecodeError> =>
-  Effect.mapError(
+export const fromJSON = (input: unknown): Effect.Effect<MemoryState, StateDecodeError> => {
+  // A state holds metadata at level 4 (state, buffer, message): anything
+  // deeper than its 100 levels is rejected before Schema's error formatter,
+  // which is recursive, walks it.
+  const tooDeep = findTooDeep(input, MAX_DEPTH + 3)
+  if (tooDeep !== undefined) {
+    return Effect.fail(
+      new StateDecodeError({ description: `${tooDeep || "state"}: nested deeper than ${MAX_DEPTH} levels` })
+    )
+  }
+  return Effect.mapError(
     Schema.decodeUnknown(MemoryStateSchema)(input, { errors: "all" }),
     (cause) => new StateDecodeError({ description: formatParseError(cause), cause })
   )
+}
 
 /**
  * Reads a state from a JSON string. Fails with {@link StateDecodeError} on

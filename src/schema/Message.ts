@@ -29,7 +29,7 @@ import * as Hash from "effect/Hash"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { InvalidMessageError } from "../Errors.js"
-import { jsonEquals, jsonHash, type JsonObject, JsonObjectSchema } from "./Json.js"
+import { findTooDeep, jsonEquals, jsonHash, type JsonObject, JsonObjectSchema, MAX_DEPTH } from "./Json.js"
 import { formatParseError } from "./ParseIssue.js"
 
 /**
@@ -304,6 +304,11 @@ export const decodeFields = (
       : o.toolCalls
   }
   if (o.metadata !== undefined) wire.metadata = o.metadata
+  // Metadata sits at level 2: reject deeper values before the (recursive) error formatter meets them.
+  const tooDeep = findTooDeep(wire, MAX_DEPTH + 1, 1)
+  if (tooDeep !== undefined) {
+    return Either.left(new InvalidMessageError({ description: `${tooDeep}: nested deeper than ${MAX_DEPTH} levels` }))
+  }
   return Either.mapLeft(
     decodeWire(wire, { errors: "all" }),
     (cause) => new InvalidMessageError({ description: formatParseError(cause), cause })
