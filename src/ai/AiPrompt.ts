@@ -1,0 +1,422 @@
+/**
+ * Conversions between rollmem's `Message` and `@effect/ai`'s `Prompt`, both
+ * ways, so a memory's context can be passed straight to
+ * `LanguageModel.generateText` and a `Chat`'s history can be loaded into a
+ * memory.
+ *
+ * **Messages to a prompt** ({@link toPrompt}): one `Message` gives one
+ * `Prompt.Message`, chosen by shape, in this order:
+ *
+ * | rollmem message | Prompt message |
+ * |---|---|
+ * | has tool calls (any role) | `assistant`: a text part (when the content is not empty), then one `tool-call` part per call |
+ * | has a tool call id (any role) | `tool`: one `tool-result` part |
+ * | role `system` | `system`, content as is |
+ * | role `assistant` | `assistant`: a text part when the content is not empty |
+ * | role `user` | `user`: a text part when the content is not empty |
+ * | any other role (a custom role, a `tool` message without a tool call id) | `user`: a text part when the content is not empty |
+ *
+ * A `tool-call` part has the call's `id` and `name`, and `params` = the
+ * call's `arguments` parsed as JSON (`{}` for `""`; the raw string when it is
+ * not JSON). A `tool-result` part has `id` = the tool call id, `name` = the
+ * name of the latest earlier call in the same list with that id (`""` for an
+ * orphan result, whose call is not in the list), `result` = the content
+ * parsed as JSON when it is a JSON object, array, number, boolean or null
+ * (so a provider sends `{"id":1}`, not a quoted string holding it), else the
+ * content string itself; `isFailure: false`, `providerExecuted: false`.
+ *
+ * What `Prompt` has no place for travels in the options under the
+ * {@link OPTIONS_KEY} (`"rollmem"`) key, which providers ignore:
+ *
+ * - on the message: `id`, `metadata` (when not empty), `role` (when the
+ *   Prompt role differs from the message's role: a custom role, a `user`
+ *   carrying a tool call id, a `tool` message without one), and `toolCallId`
+ *   for a message that has both tool calls and a tool call id;
+ * - on a `tool-call` part: `arguments`, the exact text, when it differs from
+ *   `JSON.stringify(params)` (whitespace, number forms, an empty or non-JSON
+ *   string);
+ * - on a `tool-result` part: `content`, the exact text, when the result was
+ *   parsed from it and `JSON.stringify(result)` differs from it.
+ *
+ * So `fromPrompt(toPrompt(messages))` gives back messages equal to
+ * `messages`, field for field.
+ *
+ * **A prompt to messages** ({@link fromPrompt}), for prompts that did not
+ * come from {@link toPrompt} (a `Chat`'s history), loses:
+ *
+ * - `file` and `reasoning` parts (a message holds text only);
+ * - a tool result's `name`, `isFailure` and `providerExecuted` (a tool result
+ *   message holds only the id it answers: put a failure in the result itself
+ *   if it matters), and a call's `providerExecuted`;
+ * - the provider options of messages and parts (other than `"rollmem"`).
+ *
+ * Text parts are joined with `""` (as `GenerateTextResponse.text` does). A
+ * `result` that is a string becomes the content as is; any other result is
+ * written with `JSON.stringify` (`""` for `undefined`).
+ *
+ * Note that `@effect/ai-openai` sends a call's `params` and a result's
+ * `result` re-serialized with `JSON.stringify`: the provider sees the same
+ * JSON values, not the exact original text (which only the `"rollmem"`
+ * options keep), and a result that is plain text reaches it as a JSON
+ * string (`"18C, sunny"` in quotes). A `tool` message with
+ * several results gives one rollmem message per result; a `tool-result` part
+ * inside an `assistant` message (a provider-executed tool) gives a `tool`
+ * message right after it (and an assistant message holding nothing else
+ * gives no empty assistant turn). The message-level `"rollmem"` options apply to the
+ * first message produced.
+ *
+ * @example
+ * ```ts
+ * import { LanguageModel } from "@effect/ai"
+ * import { Effect, Ref } from "effect"
+ * import { AiPrompt } from "rollmem/ai"
+ *
+ * // memory -> model
+ * const reply = Effect.flatMap(memory.messages, (messages) =>
+ *   LanguageModel.generateText({ prompt: AiPrompt.toPrompt(messages) })
+ * )
+ * // Chat history -> memory
+ * const load = Effect.gen(function*() {
+ *   const history = yield* Ref.get(chat.history)
+ *   for (const message of yield* AiPrompt.fromPrompt(history)) yield* memory.add(message)
+ * })
+ * ```
+ *
+ * @since 0.1.0
+ */
+import * as Prompt from "@effect/ai/Prompt"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import { InvalidMessageError } from "../Errors.js"
+import type { JsonObject } from "../schema/Json.js"
+import * as Message from "../schema/Message.js"
+
+/**
+ * The provider-options key under which rollmem keeps what `Prompt` cannot
+ * hold: `"rollmem"`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const OPTIONS_KEY = "rollmem"
+
+/**
+ * What a Prompt message carries under `options.rollmem`. Every field is
+ * present only when needed.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface MessageOptions {
+  /** The message's id. */
+  readonly id?: string
+  /** The message's metadata, when not empty. */
+  readonly metadata?: JsonObject
+  /** The message's role, when the Prompt message's role differs from it. */
+  readonly role?: string
+  /** The tool call id of a message that also has tool calls. */
+  readonly toolCallId?: string
+}
+
+/**
+ * What a `tool-call` part carries under `options.rollmem`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ToolCallOptions {
+  /** The exact `arguments` text, when it differs from `JSON.stringify(params)`. */
+  readonly arguments?: string
+}
+
+/**
+ * What a `tool-result` part carries under `options.rollmem`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ToolResultOptions {
+  /** The exact content, when `result` was parsed from it and `JSON.stringify(result)` differs from it. */
+  readonly content?: string
+}
+
+/**
+ * `JSON.parse`, or `undefined` for text that is not JSON. Text whose first
+ * character cannot open a JSON value is refused without a throw (most tool
+ * results are prose).
+ */
+const parseJson = (text: string): { readonly value: unknown } | undefined => {
+  const first = text.trimStart().charCodeAt(0)
+  const opens = first === 0x7b || first === 0x5b || first === 0x22 || first === 0x2d ||
+    (first >= 0x30 && first <= 0x39) || first === 0x74 || first === 0x66 || first === 0x6e
+  if (!opens) return undefined
+  return Either.getOrUndefined(Either.try(() => ({ value: JSON.parse(text) as unknown })))
+}
+
+const parseArguments = (text: string): unknown => {
+  if (text === "") return {}
+  const parsed = parseJson(text)
+  return parsed === undefined ? text : parsed.value
+}
+
+const stringifyParams = (params: unknown): string => JSON.stringify(params) ?? ""
+
+const resultText = (result: unknown): string => typeof result === "string" ? result : stringifyParams(result)
+
+/** A tool result's content as a JSON value, unless it is not JSON or is a JSON string. */
+const parseResult = (content: string): unknown => {
+  const parsed = parseJson(content)
+  return parsed === undefined || typeof parsed.value === "string" ? content : parsed.value
+}
+
+const optionsOf = (rollmem: MessageOptions | ToolCallOptions | ToolResultOptions): Prompt.ProviderOptions =>
+  Object.keys(rollmem).length === 0 ? {} : { [OPTIONS_KEY]: rollmem as Record<string, unknown> }
+
+const messageOptions = (message: Message.Message, promptRole: string, withToolCallId: boolean): MessageOptions => {
+  const out: { -readonly [K in keyof MessageOptions]: MessageOptions[K] } = {}
+  if (message.id !== undefined) out.id = message.id
+  if (Object.keys(message.metadata).length > 0) out.metadata = message.metadata
+  if (message.role !== promptRole) out.role = message.role
+  if (withToolCallId && message.toolCallId !== undefined) out.toolCallId = message.toolCallId
+  return out
+}
+
+const textParts = (content: string): Array<Prompt.TextPart> =>
+  content === "" ? [] : [Prompt.textPart({ text: content })]
+
+const toolCallPart = (call: Message.ToolCall): Prompt.ToolCallPart => {
+  const params = parseArguments(call.arguments)
+  return Prompt.toolCallPart({
+    id: call.id,
+    name: call.name,
+    params,
+    providerExecuted: false,
+    options: optionsOf(stringifyParams(params) === call.arguments ? {} : { arguments: call.arguments })
+  })
+}
+
+/**
+ * Converts one message. `toolName` names the call a tool result answers
+ * (`""` when unknown). See the module docs for the mapping.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const toPromptMessage = (message: Message.Message, toolName = ""): Prompt.Message => {
+  if (message.toolCalls.length > 0) {
+    return Prompt.assistantMessage({
+      content: [...textParts(message.content), ...message.toolCalls.map(toolCallPart)],
+      options: optionsOf(messageOptions(message, Message.ASSISTANT, true))
+    })
+  }
+  if (message.toolCallId !== undefined) {
+    const result = parseResult(message.content)
+    return Prompt.toolMessage({
+      content: [
+        Prompt.toolResultPart({
+          id: message.toolCallId,
+          name: toolName,
+          isFailure: false,
+          result,
+          providerExecuted: false,
+          options: optionsOf(resultText(result) === message.content ? {} : { content: message.content })
+        })
+      ],
+      options: optionsOf(messageOptions(message, Message.TOOL, false))
+    })
+  }
+  if (message.role === Message.SYSTEM) {
+    return Prompt.systemMessage({
+      content: message.content,
+      options: optionsOf(messageOptions(message, "system", false))
+    })
+  }
+  if (message.role === Message.ASSISTANT) {
+    return Prompt.assistantMessage({
+      content: textParts(message.content),
+      options: optionsOf(messageOptions(message, Message.ASSISTANT, false))
+    })
+  }
+  return Prompt.userMessage({
+    content: textParts(message.content),
+    options: optionsOf(messageOptions(message, Message.USER, false))
+  })
+}
+
+/**
+ * Converts messages (a memory's `messages`, oldest first) to a `Prompt`,
+ * ready for `LanguageModel.generateText({ prompt })`. Tool results are named
+ * after the latest earlier call with their id. Exact inverse:
+ * {@link fromPrompt}. See the module docs for the mapping.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const toPrompt = (messages: Iterable<Message.Message>): Prompt.Prompt => {
+  const names = new Map<string, string>()
+  const out: Array<Prompt.Message> = []
+  for (const message of messages) {
+    out.push(toPromptMessage(message, message.toolCallId === undefined ? "" : names.get(message.toolCallId) ?? ""))
+    for (const call of message.toolCalls) names.set(call.id, call.name)
+  }
+  return Prompt.fromMessages(out)
+}
+
+const decodeWire = Schema.decodeUnknownEither(Message.Message)
+
+const rollmemOptions = (options: Prompt.ProviderOptions): Record<string, unknown> => {
+  const value = options[OPTIONS_KEY]
+  return typeof value === "object" && value !== null ? value : {}
+}
+
+const resultContent = (part: Prompt.ToolResultPart): string => {
+  const exact = rollmemOptions(part.options).content
+  return typeof exact === "string" ? exact : resultText(part.result)
+}
+
+const textOf = (parts: ReadonlyArray<Prompt.Part>): string => {
+  let text = ""
+  for (const part of parts) if (part.type === "text") text += part.text
+  return text
+}
+
+interface Draft {
+  readonly role: string
+  readonly content: string
+  readonly toolCalls?: ReadonlyArray<Prompt.ToolCallPart>
+  readonly toolCallId?: string
+}
+
+const wireOf = (draft: Draft, extra: Record<string, unknown>): Record<string, unknown> => {
+  const wire: Record<string, unknown> = { role: "role" in extra ? extra.role : draft.role, content: draft.content }
+  if ("id" in extra) wire.id = extra.id
+  if ("metadata" in extra) wire.metadata = extra.metadata
+  const toolCallId = "toolCallId" in extra ? extra.toolCallId : draft.toolCallId
+  if (toolCallId !== undefined) wire.tool_call_id = toolCallId
+  if (draft.toolCalls !== undefined && draft.toolCalls.length > 0) {
+    wire.tool_calls = draft.toolCalls.map((part) => {
+      const exact = rollmemOptions(part.options).arguments
+      return {
+        id: part.id,
+        name: part.name,
+        arguments: typeof exact === "string" ? exact : stringifyParams(part.params)
+      }
+    })
+  }
+  return wire
+}
+
+const isString = (u: unknown): u is string => typeof u === "string"
+
+/**
+ * Builds the message at once when every field is a plain string (no
+ * metadata to copy), the common case; `undefined` sends the fields through
+ * the schema's decoder, which checks and copies them.
+ */
+const build = (wire: Record<string, unknown>): Message.Message | undefined => {
+  const { content, id, role, tool_call_id, tool_calls } = wire
+  if (
+    "metadata" in wire || !isString(role) || !isString(content) || (id !== undefined && !isString(id)) ||
+    (tool_call_id !== undefined && !isString(tool_call_id))
+  ) return undefined
+  const calls = (tool_calls ?? []) as ReadonlyArray<Record<string, unknown>>
+  const toolCalls: Array<Message.ToolCall> = []
+  for (const call of calls) {
+    if (!isString(call.id) || !isString(call.name) || !isString(call.arguments)) return undefined
+    toolCalls.push(new Message.ToolCall({ id: call.id, name: call.name, arguments: call.arguments }, true))
+  }
+  return new Message.Message({
+    role,
+    content,
+    toolCalls,
+    ...(id !== undefined ? { id } : {}),
+    ...(tool_call_id !== undefined ? { toolCallId: tool_call_id } : {})
+  }, true)
+}
+
+const draftsOf = (message: Prompt.Message): Array<Draft> => {
+  switch (message.role) {
+    case "system":
+      return [{ role: Message.SYSTEM, content: message.content }]
+    case "user":
+      return [{ role: Message.USER, content: textOf(message.content) }]
+    case "assistant": {
+      const calls: Array<Prompt.ToolCallPart> = []
+      const results: Array<Draft> = []
+      for (const part of message.content) {
+        if (part.type === "tool-call") calls.push(part)
+        else if (part.type === "tool-result") {
+          results.push({ role: Message.TOOL, content: resultContent(part), toolCallId: part.id })
+        }
+      }
+      const content = textOf(message.content)
+      // Only provider-executed results and nothing else: no empty assistant turn before them.
+      if (content === "" && calls.length === 0 && results.length > 0) return results
+      return [{ role: Message.ASSISTANT, content, toolCalls: calls }, ...results]
+    }
+    case "tool":
+      return message.content.map((part) => ({ role: Message.TOOL, content: resultContent(part), toolCallId: part.id }))
+  }
+}
+
+/**
+ * Converts one Prompt message to rollmem messages (usually one; a `tool`
+ * message gives one per result, an `assistant` message one more per
+ * `tool-result` part). Fails with `InvalidMessageError` when its `"rollmem"`
+ * options hold a field of the wrong type (metadata that is not JSON, an id
+ * that is not a string).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fromPromptMessage = (
+  message: Prompt.Message
+): Either.Either<Array<Message.Message>, InvalidMessageError> => {
+  const extra = rollmemOptions(message.options)
+  const out: Array<Message.Message> = []
+  const drafts = draftsOf(message)
+  for (let i = 0; i < drafts.length; i++) {
+    const wire = wireOf(drafts[i], i === 0 ? extra : {})
+    const direct = build(wire)
+    if (direct !== undefined) {
+      out.push(direct)
+      continue
+    }
+    const decoded = decodeWire(wire, { errors: "all" })
+    if (Either.isLeft(decoded)) {
+      return Either.left(
+        new InvalidMessageError({
+          description: ParseResult.TreeFormatter.formatErrorSync(decoded.left),
+          cause: decoded.left
+        })
+      )
+    }
+    out.push(decoded.right)
+  }
+  return Either.right(out)
+}
+
+/**
+ * Converts a `Prompt` (a `Chat`'s history, or one built by {@link toPrompt})
+ * to rollmem messages, oldest first. Exact inverse of {@link toPrompt}; for
+ * other prompts, see the module docs for what is lost. Fails with
+ * `InvalidMessageError` when a `"rollmem"` option holds a field of the
+ * wrong type.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fromPrompt = (
+  prompt: Prompt.Prompt
+): Effect.Effect<Array<Message.Message>, InvalidMessageError> =>
+  Effect.suspend(() => {
+    const out: Array<Message.Message> = []
+    for (const message of prompt.content) {
+      const converted = fromPromptMessage(message)
+      if (Either.isLeft(converted)) return Effect.fail(converted.left)
+      out.push(...converted.right)
+    }
+    return Effect.succeed(out)
+  })

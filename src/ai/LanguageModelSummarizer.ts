@@ -1,0 +1,336 @@
+/**
+ * A `Summarizer` that asks an `@effect/ai` `LanguageModel` to fold the
+ * evicted turns into the running summary.
+ *
+ * Each call is incremental: the model gets the current summary and the turns
+ * leaving the buffer (rendered with their roles, tool calls and tool
+ * results by {@link renderTranscript}) and writes the updated summary. The
+ * summary has a budget in tokens, stated in the prompt and checked with the
+ * `TokenCounter` in context when the layer is built (default: word count).
+ * A reply over budget is sent back once with a request to compress it; if
+ * the second reply is still over budget the call fails with
+ * `SummarizerError` whose `cause` is a {@link SummaryBudgetError}, and the
+ * memory keeps its state (SPEC section 5).
+ *
+ * Retry, timeout and fallback are not built in: compose them with
+ * `Summarizer.withPolicy` and the helpers of `SummarizerPolicy`.
+ *
+ * @example
+ * ```ts
+ * import { OpenAiClient, OpenAiLanguageModel } from "@effect/ai-openai"
+ * import { FetchHttpClient } from "@effect/platform"
+ * import { Config, Effect, Layer } from "effect"
+ * import { RollingMemory } from "rollmem"
+ * import { LanguageModelSummarizer } from "rollmem/ai"
+ *
+ * const Summarizer = LanguageModelSummarizer.layer({ maxSummaryTokens: 300 }).pipe(
+ *   Layer.provide(OpenAiLanguageModel.layer({ model: "gpt-4o-mini" })),
+ *   Layer.provide(OpenAiClient.layerConfig({ apiKey: Config.redacted("OPENAI_API_KEY") })),
+ *   Layer.provide(FetchHttpClient.layer)
+ * )
+ * const program = RollingMemory.make({ maxTokens: 2000 }).pipe(Effect.provide(Summarizer))
+ * ```
+ *
+ * @since 0.1.0
+ */
+import * as LanguageModel from "@effect/ai/LanguageModel"
+import * as Prompt from "@effect/ai/Prompt"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import { type ConfigError, SummarizerError } from "../Errors.js"
+import * as Message from "../schema/Message.js"
+import * as Summarizer from "../services/Summarizer.js"
+import * as TokenCounter from "../services/TokenCounter.js"
+import { count, positiveInteger } from "../strategies/internal/core.js"
+
+/**
+ * The default summary budget: 500 tokens (as counted by the `TokenCounter`
+ * in context).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const DEFAULT_MAX_SUMMARY_TOKENS = 500
+
+/**
+ * What a prompt is built from.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface PromptInput {
+  /** The current summary, `""` when there is none yet. */
+  readonly summary: string
+  /** The turns to fold in, oldest first. */
+  readonly messages: ReadonlyArray<Message.Message>
+  /** `messages` rendered by {@link renderTranscript}. */
+  readonly transcript: string
+  /** The summary budget in tokens. */
+  readonly maxTokens: number
+}
+
+/**
+ * What the compression prompt is built from: the first reply and its size.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface CompressInput extends PromptInput {
+  /** The reply that was over budget. */
+  readonly draft: string
+  /** Its size in tokens. */
+  readonly draftTokens: number
+}
+
+/**
+ * Options of {@link make} and {@link layer}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /**
+   * The summary budget in tokens, counted with the `TokenCounter` in
+   * context: a positive integer, default {@link DEFAULT_MAX_SUMMARY_TOKENS}.
+   */
+  readonly maxSummaryTokens?: number | undefined
+  /** Builds the prompt of the first request. Default: {@link defaultPrompt}. */
+  readonly prompt?: ((input: PromptInput) => Prompt.RawInput) | undefined
+  /** Builds the prompt asking to shorten an over-budget reply. Default: {@link defaultCompressPrompt}. */
+  readonly compressPrompt?: ((input: CompressInput) => Prompt.RawInput) | undefined
+}
+
+/**
+ * The summary is still over budget after the model was asked to compress
+ * it: `tokens` is the size of the second reply, `maxTokens` the budget.
+ * Found as the `cause` of the `SummarizerError`.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class SummaryBudgetError extends Schema.TaggedError<SummaryBudgetError>("rollmem/SummaryBudgetError")(
+  "SummaryBudgetError",
+  {
+    tokens: Schema.Number,
+    maxTokens: Schema.Number
+  }
+) {
+  override get message(): string {
+    return `summary is ${this.tokens} tokens after compression, over the budget of ${this.maxTokens}`
+  }
+}
+
+const callHeader = (call: Message.Message["toolCalls"][number]): string =>
+  `-> calls tool ${call.name} (call id ${call.id}) ${
+    call.arguments === "" ? "with no arguments" : `with arguments: ${call.arguments}`
+  }`
+
+/**
+ * Renders messages for a prompt, one block per message separated by a blank
+ * line: a header `[role]` (for a tool result, `[role: result of tool NAME,
+ * call id ID]`, the name taken from the latest earlier call with that id,
+ * or `[role: tool result, call id ID]` when the call is not in the list),
+ * then the content when not empty, then one line per tool call:
+ * `-> calls tool NAME (call id ID) with arguments: ARGS`. Ids and metadata
+ * of messages are not rendered.
+ *
+ * @example
+ * ```ts
+ * renderTranscript([
+ *   Message.user("Weather in Rome?"),
+ *   Message.assistant("", { toolCalls: [{ id: "c1", name: "weather", arguments: "{\"city\":\"Rome\"}" }] }),
+ *   Message.tool("18C, sunny", { toolCallId: "c1" })
+ * ])
+ * // [user]
+ * // Weather in Rome?
+ * //
+ * // [assistant]
+ * // -> calls tool weather (call id c1) with arguments: {"city":"Rome"}
+ * //
+ * // [tool: result of tool weather, call id c1]
+ * // 18C, sunny
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const renderTranscript = (messages: ReadonlyArray<Message.Message>): string => {
+  const names = new Map<string, string>()
+  const blocks: Array<string> = []
+  for (const message of messages) {
+    const lines: Array<string> = []
+    if (message.toolCallId === undefined) lines.push(`[${message.role}]`)
+    else {
+      const name = names.get(message.toolCallId)
+      lines.push(
+        name === undefined
+          ? `[${message.role}: tool result, call id ${message.toolCallId}]`
+          : `[${message.role}: result of tool ${name}, call id ${message.toolCallId}]`
+      )
+    }
+    if (message.content !== "") lines.push(message.content)
+    for (const call of message.toolCalls) {
+      lines.push(callHeader(call))
+      names.set(call.id, call.name)
+    }
+    blocks.push(lines.join("\n"))
+  }
+  return blocks.join("\n\n")
+}
+
+const instructions = (maxTokens: number): string =>
+  [
+    "You maintain the running summary of a conversation between a user and an assistant that may use tools.",
+    "You receive the current summary (possibly empty) and the oldest turns, which are leaving the assistant's context.",
+    "Write the updated summary: the current summary with the new turns folded in, as one self-contained text.",
+    "Keep every fact, name, number, date, identifier, preference and decision; the tasks and questions still open;",
+    "and for each tool call what was asked and what came back (results and errors).",
+    "Drop greetings, filler and repetition. Do not invent anything.",
+    "Write in the language of the conversation.",
+    `The summary must not exceed ${maxTokens} tokens.`,
+    "Reply with the summary only, without a preamble."
+  ].join(" ")
+
+/**
+ * The default prompt: a system message with the instructions (keep facts,
+ * names, numbers, decisions, open tasks and tool outcomes; write in the
+ * conversation's language; at most `maxTokens` tokens) and a user message
+ * with the current summary and the new turns.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const defaultPrompt = (input: PromptInput): Prompt.Prompt =>
+  Prompt.fromMessages([
+    Prompt.systemMessage({ content: instructions(input.maxTokens) }),
+    Prompt.userMessage({
+      content: [
+        Prompt.textPart({
+          text: [
+            "Current summary:",
+            "<summary>",
+            input.summary === "" ? "(none yet)" : input.summary,
+            "</summary>",
+            "",
+            "New turns:",
+            "<turns>",
+            input.transcript,
+            "</turns>",
+            "",
+            `Reply with the updated summary, at most ${input.maxTokens} tokens.`
+          ].join("\n")
+        })
+      ]
+    })
+  ])
+
+/**
+ * The default compression prompt: the same instructions, and a user message
+ * with the over-budget reply, its size and the budget, asking for a shorter
+ * version that keeps names, numbers, decisions, open tasks and tool
+ * outcomes first.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const defaultCompressPrompt = (input: CompressInput): Prompt.Prompt =>
+  Prompt.fromMessages([
+    Prompt.systemMessage({ content: instructions(input.maxTokens) }),
+    Prompt.userMessage({
+      content: [
+        Prompt.textPart({
+          text: [
+            `This summary is ${input.draftTokens} tokens, over the limit of ${input.maxTokens}:`,
+            "<summary>",
+            input.draft,
+            "</summary>",
+            "",
+            `Rewrite it in at most ${input.maxTokens} tokens, in the same language.`,
+            "Keep names, numbers, decisions, open tasks and tool outcomes first; drop the least important details.",
+            "Reply with the shorter summary only."
+          ].join("\n")
+        })
+      ]
+    })
+  ])
+
+/**
+ * Builds the summarizer from the `LanguageModel` and the `TokenCounter` in
+ * context (both captured now). Each call asks the model once, and once more
+ * to compress when the reply is over `maxSummaryTokens`. The reply is
+ * trimmed. A call fails with `SummarizerError` whose `cause` is the model's
+ * `AiError`, a `TokenCountError`, a {@link SummaryBudgetError}, or the
+ * `ParseError` of a custom prompt that is not a valid `Prompt` input; an
+ * empty reply (a refusal) fails too.
+ *
+ * Fails with `ConfigError` when `maxSummaryTokens` is not a positive integer.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (
+  options?: Options
+): Effect.Effect<Summarizer.Service, ConfigError, LanguageModel.LanguageModel> =>
+  Effect.gen(function*() {
+    const maxTokens = yield* positiveInteger(
+      "maxSummaryTokens",
+      options?.maxSummaryTokens ?? DEFAULT_MAX_SUMMARY_TOKENS
+    )
+    const model = yield* LanguageModel.LanguageModel
+    const counter = yield* TokenCounter.TokenCounter
+    const buildPrompt = options?.prompt ?? defaultPrompt
+    const buildCompressPrompt = options?.compressPrompt ?? defaultCompressPrompt
+
+    const ask = <I>(build: (input: I) => Prompt.RawInput, input: I) =>
+      Effect.try({
+        try: () => Prompt.make(build(input)),
+        catch: (cause) => new SummarizerError({ description: "the prompt is not a valid Prompt input", cause })
+      }).pipe(
+        Effect.flatMap((prompt) => model.generateText({ prompt })),
+        Effect.flatMap((response) => {
+          const text = response.text.trim()
+          return text === ""
+            ? Effect.fail(new SummarizerError({ description: "the model returned an empty summary" }))
+            : Effect.succeed(text)
+        })
+      )
+
+    // A summary counts as its text: the token text of a message without tool fields.
+    const measure = (text: string) => count(counter, Message.system(text))
+
+    return Summarizer.fromEffect(
+      Effect.fn("LanguageModelSummarizer.summarize")(
+        function*(summary: string, messages: ReadonlyArray<Message.Message>) {
+          const input: PromptInput = { summary, messages, transcript: renderTranscript(messages), maxTokens }
+          const draft = yield* ask(buildPrompt, input)
+          const draftTokens = yield* measure(draft)
+          if (draftTokens <= maxTokens) {
+            return draft
+          }
+          const shorter = yield* ask(buildCompressPrompt, { ...input, draft, draftTokens })
+          const tokens = yield* measure(shorter)
+          if (tokens <= maxTokens) {
+            return shorter
+          }
+          const cause = new SummaryBudgetError({ tokens, maxTokens })
+          return yield* new SummarizerError({ description: cause.message, cause })
+        }
+      )
+    )
+  })
+
+/**
+ * Provides the summarizer of {@link make}. Requires `LanguageModel`; the
+ * `TokenCounter` that enforces the budget is the one in this layer's context
+ * (provide it with `Layer.provide`, or get the word count by default).
+ *
+ * Fails with `ConfigError` when `maxSummaryTokens` is not a positive integer.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (
+  options?: Options
+): Layer.Layer<Summarizer.Summarizer, ConfigError, LanguageModel.LanguageModel> =>
+  Layer.effect(Summarizer.Summarizer, make(options))

@@ -1,0 +1,248 @@
+import * as AiError from "@effect/ai/AiError"
+import type * as Prompt from "@effect/ai/Prompt"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer, Ref } from "effect"
+import * as LanguageModelSummarizer from "../../src/ai/LanguageModelSummarizer.js"
+import { ConfigError, SummarizerError } from "../../src/Errors.js"
+import * as Message from "../../src/schema/Message.js"
+import * as Summarizer from "../../src/services/Summarizer.js"
+import * as TokenCounter from "../../src/services/TokenCounter.js"
+import * as RollingMemory from "../../src/strategies/RollingMemory.js"
+import { scriptedModel, systemText, userText } from "./support.js"
+
+const turns = [
+  Message.user("Weather in Rome tomorrow?"),
+  Message.assistant("Checking.", {
+    toolCalls: [{ id: "c1", name: "weather", arguments: "{\"city\":\"Rome\"}" }, {
+      id: "c2",
+      name: "clock",
+      arguments: ""
+    }]
+  }),
+  Message.tool("18C, sunny", { toolCallId: "c1" }),
+  Message.tool("", { toolCallId: "c2" }),
+  Message.tool("late", { toolCallId: "c9" }),
+  Message.make("critic", "line one\nline two")
+]
+
+describe("renderTranscript", () => {
+  it("renders roles, content, tool calls and named tool results", () => {
+    assert.strictEqual(
+      LanguageModelSummarizer.renderTranscript(turns),
+      [
+        "[user]",
+        "Weather in Rome tomorrow?",
+        "",
+        "[assistant]",
+        "Checking.",
+        "-> calls tool weather (call id c1) with arguments: {\"city\":\"Rome\"}",
+        "-> calls tool clock (call id c2) with no arguments",
+        "",
+        "[tool: result of tool weather, call id c1]",
+        "18C, sunny",
+        "",
+        "[tool: result of tool clock, call id c2]",
+        "",
+        "[tool: tool result, call id c9]",
+        "late",
+        "",
+        "[critic]",
+        "line one\nline two"
+      ].join("\n")
+    )
+    assert.strictEqual(LanguageModelSummarizer.renderTranscript([]), "")
+  })
+})
+
+// Word-count budget (the default counter): 5 words.
+const setup = (replies: Parameters<typeof scriptedModel>[0], options?: LanguageModelSummarizer.Options) =>
+  Effect.gen(function*() {
+    const model = yield* scriptedModel(replies)
+    const summarizer = yield* Effect.provide(
+      Summarizer.Summarizer,
+      LanguageModelSummarizer.layer({ maxSummaryTokens: 5, ...options }).pipe(Layer.provide(model.layer))
+    )
+    const prompts = Ref.get(model.prompts)
+    return { summarizer, prompts }
+  })
+
+describe("LanguageModelSummarizer", () => {
+  it.effect("sends the default incremental prompt and returns the trimmed reply", () =>
+    Effect.gen(function*() {
+      const { prompts, summarizer } = yield* setup(["  Rome: 18C sunny.\n"])
+      const summary = yield* summarizer.summarize("User plans a trip.", turns.slice(0, 3))
+      assert.strictEqual(summary, "Rome: 18C sunny.")
+      const [prompt] = yield* prompts
+      assert.deepStrictEqual(prompt.content.map((m) => m.role), ["system", "user"])
+      const system = systemText(prompt)
+      for (
+        const needle of [
+          "fact, name, number",
+          "decision",
+          "tasks and questions still open",
+          "what was asked and what came back",
+          "language of the conversation",
+          "must not exceed 5 tokens"
+        ]
+      ) assert.include(system, needle)
+      assert.strictEqual(
+        userText(prompt),
+        [
+          "Current summary:",
+          "<summary>",
+          "User plans a trip.",
+          "</summary>",
+          "",
+          "New turns:",
+          "<turns>",
+          LanguageModelSummarizer.renderTranscript(turns.slice(0, 3)),
+          "</turns>",
+          "",
+          "Reply with the updated summary, at most 5 tokens."
+        ].join("\n")
+      )
+    }))
+
+  it.effect("says so when there is no summary yet", () =>
+    Effect.gen(function*() {
+      const { prompts, summarizer } = yield* setup(["ok"])
+      yield* summarizer.summarize("", turns.slice(0, 1))
+      assert.include(userText((yield* prompts)[0]), "<summary>\n(none yet)\n</summary>")
+    }))
+
+  it.effect("asks once more to compress a reply over budget, and keeps the shorter one", () =>
+    Effect.gen(function*() {
+      const { prompts, summarizer } = yield* setup(["one two three four five six", "one two three"])
+      assert.strictEqual(yield* summarizer.summarize("", turns), "one two three")
+      const sent = yield* prompts
+      assert.strictEqual(sent.length, 2)
+      assert.strictEqual(
+        userText(sent[1]),
+        [
+          "This summary is 6 tokens, over the limit of 5:",
+          "<summary>",
+          "one two three four five six",
+          "</summary>",
+          "",
+          "Rewrite it in at most 5 tokens, in the same language.",
+          "Keep names, numbers, decisions, open tasks and tool outcomes first; drop the least important details.",
+          "Reply with the shorter summary only."
+        ].join("\n")
+      )
+    }))
+
+  it.effect("fails with SummarizerError (cause SummaryBudgetError) when still over budget; the memory keeps its state", () =>
+    Effect.gen(function*() {
+      const model = yield* scriptedModel(["a b c d e f", "a b c d e f g"])
+      const layer = LanguageModelSummarizer.layer({ maxSummaryTokens: 5 }).pipe(Layer.provide(model.layer))
+      const memory = yield* RollingMemory.fromState({ summary: "old summary", buffer: turns.slice(0, 1) }, {
+        maxTokens: 4
+      }).pipe(Effect.provide(layer))
+      const error = yield* Effect.flip(memory.add(Message.user("and in Paris?")))
+      assert.instanceOf(error, SummarizerError)
+      assert.instanceOf(error.cause, LanguageModelSummarizer.SummaryBudgetError)
+      assert.deepStrictEqual(
+        { tokens: error.cause.tokens, maxTokens: error.cause.maxTokens },
+        { tokens: 7, maxTokens: 5 }
+      )
+      assert.strictEqual(error.description, "summary is 7 tokens after compression, over the budget of 5")
+      assert.strictEqual(yield* memory.summary, "old summary")
+      assert.deepStrictEqual((yield* memory.buffer).map(String), [
+        "user: Weather in Rome tomorrow?",
+        "user: and in Paris?"
+      ])
+      assert.strictEqual((yield* Ref.get(model.prompts)).length, 2)
+    }))
+
+  it.effect("folds into a RollingMemory, incrementally", () =>
+    Effect.gen(function*() {
+      const model = yield* scriptedModel(["S1", "S2"])
+      const layer = LanguageModelSummarizer.layer({ maxSummaryTokens: 5 }).pipe(Layer.provide(model.layer))
+      const memory = yield* RollingMemory.make({ maxTokens: 6 }).pipe(Effect.provide(layer))
+      yield* memory.add(Message.user("one two three"))
+      yield* memory.add(Message.assistant("four five six"))
+      yield* memory.add(Message.user("seven eight"))
+      assert.strictEqual(yield* memory.summary, "S1")
+      assert.deepStrictEqual((yield* memory.buffer).map(String), ["user: seven eight"])
+      yield* memory.add(Message.assistant("nine ten eleven"))
+      yield* memory.add(Message.user("twelve thirteen"))
+      assert.strictEqual(yield* memory.summary, "S2")
+      const sent = yield* Ref.get(model.prompts)
+      assert.include(userText(sent[0]), "<summary>\n(none yet)\n</summary>")
+      assert.include(userText(sent[0]), "[user]\none two three\n\n[assistant]\nfour five six")
+      assert.include(userText(sent[1]), "<summary>\nS1\n</summary>")
+      assert.include(userText(sent[1]), "[user]\nseven eight\n\n[assistant]\nnine ten eleven\n</turns>")
+    }))
+
+  it.effect("enforces the budget with the TokenCounter in the layer's context", () =>
+    Effect.gen(function*() {
+      const model = yield* scriptedModel(["abcdefghij", "abc"])
+      const summarizer = yield* Effect.provide(
+        Summarizer.Summarizer,
+        LanguageModelSummarizer.layer({ maxSummaryTokens: 5 }).pipe(
+          Layer.provide(model.layer),
+          Layer.provide(TokenCounter.layerFunction((text) => text.length))
+        )
+      )
+      // One word but 10 characters: over a budget of 5 characters.
+      assert.strictEqual(yield* summarizer.summarize("", turns), "abc")
+      assert.include(userText((yield* Ref.get(model.prompts))[1]), "This summary is 10 tokens")
+    }))
+
+  it.effect("uses overridden prompts", () =>
+    Effect.gen(function*() {
+      const inputs: Array<LanguageModelSummarizer.PromptInput> = []
+      const { prompts, summarizer } = yield* setup(["x y z w v u", "x"], {
+        prompt: (input) => {
+          inputs.push(input)
+          return `Resume en francais: ${input.summary} | ${input.transcript}`
+        },
+        compressPrompt: (input) => [{ role: "user", content: `Plus court (${input.draftTokens}): ${input.draft}` }]
+      })
+      assert.strictEqual(yield* summarizer.summarize("S", turns.slice(0, 1)), "x")
+      assert.deepStrictEqual(inputs, [{
+        summary: "S",
+        messages: turns.slice(0, 1),
+        transcript: "[user]\nWeather in Rome tomorrow?",
+        maxTokens: 5
+      }])
+      const sent = yield* prompts
+      assert.strictEqual(userText(sent[0]), "Resume en francais: S | [user]\nWeather in Rome tomorrow?")
+      assert.strictEqual(userText(sent[1]), "Plus court (6): x y z w v u")
+    }))
+
+  it.effect("fails with SummarizerError carrying the model's error, an empty reply, or a bad custom prompt", () =>
+    Effect.gen(function*() {
+      const failure = new AiError.UnknownError({ module: "M", method: "generateText", description: "boom" })
+      const failed = yield* setup([Effect.fail(failure)])
+      const error = yield* Effect.flip(failed.summarizer.summarize("", turns))
+      assert.instanceOf(error, SummarizerError)
+      // A failure crossing a span (Effect.fn, LanguageModel.generateText) comes back as an equal copy.
+      assert.instanceOf(error.cause, AiError.UnknownError)
+      assert.strictEqual((error.cause as AiError.UnknownError).description, "boom")
+      assert.strictEqual(error.description, failure.message)
+
+      const empty = yield* setup(["  \n"])
+      const emptyError = yield* Effect.flip(empty.summarizer.summarize("", turns))
+      assert.strictEqual(emptyError.description, "the model returned an empty summary")
+
+      const bad = yield* setup(["x"], {
+        prompt: () => [{ role: "nobody", content: "?" } as unknown as Prompt.MessageEncoded]
+      })
+      const badError = yield* Effect.flip(bad.summarizer.summarize("", turns))
+      assert.strictEqual(badError.description, "the prompt is not a valid Prompt input")
+      assert.strictEqual((yield* bad.prompts).length, 0)
+    }))
+
+  it.effect("refuses a budget that is not a positive integer", () =>
+    Effect.gen(function*() {
+      const model = yield* scriptedModel(["x"])
+      for (const maxSummaryTokens of [0, -1, 2.5, Number.NaN]) {
+        const error = yield* Effect.flip(
+          Effect.provide(LanguageModelSummarizer.make({ maxSummaryTokens }), model.layer)
+        )
+        assert.instanceOf(error, ConfigError)
+        assert.strictEqual(error.option, "maxSummaryTokens")
+      }
+    }))
+})
