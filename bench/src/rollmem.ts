@@ -1,0 +1,118 @@
+/**
+ * rollmem as a user runs it: the Effect API (one program replaying every
+ * conversation, the memory built per conversation) and the Promise facade
+ * (a `RollingMemory` per conversation, `addMessage` with raw fields), both
+ * with the o200k_base counter of `rollmem/tokenizers` and a summarizer that
+ * answers at once.
+ */
+import { Effect, Layer, ManagedRuntime } from "effect"
+import { countTokens } from "gpt-tokenizer/encoding/o200k_base"
+import type { Message } from "../../dist/index.js"
+import { RollingMemory, Summarizer, TokenCounter } from "../../dist/index.js"
+import { RollingMemory as FacadeRollingMemory } from "../../dist/promise/index.js"
+import { layerO200kBase } from "../../dist/tokenizers.js"
+import type { Conversation } from "./data.js"
+
+/** The o200k_base count the layer makes, called directly: the limit's tokenizer. */
+const noSpecial = { disallowedSpecial: new Set<string>() }
+export const countO200k = (text: string): number => countTokens(text, noSpecial)
+
+/** The summarizer of every timed run: returns at once. */
+export const instantSummary = (): string => "summary"
+
+export type Runtime = ManagedRuntime.ManagedRuntime<TokenCounter.TokenCounter | Summarizer.Summarizer, never>
+
+/** A runtime holding the o200k_base layer and the instant summarizer, built once. */
+export const makeRuntime = async (
+  counter: Layer.Layer<TokenCounter.TokenCounter> = layerO200kBase,
+  summarizer: Layer.Layer<Summarizer.Summarizer> = Summarizer.layerFunction(instantSummary)
+): Promise<Runtime> => {
+  const runtime = ManagedRuntime.make(Layer.merge(counter, summarizer))
+  await runtime.runtime()
+  return runtime
+}
+
+/** The limit: every message's token text counted once, nothing else. */
+export const limit = (conversations: ReadonlyArray<Conversation>): number => {
+  let tokens = 0
+  for (const c of conversations) {
+    for (const m of c.messages) tokens += countO200k(m.tokenText)
+  }
+  return tokens
+}
+
+/** The Effect API replay program for a budget (an Effect is a reusable description). */
+export const effectReplay = (
+  conversations: ReadonlyArray<Conversation>,
+  maxTokens: number
+): Effect.Effect<void, unknown, TokenCounter.TokenCounter | Summarizer.Summarizer> =>
+  Effect.forEach(
+    conversations,
+    (c) =>
+      Effect.flatMap(
+        RollingMemory.make({ maxTokens }),
+        (memory) => Effect.forEach(c.messages, (m: Message.Message) => memory.add(m), { discard: true })
+      ),
+    { discard: true }
+  )
+
+/** Effect API memories, one per conversation, built outside the timed region. */
+export const effectMemories = (
+  runtime: Runtime,
+  conversations: ReadonlyArray<Conversation>,
+  maxTokens: number
+): Array<RollingMemory.RollingMemory> => conversations.map(() => runtime.runSync(RollingMemory.make({ maxTokens })))
+
+/** Each add run on its own with `Effect.runSyncExit` (services were captured when the memory was built). */
+export const runPerAdd = (
+  conversations: ReadonlyArray<Conversation>,
+  memories: ReadonlyArray<RollingMemory.RollingMemory>
+): void => {
+  for (let i = 0; i < conversations.length; i++) {
+    const memory = memories[i]
+    for (const m of conversations[i].messages) {
+      const exit = Effect.runSyncExit(memory.add(m))
+      if (exit._tag === "Failure") throw new Error("add failed")
+    }
+  }
+}
+
+/** The facade replay: raw fields in, as a Promise-API user calls it. */
+export const facadeReplay = (conversations: ReadonlyArray<Conversation>, maxTokens: number): void => {
+  for (const c of conversations) {
+    const memory = new FacadeRollingMemory({ maxTokens, summarize: instantSummary, tokenCounter: countO200k })
+    for (const a of c.facade) memory.addMessage(a.role, a.content, a.options)
+  }
+}
+
+/** The facade's add path alone: memories built before the timed region. */
+export const facadeMemories = (conversations: ReadonlyArray<Conversation>, maxTokens: number) =>
+  conversations.map(() => new FacadeRollingMemory({ maxTokens, summarize: instantSummary, tokenCounter: countO200k }))
+
+export const facadeAdds = (
+  conversations: ReadonlyArray<Conversation>,
+  memories: ReadonlyArray<FacadeRollingMemory>
+): void => {
+  for (let i = 0; i < conversations.length; i++) {
+    const memory = memories[i]
+    for (const a of conversations[i].facade) memory.addMessage(a.role, a.content, a.options)
+  }
+}
+
+/** Token counter calls per message in a facade replay. */
+export const facadeCounterCalls = (conversations: ReadonlyArray<Conversation>, maxTokens: number): number => {
+  let calls = 0
+  let messages = 0
+  const counting = (text: string): number => {
+    calls++
+    return countO200k(text)
+  }
+  for (const c of conversations) {
+    const memory = new FacadeRollingMemory({ maxTokens, summarize: instantSummary, tokenCounter: counting })
+    for (const a of c.facade) {
+      memory.addMessage(a.role, a.content, a.options)
+      messages++
+    }
+  }
+  return calls / messages
+}

@@ -1,0 +1,165 @@
+/**
+ * Section 3: per-add cost with 10, 1,000 and 20,000 buffered messages.
+ *
+ * A memory is brought to a steady state where its budget holds about N
+ * messages (budget = N x the mean message size), then fed the next real
+ * messages; each add evicts about one message, so a fold (lock + summarizer
+ * call) is part of the cost. The stream cycles through the data set with the
+ * tool call ids of each cycle renamed, so a reused id never joins two cycles
+ * into one unit. Two counters: o200k_base (the real cost) and a precounted
+ * lookup (what is left is rollmem's own bookkeeping). The Python baseline,
+ * which recounts its buffer on every add, is shown for contrast.
+ */
+import { Effect, Layer } from "effect"
+import { MemoryState, Message, RollingMemory, TokenCounter } from "../../../dist/index.js"
+import type { Conversation } from "../data.js"
+import { measure, type RunOptions, type Timing } from "../harness.js"
+import { PythonRollingMemory } from "../python.js"
+import { countO200k, instantSummary, makeRuntime, type Runtime } from "../rollmem.js"
+
+export const SIZES = [10, 1_000, 20_000] as const
+
+export interface ScalingRow {
+  readonly buffered: number
+  /** Mean buffer length observed between batches. */
+  readonly meanBuffered: number
+  readonly budget: number
+  /** µs per add: rollmem with o200k_base, rollmem with precounted counts, the Python baseline (o200k_base). */
+  readonly o200k: Timing
+  readonly precounted: Timing
+  readonly baseline: Timing
+  readonly batch: { readonly rollmem: number; readonly baseline: number }
+}
+
+export interface ScalingFigures {
+  readonly rows: ReadonlyArray<ScalingRow>
+  /** Largest over smallest per-add median. */
+  readonly flatness: { readonly o200k: number; readonly precounted: number; readonly baseline: number }
+}
+
+/** An endless stream of the real messages; cycles after the first get renamed tool call ids. */
+class Stream {
+  private k = 0
+  private readonly cycles = new Map<number, ReadonlyArray<Message.Message>>()
+  constructor(
+    private readonly base: ReadonlyArray<Message.Message>,
+    private readonly counts: Map<string, number>
+  ) {}
+
+  private cycle(c: number): ReadonlyArray<Message.Message> {
+    let messages = this.cycles.get(c)
+    if (messages === undefined) {
+      messages = c === 0 ? this.base : this.base.map((m) => {
+        if (m.toolCalls.length === 0 && m.toolCallId === undefined) return m
+        const renamed = Message.make(m.role, m.content, {
+          toolCalls: m.toolCalls.map((call) => ({ id: `${call.id}~${c}`, name: call.name, arguments: call.arguments })),
+          ...(m.toolCallId === undefined ? {} : { toolCallId: `${m.toolCallId}~${c}` })
+        })
+        if (!this.counts.has(renamed.tokenText)) this.counts.set(renamed.tokenText, countO200k(renamed.tokenText))
+        return renamed
+      })
+      this.cycles.set(c, messages)
+      this.cycles.delete(c - 3)
+    }
+    return messages
+  }
+
+  next(n: number): Array<Message.Message> {
+    const out: Array<Message.Message> = []
+    for (let i = 0; i < n; i++, this.k++) {
+      out.push(this.cycle(Math.floor(this.k / this.base.length))[this.k % this.base.length])
+    }
+    return out
+  }
+}
+
+const perAdd = (t: Timing, batch: number): Timing => ({
+  ...t,
+  median: t.median / batch,
+  mad: t.mad / batch,
+  min: t.min / batch,
+  max: t.max / batch
+})
+
+export const runScaling = async (
+  conversations: ReadonlyArray<Conversation>,
+  o200kRuntime: Runtime,
+  options: RunOptions
+): Promise<ScalingFigures> => {
+  const base = conversations.flatMap((c) => c.messages)
+  const counts = new Map<string, number>()
+  for (const m of base) if (!counts.has(m.tokenText)) counts.set(m.tokenText, countO200k(m.tokenText))
+  let total = 0
+  for (const m of base) total += counts.get(m.tokenText)!
+  const mean = total / base.length
+  const precountedRuntime = await makeRuntime(
+    Layer.succeed(TokenCounter.TokenCounter, { count: (text: string) => Effect.succeed(counts.get(text)!) })
+  )
+  const rows: Array<ScalingRow> = []
+  for (const size of SIZES) {
+    const budget = Math.round(size * mean)
+    const batch = 200
+    const baselineBatch = Math.max(2, Math.round(2000 / size))
+    const timings: Record<string, Timing> = {}
+    let observed = 0
+    let observations = 0
+    for (const [name, runtime] of [["o200k", o200kRuntime], ["precounted", precountedRuntime]] as const) {
+      const stream = new Stream(base, counts)
+      const prime: Array<Message.Message> = []
+      for (let tokens = 0; tokens < budget;) {
+        const [m] = stream.next(1)
+        prime.push(m)
+        tokens += counts.get(m.tokenText)!
+      }
+      const memory = runtime.runSync(RollingMemory.fromState(MemoryState.make("", prime), { maxTokens: budget }))
+      let program: Effect.Effect<void, unknown> = Effect.void
+      const [timing] = await measure(`scaling ${size} ${name}`, [{
+        name,
+        fn: () => runtime.runSync(program),
+        beforeEach: () => {
+          const length = runtime.runSync(memory.buffer).length
+          observed += length
+          observations++
+          const messages = stream.next(batch)
+          program = Effect.forEach(messages, (m) => memory.add(m), { discard: true })
+        }
+      }], options)
+      timings[name] = perAdd(timing, batch)
+    }
+    {
+      const stream = new Stream(base, counts)
+      const memory = new PythonRollingMemory(budget, countO200k, instantSummary)
+      for (let tokens = 0; tokens < budget;) {
+        const [m] = stream.next(1)
+        memory.buffer.push(m)
+        tokens += counts.get(m.tokenText)!
+      }
+      let messages: Array<Message.Message> = []
+      const [timing] = await measure(`scaling ${size} baseline`, [{
+        name: "baseline",
+        fn: () => {
+          for (const m of messages) memory.add(m)
+        },
+        beforeEach: () => {
+          messages = stream.next(baselineBatch)
+        }
+      }], { ...options, iterations: Math.min(options.iterations, 10), time: Math.min(options.time, 1500) })
+      timings.baseline = perAdd(timing, baselineBatch)
+    }
+    rows.push({
+      buffered: size,
+      meanBuffered: Math.round(observed / observations),
+      budget,
+      o200k: timings.o200k,
+      precounted: timings.precounted,
+      baseline: timings.baseline,
+      batch: { rollmem: batch, baseline: baselineBatch }
+    })
+  }
+  await precountedRuntime.dispose()
+  const flat = (key: "o200k" | "precounted" | "baseline") => {
+    const medians = rows.map((r) => r[key].median)
+    return Math.max(...medians) / Math.min(...medians)
+  }
+  return { rows, flatness: { o200k: flat("o200k"), precounted: flat("precounted"), baseline: flat("baseline") } }
+}
