@@ -136,5 +136,26 @@ export const assertAccounting = (
   }
 }
 
+/** Whether the accounting invariant holds (a cheap check; {@link assertAccounting} explains a failure). */
+export const accountingHolds = (
+  state: MemoryState.MemoryState,
+  added: ReadonlyArray<string>,
+  mode: Accounting,
+  baseFolded: ReadonlyArray<string> = []
+): boolean => {
+  const buffer = idsOf(state.buffer)
+  if (new Set(buffer).size !== buffer.length) return false
+  const folded = foldedIds(state.summary)
+  switch (mode) {
+    case "summarize":
+      return [...folded, ...buffer].join(",") === [...baseFolded, ...added].join(",")
+    case "drop":
+      return buffer.join(",") === added.slice(added.length - buffer.length).join(",") &&
+        folded.join(",") === baseFolded.join(",")
+    case "keep":
+      return buffer.join(",") === added.join(",") && folded.join(",") === baseFolded.join(",")
+  }
+}
+
 /** `n` consecutive integers from `from`. */
 export const range = (from: number, n: number): Array<number> => Array.from({ length: n }, (_, i) => from + i)

@@ -1,7 +1,7 @@
 /**
  * The four strategies behind one constructor, so a test can run against each.
  */
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import type { ConfigError, Memory, StateDecodeError, TokenCountError } from "../../../src/index.js"
 import {
   BufferMemory,
@@ -45,15 +45,18 @@ const provide = <A, E>(
   strategy: Strategy,
   services: Services
 ): Effect.Effect<A, E> => {
-  const counter = services.counter === undefined
-    ? Layer.empty
-    : Layer.succeed(TokenCounter.TokenCounter, services.counter)
+  // Services are provided directly (not as layers): building a layer per
+  // memory costs milliseconds, too much for tens of thousands of sequences.
   const needsSummarizer = strategy === "rolling" || strategy === "summary"
   if (needsSummarizer && services.summarizer === undefined) throw new Error(`${strategy} needs a summarizer`)
-  const summarizer = needsSummarizer && services.summarizer !== undefined
-    ? Layer.succeed(Summarizer.Summarizer, services.summarizer)
-    : Layer.empty
-  return Effect.provide(effect as Effect.Effect<A, E>, Layer.merge(counter, summarizer))
+  let provided = effect
+  if (needsSummarizer && services.summarizer !== undefined) {
+    provided = Effect.provideService(provided, Summarizer.Summarizer, services.summarizer)
+  }
+  if (services.counter !== undefined) {
+    provided = Effect.provideService(provided, TokenCounter.TokenCounter, services.counter)
+  }
+  return provided as Effect.Effect<A, E>
 }
 
 /** Builds an empty memory of a strategy. */

@@ -1,0 +1,124 @@
+/**
+ * One model-based run: a command sequence applied to the library and to the
+ * reference model of SPEC sections 4 to 8, compared after every command.
+ */
+import { assert } from "@effect/vitest"
+import { Cause, Effect, Equal, Exit, Option } from "effect"
+import type { Memory } from "../../../src/index.js"
+import { Message, Summarizer, SummarizerError } from "../../../src/index.js"
+import * as Model from "../../support/specModel.js"
+import type { Sequence } from "./commands.js"
+import { accountingHolds, assertAccounting, encodeFold, idsOf } from "./harness.js"
+import { accountingOf, build, restore, type Strategy } from "./strategies.js"
+
+/**
+ * The summarizer, a pure function shared by the library and the model: it
+ * folds with {@link encodeFold}, and fails on about one call in seven.
+ */
+export const summarize = (summary: string, messages: ReadonlyArray<Model.ModelMessage>): string | undefined =>
+  (summary.length + messages.length) % 7 === 3
+    ? undefined
+    : encodeFold(summary, messages as ReadonlyArray<Message.Message>)
+
+interface LibraryCall {
+  readonly summary: string
+  readonly ids: ReadonlyArray<string>
+}
+
+export const modelOf = (strategy: Strategy, s: Sequence): Model.Strategy => {
+  switch (strategy) {
+    case "rolling":
+      return Model.rolling({ maxTokens: s.maxTokens, summarize })
+    case "rolling-drop":
+      return Model.rolling({ maxTokens: s.maxTokens })
+    case "window":
+      return Model.window({ maxMessages: s.maxMessages })
+    case "buffer":
+      return Model.buffer
+    case "summary":
+      return Model.summary({ summarize })
+  }
+}
+
+/** Fails with `assert`'s message only when the cheap comparison fails (the loop runs millions of times). */
+const expectSame = (actual: unknown, expected: unknown, label: () => string): void => {
+  if (actual !== expected) assert.strictEqual(actual, expected, label())
+}
+
+const callsKey = (calls: ReadonlyArray<LibraryCall>): string =>
+  calls.map((call) => `${call.summary}|${call.ids.join(",")}`).join("\n")
+
+/** Runs one sequence against the library and the model, comparing after every command. */
+export const check = (strategy: Strategy, s: Sequence): void => {
+  const calls: Array<LibraryCall> = []
+  const service = Summarizer.fromFunction((summary, messages) => {
+    calls.push({ summary, ids: idsOf(messages) })
+    const result = summarize(summary, messages)
+    if (result === undefined) throw failure
+    return result
+  })
+  const budgets = { maxTokens: s.maxTokens, maxMessages: s.maxMessages }
+  const model = modelOf(strategy, s)
+  const mode = accountingOf[strategy]
+  Effect.runSync(Effect.gen(function*() {
+    let memory: Memory.Memory = yield* build(strategy, { summarizer: service }, budgets)
+    let state: Model.ModelState<Message.Message> = Model.empty
+    // Turns added since the last clear, in order.
+    let added: Array<string> = []
+    for (let i = 0; i < s.commands.length; i++) {
+      const c = s.commands[i]
+      const label = (what: string) => () => `command ${i} (${c._tag}): ${what}`
+      const callsBefore = calls.length
+      switch (c._tag) {
+        case "Add": {
+          const step = model.add(state, c.message)
+          const exit = yield* Effect.exit(memory.add(c.message))
+          if (step.failed) {
+            const error = Exit.isFailure(exit) ? Cause.failureOption(exit.cause) : Option.none()
+            expectSame(Option.isSome(error) && error.value instanceof SummarizerError, true, label("SummarizerError"))
+          } else if (Exit.isFailure(exit)) assert.fail(label(Cause.pretty(exit.cause))())
+          const expectedCalls = step.calls.map((call) => ({
+            summary: call.summary,
+            ids: idsOf(call.messages as ReadonlyArray<Message.Message>)
+          }))
+          expectSame(callsKey(calls.slice(callsBefore)), callsKey(expectedCalls), label("summarizer calls"))
+          state = step.state
+          added.push(c.message.id!)
+          break
+        }
+        case "Clear": {
+          yield* memory.clear
+          state = Model.empty
+          added = []
+          break
+        }
+        case "RoundTrip": {
+          const json = JSON.parse(JSON.stringify(yield* memory.toJSON))
+          const before = yield* memory.buffer
+          memory = yield* restore(strategy, json, { summarizer: service }, budgets)
+          // Restored verbatim, never pruned, no summarizer call.
+          const after = yield* memory.buffer
+          expectSame(after.length, before.length, label("restored length"))
+          for (let k = 0; k < after.length; k++) expectSame(Equal.equals(after[k], before[k]), true, label(`[${k}]`))
+          expectSame(calls.length, callsBefore, label("no summarizer call"))
+          break
+        }
+      }
+      const [summary, buffer, tokens, context] = yield* Effect.all([
+        memory.summary,
+        memory.buffer,
+        memory.bufferTokens,
+        memory.context
+      ])
+      expectSame(summary, state.summary, label("summary"))
+      expectSame(idsOf(buffer).join(","), idsOf(state.buffer).join(","), label("buffer"))
+      let expectedTokens = 0
+      for (const m of state.buffer) expectedTokens += Model.wordCount(Model.tokenText(m))
+      expectSame(tokens, expectedTokens, label("bufferTokens"))
+      expectSame(context, Model.context(state), label("context"))
+      if (!accountingHolds({ summary, buffer }, added, mode)) assertAccounting({ summary, buffer }, added, mode)
+    }
+  }))
+}
+
+const failure = new Error("summarizer failed")
