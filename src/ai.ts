@@ -5,7 +5,8 @@
  * - {@link LanguageModelSummarizer}: a `Summarizer` backed by a `LanguageModel`;
  * - {@link SummarizerPolicy}: retry only transient failures, fall back to another summarizer;
  * - {@link TokenizerCounter}: a `TokenCounter` backed by a `Tokenizer`;
- * - {@link AiPrompt}: `Message` to `Prompt` and back.
+ * - {@link AiPrompt}: `Message` to `Prompt` and back;
+ * - {@link SummaryPrompt}: the summarization prompt as plain text, for any SDK.
  *
  * @since 0.1.0
  */
@@ -14,6 +15,8 @@
 export * as AiPrompt from "./ai/AiPrompt.js"
 /** @since 0.1.0 */
 export * as LanguageModelSummarizer from "./ai/LanguageModelSummarizer.js"
+/** @since 0.1.0 */
+export * as SummaryPrompt from "./ai/SummaryPrompt.js"
 /** @since 0.1.0 */
 export * as SummarizerPolicy from "./ai/SummarizerPolicy.js"
 /** @since 0.1.0 */

@@ -4,7 +4,7 @@
  *
  * Each call is incremental: the model gets the current summary and the turns
  * leaving the buffer (rendered with their roles, tool calls and tool
- * results by {@link renderTranscript}) and writes the updated summary. The
+ * results by `SummaryPrompt.renderTranscript`) and writes the updated summary. The
  * summary has a budget in tokens, stated in the prompt and checked with the
  * `TokenCounter` in context when the layer is built (default: word count).
  * A reply over budget is sent back once with a request to compress it; if
@@ -43,6 +43,7 @@ import * as Message from "../schema/Message.js"
 import * as Summarizer from "../services/Summarizer.js"
 import * as TokenCounter from "../services/TokenCounter.js"
 import { count, positiveInteger } from "../strategies/internal/core.js"
+import * as SummaryPrompt from "./SummaryPrompt.js"
 
 /**
  * The default summary budget: 500 tokens (as counted by the `TokenCounter`
@@ -64,7 +65,7 @@ export interface PromptInput {
   readonly summary: string
   /** The turns to fold in, oldest first. */
   readonly messages: ReadonlyArray<Message.Message>
-  /** `messages` rendered by {@link renderTranscript}. */
+  /** `messages` rendered by {@link SummaryPrompt.renderTranscript}. */
   readonly transcript: string
   /** The summary budget in tokens. */
   readonly maxTokens: number
@@ -121,138 +122,35 @@ export class SummaryBudgetError extends Schema.TaggedError<SummaryBudgetError>("
   }
 }
 
-const callHeader = (call: Message.Message["toolCalls"][number]): string =>
-  `-> calls tool ${call.name} (call id ${call.id}) ${
-    call.arguments === "" ? "with no arguments" : `with arguments: ${call.arguments}`
-  }`
-
 /**
- * Renders messages for a prompt, one block per message separated by a blank
- * line: a header `[role]` (for a tool result, `[role: result of tool NAME,
- * call id ID]`, the name taken from the latest earlier call with that id,
- * or `[role: tool result, call id ID]` when the call is not in the list),
- * then the content when not empty, then one line per tool call:
- * `-> calls tool NAME (call id ID) with arguments: ARGS`. Ids and metadata
- * of messages are not rendered.
- *
- * @example
- * ```ts
- * renderTranscript([
- *   Message.user("Weather in Rome?"),
- *   Message.assistant("", { toolCalls: [{ id: "c1", name: "weather", arguments: "{\"city\":\"Rome\"}" }] }),
- *   Message.tool("18C, sunny", { toolCallId: "c1" })
- * ])
- * // [user]
- * // Weather in Rome?
- * //
- * // [assistant]
- * // -> calls tool weather (call id c1) with arguments: {"city":"Rome"}
- * //
- * // [tool: result of tool weather, call id c1]
- * // 18C, sunny
- * ```
- *
- * @since 0.1.0
- * @category constructors
- */
-export const renderTranscript = (messages: ReadonlyArray<Message.Message>): string => {
-  const names = new Map<string, string>()
-  const blocks: Array<string> = []
-  for (const message of messages) {
-    const lines: Array<string> = []
-    if (message.toolCallId === undefined) lines.push(`[${message.role}]`)
-    else {
-      const name = names.get(message.toolCallId)
-      lines.push(
-        name === undefined
-          ? `[${message.role}: tool result, call id ${message.toolCallId}]`
-          : `[${message.role}: result of tool ${name}, call id ${message.toolCallId}]`
-      )
-    }
-    if (message.content !== "") lines.push(message.content)
-    for (const call of message.toolCalls) {
-      lines.push(callHeader(call))
-      names.set(call.id, call.name)
-    }
-    blocks.push(lines.join("\n"))
-  }
-  return blocks.join("\n\n")
-}
-
-const instructions = (maxTokens: number): string =>
-  [
-    "You maintain the running summary of a conversation between a user and an assistant that may use tools.",
-    "You receive the current summary (possibly empty) and the oldest turns, which are leaving the assistant's context.",
-    "Write the updated summary: the current summary with the new turns folded in, as one self-contained text.",
-    "Keep every fact, name, number, date, identifier, preference and decision; the tasks and questions still open;",
-    "and for each tool call what was asked and what came back (results and errors).",
-    "Drop greetings, filler and repetition. Do not invent anything.",
-    "Write in the language of the conversation.",
-    `The summary must not exceed ${maxTokens} tokens.`,
-    "Reply with the summary only, without a preamble."
-  ].join(" ")
-
-/**
- * The default prompt: a system message with the instructions (keep facts,
- * names, numbers, decisions, open tasks and tool outcomes; write in the
- * conversation's language; at most `maxTokens` tokens) and a user message
- * with the current summary and the new turns.
+ * The default prompt: a system message with {@link SummaryPrompt.instructions}
+ * (keep facts, names, numbers, decisions, open tasks and tool outcomes;
+ * write in the conversation's language; at most `maxTokens` tokens) and a
+ * user message with {@link SummaryPrompt.request} (the current summary and
+ * the new turns).
  *
  * @since 0.1.0
  * @category constructors
  */
 export const defaultPrompt = (input: PromptInput): Prompt.Prompt =>
   Prompt.fromMessages([
-    Prompt.systemMessage({ content: instructions(input.maxTokens) }),
-    Prompt.userMessage({
-      content: [
-        Prompt.textPart({
-          text: [
-            "Current summary:",
-            "<summary>",
-            input.summary === "" ? "(none yet)" : input.summary,
-            "</summary>",
-            "",
-            "New turns:",
-            "<turns>",
-            input.transcript,
-            "</turns>",
-            "",
-            `Reply with the updated summary, at most ${input.maxTokens} tokens.`
-          ].join("\n")
-        })
-      ]
-    })
+    Prompt.systemMessage({ content: SummaryPrompt.instructions(input.maxTokens) }),
+    Prompt.userMessage({ content: [Prompt.textPart({ text: SummaryPrompt.request(input) })] })
   ])
 
 /**
  * The default compression prompt: the same instructions, and a user message
- * with the over-budget reply, its size and the budget, asking for a shorter
- * version that keeps names, numbers, decisions, open tasks and tool
- * outcomes first.
+ * with {@link SummaryPrompt.compressRequest} (the over-budget reply, its size
+ * and the budget, asking for a shorter version that keeps names, numbers,
+ * decisions, open tasks and tool outcomes first).
  *
  * @since 0.1.0
  * @category constructors
  */
 export const defaultCompressPrompt = (input: CompressInput): Prompt.Prompt =>
   Prompt.fromMessages([
-    Prompt.systemMessage({ content: instructions(input.maxTokens) }),
-    Prompt.userMessage({
-      content: [
-        Prompt.textPart({
-          text: [
-            `This summary is ${input.draftTokens} tokens, over the limit of ${input.maxTokens}:`,
-            "<summary>",
-            input.draft,
-            "</summary>",
-            "",
-            `Rewrite it in at most ${input.maxTokens} tokens, in the same language.`,
-            "Keep names, numbers, decisions, open tasks and tool outcomes first; drop the least important details.",
-            "Reply with the shorter summary only."
-          ].join("\n")
-        })
-      ]
-    })
+    Prompt.systemMessage({ content: SummaryPrompt.instructions(input.maxTokens) }),
+    Prompt.userMessage({ content: [Prompt.textPart({ text: SummaryPrompt.compressRequest(input) })] })
   ])
 
 /**
@@ -302,7 +200,12 @@ export const make = (
     return Summarizer.fromEffect(
       Effect.fn("LanguageModelSummarizer.summarize")(
         function*(summary: string, messages: ReadonlyArray<Message.Message>) {
-          const input: PromptInput = { summary, messages, transcript: renderTranscript(messages), maxTokens }
+          const input: PromptInput = {
+            summary,
+            messages,
+            transcript: SummaryPrompt.renderTranscript(messages),
+            maxTokens
+          }
           const draft = yield* ask(buildPrompt, input)
           const draftTokens = yield* measure(draft)
           if (draftTokens <= maxTokens) {

@@ -37,6 +37,10 @@ describe("rollmem/ai is a separate entry", () => {
     }
   })
 
+  it("SummaryPrompt loads nothing from @effect/ai (its text can feed any SDK)", () => {
+    assert.deepStrictEqual(effectAi(packagesLoadedBy("src/ai/SummaryPrompt.ts")), [])
+  })
+
   it("rollmem/ai loads @effect/ai (and no provider package)", () => {
     assert.deepStrictEqual(effectAi(packagesLoadedBy("src/ai.ts")), [
       "@effect/ai/AiError",

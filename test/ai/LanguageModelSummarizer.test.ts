@@ -3,6 +3,7 @@ import type * as Prompt from "@effect/ai/Prompt"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Ref } from "effect"
 import * as LanguageModelSummarizer from "../../src/ai/LanguageModelSummarizer.js"
+import * as SummaryPrompt from "../../src/ai/SummaryPrompt.js"
 import { ConfigError, SummarizerError } from "../../src/Errors.js"
 import * as Message from "../../src/schema/Message.js"
 import * as Summarizer from "../../src/services/Summarizer.js"
@@ -28,7 +29,7 @@ const turns = [
 describe("renderTranscript", () => {
   it("renders roles, content, tool calls and named tool results", () => {
     assert.strictEqual(
-      LanguageModelSummarizer.renderTranscript(turns),
+      SummaryPrompt.renderTranscript(turns),
       [
         "[user]",
         "Weather in Rome tomorrow?",
@@ -50,7 +51,7 @@ describe("renderTranscript", () => {
         "line one\nline two"
       ].join("\n")
     )
-    assert.strictEqual(LanguageModelSummarizer.renderTranscript([]), "")
+    assert.strictEqual(SummaryPrompt.renderTranscript([]), "")
   })
 })
 
@@ -95,7 +96,7 @@ describe("LanguageModelSummarizer", () => {
           "",
           "New turns:",
           "<turns>",
-          LanguageModelSummarizer.renderTranscript(turns.slice(0, 3)),
+          SummaryPrompt.renderTranscript(turns.slice(0, 3)),
           "</turns>",
           "",
           "Reply with the updated summary, at most 5 tokens."

@@ -18,6 +18,7 @@ import type { AddressInfo } from "node:net"
 import * as AiPrompt from "../../src/ai/AiPrompt.js"
 import * as LanguageModelSummarizer from "../../src/ai/LanguageModelSummarizer.js"
 import * as SummarizerPolicy from "../../src/ai/SummarizerPolicy.js"
+import * as SummaryPrompt from "../../src/ai/SummaryPrompt.js"
 import type * as Message from "../../src/schema/Message.js"
 import * as Summarizer from "../../src/services/Summarizer.js"
 import * as RollingMemory from "../../src/strategies/RollingMemory.js"
@@ -231,7 +232,7 @@ describe("LanguageModelSummarizer over real HTTP (OpenAI Responses API)", () => 
       const foldRequests = [0, 1, 3, 5, 8, 9, 10]
       foldRequests.forEach((request, fold) => {
         const turns = reference.batches[fold]
-        assert.include(texts[request], `<turns>\n${LanguageModelSummarizer.renderTranscript(turns)}\n</turns>`)
+        assert.include(texts[request], `<turns>\n${SummaryPrompt.renderTranscript(turns)}\n</turns>`)
       })
 
       // The memory's context goes straight to generateText: tool calls and results become

@@ -1,0 +1,151 @@
+/**
+ * The text of the summarization prompt, as plain strings: the instructions,
+ * the request (current summary + new turns), the compression request, and
+ * the rendering of messages with their roles, tool calls and tool results.
+ *
+ * `LanguageModelSummarizer` builds its default prompts from these. The
+ * module imports nothing from `@effect/ai`, so the same text can feed any
+ * SDK (an OpenAI client behind the Promise facade's `summarize`).
+ *
+ * @example
+ * ```ts
+ * import { SummaryPrompt } from "rollmem/ai"
+ *
+ * const system = SummaryPrompt.instructions(300)
+ * const user = SummaryPrompt.request({ summary, transcript: SummaryPrompt.renderTranscript(turns), maxTokens: 300 })
+ * ```
+ *
+ * @since 0.1.0
+ */
+import type { Message, ToolCall } from "../schema/Message.js"
+
+const callLine = (call: ToolCall): string =>
+  `-> calls tool ${call.name} (call id ${call.id}) ${
+    call.arguments === "" ? "with no arguments" : `with arguments: ${call.arguments}`
+  }`
+
+/**
+ * Renders messages for a prompt, one block per message separated by a blank
+ * line: a header `[role]` (for a tool result, `[role: result of tool NAME,
+ * call id ID]`, the name taken from the latest earlier call with that id,
+ * or `[role: tool result, call id ID]` when the call is not in the list),
+ * then the content when not empty, then one line per tool call:
+ * `-> calls tool NAME (call id ID) with arguments: ARGS`. Ids and metadata
+ * of messages are not rendered.
+ *
+ * @example
+ * ```ts
+ * renderTranscript([
+ *   Message.user("Weather in Rome?"),
+ *   Message.assistant("", { toolCalls: [{ id: "c1", name: "weather", arguments: "{\"city\":\"Rome\"}" }] }),
+ *   Message.tool("18C, sunny", { toolCallId: "c1" })
+ * ])
+ * // [user]
+ * // Weather in Rome?
+ * //
+ * // [assistant]
+ * // -> calls tool weather (call id c1) with arguments: {"city":"Rome"}
+ * //
+ * // [tool: result of tool weather, call id c1]
+ * // 18C, sunny
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const renderTranscript = (messages: ReadonlyArray<Message>): string => {
+  const names = new Map<string, string>()
+  const blocks: Array<string> = []
+  for (const message of messages) {
+    const lines: Array<string> = []
+    if (message.toolCallId === undefined) lines.push(`[${message.role}]`)
+    else {
+      const name = names.get(message.toolCallId)
+      lines.push(
+        name === undefined
+          ? `[${message.role}: tool result, call id ${message.toolCallId}]`
+          : `[${message.role}: result of tool ${name}, call id ${message.toolCallId}]`
+      )
+    }
+    if (message.content !== "") lines.push(message.content)
+    for (const call of message.toolCalls) {
+      lines.push(callLine(call))
+      names.set(call.id, call.name)
+    }
+    blocks.push(lines.join("\n"))
+  }
+  return blocks.join("\n\n")
+}
+
+/**
+ * The system instructions: fold the new turns into the summary; keep facts,
+ * names, numbers, dates, identifiers, preferences, decisions, open tasks and
+ * questions, and each tool call's request and outcome; drop filler; write in
+ * the conversation's language; at most `maxTokens` tokens; reply with the
+ * summary only.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const instructions = (maxTokens: number): string =>
+  [
+    "You maintain the running summary of a conversation between a user and an assistant that may use tools.",
+    "You receive the current summary (possibly empty) and the oldest turns, which are leaving the assistant's context.",
+    "Write the updated summary: the current summary with the new turns folded in, as one self-contained text.",
+    "Keep every fact, name, number, date, identifier, preference and decision; the tasks and questions still open;",
+    "and for each tool call what was asked and what came back (results and errors).",
+    "Drop greetings, filler and repetition. Do not invent anything.",
+    "Write in the language of the conversation.",
+    `The summary must not exceed ${maxTokens} tokens.`,
+    "Reply with the summary only, without a preamble."
+  ].join(" ")
+
+/**
+ * The request: the current summary (`(none yet)` when empty) in
+ * `<summary>` tags, the rendered turns in `<turns>` tags, and the budget.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const request = (input: {
+  readonly summary: string
+  readonly transcript: string
+  readonly maxTokens: number
+}): string =>
+  [
+    "Current summary:",
+    "<summary>",
+    input.summary === "" ? "(none yet)" : input.summary,
+    "</summary>",
+    "",
+    "New turns:",
+    "<turns>",
+    input.transcript,
+    "</turns>",
+    "",
+    `Reply with the updated summary, at most ${input.maxTokens} tokens.`
+  ].join("\n")
+
+/**
+ * The compression request: the over-budget summary, its size and the
+ * budget, asking for a shorter version in the same language that keeps
+ * names, numbers, decisions, open tasks and tool outcomes first.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const compressRequest = (input: {
+  readonly draft: string
+  readonly draftTokens: number
+  readonly maxTokens: number
+}): string =>
+  [
+    `This summary is ${input.draftTokens} tokens, over the limit of ${input.maxTokens}:`,
+    "<summary>",
+    input.draft,
+    "</summary>",
+    "",
+    `Rewrite it in at most ${input.maxTokens} tokens, in the same language.`,
+    "Keep names, numbers, decisions, open tasks and tool outcomes first; drop the least important details.",
+    "Reply with the shorter summary only."
+  ].join("\n")
