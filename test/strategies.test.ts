@@ -340,36 +340,54 @@ describe.each(subjects)("conformance: $name", (subject) => {
   )
 })
 
-describe("invariants (SPEC 4, 5)", () => {
-  const pruning = [
-    { name: "RollingMemory", make: (budget: number) => RollingMemory.make({ maxTokens: budget }), summarizes: true },
+describe("random budgets (SPEC 4, 5, 7)", () => {
+  const pruning: ReadonlyArray<{
+    readonly name: string
+    readonly summarizes: boolean
+    readonly make: (budget: number) => Effect.Effect<Memory, ConfigError>
+    readonly model: (budget: number, summarize: SpecModel.Summarize) => SpecModel.Strategy
+  }> = [
+    {
+      name: "RollingMemory",
+      summarizes: true,
+      make: (budget) => RollingMemory.make({ maxTokens: budget }),
+      model: (budget, summarize) => SpecModel.rolling({ maxTokens: budget, summarize })
+    },
     {
       name: "RollingMemory without summarizer",
-      make: (budget: number) => RollingMemory.make({ maxTokens: budget }),
-      summarizes: false
+      summarizes: false,
+      make: (budget) => RollingMemory.make({ maxTokens: budget }),
+      model: (budget) => SpecModel.rolling({ maxTokens: budget })
     },
-    { name: "WindowMemory", make: (budget: number) => WindowMemory.make({ maxMessages: budget }), summarizes: false }
+    {
+      name: "WindowMemory",
+      summarizes: false,
+      make: (budget) => WindowMemory.make({ maxMessages: Math.ceil(budget / 4) }),
+      model: (budget) => SpecModel.window({ maxMessages: Math.ceil(budget / 4) })
+    }
   ]
   for (const strategy of pruning) {
     it.prop(
-      `${strategy.name}: never evicts the newest unit, and accounts for every turn`,
+      `${strategy.name}: equals the model after every add, never evicts the newest unit, accounts for every turn`,
       [Arb.conversation(30), fc.integer({ min: 1, max: 25 }), fc.array(fc.boolean(), { maxLength: 30 })],
       ([raw, budget, failures]) =>
         Effect.runSync(Effect.gen(function*() {
           // Unique ids make every turn traceable.
           const turns = raw.map((m, i) =>
-            Message.make(m.role, m.content, {
-              id: `t${i}`,
-              toolCalls: m.toolCalls,
-              toolCallId: m.toolCallId
-            })
+            Message.make(m.role, m.content, { id: `t${i}`, toolCalls: m.toolCalls, toolCallId: m.toolCallId })
           )
-          let k = 0
-          const { calls, layer } = recording((s, ms) => (failures[k++] === true ? undefined : `${s}|${ms.length}`))
-          const build: Effect.Effect<Memory, ConfigError> = strategy.make(
-            strategy.name === "WindowMemory" ? Math.ceil(budget / 4) : budget
-          )
+          const failing = (): SpecModel.Summarize => {
+            let k = 0
+            return (s, ms) => (failures[k++] === true ? undefined : `${s}|${ms.length}`)
+          }
+          const { calls, layer } = recording(failing())
+          const build = strategy.make(budget)
           const memory = yield* (strategy.summarizes ? Effect.provide(build, layer) : build)
+          // Exactly the model, add by add.
+          yield* runAgainstModel(memory, strategy.model(budget, failing()), calls, SpecModel.empty, turns)
+          // The invariants, checked directly on a second run.
+          yield* memory.clear
+          calls.length = 0
           let before: ReadonlyArray<Message.Message> = []
           for (let i = 0; i < turns.length; i++) {
             yield* Effect.exit(memory.add(turns[i]))
@@ -389,11 +407,12 @@ describe("invariants (SPEC 4, 5)", () => {
             } else {
               // Dropped turns are a prefix; the buffer is the rest, in order.
               assert.deepStrictEqual(after.map((m) => m.id), added.slice(added.length - after.length))
+              assert.strictEqual(calls.length, 0)
             }
             before = after
           }
         })),
-      { fastCheck: { numRuns: 40 } }
+      { fastCheck: { numRuns: 50 } }
     )
   }
 })
@@ -614,7 +633,12 @@ describe("RollingMemory (SPEC 5)", () => {
       yield* awaitBufferSize(memory, 4)
       yield* Deferred.succeed(first.gate, "S1")
       yield* Fiber.join(f1)
-      yield* Fiber.join(f2)
+      // The waiting prune must finish without a second summarizer call.
+      const outcome = yield* Effect.raceFirst(
+        Effect.as(Fiber.join(f2), "completed"),
+        Effect.as(Queue.take(summarizer.started), "called the summarizer again")
+      )
+      assert.strictEqual(outcome, "completed")
       assert.strictEqual(summarizer.calls.length, 1)
       assert.strictEqual(yield* memory.summary, "S1")
       assertMessages(yield* memory.buffer, [u("u2"), u("u3")])
