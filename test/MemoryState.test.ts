@@ -120,12 +120,24 @@ describe("MemoryState (SPEC 2)", () => {
       assert.include(error.description, "id")
     }))
 
-  it.effect("rejects metadata nested deeper than 100 levels", () =>
+  const nested = (levels: number): unknown => {
+    let value: unknown = {}
+    for (let i = 1; i < levels; i++) value = { a: value }
+    return value
+  }
+
+  it.effect("accepts metadata 100 levels deep and rejects 101 (and 100,000) levels, typed", () =>
     Effect.gen(function*() {
-      let deep: unknown = {}
-      for (let i = 1; i < 101; i++) deep = { a: deep }
-      const error = yield* decodeError({ version: 2, buffer: [{ role: "user", content: "x", metadata: deep }] })
-      assert.include(error.description, "100")
+      const ok = { version: 2, summary: "", buffer: [{ role: "user", content: "x", metadata: nested(100) }] }
+      const state = yield* MemoryState.fromJSON(ok)
+      assert.deepStrictEqual<unknown>(JSON.parse(JSON.stringify(MemoryState.toJSON(state))), ok)
+      for (const levels of [101, 100_000]) {
+        const error = yield* decodeError({
+          version: 2,
+          buffer: [{ role: "user", content: "x", metadata: nested(levels) }]
+        })
+        assert.include(error.description, "100")
+      }
     }))
 
   it.effect("keeps __proto__ keys as data through a whole state", () =>
