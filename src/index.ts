@@ -9,6 +9,8 @@ export * as BufferMemory from "./strategies/BufferMemory.js"
 /** @since 0.1.0 */
 export * as Errors from "./Errors.js"
 /** @since 0.1.0 */
+export * as ExtractiveSummarizer from "./layers/ExtractiveSummarizer.js"
+/** @since 0.1.0 */
 export * as Json from "./schema/Json.js"
 /** @since 0.1.0 */
 export * as Memory from "./strategies/Memory.js"

@@ -1,0 +1,346 @@
+/**
+ * A deterministic extractive summarizer: a baseline `Summarizer` that needs no
+ * model, no network and no API key.
+ *
+ * It is **not** an LLM and does not paraphrase or reason. For each evicted
+ * turn it keeps one line of gist, built from the turn's own words:
+ *
+ * - the role, then the first sentence of the content (or its first 30 words);
+ * - up to 8 key terms from the rest of the content: words with digits (order
+ *   numbers, prices, dates), identifiers (`omar_rossi_1241`), all-caps codes
+ *   (`SEA`) and capitalized names that do not open a sentence;
+ * - each tool call as `→ name(key=value, ...)`, arguments shortened;
+ * - each tool result as `tool <name of the call>: ...`, a JSON result shortened
+ *   to its top-level fields, any other result to its first sentence.
+ *
+ * Turns with nothing to keep (an empty tool result) give no line. The new
+ * lines are appended to the existing summary (one gist per line); while the
+ * summary is over `maxTokens` (counted with the `TokenCounter` in context),
+ * the oldest line is dropped; a single line still over budget is cut at a word
+ * boundary. The summary therefore never exceeds `maxTokens`.
+ *
+ * Use it to try strategies and budgets, as a fallback when a model call fails,
+ * or in tests; use a model-backed summarizer for quality summaries.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Layer } from "effect"
+ * import { ExtractiveSummarizer, Message, RollingMemory } from "rollmem"
+ * import * as Tokenizers from "rollmem/tokenizers"
+ *
+ * // The summarizer counts its budget with the token counter it is built with:
+ * const layers = ExtractiveSummarizer.layer({ maxTokens: 300 }).pipe(
+ *   Layer.provideMerge(Tokenizers.layerByName("o200k_base"))
+ * )
+ * const program = Effect.gen(function*() {
+ *   const memory = yield* RollingMemory.make({ maxTokens: 2000 })
+ *   yield* memory.add(Message.user("My order 48213 never arrived."))
+ *   return yield* memory.messages
+ * }).pipe(Effect.provide(layers))
+ * ```
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { type ConfigError, SummarizerError, TokenCountError } from "../Errors.js"
+import type { Message } from "../schema/Message.js"
+import * as Summarizer from "../services/Summarizer.js"
+import * as TokenCounter from "../services/TokenCounter.js"
+import { positiveInteger } from "../strategies/internal/core.js"
+
+/**
+ * The default budget of the summary: 400 tokens.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const DEFAULT_MAX_TOKENS = 400
+
+/**
+ * Options of the extractive summarizer.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /**
+   * Most tokens the summary may hold, counted with the `TokenCounter` in
+   * context when the summarizer is built: a positive integer, default
+   * {@link DEFAULT_MAX_TOKENS}.
+   */
+  readonly maxTokens?: number | undefined
+}
+
+const SENTENCE_WORDS = 30
+const KEY_TERMS = 8
+const TERM_CHARS = 40
+const VALUE_CHARS = 30
+const ARGUMENTS_CHARS = 100
+const RESULT_CHARS = 120
+const ELLIPSIS = "…"
+
+const clipChars = (text: string, max: number): string =>
+  text.length <= max ? text : `${text.slice(0, max - 1).trimEnd()}${ELLIPSIS}`
+
+/** Markdown markers and runs of whitespace removed, one line. */
+const flatten = (text: string): string =>
+  text
+    .replace(/\*\*|__|`/g, "")
+    .replace(/^[ \t]*(?:#{1,6}[ \t]+|[-*+][ \t]+|\d+\.[ \t]+)/gm, "")
+    .replace(/\s+/g, " ")
+    .trim()
+
+/**
+ * Splits `text` at its first sentence end (`.`, `!` or `?` followed by a
+ * space or the end, or a line break).
+ */
+const splitFirstSentence = (text: string): readonly [first: string, rest: string] => {
+  const end = /[.!?]+(?=\s|$)|\n/.exec(text)
+  if (end === null) return [text, ""]
+  const cut = end.index + end[0].length
+  return [text.slice(0, end[0] === "\n" ? end.index : cut), text.slice(cut)]
+}
+
+const MIN_HEAD_WORDS = 6
+
+/**
+ * The first sentence of `content` (followed by the next ones while it is
+ * shorter than 6 words: "Great!" alone says little), cut to 30 words, and
+ * the text after it.
+ */
+const firstSentence = (content: string): { readonly head: string; readonly rest: string } => {
+  let rest = content.replace(/^\s*(?:#{1,6}[ \t]+)?/, "")
+  const words: Array<string> = []
+  while (rest.trim() !== "" && words.length < MIN_HEAD_WORDS) {
+    const [first, after] = splitFirstSentence(rest)
+    for (const word of flatten(first).split(" ")) if (word !== "") words.push(word)
+    rest = after
+  }
+  const head = words.length > SENTENCE_WORDS
+    ? `${words.slice(0, SENTENCE_WORDS).join(" ")}${ELLIPSIS}`
+    : words.join(" ")
+  return { head, rest }
+}
+
+const TRAILING = /^[("'[{<]+|[)"'\]}>,.;:!?]+$/g
+const STOP_CAPS = new Set(["I", "OK", "AM", "PM", "ID", "FAQ"])
+
+/**
+ * Key terms of a text: words with a digit, identifiers with `_`, all-caps
+ * codes, capitalized words that do not open a sentence; first occurrence
+ * order, without duplicates or terms already in `seen`.
+ */
+const keyTerms = (text: string, seen: string): Array<string> => {
+  const terms: Array<string> = []
+  const found = new Set<string>()
+  const push = (term: string): void => {
+    if (terms.length < KEY_TERMS && !found.has(term) && !seen.includes(term)) {
+      found.add(term)
+      terms.push(term)
+    }
+  }
+  // A run of capitalized words that do not open the sentence is one name ("New York").
+  let name: Array<string> = []
+  const flushName = (): void => {
+    if (name.length > 0) push(name.join(" "))
+    name = []
+  }
+  for (const sentence of text.split(/(?<=[.!?:])\s+|\n+/)) {
+    const words = flatten(sentence).split(" ")
+    for (let i = 0; i < words.length && terms.length < KEY_TERMS; i++) {
+      const word = words[i].replace(TRAILING, "")
+      if (i > 0 && /^[A-Z][a-z]{2,}$/.test(word)) {
+        name.push(word)
+        if (word !== words[i]) flushName()
+        continue
+      }
+      flushName()
+      if (word.length < 2 || word.length > TERM_CHARS) continue
+      if (/\d/.test(word) || /[A-Za-z]_[A-Za-z0-9]/.test(word) || (/^[A-Z]{2,}$/.test(word) && !STOP_CAPS.has(word))) {
+        push(word)
+      }
+    }
+    flushName()
+  }
+  return terms
+}
+
+const textGist = (content: string): string => {
+  const { head, rest } = firstSentence(content)
+  const terms = keyTerms(rest, head)
+  return terms.length === 0 ? head : head === "" ? terms.join(", ") : `${head} [${terms.join(", ")}]`
+}
+
+const parseJson = (text: string): { readonly value: unknown } | undefined => {
+  const trimmed = text.trim()
+  if (!(trimmed.startsWith("{") || trimmed.startsWith("["))) return undefined
+  try {
+    return { value: JSON.parse(trimmed) }
+  } catch {
+    return undefined
+  }
+}
+
+const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+/** A short form of a JSON value: scalars as they are (strings cut), one level of objects as `{k=v, ...}`. */
+const shortValue = (value: unknown, nested: boolean): string => {
+  if (value === null) return "null"
+  if (Array.isArray(value)) return `[${value.length}]`
+  if (isRecord(value)) {
+    return nested ? "{…}" : clipChars(`{${entries(value, true).join(", ")}}`, 2 * VALUE_CHARS)
+  }
+  if (typeof value === "string") return clipChars(flatten(value), VALUE_CHARS)
+  return String(value)
+}
+
+const entries = (value: Record<string, unknown>, nested: boolean): Array<string> =>
+  Object.keys(value).map((key) => `${key}=${shortValue(value[key], nested)}`)
+
+/**
+ * `k=v, ...` for an object's entries; `N items` and the first item for an
+ * array; a short form of any other JSON value.
+ */
+const shortJson = (value: unknown, max: number): string => {
+  if (isRecord(value)) return clipChars(entries(value, false).join(", "), max)
+  if (Array.isArray(value)) {
+    const count = `${value.length} item${value.length === 1 ? "" : "s"}`
+    if (value.length === 0) return count
+    const first = value[0]
+    const shown = isRecord(first)
+      ? `, first: ${entries(first, false).join(", ")}`
+      : Array.isArray(first)
+      ? ""
+      : `: ${value.map((v) => shortValue(v, true)).join(", ")}`
+    return clipChars(`${count}${shown}`, max)
+  }
+  return clipChars(shortValue(value, true), max)
+}
+
+const callGist = (name: string, args: string): string => {
+  const parsed = parseJson(args)
+  const shown = parsed !== undefined
+    ? shortJson(parsed.value, ARGUMENTS_CHARS)
+    : clipChars(flatten(args), ARGUMENTS_CHARS)
+  return `→ ${name}(${shown})`
+}
+
+const resultGist = (content: string): string => {
+  const parsed = parseJson(content)
+  return parsed !== undefined ? shortJson(parsed.value, RESULT_CHARS) : clipChars(textGist(content), RESULT_CHARS)
+}
+
+/**
+ * The gist lines of `messages`, oldest first: one line per message that has
+ * something to keep (see the module docs for what a line holds). Pure and
+ * deterministic. A tool result is named after the call it answers when that
+ * call is among `messages`.
+ *
+ * @example
+ * ```ts
+ * gists([Message.user("My order 48213 never arrived. I paid $39.90 on May 2.")])
+ * // ["user: My order 48213 never arrived. [$39.90, May]"]
+ * ```
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const gists = (messages: ReadonlyArray<Message>): Array<string> => {
+  const callNames = new Map<string, string>()
+  for (const message of messages) for (const call of message.toolCalls) callNames.set(call.id, call.name)
+  const lines: Array<string> = []
+  for (const message of messages) {
+    const parts: Array<string> = []
+    if (message.toolCallId !== undefined) {
+      if (message.content.trim() !== "") parts.push(resultGist(message.content))
+    } else if (message.content.trim() !== "") {
+      parts.push(textGist(message.content))
+    }
+    for (const call of message.toolCalls) parts.push(callGist(call.name, call.arguments))
+    const body = parts.filter((part) => part !== "").join(" ")
+    if (body === "") continue
+    const name = message.toolCallId === undefined ? undefined : callNames.get(message.toolCallId)
+    lines.push(`${message.role}${name === undefined ? "" : ` ${name}`}: ${body}`)
+  }
+  return lines
+}
+
+/**
+ * The lines of `existing` (a summary, one gist per line) followed by
+ * `added`, with the oldest lines dropped while the summary is over
+ * `maxTokens`, and a last line still over budget cut at a word boundary.
+ */
+const fit = (
+  counter: TokenCounter.Service,
+  maxTokens: number,
+  lines: Array<string>
+): Effect.Effect<string, TokenCountError> =>
+  Effect.gen(function*() {
+    let start = 0
+    while (start < lines.length) {
+      const text = lines.slice(start).join("\n")
+      if ((yield* countText(counter, text)) <= maxTokens) return text
+      start++
+    }
+    if (lines.length === 0) return ""
+    // Only reached when the newest line alone is over budget: keep its longest prefix that fits.
+    const words = lines[lines.length - 1].split(" ")
+    let low = 0
+    let high = words.length - 1
+    while (low < high) {
+      const mid = Math.ceil((low + high) / 2)
+      if ((yield* countText(counter, `${words.slice(0, mid).join(" ")} ${ELLIPSIS}`)) <= maxTokens) low = mid
+      else high = mid - 1
+    }
+    return low === 0 ? "" : `${words.slice(0, low).join(" ")} ${ELLIPSIS}`
+  })
+
+const countText = (counter: TokenCounter.Service, text: string): Effect.Effect<number, TokenCountError> =>
+  text === "" ? Effect.succeed(0) : Effect.flatMap(counter.count(text), (n) =>
+    TokenCounter.validate(n)
+      ? Effect.succeed(n)
+      : Effect.fail(
+        new TokenCountError({ description: `token counter returned ${String(n)}, not a non-negative integer` })
+      ))
+
+/**
+ * Builds the extractive summarizer with the `TokenCounter` in context (the
+ * word count when none is provided). Fails with `ConfigError` when
+ * `maxTokens` is not a positive integer. A token counter failure during a
+ * call fails that call with `SummarizerError` carrying it.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (
+  options?: Options
+): Effect.Effect<Summarizer.Service, ConfigError, TokenCounter.TokenCounter> =>
+  Effect.gen(function*() {
+    const maxTokens = yield* positiveInteger("maxTokens", options?.maxTokens ?? DEFAULT_MAX_TOKENS)
+    const counter = yield* TokenCounter.TokenCounter
+    return Summarizer.Summarizer.of({
+      summarize: (summary, messages) =>
+        Effect.suspend(() => {
+          const lines = summary.split("\n").filter((line) => line.trim() !== "")
+          for (const line of gists(messages)) lines.push(line)
+          return fit(counter, maxTokens, lines)
+        }).pipe(
+          Effect.mapError((cause) => new SummarizerError({ description: cause.message, cause }))
+        )
+    })
+  })
+
+/**
+ * Provides the extractive summarizer (see {@link make}). It counts its budget
+ * with the `TokenCounter` of the context it is built in: provide the memory's
+ * counter to this layer (`Layer.provideMerge(tokenizerLayer)`), not merely
+ * beside it, or it counts words. Fails with `ConfigError`.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (
+  options?: Options
+): Layer.Layer<Summarizer.Summarizer, ConfigError, TokenCounter.TokenCounter> =>
+  Layer.effect(Summarizer.Summarizer, make(options))

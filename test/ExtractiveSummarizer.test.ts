@@ -1,0 +1,229 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, FastCheck as fc, Layer } from "effect"
+import {
+  ConfigError,
+  ExtractiveSummarizer,
+  Message,
+  RollingMemory,
+  Summarizer,
+  SummarizerError,
+  TokenCounter,
+  TokenCountError
+} from "../src/index.js"
+import * as Arbitraries from "./support/arbitraries.js"
+
+const { gists } = ExtractiveSummarizer
+
+const call = (id: string, name: string, args: string) =>
+  Message.assistant("", { toolCalls: [{ id, name, arguments: args }] })
+
+const summarize = (maxTokens: number, summary: string, messages: ReadonlyArray<Message.Message>) =>
+  Effect.flatMap(ExtractiveSummarizer.make({ maxTokens }), (s) => s.summarize(summary, messages))
+
+describe("ExtractiveSummarizer.gists", () => {
+  it("keeps the first sentence and the key terms of the rest", () => {
+    assert.deepStrictEqual(
+      gists([
+        Message.user(
+          "The parcel with order 48213 never arrived at my flat. I paid $39.90 on May 2 to Acme Shipping in New York, tracking 1Z999."
+        )
+      ]),
+      ["user: The parcel with order 48213 never arrived at my flat. [$39.90, May, Acme Shipping, New York, 1Z999]"]
+    )
+  })
+
+  it("extends a first sentence shorter than 6 words with the next ones", () => {
+    assert.deepStrictEqual(gists([Message.user("Great! I'd like reservation UM3OG5, please. Thanks a lot, Omar.")]), [
+      "user: Great! I'd like reservation UM3OG5, please. [Omar]"
+    ])
+  })
+
+  it("cuts a first sentence longer than 30 words", () => {
+    const words = Array.from({ length: 35 }, (_, i) => `w${i}`)
+    assert.deepStrictEqual(gists([Message.assistant(`${words.join(" ")}.`)]), [
+      `assistant: ${words.slice(0, 30).join(" ")}…`
+    ])
+  })
+
+  it("flattens markdown and line breaks", () => {
+    assert.deepStrictEqual(
+      gists([Message.system("# Airline Policy\n\nBe **brief** and polite with every customer.")]),
+      [
+        "system: Airline Policy Be brief and polite with every customer."
+      ]
+    )
+  })
+
+  it("shows tool calls with short arguments and names results after their call", () => {
+    const lines = gists([
+      Message.assistant("Let me check.", {
+        toolCalls: [{ id: "c1", name: "lookup", arguments: "{\"order_id\": 48213, \"full\": true}" }]
+      }),
+      Message.tool("{\"status\": \"lost\", \"carrier\": {\"name\": \"Acme\"}, \"events\": [1, 2]}", {
+        toolCallId: "c1"
+      }),
+      call("c2", "search", "not json"),
+      Message.tool("[{\"id\": 1, \"name\": \"a\"}, {\"id\": 2}]", { toolCallId: "c2" }),
+      call("c3", "tags", "{}"),
+      Message.tool("[\"x\", \"y\"]", { toolCallId: "c3" })
+    ])
+    assert.deepStrictEqual(lines, [
+      "assistant: Let me check. → lookup(order_id=48213, full=true)",
+      "tool lookup: status=lost, carrier={name=Acme}, events=[2]",
+      "assistant: → search(not json)",
+      "tool search: 2 items, first: id=1, name=a",
+      "assistant: → tags()",
+      "tool tags: 2 items: x, y"
+    ])
+  })
+
+  it("skips turns with nothing to keep and leaves unknown calls unnamed", () => {
+    assert.deepStrictEqual(
+      gists([
+        Message.tool("", { toolCallId: "c1" }),
+        Message.assistant("   "),
+        Message.tool("Done. Refund issued.", { toolCallId: "elsewhere" })
+      ]),
+      ["tool: Done. Refund issued."]
+    )
+  })
+
+  it("cuts long argument and result values", () => {
+    const long = "x".repeat(50)
+    assert.deepStrictEqual(
+      gists([
+        call("c1", "note", JSON.stringify({ text: long })),
+        Message.tool(JSON.stringify({ text: long }), { toolCallId: "c1" })
+      ]),
+      [`assistant: → note(text=${"x".repeat(29)}…)`, `tool note: text=${"x".repeat(29)}…`]
+    )
+  })
+})
+
+const words = TokenCounter.layerWordCount
+
+describe("ExtractiveSummarizer.make", () => {
+  it.effect("appends one line per turn to the existing summary", () =>
+    Effect.gen(function*() {
+      const summary = yield* summarize(400, "user: earlier line", [
+        Message.user("My card was charged twice for order 77."),
+        Message.assistant("I will refund one of the two charges.")
+      ])
+      assert.strictEqual(
+        summary,
+        "user: earlier line\nuser: My card was charged twice for order 77.\nassistant: I will refund one of the two charges."
+      )
+    }).pipe(Effect.provide(words)))
+
+  it.effect("drops the oldest lines first to stay within maxTokens", () =>
+    Effect.gen(function*() {
+      const first = yield* summarize(10, "", [Message.user("one two three four five six")])
+      assert.strictEqual(first, "user: one two three four five six")
+      const second = yield* summarize(10, first, [Message.user("seven eight nine ten eleven twelve")])
+      assert.strictEqual(second, "user: seven eight nine ten eleven twelve")
+      const both = yield* summarize(14, first, [Message.user("seven eight nine ten eleven twelve")])
+      assert.strictEqual(both, "user: one two three four five six\nuser: seven eight nine ten eleven twelve")
+    }).pipe(Effect.provide(words)))
+
+  it.effect("cuts a single line over budget at a word boundary, or empties it", () =>
+    Effect.gen(function*() {
+      const turn = [Message.user("alpha beta gamma delta epsilon zeta")]
+      assert.strictEqual(yield* summarize(4, "", turn), "user: alpha beta …")
+      assert.strictEqual(yield* summarize(1, "old line", turn), "")
+    }).pipe(Effect.provide(words)))
+
+  it.effect("counts with the TokenCounter in context", () =>
+    Effect.gen(function*() {
+      // 20 characters: "user: abcdef ghijkl" is 19, both lines with the "\n" are 39.
+      const summary = yield* summarize(20, "user: abcdef ghijkl", [Message.user("mnopqr stuvwx")]).pipe(
+        Effect.provide(TokenCounter.layerFunction((text) => text.length))
+      )
+      assert.strictEqual(summary, "user: mnopqr stuvwx")
+    }))
+
+  it.effect("refuses a budget that is not a positive integer", () =>
+    Effect.gen(function*() {
+      for (const maxTokens of [0, -1, 1.5]) {
+        const error = yield* Effect.flip(ExtractiveSummarizer.make({ maxTokens }))
+        assert.instanceOf(error, ConfigError)
+        assert.strictEqual(error.option, "maxTokens")
+      }
+      const summarizer = yield* ExtractiveSummarizer.make()
+      assert.strictEqual(ExtractiveSummarizer.DEFAULT_MAX_TOKENS, 400)
+      const lines = Array.from({ length: 500 }, (_, i) => Message.user(`w${i}`))
+      const summary = yield* summarizer.summarize("", lines)
+      // 500 lines of 2 words: the newest 200 fit in the default 400.
+      assert.strictEqual(summary.split("\n").length, 200)
+      assert.strictEqual(summary.split("\n")[0], "user: w300")
+    }).pipe(Effect.provide(words)))
+
+  it.effect("fails with SummarizerError when the counter fails or returns a bad count", () =>
+    Effect.gen(function*() {
+      const throwing = yield* Effect.flip(
+        summarize(10, "", [Message.user("hello there")]).pipe(
+          Effect.provide(TokenCounter.layerFunction(() => {
+            throw new Error("boom")
+          }))
+        )
+      )
+      assert.instanceOf(throwing, SummarizerError)
+      assert.instanceOf(throwing.cause, TokenCountError)
+      const negative = yield* Effect.flip(
+        summarize(10, "", [Message.user("hello there")]).pipe(Effect.provide(TokenCounter.layerFunction(() => -1)))
+      )
+      assert.instanceOf(negative, SummarizerError)
+      assert.strictEqual(
+        negative.description,
+        "token counter failed: token counter returned -1, not a non-negative integer"
+      )
+    }))
+
+  it.effect("is the summarizer of a RollingMemory through its layer", () =>
+    Effect.gen(function*() {
+      const memory = yield* RollingMemory.make({ maxTokens: 6 })
+      yield* memory.add(Message.user("first question about order 12"))
+      yield* memory.add(Message.assistant("first answer"))
+      // 5 + 2 words: the user turn goes, the assistant turn stays (it is the last unit).
+      assert.strictEqual(yield* memory.summary, "user: first question about order 12")
+      yield* memory.add(Message.user("second question about the refund"))
+      assert.strictEqual(yield* memory.summary, "user: first question about order 12\nassistant: first answer")
+      assert.deepStrictEqual((yield* memory.buffer).map(String), ["user: second question about the refund"])
+    }).pipe(
+      Effect.provide(
+        ExtractiveSummarizer.layer({ maxTokens: 50 }).pipe(Layer.provideMerge(TokenCounter.layerWordCount))
+      )
+    ))
+
+  it.effect.prop(
+    "never exceeds maxTokens and always keeps the newest gist when it fits",
+    [Arbitraries.conversation(20), fc.integer({ min: 1, max: 60 })],
+    ([messages, maxTokens]) =>
+      Effect.gen(function*() {
+        const summarizer = yield* ExtractiveSummarizer.make({ maxTokens })
+        let summary = ""
+        for (let i = 0; i < messages.length; i += 3) {
+          const batch = messages.slice(i, i + 3)
+          summary = yield* summarizer.summarize(summary, batch)
+          assert.isAtMost(TokenCounter.wordCount(summary), maxTokens)
+          const newest = gists(batch).at(-1)
+          if (newest !== undefined && TokenCounter.wordCount(newest) <= maxTokens) {
+            assert.isTrue(summary.endsWith(newest))
+          }
+        }
+      }).pipe(Effect.provide(words))
+  )
+})
+
+describe("Summarizer wrapping", () => {
+  it.effect("works under Summarizer.withPolicy like any summarizer", () =>
+    Effect.gen(function*() {
+      const summarizer = yield* Summarizer.Summarizer
+      assert.strictEqual(yield* summarizer.summarize("", [Message.user("hi")]), "user: hi")
+    }).pipe(
+      Effect.provide(
+        Summarizer.withPolicy((call) => call).pipe(
+          Layer.provide(ExtractiveSummarizer.layer().pipe(Layer.provide(words)))
+        )
+      )
+    ))
+})
