@@ -1,0 +1,278 @@
+/**
+ * The `rollmem` command line: `rollmem replay <files...>` replays transcripts
+ * through a memory strategy and prints what a model would have been sent.
+ *
+ * Every expected failure (an unreadable file, a malformed line, an unknown
+ * strategy or tokenizer, a budget that is not a positive integer, an unknown
+ * `--show` id) prints one line on stderr, `rollmem: ...`, and the command
+ * fails with {@link CliFailure} (exit code 1). A malformed line or an
+ * unreadable file is skipped: the others are still replayed and reported.
+ *
+ * @example
+ * ```sh
+ * rollmem replay conversations.jsonl --strategy rolling --max-tokens 2000 --tokenizer o200k_base
+ * rollmem replay chat-export.json --format json
+ * ```
+ *
+ * @since 0.1.0
+ */
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import * as CliOptions from "@effect/cli/Options"
+import type * as FileSystem from "@effect/platform/FileSystem"
+import type * as Path from "@effect/platform/Path"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import packageJson from "../../package.json" with { type: "json" }
+import { ConfigError } from "../Errors.js"
+import * as ExtractiveSummarizer from "../layers/ExtractiveSummarizer.js"
+import { layerByName } from "../layers/Tokenizers.js"
+import * as RollingMemory from "../strategies/RollingMemory.js"
+import { readInputs } from "./Input.js"
+import * as Progress from "./Progress.js"
+import * as Render from "./Render.js"
+import { type Config, makeConfig, type Options, replay, strategies, summarizers } from "./Replay.js"
+
+const formats = ["table", "json"] as const
+
+/**
+ * The command failed; why was already printed on stderr as one line.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class CliFailure extends Schema.TaggedError<CliFailure>("rollmem/CliFailure")("CliFailure", {
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return this.reason
+  }
+}
+
+/**
+ * The defaults of `rollmem replay`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaults = {
+  strategy: "rolling",
+  maxTokens: RollingMemory.DEFAULT_MAX_TOKENS,
+  maxMessages: 20,
+  tokenizer: "o200k_base",
+  summarizer: "extractive",
+  summaryTokens: ExtractiveSummarizer.DEFAULT_MAX_TOKENS,
+  format: "table"
+} as const
+
+const files = Args.text({ name: "files" }).pipe(
+  Args.atLeast(1),
+  Args.withDescription(
+    "Transcripts: JSON Lines with one {\"id\", \"messages\"} per line, or a .json file holding an array of messages " +
+      "or {\"messages\": [...]} (OpenAI chat format accepted; its id is the file name)."
+  )
+)
+
+const options = {
+  strategy: CliOptions.text("strategy").pipe(
+    CliOptions.withPseudoName(strategies.join("|")),
+    CliOptions.withDefault(defaults.strategy),
+    CliOptions.withDescription("Memory strategy (default: rolling).")
+  ),
+  maxTokens: CliOptions.text("max-tokens").pipe(
+    CliOptions.withPseudoName("N"),
+    CliOptions.withDefault(String(defaults.maxTokens)),
+    CliOptions.withDescription(`Token budget of the rolling buffer (default: ${defaults.maxTokens}).`)
+  ),
+  maxMessages: CliOptions.text("max-messages").pipe(
+    CliOptions.withPseudoName("N"),
+    CliOptions.withDefault(String(defaults.maxMessages)),
+    CliOptions.withDescription(`Message budget of the window strategy (default: ${defaults.maxMessages}).`)
+  ),
+  tokenizer: CliOptions.text("tokenizer").pipe(
+    CliOptions.withPseudoName("NAME"),
+    CliOptions.withDefault(defaults.tokenizer),
+    CliOptions.withDescription(
+      "Token counter: words, o200k_base, cl100k_base, or a model name (gpt-4o, gpt-4.1, gpt-5, gpt-4, gpt-3.5-turbo...). " +
+        "Budgets and the summary are counted with it (default: o200k_base)."
+    )
+  ),
+  summarizer: CliOptions.text("summarizer").pipe(
+    CliOptions.withPseudoName(summarizers.join("|")),
+    CliOptions.withDefault(defaults.summarizer),
+    CliOptions.withDescription(
+      "extractive is a deterministic baseline, not a model: it keeps one line of gist per evicted turn " +
+        "(first sentence, numbers, names, tool calls and results in short). none drops evicted turns (default: extractive)."
+    )
+  ),
+  summaryTokens: CliOptions.text("summary-tokens").pipe(
+    CliOptions.withPseudoName("N"),
+    CliOptions.withDefault(String(defaults.summaryTokens)),
+    CliOptions.withDescription(`Token budget of the extractive summary (default: ${defaults.summaryTokens}).`)
+  ),
+  format: CliOptions.text("format").pipe(
+    CliOptions.withPseudoName(formats.join("|")),
+    CliOptions.withDefault(defaults.format),
+    CliOptions.withDescription("Output: a table, or one JSON document { conversations, totals } (default: table).")
+  ),
+  show: CliOptions.text("show").pipe(
+    CliOptions.withPseudoName("ID"),
+    CliOptions.optional,
+    CliOptions.withDescription("Also print the final context of the conversation with this id.")
+  )
+}
+
+/**
+ * The arguments of `rollmem replay` as given (option values are checked
+ * by {@link runReplay}).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ReplayArgs {
+  readonly files: ReadonlyArray<string>
+  readonly strategy: string
+  readonly maxTokens: string
+  readonly maxMessages: string
+  readonly tokenizer: string
+  readonly summarizer: string
+  readonly summaryTokens: string
+  readonly format: string
+  readonly show: Option.Option<string>
+}
+
+/** An integer option; positivity is checked by `makeConfig`. */
+const integer = (option: string, text: string): Effect.Effect<number, ConfigError> =>
+  /^[+-]?\d+$/.test(text.trim())
+    ? Effect.succeed(Number(text.trim()))
+    : Effect.fail(new ConfigError({ option, description: `must be a positive integer, got "${text}"` }))
+
+const parseOptions = (args: ReplayArgs): Effect.Effect<Options, ConfigError> =>
+  Effect.all({
+    strategy: Effect.succeed(args.strategy),
+    maxTokens: integer("--max-tokens", args.maxTokens),
+    maxMessages: integer("--max-messages", args.maxMessages),
+    summarizer: Effect.succeed(args.summarizer),
+    summaryTokens: integer("--summary-tokens", args.summaryTokens)
+  })
+
+const describeConfig = (args: ReplayArgs, config: Config, count: number): string => {
+  const budget = config.strategy === "rolling"
+    ? ` (max-tokens ${config.maxTokens})`
+    : config.strategy === "window"
+    ? ` (max-messages ${config.maxMessages})`
+    : ""
+  const summarizer = config.strategy === "rolling" || config.strategy === "summary"
+    ? config.summarizer === undefined
+      ? ", summarizer none"
+      : `, summarizer extractive (summary-tokens ${args.summaryTokens})`
+    : ""
+  return `rollmem replay: ${count} conversation${count === 1 ? "" : "s"}, strategy ${config.strategy}${budget}` +
+    `${summarizer}, tokenizer ${args.tokenizer}`
+}
+
+/** Prints `rollmem: reason` on stderr, then fails with {@link CliFailure}. */
+const fail = (reason: string): Effect.Effect<never, CliFailure> =>
+  Effect.zipRight(Console.error(`rollmem: ${reason}`), Effect.fail(new CliFailure({ reason })))
+
+const tokenizerLayer = (name: string) =>
+  Layer.mapError(
+    layerByName(name),
+    (error) => new ConfigError({ option: "--tokenizer", description: error.description })
+  )
+
+/**
+ * Runs `rollmem replay`: checks the options, reads the files, replays every
+ * conversation and prints the report on stdout, each skipped input on stderr.
+ *
+ * Fails with {@link CliFailure} after printing one line `rollmem: ...` on
+ * stderr: for a bad option (named, e.g. `invalid option --max-tokens: must
+ * be a positive integer, got 0`), an unknown `--show` id, no readable
+ * conversation, and, after the report, when any input was skipped.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const runReplay = (
+  args: ReplayArgs
+): Effect.Effect<void, CliFailure, FileSystem.FileSystem | Path.Path> =>
+  Effect.gen(function*() {
+    const format = formats.find((f) => f === args.format)
+    if (format === undefined) {
+      return yield* new ConfigError({
+        option: "--format",
+        description: `unknown value "${args.format}", expected one of ${formats.join(", ")}`
+      })
+    }
+    const config = yield* makeConfig(yield* parseOptions(args))
+    const show = Option.getOrUndefined(args.show)
+    const inputs = yield* readInputs(args.files)
+    for (const problem of inputs.problems) yield* Console.error(`rollmem: ${problem}`)
+    const skipped = inputs.problems.length
+    // The problems are already printed: only the exit code is left to set.
+    if (inputs.conversations.length === 0 && skipped > 0) return yield* new CliFailure({ reason: "nothing read" })
+    if (show !== undefined && !inputs.conversations.some((c) => c.id === show)) {
+      return yield* new ConfigError({ option: "--show", description: `no conversation with id "${show}" was read` })
+    }
+    const total = inputs.conversations.reduce((n, c) => n + c.messages.length, 0)
+    const bar = yield* Progress.make(total)
+    const outcome = yield* replay(inputs.conversations, config, { show, onProgress: bar.update }).pipe(
+      Effect.ensuring(bar.done)
+    )
+    if (format === "json") {
+      yield* Console.log(Render.json(outcome))
+    } else {
+      const unit = args.tokenizer === "words" ? "words" : "tokens"
+      yield* Console.log(Render.table(outcome, describeConfig(args, config, inputs.conversations.length), unit))
+      if (outcome.shown !== undefined) {
+        const figures = outcome.report.conversations.find((f) => f.id === show)
+        yield* Console.log(`\n${Render.finalContext(outcome.shown, figures, unit)}`)
+      }
+    }
+    if (skipped > 0) {
+      return yield* fail(`skipped ${skipped} input${skipped === 1 ? "" : "s"} that could not be read (see above)`)
+    }
+  }).pipe(
+    Effect.provide(tokenizerLayer(args.tokenizer)),
+    Effect.catchTags({
+      ConfigError: (error) => fail(error.message),
+      TokenCountError: (error) => fail(error.message),
+      SummarizerError: (error) => fail(error.message)
+    })
+  )
+
+/**
+ * The `replay` subcommand.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const replayCommand = Command.make("replay", { files, ...options }, runReplay).pipe(
+  Command.withDescription(
+    "Replay transcripts through a memory strategy and report, per conversation, what a model would have been sent."
+  )
+)
+
+/**
+ * The `rollmem` command (its only subcommand is `replay`).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const command = Command.make("rollmem").pipe(
+  Command.withDescription("Conversation memory for LLM applications: try strategies and budgets on transcripts."),
+  Command.withSubcommands([replayCommand])
+)
+
+/**
+ * Runs the command line on `argv` (as `process.argv`: the first two entries
+ * are the node binary and the script). Needs the platform's `FileSystem`,
+ * `Path` and `Terminal` (`NodeContext.layer`).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const cli = Command.run(command, { name: "rollmem", version: packageJson.version })

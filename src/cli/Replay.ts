@@ -1,0 +1,432 @@
+/**
+ * The replay behind `rollmem replay`: every message of a conversation is
+ * added in order to a fresh memory of the chosen strategy, and the figures
+ * of {@link Figures} are read back from the memory itself.
+ *
+ * Summarizer calls and evicted messages are counted by wrapping the
+ * `Summarizer` service the memory is given; without a summarizer, evictions
+ * are the drop in buffer length across each add.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import { ConfigError, type SummarizerError, TokenCountError } from "../Errors.js"
+import * as ExtractiveSummarizer from "../layers/ExtractiveSummarizer.js"
+import * as Message from "../schema/Message.js"
+import * as Summarizer from "../services/Summarizer.js"
+import * as TokenCounter from "../services/TokenCounter.js"
+import * as BufferMemory from "../strategies/BufferMemory.js"
+import type { Memory } from "../strategies/Memory.js"
+import * as RollingMemory from "../strategies/RollingMemory.js"
+import * as SummaryMemory from "../strategies/SummaryMemory.js"
+import * as WindowMemory from "../strategies/WindowMemory.js"
+import type { Conversation } from "./Input.js"
+
+/**
+ * The strategies `replay` can run.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Strategy = Memory["strategy"]
+
+/**
+ * The strategies, in the order the help lists them.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const strategies: ReadonlyArray<Strategy> = ["rolling", "buffer", "window", "summary"]
+
+/**
+ * The summarizers the command line offers: the embedded extractive one, or
+ * none (evicted turns are dropped).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type SummarizerChoice = "extractive" | "none"
+
+/**
+ * The summarizer choices.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const summarizers: ReadonlyArray<SummarizerChoice> = ["extractive", "none"]
+
+/**
+ * The options of a replay as given on the command line, before checking.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  readonly strategy: string
+  /** Token budget of the rolling buffer. */
+  readonly maxTokens: number
+  /** Message budget of the window. */
+  readonly maxMessages: number
+  readonly summarizer: string
+  /** Token budget of the extractive summary. */
+  readonly summaryTokens: number
+}
+
+/**
+ * A checked replay configuration.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Config {
+  readonly strategy: Strategy
+  readonly maxTokens: number
+  readonly maxMessages: number
+  /**
+   * The summarizer given to a rolling or summary memory (buffer and window
+   * memories never get one); none: a rolling memory drops evicted turns.
+   */
+  readonly summarizer: Summarizer.Service | undefined
+}
+
+/**
+ * What one conversation's replay gives. Token figures are in the units of
+ * the `TokenCounter` in context, summed per message as the memory counts.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Figures {
+  readonly id: string
+  /** Messages added. */
+  readonly messages: number
+  /** Adds after which something was evicted or folded into the summary. */
+  readonly prunes: number
+  /** Summarizer calls made. */
+  readonly summarizerCalls: number
+  /** Messages removed from the buffer (folded or dropped). */
+  readonly evictedMessages: number
+  /** The largest buffer after an add's prune: what a model would have been sent at most. */
+  readonly peakBufferTokens: number
+  /** The buffer at the end. */
+  readonly finalBufferTokens: number
+  /** The final summary, counted with the same counter (0 when empty). */
+  readonly summaryTokens: number
+  /** `summaryTokens + finalBufferTokens`. */
+  readonly contextTokens: number
+  /** Whether the first non-system message of the final context is a user turn; null when there is none. */
+  readonly opensOnUserTurn: boolean | null
+}
+
+/**
+ * Totals over every conversation: sums, except `peakBufferTokens` (the
+ * maximum) and `opensOnUserTurn` (how many conversations open on a user
+ * turn); `conversations` counts them.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Totals {
+  readonly conversations: number
+  readonly messages: number
+  readonly prunes: number
+  readonly summarizerCalls: number
+  readonly evictedMessages: number
+  readonly peakBufferTokens: number
+  readonly finalBufferTokens: number
+  readonly summaryTokens: number
+  readonly contextTokens: number
+  readonly opensOnUserTurn: number
+}
+
+/**
+ * The report of a replay: one {@link Figures} per conversation, in input
+ * order, and the {@link Totals}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Report {
+  readonly conversations: ReadonlyArray<Figures>
+  readonly totals: Totals
+}
+
+/**
+ * One conversation's final context: what `memory.messages` and
+ * `memory.context` return after the last add.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface FinalContext {
+  readonly id: string
+  readonly messages: ReadonlyArray<Message.Message>
+  readonly context: string
+}
+
+/**
+ * The outcome of {@link replay}: the report, and the final context of the
+ * conversation asked for with `show`, if any.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Outcome {
+  readonly report: Report
+  readonly shown: FinalContext | undefined
+}
+
+const positive = (option: string, value: number): Effect.Effect<number, ConfigError> =>
+  Number.isInteger(value) && value > 0
+    ? Effect.succeed(value)
+    : Effect.fail(new ConfigError({ option, description: `must be a positive integer, got ${value}` }))
+
+const oneOf = <A extends string>(
+  option: string,
+  choices: ReadonlyArray<A>,
+  value: string
+): Effect.Effect<A, ConfigError> =>
+  (choices as ReadonlyArray<string>).includes(value)
+    ? Effect.succeed(value as A)
+    : Effect.fail(
+      new ConfigError({ option, description: `unknown value "${value}", expected one of ${choices.join(", ")}` })
+    )
+
+/**
+ * Checks command-line options and builds the summarizer (counting with the
+ * `TokenCounter` in context). Fails with `ConfigError` naming the option: an
+ * unknown strategy or summarizer, a budget that is not a positive integer
+ * (every budget is checked, whatever the strategy), or `--strategy summary`
+ * with `--summarizer none`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeConfig = (options: Options): Effect.Effect<Config, ConfigError, TokenCounter.TokenCounter> =>
+  Effect.gen(function*() {
+    const strategy = yield* oneOf("--strategy", strategies, options.strategy)
+    const summarizer = yield* oneOf("--summarizer", summarizers, options.summarizer)
+    const maxTokens = yield* positive("--max-tokens", options.maxTokens)
+    const maxMessages = yield* positive("--max-messages", options.maxMessages)
+    const summaryTokens = yield* positive("--summary-tokens", options.summaryTokens)
+    if (strategy === "summary" && summarizer === "none") {
+      return yield* new ConfigError({
+        option: "--summarizer",
+        description: "the summary strategy folds every turn into the summary, it needs a summarizer (extractive)"
+      })
+    }
+    return {
+      strategy,
+      maxTokens,
+      maxMessages,
+      summarizer: summarizer === "none" || !usesSummarizer(strategy)
+        ? undefined
+        : yield* ExtractiveSummarizer.make({ maxTokens: summaryTokens }).pipe(
+          Effect.mapError((error) => new ConfigError({ option: "--summary-tokens", description: error.description }))
+        )
+    }
+  })
+
+/** Whether a strategy folds evicted turns with a summarizer (buffer and window never do). */
+const usesSummarizer = (strategy: Strategy): boolean => strategy === "rolling" || strategy === "summary"
+
+const withoutSummarizer = Effect.mapInputContext(Context.omit(Summarizer.Summarizer))
+
+const makeMemory = (
+  config: Config,
+  summarizer: Summarizer.Service | undefined
+): Effect.Effect<Memory, ConfigError> => {
+  const withSummarizer = <A, E>(make: Effect.Effect<A, E, Summarizer.Summarizer>): Effect.Effect<A, E> =>
+    summarizer === undefined
+      ? withoutSummarizer(make) as Effect.Effect<A, E>
+      : Effect.provideService(make, Summarizer.Summarizer, summarizer)
+  switch (config.strategy) {
+    case "rolling":
+      return withSummarizer(RollingMemory.make({ maxTokens: config.maxTokens }))
+    case "buffer":
+      return BufferMemory.make()
+    case "window":
+      return WindowMemory.make({ maxMessages: config.maxMessages })
+    case "summary":
+      return summarizer === undefined
+        ? Effect.fail(
+          new ConfigError({ option: "--summarizer", description: "the summary strategy needs a summarizer" })
+        )
+        : withSummarizer(SummaryMemory.make())
+  }
+}
+
+const countText = (counter: TokenCounter.Service, text: string): Effect.Effect<number, TokenCountError> =>
+  text === "" ? Effect.succeed(0) : Effect.flatMap(counter.count(text), (n) =>
+    TokenCounter.validate(n)
+      ? Effect.succeed(n)
+      : Effect.fail(new TokenCountError({ description: `token counter returned ${String(n)} for the summary` })))
+
+/**
+ * Whether the first non-system message of `messages` is a user turn;
+ * `null` when every message is a system message (or there is none).
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const opensOnUserTurn = (messages: ReadonlyArray<Message.Message>): boolean | null => {
+  const first = messages.find((message) => message.role !== Message.SYSTEM)
+  return first === undefined ? null : first.role === Message.USER
+}
+
+/**
+ * Replays one conversation into a fresh memory and returns its figures and
+ * final context. Fails with what an add fails with (`TokenCountError`,
+ * `SummarizerError`), or `ConfigError` for a configuration
+ * {@link makeConfig} would refuse. `onMessage` runs after every add.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const replayConversation = (
+  conversation: Conversation,
+  config: Config,
+  onMessage: Effect.Effect<void> = Effect.void
+): Effect.Effect<
+  { readonly figures: Figures; readonly final: FinalContext },
+  ConfigError | TokenCountError | SummarizerError,
+  TokenCounter.TokenCounter
+> =>
+  Effect.gen(function*() {
+    const counter = yield* TokenCounter.TokenCounter
+    let calls = 0
+    let folded = 0
+    const inner = usesSummarizer(config.strategy) ? config.summarizer : undefined
+    const counting: Summarizer.Service | undefined = inner === undefined ? undefined : {
+      summarize: (summary, messages) =>
+        Effect.suspend(() => {
+          calls++
+          return Effect.tap(inner.summarize(summary, messages), () => {
+            folded += messages.length
+          })
+        })
+    }
+    const memory = yield* makeMemory(config, counting)
+    // Without a summarizer (window, rolling without one), evictions show as a drop in buffer
+    // length; BufferMemory never evicts.
+    const trackLength = counting === undefined && memory.strategy !== "buffer"
+    let length = 0
+    let dropped = 0
+    let prunes = 0
+    let peak = 0
+    for (const message of conversation.messages) {
+      const callsBefore = calls
+      yield* memory.add(message)
+      if (trackLength) {
+        const after = (yield* memory.buffer).length
+        const evicted = length + 1 - after
+        length = after
+        if (evicted > 0) {
+          dropped += evicted
+          prunes++
+        }
+      } else if (calls > callsBefore) {
+        prunes++
+      }
+      peak = Math.max(peak, yield* memory.bufferTokens)
+      yield* onMessage
+    }
+    const finalBufferTokens = yield* memory.bufferTokens
+    const summaryTokens = yield* countText(counter, yield* memory.summary)
+    const messages = yield* memory.messages
+    const figures: Figures = {
+      id: conversation.id,
+      messages: conversation.messages.length,
+      prunes,
+      summarizerCalls: calls,
+      evictedMessages: folded + dropped,
+      peakBufferTokens: peak,
+      finalBufferTokens,
+      summaryTokens,
+      contextTokens: summaryTokens + finalBufferTokens,
+      opensOnUserTurn: opensOnUserTurn(messages)
+    }
+    return { figures, final: { id: conversation.id, messages, context: yield* memory.context } }
+  })
+
+/**
+ * The totals of a list of figures (see {@link Totals}).
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const totalsOf = (figures: ReadonlyArray<Figures>): Totals => {
+  let totals: Totals = {
+    conversations: 0,
+    messages: 0,
+    prunes: 0,
+    summarizerCalls: 0,
+    evictedMessages: 0,
+    peakBufferTokens: 0,
+    finalBufferTokens: 0,
+    summaryTokens: 0,
+    contextTokens: 0,
+    opensOnUserTurn: 0
+  }
+  for (const f of figures) {
+    totals = {
+      conversations: totals.conversations + 1,
+      messages: totals.messages + f.messages,
+      prunes: totals.prunes + f.prunes,
+      summarizerCalls: totals.summarizerCalls + f.summarizerCalls,
+      evictedMessages: totals.evictedMessages + f.evictedMessages,
+      peakBufferTokens: Math.max(totals.peakBufferTokens, f.peakBufferTokens),
+      finalBufferTokens: totals.finalBufferTokens + f.finalBufferTokens,
+      summaryTokens: totals.summaryTokens + f.summaryTokens,
+      contextTokens: totals.contextTokens + f.contextTokens,
+      opensOnUserTurn: totals.opensOnUserTurn + (f.opensOnUserTurn === true ? 1 : 0)
+    }
+  }
+  return totals
+}
+
+/**
+ * How often {@link replay} reports progress: every this many messages, and
+ * after each conversation.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const PROGRESS_EVERY = 100
+
+/**
+ * Replays every conversation, in order, each into its own fresh memory.
+ * `show` names a conversation whose final context to keep; `onProgress`
+ * receives (messages replayed, messages in all) every {@link PROGRESS_EVERY}
+ * messages and after each conversation. Fails like {@link replayConversation}.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const replay = (
+  conversations: ReadonlyArray<Conversation>,
+  config: Config,
+  options?: {
+    readonly show?: string | undefined
+    readonly onProgress?: ((done: number, total: number) => Effect.Effect<void>) | undefined
+  }
+): Effect.Effect<Outcome, ConfigError | TokenCountError | SummarizerError, TokenCounter.TokenCounter> =>
+  Effect.gen(function*() {
+    const total = conversations.reduce((n, c) => n + c.messages.length, 0)
+    const onProgress = options?.onProgress
+    let done = 0
+    const onMessage = onProgress === undefined ? Effect.void : Effect.suspend(() => {
+      done++
+      return done % PROGRESS_EVERY === 0 ? onProgress(done, total) : Effect.void
+    })
+    const figures: Array<Figures> = []
+    let shown: FinalContext | undefined
+    for (const conversation of conversations) {
+      const result = yield* replayConversation(conversation, config, onMessage)
+      figures.push(result.figures)
+      if (shown === undefined && conversation.id === options?.show) shown = result.final
+      if (onProgress !== undefined) yield* onProgress(done, total)
+    }
+    return { report: { conversations: figures, totals: totalsOf(figures) }, shown }
+  })

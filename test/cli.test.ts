@@ -1,0 +1,605 @@
+/**
+ * `rollmem replay`, run in-process: the figures are checked against a
+ * replay by hand through the library (same strategy, same tokenizer), on the
+ * example transcript and on every conversation of the shared data folder
+ * (`$ROLLMEM_DATA`, else `../shared/data`; skipped when absent), plus every
+ * bad-input case, the input formats and the JSON output shape.
+ */
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import { assert, describe, it } from "@effect/vitest"
+import { Cause, Console, Effect, Exit, Option, Schema } from "effect"
+import { execFile } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import { cli, CliFailure } from "../src/cli/Command.js"
+import * as Input from "../src/cli/Input.js"
+import * as Progress from "../src/cli/Progress.js"
+import type { Figures } from "../src/cli/Replay.js"
+import {
+  BufferMemory,
+  ExtractiveSummarizer,
+  type Memory,
+  Message,
+  RollingMemory,
+  Summarizer,
+  SummaryMemory,
+  TokenCounter,
+  WindowMemory
+} from "../src/index.js"
+import * as Tokenizers from "../src/tokenizers.js"
+
+const repoRoot = fileURLToPath(new URL("..", import.meta.url))
+const example = path.join(repoRoot, "examples", "support-chat.jsonl")
+const dataDir = process.env.ROLLMEM_DATA ?? path.resolve(repoRoot, "../shared/data")
+const hasData = fs.existsSync(path.join(dataDir, "conversations-agentic.jsonl"))
+const dataNote = hasData ? "" : ` (skipped: no conversations in ${dataDir}; set ROLLMEM_DATA to the data folder)`
+
+// ---------------------------------------------------------------------------
+// Running the command in-process
+
+interface Run {
+  readonly exit: Exit.Exit<void, unknown>
+  readonly stdout: string
+  readonly stderr: string
+}
+
+const capture = (out: Array<string>, err: Array<string>): Console.Console => {
+  const none = () => Effect.void
+  const write = (into: Array<string>) => (...args: ReadonlyArray<unknown>) =>
+    Effect.sync(() => {
+      into.push(args.map(String).join(" "))
+    })
+  const unsafe = { ...globalThis.console, log: () => {}, error: () => {} }
+  return {
+    [Console.TypeId]: Console.TypeId,
+    assert: none,
+    clear: Effect.void,
+    count: none,
+    countReset: none,
+    debug: none,
+    dir: none,
+    dirxml: none,
+    error: write(err),
+    group: none,
+    groupEnd: Effect.void,
+    info: none,
+    log: write(out),
+    table: none,
+    time: none,
+    timeEnd: none,
+    timeLog: none,
+    trace: none,
+    warn: none,
+    unsafe
+  }
+}
+
+const quiet: Progress.Service = { isTTY: false, write: () => Effect.void }
+
+const run = (args: ReadonlyArray<string>, progress: Progress.Service = quiet): Effect.Effect<Run> =>
+  Effect.gen(function*() {
+    const out: Array<string> = []
+    const err: Array<string> = []
+    const exit = yield* cli(["node", "rollmem", "replay", ...args]).pipe(
+      Effect.withConsole(capture(out, err)),
+      Effect.provideService(Progress.ProgressOutput, progress),
+      Effect.provide(NodeContext.layer),
+      Effect.exit
+    )
+    return { exit, stdout: out.join("\n"), stderr: err.join("\n") }
+  })
+
+interface JsonReport {
+  readonly conversations: ReadonlyArray<Figures>
+  readonly totals: Record<string, number>
+  readonly show?: { readonly id: string; readonly context: string; readonly messages: ReadonlyArray<unknown> }
+}
+
+const runJson = (args: ReadonlyArray<string>) =>
+  Effect.map(run([...args, "--format", "json"]), (r) => {
+    assert.isTrue(Exit.isSuccess(r.exit), r.stderr)
+    assert.strictEqual(r.stderr, "")
+    return JSON.parse(r.stdout) as JsonReport
+  })
+
+const failureOf = (r: Run): unknown =>
+  Exit.isFailure(r.exit) ? Option.getOrUndefined(Cause.failureOption(r.exit.cause)) : undefined
+
+/** The command failed with one line on stderr, no stack trace and nothing on stdout. */
+const assertOneLineFailure = (r: Run, line: string) => {
+  assert.isTrue(Exit.isFailure(r.exit))
+  assert.strictEqual(r.stderr, line)
+  assert.strictEqual(r.stdout, "")
+}
+
+// ---------------------------------------------------------------------------
+// A replay by hand through the library, independent of src/cli
+
+const decodeMessages = Schema.decodeUnknownSync(Schema.Array(Message.Message))
+
+const readJsonl = (file: string) =>
+  fs.readFileSync(file, "utf8").split("\n").filter((line) => line.trim() !== "").map((line) => {
+    const raw = JSON.parse(line) as { readonly id: string; readonly messages: unknown }
+    return { id: raw.id, messages: decodeMessages(raw.messages) }
+  })
+
+interface HandOptions {
+  readonly strategy: "rolling" | "buffer" | "window" | "summary"
+  readonly maxTokens?: number
+  readonly maxMessages?: number
+  readonly summaryTokens?: number
+  readonly summarizer?: "extractive" | "none"
+}
+
+/**
+ * Replays by hand: evictions are the turns no longer in the buffer, prunes
+ * the adds after which the buffer did not grow by one, calls are counted by
+ * a wrapper of the summarizer, and the final buffer is recounted message by
+ * message.
+ */
+const byHand = (
+  conversation: { readonly id: string; readonly messages: ReadonlyArray<Message.Message> },
+  options: HandOptions
+) =>
+  Effect.gen(function*() {
+    const counter = yield* TokenCounter.TokenCounter
+    let calls = 0
+    const inner = yield* ExtractiveSummarizer.make({ maxTokens: options.summaryTokens ?? 400 })
+    const counting: Summarizer.Service = {
+      summarize: (summary, messages) => {
+        calls++
+        return inner.summarize(summary, messages)
+      }
+    }
+    const withSummarizer = options.summarizer !== "none"
+    const memory: Memory.Memory = yield* (options.strategy === "rolling"
+      ? withSummarizer
+        ? RollingMemory.make({ maxTokens: options.maxTokens ?? 2000 }).pipe(
+          Effect.provideService(Summarizer.Summarizer, counting)
+        )
+        : RollingMemory.make({ maxTokens: options.maxTokens ?? 2000 })
+      : options.strategy === "buffer"
+      ? BufferMemory.make()
+      : options.strategy === "window"
+      ? WindowMemory.make({ maxMessages: options.maxMessages ?? 20 })
+      : SummaryMemory.make().pipe(Effect.provideService(Summarizer.Summarizer, counting)))
+    let prunes = 0
+    let peak = 0
+    for (const message of conversation.messages) {
+      const before = (yield* memory.buffer).length
+      yield* memory.add(message)
+      if ((yield* memory.buffer).length < before + 1) prunes++
+      peak = Math.max(peak, yield* memory.bufferTokens)
+    }
+    const buffer = yield* memory.buffer
+    let recounted = 0
+    for (const message of buffer) recounted += yield* counter.count(message.tokenText)
+    assert.strictEqual(recounted, yield* memory.bufferTokens)
+    const summary = yield* memory.summary
+    const summaryTokens = summary === "" ? 0 : yield* counter.count(summary)
+    const first = (yield* memory.messages).find((m) => m.role !== "system")
+    const figures: Figures = {
+      id: conversation.id,
+      messages: conversation.messages.length,
+      prunes,
+      summarizerCalls: calls,
+      evictedMessages: conversation.messages.length - buffer.length,
+      peakBufferTokens: peak,
+      finalBufferTokens: recounted,
+      summaryTokens,
+      contextTokens: summaryTokens + recounted,
+      opensOnUserTurn: first === undefined ? null : first.role === "user"
+    }
+    return { figures, context: yield* memory.context }
+  })
+
+const checkAgainstHand = (
+  report: JsonReport,
+  conversations: ReadonlyArray<{ readonly id: string; readonly messages: ReadonlyArray<Message.Message> }>,
+  options: HandOptions
+) =>
+  Effect.gen(function*() {
+    assert.strictEqual(report.conversations.length, conversations.length)
+    for (let i = 0; i < conversations.length; i++) {
+      const { figures } = yield* byHand(conversations[i], options)
+      assert.deepStrictEqual(report.conversations[i], figures)
+    }
+    const all = report.conversations
+    const sum = (key: keyof Figures) => all.reduce((n, f) => n + (f[key] as number), 0)
+    assert.deepStrictEqual(report.totals, {
+      conversations: all.length,
+      messages: sum("messages"),
+      prunes: sum("prunes"),
+      summarizerCalls: sum("summarizerCalls"),
+      evictedMessages: sum("evictedMessages"),
+      peakBufferTokens: Math.max(0, ...all.map((f) => f.peakBufferTokens)),
+      finalBufferTokens: sum("finalBufferTokens"),
+      summaryTokens: sum("summaryTokens"),
+      contextTokens: sum("contextTokens"),
+      opensOnUserTurn: all.filter((f) => f.opensOnUserTurn === true).length
+    })
+  })
+
+// ---------------------------------------------------------------------------
+// Temporary input files
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "rollmem-cli-"))
+const write = (name: string, text: string): string => {
+  const file = path.join(tmp, name)
+  fs.writeFileSync(file, text)
+  return file
+}
+
+const openAiExport = {
+  model: "gpt-4o",
+  messages: [
+    { role: "system", content: "Be brief." },
+    { role: "user", content: "Weather in Rome?", name: "dana" },
+    {
+      role: "assistant",
+      content: null,
+      refusal: null,
+      tool_calls: [{
+        id: "call_1",
+        type: "function",
+        function: { name: "get_weather", arguments: "{\"city\":\"Rome\"}" }
+      }]
+    },
+    { role: "tool", tool_call_id: "call_1", name: "get_weather", content: "{\"temp\": 21}" },
+    { role: "assistant", content: [{ type: "text", text: "It is 21°C in Rome." }, { type: "image_url" }] }
+  ]
+}
+const openAiWire = [
+  { role: "system", content: "Be brief." },
+  { role: "user", content: "Weather in Rome?" },
+  {
+    role: "assistant",
+    content: "",
+    tool_calls: [{ id: "call_1", name: "get_weather", arguments: "{\"city\":\"Rome\"}" }]
+  },
+  { role: "tool", content: "{\"temp\": 21}", tool_call_id: "call_1" },
+  { role: "assistant", content: "It is 21°C in Rome." }
+]
+
+const FIGURE_KEYS = [
+  "id",
+  "messages",
+  "prunes",
+  "summarizerCalls",
+  "evictedMessages",
+  "peakBufferTokens",
+  "finalBufferTokens",
+  "summaryTokens",
+  "contextTokens",
+  "opensOnUserTurn"
+]
+
+const o200k = Tokenizers.layerByName("o200k_base")
+
+// ---------------------------------------------------------------------------
+
+describe("rollmem replay on the example transcript", () => {
+  it.effect("reports the figures of a replay by hand (rolling, o200k_base, 2000 tokens, extractive 400)", () =>
+    Effect.gen(function*() {
+      const report = yield* runJson([example])
+      const conversations = readJsonl(example)
+      assert.isAtLeast(conversations[0].messages.length, 30)
+      yield* checkAgainstHand(report, conversations, { strategy: "rolling" })
+      assert.deepStrictEqual(report.conversations[0], {
+        id: "support-chat",
+        messages: 47,
+        prunes: 3,
+        summarizerCalls: 3,
+        evictedMessages: 12,
+        peakBufferTokens: 1959,
+        finalBufferTokens: 1716,
+        summaryTokens: 354,
+        contextTokens: 2070,
+        opensOnUserTurn: true
+      })
+    }).pipe(Effect.provide(o200k)))
+
+  it.effect("prints a table and, with --show, the final context as memory.context gives it", () =>
+    Effect.gen(function*() {
+      const r = yield* run([example, "--show", "support-chat"])
+      assert.isTrue(Exit.isSuccess(r.exit))
+      assert.strictEqual(r.stderr, "")
+      const { context } = yield* byHand(readJsonl(example)[0], { strategy: "rolling" })
+      const lines = r.stdout.split("\n")
+      assert.strictEqual(
+        lines[0],
+        "rollmem replay: 1 conversation, strategy rolling (max-tokens 2000), summarizer extractive (summary-tokens 400), tokenizer o200k_base"
+      )
+      assert.match(
+        lines[2],
+        /^conversation +messages +prunes +calls +evicted +peak +final +summary +context +user-first$/
+      )
+      assert.match(lines[4], /^support-chat +47 +3 +3 +12 +1959 +1716 +354 +2070 +yes$/)
+      assert.match(lines[6], /^total \(1 conversation\) +47 +3 +3 +12 +max 1959 +1716 +354 +2070 +1\/1$/)
+      const header = "Final context of support-chat: 36 messages, 2070 tokens (summary 354 + buffer 1716)"
+      const at = lines.indexOf(header)
+      assert.isAbove(at, 6)
+      assert.strictEqual(lines.slice(at + 2).join("\n"), context)
+    }).pipe(Effect.provide(o200k)))
+
+  it.effect("--format json prints one document with exactly the documented keys", () =>
+    Effect.gen(function*() {
+      const report = yield* runJson([example, "--tokenizer", "words"])
+      assert.deepStrictEqual(Object.keys(report), ["conversations", "totals"])
+      assert.deepStrictEqual(Object.keys(report.conversations[0]), FIGURE_KEYS)
+      assert.deepStrictEqual(Object.keys(report.totals), ["conversations", ...FIGURE_KEYS.slice(1)])
+      const shown = yield* runJson([example, "--tokenizer", "words", "--show", "support-chat"])
+      assert.deepStrictEqual(Object.keys(shown), ["conversations", "totals", "show"])
+      assert.deepStrictEqual(Object.keys(shown.show!), ["id", "context", "messages"])
+      const { context } = yield* byHand(readJsonl(example)[0], { strategy: "rolling" })
+      assert.strictEqual(shown.show!.context, context)
+    }).pipe(Effect.provide(TokenCounter.layerWordCount)))
+
+  it.effect("every strategy gives the figures of a replay by hand", () =>
+    Effect.gen(function*() {
+      const conversations = readJsonl(example)
+      const cases: ReadonlyArray<readonly [ReadonlyArray<string>, HandOptions]> = [
+        [["--strategy", "buffer"], { strategy: "buffer" }],
+        [["--strategy", "window", "--max-messages", "8"], { strategy: "window", maxMessages: 8 }],
+        [["--strategy", "summary", "--summary-tokens", "120"], { strategy: "summary", summaryTokens: 120 }],
+        [["--max-tokens", "300", "--summarizer", "none"], { strategy: "rolling", maxTokens: 300, summarizer: "none" }],
+        [["--max-tokens", "300", "--summary-tokens", "50"], { strategy: "rolling", maxTokens: 300, summaryTokens: 50 }]
+      ]
+      for (const [args, options] of cases) {
+        const report = yield* runJson([example, "--tokenizer", "words", ...args])
+        yield* checkAgainstHand(report, conversations, options)
+      }
+      const summary = yield* runJson([example, "--tokenizer", "words", "--strategy", "summary"])
+      assert.strictEqual(summary.totals.summarizerCalls, 47)
+      assert.strictEqual(summary.totals.prunes, 47)
+      assert.strictEqual(summary.totals.evictedMessages, 47)
+      assert.strictEqual(summary.totals.finalBufferTokens, 0)
+      const buffer = yield* runJson([example, "--tokenizer", "words", "--strategy", "buffer"])
+      assert.strictEqual(buffer.totals.evictedMessages, 0)
+      assert.strictEqual(buffer.totals.peakBufferTokens, buffer.totals.finalBufferTokens)
+    }).pipe(Effect.provide(TokenCounter.layerWordCount)))
+})
+
+describe(`rollmem replay on the shared data${dataNote}`, () => {
+  it.effect.skipIf(!hasData)(
+    "agentic: 202 conversations, rolling, o200k_base, 2000 tokens",
+    () =>
+      Effect.gen(function*() {
+        const file = path.join(dataDir, "conversations-agentic.jsonl")
+        const report = yield* runJson([file, "--tokenizer", "o200k_base", "--max-tokens", "2000"])
+        assert.strictEqual(report.totals.conversations, 202)
+        assert.strictEqual(report.totals.messages, 5348)
+        yield* checkAgainstHand(report, readJsonl(file), { strategy: "rolling", maxTokens: 2000 })
+      }).pipe(Effect.provide(o200k))
+  )
+
+  it.effect.skipIf(!hasData)("chat: window of 6 messages, words", () =>
+    Effect.gen(function*() {
+      const file = path.join(dataDir, "conversations-chat.jsonl")
+      const report = yield* runJson([file, "--tokenizer", "words", "--strategy", "window", "--max-messages", "6"])
+      assert.strictEqual(report.totals.conversations, 211)
+      assert.strictEqual(report.totals.messages, 1544)
+      yield* checkAgainstHand(report, readJsonl(file), { strategy: "window", maxMessages: 6 })
+    }).pipe(Effect.provide(TokenCounter.layerWordCount)))
+
+  it.effect.skipIf(!hasData)(
+    "tooltalk: summary strategy and rolling without summarizer, cl100k_base",
+    () =>
+      Effect.gen(function*() {
+        const file = path.join(dataDir, "conversations-tooltalk.jsonl")
+        const conversations = readJsonl(file)
+        const summary = yield* runJson([file, "--tokenizer", "cl100k_base", "--strategy", "summary"])
+        assert.strictEqual(summary.totals.messages, 1035)
+        yield* checkAgainstHand(summary, conversations, { strategy: "summary" })
+        const rolling = yield* runJson([file, "--tokenizer", "gpt-4", "--max-tokens", "300", "--summarizer", "none"])
+        yield* checkAgainstHand(rolling, conversations, { strategy: "rolling", maxTokens: 300, summarizer: "none" })
+      }).pipe(Effect.provide(Tokenizers.layerByName("cl100k_base")))
+  )
+})
+
+describe("rollmem replay input formats", () => {
+  it.effect("reads an OpenAI chat export: null content, nested tool calls, content parts, unknown keys", () =>
+    Effect.gen(function*() {
+      const file = write("export.json", JSON.stringify(openAiExport, null, 2))
+      const report = yield* runJson([file, "--strategy", "buffer", "--tokenizer", "words", "--show", "export.json"])
+      assert.strictEqual(report.conversations[0].id, "export.json")
+      assert.deepStrictEqual(report.show!.messages, openAiWire)
+    }))
+
+  it.effect("reads a bare array of messages, and a pretty-printed object in a file of any name", () =>
+    Effect.gen(function*() {
+      const array = write("array.json", JSON.stringify(openAiExport.messages))
+      const pretty = write("chat.txt", JSON.stringify({ messages: openAiExport.messages }, null, 2))
+      const report = yield* runJson([
+        array,
+        pretty,
+        "--strategy",
+        "buffer",
+        "--tokenizer",
+        "words",
+        "--show",
+        "chat.txt"
+      ])
+      assert.deepStrictEqual(report.conversations.map((c) => c.id), ["array.json", "chat.txt"])
+      assert.deepStrictEqual(report.show!.messages, openAiWire)
+    }))
+
+  it("names a JSON Lines conversation without an id after its file and line, and skips blank lines", () => {
+    const inputs = Input.parseText(
+      "dir/a.jsonl",
+      "a.jsonl",
+      "\n{\"messages\": []}\r\n\n{\"id\": \"x\", \"messages\": []}\n"
+    )
+    assert.deepStrictEqual(inputs.conversations.map((c) => c.id), ["dir/a.jsonl:2", "x"])
+    assert.deepStrictEqual(inputs.problems, [])
+  })
+
+  it("reports each malformed line with its file and line number", () => {
+    const inputs = Input.parseText(
+      "t.jsonl",
+      "t.jsonl",
+      [
+        "{\"id\": \"ok\", \"messages\": [{\"role\": \"user\", \"content\": \"hi\"}]}",
+        "{\"id\": \"broken\", \"messages\": [",
+        "{\"id\": \"norole\", \"messages\": [{\"content\": \"hi\"}]}",
+        "{\"id\": \"badcall\", \"messages\": [{\"role\": \"assistant\", \"content\": \"\", \"tool_calls\": [{\"name\": \"f\"}]}]}",
+        "[1, 2]",
+        "{\"id\": \"ok2\", \"messages\": []}"
+      ].join("\n")
+    )
+    assert.deepStrictEqual(inputs.conversations.map((c) => c.id), ["ok", "ok2"])
+    assert.strictEqual(inputs.problems.length, 4)
+    assert.match(inputs.problems[0], /^t\.jsonl:2: /)
+    assert.strictEqual(inputs.problems[1], "t.jsonl:3: messages[0].role: is missing")
+    assert.strictEqual(inputs.problems[2], "t.jsonl:4: messages[0].tool_calls[0].id: is missing")
+    assert.strictEqual(inputs.problems[3], "t.jsonl:5: Expected an object {\"id\", \"messages\"}, actual [1,2]")
+  })
+
+  it("reports a malformed JSON document once, with the file name", () => {
+    assert.deepStrictEqual(Input.parseText("x.json", "x.json", "{\"messages\": 3}").problems, [
+      "x.json: messages: Expected ReadonlyArray<Message>, actual 3"
+    ])
+    assert.deepStrictEqual(Input.parseText("y.json", "y.json", "\"text\"").problems, [
+      "y.json: expected an array of messages or an object with \"messages\""
+    ])
+  })
+})
+
+describe("rollmem replay bad input", () => {
+  it.effect("a missing file: one line, non-zero exit, the other files still read", () =>
+    Effect.gen(function*() {
+      const missing = path.join(tmp, "nope.jsonl")
+      assertOneLineFailure(yield* run([missing]), `rollmem: ${missing}: no such file`)
+      const both = yield* run([missing, example, "--tokenizer", "words", "--format", "json"])
+      assert.isTrue(Exit.isFailure(both.exit))
+      assert.strictEqual(
+        both.stderr,
+        `rollmem: ${missing}: no such file\nrollmem: skipped 1 input that could not be read (see above)`
+      )
+      assert.strictEqual((JSON.parse(both.stdout) as JsonReport).conversations[0].id, "support-chat")
+    }))
+
+  it.effect("a malformed line: reported with file and line, skipped, exit code 1 at the end", () =>
+    Effect.gen(function*() {
+      const good = fs.readFileSync(example, "utf8").trim()
+      const file = write(
+        "mixed.jsonl",
+        `${good}\n{"id": "x", "messages": [\n${good.replace("support-chat", "again")}\n`
+      )
+      const r = yield* run([file, "--tokenizer", "words", "--format", "json"])
+      assert.isTrue(Exit.isFailure(r.exit))
+      const stderr = r.stderr.split("\n")
+      assert.strictEqual(stderr.length, 2)
+      assert.match(stderr[0], new RegExp(`^rollmem: ${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:2: `))
+      assert.strictEqual(stderr[1], "rollmem: skipped 1 input that could not be read (see above)")
+      assert.deepStrictEqual((JSON.parse(r.stdout) as JsonReport).conversations.map((c) => c.id), [
+        "support-chat",
+        "again"
+      ])
+    }))
+
+  it.effect("bad options: one named line each, nothing on stdout", () =>
+    Effect.gen(function*() {
+      const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
+        [
+          ["--strategy", "lru"],
+          "rollmem: invalid option --strategy: unknown value \"lru\", expected one of rolling, buffer, window, summary"
+        ],
+        [
+          ["--tokenizer", "gpt-2"],
+          "rollmem: invalid option --tokenizer: unknown tokenizer \"gpt-2\": expected \"words\", \"o200k_base\", \"cl100k_base\" or a model name such as \"gpt-4o\""
+        ],
+        [["--max-tokens", "0"], "rollmem: invalid option --max-tokens: must be a positive integer, got 0"],
+        [["--max-tokens", "-5"], "rollmem: invalid option --max-tokens: must be a positive integer, got -5"],
+        [["--max-tokens", "abc"], "rollmem: invalid option --max-tokens: must be a positive integer, got \"abc\""],
+        [["--max-messages", "1.5"], "rollmem: invalid option --max-messages: must be a positive integer, got \"1.5\""],
+        [["--summary-tokens", "0"], "rollmem: invalid option --summary-tokens: must be a positive integer, got 0"],
+        [
+          ["--summarizer", "gpt"],
+          "rollmem: invalid option --summarizer: unknown value \"gpt\", expected one of extractive, none"
+        ],
+        [
+          ["--strategy", "summary", "--summarizer", "none"],
+          "rollmem: invalid option --summarizer: the summary strategy folds every turn into the summary, it needs a summarizer (extractive)"
+        ],
+        [["--format", "xml"], "rollmem: invalid option --format: unknown value \"xml\", expected one of table, json"],
+        [["--show", "nobody"], "rollmem: invalid option --show: no conversation with id \"nobody\" was read"]
+      ]
+      for (const [args, line] of cases) {
+        const tokenizer = args.includes("--tokenizer") ? [] : ["--tokenizer", "words"]
+        const r = yield* run([example, ...tokenizer, ...args])
+        assertOneLineFailure(r, line)
+        assert.instanceOf(failureOf(r), CliFailure)
+      }
+    }))
+
+  it.effect("a budget is checked whatever the strategy", () =>
+    Effect.gen(function*() {
+      assertOneLineFailure(
+        yield* run([example, "--tokenizer", "words", "--strategy", "buffer", "--max-messages", "0"]),
+        "rollmem: invalid option --max-messages: must be a positive integer, got 0"
+      )
+    }))
+
+  it("the executable exits with code 1 and one line, without a stack trace", async () => {
+    const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      execFile(
+        process.execPath,
+        [
+          "--import",
+          "tsx",
+          path.join(repoRoot, "src", "bin.ts"),
+          "replay",
+          path.join(tmp, "absent.jsonl"),
+          "--tokenizer",
+          "words"
+        ],
+        { cwd: repoRoot },
+        (error, stdout, stderr) => resolve({ code: error === null ? 0 : (error.code as number), stdout, stderr })
+      )
+    })
+    assert.strictEqual(result.code, 1)
+    assert.strictEqual(result.stdout, "")
+    assert.strictEqual(result.stderr, `rollmem: ${path.join(tmp, "absent.jsonl")}: no such file\n`)
+  })
+})
+
+describe("rollmem replay progress bar", () => {
+  const recorder = (isTTY: boolean) => {
+    const writes: Array<string> = []
+    return { writes, output: { isTTY, write: (text: string) => Effect.sync(() => void writes.push(text)) } }
+  }
+  const seven = () => write("seven.jsonl", `${fs.readFileSync(example, "utf8").trim()}\n`.repeat(7))
+
+  it.effect("is drawn on a TTY stderr for more than 300 messages, then erased; stdout is untouched", () =>
+    Effect.gen(function*() {
+      const { output, writes } = recorder(true)
+      const r = yield* run([seven(), "--tokenizer", "words", "--format", "json"], output)
+      assert.isTrue(Exit.isSuccess(r.exit))
+      assert.strictEqual((JSON.parse(r.stdout) as JsonReport).totals.messages, 329)
+      assert.strictEqual(writes.at(-2), Progress.frame(329, 329))
+      assert.strictEqual(writes.at(-1), "\r\x1b[K")
+      assert.isAbove(writes.length, 3)
+      assert.isTrue(writes.slice(0, -1).every((w) => w.startsWith("\r[")))
+    }))
+
+  it.effect("is not drawn when stderr is not a TTY, or for a few hundred messages or fewer", () =>
+    Effect.gen(function*() {
+      const pipe = recorder(false)
+      yield* run([seven(), "--tokenizer", "words"], pipe.output)
+      assert.deepStrictEqual(pipe.writes, [])
+      const small = recorder(true)
+      yield* run([example, "--tokenizer", "words"], small.output)
+      assert.deepStrictEqual(small.writes, [])
+    }))
+
+  it("frames show the filled share of 30 columns", () => {
+    assert.strictEqual(Progress.frame(0, 600), `\r[${"-".repeat(30)}] 0/600 messages`)
+    assert.strictEqual(Progress.frame(300, 600), `\r[${"#".repeat(15)}${"-".repeat(15)}] 300/600 messages`)
+    assert.isFalse(Progress.shouldShow(true, 300))
+    assert.isTrue(Progress.shouldShow(true, 301))
+    assert.isFalse(Progress.shouldShow(false, 10_000))
+  })
+})
