@@ -1,10 +1,12 @@
+import * as Chat from "@effect/ai/Chat"
 import * as Prompt from "@effect/ai/Prompt"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Either, Equal, FastCheck as fc, Schema } from "effect"
+import { Effect, Either, Equal, FastCheck as fc, Ref, Schema } from "effect"
 import * as AiPrompt from "../../src/ai/AiPrompt.js"
 import { InvalidMessageError } from "../../src/Errors.js"
 import * as Message from "../../src/schema/Message.js"
-import { DATA_FILES, loadConversations } from "./support.js"
+import * as RollingMemory from "../../src/strategies/RollingMemory.js"
+import { DATA_FILES, loadConversations, scriptedModel } from "./support.js"
 
 const roundTrip = (messages: ReadonlyArray<Message.Message>) => AiPrompt.fromPrompt(AiPrompt.toPrompt(messages))
 
@@ -428,5 +430,35 @@ describe("AiPrompt.fromPrompt on prompts from elsewhere", () => {
       const badId = Prompt.fromMessages([Prompt.systemMessage({ content: "", options: { rollmem: { id: 7 } } })])
       const either = AiPrompt.fromPromptMessage(badId.content[0])
       assert.isTrue(Either.isLeft(either))
+    }))
+})
+
+describe("AiPrompt with a Chat", () => {
+  it.effect("a memory's context seeds a Chat; the Chat's history, exported and re-imported, loads back into a memory", () =>
+    Effect.gen(function*() {
+      const conversation = conversations[2][1].find((c) => c.messages.length >= 20)!
+      const model = yield* scriptedModel(["Noted: cancelled."])
+      const source = yield* RollingMemory.make({ maxTokens: 100_000 })
+      for (const message of conversation.messages) yield* source.add(message)
+
+      const chat = yield* Chat.fromPrompt(AiPrompt.toPrompt(yield* source.messages))
+      const reply = yield* chat.generateText({ prompt: "Cancel it, please." }).pipe(Effect.provide(model.layer))
+      assert.strictEqual(reply.text, "Noted: cancelled.")
+      // The model was sent the whole conversation, then the new turn.
+      const [sent] = yield* Ref.get(model.prompts)
+      assert.strictEqual(sent.content.length, conversation.messages.length + 1)
+
+      const json = yield* chat.exportJson
+      const restored = yield* Chat.fromJson(json).pipe(Effect.provide(model.layer))
+      const history = yield* AiPrompt.fromPrompt(yield* Ref.get(restored.history))
+      assertSameMessages(history, [
+        ...conversation.messages,
+        Message.user("Cancel it, please."),
+        Message.assistant("Noted: cancelled.")
+      ])
+
+      const target = yield* RollingMemory.make({ maxTokens: 100_000 })
+      for (const message of history) yield* target.add(message)
+      assert.deepStrictEqual((yield* target.buffer).slice(0, -2), yield* source.buffer)
     }))
 })
