@@ -15,10 +15,10 @@
  * @example
  * ```ts
  * import { Effect, Layer, Schedule } from "effect"
- * import { Summarizer } from "rollmem"
+ * import { ExtractiveSummarizer, Summarizer } from "rollmem"
  * import { LanguageModelSummarizer, SummarizerPolicy } from "rollmem/ai"
  *
- * const resilient = SummarizerPolicy.withFallback(myExtractiveLayer).pipe(
+ * const resilient = SummarizerPolicy.withFallback(ExtractiveSummarizer.layer({ maxTokens: 400 })).pipe(
  *   Layer.provide(
  *     Summarizer.withPolicy((call) =>
  *       call.pipe(
@@ -85,8 +85,8 @@ export const isTransient = (error: unknown): boolean => {
  *
  * @example
  * ```ts
- * // Layer<Summarizer, never, LanguageModel>
- * const layer = SummarizerPolicy.withFallback(Summarizer.layerFunction(keepLastSentences)).pipe(
+ * // Layer<Summarizer, ConfigError, LanguageModel | TokenCounter>
+ * const layer = SummarizerPolicy.withFallback(ExtractiveSummarizer.layer()).pipe(
  *   Layer.provide(LanguageModelSummarizer.layer())
  * )
  * ```

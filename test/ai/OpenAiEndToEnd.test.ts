@@ -19,8 +19,10 @@ import * as AiPrompt from "../../src/ai/AiPrompt.js"
 import * as LanguageModelSummarizer from "../../src/ai/LanguageModelSummarizer.js"
 import * as SummarizerPolicy from "../../src/ai/SummarizerPolicy.js"
 import * as SummaryPrompt from "../../src/ai/SummaryPrompt.js"
+import * as ExtractiveSummarizer from "../../src/layers/ExtractiveSummarizer.js"
 import type * as Message from "../../src/schema/Message.js"
 import * as Summarizer from "../../src/services/Summarizer.js"
+import * as TokenCounter from "../../src/services/TokenCounter.js"
 import * as RollingMemory from "../../src/strategies/RollingMemory.js"
 import { loadConversations } from "./support.js"
 
@@ -132,7 +134,7 @@ const openAi = (port: number) =>
 
 // Per-call timeout 500 ms (real time: the held request costs that much; short enough to keep the
 // test fast, long enough that a loaded machine does not time out an answered request); up to 2 retries of transient failures, 10 ms then 20 ms (jittered);
-// then a fallback that needs no model.
+// then the extractive summarizer, which needs no model, as the fallback.
 const policy = Summarizer.withPolicy((call) =>
   call.pipe(
     Effect.timeout("500 millis"),
@@ -142,7 +144,7 @@ const policy = Summarizer.withPolicy((call) =>
     })
   )
 )
-const fallback = Summarizer.layerFunction((summary, messages) => `${summary} [+${messages.length} turns, offline]`)
+const fallback = ExtractiveSummarizer.layer({ maxTokens: 50 }).pipe(Layer.provide(TokenCounter.layerWordCount))
 
 const conversation = loadConversations("conversations-tooltalk.jsonl").find((c) =>
   c.id === "tooltalk-tooltalk-Calendar-Messages-Weather-SendMessage-1"
@@ -226,7 +228,13 @@ describe("LanguageModelSummarizer over real HTTP (OpenAI Responses API)", () => 
       assert.include(texts[5], "<summary>\nS3.\n</summary>")
       assert.strictEqual(texts[6], texts[5])
       assert.strictEqual(texts[7], texts[5])
-      assert.include(texts[8], `<summary>\nS3. [+${reference.evicted[3]} turns, offline]\n</summary>`)
+      // Fold 4 gave up on the model: the extractive summarizer folded the same turns into "S3.".
+      const extractive = yield* ExtractiveSummarizer.make({ maxTokens: 50 }).pipe(
+        Effect.provide(TokenCounter.layerWordCount)
+      )
+      const offline = yield* extractive.summarize("S3.", reference.batches[3])
+      assert.isTrue(offline.startsWith("S3.\n"))
+      assert.include(texts[8], `<summary>\n${offline}\n</summary>`)
       assert.include(texts[9], "<summary>\nSummary 8.\n</summary>")
       // Each fold's request holds exactly the turns the reference run evicted at that fold.
       const foldRequests = [0, 1, 3, 5, 8, 9, 10]
