@@ -88,11 +88,13 @@ const build = (options: Options | undefined, state: MemoryState.MemoryState | un
       Effect.flatMap(count(core.counter, message), (tokens) => {
         const index = core.index
         index.append(message, entryOf(message, tokens))
-        if (index.tokens <= maxTokens || index.unitCount <= 1) return Effect.void
+        if (index.tokens <= maxTokens) return Effect.void
         if (Option.isNone(summarizer)) {
           index.evict(index.cutoff(policy))
           return Effect.void
         }
+        // The unit count may still change before the lock is held (a fold in
+        // flight can leave a result orphaned): the prune decides under it.
         return prune
       })
     const memory: RollingMemory = { ...makeMemory(core, "rolling", add), strategy: "rolling", maxTokens }
