@@ -644,6 +644,35 @@ describe("RollingMemory (SPEC 5)", () => {
       assertMessages(yield* memory.buffer, [u("u2"), u("u3")])
     }))
 
+  it.effect("a result arriving during a fold for a call being folded becomes an orphan, and pruning goes on", () =>
+    Effect.gen(function*() {
+      const summarizer = yield* gated
+      const memory = yield* Effect.provide(RollingMemory.make({ maxTokens: 10 }), summarizer.layer)
+      yield* memory.add(call("x")) // 1 token
+      yield* memory.add(u("u1")) // 6
+      const f1 = yield* Effect.fork(memory.add(a("a1"))) // 11 > 10: fold [call]
+      const first = yield* Queue.take(summarizer.started)
+      assertMessages(first.messages, [call("x")])
+      // The result joins the call being folded: call..result is one unit spanning the cut.
+      const f2 = yield* Effect.fork(memory.add(result("x"))) // "ok\nx": 2 tokens
+      yield* awaitBufferSize(memory, 4)
+      yield* Deferred.succeed(first.gate, "S1")
+      yield* Fiber.join(f1)
+      // The prefix is removed as computed; the result is an orphan: u1 | a1 | result (12 > 10),
+      // and the result's own prune, deciding under the lock, folds u1.
+      const second = yield* Effect.raceFirst(
+        Queue.take(summarizer.started),
+        Effect.zipRight(Fiber.await(f2), Effect.dieMessage("the add completed without pruning"))
+      )
+      assert.strictEqual(second.summary, "S1")
+      assertMessages(second.messages, [u("u1")])
+      yield* Deferred.succeed(second.gate, "S2")
+      yield* Fiber.join(f2)
+      assert.strictEqual(yield* memory.summary, "S2")
+      assertMessages(yield* memory.buffer, [a("a1"), result("x")])
+      assert.strictEqual(yield* memory.bufferTokens, 7)
+    }))
+
   it.effect("clear during a fold wins, and the add that started the fold completes", () =>
     Effect.gen(function*() {
       const summarizer = yield* gated
