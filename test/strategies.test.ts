@@ -575,6 +575,24 @@ describe("RollingMemory (SPEC 5)", () => {
       assertMessages(yield* memory.buffer, [u("u2"), a("a2")])
     }))
 
+  it.effect("an add interrupted while its prune waits for the lock keeps its turn", () =>
+    Effect.gen(function*() {
+      const summarizer = yield* gated
+      const memory = yield* Effect.provide(RollingMemory.make({ maxTokens: 10 }), summarizer.layer)
+      yield* memory.add(u("u1"))
+      yield* memory.add(a("a1"))
+      const f1 = yield* Effect.fork(memory.add(u("u2")))
+      const first = yield* Queue.take(summarizer.started)
+      const f2 = yield* Effect.fork(memory.add(a("a2")))
+      yield* awaitBufferSize(memory, 4)
+      yield* Fiber.interrupt(f2)
+      yield* Deferred.succeed(first.gate, "S1")
+      yield* Fiber.join(f1)
+      assert.strictEqual(summarizer.calls.length, 1)
+      assert.strictEqual(yield* memory.summary, "S1")
+      assertMessages(yield* memory.buffer, [u("u2"), a("a2")])
+    }))
+
   it.effect("a failed fold (Deferred.fail) reaches the caller typed and keeps the appended turn", () =>
     Effect.gen(function*() {
       const summarizer = yield* gated
