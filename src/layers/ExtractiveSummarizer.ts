@@ -5,7 +5,8 @@
  * It is **not** an LLM and does not paraphrase or reason. For each evicted
  * turn it keeps one line of gist, built from the turn's own words:
  *
- * - the role, then the first sentence of the content (or its first 30 words);
+ * - the role, then the first sentence of the content (with the next ones while
+ *   it is under 6 words, cut at 30 words);
  * - up to 8 key terms from the rest of the content: words with digits (order
  *   numbers, prices, dates), identifiers (`omar_rossi_1241`), all-caps codes
  *   (`SEA`) and capitalized names that do not open a sentence;
@@ -43,6 +44,8 @@
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { type ConfigError, SummarizerError, TokenCountError } from "../Errors.js"
 import type { Message } from "../schema/Message.js"
 import * as Summarizer from "../services/Summarizer.js"
@@ -172,14 +175,13 @@ const textGist = (content: string): string => {
   return terms.length === 0 ? head : head === "" ? terms.join(", ") : `${head} [${terms.join(", ")}]`
 }
 
+const decodeJson = Schema.decodeUnknownOption(Schema.parseJson())
+
+/** The JSON value of a text that holds an object or an array, if it parses. */
 const parseJson = (text: string): { readonly value: unknown } | undefined => {
   const trimmed = text.trim()
   if (!(trimmed.startsWith("{") || trimmed.startsWith("["))) return undefined
-  try {
-    return { value: JSON.parse(trimmed) }
-  } catch {
-    return undefined
-  }
+  return Option.match(decodeJson(trimmed), { onNone: () => undefined, onSome: (value) => ({ value }) })
 }
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
@@ -239,8 +241,10 @@ const resultGist = (content: string): string => {
  *
  * @example
  * ```ts
- * gists([Message.user("My order 48213 never arrived. I paid $39.90 on May 2.")])
- * // ["user: My order 48213 never arrived. [$39.90, May]"]
+ * gists([
+ *   Message.user("The parcel with order 48213 never arrived at my flat. I paid $39.90 to Acme Shipping in New York.")
+ * ])
+ * // ["user: The parcel with order 48213 never arrived at my flat. [$39.90, Acme Shipping, New York]"]
  * ```
  *
  * @since 0.1.0
