@@ -6,7 +6,7 @@
  * typed error, and the accounting invariant.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Cause, Effect, Exit, Fiber, Option, Schedule, TestClock } from "effect"
+import { Cause, Effect, Exit, Fiber, Layer, Option, Schedule, TestClock } from "effect"
 import type { Memory } from "../../src/index.js"
 import {
   BufferMemory,
@@ -15,6 +15,7 @@ import {
   RollingMemory,
   Summarizer,
   SummarizerError,
+  SummaryMemory,
   TokenCounter,
   TokenCountError,
   WindowMemory
@@ -284,6 +285,29 @@ describe("summarizer faults leave the state as right after the append", () => {
       assert.instanceOf(failureOf(yield* Fiber.await(fiber)), SummarizerError)
       assert.strictEqual(interrupted, 1)
       assert.deepStrictEqual(yield* snapshot(memory), { summary: "", buffer: ["t1", "t2", "t3"], tokens: 6 })
+    }))
+
+  it.effect("rolling and summary: a hung summarizer under Summarizer.withPolicy(timeout) keeps the appended turn", () =>
+    Effect.gen(function*() {
+      const hanging = Summarizer.layerEffect((summary: string, messages: ReadonlyArray<Message.Message>) =>
+        Effect.never.pipe(Effect.as(encodeFold(summary, messages)))
+      )
+      const layer = Layer.provide(Summarizer.withPolicy((call) => Effect.timeout(call, "20 seconds")), hanging)
+      const rolling = yield* Effect.provide(RollingMemory.make({ maxTokens: 4 }), layer)
+      const summary = yield* Effect.provide(SummaryMemory.make(), layer)
+      yield* rolling.add(turn(1))
+      yield* rolling.add(turn(2))
+      const fibers = [yield* Effect.fork(rolling.add(turn(3))), yield* Effect.fork(summary.add(turn(1)))]
+      yield* TestClock.adjust("19 seconds")
+      for (const fiber of fibers) assert.isTrue(Option.isNone(yield* Fiber.poll(fiber)))
+      yield* TestClock.adjust("1 seconds")
+      for (const fiber of fibers) {
+        const error = failureOf(yield* Fiber.await(fiber))
+        assert.instanceOf(error, SummarizerError)
+        assert.strictEqual((error as SummarizerError).description, "Operation timed out after '20s'")
+      }
+      assert.deepStrictEqual(yield* snapshot(rolling), { summary: "", buffer: ["t1", "t2", "t3"], tokens: 6 })
+      assert.deepStrictEqual(yield* snapshot(summary), { summary: "", buffer: ["t1"], tokens: 2 })
     }))
 
   it.effect("rolling: transient failures retried by a policy commit exactly once", () =>
