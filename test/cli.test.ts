@@ -468,7 +468,7 @@ describe("rollmem replay input formats", () => {
 })
 
 describe("rollmem replay bad input", () => {
-  it.effect("a missing file: one line, non-zero exit, the other files still read", () =>
+  it.effect("a missing file or a directory: one line, non-zero exit, the other files still read", () =>
     Effect.gen(function*() {
       const missing = path.join(tmp, "nope.jsonl")
       assertOneLineFailure(yield* run([missing]), `rollmem: ${missing}: no such file`)
@@ -479,6 +479,7 @@ describe("rollmem replay bad input", () => {
         `rollmem: ${missing}: no such file\nrollmem: skipped 1 input that could not be read (see above)`
       )
       assert.strictEqual((JSON.parse(both.stdout) as JsonReport).conversations[0].id, "support-chat")
+      assertOneLineFailure(yield* run([tmp]), `rollmem: ${tmp}: is a directory`)
     }))
 
   it.effect("a malformed line: reported with file and line, skipped, exit code 1 at the end", () =>

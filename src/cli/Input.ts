@@ -212,6 +212,7 @@ const describeReadError = (error: unknown): string => {
       case "PermissionDenied":
         return "permission denied"
     }
+    if (typeof error.description === "string" && error.description.includes("EISDIR")) return "is a directory"
   }
   return isObject(error) && typeof error.message === "string" ? error.message : String(error)
 }
