@@ -319,7 +319,7 @@ describe("the facade's async classes under Promise.all", () => {
     assert.notDeepEqual(order, range(1, 1_000).map((n) => `t${n}`))
     assertAccounting({ summary: memory.summary, buffer: memory.buffer }, order, "summarize")
     assert.strictEqual(maxInFlight, 1)
-    assert.isAbove(calls, 20)
+    assert.isAtLeast(calls, 5)
     assertSettled(memory.buffer, 30)
     await memory.dispose()
   })
