@@ -97,12 +97,19 @@ export type MessageOptions = Message.MessageOptions
 export type Summarize = (summary: string, messages: ReadonlyArray<Message.Message>) => string
 
 /**
- * An asynchronous summarizer: returns a string or a Promise of one.
+ * An asynchronous summarizer: returns a string or a Promise of one. The
+ * `AbortSignal` fires when the add is abandoned (the memory is disposed or
+ * the call interrupted): pass it to your SDK (`{ signal }`) to cancel the
+ * request.
  *
  * @since 0.1.0
  * @category models
  */
-export type AsyncSummarize = (summary: string, messages: ReadonlyArray<Message.Message>) => string | PromiseLike<string>
+export type AsyncSummarize = (
+  summary: string,
+  messages: ReadonlyArray<Message.Message>,
+  signal: AbortSignal
+) => string | PromiseLike<string>
 
 /**
  * A token counter: tokens in one message's token text, a non-negative integer.
