@@ -6,6 +6,7 @@ export default defineConfig([
       index: "src/index.ts",
       "promise/index": "src/promise/index.ts",
       tokenizers: "src/tokenizers.ts",
+      store: "src/store.ts",
       ai: "src/ai.ts"
     },
     format: ["esm", "cjs"],

@@ -1,0 +1,292 @@
+/**
+ * Using a stored conversation: load its memory, run your effect on it, save,
+ * without losing a turn when two requests (or two processes) write the same
+ * conversation at once.
+ *
+ * {@link withMemory} loads the conversation from the `ConversationStore`,
+ * hands your effect a memory of the strategy you name, records what your
+ * effect does to it (adds and clears, in the order they were called), and
+ * saves with the revision it loaded. When another writer saved first, your
+ * effect is **not** run again (its model calls must not repeat): the newer
+ * state is loaded, the recorded operations are re-applied to it in order
+ * (pruning and summarizing as usual), and the save is tried again, up to the
+ * bounds of the retry `Schedule`. Every turn of both writers ends up stored
+ * once.
+ *
+ * Failure modes:
+ *
+ * - your effect fails or is interrupted: nothing is saved;
+ * - the process crashes between load and save: nothing is saved (each save
+ *   writes one whole record); your effect's turns are lost with its result;
+ * - the retries run out (heavy contention): fails with
+ *   `ConversationConflictError`; nothing of this call is saved, though your
+ *   effect ran;
+ * - a summarizer that fails while operations are re-applied leaves the turn
+ *   in the buffer, as an add does (SPEC section 5): the next add folds it;
+ * - the stored value does not decode: fails with `ConversationDecodeError`
+ *   before your effect runs.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Message, Summarizer } from "rollmem"
+ * import { Conversation, ConversationStore } from "rollmem/store"
+ *
+ * const turn = (id: string, text: string) =>
+ *   Conversation.withMemory(id, { strategy: "rolling", maxTokens: 2000 }, (memory) =>
+ *     Effect.gen(function*() {
+ *       yield* memory.add(Message.user(text))
+ *       const reply = yield* callMyModel(yield* memory.messages)
+ *       yield* memory.add(Message.assistant(reply))
+ *       return reply
+ *     })
+ *   )
+ *
+ * turn("chat-42", "Book me a flight to Rome").pipe(
+ *   Effect.provide(ConversationStore.layerSqlite({ filename: "conversations.db" })),
+ *   Effect.provide(Summarizer.layerFunction((summary, turns) => `${summary} (${turns.length} turns)`))
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ */
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import * as Schedule from "effect/Schedule"
+import { ConfigError, type TokenCountError } from "../Errors.js"
+import * as MemoryState from "../schema/MemoryState.js"
+import type { Message } from "../schema/Message.js"
+import * as Summarizer from "../services/Summarizer.js"
+import * as BufferMemory from "../strategies/BufferMemory.js"
+import type { Memory } from "../strategies/Memory.js"
+import * as RollingMemory from "../strategies/RollingMemory.js"
+import * as SummaryMemory from "../strategies/SummaryMemory.js"
+import * as WindowMemory from "../strategies/WindowMemory.js"
+import {
+  type ConversationConflictError,
+  type ConversationDecodeError,
+  ConversationStore,
+  type ConversationStoreError,
+  NO_REVISION,
+  type Service
+} from "./ConversationStore.js"
+
+/**
+ * Which strategy holds a stored conversation, with its options. The stored
+ * state is the same for every strategy (SPEC section 2), so a conversation
+ * may be used with another strategy later.
+ *
+ * - `rolling`: RollingMemory, `maxTokens` default 2000; uses the `Summarizer`
+ *   in context if any;
+ * - `buffer`: BufferMemory;
+ * - `window`: WindowMemory, `maxMessages` required;
+ * - `summary`: SummaryMemory; a `Summarizer` must be in context.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type StrategyOptions =
+  | { readonly strategy: "rolling"; readonly maxTokens?: number | undefined }
+  | { readonly strategy: "buffer" }
+  | { readonly strategy: "window"; readonly maxMessages: number }
+  | { readonly strategy: "summary" }
+
+/**
+ * Options of {@link withMemory}: the strategy, and how to retry on a
+ * conflict.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Options = StrategyOptions & {
+  /**
+   * When to re-apply after a conflict; it must be bounded. Default
+   * {@link defaultRetry}. The schedule's delays use Effect's `Clock`.
+   */
+  readonly retry?: Schedule.Schedule<unknown, ConversationConflictError> | undefined
+}
+
+/**
+ * The default retry of {@link withMemory}: up to 40 re-applies after the
+ * first conflict, waiting between them an exponential backoff from 10
+ * milliseconds, doubling, capped at 250 milliseconds, each delay jittered
+ * between 80% and 120%: about 9 seconds in all before
+ * `ConversationConflictError`. Many short waits rather than a few long ones:
+ * a writer that keeps losing needs attempts, not time.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultRetry: Schedule.Schedule<unknown, ConversationConflictError> = Schedule.exponential("10 millis")
+  .pipe(
+    Schedule.union(Schedule.spaced("250 millis")),
+    Schedule.jittered,
+    Schedule.intersect(Schedule.recurs(40))
+  )
+
+/**
+ * Any error of {@link withMemory} besides the caller's own.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export type WithMemoryError =
+  | ConversationConflictError
+  | ConversationDecodeError
+  | ConversationStoreError
+  | ConfigError
+  | TokenCountError
+
+type Operation =
+  | { readonly _tag: "add"; readonly message: Message }
+  | { readonly _tag: "clear" }
+
+const restore = (
+  options: StrategyOptions,
+  state: MemoryState.MemoryState
+): Effect.Effect<Memory, ConfigError | TokenCountError> => {
+  switch (options.strategy) {
+    case "rolling":
+      return RollingMemory.fromState(state, { maxTokens: options.maxTokens })
+    case "buffer":
+      return BufferMemory.fromState(state)
+    case "window":
+      return WindowMemory.fromState(state, { maxMessages: options.maxMessages })
+    case "summary":
+      return Effect.flatMap(
+        Effect.serviceOption(Summarizer.Summarizer),
+        (summarizer): Effect.Effect<Memory, ConfigError | TokenCountError> =>
+          Option.isNone(summarizer)
+            ? Effect.fail(
+              new ConfigError({
+                option: "summarizer",
+                description: "the summary strategy needs a Summarizer in context"
+              })
+            )
+            : Effect.provideService(SummaryMemory.fromState(state), Summarizer.Summarizer, summarizer.value)
+      )
+  }
+}
+
+const emptyState = MemoryState.make("", [])
+
+/**
+ * Wraps a memory so that every add and clear is appended to `log`, in the
+ * order they are called. An add that appended nothing (a `TokenCountError`,
+ * or an interruption before the append) is taken out again; an add whose
+ * summarizer failed stays: its turn was appended.
+ */
+const recording = (memory: Memory, log: Array<Operation>): Memory => ({
+  ...memory,
+  add: (message) =>
+    Effect.suspend(() => {
+      const operation: Operation = { _tag: "add", message }
+      log.push(operation)
+      return Effect.onExit(memory.add(message), (exit) => {
+        if (Exit.isSuccess(exit)) return Effect.void
+        const failure = Cause.failureOption(exit.cause)
+        if (Option.isSome(failure)) {
+          if (failure.value._tag === "TokenCountError") unrecord(log, operation)
+          return Effect.void
+        }
+        return Effect.map(memory.buffer, (buffer) => {
+          if (!buffer.includes(message)) unrecord(log, operation)
+        })
+      })
+    }),
+  clear: Effect.suspend(() => {
+    log.push({ _tag: "clear" })
+    return memory.clear
+  })
+})
+
+const unrecord = (log: Array<Operation>, operation: Operation): void => {
+  const i = log.indexOf(operation)
+  if (i >= 0) log.splice(i, 1)
+}
+
+// Loads the newest state, re-applies the log to it and saves. A summarizer
+// failure keeps the turn, as in any add; a token count error is the caller's.
+const reapply = (
+  store: Service,
+  id: string,
+  options: StrategyOptions,
+  log: ReadonlyArray<Operation>
+) =>
+  Effect.gen(function*() {
+    const loaded = yield* store.load(id)
+    const memory = yield* restore(options, Option.match(loaded, { onNone: () => emptyState, onSome: (s) => s.state }))
+    for (const operation of log) {
+      if (operation._tag === "clear") yield* memory.clear
+      else yield* Effect.catchTag(memory.add(operation.message), "SummarizerError", () => Effect.void)
+    }
+    return yield* store.save(id, yield* memory.state, revisionOf(loaded))
+  })
+
+const revisionOf = (loaded: Option.Option<{ readonly revision: number }>): number =>
+  Option.match(loaded, { onNone: () => NO_REVISION, onSome: (s) => s.revision })
+
+// Retries `effect` on a conflict only; any other failure ends at once.
+const retryOnConflict = <A, E, R>(
+  effect: Effect.Effect<A, E | ConversationConflictError, R>,
+  schedule: Schedule.Schedule<unknown, ConversationConflictError>
+): Effect.Effect<A, E | ConversationConflictError, R> => {
+  const conflictsOnly: Effect.Effect<Either.Either<A, E>, ConversationConflictError, R> = Effect.catchAll(
+    Effect.map(effect, Either.right),
+    (error) => isConflict(error) ? Effect.fail(error) : Effect.succeed(Either.left(error as E))
+  )
+  return Effect.flatMap(Effect.retry(conflictsOnly, schedule), (result) => result)
+}
+
+const isConflict = (error: unknown): error is ConversationConflictError =>
+  typeof error === "object" && error !== null &&
+  (error as { readonly _tag?: unknown })._tag === "ConversationConflictError"
+
+/**
+ * Loads conversation `id` from the `ConversationStore`, runs `f` on its
+ * memory, saves it, and returns what `f` returned.
+ *
+ * `f` may add turns, clear, and read (context, messages, summary) as with any
+ * memory; an absent conversation starts empty. The save writes only if no
+ * other writer saved since the load. On a conflict `f` is not run again: the
+ * newer state is loaded and the adds and clears `f` made are re-applied to
+ * it, in the order `f` called them, then saved; this repeats per
+ * `options.retry` (default {@link defaultRetry}). When `f` made no add and no
+ * clear, nothing is saved.
+ *
+ * The memory handed to `f` is this call's own. Join every add before `f`
+ * returns: an add still running then is saved as appended, without its
+ * prune, and operations made after `f` returns are not saved.
+ *
+ * Fails with `f`'s error (nothing saved), `ConversationDecodeError` (the
+ * stored value does not decode), `ConversationStoreError` (the backend
+ * failed), `ConversationConflictError` (retries exhausted), `ConfigError`
+ * (bad strategy options, or the summary strategy without a `Summarizer`) or
+ * `TokenCountError` (the token counter failed on a stored or re-applied turn).
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const withMemory: <A, E, R>(
+  id: string,
+  options: Options,
+  f: (memory: Memory) => Effect.Effect<A, E, R>
+) => Effect.Effect<A, E | WithMemoryError, R | ConversationStore> = Effect.fn("Conversation.withMemory")(
+  function*<A, E, R>(id: string, options: Options, f: (memory: Memory) => Effect.Effect<A, E, R>) {
+    const store = yield* ConversationStore
+    const loaded = yield* store.load(id)
+    const memory = yield* restore(options, Option.match(loaded, { onNone: () => emptyState, onSome: (s) => s.state }))
+    const log: Array<Operation> = []
+    const result = yield* f(recording(memory, log))
+    if (log.length === 0) return result
+    yield* Effect.catchTag(
+      store.save(id, yield* memory.state, revisionOf(loaded)),
+      "ConversationConflictError",
+      () => retryOnConflict(reapply(store, id, options, log.slice()), options.retry ?? defaultRetry)
+    )
+    return result
+  }
+)
