@@ -1,0 +1,376 @@
+/**
+ * Conversation.withMemory: load, run the caller's effect once, save; on a
+ * conflict re-apply the recorded adds and clears to the newer state.
+ * Conflicts are made deterministic with Deferreds.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Deferred, Effect, Fiber, Layer, Option, Schedule, TestClock } from "effect"
+import { ConfigError, SummarizerError, TokenCountError } from "../../src/Errors.js"
+import * as MemoryState from "../../src/schema/MemoryState.js"
+import * as Message from "../../src/schema/Message.js"
+import * as Summarizer from "../../src/services/Summarizer.js"
+import * as TokenCounter from "../../src/services/TokenCounter.js"
+import * as Conversation from "../../src/store/Conversation.js"
+import * as ConversationStore from "../../src/store/ConversationStore.js"
+import type { Memory } from "../../src/strategies/Memory.js"
+import { assertMessages, labels, recording } from "../support/harness.js"
+
+const Store = ConversationStore.ConversationStore
+const u = Message.user
+const a = Message.assistant
+
+const stored = (id: string) =>
+  Effect.flatMap(Store, (store) => store.load(id)).pipe(
+    Effect.map(Option.getOrThrowWith(() => new Error(`conversation ${id} is not stored`)))
+  )
+
+const assertStored = (id: string, revision: number, summary: string, buffer: ReadonlyArray<Message.Message>) =>
+  Effect.gen(function*() {
+    const s = yield* stored(id)
+    assert.strictEqual(s.revision, revision, "revision")
+    assert.strictEqual(s.state.summary, summary, "summary")
+    assertMessages(s.state.buffer, buffer)
+  })
+
+const seed = (id: string, summary: string, buffer: ReadonlyArray<Message.Message>) =>
+  Effect.flatMap(Store, (store) => store.save(id, MemoryState.make(summary, buffer), 0))
+
+/**
+ * Runs `first` until it signals `paused`, runs `second` to completion, then
+ * lets `first` finish: `first`'s save is then stale.
+ */
+const interleave = <A, E, R, B, E2, R2>(
+  first: (pause: Effect.Effect<void>) => Effect.Effect<A, E, R>,
+  second: Effect.Effect<B, E2, R2>
+) =>
+  Effect.gen(function*() {
+    const paused = yield* Deferred.make<void>()
+    const gate = yield* Deferred.make<void>()
+    const fiber = yield* Effect.fork(first(Effect.zipRight(Deferred.succeed(paused, undefined), Deferred.await(gate))))
+    yield* Deferred.await(paused)
+    const b = yield* second
+    yield* Deferred.succeed(gate, undefined)
+    return [yield* Fiber.join(fiber), b] as const
+  })
+
+/** The store in context, with every call to `save` counted. */
+const countingSaves = (base: Layer.Layer<ConversationStore.ConversationStore>) => {
+  const counts = { saves: 0, conflicts: 0 }
+  const layer = Layer.effect(
+    Store,
+    Effect.map(Store, (store) =>
+      Store.of({
+        ...store,
+        save: (id, state, revision) =>
+          Effect.suspend(() => {
+            counts.saves++
+            return Effect.tapError(store.save(id, state, revision), (e) =>
+              Effect.sync(() => {
+                if (e._tag === "ConversationConflictError") counts.conflicts++
+              }))
+          })
+      }))
+  ).pipe(Layer.provide(base))
+  return { counts, layer }
+}
+
+/** A store whose saves always conflict (another writer always wins), its saves counted. */
+const alwaysConflicting = () =>
+  countingSaves(
+    Layer.effect(
+      Store,
+      Effect.map(Store, (store) =>
+        Store.of({
+          ...store,
+          save: (id, _state, revision) =>
+            Effect.fail(
+              new ConversationStore.ConversationConflictError({ conversationId: id, expectedRevision: revision })
+            )
+        }))
+    ).pipe(Layer.provide(ConversationStore.layerMemory))
+  )
+
+describe("Conversation.withMemory", () => {
+  it.effect("hands the caller the stored memory, returns its result and saves the next revision", () =>
+    Effect.gen(function*() {
+      yield* seed("c", "S", [u("u0")])
+      const result = yield* Conversation.withMemory("c", { strategy: "buffer" }, (memory) =>
+        Effect.gen(function*() {
+          assert.strictEqual(memory.strategy, "buffer")
+          assert.strictEqual(yield* memory.context, "system: S\nuser: u0")
+          yield* memory.add(u("u1"))
+          return yield* memory.context
+        }))
+      assert.strictEqual(result, "system: S\nuser: u0\nuser: u1")
+      yield* assertStored("c", 2, "S", [u("u0"), u("u1")])
+    }).pipe(Effect.provide(ConversationStore.layerMemory)))
+
+  it.effect("saves nothing when the caller neither adds nor clears", () =>
+    Effect.gen(function*() {
+      const { counts, layer } = countingSaves(ConversationStore.layerMemory)
+      yield* Effect.gen(function*() {
+        assert.strictEqual(yield* Conversation.withMemory("new", { strategy: "buffer" }, (m) => m.context), "")
+        assert.isTrue(Option.isNone(yield* Effect.flatMap(Store, (s) => s.load("new"))))
+        yield* seed("c", "", [u("u0")])
+        yield* Conversation.withMemory("c", { strategy: "buffer" }, (m) => m.messages)
+        yield* assertStored("c", 1, "", [u("u0")])
+      }).pipe(Effect.provide(layer))
+      assert.strictEqual(counts.saves, 1, "only the seed saved")
+    }))
+
+  it.effect("saves nothing when the caller's effect fails, and fails with its error", () =>
+    Effect.gen(function*() {
+      yield* seed("c", "", [u("u0")])
+      const error = yield* Effect.flip(
+        Conversation.withMemory("c", { strategy: "buffer" }, (memory) =>
+          Effect.zipRight(memory.add(u("u1")), Effect.fail("model down" as const)))
+      )
+      assert.strictEqual(error, "model down")
+      yield* assertStored("c", 1, "", [u("u0")])
+    }).pipe(Effect.provide(ConversationStore.layerMemory)))
+
+  it.effect("on a conflict re-applies the caller's adds to the newer state without running the caller again", () =>
+    Effect.gen(function*() {
+      yield* seed("c", "", [u("u0")])
+      let runs = 0
+      const [result] = yield* interleave(
+        (pause) =>
+          Conversation.withMemory("c", { strategy: "buffer" }, (memory) =>
+            Effect.gen(function*() {
+              runs++
+              yield* memory.add(u("a1"))
+              yield* pause
+              yield* memory.add(a("a2"))
+              return yield* memory.context
+            })),
+        Conversation.withMemory("c", { strategy: "buffer" }, (memory) => memory.add(u("b1")))
+      )
+      assert.strictEqual(runs, 1, "the caller's effect ran once")
+      assert.strictEqual(result, "user: u0\nuser: a1\nassistant: a2", "the caller's result, from its own view")
+      yield* assertStored("c", 3, "", [u("u0"), u("b1"), u("a1"), a("a2")])
+    }).pipe(Effect.provide(ConversationStore.layerMemory)))
+
+  it.effect("re-applies clears in their place among the adds", () =>
+    Effect.gen(function*() {
+      yield* seed("c", "S", [u("u0")])
+      yield* interleave(
+        (pause) =>
+          Conversation.withMemory("c", { strategy: "buffer" }, (memory) =>
+            Effect.gen(function*() {
+              yield* memory.add(u("a1"))
+              yield* memory.clear
+              yield* pause
+              yield* memory.add(u("a2"))
+            })),
+        Conversation.withMemory("c", { strategy: "buffer" }, (memory) => memory.add(u("b1")))
+      )
+      yield* assertStored("c", 3, "", [u("a2")])
+    }).pipe(Effect.provide(ConversationStore.layerMemory)))
+
+  it.effect("re-applied adds prune and fold as usual, in one summarizer call per prune", () => {
+    const summarizer = recording(labels)
+    return Effect.gen(function*() {
+      yield* seed("c", "", [u("u0"), a("a0")])
+      yield* interleave(
+        (pause) =>
+          Conversation.withMemory(
+            "c",
+            { strategy: "rolling", maxTokens: 3 },
+            (memory) => Effect.zipRight(pause, memory.add(u("x1")))
+          ),
+        Conversation.withMemory(
+          "c",
+          { strategy: "rolling", maxTokens: 3 },
+          (memory) => Effect.zipRight(memory.add(u("b1")), memory.add(a("b2")))
+        )
+      )
+      // B: [u0 a0 b1] fits; b2 makes 4 tokens: u0 a0 fold, [b1 b2] stays (b1 opens on a user turn).
+      // A re-applied on [b1 b2]: x1 makes 3 tokens, fits.
+      assert.deepStrictEqual(summarizer.calls.map((c) => c.result), ["+[u0,a0]"])
+      yield* assertStored("c", 3, "+[u0,a0]", [u("b1"), a("b2"), u("x1")])
+    }).pipe(Effect.provide(ConversationStore.layerMemory), Effect.provide(summarizer.layer))
+  })
+
+  it.effect("a conversation deleted meanwhile gets the caller's turns on an empty state", () =>
+    Effect.gen(function*() {
+      yield* seed("c", "S", [u("u0")])
+      yield* interleave(
+        (pause) =>
+          Conversation.withMemory("c", { strategy: "buffer" }, (memory) => Effect.zipRight(pause, memory.add(u("a1")))),
+        Effect.flatMap(Store, (store) => store.delete("c"))
+      )
+      yield* assertStored("c", 1, "", [u("a1")])
+    }).pipe(Effect.provide(ConversationStore.layerMemory)))
+
+  it.effect("a summarizer failing while an add is re-applied keeps the turn, as an add does", () =>
+    Effect.gen(function*() {
+      yield* seed("c", "", [u("u0")])
+      const [result] = yield* interleave(
+        (pause) =>
+          Conversation.withMemory(
+            "c",
+            { strategy: "rolling", maxTokens: 2 },
+            (memory) => Effect.zipRight(pause, Effect.as(memory.add(u("a1")), "done"))
+          ),
+        Conversation.withMemory("c", { strategy: "rolling", maxTokens: 2 }, (memory) => memory.add(u("b1")))
+      )
+      assert.strictEqual(result, "done")
+      yield* assertStored("c", 3, "", [u("u0"), u("b1"), u("a1")])
+    }).pipe(
+      Effect.provide(ConversationStore.layerMemory),
+      Effect.provide(Summarizer.layerFunction(() => {
+        throw new Error("model down")
+      }))
+    ))
+
+  it.effect("an add that failed counting is not re-applied; an add whose summarizer failed is", () => {
+    const counted: Array<string> = []
+    const counter = TokenCounter.layerFunction((text) => {
+      counted.push(text)
+      if (text === "bad") throw new Error("cannot count")
+      return 1
+    })
+    return Effect.gen(function*() {
+      yield* seed("c", "", [])
+      yield* interleave(
+        (pause) =>
+          Conversation.withMemory("c", { strategy: "rolling", maxTokens: 1 }, (memory) =>
+            Effect.gen(function*() {
+              const error = yield* Effect.flip(memory.add(u("bad")))
+              assert.instanceOf(error, TokenCountError)
+              yield* memory.add(u("a1"))
+              yield* pause
+              yield* Effect.ignore(memory.add(u("a2")))
+            })),
+        Conversation.withMemory("c", { strategy: "rolling", maxTokens: 1 }, (memory) => memory.add(u("b1")))
+      )
+      yield* assertStored("c", 3, "", [u("b1"), u("a1"), u("a2")])
+      assert.deepStrictEqual(counted, ["bad", "a1", "b1", "a2", "b1", "a1", "a2"])
+    }).pipe(
+      Effect.provide(ConversationStore.layerMemory),
+      Effect.provide(counter),
+      Effect.provide(Summarizer.layerFunction(() => {
+        throw new Error("model down")
+      }))
+    )
+  })
+
+  it.effect("an interrupted add is re-applied only when its turn was appended", () =>
+    Effect.gen(function*() {
+      const counting = yield* Deferred.make<void>()
+      const folding = yield* Deferred.make<void>()
+      let folds = 0
+      const services = Layer.merge(
+        Layer.succeed(TokenCounter.TokenCounter, {
+          count: (text) =>
+            text === "slow" ? Effect.zipRight(Deferred.succeed(counting, undefined), Effect.never) : Effect.succeed(1)
+        }),
+        Layer.succeed(Summarizer.Summarizer, {
+          summarize: () =>
+            folds++ === 0
+              ? Effect.zipRight(Deferred.succeed(folding, undefined), Effect.never)
+              : Effect.fail(new SummarizerError({ description: "model down" }))
+        })
+      )
+      yield* seed("c", "", [u("u0")])
+      yield* interleave(
+        (pause) =>
+          Conversation.withMemory("c", { strategy: "rolling", maxTokens: 2 }, (memory) =>
+            Effect.gen(function*() {
+              const slow = yield* Effect.fork(memory.add(u("slow")))
+              yield* Deferred.await(counting)
+              yield* Fiber.interrupt(slow)
+              yield* memory.add(u("a1"))
+              const pruning = yield* Effect.fork(memory.add(u("a2")))
+              yield* Deferred.await(folding)
+              yield* Fiber.interrupt(pruning)
+              assertMessages(yield* memory.buffer, [u("u0"), u("a1"), u("a2")])
+              yield* pause
+            })),
+        Conversation.withMemory("c", { strategy: "rolling", maxTokens: 2 }, (memory) => memory.add(u("b1")))
+      ).pipe(Effect.provide(services))
+      yield* assertStored("c", 3, "", [u("u0"), u("b1"), u("a1"), u("a2")])
+    }).pipe(Effect.provide(ConversationStore.layerMemory)))
+
+  it.effect("gives up with ConversationConflictError when the retry schedule is exhausted; nothing is saved", () => {
+    const { counts, layer } = alwaysConflicting()
+    return Effect.gen(function*() {
+      let runs = 0
+      const error = yield* Effect.flip(
+        Conversation.withMemory(
+          "c",
+          { strategy: "buffer", retry: Schedule.recurs(3) },
+          (memory) => Effect.sync(() => runs++).pipe(Effect.zipRight(memory.add(u("a1"))))
+        )
+      )
+      assert.instanceOf(error, ConversationStore.ConversationConflictError)
+      assert.strictEqual(error.conversationId, "c")
+      assert.strictEqual(runs, 1)
+      assert.strictEqual(counts.saves, 5, "the save, the first re-apply, then 3 retries")
+      assert.isTrue(Option.isNone(yield* Effect.flatMap(Store, (s) => s.load("c"))))
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("the default retry: 40 re-applies, backoff 10 ms doubling capped at 250 ms, about 9 s in all", () => {
+    const { counts, layer } = alwaysConflicting()
+    return Effect.gen(function*() {
+      const fiber = yield* Effect.fork(
+        Conversation.withMemory("c", { strategy: "buffer" }, (memory) => memory.add(u("a1")))
+      )
+      // Delays 10, 20, 40, 80, 160, then 35 x 250 ms = 9.06 s, each jittered by 0.8 to 1.2.
+      yield* TestClock.adjust("7 seconds")
+      assert.isTrue(Option.isNone(yield* Fiber.poll(fiber)), "still retrying after 7 s (at least 7.248 s of backoff)")
+      yield* TestClock.adjust("4 seconds")
+      const error = yield* Effect.flip(Fiber.join(fiber))
+      assert.instanceOf(error, ConversationStore.ConversationConflictError)
+      assert.strictEqual(counts.saves, 42, "the save, the first re-apply, then 40 retries")
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("other store errors are not retried", () =>
+    Effect.gen(function*() {
+      const { counts, layer } = countingSaves(
+        Layer.effect(
+          Store,
+          Effect.map(Store, (store) =>
+            Store.of({
+              ...store,
+              save: (id) =>
+                Effect.fail(
+                  new ConversationStore.ConversationStoreError({ conversationId: id, operation: "save", cause: "disk" })
+                )
+            }))
+        ).pipe(Layer.provide(ConversationStore.layerMemory))
+      )
+      const error = yield* Effect.flip(
+        Conversation.withMemory("c", { strategy: "buffer" }, (memory) => memory.add(u("a1")))
+      ).pipe(Effect.provide(layer))
+      assert.instanceOf(error, ConversationStore.ConversationStoreError)
+      assert.strictEqual(error.message, "cannot save conversation \"c\"")
+      assert.strictEqual(counts.saves, 1)
+    }))
+
+  it.effect("every strategy: window prunes by count, summary folds every turn", () =>
+    Effect.gen(function*() {
+      yield* Conversation.withMemory("w", { strategy: "window", maxMessages: 2 }, (memory) =>
+        Effect.forEach([u("1"), a("2"), u("3")], memory.add, { discard: true }))
+      // [1 2 3] is over 2 messages: 1 goes, and 2 (a response) cannot open the buffer.
+      yield* assertStored("w", 1, "", [u("3")])
+      yield* Conversation.withMemory("s", { strategy: "summary" }, (memory) =>
+        Effect.zipRight(memory.add(u("1")), memory.add(a("2"))))
+      yield* assertStored("s", 1, "+[1]+[2]", [])
+    }).pipe(Effect.provide(ConversationStore.layerMemory), Effect.provide(Summarizer.layerFunction(labels))))
+
+  it.effect("bad strategy options fail with ConfigError before the caller's effect runs", () =>
+    Effect.gen(function*() {
+      let ran = false
+      const f = (_: Memory) => Effect.sync(() => (ran = true))
+      const summary = yield* Effect.flip(Conversation.withMemory("c", { strategy: "summary" }, f))
+      assert.instanceOf(summary, ConfigError)
+      assert.strictEqual(summary.option, "summarizer")
+      const window = yield* Effect.flip(Conversation.withMemory("c", { strategy: "window", maxMessages: 0 }, f))
+      assert.instanceOf(window, ConfigError)
+      assert.strictEqual(window.option, "maxMessages")
+      assert.isFalse(ran)
+    }).pipe(Effect.provide(ConversationStore.layerMemory)))
+})

@@ -1,0 +1,229 @@
+/**
+ * The ConversationStore conformance suite, run against every layer: load of
+ * an absent conversation, compare-and-set saves, delete, the stored wire
+ * format, and undecodable stored values.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, FastCheck as fc, Option } from "effect"
+import * as MemoryState from "../../src/schema/MemoryState.js"
+import * as Message from "../../src/schema/Message.js"
+import * as Conversation from "../../src/store/Conversation.js"
+import * as ConversationStore from "../../src/store/ConversationStore.js"
+import * as arbitraries from "../support/arbitraries.js"
+import { assertMessages } from "../support/harness.js"
+import { RawWriter, stores, type StoreUnderTest } from "./layers.js"
+
+const Store = ConversationStore.ConversationStore
+
+const stateA = MemoryState.make("", [Message.user("a")])
+const stateB = MemoryState.make("summary b", [Message.user("b"), Message.assistant("b2")])
+const stateC = MemoryState.make("", [Message.user("c")])
+
+/** A state using every field of the wire format. */
+const rich = MemoryState.make("résumé 😀 <|endoftext|>", [
+  Message.system("be brief"),
+  Message.user("", { id: "" }),
+  Message.assistant("calling", {
+    id: "m1",
+    toolCalls: [{ id: "c1", name: "search", arguments: "{\"q\": \"a b\"}" }, { id: "c2", name: "f" }],
+    metadata: JSON.parse(`{"__proto__": {"x": 1}, "nested": [1, "two", null, {"deep": true}], "n": 1.5}`)
+  }),
+  Message.tool("result", { toolCallId: "c1" }),
+  Message.make("critic", "x\ufeffy\u0085z", { toolCallId: "" })
+])
+
+const assertState = (actual: MemoryState.MemoryState, expected: MemoryState.MemoryState) => {
+  assert.deepStrictEqual(MemoryState.toJSON(actual), MemoryState.toJSON(expected))
+  assert.strictEqual(actual.summary, expected.summary)
+  assertMessages(actual.buffer, expected.buffer)
+}
+
+const loadSome = (id: string) =>
+  Effect.flatMap(Store, (store) => store.load(id)).pipe(
+    Effect.map(Option.getOrThrowWith(() => new Error(`conversation ${id} is not stored`)))
+  )
+
+const conformance = ({ layer, raw }: StoreUnderTest) => {
+  it.effect("load of a conversation never saved is none, not an error", () =>
+    Effect.gen(function*() {
+      const store = yield* Store
+      assert.isTrue(Option.isNone(yield* store.load("never")))
+    }).pipe(Effect.provide(layer)))
+
+  it.effect("the first save (expected revision 0) creates revision 1; load returns the state", () =>
+    Effect.gen(function*() {
+      const store = yield* Store
+      assert.strictEqual(yield* store.save("c", stateB, ConversationStore.NO_REVISION), 1)
+      const stored = yield* loadSome("c")
+      assert.strictEqual(stored.revision, 1)
+      assertState(stored.state, stateB)
+    }).pipe(Effect.provide(layer)))
+
+  it.effect("each save with the current revision increments it", () =>
+    Effect.gen(function*() {
+      const store = yield* Store
+      assert.strictEqual(yield* store.save("c", stateA, 0), 1)
+      assert.strictEqual(yield* store.save("c", stateB, 1), 2)
+      assert.strictEqual(yield* store.save("c", stateC, 2), 3)
+      const stored = yield* loadSome("c")
+      assert.strictEqual(stored.revision, 3)
+      assertState(stored.state, stateC)
+    }).pipe(Effect.provide(layer)))
+
+  it.effect("a save with a stale revision fails with ConversationConflictError and writes nothing", () =>
+    Effect.gen(function*() {
+      const store = yield* Store
+      yield* store.save("c", stateA, 0)
+      yield* store.save("c", stateB, 1)
+      const error = yield* Effect.flip(store.save("c", stateC, 1))
+      assert.instanceOf(error, ConversationStore.ConversationConflictError)
+      assert.strictEqual(error._tag, "ConversationConflictError")
+      assert.strictEqual(error.conversationId, "c")
+      assert.strictEqual(error.expectedRevision, 1)
+      assert.strictEqual(
+        error.message,
+        "conversation \"c\" is no longer at revision 1: another writer saved or deleted it"
+      )
+      const stored = yield* loadSome("c")
+      assert.strictEqual(stored.revision, 2)
+      assertState(stored.state, stateB)
+    }).pipe(Effect.provide(layer)))
+
+  it.effect("creating a conversation that exists is a conflict", () =>
+    Effect.gen(function*() {
+      const store = yield* Store
+      yield* store.save("c", stateA, 0)
+      const error = yield* Effect.flip(store.save("c", stateB, 0))
+      assert.instanceOf(error, ConversationStore.ConversationConflictError)
+      assert.strictEqual(error.expectedRevision, 0)
+      const stored = yield* loadSome("c")
+      assert.strictEqual(stored.revision, 1)
+      assertState(stored.state, stateA)
+    }).pipe(Effect.provide(layer)))
+
+  it.effect("a save expecting a revision ahead of the stored one, or of an absent one, is a conflict", () =>
+    Effect.gen(function*() {
+      const store = yield* Store
+      const absent = yield* Effect.flip(store.save("absent", stateA, 3))
+      assert.instanceOf(absent, ConversationStore.ConversationConflictError)
+      assert.isTrue(Option.isNone(yield* store.load("absent")))
+      yield* store.save("c", stateA, 0)
+      const ahead = yield* Effect.flip(store.save("c", stateB, 2))
+      assert.instanceOf(ahead, ConversationStore.ConversationConflictError)
+      assert.strictEqual((yield* loadSome("c")).revision, 1)
+    }).pipe(Effect.provide(layer)))
+
+  it.effect("delete removes the conversation; a writer holding the old revision then conflicts", () =>
+    Effect.gen(function*() {
+      const store = yield* Store
+      yield* store.save("c", stateA, 0)
+      yield* store.save("c", stateB, 1)
+      yield* store.delete("c")
+      assert.isTrue(Option.isNone(yield* store.load("c")))
+      const stale = yield* Effect.flip(store.save("c", stateC, 2))
+      assert.instanceOf(stale, ConversationStore.ConversationConflictError)
+      assert.isTrue(Option.isNone(yield* store.load("c")))
+      assert.strictEqual(yield* store.save("c", stateC, 0), 1)
+      assertState((yield* loadSome("c")).state, stateC)
+    }).pipe(Effect.provide(layer)))
+
+  it.effect("deleting a conversation that is not stored succeeds", () =>
+    Effect.gen(function*() {
+      const store = yield* Store
+      yield* store.delete("never")
+      assert.isTrue(Option.isNone(yield* store.load("never")))
+    }).pipe(Effect.provide(layer)))
+
+  it.effect("conversations are independent, whatever their ids", () =>
+    Effect.gen(function*() {
+      const store = yield* Store
+      const ids = ["a", "A", "a/b", "a%2Fb", "..", "", "über 😀", "x".repeat(150)]
+      for (const [i, id] of ids.entries()) {
+        yield* store.save(id, MemoryState.make(`s${i}`, [Message.user(id)]), 0)
+      }
+      yield* store.save("a", stateB, 1)
+      yield* store.delete("A")
+      for (const [i, id] of ids.entries()) {
+        const loaded = yield* store.load(id)
+        if (id === "A") {
+          assert.isTrue(Option.isNone(loaded))
+          continue
+        }
+        const stored = Option.getOrThrow(loaded)
+        assert.strictEqual(stored.revision, id === "a" ? 2 : 1, id)
+        assertState(stored.state, id === "a" ? stateB : MemoryState.make(`s${i}`, [Message.user(id)]))
+      }
+    }).pipe(Effect.provide(layer)))
+
+  it.effect("a state round-trips every field of the wire format", () =>
+    Effect.gen(function*() {
+      const store = yield* Store
+      yield* store.save("rich", rich, 0)
+      const stored = yield* loadSome("rich")
+      assertState(stored.state, rich)
+      assert.deepStrictEqual(Object.keys(stored.state.buffer[2].metadata).sort(), ["__proto__", "n", "nested"])
+      assert.strictEqual(Object.getPrototypeOf(stored.state.buffer[2].metadata), Object.prototype)
+    }).pipe(Effect.provide(layer)))
+
+  it.effect.prop(
+    "any conversation saved loads back equal",
+    [arbitraries.conversation(12), fc.string()],
+    ([buffer, summary]) =>
+      Effect.gen(function*() {
+        const store = yield* Store
+        const state = MemoryState.make(summary, buffer)
+        yield* store.save("p", state, 0)
+        assertState((yield* loadSome("p")).state, state)
+      }).pipe(Effect.provide(layer)),
+    { fastCheck: { numRuns: 15 } }
+  )
+
+  it.effect("Conversation.withMemory on a fresh conversation saves revision 1", () =>
+    Effect.gen(function*() {
+      const result = yield* Conversation.withMemory("w", { strategy: "buffer" }, (memory) =>
+        Effect.zipRight(memory.add(Message.user("hello")), memory.context))
+      assert.strictEqual(result, "user: hello")
+      const stored = yield* loadSome("w")
+      assert.strictEqual(stored.revision, 1)
+      assertState(stored.state, MemoryState.make("", [Message.user("hello")]))
+    }).pipe(Effect.provide(layer)))
+
+  if (raw === undefined) return
+
+  const corrupt = (revision: number, state: string, description: string) =>
+    Effect.gen(function*() {
+      const rawWriter = yield* RawWriter
+      yield* rawWriter.write("bad", revision, state)
+      const error = yield* Effect.flip(Effect.flatMap(Store, (store) => store.load("bad")))
+      assert.instanceOf(error, ConversationStore.ConversationDecodeError)
+      assert.strictEqual(error._tag, "ConversationDecodeError")
+      assert.strictEqual(error.conversationId, "bad")
+      assert.strictEqual(error.description, description)
+      assert.strictEqual(error.message, `cannot read stored conversation "bad": ${description}`)
+      let ran = false
+      const viaMemory = yield* Effect.flip(
+        Conversation.withMemory("bad", { strategy: "buffer" }, () => Effect.sync(() => (ran = true)))
+      )
+      assert.instanceOf(viaMemory, ConversationStore.ConversationDecodeError)
+      assert.isFalse(ran, "the caller's effect does not run on an undecodable conversation")
+    }).pipe(Effect.provide(raw))
+
+  it.effect("a state with an unknown version gives ConversationDecodeError naming the conversation", () =>
+    corrupt(1, `{"version":3,"summary":"","buffer":[]}`, "state.version: unsupported version 3, expected 1 or 2"))
+
+  it.effect("a state of the wrong shape gives ConversationDecodeError naming the path", () =>
+    corrupt(
+      1,
+      `{"version":2,"summary":7,"buffer":[{"role":"user"}]}`,
+      "state.summary: Expected string, actual 7; state.buffer[0].content: is missing"
+    ))
+
+  it.effect("a revision that is not a positive integer gives ConversationDecodeError", () =>
+    corrupt(0, `{"version":2}`, "revision: Expected a positive number, actual 0"))
+}
+
+describe("ConversationStore conformance", () => {
+  for (const store of stores) {
+    describe(store.name, () => conformance(store))
+  }
+})
