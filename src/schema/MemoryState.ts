@@ -104,21 +104,16 @@ export const MemoryStateSchema: Schema.Schema<MemoryState, Encoded> = Schema.tra
  * @since 0.1.0
  * @category constructors
  */
-export const fromJSON = (input: unknown): Effect.Effect<MemoryState, StateDecodeError> => {
-  // A state holds metadata at level 4 (state, buffer, message): anything
-  // deeper than its 100 levels is rejected before Schema's error formatter,
-  // which is recursive, walks it.
-  const tooDeep = findTooDeep(input, MAX_DEPTH + 3)
-  if (tooDeep !== undefined) {
-    return Effect.fail(
-      new StateDecodeError({ description: `${tooDeep || "state"}: nested deeper than ${MAX_DEPTH} levels` })
-    )
-  }
-  return Effect.mapError(
-    Schema.decodeUnknown(MemoryStateSchema)(input, { errors: "all" }),
-    (cause) => new StateDecodeError({ description: formatParseError(cause), cause })
-  )
-}
+export const fromJSON = (input: unknown): Effect.Effect<MemoryState, StateDecodeError> =>
+  Effect.mapError(Schema.decodeUnknown(MemoryStateSchema)(input, { errors: "all" }), (cause) => {
+    // Schema's error formatter is recursive: a value nested deeper than any
+    // valid state (metadata's 100 levels start at level 4) would overflow the
+    // stack when the error is described, so it is named without it.
+    const tooDeep = findTooDeep(input, MAX_DEPTH + 3)
+    return tooDeep === undefined
+      ? new StateDecodeError({ description: formatParseError(cause), cause })
+      : new StateDecodeError({ description: `${tooDeep || "state"}: nested deeper than ${MAX_DEPTH} levels` })
+  })
 
 /**
  * Reads a state from a JSON string. Fails with {@link StateDecodeError} on

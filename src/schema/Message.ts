@@ -304,13 +304,11 @@ export const decodeFields = (
       : o.toolCalls
   }
   if (o.metadata !== undefined) wire.metadata = o.metadata
-  // Metadata sits at level 2: reject deeper values before the (recursive) error formatter meets them.
-  const tooDeep = findTooDeep(wire, MAX_DEPTH + 1, 1)
-  if (tooDeep !== undefined) {
-    return Either.left(new InvalidMessageError({ description: `${tooDeep}: nested deeper than ${MAX_DEPTH} levels` }))
-  }
-  return Either.mapLeft(
-    decodeWire(wire, { errors: "all" }),
-    (cause) => new InvalidMessageError({ description: formatParseError(cause), cause })
-  )
+  return Either.mapLeft(decodeWire(wire, { errors: "all" }), (cause) => {
+    // Metadata sits at level 2: a deeper value would overflow Schema's recursive error formatter.
+    const tooDeep = findTooDeep(wire, MAX_DEPTH + 1, 1)
+    return tooDeep === undefined
+      ? new InvalidMessageError({ description: formatParseError(cause), cause })
+      : new InvalidMessageError({ description: `${tooDeep}: nested deeper than ${MAX_DEPTH} levels` })
+  })
 }

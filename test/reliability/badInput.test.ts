@@ -56,6 +56,9 @@ const checkRead = (exit: Exit.Exit<MemoryStateT.MemoryState, unknown>, expect: E
   const error = Option.getOrThrow(failure)
   assert.instanceOf(error, StateDecodeError)
   checkDescription((error as StateDecodeError).description, expect)
+  // The error can be printed: nothing in it overflows the stack when described.
+  assert.isString(Cause.pretty(exit.cause))
+  assert.isString(String(error))
 }
 
 const readState = (input: { readonly value: unknown } | { readonly text: string }) =>
