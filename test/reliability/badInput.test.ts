@@ -243,6 +243,10 @@ describe("bad message fields through addMessage", () => {
         if (c.error === undefined) {
           add()
           assert.notStrictEqual(JSON.stringify(memory), before)
+          if (memory instanceof Facade.BufferMemory) {
+            const last = memory.buffer[memory.buffer.length - 1]
+            assert.deepStrictEqual([memory.buffer.length, last.role, last.content], [2, c.role, c.content])
+          }
         } else {
           assert.throws(add, InvalidMessageError)
           try {
