@@ -448,9 +448,9 @@ export interface SqliteOptions extends SqlOptions {
  * A store in an SQLite database file, through `@effect/sql-sqlite-node`
  * (an optional peer dependency: `npm i @effect/sql-sqlite-node`). Safe
  * across processes: every process may open the same file. The database runs
- * in WAL mode; a writer waits up to 5 seconds for the write lock (the
- * driver's busy timeout) before the save fails with
- * {@link ConversationStoreError}.
+ * in WAL mode, which needs the file on a local disk (not a network share); a
+ * writer waits up to 5 seconds for the write lock (the driver's busy timeout)
+ * before the save fails with {@link ConversationStoreError}.
  *
  * The driver is loaded when the layer is built, not when `rollmem/store` is
  * imported; when it is not installed, building the layer dies with an error
