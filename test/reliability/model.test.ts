@@ -11,7 +11,7 @@
  * ROLLMEM_PROP_SEED the seed (default fixed; fast-check prints it with the
  * shrunk counterexample on failure).
  */
-import { assert, describe, it } from "@effect/vitest"
+import { assert, beforeEach, describe, it } from "@effect/vitest"
 import { FastCheck as fc } from "effect"
 import type { Message } from "../../src/index.js"
 import * as Model from "../support/specModel.js"
@@ -27,10 +27,14 @@ const seeds: Record<Strategy, number> = { rolling: 0, "rolling-drop": 1, window:
 
 // Runs are split in chunks of CHUNK sequences, each its own test with its own
 // seed: a property that ran for many seconds without a break would starve the
-// test worker's messages to the runner.
+// test worker's messages to the runner (vitest's "Timeout calling onTaskUpdate").
 const CHUNK = 1_000
 
 describe(`model-based sequences (${RUNS} per strategy, seed ${SEED})`, () => {
+  // Between chunks, one turn of the event loop lets the worker answer the
+  // runner (a run of synchronous chunks would otherwise block it for minutes).
+  beforeEach(() => new Promise<void>((resolve) => setImmediate(resolve)))
+
   for (const strategy of ["rolling", "rolling-drop", "window", "buffer", "summary"] as const) {
     for (let from = 0; from < RUNS; from += CHUNK) {
       const runs = Math.min(CHUNK, RUNS - from)
