@@ -19,6 +19,7 @@ const sample: ReadonlyArray<string> = [
   "conversations-agentic.jsonl",
   "conversations-tooltalk.jsonl"
 ]
+  .filter((file) => fs.existsSync(path.join(dataDir, file)))
   .flatMap((file) =>
     fs.readFileSync(path.join(dataDir, file), "utf8").split("\n").filter((line) => line.trim() !== "").flatMap((
       line
@@ -26,6 +27,8 @@ const sample: ReadonlyArray<string> = [
   )
   .filter((_, i) => i % 29 === 0)
   .map((message) => message.tokenText)
+
+const dataNote = sample.length > 0 ? "" : ` (skipped: no transcripts in ${dataDir}; set ROLLMEM_DATA)`
 
 const countAll = (texts: ReadonlyArray<string>) =>
   Effect.flatMap(TokenCounter.TokenCounter, (counter) => Effect.forEach(texts, counter.count))
@@ -81,17 +84,20 @@ describe("tokenizers", () => {
   }
 
   for (const encoding of Tokenizers.encodings) {
-    it.effect(`${encoding}: both libraries agree on real transcripts`, () =>
-      Effect.gen(function*() {
-        assert.isAbove(sample.length, 250)
-        const fast = yield* countAll(sample).pipe(Effect.provide(Tokenizers.layerEncoding(encoding)))
-        const reference = yield* countAll(sample).pipe(Effect.provide(Tokenizers.layerJsTiktoken(encoding)))
-        assert.deepStrictEqual(fast, reference)
-        // Model tokens, not words: the totals differ from the word count.
-        const words = sample.reduce((sum, text) => sum + TokenCounter.wordCount(text), 0)
-        const tokens = fast.reduce((sum, n) => sum + n, 0)
-        assert.isAbove(tokens, words)
-      }))
+    it.effect.skipIf(sample.length === 0)(
+      `${encoding}: both libraries agree on real transcripts${dataNote}`,
+      () =>
+        Effect.gen(function*() {
+          assert.isAbove(sample.length, 250)
+          const fast = yield* countAll(sample).pipe(Effect.provide(Tokenizers.layerEncoding(encoding)))
+          const reference = yield* countAll(sample).pipe(Effect.provide(Tokenizers.layerJsTiktoken(encoding)))
+          assert.deepStrictEqual(fast, reference)
+          // Model tokens, not words: the totals differ from the word count.
+          const words = sample.reduce((sum, text) => sum + TokenCounter.wordCount(text), 0)
+          const tokens = fast.reduce((sum, n) => sum + n, 0)
+          assert.isAbove(tokens, words)
+        })
+    )
   }
 
   it.effect("a throw inside the tokenizer becomes TokenCountError", () =>

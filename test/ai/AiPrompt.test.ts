@@ -6,7 +6,7 @@ import * as AiPrompt from "../../src/ai/AiPrompt.js"
 import { InvalidMessageError } from "../../src/Errors.js"
 import * as Message from "../../src/schema/Message.js"
 import * as RollingMemory from "../../src/strategies/RollingMemory.js"
-import { DATA_FILES, loadConversations, scriptedModel } from "./support.js"
+import { DATA_FILES, dataDir, hasData, loadConversations, scriptedModel } from "./support.js"
 
 const roundTrip = (messages: ReadonlyArray<Message.Message>) => AiPrompt.fromPrompt(AiPrompt.toPrompt(messages))
 
@@ -42,80 +42,89 @@ const conversations = DATA_FILES.map((file) => [file, loadConversations(file)] a
 
 describe("AiPrompt round trip on the real transcripts", () => {
   for (const [file, all] of conversations) {
-    it.effect(`${file}: every conversation comes back equal, directly and through Prompt.FromJson`, () =>
-      Effect.gen(function*() {
-        let messages = 0
-        for (const conversation of all) {
-          assertSameMessages(yield* roundTrip(conversation.messages), conversation.messages)
-          assertSameMessages(yield* roundTripJson(conversation.messages), conversation.messages)
-          messages += conversation.messages.length
-        }
-        // SOURCES.md: 1,544 / 5,348 / 1,035 messages.
-        assert.strictEqual(
-          messages,
-          { "conversations-chat.jsonl": 1544, "conversations-agentic.jsonl": 5348 }[
-            file as "conversations-chat.jsonl"
-          ] ?? 1035
-        )
-      }))
+    const note = hasData(file) ? "" : ` (skipped: ${file} not found in ${dataDir}; set ROLLMEM_DATA)`
+    it.effect.skipIf(!hasData(file))(
+      `${file}: every conversation comes back equal, directly and through Prompt.FromJson${note}`,
+      () =>
+        Effect.gen(function*() {
+          let messages = 0
+          for (const conversation of all) {
+            assertSameMessages(yield* roundTrip(conversation.messages), conversation.messages)
+            assertSameMessages(yield* roundTripJson(conversation.messages), conversation.messages)
+            messages += conversation.messages.length
+          }
+          // SOURCES.md: 1,544 / 5,348 / 1,035 messages.
+          assert.strictEqual(
+            messages,
+            { "conversations-chat.jsonl": 1544, "conversations-agentic.jsonl": 5348 }[
+              file as "conversations-chat.jsonl"
+            ] ?? 1035
+          )
+        })
+    )
   }
 
-  it("maps every tool call to a tool-call part and every result to a tool-result part named after its call", () => {
-    let calls = 0
-    let results = 0
-    let exactArguments = 0
-    let parsedResults = 0
-    let exactContent = 0
-    for (const [file, all] of conversations) {
-      for (const conversation of all) {
-        const prompt = AiPrompt.toPrompt(conversation.messages)
-        assert.strictEqual(prompt.content.length, conversation.messages.length)
-        const names = new Map<string, string>()
-        conversation.messages.forEach((message, i) => {
-          const converted = prompt.content[i]
-          for (const call of message.toolCalls) names.set(call.id, call.name)
-          if (message.toolCalls.length > 0) {
-            assert.strictEqual(converted.role, "assistant")
-            const parts = (converted as Prompt.AssistantMessage).content.filter((p) => p.type === "tool-call")
-            assert.deepStrictEqual(parts.map((p) => [p.id, p.name]), message.toolCalls.map((c) => [c.id, c.name]))
-            parts.forEach((part, j) => {
-              calls++
-              assert.deepStrictEqual(part.params, JSON.parse(message.toolCalls[j].arguments))
-              if (part.options.rollmem !== undefined) exactArguments++
-            })
-          } else if (message.toolCallId !== undefined) {
-            results++
-            assert.strictEqual(converted.role, "tool")
-            const [part] = (converted as Prompt.ToolMessage).content
-            assert.strictEqual(part.id, message.toolCallId)
-            assert.strictEqual(part.name, names.get(message.toolCallId))
-            const parsed = parseJson(message.content)
-            if (parsed === undefined || typeof parsed.value === "string") {
-              assert.strictEqual(part.result, message.content)
+  const allData = DATA_FILES.every(hasData)
+  const allNote = allData ? "" : ` (skipped: transcripts not found in ${dataDir}; set ROLLMEM_DATA)`
+  it.skipIf(!allData)(
+    `maps every tool call to a tool-call part and every result to a tool-result part named after its call${allNote}`,
+    () => {
+      let calls = 0
+      let results = 0
+      let exactArguments = 0
+      let parsedResults = 0
+      let exactContent = 0
+      for (const [file, all] of conversations) {
+        for (const conversation of all) {
+          const prompt = AiPrompt.toPrompt(conversation.messages)
+          assert.strictEqual(prompt.content.length, conversation.messages.length)
+          const names = new Map<string, string>()
+          conversation.messages.forEach((message, i) => {
+            const converted = prompt.content[i]
+            for (const call of message.toolCalls) names.set(call.id, call.name)
+            if (message.toolCalls.length > 0) {
+              assert.strictEqual(converted.role, "assistant")
+              const parts = (converted as Prompt.AssistantMessage).content.filter((p) => p.type === "tool-call")
+              assert.deepStrictEqual(parts.map((p) => [p.id, p.name]), message.toolCalls.map((c) => [c.id, c.name]))
+              parts.forEach((part, j) => {
+                calls++
+                assert.deepStrictEqual(part.params, JSON.parse(message.toolCalls[j].arguments))
+                if (part.options.rollmem !== undefined) exactArguments++
+              })
+            } else if (message.toolCallId !== undefined) {
+              results++
+              assert.strictEqual(converted.role, "tool")
+              const [part] = (converted as Prompt.ToolMessage).content
+              assert.strictEqual(part.id, message.toolCallId)
+              assert.strictEqual(part.name, names.get(message.toolCallId))
+              const parsed = parseJson(message.content)
+              if (parsed === undefined || typeof parsed.value === "string") {
+                assert.strictEqual(part.result, message.content)
+              } else {
+                parsedResults++
+                assert.deepStrictEqual(part.result, parsed.value)
+                if (part.options.rollmem !== undefined) exactContent++
+              }
             } else {
-              parsedResults++
-              assert.deepStrictEqual(part.result, parsed.value)
-              if (part.options.rollmem !== undefined) exactContent++
+              assert.strictEqual(converted.role, message.role)
             }
-          } else {
-            assert.strictEqual(converted.role, message.role)
-          }
-        })
+          })
+        }
+        void file
       }
-      void file
+      // SOURCES.md: 1,182 agentic + 266 ToolTalk calls, every one answered.
+      assert.strictEqual(calls, 1448)
+      assert.strictEqual(results, 1448)
+      // Arguments whose text is not JSON.stringify(JSON.parse(text)) (spaces after ":" and ","):
+      // 129 of tau-bench/SWE-agent, all 266 of ToolTalk. Only those carry the exact text.
+      assert.strictEqual(exactArguments, 129 + 266)
+      // Results that are JSON other than a string: 1,209, sent as values; 1,181 of them are not in
+      // JSON.stringify's form (spaces after ":" and ",", floats written "100.0") and carry their exact
+      // text (counted independently with a JSON re-serializer that writes numbers as JavaScript does).
+      assert.strictEqual(parsedResults, 1209)
+      assert.strictEqual(exactContent, 1181)
     }
-    // SOURCES.md: 1,182 agentic + 266 ToolTalk calls, every one answered.
-    assert.strictEqual(calls, 1448)
-    assert.strictEqual(results, 1448)
-    // Arguments whose text is not JSON.stringify(JSON.parse(text)) (spaces after ":" and ","):
-    // 129 of tau-bench/SWE-agent, all 266 of ToolTalk. Only those carry the exact text.
-    assert.strictEqual(exactArguments, 129 + 266)
-    // Results that are JSON other than a string: 1,209, sent as values; 1,181 of them are not in
-    // JSON.stringify's form (spaces after ":" and ",", floats written "100.0") and carry their exact
-    // text (counted independently with a JSON re-serializer that writes numbers as JavaScript does).
-    assert.strictEqual(parsedResults, 1209)
-    assert.strictEqual(exactContent, 1181)
-  })
+  )
 })
 
 describe("AiPrompt.toPrompt", () => {
@@ -434,31 +443,34 @@ describe("AiPrompt.fromPrompt on prompts from elsewhere", () => {
 })
 
 describe("AiPrompt with a Chat", () => {
-  it.effect("a memory's context seeds a Chat; the Chat's history, exported and re-imported, loads back into a memory", () =>
-    Effect.gen(function*() {
-      const conversation = conversations[2][1].find((c) => c.messages.length >= 20)!
-      const model = yield* scriptedModel(["Noted: cancelled."])
-      const source = yield* RollingMemory.make({ maxTokens: 100_000 })
-      for (const message of conversation.messages) yield* source.add(message)
+  it.effect.skipIf(!hasData("conversations-tooltalk.jsonl"))(
+    "a memory's context seeds a Chat; the Chat's history, exported and re-imported, loads back into a memory",
+    () =>
+      Effect.gen(function*() {
+        const conversation = conversations[2][1].find((c) => c.messages.length >= 20)!
+        const model = yield* scriptedModel(["Noted: cancelled."])
+        const source = yield* RollingMemory.make({ maxTokens: 100_000 })
+        for (const message of conversation.messages) yield* source.add(message)
 
-      const chat = yield* Chat.fromPrompt(AiPrompt.toPrompt(yield* source.messages))
-      const reply = yield* chat.generateText({ prompt: "Cancel it, please." }).pipe(Effect.provide(model.layer))
-      assert.strictEqual(reply.text, "Noted: cancelled.")
-      // The model was sent the whole conversation, then the new turn.
-      const [sent] = yield* Ref.get(model.prompts)
-      assert.strictEqual(sent.content.length, conversation.messages.length + 1)
+        const chat = yield* Chat.fromPrompt(AiPrompt.toPrompt(yield* source.messages))
+        const reply = yield* chat.generateText({ prompt: "Cancel it, please." }).pipe(Effect.provide(model.layer))
+        assert.strictEqual(reply.text, "Noted: cancelled.")
+        // The model was sent the whole conversation, then the new turn.
+        const [sent] = yield* Ref.get(model.prompts)
+        assert.strictEqual(sent.content.length, conversation.messages.length + 1)
 
-      const json = yield* chat.exportJson
-      const restored = yield* Chat.fromJson(json).pipe(Effect.provide(model.layer))
-      const history = yield* AiPrompt.fromPrompt(yield* Ref.get(restored.history))
-      assertSameMessages(history, [
-        ...conversation.messages,
-        Message.user("Cancel it, please."),
-        Message.assistant("Noted: cancelled.")
-      ])
+        const json = yield* chat.exportJson
+        const restored = yield* Chat.fromJson(json).pipe(Effect.provide(model.layer))
+        const history = yield* AiPrompt.fromPrompt(yield* Ref.get(restored.history))
+        assertSameMessages(history, [
+          ...conversation.messages,
+          Message.user("Cancel it, please."),
+          Message.assistant("Noted: cancelled.")
+        ])
 
-      const target = yield* RollingMemory.make({ maxTokens: 100_000 })
-      for (const message of history) yield* target.add(message)
-      assert.deepStrictEqual((yield* target.buffer).slice(0, -2), yield* source.buffer)
-    }))
+        const target = yield* RollingMemory.make({ maxTokens: 100_000 })
+        for (const message of history) yield* target.add(message)
+        assert.deepStrictEqual((yield* target.buffer).slice(0, -2), yield* source.buffer)
+      })
+  )
 })

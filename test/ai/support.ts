@@ -17,8 +17,12 @@ const decodeConversation = Schema.decodeUnknownSync(Schema.parseJson(Conversatio
 
 export type Conversation = typeof Conversation.Type
 
+/** Whether the transcript `file` is present (tests on it are skipped otherwise). */
+export const hasData = (file: string): boolean => fs.existsSync(path.join(dataDir, file))
+
+/** The conversations of `file`; none when the data folder is absent. */
 export const loadConversations = (file: string): ReadonlyArray<Conversation> =>
-  fs.readFileSync(path.join(dataDir, file), "utf8")
+  !hasData(file) ? [] : fs.readFileSync(path.join(dataDir, file), "utf8")
     .split("\n")
     .filter((line) => line.trim() !== "")
     .map((line) => decodeConversation(line))

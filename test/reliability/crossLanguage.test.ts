@@ -230,8 +230,11 @@ const decodeConversation = Schema.decodeUnknownSync(Schema.parseJson(Conversatio
 
 describe("states this side writes from real conversations", () => {
   for (const file of ["conversations-chat.jsonl", "conversations-agentic.jsonl", "conversations-tooltalk.jsonl"]) {
-    it.effect(
-      `${file}: every conversation's state follows the format rules and survives a Python-style round trip`,
+    const present = fs.existsSync(path.join(dataDir, file))
+    it.effect.skipIf(!present)(
+      `${file}: every conversation's state follows the format rules and survives a Python-style round trip${
+        present ? "" : ` (skipped: not found in ${dataDir}; set ROLLMEM_DATA)`
+      }`,
       () =>
         Effect.gen(function*() {
           const lines = fs.readFileSync(path.join(dataDir, file), "utf8").split("\n").filter((l) => l.trim() !== "")
