@@ -241,7 +241,10 @@ export const build = <M extends Memory, E>(
 ): [Runtime, M] => {
   const state = takeRestoring()
   const runtime = ManagedRuntime.make(layerOf(summarizer, counter))
-  return [runtime as Runtime, squash(runtime.runSyncExit(make(state)))]
+  const exit = runtime.runSyncExit(make(state))
+  // A constructor that throws leaves nothing behind: release the runtime it built.
+  if (Exit.isFailure(exit)) Effect.runSync(runtime.disposeEffect)
+  return [runtime as Runtime, squash(exit)]
 }
 
 /** @internal */

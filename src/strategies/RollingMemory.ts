@@ -71,7 +71,10 @@ export interface RollingMemory extends Memory {
 
 const build = (options: Options | undefined, state: MemoryState.MemoryState | undefined) =>
   Effect.gen(function*() {
-    const maxTokens = yield* positiveInteger("maxTokens", options?.maxTokens ?? DEFAULT_MAX_TOKENS)
+    const maxTokens = yield* positiveInteger(
+      "maxTokens",
+      options?.maxTokens === undefined ? DEFAULT_MAX_TOKENS : options.maxTokens
+    )
     const summarizer = yield* optionalSummarizer
     const core = yield* makeCore(state)
     const policy: Policy = { budget: maxTokens, measure: "tokens" }
