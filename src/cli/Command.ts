@@ -1,10 +1,14 @@
 /**
  * The `rollmem` command line: `rollmem replay <files...>` replays transcripts
- * through a memory strategy and prints what a model would have been sent.
+ * through a memory strategy and prints what a model would have been sent
+ * (with `--store sqlite:<path>`, it also saves each conversation's final
+ * state under its id); `rollmem show <id> --store sqlite:<path>` prints a
+ * stored conversation.
  *
  * Every expected failure (an unreadable file, a malformed line, an unknown
  * strategy or tokenizer, a budget that is not a positive integer, an unknown
- * `--show` id) prints one line on stderr, `rollmem: ...`, and the command
+ * `--show` id, a `--store` value that is not `sqlite:<path>`, an id that is
+ * not stored) prints one line on stderr, `rollmem: ...`, and the command
  * fails with {@link CliFailure} (exit code 1). A malformed line or an
  * unreadable file is skipped: the others are still replayed and reported.
  *
@@ -12,6 +16,8 @@
  * ```sh
  * rollmem replay conversations.jsonl --strategy rolling --max-tokens 2000 --tokenizer o200k_base
  * rollmem replay chat-export.json --format json
+ * rollmem replay conversations.jsonl --store sqlite:conversations.db
+ * rollmem show support-chat --store sqlite:conversations.db
  * ```
  *
  * @since 0.1.0
@@ -35,6 +41,7 @@ import { readInputs } from "./Input.js"
 import * as Progress from "./Progress.js"
 import * as Render from "./Render.js"
 import { type Config, makeConfig, type Options, replay, strategies, summarizers } from "./Replay.js"
+import * as Store from "./Store.js"
 
 const formats = ["table", "json"] as const
 
@@ -122,6 +129,14 @@ const options = {
     CliOptions.withPseudoName("ID"),
     CliOptions.optional,
     CliOptions.withDescription("Also print the final context of the conversation with this id.")
+  ),
+  store: CliOptions.text("store").pipe(
+    CliOptions.withPseudoName("sqlite:PATH"),
+    CliOptions.optional,
+    CliOptions.withDescription(
+      "Also save each conversation's final state under its id in this SQLite file (created if missing), " +
+        "replacing what was stored under that id. Read it back with rollmem show."
+    )
   )
 }
 
@@ -142,6 +157,7 @@ export interface ReplayArgs {
   readonly summaryTokens: string
   readonly format: string
   readonly show: Option.Option<string>
+  readonly store: Option.Option<string>
 }
 
 /** An integer option; positivity is checked by `makeConfig`. */
@@ -208,6 +224,8 @@ export const runReplay = (
       })
     }
     const config = yield* makeConfig(yield* parseOptions(args))
+    const store = Option.isSome(args.store) ? yield* Store.parse(args.store.value) : undefined
+    if (store !== undefined) yield* Store.requireDirectory(store)
     const show = Option.getOrUndefined(args.show)
     const inputs = yield* readInputs(args.files)
     for (const problem of inputs.problems) yield* Console.error(`rollmem: ${problem}`)
@@ -219,9 +237,11 @@ export const runReplay = (
     }
     const total = inputs.conversations.reduce((n, c) => n + c.messages.length, 0)
     const bar = yield* Progress.make(total)
-    const outcome = yield* replay(inputs.conversations, config, { show, onProgress: bar.update }).pipe(
-      Effect.ensuring(bar.done)
-    )
+    const outcome = yield* (store === undefined
+      ? replay(inputs.conversations, config, { show, onProgress: bar.update })
+      : replay(inputs.conversations, config, { show, onProgress: bar.update, open: Store.open }).pipe(
+        Effect.provide(Store.layer(store))
+      )).pipe(Effect.ensuring(bar.done))
     if (format === "json") {
       yield* Console.log(Render.json(outcome))
     } else {
@@ -230,6 +250,13 @@ export const runReplay = (
       if (outcome.shown !== undefined) {
         const figures = outcome.report.conversations.find((f) => f.id === show)
         yield* Console.log(`\n${Render.finalContext(outcome.shown, figures, unit)}`)
+      }
+      if (store !== undefined) {
+        const count = outcome.report.conversations.length
+        yield* Console.log(
+          `\nSaved ${count} conversation${count === 1 ? "" : "s"} to sqlite:${store.filename} ` +
+            `(read one back: rollmem show <id> --store sqlite:${store.filename}).`
+        )
       }
     }
     if (skipped > 0) {
@@ -240,9 +267,92 @@ export const runReplay = (
     Effect.catchTags({
       ConfigError: (error) => fail(error.message),
       TokenCountError: (error) => fail(error.message),
-      SummarizerError: (error) => fail(error.message)
+      SummarizerError: (error) => fail(error.message),
+      ConversationConflictError: failWith,
+      ConversationDecodeError: failWith,
+      ConversationStoreError: failWith
     })
   )
+
+const failWith = (error: { readonly message: string }): Effect.Effect<never, CliFailure> => fail(error.message)
+
+/**
+ * The arguments of `rollmem show` as given.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ShowArgs {
+  readonly id: string
+  readonly store: Option.Option<string>
+  readonly format: string
+}
+
+/**
+ * Runs `rollmem show`: loads conversation `id` from the store and prints its
+ * context (as `memory.context` gives it, under a header with its revision),
+ * or with `--format json` the stored state in the wire format of SPEC
+ * section 2.
+ *
+ * Fails with {@link CliFailure} after printing one line `rollmem: ...` on
+ * stderr: no `--store`, a `--store` value that is not `sqlite:<path>`, a
+ * database file that does not exist (it is never created), an id that is
+ * not stored, a stored value that does not decode, an unknown `--format`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const runShow = (args: ShowArgs): Effect.Effect<void, CliFailure, FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const format = formats.find((f) => f === args.format)
+    if (format === undefined) {
+      return yield* new ConfigError({
+        option: "--format",
+        description: `unknown value "${args.format}", expected one of ${formats.join(", ")}`
+      })
+    }
+    if (Option.isNone(args.store)) {
+      return yield* new ConfigError({ option: "--store", description: "is required (sqlite:<path>)" })
+    }
+    const store = yield* Store.parse(args.store.value)
+    yield* Store.requireFile(store)
+    const loaded = yield* Store.load(args.id).pipe(Effect.provide(Store.layer(store)))
+    if (Option.isNone(loaded)) {
+      return yield* fail(`no conversation with id "${args.id}" in ${store.filename}`)
+    }
+    yield* Console.log(format === "json" ? Store.stateJson(loaded.value.state) : Render.storedContext(loaded.value))
+  }).pipe(
+    Effect.catchTags({
+      ConfigError: (error) => fail(error.message),
+      TokenCountError: (error) => fail(error.message),
+      ConversationDecodeError: failWith,
+      ConversationStoreError: failWith
+    })
+  )
+
+/**
+ * The `show` subcommand.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const showCommand = Command.make("show", {
+  id: Args.text({ name: "id" }).pipe(Args.withDescription("The id of a stored conversation.")),
+  store: CliOptions.text("store").pipe(
+    CliOptions.withPseudoName("sqlite:PATH"),
+    CliOptions.optional,
+    CliOptions.withDescription("The SQLite file `rollmem replay --store` wrote (required).")
+  ),
+  format: CliOptions.text("format").pipe(
+    CliOptions.withPseudoName(formats.join("|")),
+    CliOptions.withDefault(defaults.format),
+    CliOptions.withDescription(
+      "Output: the context as a model would be sent it, or the stored state as JSON (wire format) (default: table)."
+    )
+  )
+}, runShow).pipe(
+  Command.withDescription("Print a conversation stored by rollmem replay --store.")
+)
 
 /**
  * The `replay` subcommand.
@@ -257,14 +367,14 @@ export const replayCommand = Command.make("replay", { files, ...options }, runRe
 )
 
 /**
- * The `rollmem` command (its only subcommand is `replay`).
+ * The `rollmem` command (subcommands `replay` and `show`).
  *
  * @since 0.1.0
  * @category constructors
  */
 export const command = Command.make("rollmem").pipe(
   Command.withDescription("Conversation memory for LLM applications: try strategies and budgets on transcripts."),
-  Command.withSubcommands([replayCommand])
+  Command.withSubcommands([replayCommand, showCommand])
 )
 
 /**

@@ -8,6 +8,7 @@
 import * as Schema from "effect/Schema"
 import * as Message from "../schema/Message.js"
 import type { Figures, FinalContext, Outcome, Totals } from "./Replay.js"
+import type { Shown } from "./Store.js"
 
 const ID_WIDTH = 48
 
@@ -119,3 +120,20 @@ export const json = (outcome: Outcome): string =>
     null,
     2
   )
+
+/**
+ * A stored conversation under a header line (id, revision, what its context
+ * holds): its context as `memory.context` gives it.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const storedContext = (shown: Shown): string => {
+  const buffered = shown.state.buffer.length
+  const parts = [
+    ...(shown.state.summary === "" ? [] : ["a summary"]),
+    `${buffered} buffered message${buffered === 1 ? "" : "s"}`
+  ]
+  const header = `Stored conversation ${shown.id} (revision ${shown.revision}): ${parts.join(" and ")}`
+  return [header, "=".repeat(Math.min(header.length, 120)), shown.context].join("\n")
+}

@@ -237,13 +237,9 @@ const makeMemory = (
   config: Config,
   summarizer: Summarizer.Service | undefined
 ): Effect.Effect<Memory, ConfigError> => {
-  const withSummarizer = <A, E>(make: Effect.Effect<A, E, Summarizer.Summarizer>): Effect.Effect<A, E> =>
-    summarizer === undefined
-      ? withoutSummarizer(make) as Effect.Effect<A, E>
-      : Effect.provideService(make, Summarizer.Summarizer, summarizer)
   switch (config.strategy) {
     case "rolling":
-      return withSummarizer(RollingMemory.make({ maxTokens: config.maxTokens }))
+      return withSummarizer(RollingMemory.make({ maxTokens: config.maxTokens }), summarizer)
     case "buffer":
       return BufferMemory.make()
     case "window":
@@ -253,9 +249,50 @@ const makeMemory = (
         ? Effect.fail(
           new ConfigError({ option: "--summarizer", description: "the summary strategy needs a summarizer" })
         )
-        : withSummarizer(SummaryMemory.make())
+        : withSummarizer(SummaryMemory.make(), summarizer)
   }
 }
+
+/**
+ * Hands a conversation's memory to `use` and returns what `use` returns:
+ * {@link fresh} builds a new memory per conversation; the `--store` option
+ * of the command line opens the stored one instead (replacing its state, see
+ * `Store.ts`). `summarizer` is the one the memory must use (undefined: none,
+ * evicted turns are dropped). `E` and `R` are what opening adds.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Open<E, R> = <A, E1>(
+  id: string,
+  config: Config,
+  summarizer: Summarizer.Service | undefined,
+  use: (memory: Memory) => Effect.Effect<A, E1, TokenCounter.TokenCounter>
+) => Effect.Effect<A, E1 | E | ConfigError, R | TokenCounter.TokenCounter>
+
+/**
+ * A new memory of the configured strategy per conversation, kept nowhere.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fresh: Open<never, never> = (_id, config, summarizer, use) =>
+  Effect.flatMap(makeMemory(config, summarizer), use)
+
+/**
+ * Runs `effect` with `summarizer` as the `Summarizer` service, or with no
+ * `Summarizer` in context when it is undefined.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const withSummarizer = <A, E, R>(
+  effect: Effect.Effect<A, E, R>,
+  summarizer: Summarizer.Service | undefined
+): Effect.Effect<A, E, Exclude<R, Summarizer.Summarizer>> =>
+  summarizer === undefined
+    ? withoutSummarizer(effect) as Effect.Effect<A, E, Exclude<R, Summarizer.Summarizer>>
+    : Effect.provideService(effect, Summarizer.Summarizer, summarizer)
 
 const countText = (counter: TokenCounter.Service, text: string): Effect.Effect<number, TokenCountError> =>
   text === "" ? Effect.succeed(0) : Effect.flatMap(counter.count(text), (n) =>
@@ -276,22 +313,24 @@ export const opensOnUserTurn = (messages: ReadonlyArray<Message.Message>): boole
 }
 
 /**
- * Replays one conversation into a fresh memory and returns its figures and
- * final context. Fails with what an add fails with (`TokenCountError`,
- * `SummarizerError`), or `ConfigError` for a configuration
- * {@link makeConfig} would refuse. `onMessage` runs after every add.
+ * Replays one conversation into an empty memory (a fresh one, or the one
+ * `open` gives) and returns its figures and final context. Fails with what
+ * an add fails with (`TokenCountError`, `SummarizerError`), `ConfigError`
+ * for a configuration {@link makeConfig} would refuse, or what `open` fails
+ * with. `onMessage` runs after every add.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const replayConversation = (
+export const replayConversation = <E = never, R = never>(
   conversation: Conversation,
   config: Config,
-  onMessage: Effect.Effect<void> = Effect.void
+  onMessage: Effect.Effect<void> = Effect.void,
+  open: Open<E, R> = fresh
 ): Effect.Effect<
   { readonly figures: Figures; readonly final: FinalContext },
-  ConfigError | TokenCountError | SummarizerError,
-  TokenCounter.TokenCounter
+  ConfigError | TokenCountError | SummarizerError | E,
+  TokenCounter.TokenCounter | R
 > =>
   Effect.gen(function*() {
     const counter = yield* TokenCounter.TokenCounter
@@ -307,16 +346,37 @@ export const replayConversation = (
           })
         })
     }
-    const memory = yield* makeMemory(config, counting)
+    return yield* open(conversation.id, config, counting, (memory) =>
+      replayInto(memory, conversation, counter, {
+        onMessage,
+        calls: () => calls,
+        folded: () => folded,
+        trackLength: counting === undefined && memory.strategy !== "buffer"
+      }))
+  })
+
+const replayInto = (
+  memory: Memory,
+  conversation: Conversation,
+  counter: TokenCounter.Service,
+  track: {
+    readonly onMessage: Effect.Effect<void>
+    /** Summarizer calls and folded messages so far. */
+    readonly calls: () => number
+    readonly folded: () => number
+    readonly trackLength: boolean
+  }
+) =>
+  Effect.gen(function*() {
     // Without a summarizer (window, rolling without one), evictions show as a drop in buffer
-    // length; BufferMemory never evicts.
-    const trackLength = counting === undefined && memory.strategy !== "buffer"
+    // length (`trackLength`); BufferMemory never evicts. The memory starts empty.
+    const { onMessage, trackLength } = track
     let length = 0
     let dropped = 0
     let prunes = 0
     let peak = 0
     for (const message of conversation.messages) {
-      const callsBefore = calls
+      const callsBefore = track.calls()
       yield* memory.add(message)
       if (trackLength) {
         const after = (yield* memory.buffer).length
@@ -326,7 +386,7 @@ export const replayConversation = (
           dropped += evicted
           prunes++
         }
-      } else if (calls > callsBefore) {
+      } else if (track.calls() > callsBefore) {
         prunes++
       }
       peak = Math.max(peak, yield* memory.bufferTokens)
@@ -339,8 +399,8 @@ export const replayConversation = (
       id: conversation.id,
       messages: conversation.messages.length,
       prunes,
-      summarizerCalls: calls,
-      evictedMessages: folded + dropped,
+      summarizerCalls: track.calls(),
+      evictedMessages: track.folded() + dropped,
       peakBufferTokens: peak,
       finalBufferTokens,
       summaryTokens,
@@ -396,25 +456,27 @@ export const totalsOf = (figures: ReadonlyArray<Figures>): Totals => {
 export const PROGRESS_EVERY = 100
 
 /**
- * Replays every conversation, in order, each into its own fresh memory.
- * `show` names a conversation whose final context to keep; `onProgress`
+ * Replays every conversation, in order, each into its own memory: a fresh
+ * one, or the one `open` gives (see {@link Open}). `show` names a conversation whose final context to keep; `onProgress`
  * receives (messages replayed, messages in all) every {@link PROGRESS_EVERY}
  * messages and after each conversation. Fails like {@link replayConversation}.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const replay = (
+export const replay = <E = never, R = never>(
   conversations: ReadonlyArray<Conversation>,
   config: Config,
   options?: {
     readonly show?: string | undefined
     readonly onProgress?: ((done: number, total: number) => Effect.Effect<void>) | undefined
+    readonly open?: Open<E, R> | undefined
   }
-): Effect.Effect<Outcome, ConfigError | TokenCountError | SummarizerError, TokenCounter.TokenCounter> =>
+): Effect.Effect<Outcome, ConfigError | TokenCountError | SummarizerError | E, TokenCounter.TokenCounter | R> =>
   Effect.gen(function*() {
     const total = conversations.reduce((n, c) => n + c.messages.length, 0)
     const onProgress = options?.onProgress
+    const open: Open<E, R> = options?.open ?? fresh
     let done = 0
     const onMessage = onProgress === undefined ? Effect.void : Effect.suspend(() => {
       done++
@@ -423,7 +485,7 @@ export const replay = (
     const figures: Array<Figures> = []
     let shown: FinalContext | undefined
     for (const conversation of conversations) {
-      const result = yield* replayConversation(conversation, config, onMessage)
+      const result = yield* replayConversation(conversation, config, onMessage, open)
       figures.push(result.figures)
       if (shown === undefined && conversation.id === options?.show) shown = result.final
       if (onProgress !== undefined) yield* onProgress(done, total)

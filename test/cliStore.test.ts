@@ -1,0 +1,304 @@
+/**
+ * `rollmem replay --store sqlite:<path>` and `rollmem show`, run in-process on
+ * a real SQLite file in a temporary folder: the report is the one of a run
+ * without the store, the stored state is the final state of a replay by hand
+ * through the library, `show` prints it back, and every bad input is one line
+ * with a non-zero exit.
+ */
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
+import * as SqlClient from "@effect/sql/SqlClient"
+import { assert, describe, it } from "@effect/vitest"
+import { Cause, Console, Effect, Exit, Option, Schema } from "effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import { cli, CliFailure } from "../src/cli/Command.js"
+import * as Progress from "../src/cli/Progress.js"
+import {
+  BufferMemory,
+  ExtractiveSummarizer,
+  type Memory,
+  MemoryState,
+  Message,
+  RollingMemory,
+  Summarizer,
+  SummaryMemory,
+  TokenCounter,
+  WindowMemory
+} from "../src/index.js"
+import { ConversationStore } from "../src/store.js"
+
+const repoRoot = fileURLToPath(new URL("..", import.meta.url))
+const example = path.join(repoRoot, "examples", "support-chat.jsonl")
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "rollmem-cli-store-"))
+
+interface Run {
+  readonly exit: Exit.Exit<void, unknown>
+  readonly stdout: string
+  readonly stderr: string
+}
+
+const capture = (out: Array<string>, err: Array<string>): Console.Console => {
+  const none = () => Effect.void
+  const write = (into: Array<string>) => (...args: ReadonlyArray<unknown>) =>
+    Effect.sync(() => {
+      into.push(args.map(String).join(" "))
+    })
+  return {
+    [Console.TypeId]: Console.TypeId,
+    assert: none,
+    clear: Effect.void,
+    count: none,
+    countReset: none,
+    debug: none,
+    dir: none,
+    dirxml: none,
+    error: write(err),
+    group: none,
+    groupEnd: Effect.void,
+    info: none,
+    log: write(out),
+    table: none,
+    time: none,
+    timeEnd: none,
+    timeLog: none,
+    trace: none,
+    warn: none,
+    unsafe: { ...globalThis.console, log: () => {}, error: () => {} }
+  }
+}
+
+const quiet: Progress.Service = { isTTY: false, write: () => Effect.void }
+
+/** Runs `rollmem <args>` in-process. */
+const run = (args: ReadonlyArray<string>): Effect.Effect<Run> =>
+  Effect.gen(function*() {
+    const out: Array<string> = []
+    const err: Array<string> = []
+    const exit = yield* cli(["node", "rollmem", ...args]).pipe(
+      Effect.withConsole(capture(out, err)),
+      Effect.provideService(Progress.ProgressOutput, quiet),
+      Effect.provide(NodeContext.layer),
+      Effect.exit
+    )
+    return { exit, stdout: out.join("\n"), stderr: err.join("\n") }
+  })
+
+const succeeded = (r: Run): string => {
+  assert.isTrue(Exit.isSuccess(r.exit), r.stderr)
+  assert.strictEqual(r.stderr, "")
+  return r.stdout
+}
+
+const assertOneLineFailure = (r: Run, line: string) => {
+  assert.isTrue(Exit.isFailure(r.exit))
+  assert.instanceOf(Exit.isFailure(r.exit) ? Option.getOrUndefined(Cause.failureOption(r.exit.cause)) : 0, CliFailure)
+  assert.strictEqual(r.stderr, line)
+  assert.strictEqual(r.stdout, "")
+}
+
+const decodeMessages = Schema.decodeUnknownSync(Schema.Array(Message.Message))
+const readJsonl = (file: string) =>
+  fs.readFileSync(file, "utf8").split("\n").filter((line) => line.trim() !== "").map((line) => {
+    const raw = JSON.parse(line) as { readonly id: string; readonly messages: unknown }
+    return { id: raw.id, messages: decodeMessages(raw.messages) }
+  })
+const supportChat = readJsonl(example)[0]
+
+/**
+ * The final state of a replay by hand through the library (word counts), the
+ * memory built with the extractive summarizer (400 tokens) unless `summarize`
+ * is false.
+ */
+const finalState = (
+  messages: ReadonlyArray<Message.Message>,
+  make: Effect.Effect<Memory.Memory, unknown, Summarizer.Summarizer>,
+  summarize = true
+) =>
+  Effect.gen(function*() {
+    const summarizer = yield* ExtractiveSummarizer.make({ maxTokens: 400 })
+    const memory = yield* (summarize
+      ? Effect.provideService(make, Summarizer.Summarizer, summarizer)
+      : make as Effect.Effect<Memory.Memory, unknown>)
+    for (const message of messages) yield* memory.add(message)
+    return { state: MemoryState.toJSON(yield* memory.state), context: yield* memory.context }
+  }).pipe(Effect.provide(TokenCounter.layerWordCount))
+
+/** The stored record of `id`, read through the library's own store. */
+const stored = (db: string, id: string) =>
+  Effect.map(
+    Effect.flatMap(ConversationStore.ConversationStore, (store) => store.load(id)),
+    Option.map((s) => ({ revision: s.revision, state: MemoryState.toJSON(s.state) }))
+  ).pipe(Effect.provide(ConversationStore.layerSqlite({ filename: db })))
+
+const cases: ReadonlyArray<
+  readonly [ReadonlyArray<string>, Effect.Effect<Memory.Memory, unknown, Summarizer.Summarizer>]
+> = [
+  [[], RollingMemory.make({ maxTokens: 2000 })],
+  [["--max-tokens", "300", "--summarizer", "none"], RollingMemory.make({ maxTokens: 300 })],
+  [["--strategy", "buffer"], BufferMemory.make()],
+  [["--strategy", "window", "--max-messages", "8"], WindowMemory.make({ maxMessages: 8 })],
+  [["--strategy", "summary"], SummaryMemory.make()]
+]
+
+describe("rollmem replay --store sqlite:<path>", () => {
+  it.effect("reports exactly the figures of a run without the store, and saves the final state of a replay by hand", () =>
+    Effect.gen(function*() {
+      for (const [i, [options, make]] of cases.entries()) {
+        const db = path.join(tmp, `strategies-${i}.db`)
+        const args = [example, "--tokenizer", "words", "--format", "json", ...options]
+        const without = succeeded(yield* run(["replay", ...args]))
+        const withStore = succeeded(yield* run(["replay", ...args, "--store", `sqlite:${db}`]))
+        assert.strictEqual(withStore, without, options.join(" "))
+        const byHand = yield* finalState(supportChat.messages, make, !options.includes("none"))
+        assert.deepStrictEqual(yield* stored(db, "support-chat"), Option.some({ revision: 1, state: byHand.state }))
+      }
+    }))
+
+  it.effect("the table gains one closing line naming the file; replaying again replaces the state (revision 2)", () =>
+    Effect.gen(function*() {
+      const db = path.join(tmp, "table.db")
+      const without = succeeded(yield* run(["replay", example, "--tokenizer", "words"]))
+      const first = succeeded(yield* run(["replay", example, "--tokenizer", "words", "--store", `sqlite:${db}`]))
+      assert.strictEqual(
+        first,
+        `${without}\n\nSaved 1 conversation to sqlite:${db} (read one back: rollmem show <id> --store sqlite:${db}).`
+      )
+      const { state } = yield* finalState(supportChat.messages, RollingMemory.make({ maxTokens: 2000 }))
+      succeeded(yield* run(["replay", example, "--tokenizer", "words", "--store", `sqlite:${db}`, "--format", "json"]))
+      assert.deepStrictEqual(yield* stored(db, "support-chat"), Option.some({ revision: 2, state }))
+    }))
+
+  it.effect("stores every conversation of a file under its own id", () =>
+    Effect.gen(function*() {
+      const db = path.join(tmp, "two.jsonl.db")
+      const second = supportChat.messages.slice(0, 5)
+      const file = path.join(tmp, "two.jsonl")
+      const line = fs.readFileSync(example, "utf8").trim()
+      fs.writeFileSync(
+        file,
+        `${line}\n${
+          JSON.stringify({ id: "short", messages: Schema.encodeSync(Schema.Array(Message.Message))(second) })
+        }\n`
+      )
+      const out = succeeded(
+        yield* run(["replay", file, "--tokenizer", "words", "--strategy", "buffer", "--store", `sqlite:${db}`])
+      )
+      assert.isTrue(
+        out.endsWith(`Saved 2 conversations to sqlite:${db} (read one back: rollmem show <id> --store sqlite:${db}).`)
+      )
+      const short = yield* finalState(second, BufferMemory.make())
+      assert.deepStrictEqual(yield* stored(db, "short"), Option.some({ revision: 1, state: short.state }))
+      assert.strictEqual(Option.getOrThrow(yield* stored(db, "support-chat")).state.buffer?.length, 47)
+    }))
+})
+
+describe("rollmem show <id> --store sqlite:<path>", () => {
+  const db = path.join(tmp, "show.db")
+  const replayed = Effect.gen(function*() {
+    if (!fs.existsSync(db)) {
+      succeeded(
+        yield* run(["replay", example, "--tokenizer", "words", "--max-tokens", "300", "--store", `sqlite:${db}`])
+      )
+    }
+    return yield* finalState(supportChat.messages, RollingMemory.make({ maxTokens: 300 }))
+  })
+
+  it.effect("prints the context of the restored state under a header; the same as replay --show prints", () =>
+    Effect.gen(function*() {
+      const { context, state } = yield* replayed
+      assert.strictEqual(state.buffer?.length, 11)
+      assert.notStrictEqual(state.summary, "")
+      const out = succeeded(yield* run(["show", "support-chat", "--store", `sqlite:${db}`]))
+      const header = "Stored conversation support-chat (revision 1): a summary and 11 buffered messages"
+      assert.strictEqual(out, [header, "=".repeat(header.length), context].join("\n"))
+      const report = JSON.parse(
+        succeeded(
+          yield* run([
+            "replay",
+            example,
+            "--tokenizer",
+            "words",
+            "--max-tokens",
+            "300",
+            "--show",
+            "support-chat",
+            "--format",
+            "json"
+          ])
+        )
+      ) as { readonly show: { readonly context: string } }
+      assert.strictEqual(report.show.context, context)
+    }))
+
+  it.effect("--format json prints the stored state in the wire format", () =>
+    Effect.gen(function*() {
+      const { state } = yield* replayed
+      const out = succeeded(yield* run(["show", "support-chat", "--store", `sqlite:${db}`, "--format", "json"]))
+      assert.strictEqual(out, JSON.stringify(state, null, 2))
+      assert.deepStrictEqual(
+        Object.keys(JSON.parse(out) as Record<string, unknown>),
+        ["version", "summary", "buffer"]
+      )
+    }))
+})
+
+describe("rollmem --store bad input: one line, non-zero exit", () => {
+  it.effect("an unknown id, a malformed --store value, a missing file or directory, no --store", () =>
+    Effect.gen(function*() {
+      const db = path.join(tmp, "errors.db")
+      succeeded(yield* run(["replay", example, "--tokenizer", "words", "--store", `sqlite:${db}`]))
+      const absent = path.join(tmp, "absent.db")
+      const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
+        [["show", "nobody", "--store", `sqlite:${db}`], `rollmem: no conversation with id "nobody" in ${db}`],
+        [
+          ["show", "support-chat", "--store", "postgres://localhost/x"],
+          "rollmem: invalid option --store: expected sqlite:<path>, got \"postgres://localhost/x\""
+        ],
+        [
+          ["show", "support-chat", "--store", db],
+          `rollmem: invalid option --store: expected sqlite:<path>, got "${db}"`
+        ],
+        [
+          ["show", "support-chat", "--store", "sqlite:"],
+          "rollmem: invalid option --store: expected sqlite:<path>, got \"sqlite:\""
+        ],
+        [
+          ["show", "support-chat", "--store", `sqlite:${absent}`],
+          `rollmem: invalid option --store: no such file ${absent}`
+        ],
+        [["show", "support-chat"], "rollmem: invalid option --store: is required (sqlite:<path>)"],
+        [
+          ["show", "support-chat", "--store", `sqlite:${db}`, "--format", "xml"],
+          "rollmem: invalid option --format: unknown value \"xml\", expected one of table, json"
+        ],
+        [
+          ["replay", example, "--tokenizer", "words", "--store", "sqlite"],
+          "rollmem: invalid option --store: expected sqlite:<path>, got \"sqlite\""
+        ],
+        [
+          ["replay", example, "--tokenizer", "words", "--store", `sqlite:${path.join(tmp, "no", "dir", "x.db")}`],
+          `rollmem: invalid option --store: no such directory ${path.join(tmp, "no", "dir")}`
+        ]
+      ]
+      for (const [args, line] of cases) assertOneLineFailure(yield* run(args), line)
+      assert.isFalse(fs.existsSync(absent))
+      assert.isFalse(fs.existsSync(path.join(tmp, "no")))
+    }))
+
+  it.effect("a stored value that does not decode is named in one line", () =>
+    Effect.gen(function*() {
+      const db = path.join(tmp, "corrupt.db")
+      succeeded(yield* run(["replay", example, "--tokenizer", "words", "--store", `sqlite:${db}`]))
+      yield* Effect.flatMap(
+        SqlClient.SqlClient,
+        (sql) => sql`UPDATE rollmem_conversations SET state = '{"version": 2, "summary": 3}' WHERE id = 'support-chat'`
+      ).pipe(Effect.provide(SqliteClient.layer({ filename: db })))
+      const r = yield* run(["show", "support-chat", "--store", `sqlite:${db}`])
+      assert.isTrue(Exit.isFailure(r.exit))
+      assert.strictEqual(r.stdout, "")
+      assert.match(r.stderr, /^rollmem: cannot read stored conversation "support-chat": [^\n]*summary[^\n]*$/)
+    }))
+})
