@@ -34,6 +34,7 @@
  * @since 0.1.0
  */
 import { ConfigError } from "../Errors.js"
+import * as MemoryState from "../schema/MemoryState.js"
 import * as Summarizer from "../services/Summarizer.js"
 import * as EffectBufferMemory from "../strategies/BufferMemory.js"
 import * as EffectRollingMemory from "../strategies/RollingMemory.js"
@@ -180,10 +181,7 @@ export class RollingMemory extends SyncMemory {
     const [runtime, memory] = build(
       options.summarize === undefined ? undefined : Summarizer.fromFunction(options.summarize),
       options.tokenCounter,
-      (state) =>
-        state === undefined
-          ? EffectRollingMemory.make({ maxTokens: options.maxTokens })
-          : EffectRollingMemory.fromState(state, { maxTokens: options.maxTokens })
+      (state) => EffectRollingMemory.fromState(state ?? MemoryState.empty, { maxTokens: options.maxTokens })
     )
     super(runtime, memory)
     this.maxTokens = memory.maxTokens
@@ -209,10 +207,7 @@ export class AsyncRollingMemory extends AsyncMemory {
     const [runtime, memory] = build(
       options.summarize === undefined ? undefined : Summarizer.fromPromise(options.summarize),
       options.tokenCounter,
-      (state) =>
-        state === undefined
-          ? EffectRollingMemory.make({ maxTokens: options.maxTokens })
-          : EffectRollingMemory.fromState(state, { maxTokens: options.maxTokens })
+      (state) => EffectRollingMemory.fromState(state ?? MemoryState.empty, { maxTokens: options.maxTokens })
     )
     super(runtime, memory)
     this.maxTokens = memory.maxTokens
@@ -234,7 +229,7 @@ export class BufferMemory extends SyncMemory {
     const [runtime, memory] = build(
       undefined,
       undefined,
-      (state) => state === undefined ? EffectBufferMemory.make() : EffectBufferMemory.fromState(state)
+      (state) => EffectBufferMemory.fromState(state ?? MemoryState.empty)
     )
     super(runtime, memory)
   }
@@ -258,10 +253,7 @@ export class WindowMemory extends SyncMemory {
     const [runtime, memory] = build(
       undefined,
       undefined,
-      (state) =>
-        state === undefined
-          ? EffectWindowMemory.make({ maxMessages: options?.maxMessages })
-          : EffectWindowMemory.fromState(state, { maxMessages: options?.maxMessages })
+      (state) => EffectWindowMemory.fromState(state ?? MemoryState.empty, { maxMessages: options?.maxMessages })
     )
     super(runtime, memory)
     this.maxMessages = memory.maxMessages
@@ -292,7 +284,7 @@ export class SummaryMemory extends SyncMemory {
     const [runtime, memory] = build(
       summarizer,
       undefined,
-      (state) => state === undefined ? EffectSummaryMemory.make() : EffectSummaryMemory.fromState(state)
+      (state) => EffectSummaryMemory.fromState(state ?? MemoryState.empty)
     )
     super(runtime, memory)
   }
@@ -315,7 +307,7 @@ export class AsyncSummaryMemory extends AsyncMemory {
     const [runtime, memory] = build(
       summarizer,
       undefined,
-      (state) => state === undefined ? EffectSummaryMemory.make() : EffectSummaryMemory.fromState(state)
+      (state) => EffectSummaryMemory.fromState(state ?? MemoryState.empty)
     )
     super(runtime, memory)
   }

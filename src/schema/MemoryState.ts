@@ -143,6 +143,14 @@ const encodeState = Schema.encodeSync(MemoryStateSchema)
 export const toJSON = (state: MemoryState): Encoded => encodeState(state)
 
 /**
+ * The empty state: no summary, no buffer.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const empty: MemoryState = { summary: "", buffer: [] }
+
+/**
  * Builds a state from a summary and a buffer.
  *
  * @since 0.1.0
