@@ -195,3 +195,10 @@ describe("Promise facade", () => {
     assert.strictEqual(memory.getContext(), "")
   })
 })
+
+describe("Promise facade options", () => {
+  it("maxTokens null is a ConfigError, not the default", () => {
+    assert.throws(() => new RollingMemory({ maxTokens: null as unknown as number }), ConfigError)
+    assert.strictEqual(new RollingMemory({}).maxTokens, 2000)
+  })
+})
