@@ -202,3 +202,29 @@ describe("Promise facade options", () => {
     assert.strictEqual(new RollingMemory({}).maxTokens, 2000)
   })
 })
+
+describe("Promise facade values", () => {
+  it("a summarize or tokenCounter that is not a function is a ConfigError at construction", () => {
+    assert.throws(() => new RollingMemory({ summarize: "nope" as never }), ConfigError)
+    assert.throws(() => new AsyncRollingMemory({ summarize: 42 as never }), ConfigError)
+    assert.throws(() => new RollingMemory({ tokenCounter: 5 as never }), ConfigError)
+  })
+
+  it("stored messages are frozen; the shared default tool-call list cannot leak into another memory", () => {
+    const one = new BufferMemory()
+    one.addUserMessage("a")
+    assert.throws(() => (one.buffer[0].toolCalls as Array<unknown>).push("evil"), TypeError)
+    assert.throws(() => {
+      ;(one.getMessages()[0] as { content: string }).content = "changed"
+    }, TypeError)
+    const two = new BufferMemory()
+    two.addUserMessage("b", { metadata: { k: [1] } })
+    assert.throws(() => (two.buffer[0].metadata.k as Array<number>).push(2), TypeError)
+    assert.strictEqual(two.getContext(), "user: b")
+    assert.strictEqual(
+      JSON.stringify(two.getMessages()),
+      "[{\"role\":\"user\",\"content\":\"b\",\"metadata\":{\"k\":[1]}}]"
+    )
+    assert.strictEqual(one.bufferTokens, 1)
+  })
+})

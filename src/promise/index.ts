@@ -179,8 +179,10 @@ export class RollingMemory extends SyncMemory {
   readonly maxTokens: number
   constructor(options: RollingOptions = {}) {
     const [runtime, memory] = build(
-      options.summarize === undefined ? undefined : Summarizer.fromFunction(options.summarize),
-      options.tokenCounter,
+      options.summarize === undefined
+        ? undefined
+        : Summarizer.fromFunction(checkFunction("summarize", options.summarize)),
+      checkFunction("tokenCounter", options.tokenCounter),
       (state) => EffectRollingMemory.fromState(state ?? MemoryState.empty, { maxTokens: options.maxTokens })
     )
     super(runtime, memory)
@@ -205,8 +207,10 @@ export class AsyncRollingMemory extends AsyncMemory {
   readonly maxTokens: number
   constructor(options: AsyncRollingOptions = {}) {
     const [runtime, memory] = build(
-      options.summarize === undefined ? undefined : Summarizer.fromPromise(options.summarize),
-      options.tokenCounter,
+      options.summarize === undefined
+        ? undefined
+        : Summarizer.fromPromise(checkFunction("summarize", options.summarize)),
+      checkFunction("tokenCounter", options.tokenCounter),
       (state) => EffectRollingMemory.fromState(state ?? MemoryState.empty, { maxTokens: options.maxTokens })
     )
     super(runtime, memory)
@@ -262,6 +266,14 @@ export class WindowMemory extends SyncMemory {
   static fromJSON(data: unknown, options: WindowOptions): WindowMemory {
     return restore(data, () => new WindowMemory(options))
   }
+}
+
+/** Throws `ConfigError` unless `value` is absent or a function. */
+const checkFunction = <F>(option: string, value: F): F => {
+  if (value !== undefined && typeof value !== "function") {
+    throw new ConfigError({ option, description: `must be a function, got ${value === null ? "null" : typeof value}` })
+  }
+  return value
 }
 
 const requireSummarize = <F>(options: { readonly summarize?: F } | undefined): F => {

@@ -37,9 +37,9 @@ export type Summarize = (summary: string, messages: ReadonlyArray<Message.Messag
 
 /**
  * An asynchronous summarizer: returns a string or a Promise of one. The
- * `AbortSignal` fires when the add is abandoned (the memory is disposed or
- * the call interrupted): pass it to your SDK (`{ signal }`) to cancel the
- * request.
+ * `AbortSignal` fires when the call is interrupted (through the Effect API:
+ * a timeout or an interrupted add); pass it to your SDK (`{ signal }`) to
+ * cancel the request. `dispose()` does not cancel a call in flight.
  *
  * @since 0.1.0
  * @category models

@@ -87,7 +87,7 @@ export class ToolCall extends Schema.Class<ToolCall>("rollmem/ToolCall")({
   }
 }
 
-const emptyToolCalls: ReadonlyArray<ToolCall> = []
+const emptyToolCalls: ReadonlyArray<ToolCall> = Object.freeze([])
 const emptyMetadata: JsonObject = Object.freeze({})
 
 const ToolCalls = Schema.Array(ToolCall)
@@ -166,6 +166,16 @@ export class Message extends Schema.Class<Message>("rollmem/Message")({
     return `${head} [tool calls: ${this.toolCalls.map((c) => c.signature).join(", ")}]`
   }
 
+  /**
+   * The wire format of SPEC section 2 (snake_case keys, defaults omitted),
+   * so `JSON.stringify(memory.getMessages())` writes what `fromJSON` reads.
+   *
+   * @since 0.1.0
+   */
+  toJSON(): Encoded {
+    return encodeMessage(this)
+  }
+
   /** @since 0.1.0 */
   [Equal.symbol](that: Equal.Equal): boolean {
     if (!(that instanceof Message)) return false
@@ -189,7 +199,8 @@ export class Message extends Schema.Class<Message>("rollmem/Message")({
     h = Hash.combine(Hash.hash(this.toolCallId))(h)
     for (const c of this.toolCalls) h = Hash.combine(Hash.string(c.signature))(h)
     h = Hash.combine(jsonHash(this.metadata))(h)
-    return Hash.cached(this, Hash.optimize(h))
+    // not cached on the instance: stored messages are frozen
+    return Hash.optimize(h)
   }
 }
 
@@ -200,6 +211,32 @@ export class Message extends Schema.Class<Message>("rollmem/Message")({
  * @category models
  */
 export type Encoded = typeof Message.Encoded
+
+const encodeMessage = (message: Message): Encoded => Schema.encodeSync(Message)(message)
+
+const deepFreeze = (value: unknown): void => {
+  if (typeof value !== "object" || value === null || Object.isFrozen(value)) return
+  Object.freeze(value)
+  for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key])
+}
+
+/**
+ * Freezes a message with its tool calls and metadata, so the value a memory
+ * stores (and hands back) cannot be changed behind its back (SPEC section 1:
+ * messages are immutable values). Every memory freezes each message it adds.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const freeze = (message: Message): Message => {
+  if (!Object.isFrozen(message)) {
+    for (const call of message.toolCalls) Object.freeze(call)
+    Object.freeze(message.toolCalls)
+    deepFreeze(message.metadata)
+    Object.freeze(message)
+  }
+  return message
+}
 
 /**
  * Options accepted by the message constructors {@link user}, {@link assistant},

@@ -28,7 +28,8 @@ export interface Core {
 
 /** @internal */
 export const entryOf = (message: Message.Message, tokens: number): Entry => ({
-  tokens,
+  // the one place every stored message passes: freeze it (SPEC section 1)
+  tokens: (Message.freeze(message), tokens),
   responseLike: message.isResponseLike,
   callIds: message.toolCalls.length === 0 ? noIds : message.toolCalls.map((call) => call.id),
   resultId: message.toolCallId
