@@ -7,17 +7,22 @@
  * call) is part of the cost. The stream cycles through the data set with the
  * tool call ids of each cycle renamed, so a reused id never joins two cycles
  * into one unit. Two counters: o200k_base (the real cost) and a precounted
- * lookup (what is left is rollmem's own bookkeeping). The Python baseline,
+ * lookup (what is left is rollmem's own bookkeeping). Every size adds the
+ * same messages in the same order (the buffer is primed from a separate
+ * stream), so the columns compare the same work. The Python baseline,
  * which recounts its buffer on every add, is shown for contrast.
  */
-import { Effect, Layer } from "effect"
-import { MemoryState, Message, RollingMemory, TokenCounter } from "../../../dist/index.js"
+import { Effect, Layer, ManagedRuntime } from "effect"
+import { MemoryState, Message, RollingMemory, Summarizer, TokenCounter } from "../../../dist/index.js"
+import { layerO200kBase } from "../../../dist/tokenizers.js"
 import type { Conversation } from "../data.js"
 import { measure, type RunOptions, type Timing } from "../harness.js"
 import { PythonRollingMemory } from "../python.js"
-import { countO200k, instantSummary, makeRuntime, type Runtime } from "../rollmem.js"
+import { countO200k, instantSummary, makeRuntime } from "../rollmem.js"
 
 export const SIZES = [10, 1_000, 20_000] as const
+
+const PRIME_CYCLE = 1_000
 
 export interface ScalingRow {
   readonly buffered: number
@@ -27,24 +32,37 @@ export interface ScalingRow {
   /** µs per add: rollmem with o200k_base, rollmem with precounted counts, the Python baseline (o200k_base). */
   readonly o200k: Timing
   readonly precounted: Timing
+  /** µs per add, precounted, no summarizer (evicted turns dropped inline). */
+  readonly drop: Timing
   readonly baseline: Timing
   readonly batch: { readonly rollmem: number; readonly baseline: number }
+  /** Summarizer calls per add during the rollmem runs that have a summarizer. */
+  readonly foldsPerAdd: number
 }
 
 export interface ScalingFigures {
   readonly rows: ReadonlyArray<ScalingRow>
   /** Largest over smallest per-add median. */
-  readonly flatness: { readonly o200k: number; readonly precounted: number; readonly baseline: number }
+  readonly flatness: {
+    readonly o200k: number
+    readonly precounted: number
+    readonly drop: number
+    readonly baseline: number
+  }
 }
 
 /** An endless stream of the real messages; cycles after the first get renamed tool call ids. */
 class Stream {
-  private k = 0
+  private k: number
   private readonly cycles = new Map<number, ReadonlyArray<Message.Message>>()
   constructor(
     private readonly base: ReadonlyArray<Message.Message>,
-    private readonly counts: Map<string, number>
-  ) {}
+    private readonly counts: Map<string, number>,
+    /** Cycles to skip: a priming stream starts far away, so its ids never meet the measured stream's. */
+    firstCycle = 0
+  ) {
+    this.k = firstCycle * base.length
+  }
 
   private cycle(c: number): ReadonlyArray<Message.Message> {
     let messages = this.cycles.get(c)
@@ -83,7 +101,6 @@ const perAdd = (t: Timing, batch: number): Timing => ({
 
 export const runScaling = async (
   conversations: ReadonlyArray<Conversation>,
-  o200kRuntime: Runtime,
   options: RunOptions
 ): Promise<ScalingFigures> => {
   const base = conversations.flatMap((c) => c.messages)
@@ -92,22 +109,41 @@ export const runScaling = async (
   let total = 0
   for (const m of base) total += counts.get(m.tokenText)!
   const mean = total / base.length
-  const precountedRuntime = await makeRuntime(
-    Layer.succeed(TokenCounter.TokenCounter, { count: (text: string) => Effect.succeed(counts.get(text)!) })
-  )
+  let folds = 0
+  const counting = Summarizer.layerFunction(() => {
+    folds++
+    return instantSummary()
+  })
+  const o200kRuntime = await makeRuntime(layerO200kBase, counting)
+  const precounted = Layer.succeed(TokenCounter.TokenCounter, {
+    count: (text: string) => Effect.succeed(counts.get(text)!)
+  })
+  const precountedRuntime = await makeRuntime(precounted, counting)
+  // No summarizer: evicted turns are dropped inline (no lock, no call).
+  const dropRuntime = ManagedRuntime.make(precounted)
+  await dropRuntime.runtime()
   const rows: Array<ScalingRow> = []
   for (const size of SIZES) {
     const budget = Math.round(size * mean)
-    const batch = 200
+    const batch = 1000
     const baselineBatch = Math.max(2, Math.round(2000 / size))
     const timings: Record<string, Timing> = {}
     let observed = 0
     let observations = 0
-    for (const [name, runtime] of [["o200k", o200kRuntime], ["precounted", precountedRuntime]] as const) {
+    let adds = 0
+    folds = 0
+    for (
+      const [name, runtime] of [
+        ["o200k", o200kRuntime],
+        ["precounted", precountedRuntime],
+        ["drop", dropRuntime]
+      ] as const
+    ) {
       const stream = new Stream(base, counts)
+      const primer = new Stream(base, counts, PRIME_CYCLE)
       const prime: Array<Message.Message> = []
       for (let tokens = 0; tokens < budget;) {
-        const [m] = stream.next(1)
+        const [m] = primer.next(1)
         prime.push(m)
         tokens += counts.get(m.tokenText)!
       }
@@ -121,6 +157,7 @@ export const runScaling = async (
           observed += length
           observations++
           const messages = stream.next(batch)
+          if (name !== "drop") adds += batch
           program = Effect.forEach(messages, (m) => memory.add(m), { discard: true })
         }
       }], options)
@@ -128,9 +165,10 @@ export const runScaling = async (
     }
     {
       const stream = new Stream(base, counts)
+      const primer = new Stream(base, counts, PRIME_CYCLE)
       const memory = new PythonRollingMemory(budget, countO200k, instantSummary)
       for (let tokens = 0; tokens < budget;) {
-        const [m] = stream.next(1)
+        const [m] = primer.next(1)
         memory.buffer.push(m)
         tokens += counts.get(m.tokenText)!
       }
@@ -152,14 +190,26 @@ export const runScaling = async (
       budget,
       o200k: timings.o200k,
       precounted: timings.precounted,
+      drop: timings.drop,
       baseline: timings.baseline,
-      batch: { rollmem: batch, baseline: baselineBatch }
+      batch: { rollmem: batch, baseline: baselineBatch },
+      foldsPerAdd: folds / adds
     })
   }
   await precountedRuntime.dispose()
-  const flat = (key: "o200k" | "precounted" | "baseline") => {
+  await o200kRuntime.dispose()
+  await dropRuntime.dispose()
+  const flat = (key: "o200k" | "precounted" | "drop" | "baseline") => {
     const medians = rows.map((r) => r[key].median)
     return Math.max(...medians) / Math.min(...medians)
   }
-  return { rows, flatness: { o200k: flat("o200k"), precounted: flat("precounted"), baseline: flat("baseline") } }
+  return {
+    rows,
+    flatness: {
+      o200k: flat("o200k"),
+      precounted: flat("precounted"),
+      drop: flat("drop"),
+      baseline: flat("baseline")
+    }
+  }
 }
