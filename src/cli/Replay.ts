@@ -295,10 +295,7 @@ export const withSummarizer = <A, E, R>(
     : Effect.provideService(effect, Summarizer.Summarizer, summarizer)
 
 const countText = (counter: TokenCounter.Service, text: string): Effect.Effect<number, TokenCountError> =>
-  text === "" ? Effect.succeed(0) : Effect.flatMap(counter.count(text), (n) =>
-    TokenCounter.validate(n)
-      ? Effect.succeed(n)
-      : Effect.fail(new TokenCountError({ description: `token counter returned ${String(n)} for the summary` })))
+  text === "" ? Effect.succeed(0) : TokenCounter.checkedCount(counter, text)
 
 /**
  * Whether the first non-system message of `messages` is a user turn;

@@ -301,12 +301,7 @@ const fit = (
   })
 
 const countText = (counter: TokenCounter.Service, text: string): Effect.Effect<number, TokenCountError> =>
-  text === "" ? Effect.succeed(0) : Effect.flatMap(counter.count(text), (n) =>
-    TokenCounter.validate(n)
-      ? Effect.succeed(n)
-      : Effect.fail(
-        new TokenCountError({ description: `token counter returned ${String(n)}, not a non-negative integer` })
-      ))
+  text === "" ? Effect.succeed(0) : TokenCounter.checkedCount(counter, text)
 
 /**
  * Builds the extractive summarizer with the `TokenCounter` in context (the

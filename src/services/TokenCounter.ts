@@ -136,3 +136,21 @@ export const layerFunction = (count: (text: string) => number): Layer.Layer<Toke
  */
 export const validate = (count: unknown): count is number =>
   typeof count === "number" && Number.isInteger(count) && count >= 0
+
+/**
+ * Counts `text` with `counter` and checks the result (see {@link validate}).
+ * A counter that throws while building its Effect fails at run time too.
+ * Fails with `TokenCountError`.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const checkedCount = (counter: Service, text: string): Effect.Effect<number, TokenCountError> =>
+  Effect.flatMap(Effect.suspend(() => counter.count(text)), (n) =>
+    validate(n) ? Effect.succeed(n) : Effect.fail(
+      new TokenCountError({
+        description: `token counter returned ${
+          typeof n === "number" ? String(n) : typeof n
+        }, not a non-negative integer`
+      })
+    ))

@@ -41,18 +41,7 @@ const noIds: ReadonlyArray<string> = []
 export const count = (
   counter: TokenCounter.Service,
   message: Message.Message
-): Effect.Effect<number, TokenCountError> =>
-  Effect.flatMap(
-    Effect.suspend(() => counter.count(message.tokenText)),
-    (n) =>
-      TokenCounter.validate(n) ? Effect.succeed(n) : Effect.fail(
-        new TokenCountError({
-          description: `token counter returned ${
-            typeof n === "number" ? String(n) : typeof n
-          }, not a non-negative integer`
-        })
-      )
-  )
+): Effect.Effect<number, TokenCountError> => TokenCounter.checkedCount(counter, message.tokenText)
 
 /** Builds a core from a restored state: counts each message once, never prunes. @internal */
 export const makeCore = (state: MemoryState.MemoryState | undefined): Effect.Effect<Core, TokenCountError> =>
