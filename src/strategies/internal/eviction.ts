@@ -195,7 +195,6 @@ export class EvictionIndex<A> {
   cutoff(policy: Policy): number {
     const units = this.unitStarts.length
     if (units <= 1) return 0
-    const end = this.base + this.items.length
     let remaining = policy.measure === "tokens" ? this.tokens : this.size
     if (remaining <= policy.budget) return 0
     // Step 1: whole units, oldest first, never the last one.
@@ -216,7 +215,7 @@ export class EvictionIndex<A> {
         break
       }
     }
-    return Math.min(cut, end) - first
+    return cut - first
   }
 
   /**
