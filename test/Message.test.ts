@@ -306,3 +306,100 @@ describe("Message properties", () => {
     assert.isTrue(Equal.equals(back, m))
   })
 })
+
+// Field values a caller may pass, right and wrong: decodeFields has a hand-checked
+// path for the common shapes and must agree with the Schema decoder on all of them.
+const anyValue = fc.oneof(
+  { arbitrary: fc.string({ maxLength: 4 }), weight: 4 },
+  { arbitrary: fc.constant(undefined), weight: 2 },
+  fc.constant(null),
+  fc.integer(),
+  fc.boolean(),
+  fc.constant([]),
+  fc.constant({})
+)
+const anyToolCall = fc.oneof(
+  fc.record({ id: fc.string({ maxLength: 3 }), name: fc.string({ maxLength: 3 }) }),
+  fc.record({ id: fc.string({ maxLength: 3 }), name: fc.string({ maxLength: 3 }), arguments: anyValue }),
+  fc.record({ id: anyValue, name: anyValue, arguments: anyValue, extra: anyValue }, { requiredKeys: [] }),
+  fc.string({ maxLength: 3 }).map((id) => new Message.ToolCall({ id, name: "f", arguments: "{}" })),
+  anyValue
+)
+const anyOptions = fc.oneof(
+  fc.constant(undefined),
+  fc.constant(null),
+  fc.string({ maxLength: 2 }),
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      id: anyValue,
+      toolCallId: anyValue,
+      toolCalls: fc.oneof({ arbitrary: fc.array(anyToolCall, { maxLength: 3 }), weight: 3 }, anyValue),
+      metadata: fc.oneof({ arbitrary: fc.constant(undefined), weight: 4 }, fc.constant({ a: 1 }), anyValue),
+      other: anyValue
+    }, { requiredKeys: [] })
+  }
+)
+const decodeWireEither = Schema.decodeUnknownEither(Message.Message)
+// What decodeFields means: its options as the wire object the Schema decodes.
+const wireOf = (role: unknown, content: unknown, options: unknown): Record<string, unknown> => {
+  const o = typeof options === "object" && options !== null ? options as Record<string, unknown> : {}
+  const wire: Record<string, unknown> = { role, content }
+  if (o.id !== undefined) wire.id = o.id
+  if (o.toolCallId !== undefined) wire.tool_call_id = o.toolCallId
+  if (o.toolCalls !== undefined) {
+    wire.tool_calls = Array.isArray(o.toolCalls)
+      ? o.toolCalls.map((c: unknown) =>
+        c instanceof Message.ToolCall ? { id: c.id, name: c.name, arguments: c.arguments } : c
+      )
+      : o.toolCalls
+  }
+  if (o.metadata !== undefined) wire.metadata = o.metadata
+  return wire
+}
+
+describe("decodeFields agrees with the Schema decoder", () => {
+  it.prop(
+    "same message (fields, key order, prototype) or both fail",
+    [anyValue, anyValue, anyOptions],
+    ([role, content, options]) => {
+      const fast = Message.decodeFields(role, content, options as Message.MessageOptions | undefined)
+      const reference = decodeWireEither(wireOf(role, content, options))
+      assert.strictEqual(Either.isRight(fast), Either.isRight(reference))
+      if (Either.isRight(fast) && Either.isRight(reference)) {
+        assert.strictEqual(Object.getPrototypeOf(fast.right), Message.Message.prototype)
+        assert.deepStrictEqual(Object.keys(fast.right), Object.keys(reference.right))
+        assert.deepStrictEqual(fast.right, reference.right)
+        assert.isTrue(Equal.equals(fast.right, reference.right))
+        fast.right.toolCalls.forEach((call, i) => {
+          assert.strictEqual(Object.getPrototypeOf(call), Message.ToolCall.prototype)
+          assert.deepStrictEqual(Object.keys(call), Object.keys(reference.right.toolCalls[i]))
+        })
+        assert.deepStrictEqual(fast.right.toJSON(), reference.right.toJSON())
+      }
+    },
+    { fastCheck: { numRuns: 5000 } }
+  )
+
+  it("the constructors build the same instances as the Schema constructor", () => {
+    const call = { id: "c1", name: "search", arguments: "{}" }
+    const cases: ReadonlyArray<[Message.Message, Message.Message]> = [
+      [Message.user("hi"), new Message.Message({ role: "user", content: "hi" })],
+      [
+        Message.assistant("", { id: "m1", toolCalls: [call] }),
+        new Message.Message({ role: "assistant", content: "", id: "m1", toolCalls: [new Message.ToolCall(call)] })
+      ],
+      [
+        Message.tool("r", { toolCallId: "c1" }),
+        new Message.Message({ role: "tool", content: "r", toolCallId: "c1" })
+      ]
+    ]
+    for (const [built, reference] of cases) {
+      assert.strictEqual(Object.getPrototypeOf(built), Message.Message.prototype)
+      assert.deepStrictEqual(Object.keys(built), Object.keys(reference))
+      assert.deepStrictEqual(built, reference)
+      assert.strictEqual(built.tokenText, reference.tokenText)
+      assert.strictEqual(String(built), String(reference))
+    }
+  })
+})
