@@ -42,7 +42,7 @@ import { type ConfigError, SummarizerError } from "../Errors.js"
 import * as Message from "../schema/Message.js"
 import * as Summarizer from "../services/Summarizer.js"
 import * as TokenCounter from "../services/TokenCounter.js"
-import { count, positiveInteger } from "../strategies/internal/core.js"
+import { positiveInteger } from "../strategies/internal/core.js"
 import * as SummaryPrompt from "./SummaryPrompt.js"
 
 /**
@@ -195,7 +195,7 @@ export const make = (
       )
 
     // A summary counts as its text: the token text of a message without tool fields.
-    const measure = (text: string) => count(counter, Message.system(text))
+    const measure = (text: string) => TokenCounter.checkedCount(counter, Message.system(text).tokenText)
 
     return Summarizer.fromEffect(
       Effect.fn("LanguageModelSummarizer.summarize")(

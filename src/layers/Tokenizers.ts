@@ -31,7 +31,8 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { ConfigError, TokenCountError } from "../Errors.js"
+import { ConfigError } from "../Errors.js"
+import { fromFunctionLabelled } from "../services/internal/counting.js"
 import * as TokenCounter from "../services/TokenCounter.js"
 
 /**
@@ -87,20 +88,9 @@ export const encodingForModel = (model: string): Option.Option<Encoding> => {
   return Option.none()
 }
 
-// The hot path: count synchronously, wrap the result. A throw becomes a
-// TokenCountError. (TokenCounter.fromFunction defers the call through
-// Effect.try; this counter is pure, so counting at once is equivalent and
-// spares a suspended effect per message.)
+// A throw becomes a TokenCountError labelled with the encoding.
 const fromCount = (encoding: string, count: (text: string) => number): TokenCounter.Service =>
-  TokenCounter.TokenCounter.of({
-    count: (text) => {
-      try {
-        return Effect.succeed(count(text))
-      } catch (cause) {
-        return Effect.fail(new TokenCountError({ description: `${encoding}: ${String(cause)}`, cause }))
-      }
-    }
-  })
+  fromFunctionLabelled(encoding, count)
 
 // Special-token text is ordinary text: nothing disallowed, nothing allowed.
 const gptTokenizerOptions = { disallowedSpecial: new Set<string>() }

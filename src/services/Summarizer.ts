@@ -23,9 +23,11 @@
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import { SummarizerError } from "../Errors.js"
 import type { Message } from "../schema/Message.js"
+import { fromSummarizeSync } from "./internal/summarizing.js"
 
 /**
  * A summarizer.
@@ -58,8 +60,8 @@ const toError = (cause: unknown): SummarizerError =>
 
 const describe = (cause: unknown): string => cause instanceof Error ? cause.message : String(cause)
 
-const checkString = (result: unknown): Effect.Effect<string, SummarizerError> =>
-  typeof result === "string" ? Effect.succeed(result) : Effect.fail(
+const checkString = (result: unknown): Exit.Exit<string, SummarizerError> =>
+  typeof result === "string" ? Exit.succeed(result) : Exit.fail(
     new SummarizerError({
       description: `summarizer returned ${result === null ? "null" : typeof result}, not a string`,
       cause: new TypeError(`summarizer must return a string, got ${result === null ? "null" : typeof result}`)
@@ -76,22 +78,23 @@ const checkString = (result: unknown): Effect.Effect<string, SummarizerError> =>
  * @since 0.1.0
  * @category constructors
  */
-export const fromFunction = (f: (summary: string, messages: ReadonlyArray<Message>) => string): Service => ({
-  summarize: (summary, messages) =>
-    Effect.flatMap(
-      Effect.try({ try: (): unknown => f(summary, messages), catch: toError }),
-      (result) => {
-        if (isThenable(result)) {
-          result.then(undefined, () => undefined)
-          const cause = new TypeError(
-            "summarizer returned a Promise in a synchronous memory; use an async memory (AsyncRollingMemory) for an async summarizer"
-          )
-          return Effect.fail(new SummarizerError({ description: cause.message, cause }))
-        }
-        return checkString(result)
-      }
-    )
-})
+export const fromFunction = (f: (summary: string, messages: ReadonlyArray<Message>) => string): Service =>
+  fromSummarizeSync((summary, messages) => {
+    let result: unknown
+    try {
+      result = f(summary, messages)
+    } catch (cause) {
+      return Exit.fail(toError(cause))
+    }
+    if (isThenable(result)) {
+      result.then(undefined, () => undefined)
+      const cause = new TypeError(
+        "summarizer returned a Promise in a synchronous memory; use an async memory (AsyncRollingMemory) for an async summarizer"
+      )
+      return Exit.fail(new SummarizerError({ description: cause.message, cause }))
+    }
+    return checkString(result)
+  })
 
 /**
  * Builds a summarizer from a function returning a string or a Promise of

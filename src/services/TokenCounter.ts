@@ -22,7 +22,8 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { TokenCountError } from "../Errors.js"
+import type { TokenCountError } from "../Errors.js"
+import { countNow, fromCountSync, fromFunctionLabelled, isCount } from "./internal/counting.js"
 
 /**
  * A token counter.
@@ -78,18 +79,20 @@ export const wordCount = (text: string): number => {
 
 /**
  * Builds a counter from a plain function. A throw becomes `TokenCountError`
- * with the thrown value as `cause`.
+ * with the thrown value as `cause`. The function is called when the count
+ * runs, once per message a memory adds.
+ *
+ * @example
+ * ```ts
+ * import { TokenCounter } from "rollmem"
+ *
+ * const characters = TokenCounter.fromFunction((text) => text.length)
+ * ```
  *
  * @since 0.1.0
  * @category constructors
  */
-export const fromFunction = (count: (text: string) => number): Service => ({
-  count: (text) =>
-    Effect.try({
-      try: () => count(text),
-      catch: (cause) => new TokenCountError({ description: String(cause), cause })
-    })
-})
+export const fromFunction = (count: (text: string) => number): Service => fromFunctionLabelled(undefined, count)
 
 /**
  * The word counter (the default).
@@ -97,7 +100,7 @@ export const fromFunction = (count: (text: string) => number): Service => ({
  * @since 0.1.0
  * @category constructors
  */
-export const wordCounter: Service = { count: (text) => Effect.succeed(wordCount(text)) }
+export const wordCounter: Service = fromCountSync(wordCount)
 
 /**
  * The token counter service. Defaults to {@link wordCounter} when no layer
@@ -128,29 +131,22 @@ export const layerFunction = (count: (text: string) => number): Layer.Layer<Toke
   Layer.succeed(TokenCounter, fromFunction(count))
 
 /**
- * Checks a count: a non-negative integer passes, anything else (NaN, a
- * negative or fractional number, a non-number) fails with `TokenCountError`.
+ * Whether a count is valid: a non-negative integer passes; anything else (NaN,
+ * a negative or fractional number, a non-number) does not, and a memory fails
+ * the add with `TokenCountError`.
  *
  * @since 0.1.0
  * @category combinators
  */
-export const validate = (count: unknown): count is number =>
-  typeof count === "number" && Number.isInteger(count) && count >= 0
+export const validate: (count: unknown) => count is number = isCount
 
 /**
  * Counts `text` with `counter` and checks the result (see {@link validate}).
- * A counter that throws while building its Effect fails at run time too.
- * Fails with `TokenCountError`.
+ * A counter that throws while building its Effect fails at run time too (a
+ * defect). Fails with `TokenCountError`.
  *
  * @since 0.1.0
  * @category combinators
  */
 export const checkedCount = (counter: Service, text: string): Effect.Effect<number, TokenCountError> =>
-  Effect.flatMap(Effect.suspend(() => counter.count(text)), (n) =>
-    validate(n) ? Effect.succeed(n) : Effect.fail(
-      new TokenCountError({
-        description: `token counter returned ${
-          typeof n === "number" ? String(n) : typeof n
-        }, not a non-negative integer`
-      })
-    ))
+  Effect.suspend(() => countNow(counter, text))

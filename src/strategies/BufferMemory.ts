@@ -20,8 +20,8 @@
 import * as Effect from "effect/Effect"
 import type { StateDecodeError, TokenCountError } from "../Errors.js"
 import * as MemoryState from "../schema/MemoryState.js"
-import type { Message } from "../schema/Message.js"
-import { count, entryOf, makeCore, makeMemory } from "./internal/core.js"
+import { buildBuffer } from "./internal/builders.js"
+import { withServices } from "./internal/core.js"
 import type { Memory } from "./Memory.js"
 
 /**
@@ -34,13 +34,8 @@ export interface BufferMemory extends Memory {
   readonly strategy: "buffer"
 }
 
-const build = (state: MemoryState.MemoryState | undefined) =>
-  Effect.map(makeCore(state), (core) => {
-    const add = (message: Message) =>
-      Effect.map(count(core.counter, message), (tokens) => core.index.append(message, entryOf(message, tokens)))
-    const memory: BufferMemory = { ...makeMemory(core, "buffer", add), strategy: "buffer" }
-    return memory
-  })
+const build = (state: MemoryState.MemoryState | undefined): Effect.Effect<BufferMemory, TokenCountError> =>
+  withServices((services) => buildBuffer(services, state))
 
 /**
  * Builds an empty BufferMemory. Reads `TokenCounter` (default: word count)

@@ -30,12 +30,10 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
 import type { ConfigError, StateDecodeError, TokenCountError } from "../Errors.js"
 import * as MemoryState from "../schema/MemoryState.js"
-import type { Message } from "../schema/Message.js"
-import { count, entryOf, fold, makeCore, makeMemory, optionalSummarizer, positiveInteger } from "./internal/core.js"
-import type { Policy } from "./internal/eviction.js"
+import { buildRolling, DEFAULT_MAX_TOKENS as DEFAULT } from "./internal/builders.js"
+import { withServices } from "./internal/core.js"
 import type { Memory } from "./Memory.js"
 
 /**
@@ -44,7 +42,7 @@ import type { Memory } from "./Memory.js"
  * @since 0.1.0
  * @category constants
  */
-export const DEFAULT_MAX_TOKENS = 2000
+export const DEFAULT_MAX_TOKENS: number = DEFAULT
 
 /**
  * Options of a RollingMemory.
@@ -69,40 +67,11 @@ export interface RollingMemory extends Memory {
   readonly maxTokens: number
 }
 
-const build = (options: Options | undefined, state: MemoryState.MemoryState | undefined) =>
-  Effect.gen(function*() {
-    const maxTokens = yield* positiveInteger(
-      "maxTokens",
-      options?.maxTokens === undefined ? DEFAULT_MAX_TOKENS : options.maxTokens
-    )
-    const summarizer = yield* optionalSummarizer
-    const core = yield* makeCore(state)
-    const policy: Policy = { budget: maxTokens, measure: "tokens" }
-    const semaphore = yield* Effect.makeSemaphore(1)
-    const prune = Option.match(summarizer, {
-      onNone: () => Effect.void,
-      onSome: (summarizer) =>
-        semaphore.withPermits(1)(Effect.suspend(() => {
-          const cut = core.index.cutoff(policy)
-          return cut === 0 ? Effect.void : fold(core, summarizer, cut)
-        }))
-    })
-    const add = (message: Message) =>
-      Effect.flatMap(count(core.counter, message), (tokens) => {
-        const index = core.index
-        index.append(message, entryOf(message, tokens))
-        if (index.tokens <= maxTokens) return Effect.void
-        if (Option.isNone(summarizer)) {
-          index.evict(index.cutoff(policy))
-          return Effect.void
-        }
-        // The unit count may still change before the lock is held (a fold in
-        // flight can leave a result orphaned): the prune decides under it.
-        return prune
-      })
-    const memory: RollingMemory = { ...makeMemory(core, "rolling", add), strategy: "rolling", maxTokens }
-    return memory
-  })
+const build = (
+  options: Options | undefined,
+  state: MemoryState.MemoryState | undefined
+): Effect.Effect<RollingMemory, ConfigError | TokenCountError> =>
+  withServices((services) => buildRolling(services, options, state))
 
 /**
  * Builds an empty RollingMemory. Reads `TokenCounter` (default: word count)

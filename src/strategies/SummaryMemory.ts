@@ -23,11 +23,11 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
-import type { StateDecodeError, SummarizerError, TokenCountError } from "../Errors.js"
+import type { StateDecodeError, TokenCountError } from "../Errors.js"
 import * as MemoryState from "../schema/MemoryState.js"
-import type { Message } from "../schema/Message.js"
 import * as Summarizer from "../services/Summarizer.js"
-import { count, entryOf, fold, makeCore, makeMemory } from "./internal/core.js"
+import { buildSummary } from "./internal/builders.js"
+import { withServices } from "./internal/core.js"
 import type { Memory } from "./Memory.js"
 
 /**
@@ -40,23 +40,13 @@ export interface SummaryMemory extends Memory {
   readonly strategy: "summary"
 }
 
-const build = (state: MemoryState.MemoryState | undefined) =>
-  Effect.gen(function*() {
-    const summarizer = yield* Summarizer.Summarizer
-    const core = yield* makeCore(state)
-    const semaphore = yield* Effect.makeSemaphore(1)
-    const foldPending = semaphore.withPermits(1)(Effect.suspend(() => {
-      const pending = core.index.size
-      return pending === 0 ? Effect.void : fold(core, summarizer, pending)
-    }))
-    const add = (message: Message): Effect.Effect<void, TokenCountError | SummarizerError> =>
-      Effect.flatMap(count(core.counter, message), (tokens) => {
-        core.index.append(message, entryOf(message, tokens))
-        return foldPending
-      })
-    const memory: SummaryMemory = { ...makeMemory(core, "summary", add), strategy: "summary" }
-    return memory
-  })
+const build = (
+  state: MemoryState.MemoryState | undefined
+): Effect.Effect<SummaryMemory, TokenCountError, Summarizer.Summarizer> =>
+  Effect.flatMap(
+    Summarizer.Summarizer,
+    (summarizer) => withServices((services) => buildSummary({ counter: services.counter, summarizer }, state))
+  )
 
 /**
  * Builds an empty SummaryMemory. Requires a `Summarizer` in context; reads

@@ -23,9 +23,8 @@
 import * as Effect from "effect/Effect"
 import type { ConfigError, StateDecodeError, TokenCountError } from "../Errors.js"
 import * as MemoryState from "../schema/MemoryState.js"
-import type { Message } from "../schema/Message.js"
-import { count, entryOf, makeCore, makeMemory, positiveInteger } from "./internal/core.js"
-import type { Policy } from "./internal/eviction.js"
+import { buildWindow } from "./internal/builders.js"
+import { withServices } from "./internal/core.js"
 import type { Memory } from "./Memory.js"
 
 /**
@@ -51,20 +50,11 @@ export interface WindowMemory extends Memory {
   readonly maxMessages: number
 }
 
-const build = (options: Options, state: MemoryState.MemoryState | undefined) =>
-  Effect.gen(function*() {
-    const maxMessages = yield* positiveInteger("maxMessages", options?.maxMessages)
-    const core = yield* makeCore(state)
-    const policy: Policy = { budget: maxMessages, measure: "messages" }
-    const add = (message: Message) =>
-      Effect.map(count(core.counter, message), (tokens) => {
-        const index = core.index
-        index.append(message, entryOf(message, tokens))
-        if (index.size > maxMessages) index.evict(index.cutoff(policy))
-      })
-    const memory: WindowMemory = { ...makeMemory(core, "window", add), strategy: "window", maxMessages }
-    return memory
-  })
+const build = (
+  options: Options,
+  state: MemoryState.MemoryState | undefined
+): Effect.Effect<WindowMemory, ConfigError | TokenCountError> =>
+  withServices((services) => buildWindow(services, options, state))
 
 /**
  * Builds an empty WindowMemory. Reads `TokenCounter` (default: word count)

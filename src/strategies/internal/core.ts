@@ -7,15 +7,48 @@
  *
  * @internal
  */
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
-import { ConfigError, SummarizerError, TokenCountError } from "../../Errors.js"
+import * as Exit from "effect/Exit"
+import { type AddError, ConfigError, SummarizerError, type TokenCountError } from "../../Errors.js"
 import * as MemoryState from "../../schema/MemoryState.js"
 import * as Message from "../../schema/Message.js"
+import { countNow } from "../../services/internal/counting.js"
+import type { SummarizeSync } from "../../services/internal/summarizing.js"
 import * as Summarizer from "../../services/Summarizer.js"
 import * as TokenCounter from "../../services/TokenCounter.js"
 import type { Memory } from "../Memory.js"
 import { type Entry, EvictionIndex } from "./eviction.js"
+
+/** The services a memory reads once, when it is built. @internal */
+export interface Services {
+  readonly counter: TokenCounter.Service
+  readonly summarizer: Summarizer.Service | undefined
+}
+
+/** Reads the services from the context, then builds. @internal */
+export const withServices = <A, E, R = never>(
+  build: (services: Services) => Effect.Effect<A, E>
+): Effect.Effect<A, E, R> =>
+  Effect.contextWithEffect((context: Context.Context<never>) => {
+    const summarizer = Context.getOption(context as Context.Context<Summarizer.Summarizer>, Summarizer.Summarizer)
+    return build({
+      counter: Context.get(context, TokenCounter.TokenCounter),
+      summarizer: summarizer._tag === "Some" ? summarizer.value : undefined
+    })
+  })
+
+/**
+ * `Effect.map`, applied at once when `self` is already an `Exit`, so the
+ * result stays an `Exit`.
+ *
+ * @internal
+ */
+export const mapNow = <A, B, E>(self: Effect.Effect<A, E>, f: (a: A) => B): Effect.Effect<B, E> => {
+  if (!Exit.isExit(self)) return Effect.map(self, f)
+  const exit = self as Exit.Exit<A, E>
+  return Exit.isSuccess(exit) ? Exit.succeed(f(exit.value)) : Exit.failCause(exit.cause)
+}
 
 /** @internal */
 export interface Core {
@@ -25,6 +58,17 @@ export interface Core {
   readonly index: EvictionIndex<Message.Message>
   readonly counter: TokenCounter.Service
 }
+
+/**
+ * What is left of an add once its synchronous part has run: {@link done}, a
+ * failure, or the effect still to run (a count or a fold that may suspend).
+ *
+ * @internal
+ */
+export type Step = Effect.Effect<void, AddError>
+
+/** The step of an add that has nothing left to run. @internal */
+export const done: Exit.Exit<void> = Exit.void
 
 /** @internal */
 export const entryOf = (message: Message.Message, tokens: number): Entry => ({
@@ -37,38 +81,64 @@ export const entryOf = (message: Message.Message, tokens: number): Entry => ({
 
 const noIds: ReadonlyArray<string> = []
 
-/** Counts one message's token text with the core's counter and checks the result. @internal */
-export const count = (
+/**
+ * Counts the message's token text once, then runs `then` with the count: in
+ * the same step when the counter counts synchronously, after the counter's
+ * effect otherwise. Call it inside `Effect.suspend`.
+ *
+ * @internal
+ */
+export const withCount = <E>(
   counter: TokenCounter.Service,
-  message: Message.Message
-): Effect.Effect<number, TokenCountError> => TokenCounter.checkedCount(counter, message.tokenText)
+  message: Message.Message,
+  then: (tokens: number) => Effect.Effect<void, E>
+): Effect.Effect<void, E | TokenCountError> => {
+  const counted = countNow(counter, message.tokenText)
+  if (!Exit.isExit(counted)) return Effect.flatMap(counted, then)
+  const exit = counted as Exit.Exit<number, TokenCountError>
+  return Exit.isSuccess(exit) ? then(exit.value) : exit
+}
 
 /** Builds a core from a restored state: counts each message once, never prunes. @internal */
-export const makeCore = (state: MemoryState.MemoryState | undefined): Effect.Effect<Core, TokenCountError> =>
-  Effect.gen(function*() {
-    const counter = yield* TokenCounter.TokenCounter
-    const index = new EvictionIndex<Message.Message>()
-    if (state !== undefined) {
-      for (const message of state.buffer) index.append(message, entryOf(message, yield* count(counter, message)))
-    }
-    return { summary: state?.summary ?? "", generation: 0, index, counter }
+export const makeCore = (
+  counter: TokenCounter.Service,
+  state: MemoryState.MemoryState | undefined
+): Effect.Effect<Core, TokenCountError> => {
+  const core: Core = { summary: state?.summary ?? "", generation: 0, index: new EvictionIndex(), counter }
+  if (state === undefined || state.buffer.length === 0) return Exit.succeed(core)
+  const restore = (message: Message.Message): Effect.Effect<void, TokenCountError> =>
+    withCount(counter, message, (tokens): Effect.Effect<void> => {
+      core.index.append(message, entryOf(message, tokens))
+      return done
+    })
+  return Effect.as(
+    Effect.forEach(state.buffer, (message) => Effect.suspend(() => restore(message)), { discard: true }),
+    core
+  )
+}
+
+/** The `ConfigError` for an option that is not a positive integer, if it is not. @internal */
+export const checkPositiveInteger = (option: string, value: unknown): ConfigError | undefined =>
+  typeof value === "number" && Number.isInteger(value) && value > 0 ? undefined : new ConfigError({
+    option,
+    description: `must be a positive integer, got ${typeof value === "number" ? String(value) : typeof value}`
   })
 
-/** The summarizer in context, if any. @internal */
-export const optionalSummarizer: Effect.Effect<Option.Option<Summarizer.Service>> = Effect.serviceOption(
-  Summarizer.Summarizer
-)
-
 /** Fails with `ConfigError` unless `value` is a positive integer. @internal */
-export const positiveInteger = (option: string, value: unknown): Effect.Effect<number, ConfigError> =>
-  typeof value === "number" && Number.isInteger(value) && value > 0
-    ? Effect.succeed(value)
-    : Effect.fail(
-      new ConfigError({
-        option,
-        description: `must be a positive integer, got ${typeof value === "number" ? String(value) : typeof value}`
-      })
-    )
+export const positiveInteger = (option: string, value: unknown): Effect.Effect<number, ConfigError> => {
+  const error = checkPositiveInteger(option, value)
+  return error === undefined ? Effect.succeed(value as number) : Effect.fail(error)
+}
+
+const nonString = (): SummarizerError => new SummarizerError({ description: "summarizer returned a non-string" })
+
+// Stores a fold's result unless `clear` ran since it started.
+const commit = (core: Core, generation: number, cut: number, summary: string): void => {
+  if (core.generation === generation) {
+    core.summary = summary
+    core.index.evict(cut)
+  }
+}
 
 /**
  * Calls the summarizer on the `cut` oldest messages and commits the result
@@ -83,32 +153,48 @@ export const fold = (core: Core, summarizer: Summarizer.Service, cut: number): E
   return Effect.flatMap(
     Effect.suspend(() => summarizer.summarize(core.summary, evicted)),
     (summary) => {
-      if (typeof summary !== "string") {
-        return Effect.fail(new SummarizerError({ description: "summarizer returned a non-string" }))
-      }
-      if (core.generation === generation) {
-        core.summary = summary
-        core.index.evict(cut)
-      }
+      // a hand-written service skips the constructors' check
+      if (typeof summary !== "string") return Effect.fail(nonString())
+      commit(core, generation, cut, summary)
       return Effect.void
     }
   )
+}
+
+/**
+ * {@link fold} with a synchronous summarizer, in the current step: nothing
+ * can interleave with it, so it needs no lock. A failure commits nothing.
+ *
+ * @internal
+ */
+export const foldNow = (core: Core, summarizeSync: SummarizeSync, cut: number): Step => {
+  const exit = summarizeSync(core.summary, core.index.peek(cut))
+  if (Exit.isFailure(exit)) return exit
+  commit(core, core.generation, cut, exit.value)
+  return done
 }
 
 /** The summary as a leading system message, then the buffer. @internal */
 export const messagesOf = (summary: string, buffer: ReadonlyArray<Message.Message>): Array<Message.Message> =>
   summary === "" ? [...buffer] : [Message.system(summary), ...buffer]
 
+const stepKey = Symbol.for("rollmem/Memory/step")
+
+interface OwnedStep {
+  readonly owner: object
+  readonly step: (message: Message.Message) => Step
+}
+
 /** The read side and `clear`, shared by every strategy. @internal */
-export const makeMemory = (
+export const makeMemory = <M extends Memory>(
   core: Core,
-  strategy: Memory["strategy"],
-  add: Memory["add"]
-): Memory => {
+  step: (message: Message.Message) => Step,
+  fields: Omit<M, Exclude<keyof Memory, "strategy">>
+): M => {
+  const add = (message: Message.Message): Step => Effect.suspend(() => step(message))
   const state = Effect.sync(() => MemoryState.make(core.summary, core.index.toArray()))
   const messages = Effect.sync(() => messagesOf(core.summary, core.index.toArray()))
-  return {
-    strategy,
+  const memory = {
     add,
     summary: Effect.sync(() => core.summary),
     buffer: Effect.sync(() => core.index.toArray()),
@@ -123,4 +209,22 @@ export const makeMemory = (
     state,
     toJSON: Effect.map(state, MemoryState.toJSON)
   }
+  // No spread nor computed key in the literal: V8 makes such objects slow to
+  // build. The owner is kept so a copy (`{ ...memory, add }`) does not pass for it.
+  const owned: typeof memory & { [stepKey]?: OwnedStep } = Object.assign(memory, fields)
+  owned[stepKey] = { owner: memory, step }
+  return memory as unknown as M
+}
+
+/**
+ * The synchronous part of a memory's `add`: what is left to run, or
+ * {@link done}. The Promise facade calls it directly and runs an effect only
+ * when something is left. `undefined` for a memory this module did not build
+ * (a wrapper, a copy): use its `add`.
+ *
+ * @internal
+ */
+export const stepOf = (memory: Memory): ((message: Message.Message) => Step) | undefined => {
+  const owned = (memory as { readonly [stepKey]?: OwnedStep })[stepKey]
+  return owned !== undefined && owned.owner === memory ? owned.step : undefined
 }

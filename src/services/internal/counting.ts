@@ -1,0 +1,72 @@
+/**
+ * Counting in the same step as an append.
+ *
+ * A counter built from a plain function (the word counter, the model
+ * tokenizers, `TokenCounter.fromFunction`) also carries that function under
+ * a symbol, so a memory can count a message without running an effect per
+ * message. The function returns the raw count (checked here) or the
+ * `TokenCountError` a throw became; it never throws.
+ *
+ * @internal
+ */
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import { TokenCountError } from "../../Errors.js"
+import type { Service } from "../TokenCounter.js"
+
+const countSyncKey = Symbol.for("rollmem/TokenCounter/countSync")
+
+type CountSync = (text: string) => unknown
+
+/** A non-negative integer. @internal */
+export const isCount = (count: unknown): count is number =>
+  typeof count === "number" && Number.isInteger(count) && count >= 0
+
+const invalid = (n: unknown): TokenCountError =>
+  new TokenCountError({
+    description: `token counter returned ${typeof n === "number" ? String(n) : typeof n}, not a non-negative integer`
+  })
+
+// A raw count (or the error a throw became) as a checked Exit.
+const checked = (n: unknown): Exit.Exit<number, TokenCountError> =>
+  n instanceof TokenCountError ? Exit.fail(n) : isCount(n) ? Exit.succeed(n) : Exit.fail(invalid(n))
+
+/** A counter whose `count` runs `countSync` when the effect runs. @internal */
+export const fromCountSync = (countSync: CountSync): Service => {
+  const service: Service & { [countSyncKey]?: CountSync } = {
+    count: (text) => Effect.suspend(() => checked(countSync(text)))
+  }
+  // assigned, not in the literal nor defined: either makes the object slow to build
+  service[countSyncKey] = countSync
+  return service
+}
+
+/**
+ * A counter from a plain function; a throw becomes `TokenCountError` with
+ * the thrown value as `cause` and a description prefixed by `label`.
+ *
+ * @internal
+ */
+export const fromFunctionLabelled = (label: string | undefined, count: (text: string) => number): Service =>
+  fromCountSync((text) => {
+    try {
+      return count(text)
+    } catch (cause) {
+      const description = label === undefined ? String(cause) : `${label}: ${String(cause)}`
+      return new TokenCountError({ description, cause })
+    }
+  })
+
+/**
+ * Counts `text` and checks the count. A counter built from a plain function
+ * counts at once and the result is an `Exit`; any other counter's effect is
+ * returned, checked. A counter built by hand that throws while building its
+ * effect throws here: call this inside `Effect.suspend` (or a step of one).
+ *
+ * @internal
+ */
+export const countNow = (counter: Service, text: string): Effect.Effect<number, TokenCountError> => {
+  const countSync = (counter as { readonly [countSyncKey]?: CountSync })[countSyncKey]
+  if (countSync !== undefined) return checked(countSync(text))
+  return Effect.flatMap(counter.count(text), (n) => isCount(n) ? Effect.succeed(n) : Effect.fail(invalid(n)))
+}
