@@ -184,6 +184,38 @@ describe("Promise facade", () => {
     await memory.dispose()
   })
 
+  it("dispose cancels the summarizer calls in flight: the signal fires, the adds reject, the turns stay", async () => {
+    const signals: Array<AbortSignal> = []
+    let calls = 0
+    let called: () => void = () => {}
+    const summarizing = new Promise<void>((resolve) => (called = resolve))
+    const memory = new AsyncRollingMemory({
+      maxTokens: 2,
+      summarize: (_summary, _messages, signal) => {
+        calls++
+        signals.push(signal)
+        called()
+        return new Promise<string>(() => {}) // never answers
+      }
+    })
+    await memory.addUserMessage("a b")
+    const pending = memory.addUserMessage("c d")
+    const outcome = pending.then(() => "resolved", (error: unknown) => error)
+    assert.deepStrictEqual(memory.buffer.map((m) => m.content), ["a b", "c d"])
+    await summarizing
+    assert.strictEqual(calls, 1)
+    assert.isFalse(signals[0].aborted)
+    await memory.dispose()
+    assert.isTrue(signals[0].aborted)
+    const error = await outcome
+    assert.instanceOf(error, DOMException)
+    assert.strictEqual((error as DOMException).name, "AbortError")
+    // nothing committed; the memory stays usable
+    assert.strictEqual(memory.summary, "")
+    assert.deepStrictEqual(memory.buffer.map((m) => m.content), ["a b", "c d"])
+    await memory.dispose() // nothing in flight: resolves at once
+  })
+
   it("clear empties summary and buffer", () => {
     const memory = new RollingMemory({ maxTokens: 1, summarize: (s, m) => s + m.length })
     memory.addUserMessage("a")

@@ -38,7 +38,7 @@ import * as TokenCounter from "../services/TokenCounter.js"
 import * as Conversation from "../store/Conversation.js"
 import * as ConversationStore from "../store/ConversationStore.js"
 import type { Memory } from "../strategies/Memory.js"
-import { AsyncMemory, type AsyncSummarize, type CountTokens, type Runtime, squash } from "./internal.js"
+import { AsyncMemory, type AsyncSummarize, type CountTokens, squash } from "./internal.js"
 
 /**
  * Where conversations are stored: `"memory"` (this process only, lost on
@@ -76,8 +76,8 @@ type Services = ConversationStore.ConversationStore | Summarizer.Summarizer | To
  */
 export class ConversationMemory extends AsyncMemory {
   /** @internal */
-  constructor(runtime: Runtime, memory: Memory) {
-    super(runtime, memory)
+  constructor(memory: Memory) {
+    super(memory)
   }
 }
 
@@ -120,12 +120,11 @@ export class Conversations {
    * saves what `fn` added or cleared. Resolves with `fn`'s result.
    */
   async use<A>(id: string, fn: (memory: ConversationMemory) => Promise<A>): Promise<A> {
-    const runtime = this.runtime as unknown as Runtime
     return squash(
       await this.runtime.runPromiseExit(
         Conversation.withMemory(id, this.options, (memory) =>
           Effect.tryPromise({
-            try: () => fn(new ConversationMemory(runtime, memory)),
+            try: () => fn(new ConversationMemory(memory)),
             catch: (error) => error
           }))
       )

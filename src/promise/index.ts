@@ -34,12 +34,8 @@
  * @since 0.1.0
  */
 import { ConfigError } from "../Errors.js"
-import * as MemoryState from "../schema/MemoryState.js"
 import * as Summarizer from "../services/Summarizer.js"
-import * as EffectBufferMemory from "../strategies/BufferMemory.js"
-import * as EffectRollingMemory from "../strategies/RollingMemory.js"
-import * as EffectSummaryMemory from "../strategies/SummaryMemory.js"
-import * as EffectWindowMemory from "../strategies/WindowMemory.js"
+import { buildBuffer, buildRolling, buildSummary, buildWindow } from "../strategies/internal/builders.js"
 import {
   AsyncMemory,
   type AsyncSummarize,
@@ -178,14 +174,14 @@ export class RollingMemory extends SyncMemory {
   /** The token budget of the buffer. */
   readonly maxTokens: number
   constructor(options: RollingOptions = {}) {
-    const [runtime, memory] = build(
+    const memory = build(
       options.summarize === undefined
         ? undefined
         : Summarizer.fromFunction(checkFunction("summarize", options.summarize)),
       checkFunction("tokenCounter", options.tokenCounter),
-      (state) => EffectRollingMemory.fromState(state ?? MemoryState.empty, { maxTokens: options.maxTokens })
+      (services, state) => buildRolling(services, { maxTokens: options.maxTokens }, state)
     )
-    super(runtime, memory)
+    super(memory)
     this.maxTokens = memory.maxTokens
   }
   /** Restores from a wire-format state (any strategy's); throws `StateDecodeError` on a bad one. */
@@ -206,14 +202,14 @@ export class AsyncRollingMemory extends AsyncMemory {
   /** The token budget of the buffer. */
   readonly maxTokens: number
   constructor(options: AsyncRollingOptions = {}) {
-    const [runtime, memory] = build(
+    const memory = build(
       options.summarize === undefined
         ? undefined
         : Summarizer.fromPromise(checkFunction("summarize", options.summarize)),
       checkFunction("tokenCounter", options.tokenCounter),
-      (state) => EffectRollingMemory.fromState(state ?? MemoryState.empty, { maxTokens: options.maxTokens })
+      (services, state) => buildRolling(services, { maxTokens: options.maxTokens }, state)
     )
-    super(runtime, memory)
+    super(memory)
     this.maxTokens = memory.maxTokens
   }
   /** Restores from a wire-format state (any strategy's); throws `StateDecodeError` on a bad one. */
@@ -230,12 +226,12 @@ export class AsyncRollingMemory extends AsyncMemory {
  */
 export class BufferMemory extends SyncMemory {
   constructor() {
-    const [runtime, memory] = build(
+    const memory = build(
       undefined,
       undefined,
-      (state) => EffectBufferMemory.fromState(state ?? MemoryState.empty)
+      buildBuffer
     )
-    super(runtime, memory)
+    super(memory)
   }
   /** Restores from a wire-format state (any strategy's); throws `StateDecodeError` on a bad one. */
   static fromJSON(data: unknown): BufferMemory {
@@ -254,12 +250,12 @@ export class WindowMemory extends SyncMemory {
   /** The message budget of the buffer. */
   readonly maxMessages: number
   constructor(options: WindowOptions) {
-    const [runtime, memory] = build(
+    const memory = build(
       undefined,
       undefined,
-      (state) => EffectWindowMemory.fromState(state ?? MemoryState.empty, { maxMessages: options?.maxMessages })
+      (services, state) => buildWindow(services, { maxMessages: options?.maxMessages }, state)
     )
-    super(runtime, memory)
+    super(memory)
     this.maxMessages = memory.maxMessages
   }
   /** Restores from a wire-format state (any strategy's); throws `StateDecodeError` on a bad one. */
@@ -293,12 +289,12 @@ const requireSummarize = <F>(options: { readonly summarize?: F } | undefined): F
 export class SummaryMemory extends SyncMemory {
   constructor(options: SummaryOptions) {
     const summarizer = Summarizer.fromFunction(requireSummarize(options))
-    const [runtime, memory] = build(
+    const memory = build(
       summarizer,
       undefined,
-      (state) => EffectSummaryMemory.fromState(state ?? MemoryState.empty)
+      (services, state) => buildSummary({ counter: services.counter, summarizer }, state)
     )
-    super(runtime, memory)
+    super(memory)
   }
   /** Restores from a wire-format state (any strategy's); throws `StateDecodeError` on a bad one. */
   static fromJSON(data: unknown, options: SummaryOptions): SummaryMemory {
@@ -316,12 +312,12 @@ export class SummaryMemory extends SyncMemory {
 export class AsyncSummaryMemory extends AsyncMemory {
   constructor(options: AsyncSummaryOptions) {
     const summarizer = Summarizer.fromPromise(requireSummarize(options))
-    const [runtime, memory] = build(
+    const memory = build(
       summarizer,
       undefined,
-      (state) => EffectSummaryMemory.fromState(state ?? MemoryState.empty)
+      (services, state) => buildSummary({ counter: services.counter, summarizer }, state)
     )
-    super(runtime, memory)
+    super(memory)
   }
   /** Restores from a wire-format state (any strategy's); throws `StateDecodeError` on a bad one. */
   static fromJSON(data: unknown, options: AsyncSummaryOptions): AsyncSummaryMemory {

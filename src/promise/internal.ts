@@ -7,13 +7,13 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
-import * as Layer from "effect/Layer"
-import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Fiber from "effect/Fiber"
 import { SummarizerError } from "../Errors.js"
 import * as MemoryState from "../schema/MemoryState.js"
 import * as Message from "../schema/Message.js"
 import * as Summarizer from "../services/Summarizer.js"
 import * as TokenCounter from "../services/TokenCounter.js"
+import { done, type Services, stepOf } from "../strategies/internal/core.js"
 import type { Memory } from "../strategies/Memory.js"
 
 /**
@@ -39,7 +39,7 @@ export type Summarize = (summary: string, messages: ReadonlyArray<Message.Messag
  * An asynchronous summarizer: returns a string or a Promise of one. The
  * `AbortSignal` fires when the call is interrupted (through the Effect API:
  * a timeout or an interrupted add); pass it to your SDK (`{ signal }`) to
- * cancel the request. `dispose()` does not cancel a call in flight.
+ * cancel the request. It also fires when `dispose()` cancels the call.
  *
  * @since 0.1.0
  * @category models
@@ -57,21 +57,6 @@ export type AsyncSummarize = (
  * @category models
  */
 export type CountTokens = (text: string) => number
-
-/** @internal */
-export type Services = Summarizer.Summarizer | TokenCounter.TokenCounter
-/** @internal */
-export type Runtime = ManagedRuntime.ManagedRuntime<never, never>
-
-/** @internal */
-export const layerOf = (
-  summarizer: Summarizer.Service | undefined,
-  counter: CountTokens | undefined
-): Layer.Layer<Services> =>
-  Layer.mergeAll(
-    summarizer === undefined ? Layer.empty : Layer.succeed(Summarizer.Summarizer, summarizer),
-    counter === undefined ? TokenCounter.layerWordCount : TokenCounter.layerFunction(counter)
-  ) as Layer.Layer<Services>
 
 /** The error a caller sees: a summarizer's own error rather than our wrapper. */
 const unwrap = (error: unknown): unknown => {
@@ -106,63 +91,78 @@ export const decodeOrThrow = (data: unknown): MemoryState.MemoryState =>
 const toMessage = (role: unknown, content: unknown, options?: MessageOptions): Message.Message =>
   Either.getOrThrowWith(Message.decodeFields(role, content, options), (e) => e)
 
+type AddStep = (message: Message.Message) => Effect.Effect<void, unknown>
+
 /**
  * What every facade class shares: the synchronous reads, `clear`, `toJSON`
  * and `dispose`.
+ *
+ * There is no runtime per memory: the services were read when the memory
+ * was built. An add runs the synchronous part of the Effect API's add at
+ * once and runs an effect only for what is left (a summarizer call that may
+ * suspend), so most adds start no fiber.
  *
  * @since 0.1.0
  * @category models
  */
 export abstract class BaseMemory {
   /** @internal */
-  protected readonly runtime: Runtime
-  /** @internal */
   protected readonly memory: Memory
+  /** @internal */
+  protected readonly step: AddStep
+  /** Adds still running a summarizer call. @internal */
+  protected readonly inFlight = new Set<Fiber.RuntimeFiber<void, unknown>>()
 
   /** @internal */
-  protected constructor(runtime: Runtime, memory: Memory) {
-    this.runtime = runtime
+  protected constructor(memory: Memory) {
     this.memory = memory
+    this.step = stepOf(memory) ?? memory.add
   }
 
   /** The running summary, `""` when none. */
   get summary(): string {
-    return this.runtime.runSync(this.memory.summary)
+    return Effect.runSync(this.memory.summary)
   }
 
   /** The buffered messages, oldest first (a copy). */
   get buffer(): ReadonlyArray<Message.Message> {
-    return this.runtime.runSync(this.memory.buffer)
+    return Effect.runSync(this.memory.buffer)
   }
 
   /** The buffer's size in tokens, as the memory's counter counted it. */
   get bufferTokens(): number {
-    return this.runtime.runSync(this.memory.bufferTokens)
+    return Effect.runSync(this.memory.bufferTokens)
   }
 
   /** The buffer, preceded by a `system` message holding the summary when it is not empty. */
   getMessages(): Array<Message.Message> {
-    return [...this.runtime.runSync(this.memory.messages)]
+    return [...Effect.runSync(this.memory.messages)]
   }
 
   /** The string forms of `getMessages()` joined with `"\n"`. */
   getContext(): string {
-    return this.runtime.runSync(this.memory.context)
+    return Effect.runSync(this.memory.context)
   }
 
   /** Empties summary and buffer; a summarizer call in flight is discarded. */
   clear(): void {
-    this.runtime.runSync(this.memory.clear)
+    Effect.runSync(this.memory.clear)
   }
 
   /** The wire-format state (version 2), so `JSON.stringify(memory)` works. */
   toJSON(): MemoryState.Encoded {
-    return this.runtime.runSync(this.memory.toJSON)
+    return Effect.runSync(this.memory.toJSON)
   }
 
-  /** Releases the memory's runtime. The memory must not be used afterwards. */
+  /**
+   * Cancels the summarizer calls in flight and resolves once they have
+   * stopped: their `AbortSignal` fires, their adds reject with a
+   * `DOMException` named `"AbortError"`, nothing of those folds is committed
+   * and the turns stay in the buffer. The memory stays usable.
+   */
   dispose(): Promise<void> {
-    return this.runtime.dispose()
+    const fibers = [...this.inFlight]
+    return fibers.length === 0 ? Promise.resolve() : Effect.runPromise(Fiber.interruptAll(fibers))
   }
 }
 
@@ -178,8 +178,8 @@ export abstract class SyncMemory extends BaseMemory {
    * `TokenCountError`, or the summarizer's own error (the turn stays).
    */
   addMessage(role: string, content: string, options?: MessageOptions): void {
-    const message = toMessage(role, content, options)
-    squash(this.runtime.runSyncExit(this.memory.add(message)))
+    const rest = this.step(toMessage(role, content, options))
+    if (rest !== done) squash(Exit.isExit(rest) ? rest : Effect.runSyncExit(rest))
   }
   /** Adds a `user` message. */
   addUserMessage(content: string, options?: MessageOptions): void {
@@ -208,12 +208,25 @@ export abstract class SyncMemory extends BaseMemory {
 export abstract class AsyncMemory extends BaseMemory {
   /**
    * Adds a message; resolves once its prune is done. Rejects with
-   * `InvalidMessageError`, `TokenCountError`, or the summarizer's own error
-   * (the turn stays). The turn is visible to reads at once.
+   * `InvalidMessageError`, `TokenCountError`, the summarizer's own error
+   * (the turn stays), or an `AbortError` when `dispose()` cancels its
+   * summarizer call. The turn is visible to reads at once.
    */
   async addMessage(role: string, content: string, options?: MessageOptions): Promise<void> {
-    const message = toMessage(role, content, options)
-    squash(await this.runtime.runPromiseExit(this.memory.add(message)))
+    const rest = this.step(toMessage(role, content, options))
+    if (rest === done) return
+    if (Exit.isExit(rest)) {
+      squash(rest)
+      return
+    }
+    const fiber = Effect.runFork(rest)
+    this.inFlight.add(fiber)
+    const exit = await new Promise<Exit.Exit<void, unknown>>((resolve) => fiber.addObserver(resolve))
+    this.inFlight.delete(fiber)
+    if (Exit.isInterrupted(exit)) {
+      throw new DOMException("the add's summarizer call was cancelled by dispose()", "AbortError")
+    }
+    squash(exit)
   }
   /** Adds a `user` message. */
   addUserMessage(content: string, options?: MessageOptions): Promise<void> {
@@ -233,18 +246,23 @@ export abstract class AsyncMemory extends BaseMemory {
   }
 }
 
-/** @internal */
+/**
+ * Builds a memory with the facade's services. A synchronous counter builds
+ * it at once (the builder returns an `Exit`); otherwise the builder's effect
+ * runs synchronously.
+ *
+ * @internal
+ */
 export const build = <M extends Memory, E>(
   summarizer: Summarizer.Service | undefined,
   counter: CountTokens | undefined,
-  make: (state: MemoryState.MemoryState | undefined) => Effect.Effect<M, E, Services>
-): [Runtime, M] => {
-  const state = takeRestoring()
-  const runtime = ManagedRuntime.make(layerOf(summarizer, counter))
-  const exit = runtime.runSyncExit(make(state))
-  // A constructor that throws leaves nothing behind: release the runtime it built.
-  if (Exit.isFailure(exit)) Effect.runSync(runtime.disposeEffect)
-  return [runtime as Runtime, squash(exit)]
+  make: (services: Services, state: MemoryState.MemoryState | undefined) => Effect.Effect<M, E>
+): M => {
+  const built = make({
+    counter: counter === undefined ? TokenCounter.wordCounter : TokenCounter.fromFunction(counter),
+    summarizer
+  }, takeRestoring())
+  return squash(Exit.isExit(built) ? built as Exit.Exit<M, E> : Effect.runSyncExit(built))
 }
 
 /** @internal */
