@@ -58,6 +58,22 @@ export const fromFunctionLabelled = (label: string | undefined, count: (text: st
   })
 
 /**
+ * The checked synchronous form of a counter built from a plain function: the
+ * count, or the `TokenCountError` (a throw or an invalid count); `undefined`
+ * for any other counter.
+ *
+ * @internal
+ */
+export const countSyncOf = (counter: Service): ((text: string) => number | TokenCountError) | undefined => {
+  const countSync = (counter as { readonly [countSyncKey]?: CountSync })[countSyncKey]
+  if (countSync === undefined) return undefined
+  return (text) => {
+    const n = countSync(text)
+    return n instanceof TokenCountError ? n : isCount(n) ? n : invalid(n)
+  }
+}
+
+/**
  * Counts `text` and checks the count. A counter built from a plain function
  * counts at once and the result is an `Exit`; any other counter's effect is
  * returned, checked. A counter built by hand that throws while building its

@@ -20,6 +20,7 @@ import type { WindowMemory } from "../WindowMemory.js"
 import {
   checkPositiveInteger,
   type Core,
+  counting,
   done,
   entryOf,
   fold,
@@ -28,8 +29,7 @@ import {
   makeMemory,
   mapNow,
   type Services,
-  type Step,
-  withCount
+  type Step
 } from "./core.js"
 import type { Policy } from "./eviction.js"
 
@@ -81,11 +81,10 @@ export const buildRolling = (
         return done
       }
       : folder(core, summarizer, cutOf)
-    const step = (message: Message): Step =>
-      withCount(counter, message, (tokens) => {
-        index.append(message, entryOf(message, tokens))
-        return index.tokens <= maxTokens ? done : overBudget()
-      })
+    const step = counting(counter, (message: Message, tokens): Step => {
+      index.append(message, entryOf(message, tokens))
+      return index.tokens <= maxTokens ? done : overBudget()
+    })
     return makeMemory<RollingMemory>(core, step, { strategy: "rolling", maxTokens })
   })
 }
@@ -96,11 +95,10 @@ export const buildBuffer = (
   state: MemoryState.MemoryState | undefined
 ): Effect.Effect<BufferMemory, TokenCountError> =>
   mapNow(makeCore(services.counter, state), (core) => {
-    const step = (message: Message): Step =>
-      withCount(services.counter, message, (tokens) => {
-        core.index.append(message, entryOf(message, tokens))
-        return done
-      })
+    const step = counting(services.counter, (message: Message, tokens): Step => {
+      core.index.append(message, entryOf(message, tokens))
+      return done
+    })
     return makeMemory<BufferMemory>(core, step, { strategy: "buffer" })
   })
 
@@ -116,12 +114,11 @@ export const buildWindow = (
   return mapNow(makeCore(services.counter, state), (core) => {
     const index = core.index
     const policy: Policy = { budget: maxMessages, measure: "messages" }
-    const step = (message: Message): Step =>
-      withCount(services.counter, message, (tokens) => {
-        index.append(message, entryOf(message, tokens))
-        if (index.size > maxMessages) index.evict(index.cutoff(policy))
-        return done
-      })
+    const step = counting(services.counter, (message: Message, tokens): Step => {
+      index.append(message, entryOf(message, tokens))
+      if (index.size > maxMessages) index.evict(index.cutoff(policy))
+      return done
+    })
     return makeMemory<WindowMemory>(core, step, { strategy: "window", maxMessages })
   })
 }
@@ -135,10 +132,9 @@ export const buildSummary = (
     const index = core.index
     // every pending turn, folded at once
     const foldPending = folder(core, services.summarizer, () => index.size)
-    const step = (message: Message): Step =>
-      withCount(services.counter, message, (tokens) => {
-        index.append(message, entryOf(message, tokens))
-        return foldPending()
-      })
+    const step = counting(services.counter, (message: Message, tokens): Step => {
+      index.append(message, entryOf(message, tokens))
+      return foldPending()
+    })
     return makeMemory<SummaryMemory>(core, step, { strategy: "summary" })
   })

@@ -13,7 +13,7 @@ import * as Exit from "effect/Exit"
 import { type AddError, ConfigError, SummarizerError, type TokenCountError } from "../../Errors.js"
 import * as MemoryState from "../../schema/MemoryState.js"
 import * as Message from "../../schema/Message.js"
-import { countNow } from "../../services/internal/counting.js"
+import { countNow, countSyncOf } from "../../services/internal/counting.js"
 import type { SummarizeSync } from "../../services/internal/summarizing.js"
 import * as Summarizer from "../../services/Summarizer.js"
 import * as TokenCounter from "../../services/TokenCounter.js"
@@ -82,21 +82,26 @@ export const entryOf = (message: Message.Message, tokens: number): Entry => ({
 const noIds: ReadonlyArray<string> = []
 
 /**
- * Counts the message's token text once, then runs `then` with the count: in
- * the same step when the counter counts synchronously, after the counter's
- * effect otherwise. Call it inside `Effect.suspend`.
+ * An add's counting, built once per memory: counts the message's token text
+ * once, then runs `then` with the message and the count. With a counter built
+ * from a plain function it counts in the same step (no effect, no
+ * allocation); otherwise after the counter's effect. Call the result inside
+ * `Effect.suspend` (or a step of one).
  *
  * @internal
  */
-export const withCount = <E>(
+export const counting = <E>(
   counter: TokenCounter.Service,
-  message: Message.Message,
-  then: (tokens: number) => Effect.Effect<void, E>
-): Effect.Effect<void, E | TokenCountError> => {
-  const counted = countNow(counter, message.tokenText)
-  if (!Exit.isExit(counted)) return Effect.flatMap(counted, then)
-  const exit = counted as Exit.Exit<number, TokenCountError>
-  return Exit.isSuccess(exit) ? then(exit.value) : exit
+  then: (message: Message.Message, tokens: number) => Effect.Effect<void, E>
+): (message: Message.Message) => Effect.Effect<void, E | TokenCountError> => {
+  const countSync = countSyncOf(counter)
+  if (countSync !== undefined) {
+    return (message) => {
+      const tokens = countSync(message.tokenText)
+      return typeof tokens === "number" ? then(message, tokens) : Exit.fail(tokens)
+    }
+  }
+  return (message) => Effect.flatMap(countNow(counter, message.tokenText), (tokens) => then(message, tokens))
 }
 
 /** Builds a core from a restored state: counts each message once, never prunes. @internal */
@@ -106,11 +111,10 @@ export const makeCore = (
 ): Effect.Effect<Core, TokenCountError> => {
   const core: Core = { summary: state?.summary ?? "", generation: 0, index: new EvictionIndex(), counter }
   if (state === undefined || state.buffer.length === 0) return Exit.succeed(core)
-  const restore = (message: Message.Message): Effect.Effect<void, TokenCountError> =>
-    withCount(counter, message, (tokens): Effect.Effect<void> => {
-      core.index.append(message, entryOf(message, tokens))
-      return done
-    })
+  const restore = counting(counter, (message, tokens): Effect.Effect<void> => {
+    core.index.append(message, entryOf(message, tokens))
+    return done
+  })
   return Effect.as(
     Effect.forEach(state.buffer, (message) => Effect.suspend(() => restore(message)), { discard: true }),
     core
