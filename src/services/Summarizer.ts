@@ -75,6 +75,11 @@ const checkString = (result: unknown): Exit.Exit<string, SummarizerError> =>
  * `TypeError`) and the promise gets a rejection handler, so a later rejection
  * is not unhandled: use {@link fromPromise} for asynchronous summarizers.
  *
+ * A memory calls such a summarizer within the add that needs the fold, in
+ * the same synchronous step (no lock, no fiber): the function must not
+ * block on I/O. Wrapping it with {@link withPolicy} makes it an ordinary
+ * effectful summarizer again.
+ *
  * @since 0.1.0
  * @category constructors
  */

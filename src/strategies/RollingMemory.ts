@@ -11,7 +11,10 @@
  *
  * Adding never waits behind a summarizer call in flight: the append happens
  * at once, and only the prune takes the lock. Prunes run one at a time, each
- * computing its cutoff once it holds the lock. `clear` during a fold wins.
+ * computing its cutoff once it holds the lock. `clear` during a fold wins. A
+ * summarizer built with `Summarizer.fromFunction` (synchronous) folds within
+ * the add's own step, where nothing can interleave, so it takes no lock; with
+ * a counter built from a plain function too, an add runs as one step.
  *
  * @example
  * ```ts
