@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Packs the tarball, installs it in a temp folder like a user would, and
-# imports every entry point from ESM and from CJS; runs the bin once.
+# imports every entry point from ESM and from CJS (loading a tokenizer once in
+# each); runs the bin once.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 tmp="$(mktemp -d)"
@@ -29,6 +30,10 @@ m.addUserMessage("one two three")
 m.addUserMessage("four five six")
 if (m.getContext() !== "system: 1\nuser: four five six") throw new Error(`ESM facade: got ${JSON.stringify(m.getContext())}`)
 if (typeof Tokenizers.layerO200kBase !== "object") throw new Error("ESM tokenizers missing")
+const count = await Tokenizers.loadTokenCounter("gpt-4o")
+const counted = new Facade({ maxTokens: 2000, tokenCounter: count })
+counted.addUserMessage("Book me a flight to Rome")
+if (counted.bufferTokens !== 6) throw new Error(`ESM loadTokenCounter: got ${counted.bufferTokens}`)
 console.log("esm ok")
 JS
 cat > cjs.cjs <<'JS'
@@ -46,7 +51,10 @@ const w = new WindowMemory({ maxMessages: 1 })
 w.addUserMessage("a"); w.addUserMessage("b")
 if (JSON.stringify(w) !== '{"version":2,"summary":"","buffer":[{"role":"user","content":"b"}]}') throw new Error("CJS facade: " + JSON.stringify(w))
 if (typeof Tokenizers.layerO200kBase !== "object") throw new Error("CJS tokenizers missing")
-console.log("cjs ok")
+Tokenizers.loadTokenCounter("cl100k_base").then((count) => {
+  if (count("お誕生日おめでとう") !== 9) throw new Error("CJS loadTokenCounter: " + count("お誕生日おめでとう"))
+  console.log("cjs ok")
+}).catch((error) => { console.error(error); process.exit(1) })
 JS
 node esm.mjs
 node cjs.cjs

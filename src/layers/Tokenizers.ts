@@ -13,6 +13,9 @@
  * Text that looks like a special token (`<|endoftext|>`, `<|im_start|>`) is
  * counted as ordinary text, never an error (SPEC section 3).
  *
+ * For the Promise facade, {@link loadTokenCounter} loads the same counters
+ * as plain functions (`(text) => number`) for the `tokenCounter` option.
+ *
  * @example
  * ```ts
  * import { Effect } from "effect"
@@ -29,6 +32,7 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { ConfigError } from "../Errors.js"
@@ -88,31 +92,27 @@ export const encodingForModel = (model: string): Option.Option<Encoding> => {
   return Option.none()
 }
 
-// A throw becomes a TokenCountError labelled with the encoding.
-const fromCount = (encoding: string, count: (text: string) => number): TokenCounter.Service =>
-  fromFunctionLabelled(encoding, count)
+/** A plain counting function: tokens in one message's token text. */
+type Count = (text: string) => number
 
 // Special-token text is ordinary text: nothing disallowed, nothing allowed.
 const gptTokenizerOptions = { disallowedSpecial: new Set<string>() }
 
-const gptTokenizer = (encoding: Encoding): Effect.Effect<TokenCounter.Service> =>
-  Effect.map(
-    Effect.promise(() =>
-      encoding === "o200k_base"
-        ? import("gpt-tokenizer/encoding/o200k_base")
-        : import("gpt-tokenizer/encoding/cl100k_base")
-    ),
-    ({ countTokens }) => fromCount(encoding, (text) => countTokens(text, gptTokenizerOptions))
-  )
+// The module import is cached by the runtime, so each encoding's ranks are
+// parsed once per process.
+const loadGptTokenizer = (encoding: Encoding): Promise<Count> =>
+  (encoding === "o200k_base"
+    ? import("gpt-tokenizer/encoding/o200k_base")
+    : import("gpt-tokenizer/encoding/cl100k_base")).then(({ countTokens }) => (text: string) =>
+      countTokens(text, gptTokenizerOptions)
+    )
 
 // Building a js-tiktoken encoder parses its ranks (hundreds of milliseconds),
 // so each one is built at most once per process, whatever the number of
 // runtimes the layer is provided to.
-const jsTiktokens: Partial<Record<Encoding, Promise<(text: string) => number>>> = {}
+const jsTiktokens: Partial<Record<Encoding, Promise<Count>>> = {}
 
-const loadJsTiktoken = (
-  encoding: Encoding
-): Promise<(text: string) => number> => (jsTiktokens[encoding] ??= Promise.all([
+const loadJsTiktoken = (encoding: Encoding): Promise<Count> => (jsTiktokens[encoding] ??= Promise.all([
   import("js-tiktoken/lite"),
   encoding === "o200k_base" ? import("js-tiktoken/ranks/o200k_base") : import("js-tiktoken/ranks/cl100k_base")
 ]).then(([{ Tiktoken }, ranks]) => {
@@ -122,6 +122,17 @@ const loadJsTiktoken = (
   return (text: string) => tiktoken.encode(text, none, none).length
 }))
 
+// A layer loading `encoding` when first built; a throw of the counting
+// function becomes a TokenCountError labelled with the encoding.
+const layerLoaded = (
+  load: (encoding: Encoding) => Promise<Count>,
+  encoding: Encoding
+): Layer.Layer<TokenCounter.TokenCounter> =>
+  Layer.effect(
+    TokenCounter.TokenCounter,
+    Effect.map(Effect.promise(() => load(encoding)), (count) => fromFunctionLabelled(encoding, count))
+  )
+
 /**
  * The `o200k_base` encoding (GPT-4o, GPT-4.1, GPT-5, o-series) through
  * `gpt-tokenizer`, loaded when the layer is first built. The recommended
@@ -130,10 +141,7 @@ const loadJsTiktoken = (
  * @since 0.1.0
  * @category layers
  */
-export const layerO200kBase: Layer.Layer<TokenCounter.TokenCounter> = Layer.effect(
-  TokenCounter.TokenCounter,
-  gptTokenizer("o200k_base")
-)
+export const layerO200kBase: Layer.Layer<TokenCounter.TokenCounter> = layerLoaded(loadGptTokenizer, "o200k_base")
 
 /**
  * The `cl100k_base` encoding (GPT-4, GPT-4-turbo, GPT-3.5-turbo,
@@ -143,9 +151,9 @@ export const layerO200kBase: Layer.Layer<TokenCounter.TokenCounter> = Layer.effe
  * @since 0.1.0
  * @category layers
  */
-export const layerCl100kBase: Layer.Layer<TokenCounter.TokenCounter> = Layer.effect(
-  TokenCounter.TokenCounter,
-  gptTokenizer("cl100k_base")
+export const layerCl100kBase: Layer.Layer<TokenCounter.TokenCounter> = layerLoaded(
+  loadGptTokenizer,
+  "cl100k_base"
 )
 
 /**
@@ -159,14 +167,8 @@ export const layerEncoding = (encoding: Encoding): Layer.Layer<TokenCounter.Toke
   encoding === "o200k_base" ? layerO200kBase : layerCl100kBase
 
 const jsTiktokenLayers: Record<Encoding, Layer.Layer<TokenCounter.TokenCounter>> = {
-  o200k_base: Layer.effect(
-    TokenCounter.TokenCounter,
-    Effect.map(Effect.promise(() => loadJsTiktoken("o200k_base")), (count) => fromCount("o200k_base", count))
-  ),
-  cl100k_base: Layer.effect(
-    TokenCounter.TokenCounter,
-    Effect.map(Effect.promise(() => loadJsTiktoken("cl100k_base")), (count) => fromCount("cl100k_base", count))
-  )
+  o200k_base: layerLoaded(loadJsTiktoken, "o200k_base"),
+  cl100k_base: layerLoaded(loadJsTiktoken, "cl100k_base")
 }
 
 /**
@@ -208,6 +210,21 @@ export const layerModel = (model: string): Layer.Layer<TokenCounter.TokenCounter
     onSome: layerEncoding
   })
 
+// What a tokenizer name selects (the word counter or an encoding), or the
+// error layerByName and loadTokenCounter fail with: one place decides both.
+const resolveName = (name: string): Either.Either<"words" | Encoding, ConfigError> => {
+  if (name === "words" || isEncoding(name)) return Either.right(name)
+  return Either.fromOption(
+    typeof name === "string" ? encodingForModel(name) : Option.none(),
+    () =>
+      new ConfigError({
+        option: "tokenizer",
+        description: `unknown tokenizer "${String(name)}": expected "words", "o200k_base", "cl100k_base" ` +
+          `or a model name such as "gpt-4o"`
+      })
+  )
+}
+
 /**
  * A counter by name, as given on a command line: `"words"` (the word counter,
  * the default of `TokenCounter`), an encoding (`"o200k_base"`,
@@ -217,18 +234,80 @@ export const layerModel = (model: string): Layer.Layer<TokenCounter.TokenCounter
  * @since 0.1.0
  * @category layers
  */
-export const layerByName = (name: string): Layer.Layer<TokenCounter.TokenCounter, ConfigError> => {
-  if (name === "words") return TokenCounter.layerWordCount
-  if (isEncoding(name)) return layerEncoding(name)
-  return Option.match(encodingForModel(name), {
-    onNone: () =>
-      Layer.fail(
-        new ConfigError({
-          option: "tokenizer",
-          description: `unknown tokenizer "${name}": expected "words", "o200k_base", "cl100k_base" ` +
-            `or a model name such as "gpt-4o"`
-        })
-      ),
-    onSome: layerEncoding
+export const layerByName = (name: string): Layer.Layer<TokenCounter.TokenCounter, ConfigError> =>
+  Either.match(resolveName(name), {
+    onLeft: (error) => Layer.fail(error),
+    onRight: (selected) => selected === "words" ? TokenCounter.layerWordCount : layerEncoding(selected)
+  })
+
+/**
+ * The library that counts for {@link loadTokenCounter}: `"gpt-tokenizer"`
+ * (the default, faster) or `"js-tiktoken"` (for applications that already
+ * load it). Both give the same counts.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Engine = "gpt-tokenizer" | "js-tiktoken"
+
+/**
+ * Options of {@link loadTokenCounter}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface LoadOptions {
+  /** The library that counts; default `"gpt-tokenizer"`. */
+  readonly engine?: Engine | undefined
+}
+
+const loaders: Record<Engine, (encoding: Encoding) => Promise<Count>> = {
+  "gpt-tokenizer": loadGptTokenizer,
+  "js-tiktoken": loadJsTiktoken
+}
+
+/**
+ * Loads a counter by name for the Promise facade: resolves to a plain
+ * `(text) => number` that counts the tokens of one message's token text,
+ * to pass as `tokenCounter` to `RollingMemory` or `AsyncRollingMemory` of
+ * `rollmem/promise`. Accepts the names of {@link layerByName}: `"words"`
+ * (the word count), `"o200k_base"`, `"cl100k_base"`, or a model name such as
+ * `"gpt-4o"` (see {@link encodingForModel}). The counts are exactly those of
+ * the matching layer; special-token text (`<|endoftext|>`) is ordinary text.
+ *
+ * The encoding is loaded by the call (a dynamic import; with `js-tiktoken`,
+ * its ranks are parsed once per process), so await it once at start-up and
+ * reuse the function. Rejects with `ConfigError` (option `tokenizer`, the
+ * same error as `layerByName`) for an unknown name, and with `ConfigError`
+ * (option `engine`) for an unknown `engine`.
+ *
+ * @example
+ * ```ts
+ * import { RollingMemory } from "rollmem/promise"
+ * import { loadTokenCounter } from "rollmem/tokenizers"
+ *
+ * const summarize = (summary: string, turns: ReadonlyArray<unknown>) => `${summary} +${turns.length} turns`.trim()
+ * const count = await loadTokenCounter("gpt-4o")
+ * count("Book me a flight to Rome") // 6
+ * const memory = new RollingMemory({ maxTokens: 2000, summarize, tokenCounter: count })
+ * const same = await loadTokenCounter("o200k_base", { engine: "js-tiktoken" }) // same counts
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const loadTokenCounter = (name: string, options?: LoadOptions): Promise<(text: string) => number> => {
+  const engine = options?.engine ?? "gpt-tokenizer"
+  if (!Object.hasOwn(loaders, engine)) {
+    return Promise.reject(
+      new ConfigError({
+        option: "engine",
+        description: `unknown engine "${String(engine)}": expected "gpt-tokenizer" or "js-tiktoken"`
+      })
+    )
+  }
+  return Either.match(resolveName(name), {
+    onLeft: (error): Promise<Count> => Promise.reject(error),
+    onRight: (selected) => selected === "words" ? Promise.resolve(TokenCounter.wordCount) : loaders[engine](selected)
   })
 }

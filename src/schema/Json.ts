@@ -12,6 +12,7 @@
 import * as Hash from "effect/Hash"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import { formatKey, formatValue } from "./ParseIssue.js"
 
 /**
  * A JSON value.
@@ -72,7 +73,7 @@ const copyJson = (u: unknown, depth: number, path: string): { readonly value: Js
   if (isPlainObject(u)) {
     const out: Record<string, unknown> = {}
     for (const key of Object.keys(u)) {
-      const r = copyJson(u[key], depth + 1, `${path}[${JSON.stringify(key)}]`)
+      const r = copyJson(u[key], depth + 1, `${path}[${formatValue(key)}]`)
       if (typeof r === "string") return r
       define(out, key, r.value)
     }
@@ -112,7 +113,8 @@ export const findTooDeep = (u: unknown, limit: number, pathLength: number = 3): 
       if (typeof child !== "object" || child === null) continue
       values.push(child)
       depths.push(depth + 1)
-      paths.push(depth > pathLength ? path : isArray ? `${path}[${i}]` : path === "" ? keys![i] : `${path}.${keys![i]}`)
+      const key = isArray ? "" : formatKey(keys![i])
+      paths.push(depth > pathLength ? path : isArray ? `${path}[${i}]` : path === "" ? key : `${path}.${key}`)
     }
   }
   return undefined

@@ -25,7 +25,7 @@ import * as Schema from "effect/Schema"
 import { StateDecodeError } from "../Errors.js"
 import { findTooDeep, MAX_DEPTH } from "./Json.js"
 import { Message } from "./Message.js"
-import { formatParseError } from "./ParseIssue.js"
+import { formatParseError, formatValue } from "./ParseIssue.js"
 
 /**
  * The version writers put in every state.
@@ -35,16 +35,11 @@ import { formatParseError } from "./ParseIssue.js"
  */
 export const CURRENT_VERSION = 2
 
-/** At most 40 characters of a value, for an error message (a version may be a 10 MB string). */
-const preview = (u: unknown): string => {
-  const text = String(JSON.stringify(typeof u === "string" && u.length > 40 ? u.slice(0, 40) : u))
-  return text.length > 40 || (typeof u === "string" && u.length > 40) ? `${text.slice(0, 40)}...` : text
-}
-
 const Wire = Schema.Struct({
   version: Schema.Literal(1, 2).annotations({
     message: (issue) => ({
-      message: `unsupported version ${preview(issue.actual)}, expected 1 or 2`,
+      // bounded: a version may be a 10 MB string
+      message: `unsupported version ${formatValue(issue.actual)}, expected 1 or 2`,
       override: true
     })
   }),
@@ -99,7 +94,10 @@ export const MemoryStateSchema: Schema.Schema<MemoryState, Encoded> = Schema.tra
  *
  * Fails with {@link StateDecodeError} naming what is wrong: wrong types, a
  * missing or unknown version, a tool call without an id, metadata nested
- * deeper than 100 levels.
+ * deeper than 100 levels. The description is at most 2,000 characters
+ * whatever the input: a huge wrong value is printed cut to 80 characters
+ * with its size (`[array of 1000000 items]`), and past the first issues the
+ * rest are counted (`; and 4936 more issues`).
  *
  * @since 0.1.0
  * @category constructors

@@ -372,7 +372,9 @@ const decodeWire = Schema.decodeUnknownEither(Message)
  * (prototype-safe, at most 100 levels deep). Tool calls may be given as
  * `ToolCall`s or plain `{ id, name, arguments? }` objects.
  *
- * Fails with `InvalidMessageError` naming the wrong field.
+ * Fails with `InvalidMessageError` naming the wrong field; the description
+ * is bounded like `MemoryState.fromJSON`'s (a huge wrong value is printed
+ * cut to 80 characters, with its size).
  *
  * @since 0.1.0
  * @category constructors
