@@ -6,7 +6,7 @@
  * bad-input case, the input formats and the JSON output shape.
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import { assert, describe, it } from "@effect/vitest"
+import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Cause, Console, Effect, Exit, Option, Schema } from "effect"
 import { execFile } from "node:child_process"
 import * as fs from "node:fs"
@@ -226,6 +226,7 @@ const checkAgainstHand = (
 // Temporary input files
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "rollmem-cli-"))
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }))
 const write = (name: string, text: string): string => {
   const file = path.join(tmp, name)
   fs.writeFileSync(file, text)

@@ -8,7 +8,7 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import * as SqlClient from "@effect/sql/SqlClient"
-import { assert, describe, it } from "@effect/vitest"
+import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Cause, Console, Effect, Exit, Option, Schema } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -33,6 +33,7 @@ import { ConversationStore } from "../src/store.js"
 const repoRoot = fileURLToPath(new URL("..", import.meta.url))
 const example = path.join(repoRoot, "examples", "support-chat.jsonl")
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "rollmem-cli-store-"))
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }))
 
 interface Run {
   readonly exit: Exit.Exit<void, unknown>
