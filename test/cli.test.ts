@@ -5,6 +5,7 @@
  * (`$ROLLMEM_DATA`, else `../shared/data`; skipped when absent), plus every
  * bad-input case, the input formats and the JSON output shape.
  */
+import * as ValidationError from "@effect/cli/ValidationError"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Cause, Console, Effect, Exit, Option, Schema } from "effect"
@@ -106,6 +107,33 @@ const runJson = (args: ReadonlyArray<string>) =>
 
 const failureOf = (r: Run): unknown =>
   Exit.isFailure(r.exit) ? Option.getOrUndefined(Cause.failureOption(r.exit.cause)) : undefined
+
+/**
+ * The command line was refused by @effect/cli's parser: its message on stderr
+ * (the parser ends it with a newline of its own), nothing on stdout, nothing
+ * replayed.
+ */
+const assertParseFailure = (r: Run, message: string) => {
+  assert.isTrue(Exit.isFailure(r.exit))
+  assert.isTrue(ValidationError.isValidationError(failureOf(r)))
+  assert.strictEqual(r.stderr, `${message}\n`)
+  assert.strictEqual(r.stdout, "")
+}
+
+/**
+ * The entries of a help text: each option's or argument's heading
+ * (`--format table | json`) with the line under it, which describes its type.
+ */
+const helpEntries = (help: string): Array<readonly [string, string]> => {
+  const lines = help.replace(/\u001b\[[0-9;]*m/g, "").split("\n")
+  const entries: Array<readonly [string, string]> = []
+  for (let i = 0; i + 2 < lines.length; i++) {
+    if (/^(<|--|\(-)/.test(lines[i]) && lines[i + 1] === "" && lines[i + 2].startsWith("  ")) {
+      entries.push([lines[i], lines[i + 2].trim()])
+    }
+  }
+  return entries
+}
 
 /** The command failed with one line on stderr, no stack trace and nothing on stdout. */
 const assertOneLineFailure = (r: Run, line: string) => {
@@ -506,27 +534,16 @@ describe("rollmem replay bad input", () => {
     Effect.gen(function*() {
       const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
         [
-          ["--strategy", "lru"],
-          "rollmem: invalid option --strategy: unknown value \"lru\", expected one of rolling, buffer, window, summary"
-        ],
-        [
           ["--tokenizer", "gpt-2"],
           "rollmem: invalid option --tokenizer: unknown tokenizer \"gpt-2\": expected \"words\", \"o200k_base\", \"cl100k_base\" or a model name such as \"gpt-4o\""
         ],
         [["--max-tokens", "0"], "rollmem: invalid option --max-tokens: must be a positive integer, got 0"],
         [["--max-tokens", "-5"], "rollmem: invalid option --max-tokens: must be a positive integer, got -5"],
-        [["--max-tokens", "abc"], "rollmem: invalid option --max-tokens: must be a positive integer, got \"abc\""],
-        [["--max-messages", "1.5"], "rollmem: invalid option --max-messages: must be a positive integer, got \"1.5\""],
         [["--summary-tokens", "0"], "rollmem: invalid option --summary-tokens: must be a positive integer, got 0"],
-        [
-          ["--summarizer", "gpt"],
-          "rollmem: invalid option --summarizer: unknown value \"gpt\", expected one of extractive, none"
-        ],
         [
           ["--strategy", "summary", "--summarizer", "none"],
           "rollmem: invalid option --summarizer: the summary strategy folds every turn into the summary, it needs a summarizer (extractive)"
         ],
-        [["--format", "xml"], "rollmem: invalid option --format: unknown value \"xml\", expected one of table, json"],
         [["--show", "nobody"], "rollmem: invalid option --show: no conversation with id \"nobody\" was read"]
       ]
       for (const [args, line] of cases) {
@@ -534,6 +551,21 @@ describe("rollmem replay bad input", () => {
         const r = yield* run([example, ...tokenizer, ...args])
         assertOneLineFailure(r, line)
         assert.instanceOf(failureOf(r), CliFailure)
+      }
+    }))
+
+  it.effect("a value that is not one of the choices, or not an integer, is refused by the parser", () =>
+    Effect.gen(function*() {
+      const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
+        [["--strategy", "lru"], "Expected one of the following cases: rolling, buffer, window, summary"],
+        [["--summarizer", "gpt"], "Expected one of the following cases: extractive, none"],
+        [["--format", "xml"], "Expected one of the following cases: table, json"],
+        [["--max-tokens", "abc"], "'abc' is not a integer"],
+        [["--max-messages", "1.5"], "'1.5' is not a integer"],
+        [["--summary-tokens", "ten"], "'ten' is not a integer"]
+      ]
+      for (const [args, message] of cases) {
+        assertParseFailure(yield* run([example, "--tokenizer", "words", ...args]), message)
       }
     }))
 
@@ -566,6 +598,26 @@ describe("rollmem replay bad input", () => {
     assert.strictEqual(result.stdout, "")
     assert.strictEqual(result.stderr, `rollmem: ${path.join(tmp, "absent.jsonl")}: no such file\n`)
   })
+})
+
+describe("rollmem replay --help", () => {
+  it.effect("names the type of every option: its choices, or an integer", () =>
+    Effect.gen(function*() {
+      const r = yield* run(["--help"])
+      assert.isTrue(Exit.isSuccess(r.exit))
+      assert.deepStrictEqual(helpEntries(r.stdout).slice(0, 10), [
+        ["<files> 1+", "A user-defined piece of text."],
+        ["--strategy rolling | buffer | window | summary", "One of the following: rolling, buffer, window, summary"],
+        ["--max-tokens N", "An integer."],
+        ["--max-messages N", "An integer."],
+        ["--tokenizer NAME", "A user-defined piece of text."],
+        ["--summarizer extractive | none", "One of the following: extractive, none"],
+        ["--summary-tokens N", "An integer."],
+        ["--format table | json", "One of the following: table, json"],
+        ["--show ID", "A user-defined piece of text."],
+        ["--store sqlite:PATH", "A user-defined piece of text."]
+      ])
+    }))
 })
 
 describe("rollmem replay progress bar", () => {

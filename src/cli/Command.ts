@@ -5,12 +5,16 @@
  * state under its id); `rollmem show <id> --store sqlite:<path>` prints a
  * stored conversation.
  *
- * Every expected failure (an unreadable file, a malformed line, an unknown
- * strategy or tokenizer, a budget that is not a positive integer, an unknown
- * `--show` id, a `--store` value that is not `sqlite:<path>`, an id that is
- * not stored) prints one line on stderr, `rollmem: ...`, and the command
- * fails with {@link CliFailure} (exit code 1). A malformed line or an
- * unreadable file is skipped: the others are still replayed and reported.
+ * A command line @effect/cli cannot parse (a `--strategy`, `--summarizer` or
+ * `--format` that is not one of its choices, a budget that is not an
+ * integer, an option without its value) is reported by @effect/cli in its
+ * own words on stderr, and the command fails with its `ValidationError`.
+ * Every other expected failure (an unreadable file, a malformed line, an
+ * unknown tokenizer, a budget that is not positive, an unknown `--show` id, a
+ * `--store` value that is not `sqlite:<path>`, an id that is not stored)
+ * prints one line on stderr, `rollmem: ...`, and the command fails with
+ * {@link CliFailure}. Both give exit code 1 (`bin.ts`). A malformed line or
+ * an unreadable file is skipped: the others are still replayed and reported.
  *
  * @example
  * ```sh
@@ -40,10 +44,26 @@ import * as RollingMemory from "../strategies/RollingMemory.js"
 import { readInputs } from "./Input.js"
 import * as Progress from "./Progress.js"
 import * as Render from "./Render.js"
-import { type Config, makeConfig, type Options, replay, strategies, summarizers } from "./Replay.js"
+import {
+  type Config,
+  makeConfig,
+  replay,
+  strategies,
+  type Strategy,
+  type SummarizerChoice,
+  summarizers
+} from "./Replay.js"
 import * as Store from "./Store.js"
 
-const formats = ["table", "json"] as const
+/**
+ * The output formats of `rollmem replay` and `rollmem show`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Format = "table" | "json"
+
+const formats: ReadonlyArray<Format> = ["table", "json"]
 
 /**
  * The command failed; why was already printed on stderr as one line.
@@ -84,20 +104,19 @@ const files = Args.text({ name: "files" }).pipe(
 )
 
 const options = {
-  strategy: CliOptions.text("strategy").pipe(
-    CliOptions.withPseudoName(strategies.join("|")),
+  strategy: CliOptions.choice("strategy", strategies).pipe(
     CliOptions.withDefault(defaults.strategy),
     CliOptions.withDescription("Memory strategy (default: rolling).")
   ),
-  maxTokens: CliOptions.text("max-tokens").pipe(
+  maxTokens: CliOptions.integer("max-tokens").pipe(
     CliOptions.withPseudoName("N"),
-    CliOptions.withDefault(String(defaults.maxTokens)),
-    CliOptions.withDescription(`Token budget of the rolling buffer (default: ${defaults.maxTokens}).`)
+    CliOptions.withDefault(defaults.maxTokens),
+    CliOptions.withDescription(`Token budget of the rolling buffer, positive (default: ${defaults.maxTokens}).`)
   ),
-  maxMessages: CliOptions.text("max-messages").pipe(
+  maxMessages: CliOptions.integer("max-messages").pipe(
     CliOptions.withPseudoName("N"),
-    CliOptions.withDefault(String(defaults.maxMessages)),
-    CliOptions.withDescription(`Message budget of the window strategy (default: ${defaults.maxMessages}).`)
+    CliOptions.withDefault(defaults.maxMessages),
+    CliOptions.withDescription(`Message budget of the window strategy, positive (default: ${defaults.maxMessages}).`)
   ),
   tokenizer: CliOptions.text("tokenizer").pipe(
     CliOptions.withPseudoName("NAME"),
@@ -107,21 +126,19 @@ const options = {
         "Budgets and the summary are counted with it (default: o200k_base)."
     )
   ),
-  summarizer: CliOptions.text("summarizer").pipe(
-    CliOptions.withPseudoName(summarizers.join("|")),
+  summarizer: CliOptions.choice("summarizer", summarizers).pipe(
     CliOptions.withDefault(defaults.summarizer),
     CliOptions.withDescription(
       "extractive is a deterministic baseline, not a model: it keeps one line of gist per evicted turn " +
         "(first sentence, numbers, names, tool calls and results in short). none drops evicted turns (default: extractive)."
     )
   ),
-  summaryTokens: CliOptions.text("summary-tokens").pipe(
+  summaryTokens: CliOptions.integer("summary-tokens").pipe(
     CliOptions.withPseudoName("N"),
-    CliOptions.withDefault(String(defaults.summaryTokens)),
-    CliOptions.withDescription(`Token budget of the extractive summary (default: ${defaults.summaryTokens}).`)
+    CliOptions.withDefault(defaults.summaryTokens),
+    CliOptions.withDescription(`Token budget of the extractive summary, positive (default: ${defaults.summaryTokens}).`)
   ),
-  format: CliOptions.text("format").pipe(
-    CliOptions.withPseudoName(formats.join("|")),
+  format: CliOptions.choice("format", formats).pipe(
     CliOptions.withDefault(defaults.format),
     CliOptions.withDescription("Output: a table, or one JSON document { conversations, totals } (default: table).")
   ),
@@ -141,39 +158,25 @@ const options = {
 }
 
 /**
- * The arguments of `rollmem replay` as given (option values are checked
- * by {@link runReplay}).
+ * The arguments of `rollmem replay` as parsed: choices and integers are
+ * checked by @effect/cli, everything else by {@link runReplay}.
  *
  * @since 0.1.0
  * @category models
  */
 export interface ReplayArgs {
   readonly files: ReadonlyArray<string>
-  readonly strategy: string
-  readonly maxTokens: string
-  readonly maxMessages: string
+  readonly strategy: Strategy
+  /** Budgets are checked to be positive by {@link runReplay}. */
+  readonly maxTokens: number
+  readonly maxMessages: number
   readonly tokenizer: string
-  readonly summarizer: string
-  readonly summaryTokens: string
-  readonly format: string
+  readonly summarizer: SummarizerChoice
+  readonly summaryTokens: number
+  readonly format: Format
   readonly show: Option.Option<string>
   readonly store: Option.Option<string>
 }
-
-/** An integer option; positivity is checked by `makeConfig`. */
-const integer = (option: string, text: string): Effect.Effect<number, ConfigError> =>
-  /^[+-]?\d+$/.test(text.trim())
-    ? Effect.succeed(Number(text.trim()))
-    : Effect.fail(new ConfigError({ option, description: `must be a positive integer, got "${text}"` }))
-
-const parseOptions = (args: ReplayArgs): Effect.Effect<Options, ConfigError> =>
-  Effect.all({
-    strategy: Effect.succeed(args.strategy),
-    maxTokens: integer("--max-tokens", args.maxTokens),
-    maxMessages: integer("--max-messages", args.maxMessages),
-    summarizer: Effect.succeed(args.summarizer),
-    summaryTokens: integer("--summary-tokens", args.summaryTokens)
-  })
 
 const describeConfig = (args: ReplayArgs, config: Config, count: number): string => {
   const budget = config.strategy === "rolling"
@@ -206,7 +209,8 @@ const tokenizerLayer = (name: string) =>
  *
  * Fails with {@link CliFailure} after printing one line `rollmem: ...` on
  * stderr: for a bad option (named, e.g. `invalid option --max-tokens: must
- * be a positive integer, got 0`), an unknown `--show` id, no readable
+ * be a positive integer, got 0`; an unknown tokenizer, `--strategy summary`
+ * with `--summarizer none`), an unknown `--show` id, no readable
  * conversation, and, after the report, when any input was skipped.
  *
  * @since 0.1.0
@@ -216,14 +220,8 @@ export const runReplay = (
   args: ReplayArgs
 ): Effect.Effect<void, CliFailure, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function*() {
-    const format = formats.find((f) => f === args.format)
-    if (format === undefined) {
-      return yield* new ConfigError({
-        option: "--format",
-        description: `unknown value "${args.format}", expected one of ${formats.join(", ")}`
-      })
-    }
-    const config = yield* makeConfig(yield* parseOptions(args))
+    const format = args.format
+    const config = yield* makeConfig(args)
     const store = Option.isSome(args.store) ? yield* Store.parse(args.store.value) : undefined
     if (store !== undefined) yield* Store.requireDirectory(store)
     const show = Option.getOrUndefined(args.show)
@@ -285,7 +283,7 @@ const failWith = (error: { readonly message: string }): Effect.Effect<never, Cli
 export interface ShowArgs {
   readonly id: string
   readonly store: Option.Option<string>
-  readonly format: string
+  readonly format: Format
 }
 
 /**
@@ -297,20 +295,14 @@ export interface ShowArgs {
  * Fails with {@link CliFailure} after printing one line `rollmem: ...` on
  * stderr: no `--store`, a `--store` value that is not `sqlite:<path>`, a
  * database file that does not exist (it is never created), an id that is
- * not stored, a stored value that does not decode, an unknown `--format`.
+ * not stored, a stored value that does not decode.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const runShow = (args: ShowArgs): Effect.Effect<void, CliFailure, FileSystem.FileSystem> =>
   Effect.gen(function*() {
-    const format = formats.find((f) => f === args.format)
-    if (format === undefined) {
-      return yield* new ConfigError({
-        option: "--format",
-        description: `unknown value "${args.format}", expected one of ${formats.join(", ")}`
-      })
-    }
+    const format = args.format
     if (Option.isNone(args.store)) {
       return yield* new ConfigError({ option: "--store", description: "is required (sqlite:<path>)" })
     }
@@ -343,8 +335,7 @@ export const showCommand = Command.make("show", {
     CliOptions.optional,
     CliOptions.withDescription("The SQLite file `rollmem replay --store` wrote (required).")
   ),
-  format: CliOptions.text("format").pipe(
-    CliOptions.withPseudoName(formats.join("|")),
+  format: CliOptions.choice("format", formats).pipe(
     CliOptions.withDefault(defaults.format),
     CliOptions.withDescription(
       "Output: the context as a model would be sent it, or the stored state as JSON (wire format) (default: table)."
