@@ -11,13 +11,15 @@ import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Cause, Console, Effect, Exit, Option, Schema } from "effect"
 import { execFile } from "node:child_process"
 import * as fs from "node:fs"
+import { createRequire } from "node:module"
 import * as os from "node:os"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
+import { fileURLToPath, pathToFileURL } from "node:url"
 import { cli, CliFailure } from "../src/cli/Command.js"
 import * as Input from "../src/cli/Input.js"
 import * as Progress from "../src/cli/Progress.js"
 import type { Figures } from "../src/cli/Replay.js"
+import * as UnknownOption from "../src/cli/UnknownOption.js"
 import {
   BufferMemory,
   ExtractiveSummarizer,
@@ -578,25 +580,93 @@ describe("rollmem replay bad input", () => {
     }))
 
   it("the executable exits with code 1 and one line, without a stack trace", async () => {
-    const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      execFile(
-        process.execPath,
-        [
-          "--import",
-          "tsx",
-          path.join(repoRoot, "src", "bin.ts"),
-          "replay",
-          path.join(tmp, "absent.jsonl"),
-          "--tokenizer",
-          "words"
-        ],
-        { cwd: repoRoot },
-        (error, stdout, stderr) => resolve({ code: error === null ? 0 : (error.code as number), stdout, stderr })
-      )
+    const result = await executable(["replay", path.join(tmp, "absent.jsonl"), "--tokenizer", "words"], repoRoot)
+    assert.deepStrictEqual(result, {
+      code: 1,
+      stdout: "",
+      stderr: `rollmem: ${path.join(tmp, "absent.jsonl")}: no such file\n`
     })
-    assert.strictEqual(result.code, 1)
-    assert.strictEqual(result.stdout, "")
-    assert.strictEqual(result.stderr, `rollmem: ${path.join(tmp, "absent.jsonl")}: no such file\n`)
+  })
+})
+
+/** Runs `rollmem <args>` as a child process in `cwd`, from the sources. */
+const executable = (args: ReadonlyArray<string>, cwd: string) =>
+  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const tsx = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href
+    execFile(
+      process.execPath,
+      ["--import", tsx, path.join(repoRoot, "src", "bin.ts"), ...args],
+      { cwd },
+      (error, stdout, stderr) => resolve({ code: error === null ? 0 : (error.code as number), stdout, stderr })
+    )
+  })
+
+describe("rollmem replay: an option it does not know", () => {
+  it.effect("is refused before anything is read, named with the closest known option, wherever it stands", () =>
+    Effect.gen(function*() {
+      const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
+        [[example, "--max-token", "500"], "rollmem: unknown option --max-token; did you mean --max-tokens?"],
+        [["--max-token", "500", example], "rollmem: unknown option --max-token; did you mean --max-tokens?"],
+        [[example, "--max-token=500"], "rollmem: unknown option --max-token; did you mean --max-tokens?"],
+        [
+          [example, "--tokenizer", "words", "--stratgy", "window"],
+          "rollmem: unknown option --stratgy; did you mean --strategy?"
+        ],
+        [[example, "--Summary-Token", "9"], "rollmem: unknown option --Summary-Token; did you mean --summary-tokens?"],
+        [[example, "--hepl"], "rollmem: unknown option --hepl; did you mean --help?"],
+        [[example, "--verbose"], "rollmem: unknown option --verbose; see rollmem replay --help"],
+        [[example, "-x"], "rollmem: unknown option -x; see rollmem replay --help"],
+        [
+          [example, "--strategy", "buffer", "--strategy", "window"],
+          "rollmem: option --strategy given twice, without its value, or out of place"
+        ]
+      ]
+      for (const [args, line] of cases) {
+        const r = yield* run(args)
+        assertParseFailure(r, line)
+      }
+    }))
+
+  it("exits with code 1, like every other error, and prints nothing on stdout", async () => {
+    const result = await executable(["replay", example, "--max-token", "500"], repoRoot)
+    assert.deepStrictEqual(result, {
+      code: 1,
+      stdout: "",
+      stderr: "rollmem: unknown option --max-token; did you mean --max-tokens?\n\n"
+    })
+  })
+
+  it("a file named like an option is read when it exists, and always as ./-name", async () => {
+    const dir = fs.mkdtempSync(path.join(tmp, "dash-"))
+    fs.copyFileSync(example, path.join(dir, "--chat.jsonl"))
+    const result = await executable(
+      ["replay", "--tokenizer", "words", "--format", "json", "--chat.jsonl", "./--chat.jsonl"],
+      dir
+    )
+    assert.strictEqual(result.code, 0, result.stderr)
+    const report = JSON.parse(result.stdout) as JsonReport
+    assert.deepStrictEqual(report.conversations.map((c) => c.id), ["support-chat", "support-chat"])
+  })
+
+  it.effect("./-name is a file even when there is none: a missing file, not an unknown option", () =>
+    Effect.gen(function*() {
+      const r = yield* run(["./--max-token", "--tokenizer", "words"])
+      assertOneLineFailure(r, "rollmem: ./--max-token: no such file")
+      assert.instanceOf(failureOf(r), CliFailure)
+    }))
+
+  it("suggests only an option within an edit distance of 2, the first one on a tie, never a short one", () => {
+    const known = ["--strategy", "--max-tokens", "--max-messages", "-h", "--help"]
+    assert.strictEqual(UnknownOption.closest("--max-token", known), "--max-tokens")
+    assert.strictEqual(UnknownOption.closest("--max-tok", known), undefined)
+    assert.strictEqual(UnknownOption.closest("--max-", known), undefined)
+    assert.strictEqual(UnknownOption.closest("-x", known), undefined)
+    assert.strictEqual(UnknownOption.closest("--MAX-TOKEN", known), "--max-tokens")
+    assert.strictEqual(UnknownOption.closest("--a", ["--ab", "--ac"]), undefined)
+    assert.strictEqual(UnknownOption.closest("--abcd", ["--abce", "--abcf"]), "--abce")
+    assert.isFalse(UnknownOption.isOptionLike("-"))
+    assert.strictEqual(UnknownOption.nameOf("--max-token=5"), "--max-token")
+    assert.strictEqual(UnknownOption.nameOf("--=5"), "--=5")
   })
 })
 

@@ -250,6 +250,37 @@ describe("rollmem show <id> --store sqlite:<path>", () => {
     }))
 })
 
+describe("rollmem show: an option it does not know", () => {
+  it.effect("is refused, named with the closest known option, wherever it stands", () =>
+    Effect.gen(function*() {
+      const db = path.join(tmp, "unknown-option.db")
+      const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
+        [["show", "support-chat", "--stor", `sqlite:${db}`], "rollmem: unknown option --stor; did you mean --store?"],
+        [["show", "--stor", `sqlite:${db}`, "support-chat"], "rollmem: unknown option --stor; did you mean --store?"],
+        [
+          ["show", "support-chat", "--store", `sqlite:${db}`, "--fromat", "json"],
+          "rollmem: unknown option --fromat; did you mean --format?"
+        ],
+        [
+          ["show", "support-chat", "--store", `sqlite:${db}`, "--json"],
+          "rollmem: unknown option --json; see rollmem show --help"
+        ],
+        [
+          ["show", "support-chat", "--store", `sqlite:${db}`, "--format"],
+          "rollmem: option --format given twice, without its value, or out of place"
+        ]
+      ]
+      for (const [args, line] of cases) {
+        const r = yield* run(args)
+        assert.isTrue(Exit.isFailure(r.exit))
+        assert.isTrue(ValidationError.isValidationError(failureOf(r)), args.join(" "))
+        // One line, then the blank line @effect/cli prints after its errors.
+        assert.strictEqual(r.stderr, `${line}\n`)
+        assert.strictEqual(r.stdout, "")
+      }
+    }))
+})
+
 describe("rollmem show --help", () => {
   it.effect("names the type of every option: --format lists its choices", () =>
     Effect.gen(function*() {

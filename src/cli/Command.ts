@@ -5,10 +5,13 @@
  * state under its id); `rollmem show <id> --store sqlite:<path>` prints a
  * stored conversation.
  *
- * A command line @effect/cli cannot parse (a `--strategy`, `--summarizer` or
- * `--format` that is not one of its choices, a budget that is not an
- * integer, an option without its value) is reported by @effect/cli in its
- * own words on stderr, and the command fails with its `ValidationError`.
+ * A command line that does not parse (an unknown option, named with the
+ * closest known one: `rollmem: unknown option --max-token; did you mean
+ * --max-tokens?`; a `--strategy`, `--summarizer` or `--format` that is not
+ * one of its choices, a budget that is not an integer, an option without its
+ * value, the last in @effect/cli's own words) is refused before anything is
+ * read: its message on stderr, followed by a blank line as @effect/cli prints
+ * its errors, and the command fails with @effect/cli's `ValidationError`.
  * Every other expected failure (an unreadable file, a malformed line, an
  * unknown tokenizer, a budget that is not positive, an unknown `--show` id, a
  * `--store` value that is not `sqlite:<path>`, an id that is not stored)
@@ -27,12 +30,20 @@
  * @since 0.1.0
  */
 import * as Args from "@effect/cli/Args"
+import * as BuiltInOptions from "@effect/cli/BuiltInOptions"
+import type * as CliApp from "@effect/cli/CliApp"
+import * as CliConfig from "@effect/cli/CliConfig"
 import * as Command from "@effect/cli/Command"
+import * as Descriptor from "@effect/cli/CommandDescriptor"
+import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as CliOptions from "@effect/cli/Options"
+import * as Usage from "@effect/cli/Usage"
+import * as ValidationError from "@effect/cli/ValidationError"
 import type * as FileSystem from "@effect/platform/FileSystem"
 import type * as Path from "@effect/platform/Path"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
+import * as HashMap from "effect/HashMap"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -41,7 +52,7 @@ import { ConfigError } from "../Errors.js"
 import * as ExtractiveSummarizer from "../layers/ExtractiveSummarizer.js"
 import { layerByName } from "../layers/Tokenizers.js"
 import * as RollingMemory from "../strategies/RollingMemory.js"
-import { readInputs } from "./Input.js"
+import { exists, readInputs } from "./Input.js"
 import * as Progress from "./Progress.js"
 import * as Render from "./Render.js"
 import {
@@ -54,6 +65,7 @@ import {
   summarizers
 } from "./Replay.js"
 import * as Store from "./Store.js"
+import * as UnknownOption from "./UnknownOption.js"
 
 /**
  * The output formats of `rollmem replay` and `rollmem show`.
@@ -95,11 +107,54 @@ export const defaults = {
   format: "table"
 } as const
 
+/**
+ * Every option a command knows, as its usage names them: its own, then
+ * @effect/cli's built-in ones (`--help`, `--version`...).
+ */
+const knownOptions = <A>(descriptor: Descriptor.Command<A>): Array<string> => [
+  ...UnknownOption.optionNames(Descriptor.getUsage(descriptor)),
+  ...UnknownOption.optionNames(
+    CliOptions.getUsage(BuiltInOptions.builtInOptions(descriptor, Usage.empty, HelpDoc.empty))
+  )
+]
+
+/**
+ * A check of positional values (`<files>`, `<id>`), which @effect/cli may
+ * have taken from a mistyped option: the first value shaped like an option
+ * (see `UnknownOption.isOptionLike`) that `isValue` does not accept fails the
+ * parse, naming the unknown option and the closest one `command` knows.
+ */
+const refuseOptions = (
+  command: string,
+  known: () => ReadonlyArray<string>,
+  isValue: (value: string) => Effect.Effect<boolean, never, FileSystem.FileSystem>
+) =>
+(values: ReadonlyArray<string>): Effect.Effect<void, HelpDoc.HelpDoc, FileSystem.FileSystem> =>
+  Effect.forEach(values, (value) =>
+    UnknownOption.isOptionLike(value)
+      ? Effect.flatMap(
+        isValue(value),
+        (accepted) => accepted ? Effect.void : Effect.fail(HelpDoc.p(UnknownOption.message(value, known(), command)))
+      )
+      : Effect.void, { discard: true })
+
+/** A file named like an option is read when it exists. */
+const refuseReplayOptions = refuseOptions("rollmem replay", () => knownOptions(replayCommand.descriptor), exists)
+
+/** Every id shaped like an option is taken for one (ids are not looked up while parsing). */
+const refuseShowOptions = refuseOptions(
+  "rollmem show",
+  () => knownOptions(showCommand.descriptor),
+  () => Effect.succeed(false)
+)
+
 const files = Args.text({ name: "files" }).pipe(
   Args.atLeast(1),
+  Args.mapEffect((files) => Effect.as(refuseReplayOptions(files), files)),
   Args.withDescription(
     "Transcripts: JSON Lines with one {\"id\", \"messages\"} per line, or a .json file holding an array of messages " +
-      "or {\"messages\": [...]} (OpenAI chat format accepted; its id is the file name)."
+      "or {\"messages\": [...]} (OpenAI chat format accepted; its id is the file name). Give a file whose name " +
+      "starts with - as ./-name (otherwise it is read only if it exists, and it is taken for an unknown option if not)."
   )
 )
 
@@ -329,7 +384,10 @@ export const runShow = (args: ShowArgs): Effect.Effect<void, CliFailure, FileSys
  * @category constructors
  */
 export const showCommand = Command.make("show", {
-  id: Args.text({ name: "id" }).pipe(Args.withDescription("The id of a stored conversation.")),
+  id: Args.text({ name: "id" }).pipe(
+    Args.mapEffect((id) => Effect.as(refuseShowOptions([id]), id)),
+    Args.withDescription("The id of a stored conversation (an id starting with - is taken for an unknown option).")
+  ),
   store: CliOptions.text("store").pipe(
     CliOptions.withPseudoName("sqlite:PATH"),
     CliOptions.optional,
@@ -369,11 +427,62 @@ export const command = Command.make("rollmem").pipe(
 )
 
 /**
+ * @effect/cli's settings for `rollmem`: its defaults, but without its own
+ * suggestion for a mistyped option (it makes one, in other words, only for
+ * an option that comes first); `refuseOptions` and {@link cli} name an
+ * unknown option wherever it stands.
+ */
+const cliConfig = CliConfig.make({ autoCorrectLimit: 0 })
+
+const app = Command.run(command, { name: "rollmem", version: packageJson.version })
+
+/**
+ * The error for an option-shaped token @effect/cli would leave over after
+ * the positional arguments (`rollmem show support-chat --stor db.sqlite`,
+ * which it reports as "Received unknown argument" without a suggestion);
+ * undefined when there is none, or when the command line does not parse
+ * (then {@link cli} lets @effect/cli report it).
+ */
+const leftoverOption = (
+  args: ReadonlyArray<string>
+): Effect.Effect<HelpDoc.HelpDoc | undefined, never, CliApp.CliApp.Environment> =>
+  Descriptor.parse(command.descriptor, ["rollmem", ...args], cliConfig).pipe(
+    Effect.map((directive) => {
+      if (directive._tag !== "UserDefined") return undefined
+      const token = directive.leftover.find(UnknownOption.isOptionLike)
+      const subcommands = Command.getSubcommands(command)
+      const name = args.find((arg) => HashMap.has(subcommands, arg))
+      const subcommand = name === undefined ? undefined : HashMap.unsafeGet(subcommands, name)
+      return token === undefined || subcommand === undefined
+        ? undefined
+        : HelpDoc.p(UnknownOption.message(token, knownOptions(subcommand), `rollmem ${name}`))
+    }),
+    Effect.orElseSucceed(() => undefined)
+  )
+
+/** Prints `error` on stderr and fails with it, as @effect/cli does with its own parse errors. */
+const refuse = (error: HelpDoc.HelpDoc): Effect.Effect<never, ValidationError.ValidationError> =>
+  Effect.zipRight(Console.error(HelpDoc.toAnsiText(error)), Effect.fail(ValidationError.invalidValue(error)))
+
+/**
  * Runs the command line on `argv` (as `process.argv`: the first two entries
  * are the node binary and the script). Needs the platform's `FileSystem`,
  * `Path` and `Terminal` (`NodeContext.layer`).
  *
+ * An option the command does not know (`rollmem replay chat.jsonl
+ * --max-token 500`) is refused before anything is read, wherever it stands:
+ * one line on stderr, `rollmem: unknown option --max-token; did you mean
+ * --max-tokens?` (or `...; see rollmem replay --help` when no option is
+ * close), then a blank line as @effect/cli prints its own errors, and the
+ * command fails with @effect/cli's `ValidationError` (exit code 1).
+ *
  * @since 0.1.0
  * @category constructors
  */
-export const cli = Command.run(command, { name: "rollmem", version: packageJson.version })
+export const cli = (
+  argv: ReadonlyArray<string>
+): Effect.Effect<void, CliFailure | ValidationError.ValidationError, CliApp.CliApp.Environment> =>
+  leftoverOption(argv.slice(2)).pipe(
+    Effect.flatMap((error) => error === undefined ? app(argv) : refuse(error)),
+    Effect.provideService(CliConfig.CliConfig, cliConfig)
+  )
