@@ -1,6 +1,7 @@
 /**
  * The `rollmem` executable (built to `dist/bin.js`). Every expected failure
- * was already printed as one line on stderr: it only sets the exit code.
+ * (a command line that does not parse, an unreadable input, a bad value) was
+ * already printed on stderr: it only sets exit code 1.
  * Defects (bugs) are reported with their trace.
  *
  * @since 0.1.0

@@ -5,18 +5,21 @@
  * (`$ROLLMEM_DATA`, else `../shared/data`; skipped when absent), plus every
  * bad-input case, the input formats and the JSON output shape.
  */
+import * as ValidationError from "@effect/cli/ValidationError"
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import { assert, describe, it } from "@effect/vitest"
+import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Cause, Console, Effect, Exit, Option, Schema } from "effect"
 import { execFile } from "node:child_process"
 import * as fs from "node:fs"
+import { createRequire } from "node:module"
 import * as os from "node:os"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
+import { fileURLToPath, pathToFileURL } from "node:url"
 import { cli, CliFailure } from "../src/cli/Command.js"
 import * as Input from "../src/cli/Input.js"
 import * as Progress from "../src/cli/Progress.js"
 import type { Figures } from "../src/cli/Replay.js"
+import * as UnknownOption from "../src/cli/UnknownOption.js"
 import {
   BufferMemory,
   ExtractiveSummarizer,
@@ -106,6 +109,33 @@ const runJson = (args: ReadonlyArray<string>) =>
 
 const failureOf = (r: Run): unknown =>
   Exit.isFailure(r.exit) ? Option.getOrUndefined(Cause.failureOption(r.exit.cause)) : undefined
+
+/**
+ * The command line was refused by @effect/cli's parser: its message on stderr
+ * (the parser ends it with a newline of its own), nothing on stdout, nothing
+ * replayed.
+ */
+const assertParseFailure = (r: Run, message: string) => {
+  assert.isTrue(Exit.isFailure(r.exit))
+  assert.isTrue(ValidationError.isValidationError(failureOf(r)))
+  assert.strictEqual(r.stderr, `${message}\n`)
+  assert.strictEqual(r.stdout, "")
+}
+
+/**
+ * The entries of a help text: each option's or argument's heading
+ * (`--format table | json`) with the line under it, which describes its type.
+ */
+const helpEntries = (help: string): Array<readonly [string, string]> => {
+  const lines = help.replace(/\u001b\[[0-9;]*m/g, "").split("\n")
+  const entries: Array<readonly [string, string]> = []
+  for (let i = 0; i + 2 < lines.length; i++) {
+    if (/^(<|--|\(-)/.test(lines[i]) && lines[i + 1] === "" && lines[i + 2].startsWith("  ")) {
+      entries.push([lines[i], lines[i + 2].trim()])
+    }
+  }
+  return entries
+}
 
 /** The command failed with one line on stderr, no stack trace and nothing on stdout. */
 const assertOneLineFailure = (r: Run, line: string) => {
@@ -226,6 +256,7 @@ const checkAgainstHand = (
 // Temporary input files
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "rollmem-cli-"))
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }))
 const write = (name: string, text: string): string => {
   const file = path.join(tmp, name)
   fs.writeFileSync(file, text)
@@ -505,27 +536,16 @@ describe("rollmem replay bad input", () => {
     Effect.gen(function*() {
       const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
         [
-          ["--strategy", "lru"],
-          "rollmem: invalid option --strategy: unknown value \"lru\", expected one of rolling, buffer, window, summary"
-        ],
-        [
           ["--tokenizer", "gpt-2"],
           "rollmem: invalid option --tokenizer: unknown tokenizer \"gpt-2\": expected \"words\", \"o200k_base\", \"cl100k_base\" or a model name such as \"gpt-4o\""
         ],
         [["--max-tokens", "0"], "rollmem: invalid option --max-tokens: must be a positive integer, got 0"],
         [["--max-tokens", "-5"], "rollmem: invalid option --max-tokens: must be a positive integer, got -5"],
-        [["--max-tokens", "abc"], "rollmem: invalid option --max-tokens: must be a positive integer, got \"abc\""],
-        [["--max-messages", "1.5"], "rollmem: invalid option --max-messages: must be a positive integer, got \"1.5\""],
         [["--summary-tokens", "0"], "rollmem: invalid option --summary-tokens: must be a positive integer, got 0"],
-        [
-          ["--summarizer", "gpt"],
-          "rollmem: invalid option --summarizer: unknown value \"gpt\", expected one of extractive, none"
-        ],
         [
           ["--strategy", "summary", "--summarizer", "none"],
           "rollmem: invalid option --summarizer: the summary strategy folds every turn into the summary, it needs a summarizer (extractive)"
         ],
-        [["--format", "xml"], "rollmem: invalid option --format: unknown value \"xml\", expected one of table, json"],
         [["--show", "nobody"], "rollmem: invalid option --show: no conversation with id \"nobody\" was read"]
       ]
       for (const [args, line] of cases) {
@@ -533,6 +553,21 @@ describe("rollmem replay bad input", () => {
         const r = yield* run([example, ...tokenizer, ...args])
         assertOneLineFailure(r, line)
         assert.instanceOf(failureOf(r), CliFailure)
+      }
+    }))
+
+  it.effect("a value that is not one of the choices, or not an integer, is refused by the parser", () =>
+    Effect.gen(function*() {
+      const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
+        [["--strategy", "lru"], "Expected one of the following cases: rolling, buffer, window, summary"],
+        [["--summarizer", "gpt"], "Expected one of the following cases: extractive, none"],
+        [["--format", "xml"], "Expected one of the following cases: table, json"],
+        [["--max-tokens", "abc"], "'abc' is not a integer"],
+        [["--max-messages", "1.5"], "'1.5' is not a integer"],
+        [["--summary-tokens", "ten"], "'ten' is not a integer"]
+      ]
+      for (const [args, message] of cases) {
+        assertParseFailure(yield* run([example, "--tokenizer", "words", ...args]), message)
       }
     }))
 
@@ -545,26 +580,114 @@ describe("rollmem replay bad input", () => {
     }))
 
   it("the executable exits with code 1 and one line, without a stack trace", async () => {
-    const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      execFile(
-        process.execPath,
-        [
-          "--import",
-          "tsx",
-          path.join(repoRoot, "src", "bin.ts"),
-          "replay",
-          path.join(tmp, "absent.jsonl"),
-          "--tokenizer",
-          "words"
-        ],
-        { cwd: repoRoot },
-        (error, stdout, stderr) => resolve({ code: error === null ? 0 : (error.code as number), stdout, stderr })
-      )
+    const result = await executable(["replay", path.join(tmp, "absent.jsonl"), "--tokenizer", "words"], repoRoot)
+    assert.deepStrictEqual(result, {
+      code: 1,
+      stdout: "",
+      stderr: `rollmem: ${path.join(tmp, "absent.jsonl")}: no such file\n`
     })
-    assert.strictEqual(result.code, 1)
-    assert.strictEqual(result.stdout, "")
-    assert.strictEqual(result.stderr, `rollmem: ${path.join(tmp, "absent.jsonl")}: no such file\n`)
   })
+})
+
+/** Runs `rollmem <args>` as a child process in `cwd`, from the sources. */
+const executable = (args: ReadonlyArray<string>, cwd: string) =>
+  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const tsx = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href
+    execFile(
+      process.execPath,
+      ["--import", tsx, path.join(repoRoot, "src", "bin.ts"), ...args],
+      { cwd },
+      (error, stdout, stderr) => resolve({ code: error === null ? 0 : (error.code as number), stdout, stderr })
+    )
+  })
+
+describe("rollmem replay: an option it does not know", () => {
+  it.effect("is refused before anything is read, named with the closest known option, wherever it stands", () =>
+    Effect.gen(function*() {
+      const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
+        [[example, "--max-token", "500"], "rollmem: unknown option --max-token; did you mean --max-tokens?"],
+        [["--max-token", "500", example], "rollmem: unknown option --max-token; did you mean --max-tokens?"],
+        [[example, "--max-token=500"], "rollmem: unknown option --max-token; did you mean --max-tokens?"],
+        [
+          [example, "--tokenizer", "words", "--stratgy", "window"],
+          "rollmem: unknown option --stratgy; did you mean --strategy?"
+        ],
+        [[example, "--Summary-Token", "9"], "rollmem: unknown option --Summary-Token; did you mean --summary-tokens?"],
+        [[example, "--hepl"], "rollmem: unknown option --hepl; did you mean --help?"],
+        [[example, "--verbose"], "rollmem: unknown option --verbose; see rollmem replay --help"],
+        [[example, "-x"], "rollmem: unknown option -x; see rollmem replay --help"],
+        [
+          [example, "--strategy", "buffer", "--strategy", "window"],
+          "rollmem: option --strategy given twice, without its value, or out of place"
+        ]
+      ]
+      for (const [args, line] of cases) {
+        const r = yield* run(args)
+        assertParseFailure(r, line)
+      }
+    }))
+
+  it("exits with code 1, like every other error, and prints nothing on stdout", async () => {
+    const result = await executable(["replay", example, "--max-token", "500"], repoRoot)
+    assert.deepStrictEqual(result, {
+      code: 1,
+      stdout: "",
+      stderr: "rollmem: unknown option --max-token; did you mean --max-tokens?\n\n"
+    })
+  })
+
+  it("a file named like an option is read when it exists, and always as ./-name", async () => {
+    const dir = fs.mkdtempSync(path.join(tmp, "dash-"))
+    fs.copyFileSync(example, path.join(dir, "--chat.jsonl"))
+    const result = await executable(
+      ["replay", "--tokenizer", "words", "--format", "json", "--chat.jsonl", "./--chat.jsonl"],
+      dir
+    )
+    assert.strictEqual(result.code, 0, result.stderr)
+    const report = JSON.parse(result.stdout) as JsonReport
+    assert.deepStrictEqual(report.conversations.map((c) => c.id), ["support-chat", "support-chat"])
+  })
+
+  it.effect("./-name is a file even when there is none: a missing file, not an unknown option", () =>
+    Effect.gen(function*() {
+      const r = yield* run(["./--max-token", "--tokenizer", "words"])
+      assertOneLineFailure(r, "rollmem: ./--max-token: no such file")
+      assert.instanceOf(failureOf(r), CliFailure)
+    }))
+
+  it("suggests only an option within an edit distance of 2, the first one on a tie, never a short one", () => {
+    const known = ["--strategy", "--max-tokens", "--max-messages", "-h", "--help"]
+    assert.strictEqual(UnknownOption.closest("--max-token", known), "--max-tokens")
+    assert.strictEqual(UnknownOption.closest("--max-tok", known), undefined)
+    assert.strictEqual(UnknownOption.closest("--max-", known), undefined)
+    assert.strictEqual(UnknownOption.closest("-x", known), undefined)
+    assert.strictEqual(UnknownOption.closest("--MAX-TOKEN", known), "--max-tokens")
+    assert.strictEqual(UnknownOption.closest("--a", ["--ab", "--ac"]), undefined)
+    assert.strictEqual(UnknownOption.closest("--abcd", ["--abce", "--abcf"]), "--abce")
+    assert.isFalse(UnknownOption.isOptionLike("-"))
+    assert.strictEqual(UnknownOption.nameOf("--max-token=5"), "--max-token")
+    assert.strictEqual(UnknownOption.nameOf("--=5"), "--=5")
+  })
+})
+
+describe("rollmem replay --help", () => {
+  it.effect("names the type of every option: its choices, or an integer", () =>
+    Effect.gen(function*() {
+      const r = yield* run(["--help"])
+      assert.isTrue(Exit.isSuccess(r.exit))
+      assert.deepStrictEqual(helpEntries(r.stdout).slice(0, 10), [
+        ["<files> 1+", "A user-defined piece of text."],
+        ["--strategy rolling | buffer | window | summary", "One of the following: rolling, buffer, window, summary"],
+        ["--max-tokens N", "An integer."],
+        ["--max-messages N", "An integer."],
+        ["--tokenizer NAME", "A user-defined piece of text."],
+        ["--summarizer extractive | none", "One of the following: extractive, none"],
+        ["--summary-tokens N", "An integer."],
+        ["--format table | json", "One of the following: table, json"],
+        ["--show ID", "A user-defined piece of text."],
+        ["--store sqlite:PATH", "A user-defined piece of text."]
+      ])
+    }))
 })
 
 describe("rollmem replay progress bar", () => {

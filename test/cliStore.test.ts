@@ -5,10 +5,11 @@
  * through the library, `show` prints it back, and every bad input is one line
  * with a non-zero exit.
  */
+import * as ValidationError from "@effect/cli/ValidationError"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import * as SqlClient from "@effect/sql/SqlClient"
-import { assert, describe, it } from "@effect/vitest"
+import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Cause, Console, Effect, Exit, Option, Schema } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -33,6 +34,7 @@ import { ConversationStore } from "../src/store.js"
 const repoRoot = fileURLToPath(new URL("..", import.meta.url))
 const example = path.join(repoRoot, "examples", "support-chat.jsonl")
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "rollmem-cli-store-"))
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }))
 
 interface Run {
   readonly exit: Exit.Exit<void, unknown>
@@ -92,9 +94,12 @@ const succeeded = (r: Run): string => {
   return r.stdout
 }
 
+const failureOf = (r: Run): unknown =>
+  Exit.isFailure(r.exit) ? Option.getOrUndefined(Cause.failureOption(r.exit.cause)) : undefined
+
 const assertOneLineFailure = (r: Run, line: string) => {
   assert.isTrue(Exit.isFailure(r.exit))
-  assert.instanceOf(Exit.isFailure(r.exit) ? Option.getOrUndefined(Cause.failureOption(r.exit.cause)) : 0, CliFailure)
+  assert.instanceOf(failureOf(r), CliFailure)
   assert.strictEqual(r.stderr, line)
   assert.strictEqual(r.stdout, "")
 }
@@ -245,6 +250,54 @@ describe("rollmem show <id> --store sqlite:<path>", () => {
     }))
 })
 
+describe("rollmem show: an option it does not know", () => {
+  it.effect("is refused, named with the closest known option, wherever it stands", () =>
+    Effect.gen(function*() {
+      const db = path.join(tmp, "unknown-option.db")
+      const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
+        [["show", "support-chat", "--stor", `sqlite:${db}`], "rollmem: unknown option --stor; did you mean --store?"],
+        [["show", "--stor", `sqlite:${db}`, "support-chat"], "rollmem: unknown option --stor; did you mean --store?"],
+        [
+          ["show", "support-chat", "--store", `sqlite:${db}`, "--fromat", "json"],
+          "rollmem: unknown option --fromat; did you mean --format?"
+        ],
+        [
+          ["show", "support-chat", "--store", `sqlite:${db}`, "--json"],
+          "rollmem: unknown option --json; see rollmem show --help"
+        ],
+        [
+          ["show", "support-chat", "--store", `sqlite:${db}`, "--format"],
+          "rollmem: option --format given twice, without its value, or out of place"
+        ]
+      ]
+      for (const [args, line] of cases) {
+        const r = yield* run(args)
+        assert.isTrue(Exit.isFailure(r.exit))
+        assert.isTrue(ValidationError.isValidationError(failureOf(r)), args.join(" "))
+        // One line, then the blank line @effect/cli prints after its errors.
+        assert.strictEqual(r.stderr, `${line}\n`)
+        assert.strictEqual(r.stdout, "")
+      }
+    }))
+})
+
+describe("rollmem show --help", () => {
+  it.effect("names the type of every option: --format lists its choices", () =>
+    Effect.gen(function*() {
+      const r = yield* run(["show", "--help"])
+      const lines = r.stdout.replace(/\u001b\[[0-9;]*m/g, "").split("\n")
+      assert.isTrue(Exit.isSuccess(r.exit))
+      assert.strictEqual(
+        lines.find((line) => line.startsWith("$ show")),
+        "$ show [--store sqlite:PATH] [--format table | json] <id>"
+      )
+      const typeOf = (heading: string) => lines[lines.indexOf(heading) + 2]
+      assert.strictEqual(typeOf("<id>"), "  A user-defined piece of text.")
+      assert.strictEqual(typeOf("--store sqlite:PATH"), "  A user-defined piece of text.")
+      assert.strictEqual(typeOf("--format table | json"), "  One of the following: table, json")
+    }))
+})
+
 describe("rollmem --store bad input: one line, non-zero exit", () => {
   it.effect("an unknown id, a malformed --store value, a missing file or directory, no --store", () =>
     Effect.gen(function*() {
@@ -271,10 +324,6 @@ describe("rollmem --store bad input: one line, non-zero exit", () => {
         ],
         [["show", "support-chat"], "rollmem: invalid option --store: is required (sqlite:<path>)"],
         [
-          ["show", "support-chat", "--store", `sqlite:${db}`, "--format", "xml"],
-          "rollmem: invalid option --format: unknown value \"xml\", expected one of table, json"
-        ],
-        [
           ["replay", example, "--tokenizer", "words", "--store", "sqlite"],
           "rollmem: invalid option --store: expected sqlite:<path>, got \"sqlite\""
         ],
@@ -284,6 +333,12 @@ describe("rollmem --store bad input: one line, non-zero exit", () => {
         ]
       ]
       for (const [args, line] of cases) assertOneLineFailure(yield* run(args), line)
+      // A --format that is not a choice is refused by @effect/cli's parser, in its words.
+      const xml = yield* run(["show", "support-chat", "--store", `sqlite:${db}`, "--format", "xml"])
+      assert.isTrue(Exit.isFailure(xml.exit))
+      assert.isTrue(ValidationError.isValidationError(failureOf(xml)))
+      assert.strictEqual(xml.stderr, "Expected one of the following cases: table, json\n")
+      assert.strictEqual(xml.stdout, "")
       assert.isFalse(fs.existsSync(absent))
       assert.isFalse(fs.existsSync(path.join(tmp, "no")))
     }))

@@ -5,12 +5,19 @@
  * state under its id); `rollmem show <id> --store sqlite:<path>` prints a
  * stored conversation.
  *
- * Every expected failure (an unreadable file, a malformed line, an unknown
- * strategy or tokenizer, a budget that is not a positive integer, an unknown
- * `--show` id, a `--store` value that is not `sqlite:<path>`, an id that is
- * not stored) prints one line on stderr, `rollmem: ...`, and the command
- * fails with {@link CliFailure} (exit code 1). A malformed line or an
- * unreadable file is skipped: the others are still replayed and reported.
+ * A command line that does not parse (an unknown option, named with the
+ * closest known one: `rollmem: unknown option --max-token; did you mean
+ * --max-tokens?`; a `--strategy`, `--summarizer` or `--format` that is not
+ * one of its choices, a budget that is not an integer, an option without its
+ * value, the last in @effect/cli's own words) is refused before anything is
+ * read: its message on stderr, followed by a blank line as @effect/cli prints
+ * its errors, and the command fails with @effect/cli's `ValidationError`.
+ * Every other expected failure (an unreadable file, a malformed line, an
+ * unknown tokenizer, a budget that is not positive, an unknown `--show` id, a
+ * `--store` value that is not `sqlite:<path>`, an id that is not stored)
+ * prints one line on stderr, `rollmem: ...`, and the command fails with
+ * {@link CliFailure}. Both give exit code 1 (`bin.ts`). A malformed line or
+ * an unreadable file is skipped: the others are still replayed and reported.
  *
  * @example
  * ```sh
@@ -23,12 +30,20 @@
  * @since 0.1.0
  */
 import * as Args from "@effect/cli/Args"
+import * as BuiltInOptions from "@effect/cli/BuiltInOptions"
+import type * as CliApp from "@effect/cli/CliApp"
+import * as CliConfig from "@effect/cli/CliConfig"
 import * as Command from "@effect/cli/Command"
+import * as Descriptor from "@effect/cli/CommandDescriptor"
+import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as CliOptions from "@effect/cli/Options"
+import * as Usage from "@effect/cli/Usage"
+import * as ValidationError from "@effect/cli/ValidationError"
 import type * as FileSystem from "@effect/platform/FileSystem"
 import type * as Path from "@effect/platform/Path"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
+import * as HashMap from "effect/HashMap"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -37,13 +52,30 @@ import { ConfigError } from "../Errors.js"
 import * as ExtractiveSummarizer from "../layers/ExtractiveSummarizer.js"
 import { layerByName } from "../layers/Tokenizers.js"
 import * as RollingMemory from "../strategies/RollingMemory.js"
-import { readInputs } from "./Input.js"
+import { exists, readInputs } from "./Input.js"
 import * as Progress from "./Progress.js"
 import * as Render from "./Render.js"
-import { type Config, makeConfig, type Options, replay, strategies, summarizers } from "./Replay.js"
+import {
+  type Config,
+  makeConfig,
+  replay,
+  strategies,
+  type Strategy,
+  type SummarizerChoice,
+  summarizers
+} from "./Replay.js"
 import * as Store from "./Store.js"
+import * as UnknownOption from "./UnknownOption.js"
 
-const formats = ["table", "json"] as const
+/**
+ * The output formats of `rollmem replay` and `rollmem show`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Format = "table" | "json"
+
+const formats: ReadonlyArray<Format> = ["table", "json"]
 
 /**
  * The command failed; why was already printed on stderr as one line.
@@ -75,29 +107,71 @@ export const defaults = {
   format: "table"
 } as const
 
+/**
+ * Every option a command knows, as its usage names them: its own, then
+ * @effect/cli's built-in ones (`--help`, `--version`...).
+ */
+const knownOptions = <A>(descriptor: Descriptor.Command<A>): Array<string> => [
+  ...UnknownOption.optionNames(Descriptor.getUsage(descriptor)),
+  ...UnknownOption.optionNames(
+    CliOptions.getUsage(BuiltInOptions.builtInOptions(descriptor, Usage.empty, HelpDoc.empty))
+  )
+]
+
+/**
+ * A check of positional values (`<files>`, `<id>`), which @effect/cli may
+ * have taken from a mistyped option: the first value shaped like an option
+ * (see `UnknownOption.isOptionLike`) that `isValue` does not accept fails the
+ * parse, naming the unknown option and the closest one `command` knows.
+ */
+const refuseOptions = (
+  command: string,
+  known: () => ReadonlyArray<string>,
+  isValue: (value: string) => Effect.Effect<boolean, never, FileSystem.FileSystem>
+) =>
+(values: ReadonlyArray<string>): Effect.Effect<void, HelpDoc.HelpDoc, FileSystem.FileSystem> =>
+  Effect.forEach(values, (value) =>
+    UnknownOption.isOptionLike(value)
+      ? Effect.flatMap(
+        isValue(value),
+        (accepted) => accepted ? Effect.void : Effect.fail(HelpDoc.p(UnknownOption.message(value, known(), command)))
+      )
+      : Effect.void, { discard: true })
+
+/** A file named like an option is read when it exists. */
+const refuseReplayOptions = refuseOptions("rollmem replay", () => knownOptions(replayCommand.descriptor), exists)
+
+/** Every id shaped like an option is taken for one (ids are not looked up while parsing). */
+const refuseShowOptions = refuseOptions(
+  "rollmem show",
+  () => knownOptions(showCommand.descriptor),
+  () => Effect.succeed(false)
+)
+
 const files = Args.text({ name: "files" }).pipe(
   Args.atLeast(1),
+  Args.mapEffect((files) => Effect.as(refuseReplayOptions(files), files)),
   Args.withDescription(
     "Transcripts: JSON Lines with one {\"id\", \"messages\"} per line, or a .json file holding an array of messages " +
-      "or {\"messages\": [...]} (OpenAI chat format accepted; its id is the file name)."
+      "or {\"messages\": [...]} (OpenAI chat format accepted; its id is the file name). Give a file whose name " +
+      "starts with - as ./-name (otherwise it is read only if it exists, and it is taken for an unknown option if not)."
   )
 )
 
 const options = {
-  strategy: CliOptions.text("strategy").pipe(
-    CliOptions.withPseudoName(strategies.join("|")),
+  strategy: CliOptions.choice("strategy", strategies).pipe(
     CliOptions.withDefault(defaults.strategy),
     CliOptions.withDescription("Memory strategy (default: rolling).")
   ),
-  maxTokens: CliOptions.text("max-tokens").pipe(
+  maxTokens: CliOptions.integer("max-tokens").pipe(
     CliOptions.withPseudoName("N"),
-    CliOptions.withDefault(String(defaults.maxTokens)),
-    CliOptions.withDescription(`Token budget of the rolling buffer (default: ${defaults.maxTokens}).`)
+    CliOptions.withDefault(defaults.maxTokens),
+    CliOptions.withDescription(`Token budget of the rolling buffer, positive (default: ${defaults.maxTokens}).`)
   ),
-  maxMessages: CliOptions.text("max-messages").pipe(
+  maxMessages: CliOptions.integer("max-messages").pipe(
     CliOptions.withPseudoName("N"),
-    CliOptions.withDefault(String(defaults.maxMessages)),
-    CliOptions.withDescription(`Message budget of the window strategy (default: ${defaults.maxMessages}).`)
+    CliOptions.withDefault(defaults.maxMessages),
+    CliOptions.withDescription(`Message budget of the window strategy, positive (default: ${defaults.maxMessages}).`)
   ),
   tokenizer: CliOptions.text("tokenizer").pipe(
     CliOptions.withPseudoName("NAME"),
@@ -107,21 +181,19 @@ const options = {
         "Budgets and the summary are counted with it (default: o200k_base)."
     )
   ),
-  summarizer: CliOptions.text("summarizer").pipe(
-    CliOptions.withPseudoName(summarizers.join("|")),
+  summarizer: CliOptions.choice("summarizer", summarizers).pipe(
     CliOptions.withDefault(defaults.summarizer),
     CliOptions.withDescription(
       "extractive is a deterministic baseline, not a model: it keeps one line of gist per evicted turn " +
         "(first sentence, numbers, names, tool calls and results in short). none drops evicted turns (default: extractive)."
     )
   ),
-  summaryTokens: CliOptions.text("summary-tokens").pipe(
+  summaryTokens: CliOptions.integer("summary-tokens").pipe(
     CliOptions.withPseudoName("N"),
-    CliOptions.withDefault(String(defaults.summaryTokens)),
-    CliOptions.withDescription(`Token budget of the extractive summary (default: ${defaults.summaryTokens}).`)
+    CliOptions.withDefault(defaults.summaryTokens),
+    CliOptions.withDescription(`Token budget of the extractive summary, positive (default: ${defaults.summaryTokens}).`)
   ),
-  format: CliOptions.text("format").pipe(
-    CliOptions.withPseudoName(formats.join("|")),
+  format: CliOptions.choice("format", formats).pipe(
     CliOptions.withDefault(defaults.format),
     CliOptions.withDescription("Output: a table, or one JSON document { conversations, totals } (default: table).")
   ),
@@ -141,39 +213,25 @@ const options = {
 }
 
 /**
- * The arguments of `rollmem replay` as given (option values are checked
- * by {@link runReplay}).
+ * The arguments of `rollmem replay` as parsed: choices and integers are
+ * checked by @effect/cli, everything else by {@link runReplay}.
  *
  * @since 0.1.0
  * @category models
  */
 export interface ReplayArgs {
   readonly files: ReadonlyArray<string>
-  readonly strategy: string
-  readonly maxTokens: string
-  readonly maxMessages: string
+  readonly strategy: Strategy
+  /** Budgets are checked to be positive by {@link runReplay}. */
+  readonly maxTokens: number
+  readonly maxMessages: number
   readonly tokenizer: string
-  readonly summarizer: string
-  readonly summaryTokens: string
-  readonly format: string
+  readonly summarizer: SummarizerChoice
+  readonly summaryTokens: number
+  readonly format: Format
   readonly show: Option.Option<string>
   readonly store: Option.Option<string>
 }
-
-/** An integer option; positivity is checked by `makeConfig`. */
-const integer = (option: string, text: string): Effect.Effect<number, ConfigError> =>
-  /^[+-]?\d+$/.test(text.trim())
-    ? Effect.succeed(Number(text.trim()))
-    : Effect.fail(new ConfigError({ option, description: `must be a positive integer, got "${text}"` }))
-
-const parseOptions = (args: ReplayArgs): Effect.Effect<Options, ConfigError> =>
-  Effect.all({
-    strategy: Effect.succeed(args.strategy),
-    maxTokens: integer("--max-tokens", args.maxTokens),
-    maxMessages: integer("--max-messages", args.maxMessages),
-    summarizer: Effect.succeed(args.summarizer),
-    summaryTokens: integer("--summary-tokens", args.summaryTokens)
-  })
 
 const describeConfig = (args: ReplayArgs, config: Config, count: number): string => {
   const budget = config.strategy === "rolling"
@@ -206,7 +264,8 @@ const tokenizerLayer = (name: string) =>
  *
  * Fails with {@link CliFailure} after printing one line `rollmem: ...` on
  * stderr: for a bad option (named, e.g. `invalid option --max-tokens: must
- * be a positive integer, got 0`), an unknown `--show` id, no readable
+ * be a positive integer, got 0`; an unknown tokenizer, `--strategy summary`
+ * with `--summarizer none`), an unknown `--show` id, no readable
  * conversation, and, after the report, when any input was skipped.
  *
  * @since 0.1.0
@@ -216,14 +275,8 @@ export const runReplay = (
   args: ReplayArgs
 ): Effect.Effect<void, CliFailure, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function*() {
-    const format = formats.find((f) => f === args.format)
-    if (format === undefined) {
-      return yield* new ConfigError({
-        option: "--format",
-        description: `unknown value "${args.format}", expected one of ${formats.join(", ")}`
-      })
-    }
-    const config = yield* makeConfig(yield* parseOptions(args))
+    const format = args.format
+    const config = yield* makeConfig(args)
     const store = Option.isSome(args.store) ? yield* Store.parse(args.store.value) : undefined
     if (store !== undefined) yield* Store.requireDirectory(store)
     const show = Option.getOrUndefined(args.show)
@@ -285,7 +338,7 @@ const failWith = (error: { readonly message: string }): Effect.Effect<never, Cli
 export interface ShowArgs {
   readonly id: string
   readonly store: Option.Option<string>
-  readonly format: string
+  readonly format: Format
 }
 
 /**
@@ -297,20 +350,14 @@ export interface ShowArgs {
  * Fails with {@link CliFailure} after printing one line `rollmem: ...` on
  * stderr: no `--store`, a `--store` value that is not `sqlite:<path>`, a
  * database file that does not exist (it is never created), an id that is
- * not stored, a stored value that does not decode, an unknown `--format`.
+ * not stored, a stored value that does not decode.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const runShow = (args: ShowArgs): Effect.Effect<void, CliFailure, FileSystem.FileSystem> =>
   Effect.gen(function*() {
-    const format = formats.find((f) => f === args.format)
-    if (format === undefined) {
-      return yield* new ConfigError({
-        option: "--format",
-        description: `unknown value "${args.format}", expected one of ${formats.join(", ")}`
-      })
-    }
+    const format = args.format
     if (Option.isNone(args.store)) {
       return yield* new ConfigError({ option: "--store", description: "is required (sqlite:<path>)" })
     }
@@ -337,14 +384,16 @@ export const runShow = (args: ShowArgs): Effect.Effect<void, CliFailure, FileSys
  * @category constructors
  */
 export const showCommand = Command.make("show", {
-  id: Args.text({ name: "id" }).pipe(Args.withDescription("The id of a stored conversation.")),
+  id: Args.text({ name: "id" }).pipe(
+    Args.mapEffect((id) => Effect.as(refuseShowOptions([id]), id)),
+    Args.withDescription("The id of a stored conversation (an id starting with - is taken for an unknown option).")
+  ),
   store: CliOptions.text("store").pipe(
     CliOptions.withPseudoName("sqlite:PATH"),
     CliOptions.optional,
     CliOptions.withDescription("The SQLite file `rollmem replay --store` wrote (required).")
   ),
-  format: CliOptions.text("format").pipe(
-    CliOptions.withPseudoName(formats.join("|")),
+  format: CliOptions.choice("format", formats).pipe(
     CliOptions.withDefault(defaults.format),
     CliOptions.withDescription(
       "Output: the context as a model would be sent it, or the stored state as JSON (wire format) (default: table)."
@@ -378,11 +427,62 @@ export const command = Command.make("rollmem").pipe(
 )
 
 /**
+ * @effect/cli's settings for `rollmem`: its defaults, but without its own
+ * suggestion for a mistyped option (it makes one, in other words, only for
+ * an option that comes first); `refuseOptions` and {@link cli} name an
+ * unknown option wherever it stands.
+ */
+const cliConfig = CliConfig.make({ autoCorrectLimit: 0 })
+
+const app = Command.run(command, { name: "rollmem", version: packageJson.version })
+
+/**
+ * The error for an option-shaped token @effect/cli would leave over after
+ * the positional arguments (`rollmem show support-chat --stor db.sqlite`,
+ * which it reports as "Received unknown argument" without a suggestion);
+ * undefined when there is none, or when the command line does not parse
+ * (then {@link cli} lets @effect/cli report it).
+ */
+const leftoverOption = (
+  args: ReadonlyArray<string>
+): Effect.Effect<HelpDoc.HelpDoc | undefined, never, CliApp.CliApp.Environment> =>
+  Descriptor.parse(command.descriptor, ["rollmem", ...args], cliConfig).pipe(
+    Effect.map((directive) => {
+      if (directive._tag !== "UserDefined") return undefined
+      const token = directive.leftover.find(UnknownOption.isOptionLike)
+      const subcommands = Command.getSubcommands(command)
+      const name = args.find((arg) => HashMap.has(subcommands, arg))
+      const subcommand = name === undefined ? undefined : HashMap.unsafeGet(subcommands, name)
+      return token === undefined || subcommand === undefined
+        ? undefined
+        : HelpDoc.p(UnknownOption.message(token, knownOptions(subcommand), `rollmem ${name}`))
+    }),
+    Effect.orElseSucceed(() => undefined)
+  )
+
+/** Prints `error` on stderr and fails with it, as @effect/cli does with its own parse errors. */
+const refuse = (error: HelpDoc.HelpDoc): Effect.Effect<never, ValidationError.ValidationError> =>
+  Effect.zipRight(Console.error(HelpDoc.toAnsiText(error)), Effect.fail(ValidationError.invalidValue(error)))
+
+/**
  * Runs the command line on `argv` (as `process.argv`: the first two entries
  * are the node binary and the script). Needs the platform's `FileSystem`,
  * `Path` and `Terminal` (`NodeContext.layer`).
  *
+ * An option the command does not know (`rollmem replay chat.jsonl
+ * --max-token 500`) is refused before anything is read, wherever it stands:
+ * one line on stderr, `rollmem: unknown option --max-token; did you mean
+ * --max-tokens?` (or `...; see rollmem replay --help` when no option is
+ * close), then a blank line as @effect/cli prints its own errors, and the
+ * command fails with @effect/cli's `ValidationError` (exit code 1).
+ *
  * @since 0.1.0
  * @category constructors
  */
-export const cli = Command.run(command, { name: "rollmem", version: packageJson.version })
+export const cli = (
+  argv: ReadonlyArray<string>
+): Effect.Effect<void, CliFailure | ValidationError.ValidationError, CliApp.CliApp.Environment> =>
+  leftoverOption(argv.slice(2)).pipe(
+    Effect.flatMap((error) => error === undefined ? app(argv) : refuse(error)),
+    Effect.provideService(CliConfig.CliConfig, cliConfig)
+  )

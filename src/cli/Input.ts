@@ -218,6 +218,16 @@ const describeReadError = (error: unknown): string => {
 }
 
 /**
+ * Whether anything (a file, a directory) exists at `path`; false as well
+ * when that cannot be told (no permission to look).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const exists = (path: string): Effect.Effect<boolean, never, FileSystem.FileSystem> =>
+  Effect.flatMap(FileSystem.FileSystem, (fs) => Effect.orElseSucceed(fs.exists(path), () => false))
+
+/**
  * Reads every file in order with the platform `FileSystem`. A file that
  * cannot be read is a problem (`file: no such file`), and the others are
  * still read.

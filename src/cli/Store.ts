@@ -28,6 +28,7 @@ import * as MemoryState from "../schema/MemoryState.js"
 import * as Conversation from "../store/Conversation.js"
 import * as ConversationStore from "../store/ConversationStore.js"
 import * as BufferMemory from "../strategies/BufferMemory.js"
+import { exists } from "./Input.js"
 import { type Config, type Open, withSummarizer } from "./Replay.js"
 
 /**
@@ -149,11 +150,8 @@ export const load = (id: string) =>
     })
   })
 
-const missing = (what: string, path: string) => (exists: boolean): Effect.Effect<void, ConfigError> =>
-  exists ? Effect.void : Effect.fail(new ConfigError({ option: "--store", description: `no such ${what} ${path}` }))
-
-const exists = (path: string): Effect.Effect<boolean, never, FileSystem.FileSystem> =>
-  Effect.flatMap(FileSystem.FileSystem, (fs) => Effect.orElseSucceed(fs.exists(path), () => false))
+const missing = (what: string, path: string) => (found: boolean): Effect.Effect<void, ConfigError> =>
+  found ? Effect.void : Effect.fail(new ConfigError({ option: "--store", description: `no such ${what} ${path}` }))
 
 /**
  * Fails with `ConfigError` (option `--store`) when the database file of
