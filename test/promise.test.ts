@@ -216,6 +216,32 @@ describe("Promise facade", () => {
     await memory.dispose() // nothing in flight: resolves at once
   })
 
+  it("a synchronous summarizer that adds to its own memory: the nested fold commits, the outer result is discarded, no turn lost", () => {
+    const calls: Array<{ summary: string; turns: Array<string> }> = []
+    let nested = false
+    const memory: RollingMemory = new RollingMemory({
+      maxTokens: 4,
+      summarize: (summary, messages) => {
+        calls.push({ summary, turns: messages.map((m) => m.content) })
+        if (!nested) {
+          nested = true
+          memory.addUserMessage("d1 d2") // re-entrant add: over budget again, folds inside this call
+        }
+        return `S(${messages.map((m) => m.content.slice(0, 1)).join(",")})`
+      }
+    })
+    memory.addUserMessage("a1 a2")
+    memory.addUserMessage("b1 b2")
+    memory.addUserMessage("c1 c2")
+    assert.deepStrictEqual(calls, [
+      { summary: "", turns: ["a1 a2"] },
+      { summary: "", turns: ["a1 a2", "b1 b2"] }
+    ])
+    assert.strictEqual(memory.summary, "S(a,b)")
+    assert.deepStrictEqual(memory.buffer.map((m) => m.content), ["c1 c2", "d1 d2"])
+    assert.strictEqual(memory.bufferTokens, 4)
+  })
+
   it("clear empties summary and buffer", () => {
     const memory = new RollingMemory({ maxTokens: 1, summarize: (s, m) => s + m.length })
     memory.addUserMessage("a")

@@ -53,7 +53,11 @@ export const mapNow = <A, B, E>(self: Effect.Effect<A, E>, f: (a: A) => B): Effe
 /** @internal */
 export interface Core {
   summary: string
-  /** Bumped by `clear`: a fold started before it is discarded. */
+  /**
+   * Bumped by `clear` and by every committed fold: a fold started before is
+   * discarded (a `clear` wins; a synchronous summarizer that adds to its own
+   * memory cannot commit over the fold its nested add made).
+   */
   generation: number
   readonly index: EvictionIndex<Message.Message>
   readonly counter: TokenCounter.Service
@@ -136,9 +140,10 @@ export const positiveInteger = (option: string, value: unknown): Effect.Effect<n
 
 const nonString = (): SummarizerError => new SummarizerError({ description: "summarizer returned a non-string" })
 
-// Stores a fold's result unless `clear` ran since it started.
+// Stores a fold's result unless `clear` or another fold committed since it started.
 const commit = (core: Core, generation: number, cut: number, summary: string): void => {
   if (core.generation === generation) {
+    core.generation++
     core.summary = summary
     core.index.evict(cut)
   }
@@ -167,14 +172,17 @@ export const fold = (core: Core, summarizer: Summarizer.Service, cut: number): E
 
 /**
  * {@link fold} with a synchronous summarizer, in the current step: nothing
- * can interleave with it, so it needs no lock. A failure commits nothing.
+ * can interleave with it, so it needs no lock. A failure commits nothing; so
+ * does a fold whose summarizer itself added to the memory and so folded
+ * first (that nested fold already folded these turns).
  *
  * @internal
  */
 export const foldNow = (core: Core, summarizeSync: SummarizeSync, cut: number): Step => {
+  const generation = core.generation
   const exit = summarizeSync(core.summary, core.index.peek(cut))
   if (Exit.isFailure(exit)) return exit
-  commit(core, core.generation, cut, exit.value)
+  commit(core, generation, cut, exit.value)
   return done
 }
 
