@@ -81,7 +81,8 @@ const results: Results = { machine, data }
 if (enabled("replay")) {
   log("1. replay vs the limit")
   results.replay = await runReplay(conversations, runtime, {
-    rounds: quick ? 1 : 5,
+    rounds: quick ? 1 : 31,
+    warmUp: profiles.roundWarmUp,
     perRound: profiles.round
   })
 }

@@ -34,8 +34,10 @@ export interface RunOptions {
 export const profiles = {
   /** Whole-data-set passes (0.2 s to 1 s each). */
   replay: { time: 0, iterations: 5, warmupIterations: 1 },
-  /** One round of the paired replay comparison. */
-  round: { time: 0, iterations: 2, warmupIterations: 1 },
+  /** The warm-up round of the paired replay comparison (discarded). */
+  roundWarmUp: { time: 0, iterations: 1, warmupIterations: 1 },
+  /** One round of the paired replay comparison: one sample per task. */
+  round: { time: 0, iterations: 1, warmupIterations: 0 },
   /** Slow peers (seconds per replay): a few samples only. */
   slow: { time: 0, iterations: 3, warmupIterations: 1 },
   /** Short tasks (batches of adds). */

@@ -69,8 +69,7 @@ export const render = (r: Results): string => {
         "Effect / limit",
         "facade",
         "facade / limit",
-        "facade adds only / limit",
-        "runSyncExit per add / limit"
+        "Effect loop counting only / limit"
       ],
       rows.map((row) => [
         String(row.budget),
@@ -79,8 +78,7 @@ export const render = (r: Results): string => {
         ratio(row.effectRatio),
         formatTiming(row.facade),
         ratio(row.facadeRatio),
-        ratio(row.facadeAddsRatio),
-        ratio(row.runPerAddRatio)
+        ratio(row.countOnlyRatio)
       ])
     ))
     out.push(

@@ -56,46 +56,25 @@ export const effectReplay = (
     { discard: true }
   )
 
-/** Effect API memories, one per conversation, built outside the timed region. */
-export const effectMemories = (
-  runtime: Runtime,
-  conversations: ReadonlyArray<Conversation>,
-  maxTokens: number
-): Array<RollingMemory.RollingMemory> => conversations.map(() => runtime.runSync(RollingMemory.make({ maxTokens })))
-
-/** Each add run on its own with `Effect.runSyncExit` (services were captured when the memory was built). */
-export const runPerAdd = (
-  conversations: ReadonlyArray<Conversation>,
-  memories: ReadonlyArray<RollingMemory.RollingMemory>
-): void => {
-  for (let i = 0; i < conversations.length; i++) {
-    const memory = memories[i]
-    for (const m of conversations[i].messages) {
-      const exit = Effect.runSyncExit(memory.add(m))
-      if (exit._tag === "Failure") throw new Error("add failed")
-    }
-  }
-}
+/**
+ * The floor of any Effect API replay: the same loop as {@link effectReplay}
+ * calling the TokenCounter service once per message, nothing else.
+ */
+export const effectCountOnly = (
+  conversations: ReadonlyArray<Conversation>
+): Effect.Effect<void, unknown, TokenCounter.TokenCounter> =>
+  Effect.flatMap(TokenCounter.TokenCounter, (counter) =>
+    Effect.forEach(
+      conversations,
+      (c) => Effect.forEach(c.messages, (m: Message.Message) => counter.count(m.tokenText), { discard: true }),
+      { discard: true }
+    ))
 
 /** The facade replay: raw fields in, as a Promise-API user calls it. */
 export const facadeReplay = (conversations: ReadonlyArray<Conversation>, maxTokens: number): void => {
   for (const c of conversations) {
     const memory = new FacadeRollingMemory({ maxTokens, summarize: instantSummary, tokenCounter: countO200k })
     for (const a of c.facade) memory.addMessage(a.role, a.content, a.options)
-  }
-}
-
-/** The facade's add path alone: memories built before the timed region. */
-export const facadeMemories = (conversations: ReadonlyArray<Conversation>, maxTokens: number) =>
-  conversations.map(() => new FacadeRollingMemory({ maxTokens, summarize: instantSummary, tokenCounter: countO200k }))
-
-export const facadeAdds = (
-  conversations: ReadonlyArray<Conversation>,
-  memories: ReadonlyArray<FacadeRollingMemory>
-): void => {
-  for (let i = 0; i < conversations.length; i++) {
-    const memory = memories[i]
-    for (const a of conversations[i].facade) memory.addMessage(a.role, a.content, a.options)
   }
 }
 

@@ -2,27 +2,25 @@
  * Section 1: replay cost against the tokenizer's limit, at each budget.
  *
  * Load on a shared machine drifts over seconds, so the contenders are
- * measured in paired rounds: each round runs every task (order rotated) for
- * a few samples with tinybench, and each round gives a ratio of medians;
- * the figure is the median ratio over rounds, with its range. The merge
- * cache of gpt-tokenizer is cleared before every sample, so each replay
- * counts text it has not seen (as a live process does).
+ * measured in paired rounds: after a warm-up round (discarded), each round
+ * runs every task (order rotated) for one sample with tinybench, and each
+ * round gives a ratio to the limit's sample of the same round; the figure is
+ * the median ratio over the rounds, with its range. Before every sample the merge cache of
+ * gpt-tokenizer is cleared, so each replay counts text it has not seen (as a
+ * live process does).
  */
 import { clearMergeCache } from "gpt-tokenizer/encoding/o200k_base"
 import type { Conversation } from "../data.js"
 import { measure, type RunOptions, type Timing } from "../harness.js"
-import {
-  effectMemories,
-  effectReplay,
-  facadeAdds,
-  facadeMemories,
-  facadeReplay,
-  limit,
-  runPerAdd,
-  type Runtime
-} from "../rollmem.js"
+import { effectCountOnly, effectReplay, facadeReplay, limit, type Runtime } from "../rollmem.js"
 
 export const BUDGETS = [500, 2_000, 8_000, 32_000] as const
+
+// Before every sample: a cold tokenizer cache. (No forced GC: its concurrent
+// sweeping would run, and be billed as CPU time, during the sample.)
+const fresh = (): void => {
+  clearMergeCache()
+}
 
 export interface Ratio {
   readonly median: number
@@ -36,14 +34,11 @@ export interface ReplayFigures {
   readonly limit: Timing
   readonly effect: Timing
   readonly facade: Timing
-  /** The facade's adds alone (memories built outside the timed region). */
-  readonly facadeAdds: Timing
-  /** Diagnostic: each add of the Effect API run as its own `Effect.runSyncExit` (what any Promise shell pays per add). */
-  readonly runPerAdd: Timing
+  /** Diagnostic: the Effect API's loop calling the TokenCounter service only (the floor of any Effect replay). */
+  readonly countOnly: Timing
   readonly effectRatio: Ratio
   readonly facadeRatio: Ratio
-  readonly facadeAddsRatio: Ratio
-  readonly runPerAddRatio: Ratio
+  readonly countOnlyRatio: Ratio
 }
 
 const median = (xs: ReadonlyArray<number>): number => {
@@ -74,35 +69,21 @@ const combine = (task: string, rounds: ReadonlyArray<Timing>): Timing => {
 export const runReplay = async (
   conversations: ReadonlyArray<Conversation>,
   runtime: Runtime,
-  options: { readonly rounds: number; readonly perRound: RunOptions }
+  options: { readonly rounds: number; readonly warmUp: RunOptions; readonly perRound: RunOptions }
 ): Promise<Array<ReplayFigures>> => {
   const out: Array<ReplayFigures> = []
   for (const budget of BUDGETS) {
     const program = effectReplay(conversations, budget)
-    let memories = facadeMemories(conversations, budget)
-    let effectMemoryList = effectMemories(runtime, conversations, budget)
+    const countOnly = effectCountOnly(conversations)
     const tasks = [
-      { name: "limit", fn: () => limit(conversations), beforeEach: clearMergeCache },
-      { name: "effect", fn: () => runtime.runSync(program), beforeEach: clearMergeCache },
-      { name: "facade", fn: () => facadeReplay(conversations, budget), beforeEach: clearMergeCache },
-      {
-        name: "facadeAdds",
-        fn: () => facadeAdds(conversations, memories),
-        beforeEach: () => {
-          memories = facadeMemories(conversations, budget)
-          clearMergeCache()
-        }
-      },
-      {
-        name: "runPerAdd",
-        fn: () => runPerAdd(conversations, effectMemoryList),
-        beforeEach: () => {
-          effectMemoryList = effectMemories(runtime, conversations, budget)
-          clearMergeCache()
-        }
-      }
+      { name: "limit", fn: () => limit(conversations), beforeEach: fresh },
+      { name: "effect", fn: () => runtime.runSync(program), beforeEach: fresh },
+      { name: "facade", fn: () => facadeReplay(conversations, budget), beforeEach: fresh },
+      { name: "countOnly", fn: () => runtime.runSync(countOnly), beforeEach: fresh }
     ]
-    const rounds: Record<string, Array<Timing>> = { limit: [], effect: [], facade: [], facadeAdds: [], runPerAdd: [] }
+    const rounds: Record<string, Array<Timing>> = { limit: [], effect: [], facade: [], countOnly: [] }
+    // One warm-up round for every task, discarded; then the measured rounds.
+    await measure(`replay ${budget} warm-up`, tasks, options.warmUp)
     for (let r = 0; r < options.rounds; r++) {
       const rotated = tasks.map((_, i) => tasks[(i + r) % tasks.length])
       const timings = await measure(`replay ${budget} round ${r + 1}/${options.rounds}`, rotated, options.perRound)
@@ -114,12 +95,10 @@ export const runReplay = async (
       limit: combine("limit", rounds.limit),
       effect: combine("effect", rounds.effect),
       facade: combine("facade", rounds.facade),
-      facadeAdds: combine("facadeAdds", rounds.facadeAdds),
-      runPerAdd: combine("runPerAdd", rounds.runPerAdd),
+      countOnly: combine("countOnly", rounds.countOnly),
       effectRatio: ratios("effect"),
       facadeRatio: ratios("facade"),
-      facadeAddsRatio: ratios("facadeAdds"),
-      runPerAddRatio: ratios("runPerAdd")
+      countOnlyRatio: ratios("countOnly")
     })
   }
   return out
