@@ -259,6 +259,26 @@ describe("Promise facade options", () => {
     assert.throws(() => new RollingMemory({ maxTokens: null as unknown as number }), ConfigError)
     assert.strictEqual(new RollingMemory({}).maxTokens, 2000)
   })
+
+  it("options that are null or not an object are a ConfigError naming them", () => {
+    for (
+      const make of [
+        (o: unknown) => new RollingMemory(o as ConstructorParameters<typeof RollingMemory>[0]),
+        (o: unknown) => new AsyncRollingMemory(o as ConstructorParameters<typeof AsyncRollingMemory>[0])
+      ]
+    ) {
+      for (const [value, got] of [[null, "null"], [5, "number"], ["x", "string"]] as const) {
+        let caught: unknown
+        try {
+          make(value)
+        } catch (error) {
+          caught = error
+        }
+        assert.instanceOf(caught, ConfigError)
+        assert.strictEqual((caught as ConfigError).message, `invalid option options: must be an object, got ${got}`)
+      }
+    }
+  })
 })
 
 describe("Promise facade values", () => {

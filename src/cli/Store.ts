@@ -20,6 +20,7 @@
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -59,16 +60,28 @@ export const parse = (text: string): Effect.Effect<StoreSpec, ConfigError> =>
 
 /**
  * The store of a spec: `ConversationStore.layerSqlite` on its file (created
- * if missing). An SQL error while creating the table fails with
- * `ConfigError` (option `--store`).
+ * if missing). An SQL error while creating the table, and a driver that
+ * cannot be loaded (`@effect/sql-sqlite-node` not installed) or cannot open
+ * the file, fail with `ConfigError` (option `--store`), so the command line
+ * prints one line instead of a stack trace.
  *
  * @since 0.1.0
  * @category layers
  */
 export const layer = (spec: StoreSpec): Layer.Layer<ConversationStore.ConversationStore, ConfigError> =>
-  Layer.mapError(
-    ConversationStore.layerSqlite({ filename: spec.filename }),
-    (error) => new ConfigError({ option: "--store", description: `cannot open ${spec.filename}: ${error.message}` })
+  ConversationStore.layerSqlite({ filename: spec.filename }).pipe(
+    Layer.mapError(
+      (error) => new ConfigError({ option: "--store", description: `cannot open ${spec.filename}: ${error.message}` })
+    ),
+    Layer.catchAllCause((cause) =>
+      Layer.fail(Option.getOrElse(Cause.failureOption(cause), () => {
+        const defect = Cause.squash(cause)
+        return new ConfigError({
+          option: "--store",
+          description: defect instanceof Error ? defect.message : String(defect)
+        })
+      }))
+    )
   )
 
 /**

@@ -174,6 +174,7 @@ export class RollingMemory extends SyncMemory {
   /** The token budget of the buffer. */
   readonly maxTokens: number
   constructor(options: RollingOptions = {}) {
+    checkOptions(options)
     const memory = build(
       options.summarize === undefined
         ? undefined
@@ -202,6 +203,7 @@ export class AsyncRollingMemory extends AsyncMemory {
   /** The token budget of the buffer. */
   readonly maxTokens: number
   constructor(options: AsyncRollingOptions = {}) {
+    checkOptions(options)
     const memory = build(
       options.summarize === undefined
         ? undefined
@@ -265,6 +267,16 @@ export class WindowMemory extends SyncMemory {
 }
 
 /** Throws `ConfigError` unless `value` is absent or a function. */
+// Plain JavaScript can pass anything: `null` or a non-object is a ConfigError, not a TypeError.
+const checkOptions = (options: unknown): void => {
+  if (typeof options !== "object" || options === null) {
+    throw new ConfigError({
+      option: "options",
+      description: `must be an object, got ${options === null ? "null" : typeof options}`
+    })
+  }
+}
+
 const checkFunction = <F>(option: string, value: F): F => {
   if (value !== undefined && typeof value !== "function") {
     throw new ConfigError({ option, description: `must be a function, got ${value === null ? "null" : typeof value}` })
