@@ -260,6 +260,37 @@ describe("Promise facade options", () => {
     assert.strictEqual(new RollingMemory({}).maxTokens, 2000)
   })
 
+  it("a misspelt option key is a ConfigError listing the known ones, not a silent default", () => {
+    const cases: ReadonlyArray<[() => unknown, string]> = [
+      [
+        () => new RollingMemory({ maxToken: 10 } as never),
+        "invalid option maxToken: unknown option (known: maxTokens, summarize, tokenCounter)"
+      ],
+      [
+        () => new AsyncRollingMemory({ summarise: () => "" } as never),
+        "invalid option summarise: unknown option (known: maxTokens, summarize, tokenCounter)"
+      ],
+      [
+        () => new WindowMemory({ maxMessages: 3, max: 1 } as never),
+        "invalid option max: unknown option (known: maxMessages)"
+      ],
+      [
+        () => new SummaryMemory({ summarize: () => "", tokenCounter: () => 1 } as never),
+        "invalid option tokenCounter: unknown option (known: summarize)"
+      ]
+    ]
+    for (const [make, message] of cases) {
+      let caught: unknown
+      try {
+        make()
+      } catch (error) {
+        caught = error
+      }
+      assert.instanceOf(caught, ConfigError)
+      assert.strictEqual((caught as ConfigError).message, message)
+    }
+  })
+
   it("options that are null or not an object are a ConfigError naming them", () => {
     for (
       const make of [

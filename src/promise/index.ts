@@ -174,7 +174,7 @@ export class RollingMemory extends SyncMemory {
   /** The token budget of the buffer. */
   readonly maxTokens: number
   constructor(options: RollingOptions = {}) {
-    checkOptions(options)
+    checkOptions(options, rollingKeys)
     const memory = build(
       options.summarize === undefined
         ? undefined
@@ -203,7 +203,7 @@ export class AsyncRollingMemory extends AsyncMemory {
   /** The token budget of the buffer. */
   readonly maxTokens: number
   constructor(options: AsyncRollingOptions = {}) {
-    checkOptions(options)
+    checkOptions(options, rollingKeys)
     const memory = build(
       options.summarize === undefined
         ? undefined
@@ -252,6 +252,7 @@ export class WindowMemory extends SyncMemory {
   /** The message budget of the buffer. */
   readonly maxMessages: number
   constructor(options: WindowOptions) {
+    checkOptions(options, ["maxMessages"])
     const memory = build(
       undefined,
       undefined,
@@ -267,15 +268,24 @@ export class WindowMemory extends SyncMemory {
 }
 
 /** Throws `ConfigError` unless `value` is absent or a function. */
-// Plain JavaScript can pass anything: `null` or a non-object is a ConfigError, not a TypeError.
-const checkOptions = (options: unknown): void => {
+// Plain JavaScript can pass anything: `null` or a non-object is a ConfigError,
+// not a TypeError, and a misspelt key (`maxToken`) is refused rather than
+// silently leaving the default in place.
+const checkOptions = (options: unknown, known: ReadonlyArray<string>): void => {
   if (typeof options !== "object" || options === null) {
     throw new ConfigError({
       option: "options",
       description: `must be an object, got ${options === null ? "null" : typeof options}`
     })
   }
+  for (const key of Object.keys(options)) {
+    if (!known.includes(key)) {
+      throw new ConfigError({ option: key, description: `unknown option (known: ${known.join(", ")})` })
+    }
+  }
 }
+
+const rollingKeys = ["maxTokens", "summarize", "tokenCounter"]
 
 const checkFunction = <F>(option: string, value: F): F => {
   if (value !== undefined && typeof value !== "function") {
@@ -300,6 +310,7 @@ const requireSummarize = <F>(options: { readonly summarize?: F } | undefined): F
  */
 export class SummaryMemory extends SyncMemory {
   constructor(options: SummaryOptions) {
+    checkOptions(options, ["summarize"])
     const summarizer = Summarizer.fromFunction(requireSummarize(options))
     const memory = build(
       summarizer,
@@ -323,6 +334,7 @@ export class SummaryMemory extends SyncMemory {
  */
 export class AsyncSummaryMemory extends AsyncMemory {
   constructor(options: AsyncSummaryOptions) {
+    checkOptions(options, ["summarize"])
     const summarizer = Summarizer.fromPromise(requireSummarize(options))
     const memory = build(
       summarizer,
