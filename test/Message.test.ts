@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either, Equal, FastCheck as fc, Hash, Schema } from "effect"
+import * as MemoryState from "../src/schema/MemoryState.js"
 import * as Message from "../src/schema/Message.js"
 import * as TokenCounter from "../src/services/TokenCounter.js"
 import * as SpecModel from "./support/specModel.js"
@@ -402,4 +403,24 @@ describe("decodeFields agrees with the Schema decoder", () => {
       assert.strictEqual(String(built), String(reference))
     }
   })
+})
+
+describe("circular values", () => {
+  it("metadata that contains itself is named as circular, not as too deep", () => {
+    const o: Record<string, unknown> = { a: 1 }
+    o.self = o
+    const message = Message.decodeFields("user", "x", { metadata: o as Message.MessageOptions["metadata"] })
+    assert.isTrue(Either.isLeft(message))
+    if (Either.isLeft(message)) assert.strictEqual(message.left.description, "metadata: contains itself (circular)")
+  })
+
+  it.effect("a state whose buffer contains itself is named as circular", () =>
+    Effect.gen(function*() {
+      const state: Record<string, unknown> = { version: 2, summary: "" }
+      const buffer: Array<unknown> = [{ role: "user", content: "a" }]
+      buffer.push(buffer)
+      state.buffer = buffer
+      const error = yield* Effect.flip(MemoryState.fromJSON(state))
+      assert.strictEqual(error.description, "buffer[1]: contains itself (circular)")
+    }))
 })

@@ -391,7 +391,9 @@ export const showCommand = Command.make("show", {
   store: CliOptions.text("store").pipe(
     CliOptions.withPseudoName("sqlite:PATH"),
     CliOptions.optional,
-    CliOptions.withDescription("The SQLite file `rollmem replay --store` wrote (required).")
+    CliOptions.withDescription(
+      "The SQLite file `rollmem replay --store` wrote; show reads conversations only from there."
+    )
   ),
   format: CliOptions.choice("format", formats).pipe(
     CliOptions.withDefault(defaults.format),

@@ -120,6 +120,42 @@ export const findTooDeep = (u: unknown, limit: number, pathLength: number = 3): 
   return undefined
 }
 
+/**
+ * The path of the first object or array in `u` that contains itself (a
+ * circular reference, which no JSON text can hold), looking at most `limit`
+ * levels deep, or `undefined` when there is none. The path names at most the
+ * first `pathLength` keys, as {@link findTooDeep} does. Run it before
+ * {@link findTooDeep}, which would call a cycle "too deep".
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const findCycle = (u: unknown, limit: number, pathLength: number = 3): string | undefined => {
+  const ancestors = new Set<object>()
+  // Recursion is bounded by `limit` (about 100), so the stack is safe.
+  const walk = (value: unknown, depth: number, path: string): string | undefined => {
+    if (typeof value !== "object" || value === null || depth > limit) return undefined
+    if (ancestors.has(value)) return path
+    ancestors.add(value)
+    const isArray = Array.isArray(value)
+    const keys: ReadonlyArray<string> | undefined = isArray ? undefined : Object.keys(value)
+    const length = isArray ? value.length : keys!.length
+    for (let i = 0; i < length; i++) {
+      const child: unknown = isArray ? value[i] : (value as Record<string, unknown>)[keys![i]]
+      const key = isArray ? "" : formatKey(keys![i])
+      const found = walk(
+        child,
+        depth + 1,
+        depth > pathLength ? path : isArray ? `${path}[${i}]` : path === "" ? key : `${path}.${key}`
+      )
+      if (found !== undefined) return found
+    }
+    ancestors.delete(value)
+    return undefined
+  }
+  return walk(u, 1, "")
+}
+
 const JsonObjectFromSelf = Schema.declare(
   (u: unknown): u is JsonObject => isPlainObject(u),
   { identifier: "JsonObject", description: "a JSON object" }

@@ -23,7 +23,7 @@
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { StateDecodeError } from "../Errors.js"
-import { findTooDeep, MAX_DEPTH } from "./Json.js"
+import { findCycle, findTooDeep, MAX_DEPTH } from "./Json.js"
 import { Message } from "./Message.js"
 import { formatParseError, formatValue } from "./ParseIssue.js"
 
@@ -107,6 +107,10 @@ export const fromJSON = (input: unknown): Effect.Effect<MemoryState, StateDecode
     // Schema's error formatter is recursive: a value nested deeper than any
     // valid state (metadata's 100 levels start at level 4) would overflow the
     // stack when the error is described, so it is named without it.
+    const cycle = findCycle(input, MAX_DEPTH + 3)
+    if (cycle !== undefined) {
+      return new StateDecodeError({ description: `${cycle || "state"}: contains itself (circular)` })
+    }
     const tooDeep = findTooDeep(input, MAX_DEPTH + 3)
     return tooDeep === undefined
       ? new StateDecodeError({ description: formatParseError(cause), cause })

@@ -29,7 +29,7 @@ import * as Hash from "effect/Hash"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { InvalidMessageError } from "../Errors.js"
-import { findTooDeep, jsonEquals, jsonHash, type JsonObject, JsonObjectSchema, MAX_DEPTH } from "./Json.js"
+import { findCycle, findTooDeep, jsonEquals, jsonHash, type JsonObject, JsonObjectSchema, MAX_DEPTH } from "./Json.js"
 import { formatParseError } from "./ParseIssue.js"
 
 /**
@@ -398,6 +398,8 @@ export const decodeFields = (
   if (o.metadata !== undefined) wire.metadata = o.metadata
   return Either.mapLeft(decodeWire(wire, { errors: "all" }), (cause) => {
     // Metadata sits at level 2: a deeper value would overflow Schema's recursive error formatter.
+    const cycle = findCycle(wire, MAX_DEPTH + 1, 1)
+    if (cycle !== undefined) return new InvalidMessageError({ description: `${cycle}: contains itself (circular)` })
     const tooDeep = findTooDeep(wire, MAX_DEPTH + 1, 1)
     return tooDeep === undefined
       ? new InvalidMessageError({ description: formatParseError(cause), cause })

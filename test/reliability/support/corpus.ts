@@ -371,7 +371,7 @@ export const stateCorpus: ReadonlyArray<StateCase> = [
       cyclic.self = cyclic
       return { value: msg({ role: "user", content: "x", metadata: cyclic }) }
     },
-    expect: error("buffer[0].metadata: nested deeper than 100 levels")
+    expect: error("buffer[0].metadata: contains itself (circular)")
   },
   // --- prototype keys (parsed from text, as JSON.parse makes them own properties)
   {
