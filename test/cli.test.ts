@@ -6,16 +6,15 @@
  * bad-input case, the input formats and the JSON output shape.
  */
 import * as ValidationError from "@effect/cli/ValidationError"
-import * as NodeContext from "@effect/platform-node/NodeContext"
 import { afterAll, assert, describe, it } from "@effect/vitest"
-import { Cause, Console, Effect, Exit, Option, Schema } from "effect"
+import { Effect, Exit, Schema } from "effect"
 import { execFile } from "node:child_process"
 import * as fs from "node:fs"
 import { createRequire } from "node:module"
 import * as os from "node:os"
 import * as path from "node:path"
-import { fileURLToPath, pathToFileURL } from "node:url"
-import { cli, CliFailure } from "../src/cli/Command.js"
+import { pathToFileURL } from "node:url"
+import { CliFailure } from "../src/cli/Command.js"
 import * as Input from "../src/cli/Input.js"
 import * as Progress from "../src/cli/Progress.js"
 import type { Figures } from "../src/cli/Replay.js"
@@ -32,67 +31,14 @@ import {
   WindowMemory
 } from "../src/index.js"
 import * as Tokenizers from "../src/tokenizers.js"
+import { example, failureOf, repoRoot, type Run, runCli } from "./support/cli.js"
 
-const repoRoot = fileURLToPath(new URL("..", import.meta.url))
-const example = path.join(repoRoot, "examples", "support-chat.jsonl")
 const dataDir = process.env.ROLLMEM_DATA ?? path.resolve(repoRoot, "../shared/data")
 const hasData = fs.existsSync(path.join(dataDir, "conversations-agentic.jsonl"))
 const dataNote = hasData ? "" : ` (skipped: no conversations in ${dataDir}; set ROLLMEM_DATA to the data folder)`
 
-// ---------------------------------------------------------------------------
-// Running the command in-process
-
-interface Run {
-  readonly exit: Exit.Exit<void, unknown>
-  readonly stdout: string
-  readonly stderr: string
-}
-
-const capture = (out: Array<string>, err: Array<string>): Console.Console => {
-  const none = () => Effect.void
-  const write = (into: Array<string>) => (...args: ReadonlyArray<unknown>) =>
-    Effect.sync(() => {
-      into.push(args.map(String).join(" "))
-    })
-  const unsafe = { ...globalThis.console, log: () => {}, error: () => {} }
-  return {
-    [Console.TypeId]: Console.TypeId,
-    assert: none,
-    clear: Effect.void,
-    count: none,
-    countReset: none,
-    debug: none,
-    dir: none,
-    dirxml: none,
-    error: write(err),
-    group: none,
-    groupEnd: Effect.void,
-    info: none,
-    log: write(out),
-    table: none,
-    time: none,
-    timeEnd: none,
-    timeLog: none,
-    trace: none,
-    warn: none,
-    unsafe
-  }
-}
-
-const quiet: Progress.Service = { isTTY: false, write: () => Effect.void }
-
-const run = (args: ReadonlyArray<string>, progress: Progress.Service = quiet): Effect.Effect<Run> =>
-  Effect.gen(function*() {
-    const out: Array<string> = []
-    const err: Array<string> = []
-    const exit = yield* cli(["node", "rollmem", "replay", ...args]).pipe(
-      Effect.withConsole(capture(out, err)),
-      Effect.provideService(Progress.ProgressOutput, progress),
-      Effect.provide(NodeContext.layer),
-      Effect.exit
-    )
-    return { exit, stdout: out.join("\n"), stderr: err.join("\n") }
-  })
+const run = (args: ReadonlyArray<string>, progress?: Progress.Service): Effect.Effect<Run> =>
+  runCli(["replay", ...args], progress)
 
 interface JsonReport {
   readonly conversations: ReadonlyArray<Figures>
@@ -106,9 +52,6 @@ const runJson = (args: ReadonlyArray<string>) =>
     assert.strictEqual(r.stderr, "")
     return JSON.parse(r.stdout) as JsonReport
   })
-
-const failureOf = (r: Run): unknown =>
-  Exit.isFailure(r.exit) ? Option.getOrUndefined(Cause.failureOption(r.exit.cause)) : undefined
 
 /**
  * The command line was refused by @effect/cli's parser: its message on stderr

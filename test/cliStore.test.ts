@@ -6,17 +6,14 @@
  * with a non-zero exit.
  */
 import * as ValidationError from "@effect/cli/ValidationError"
-import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { afterAll, assert, describe, it } from "@effect/vitest"
-import { Cause, Console, Effect, Exit, Option, Schema } from "effect"
+import { Effect, Exit, Option, Schema } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
-import { cli, CliFailure } from "../src/cli/Command.js"
-import * as Progress from "../src/cli/Progress.js"
+import { CliFailure } from "../src/cli/Command.js"
 import {
   BufferMemory,
   ExtractiveSummarizer,
@@ -30,72 +27,18 @@ import {
   WindowMemory
 } from "../src/index.js"
 import { ConversationStore } from "../src/store.js"
+import { example, failureOf, type Run, runCli } from "./support/cli.js"
 
-const repoRoot = fileURLToPath(new URL("..", import.meta.url))
-const example = path.join(repoRoot, "examples", "support-chat.jsonl")
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "rollmem-cli-store-"))
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }))
 
-interface Run {
-  readonly exit: Exit.Exit<void, unknown>
-  readonly stdout: string
-  readonly stderr: string
-}
-
-const capture = (out: Array<string>, err: Array<string>): Console.Console => {
-  const none = () => Effect.void
-  const write = (into: Array<string>) => (...args: ReadonlyArray<unknown>) =>
-    Effect.sync(() => {
-      into.push(args.map(String).join(" "))
-    })
-  return {
-    [Console.TypeId]: Console.TypeId,
-    assert: none,
-    clear: Effect.void,
-    count: none,
-    countReset: none,
-    debug: none,
-    dir: none,
-    dirxml: none,
-    error: write(err),
-    group: none,
-    groupEnd: Effect.void,
-    info: none,
-    log: write(out),
-    table: none,
-    time: none,
-    timeEnd: none,
-    timeLog: none,
-    trace: none,
-    warn: none,
-    unsafe: { ...globalThis.console, log: () => {}, error: () => {} }
-  }
-}
-
-const quiet: Progress.Service = { isTTY: false, write: () => Effect.void }
-
-/** Runs `rollmem <args>` in-process. */
-const run = (args: ReadonlyArray<string>): Effect.Effect<Run> =>
-  Effect.gen(function*() {
-    const out: Array<string> = []
-    const err: Array<string> = []
-    const exit = yield* cli(["node", "rollmem", ...args]).pipe(
-      Effect.withConsole(capture(out, err)),
-      Effect.provideService(Progress.ProgressOutput, quiet),
-      Effect.provide(NodeContext.layer),
-      Effect.exit
-    )
-    return { exit, stdout: out.join("\n"), stderr: err.join("\n") }
-  })
+const run = runCli
 
 const succeeded = (r: Run): string => {
   assert.isTrue(Exit.isSuccess(r.exit), r.stderr)
   assert.strictEqual(r.stderr, "")
   return r.stdout
 }
-
-const failureOf = (r: Run): unknown =>
-  Exit.isFailure(r.exit) ? Option.getOrUndefined(Cause.failureOption(r.exit.cause)) : undefined
 
 const assertOneLineFailure = (r: Run, line: string) => {
   assert.isTrue(Exit.isFailure(r.exit))
