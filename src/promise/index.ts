@@ -163,6 +163,71 @@ export interface AsyncSummaryOptions {
   readonly summarize: AsyncSummarize
 }
 
+// Plain JavaScript can pass anything: `null` or a non-object is a ConfigError,
+// not a TypeError, and a misspelt key (`maxToken`) is refused rather than
+// silently leaving the default in place.
+const checkOptions = (options: unknown, known: ReadonlyArray<string>): void => {
+  if (typeof options !== "object" || options === null) {
+    throw new ConfigError({
+      option: "options",
+      description: `must be an object, got ${options === null ? "null" : typeof options}`
+    })
+  }
+  for (const key of Object.keys(options)) {
+    if (!known.includes(key)) {
+      throw new ConfigError({ option: key, description: `unknown option (known: ${known.join(", ")})` })
+    }
+  }
+}
+
+const rollingKeys = ["maxTokens", "summarize", "tokenCounter"]
+
+// Throws `ConfigError` unless `value` is absent or a function.
+const checkFunction = <F>(option: string, value: F): F => {
+  if (value !== undefined && typeof value !== "function") {
+    throw new ConfigError({ option, description: `must be a function, got ${value === null ? "null" : typeof value}` })
+  }
+  return value
+}
+
+const requireSummarize = <F>(options: { readonly summarize?: F }): F => {
+  if (typeof options.summarize !== "function") {
+    throw new ConfigError({ option: "summarize", description: "a summarizer function is required" })
+  }
+  return options.summarize
+}
+
+// The Rolling and AsyncRolling classes differ only in how `summarize` becomes a Summarizer.
+const rollingMemory = <F>(
+  options: {
+    readonly maxTokens?: number | undefined
+    readonly summarize?: F | undefined
+    readonly tokenCounter?: CountTokens | undefined
+  },
+  toSummarizer: (summarize: F) => Summarizer.Service
+) => {
+  checkOptions(options, rollingKeys)
+  return build(
+    options.summarize === undefined ? undefined : toSummarizer(checkFunction("summarize", options.summarize)),
+    checkFunction("tokenCounter", options.tokenCounter),
+    (services, state) => buildRolling(services, { maxTokens: options.maxTokens }, state)
+  )
+}
+
+// The same for the Summary and AsyncSummary classes.
+const summaryMemory = <F>(
+  options: { readonly summarize: F },
+  toSummarizer: (summarize: F) => Summarizer.Service
+) => {
+  checkOptions(options, ["summarize"])
+  const summarizer = toSummarizer(requireSummarize(options))
+  return build(
+    summarizer,
+    undefined,
+    (services, state) => buildSummary({ counter: services.counter, summarizer }, state)
+  )
+}
+
 /**
  * A running summary plus a token-bounded buffer (SPEC section 5), synchronous.
  * Throws `ConfigError` when `maxTokens` is not a positive integer.
@@ -174,14 +239,7 @@ export class RollingMemory extends SyncMemory {
   /** The token budget of the buffer. */
   readonly maxTokens: number
   constructor(options: RollingOptions = {}) {
-    checkOptions(options, rollingKeys)
-    const memory = build(
-      options.summarize === undefined
-        ? undefined
-        : Summarizer.fromFunction(checkFunction("summarize", options.summarize)),
-      checkFunction("tokenCounter", options.tokenCounter),
-      (services, state) => buildRolling(services, { maxTokens: options.maxTokens }, state)
-    )
+    const memory = rollingMemory(options, Summarizer.fromFunction)
     super(memory)
     this.maxTokens = memory.maxTokens
   }
@@ -203,14 +261,7 @@ export class AsyncRollingMemory extends AsyncMemory {
   /** The token budget of the buffer. */
   readonly maxTokens: number
   constructor(options: AsyncRollingOptions = {}) {
-    checkOptions(options, rollingKeys)
-    const memory = build(
-      options.summarize === undefined
-        ? undefined
-        : Summarizer.fromPromise(checkFunction("summarize", options.summarize)),
-      checkFunction("tokenCounter", options.tokenCounter),
-      (services, state) => buildRolling(services, { maxTokens: options.maxTokens }, state)
-    )
+    const memory = rollingMemory(options, Summarizer.fromPromise)
     super(memory)
     this.maxTokens = memory.maxTokens
   }
@@ -256,7 +307,7 @@ export class WindowMemory extends SyncMemory {
     const memory = build(
       undefined,
       undefined,
-      (services, state) => buildWindow(services, { maxMessages: options?.maxMessages }, state)
+      (services, state) => buildWindow(services, { maxMessages: options.maxMessages }, state)
     )
     super(memory)
     this.maxMessages = memory.maxMessages
@@ -265,40 +316,6 @@ export class WindowMemory extends SyncMemory {
   static fromJSON(data: unknown, options: WindowOptions): WindowMemory {
     return restore(data, () => new WindowMemory(options))
   }
-}
-
-/** Throws `ConfigError` unless `value` is absent or a function. */
-// Plain JavaScript can pass anything: `null` or a non-object is a ConfigError,
-// not a TypeError, and a misspelt key (`maxToken`) is refused rather than
-// silently leaving the default in place.
-const checkOptions = (options: unknown, known: ReadonlyArray<string>): void => {
-  if (typeof options !== "object" || options === null) {
-    throw new ConfigError({
-      option: "options",
-      description: `must be an object, got ${options === null ? "null" : typeof options}`
-    })
-  }
-  for (const key of Object.keys(options)) {
-    if (!known.includes(key)) {
-      throw new ConfigError({ option: key, description: `unknown option (known: ${known.join(", ")})` })
-    }
-  }
-}
-
-const rollingKeys = ["maxTokens", "summarize", "tokenCounter"]
-
-const checkFunction = <F>(option: string, value: F): F => {
-  if (value !== undefined && typeof value !== "function") {
-    throw new ConfigError({ option, description: `must be a function, got ${value === null ? "null" : typeof value}` })
-  }
-  return value
-}
-
-const requireSummarize = <F>(options: { readonly summarize?: F } | undefined): F => {
-  if (typeof options?.summarize !== "function") {
-    throw new ConfigError({ option: "summarize", description: "a summarizer function is required" })
-  }
-  return options.summarize
 }
 
 /**
@@ -310,14 +327,7 @@ const requireSummarize = <F>(options: { readonly summarize?: F } | undefined): F
  */
 export class SummaryMemory extends SyncMemory {
   constructor(options: SummaryOptions) {
-    checkOptions(options, ["summarize"])
-    const summarizer = Summarizer.fromFunction(requireSummarize(options))
-    const memory = build(
-      summarizer,
-      undefined,
-      (services, state) => buildSummary({ counter: services.counter, summarizer }, state)
-    )
-    super(memory)
+    super(summaryMemory(options, Summarizer.fromFunction))
   }
   /** Restores from a wire-format state (any strategy's); throws `StateDecodeError` on a bad one. */
   static fromJSON(data: unknown, options: SummaryOptions): SummaryMemory {
@@ -334,14 +344,7 @@ export class SummaryMemory extends SyncMemory {
  */
 export class AsyncSummaryMemory extends AsyncMemory {
   constructor(options: AsyncSummaryOptions) {
-    checkOptions(options, ["summarize"])
-    const summarizer = Summarizer.fromPromise(requireSummarize(options))
-    const memory = build(
-      summarizer,
-      undefined,
-      (services, state) => buildSummary({ counter: services.counter, summarizer }, state)
-    )
-    super(memory)
+    super(summaryMemory(options, Summarizer.fromPromise))
   }
   /** Restores from a wire-format state (any strategy's); throws `StateDecodeError` on a bad one. */
   static fromJSON(data: unknown, options: AsyncSummaryOptions): AsyncSummaryMemory {
