@@ -14,6 +14,7 @@ import * as Conversation from "../../src/store/Conversation.js"
 import * as ConversationStore from "../../src/store/ConversationStore.js"
 import type { Memory } from "../../src/strategies/Memory.js"
 import { assertMessages, labels, recording } from "../support/harness.js"
+import { countingSaves } from "./fold.js"
 
 const Store = ConversationStore.ConversationStore
 const u = Message.user
@@ -52,27 +53,6 @@ const interleave = <A, E, R, B, E2, R2>(
     yield* Deferred.succeed(gate, undefined)
     return [yield* Fiber.join(fiber), b] as const
   })
-
-/** The store in context, with every call to `save` counted. */
-const countingSaves = (base: Layer.Layer<ConversationStore.ConversationStore>) => {
-  const counts = { saves: 0, conflicts: 0 }
-  const layer = Layer.effect(
-    Store,
-    Effect.map(Store, (store) =>
-      Store.of({
-        ...store,
-        save: (id, state, revision) =>
-          Effect.suspend(() => {
-            counts.saves++
-            return Effect.tapError(store.save(id, state, revision), (e) =>
-              Effect.sync(() => {
-                if (e._tag === "ConversationConflictError") counts.conflicts++
-              }))
-          })
-      }))
-  ).pipe(Layer.provide(base))
-  return { counts, layer }
-}
 
 /** A store whose saves always conflict (another writer always wins), its saves counted. */
 const alwaysConflicting = () =>

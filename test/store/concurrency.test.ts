@@ -4,35 +4,17 @@
  * folds: no turn is lost or applied twice, and each writer's order holds.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Option, Schedule } from "effect"
+import { Effect, Option, Schedule } from "effect"
 import * as Message from "../../src/schema/Message.js"
 import * as Conversation from "../../src/store/Conversation.js"
 import * as ConversationStore from "../../src/store/ConversationStore.js"
 import { assertAccounting } from "./accounting.js"
-import { layerFold, turn } from "./fold.js"
+import { countingSaves, layerFold, turn } from "./fold.js"
 import { stores } from "./layers.js"
 
 const Store = ConversationStore.ConversationStore
 const FIBERS = 50
 const CALLS = 2
-
-/** Counts the conflicts of the store in context. */
-const countingConflicts = (base: Layer.Layer<ConversationStore.ConversationStore>) => {
-  const counts = { conflicts: 0 }
-  const layer = Layer.effect(
-    Store,
-    Effect.map(Store, (store) =>
-      Store.of({
-        ...store,
-        save: (id, state, revision) =>
-          Effect.tapErrorTag(store.save(id, state, revision), "ConversationConflictError", () =>
-            Effect.sync(() => {
-              counts.conflicts++
-            }))
-      }))
-  ).pipe(Layer.provide(base))
-  return { counts, layer }
-}
 
 // At most FIBERS * CALLS saves succeed, so no writer conflicts more often than that.
 const options: Conversation.Options = {
@@ -44,7 +26,7 @@ const options: Conversation.Options = {
 describe("Conversation.withMemory under 50 concurrent fibers", () => {
   for (const { layer: base, name } of stores) {
     it.effect(name, () => {
-      const { counts, layer } = countingConflicts(base)
+      const { counts, layer } = countingSaves(base)
       return Effect.gen(function*() {
         const writers = Array.from({ length: FIBERS }, (_, w) => `f${w}`)
         yield* Effect.forEach(
