@@ -127,16 +127,9 @@ export interface Figures {
  * @since 0.1.0
  * @category models
  */
-export interface Totals {
+export type Totals = Omit<Figures, "id" | "opensOnUserTurn"> & {
   readonly conversations: number
-  readonly messages: number
-  readonly prunes: number
-  readonly summarizerCalls: number
-  readonly evictedMessages: number
-  readonly peakBufferTokens: number
-  readonly finalBufferTokens: number
-  readonly summaryTokens: number
-  readonly contextTokens: number
+  /** How many conversations open on a user turn. */
   readonly opensOnUserTurn: number
 }
 
@@ -414,7 +407,7 @@ const replayInto = (
  * @category combinators
  */
 export const totalsOf = (figures: ReadonlyArray<Figures>): Totals => {
-  let totals: Totals = {
+  const totals = {
     conversations: 0,
     messages: 0,
     prunes: 0,
@@ -427,18 +420,16 @@ export const totalsOf = (figures: ReadonlyArray<Figures>): Totals => {
     opensOnUserTurn: 0
   }
   for (const f of figures) {
-    totals = {
-      conversations: totals.conversations + 1,
-      messages: totals.messages + f.messages,
-      prunes: totals.prunes + f.prunes,
-      summarizerCalls: totals.summarizerCalls + f.summarizerCalls,
-      evictedMessages: totals.evictedMessages + f.evictedMessages,
-      peakBufferTokens: Math.max(totals.peakBufferTokens, f.peakBufferTokens),
-      finalBufferTokens: totals.finalBufferTokens + f.finalBufferTokens,
-      summaryTokens: totals.summaryTokens + f.summaryTokens,
-      contextTokens: totals.contextTokens + f.contextTokens,
-      opensOnUserTurn: totals.opensOnUserTurn + (f.opensOnUserTurn === true ? 1 : 0)
-    }
+    totals.conversations++
+    totals.messages += f.messages
+    totals.prunes += f.prunes
+    totals.summarizerCalls += f.summarizerCalls
+    totals.evictedMessages += f.evictedMessages
+    totals.peakBufferTokens = Math.max(totals.peakBufferTokens, f.peakBufferTokens)
+    totals.finalBufferTokens += f.finalBufferTokens
+    totals.summaryTokens += f.summaryTokens
+    totals.contextTokens += f.contextTokens
+    if (f.opensOnUserTurn === true) totals.opensOnUserTurn++
   }
   return totals
 }
