@@ -417,6 +417,20 @@ describe("random budgets (SPEC 4, 5, 7)", () => {
   }
 })
 
+/**
+ * A RollingMemory (10 words) over a gated summarizer after u1, a1 and a forked
+ * add of u2 (over budget): its first fold, of [u1, a1], is in flight.
+ */
+const firstFoldInFlight = Effect.gen(function*() {
+  const summarizer = yield* gated
+  const memory = yield* Effect.provide(RollingMemory.make({ maxTokens: 10 }), summarizer.layer)
+  yield* memory.add(u("u1"))
+  yield* memory.add(a("a1"))
+  const fiber = yield* Effect.fork(memory.add(u("u2")))
+  const first = yield* Queue.take(summarizer.started)
+  return { summarizer, memory, fiber, first }
+})
+
 describe("RollingMemory (SPEC 5)", () => {
   it.effect("the SPEC 4 example: restore u1 a1 a2 (no prune), add u3: one call with [u1, a1, a2]", () =>
     Effect.gen(function*() {
@@ -553,12 +567,7 @@ describe("RollingMemory (SPEC 5)", () => {
 
   it.effect("an interrupted fold loses nothing: the turn stays, the state is as before the prune", () =>
     Effect.gen(function*() {
-      const summarizer = yield* gated
-      const memory = yield* Effect.provide(RollingMemory.make({ maxTokens: 10 }), summarizer.layer)
-      yield* memory.add(u("u1"))
-      yield* memory.add(a("a1"))
-      const fiber = yield* Effect.fork(memory.add(u("u2")))
-      const first = yield* Queue.take(summarizer.started)
+      const { fiber, first, memory, summarizer } = yield* firstFoldInFlight
       assertMessages(first.messages, [u("u1"), a("a1")])
       yield* Fiber.interrupt(fiber)
       assert.isTrue(first.interrupted)
@@ -577,12 +586,7 @@ describe("RollingMemory (SPEC 5)", () => {
 
   it.effect("an add interrupted while its prune waits for the lock keeps its turn", () =>
     Effect.gen(function*() {
-      const summarizer = yield* gated
-      const memory = yield* Effect.provide(RollingMemory.make({ maxTokens: 10 }), summarizer.layer)
-      yield* memory.add(u("u1"))
-      yield* memory.add(a("a1"))
-      const f1 = yield* Effect.fork(memory.add(u("u2")))
-      const first = yield* Queue.take(summarizer.started)
+      const { fiber: f1, first, memory, summarizer } = yield* firstFoldInFlight
       const f2 = yield* Effect.fork(memory.add(a("a2")))
       yield* awaitBufferSize(memory, 4)
       yield* Fiber.interrupt(f2)
@@ -595,12 +599,7 @@ describe("RollingMemory (SPEC 5)", () => {
 
   it.effect("a failed fold (Deferred.fail) reaches the caller typed and keeps the appended turn", () =>
     Effect.gen(function*() {
-      const summarizer = yield* gated
-      const memory = yield* Effect.provide(RollingMemory.make({ maxTokens: 10 }), summarizer.layer)
-      yield* memory.add(u("u1"))
-      yield* memory.add(a("a1"))
-      const fiber = yield* Effect.fork(memory.add(u("u2")))
-      const first = yield* Queue.take(summarizer.started)
+      const { fiber, first, memory } = yield* firstFoldInFlight
       yield* Deferred.fail(first.gate, new SummarizerError({ description: "rate limited" }))
       const error = yield* Effect.flip(Fiber.join(fiber))
       assert.instanceOf(error, SummarizerError)
@@ -611,12 +610,7 @@ describe("RollingMemory (SPEC 5)", () => {
 
   it.effect("turns added while a fold is in flight land at the tail; the next prune starts from the new head", () =>
     Effect.gen(function*() {
-      const summarizer = yield* gated
-      const memory = yield* Effect.provide(RollingMemory.make({ maxTokens: 10 }), summarizer.layer)
-      yield* memory.add(u("u1"))
-      yield* memory.add(a("a1"))
-      const f1 = yield* Effect.fork(memory.add(u("u2")))
-      const first = yield* Queue.take(summarizer.started)
+      const { fiber: f1, first, memory, summarizer } = yield* firstFoldInFlight
       const f2 = yield* Effect.fork(memory.add(a("a2")))
       yield* awaitBufferSize(memory, 4)
       const f3 = yield* Effect.fork(memory.add(u("u3")))
@@ -640,12 +634,7 @@ describe("RollingMemory (SPEC 5)", () => {
 
   it.effect("a prune waiting behind a fold recomputes its cutoff and never folds again what was folded", () =>
     Effect.gen(function*() {
-      const summarizer = yield* gated
-      const memory = yield* Effect.provide(RollingMemory.make({ maxTokens: 10 }), summarizer.layer)
-      yield* memory.add(u("u1"))
-      yield* memory.add(a("a1"))
-      const f1 = yield* Effect.fork(memory.add(u("u2")))
-      const first = yield* Queue.take(summarizer.started)
+      const { fiber: f1, first, memory, summarizer } = yield* firstFoldInFlight
       // Over budget when it is appended (20 > 10), within budget once the first fold commits (10).
       const f2 = yield* Effect.fork(memory.add(u("u3")))
       yield* awaitBufferSize(memory, 4)
@@ -693,12 +682,7 @@ describe("RollingMemory (SPEC 5)", () => {
 
   it.effect("clear during a fold wins, and the add that started the fold completes", () =>
     Effect.gen(function*() {
-      const summarizer = yield* gated
-      const memory = yield* Effect.provide(RollingMemory.make({ maxTokens: 10 }), summarizer.layer)
-      yield* memory.add(u("u1"))
-      yield* memory.add(a("a1"))
-      const fiber = yield* Effect.fork(memory.add(u("u2")))
-      const first = yield* Queue.take(summarizer.started)
+      const { fiber, first, memory, summarizer } = yield* firstFoldInFlight
       yield* memory.clear
       yield* memory.add(u("x"))
       yield* Deferred.succeed(first.gate, "discarded")
