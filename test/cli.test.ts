@@ -7,7 +7,7 @@
  */
 import * as ValidationError from "@effect/cli/ValidationError"
 import { afterAll, assert, describe, it } from "@effect/vitest"
-import { Effect, Exit, Schema } from "effect"
+import { Effect, Exit } from "effect"
 import { execFile } from "node:child_process"
 import * as fs from "node:fs"
 import { createRequire } from "node:module"
@@ -31,7 +31,7 @@ import {
   WindowMemory
 } from "../src/index.js"
 import * as Tokenizers from "../src/tokenizers.js"
-import { example, failureOf, repoRoot, type Run, runCli } from "./support/cli.js"
+import { example, failureOf, readJsonl, repoRoot, type Run, runCli } from "./support/cli.js"
 
 const dataDir = process.env.ROLLMEM_DATA ?? path.resolve(repoRoot, "../shared/data")
 const hasData = fs.existsSync(path.join(dataDir, "conversations-agentic.jsonl"))
@@ -89,14 +89,6 @@ const assertOneLineFailure = (r: Run, line: string) => {
 
 // ---------------------------------------------------------------------------
 // A replay by hand through the library, independent of src/cli
-
-const decodeMessages = Schema.decodeUnknownSync(Schema.Array(Message.Message))
-
-const readJsonl = (file: string) =>
-  fs.readFileSync(file, "utf8").split("\n").filter((line) => line.trim() !== "").map((line) => {
-    const raw = JSON.parse(line) as { readonly id: string; readonly messages: unknown }
-    return { id: raw.id, messages: decodeMessages(raw.messages) }
-  })
 
 interface HandOptions {
   readonly strategy: "rolling" | "buffer" | "window" | "summary"

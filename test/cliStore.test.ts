@@ -27,7 +27,7 @@ import {
   WindowMemory
 } from "../src/index.js"
 import { ConversationStore } from "../src/store.js"
-import { example, failureOf, type Run, runCli } from "./support/cli.js"
+import { example, failureOf, readJsonl, type Run, runCli } from "./support/cli.js"
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "rollmem-cli-store-"))
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }))
@@ -47,12 +47,6 @@ const assertOneLineFailure = (r: Run, line: string) => {
   assert.strictEqual(r.stdout, "")
 }
 
-const decodeMessages = Schema.decodeUnknownSync(Schema.Array(Message.Message))
-const readJsonl = (file: string) =>
-  fs.readFileSync(file, "utf8").split("\n").filter((line) => line.trim() !== "").map((line) => {
-    const raw = JSON.parse(line) as { readonly id: string; readonly messages: unknown }
-    return { id: raw.id, messages: decodeMessages(raw.messages) }
-  })
 const supportChat = readJsonl(example)[0]
 
 /**

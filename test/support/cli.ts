@@ -3,11 +3,13 @@
  * console output captured, progress silenced, the exit kept.
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import { Cause, Console, Effect, Exit, Option } from "effect"
+import { Cause, Console, Effect, Exit, Option, Schema } from "effect"
+import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { cli } from "../../src/cli/Command.js"
 import * as Progress from "../../src/cli/Progress.js"
+import * as Message from "../../src/schema/Message.js"
 
 export const repoRoot = fileURLToPath(new URL("../..", import.meta.url))
 export const example = path.join(repoRoot, "examples", "support-chat.jsonl")
@@ -68,3 +70,12 @@ export const runCli = (args: ReadonlyArray<string>, progress: Progress.Service =
 /** The typed failure of a run, if it failed with one. */
 export const failureOf = (r: Run): unknown =>
   Exit.isFailure(r.exit) ? Option.getOrUndefined(Cause.failureOption(r.exit.cause)) : undefined
+
+const decodeMessages = Schema.decodeUnknownSync(Schema.Array(Message.Message))
+
+/** The conversations of a JSONL file (`{ id, messages }` per line), decoded. */
+export const readJsonl = (file: string) =>
+  fs.readFileSync(file, "utf8").split("\n").filter((line) => line.trim() !== "").map((line) => {
+    const raw = JSON.parse(line) as { readonly id: string; readonly messages: unknown }
+    return { id: raw.id, messages: decodeMessages(raw.messages) }
+  })
