@@ -227,3 +227,58 @@ describe("Summarizer wrapping", () => {
       )
     ))
 })
+
+describe("ExtractiveSummarizer cuts between characters (emoji, CJK, combining marks)", () => {
+  /** Whether `text` has no lone surrogate (UTF-8 round-trips it unchanged). */
+  const wellFormed = (text: string): boolean => Buffer.from(text, "utf8").toString("utf8") === text
+  const weather = call("c1", "weather", "{}")
+  const result = (content: string) => Message.tool(content, { toolCallId: "c1" })
+
+  it("a tool result of emoji is cut after a whole emoji, not inside its surrogate pair", () => {
+    const [, line] = gists([weather, result("😀".repeat(100))])
+    assert.strictEqual(line, `tool weather: ${"😀".repeat(59)}…`)
+    assert.isTrue(wellFormed(line))
+  })
+
+  it("emoji sequences (ZWJ families, skin tones) stay whole", () => {
+    assert.strictEqual(gists([weather, result("👨‍👩‍👧".repeat(25))])[1], `tool weather: ${"👨‍👩‍👧".repeat(14)}…`)
+    assert.strictEqual(gists([weather, result("👍🏽".repeat(50))])[1], `tool weather: ${"👍🏽".repeat(29)}…`)
+  })
+
+  it("CJK is cut between any two characters", () => {
+    assert.strictEqual(gists([weather, result("東京".repeat(100))])[1], `tool weather: ${"東京".repeat(59)}東…`)
+  })
+
+  it("a combining accent stays with its letter", () => {
+    assert.strictEqual(gists([weather, result("e\u0301".repeat(100))])[1], `tool weather: ${"e\u0301".repeat(59)}…`)
+  })
+
+  it("tool call arguments and JSON values are cut the same way", () => {
+    assert.deepStrictEqual(gists([call("c2", "f", "😀".repeat(60))]), [`assistant: → f(${"😀".repeat(49)}…)`])
+    const json = gists([weather, result(JSON.stringify({ city: "😀".repeat(20) }))])[1]
+    assert.strictEqual(json, `tool weather: city=${"😀".repeat(14)}…`)
+  })
+
+  it.effect("a summary line over budget with no space in it is cut between characters, not emptied", () =>
+    Effect.gen(function*() {
+      const codePoints = TokenCounter.layerFunction((text) => [...text].length)
+      const cjk = yield* summarize(5, "東京都渋谷区神南一丁目", []).pipe(Effect.provide(codePoints))
+      assert.strictEqual(cjk, "東京都渋…")
+      const emoji = yield* summarize(4, "👍🏽👍🏽👍🏽", []).pipe(Effect.provide(codePoints))
+      assert.strictEqual(emoji, "👍🏽…")
+      assert.isTrue(wellFormed(emoji))
+      // a CJK sentence is one "word": kept in part after the role, not dropped whole
+      const turn = yield* summarize(12, "", [Message.user("あ".repeat(50))]).pipe(Effect.provide(codePoints))
+      assert.strictEqual(turn, "user: あああああ…")
+    }))
+
+  it.prop(
+    "every line is well formed, whatever the content",
+    [fc.string({ unit: fc.constantFrom("a", " ", "東", "😀", "👍🏽", "e\u0301", "🇫🇷", ".", "7") })],
+    ([content]) => {
+      for (const line of gists([weather, result(content), Message.user(content), call("c3", "g", content)])) {
+        assert.isTrue(wellFormed(line), JSON.stringify(line))
+      }
+    }
+  )
+})

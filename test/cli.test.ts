@@ -156,7 +156,7 @@ const byHand = (
       contextTokens: summaryTokens + recounted,
       opensOnUserTurn: first === undefined ? null : first.role === "user"
     }
-    return { figures, context: yield* memory.context }
+    return { figures, context: yield* memory.context, summary, buffer }
   })
 
 const checkAgainstHand = (
@@ -271,7 +271,7 @@ describe("rollmem replay on the example transcript", () => {
       const r = yield* run([example, "--show", "support-chat"])
       assert.isTrue(Exit.isSuccess(r.exit))
       assert.strictEqual(r.stderr, "")
-      const { context } = yield* byHand(readJsonl(example)[0], { strategy: "rolling" })
+      const { buffer, summary } = yield* byHand(readJsonl(example)[0], { strategy: "rolling" })
       const lines = r.stdout.split("\n")
       assert.strictEqual(
         lines[0],
@@ -286,7 +286,32 @@ describe("rollmem replay on the example transcript", () => {
       const header = "Final context of support-chat: 36 messages, 2070 tokens (summary 354 + buffer 1716)"
       const at = lines.indexOf(header)
       assert.isAbove(at, 6)
-      assert.strictEqual(lines.slice(at + 2).join("\n"), context)
+      // the context (2070) is over --max-tokens 2000: the line under the header says why
+      assert.strictEqual(
+        lines[at + 1],
+        "--max-tokens 2000 bounds the buffer only; the summary is counted apart (at most --summary-tokens 400), " +
+          "so the context can exceed 2000."
+      )
+      assert.strictEqual(lines[at + 2], "=".repeat(header.length))
+      // the summary set apart from the 35 verbatim turns; its first gist is the system prompt's, indented
+      assert.strictEqual(lines[at + 4], "Summary (sent first, as one system message; 354 tokens):")
+      assert.strictEqual(
+        lines[at + 5],
+        "  system: You are the customer support assistant for Trailhead Outfitters, an online outdoor-gear store. " +
+          "[$150, DAMAGED, MISSING, LATE, OTHER]"
+      )
+      assert.strictEqual(
+        lines.slice(at + 3).join("\n"),
+        [
+          "",
+          "Summary (sent first, as one system message; 354 tokens):",
+          ...summary.split("\n").map((line) => `  ${line}`),
+          "",
+          "Buffer (the recent turns, verbatim: 35 messages, 1716 tokens):",
+          ...buffer.map(String)
+        ].join("\n")
+      )
+      assert.isFalse(r.stdout.includes("system: system:"))
     }).pipe(Effect.provide(o200k)))
 
   it.effect("--format json prints one document with exactly the documented keys", () =>

@@ -65,7 +65,12 @@ const finalState = (
       ? Effect.provideService(make, Summarizer.Summarizer, summarizer)
       : make as Effect.Effect<Memory.Memory, unknown>)
     for (const message of messages) yield* memory.add(message)
-    return { state: MemoryState.toJSON(yield* memory.state), context: yield* memory.context }
+    return {
+      state: MemoryState.toJSON(yield* memory.state),
+      context: yield* memory.context,
+      summary: yield* memory.summary,
+      buffer: yield* memory.buffer
+    }
   }).pipe(Effect.provide(TokenCounter.layerWordCount))
 
 /** The stored record of `id`, read through the library's own store. */
@@ -148,14 +153,26 @@ describe("rollmem show <id> --store sqlite:<path>", () => {
     return yield* finalState(supportChat.messages, RollingMemory.make({ maxTokens: 300 }))
   })
 
-  it.effect("prints the context of the restored state under a header; the same as replay --show prints", () =>
+  it.effect("prints the restored summary apart from its buffered turns; the context is the one replay --show gives", () =>
     Effect.gen(function*() {
-      const { context, state } = yield* replayed
+      const { buffer, context, state, summary } = yield* replayed
       assert.strictEqual(state.buffer?.length, 11)
       assert.notStrictEqual(state.summary, "")
       const out = succeeded(yield* run(["show", "support-chat", "--store", `sqlite:${db}`]))
       const header = "Stored conversation support-chat (revision 1): a summary and 11 buffered messages"
-      assert.strictEqual(out, [header, "=".repeat(header.length), context].join("\n"))
+      assert.strictEqual(
+        out,
+        [
+          header,
+          "=".repeat(header.length),
+          "",
+          "Summary (sent first, as one system message):",
+          ...summary.split("\n").map((line) => `  ${line}`),
+          "",
+          "Buffer (the recent turns, verbatim: 11 messages):",
+          ...buffer.map(String)
+        ].join("\n")
+      )
       const report = JSON.parse(
         succeeded(
           yield* run([

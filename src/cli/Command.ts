@@ -302,7 +302,13 @@ export const runReplay = (
       yield* Console.log(Render.table(outcome, describeConfig(args, config, inputs.conversations.length), unit))
       if (outcome.shown !== undefined) {
         const figures = outcome.report.conversations.find((f) => f.id === show)
-        yield* Console.log(`\n${Render.finalContext(outcome.shown, figures, unit)}`)
+        const budget: Render.Budget = {
+          strategy: config.strategy,
+          maxTokens: config.maxTokens,
+          maxMessages: config.maxMessages,
+          summaryTokens: config.summarizer === undefined ? undefined : args.summaryTokens
+        }
+        yield* Console.log(`\n${Render.finalContext(outcome.shown, figures, unit, budget)}`)
       }
       if (store !== undefined) {
         const count = outcome.report.conversations.length

@@ -156,6 +156,10 @@ export interface FinalContext {
   readonly id: string
   readonly messages: ReadonlyArray<Message.Message>
   readonly context: string
+  /** The summary alone (`""` when none). */
+  readonly summary: string
+  /** The buffer alone: the recent turns, verbatim. */
+  readonly buffer: ReadonlyArray<Message.Message>
 }
 
 /**
@@ -397,7 +401,14 @@ const replayInto = (
       contextTokens: summaryTokens + finalBufferTokens,
       opensOnUserTurn: opensOnUserTurn(messages)
     }
-    return { figures, final: { id: conversation.id, messages, context: yield* memory.context } }
+    const final: FinalContext = {
+      id: conversation.id,
+      messages,
+      context: yield* memory.context,
+      summary: yield* memory.summary,
+      buffer: yield* memory.buffer
+    }
+    return { figures, final }
   })
 
 /**

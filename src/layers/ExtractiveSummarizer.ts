@@ -18,7 +18,11 @@
  * lines are appended to the existing summary (one gist per line); while the
  * summary is over `maxTokens` (counted with the `TokenCounter` in context),
  * the oldest line is dropped; a single line still over budget is cut at a word
- * boundary. The summary therefore never exceeds `maxTokens`.
+ * boundary, or between two characters inside a word longer than 40
+ * characters or a line of one word (a CJK sentence has no spaces). The
+ * summary therefore never exceeds `maxTokens`. Every cut falls between two
+ * characters as a reader sees them (grapheme boundaries): never half of an
+ * emoji's surrogate pair, never a combining accent without its letter.
  *
  * Use it to try strategies and budgets, as a fallback when a model call fails,
  * or in tests; use a model-backed summarizer for quality summaries.
@@ -47,6 +51,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { type ConfigError, SummarizerError, TokenCountError } from "../Errors.js"
+import { clip, prefix } from "../internal/text.js"
 import type { Message } from "../schema/Message.js"
 import * as Summarizer from "../services/Summarizer.js"
 import * as TokenCounter from "../services/TokenCounter.js"
@@ -83,8 +88,8 @@ const ARGUMENTS_CHARS = 100
 const RESULT_CHARS = 120
 const ELLIPSIS = "…"
 
-const clipChars = (text: string, max: number): string =>
-  text.length <= max ? text : `${text.slice(0, max - 1).trimEnd()}${ELLIPSIS}`
+// Cut between graphemes: never half an emoji, never a letter without its accent.
+const clipChars = (text: string, max: number): string => clip(text, max, ELLIPSIS)
 
 /** Markdown markers and runs of whitespace removed, one line. */
 const flatten = (text: string): string =>
@@ -273,7 +278,9 @@ export const gists = (messages: ReadonlyArray<Message>): Array<string> => {
 /**
  * The lines of `existing` (a summary, one gist per line) followed by
  * `added`, with the oldest lines dropped while the summary is over
- * `maxTokens`, and a last line still over budget cut at a word boundary.
+ * `maxTokens`, and a last line still over budget cut at a word boundary or,
+ * inside a word longer than 40 characters or a line of one word,
+ * between two graphemes.
  */
 const fit = (
   counter: TokenCounter.Service,
@@ -297,7 +304,23 @@ const fit = (
       if ((yield* countText(counter, `${words.slice(0, mid).join(" ")} ${ELLIPSIS}`)) <= maxTokens) low = mid
       else high = mid - 1
     }
-    return low === 0 ? "" : `${words.slice(0, low).join(" ")} ${ELLIPSIS}`
+    // The next word may be a whole sentence (CJK has no spaces, a URL, a line with no space at all):
+    // then keep its longest prefix that fits, cut between two graphemes.
+    const kept = words.slice(0, low).join(" ")
+    const next = words[low]
+    if (words.length === 1 || next.length > TERM_CHARS) {
+      const lead = kept === "" ? "" : `${kept} `
+      let keep = 0
+      let longest = next.length - 1
+      while (keep < longest) {
+        const mid = Math.ceil((keep + longest) / 2)
+        if ((yield* countText(counter, `${lead}${prefix(next, mid)}${ELLIPSIS}`)) <= maxTokens) keep = mid
+        else longest = mid - 1
+      }
+      const part = prefix(next, keep)
+      if (part !== "") return `${lead}${part}${ELLIPSIS}`
+    }
+    return low === 0 ? "" : `${kept} ${ELLIPSIS}`
   })
 
 const countText = (counter: TokenCounter.Service, text: string): Effect.Effect<number, TokenCountError> =>

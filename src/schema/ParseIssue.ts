@@ -127,7 +127,7 @@ const printBounded = (u: unknown, limit: number): string => {
       return
     }
     if (typeof v === "string") {
-      text += JSON.stringify(v.length > limit ? v.slice(0, limit + 1) : v)
+      text += JSON.stringify(v.length > limit ? cut(v, limit + 1) : v)
       return
     }
     if (typeof v === "bigint") {
@@ -167,7 +167,7 @@ const printBounded = (u: unknown, limit: number): string => {
       if (full()) break
       if (!first) text += ","
       first = false
-      text += typeof key === "string" ? JSON.stringify(key.length > limit ? key.slice(0, limit + 1) : key) : String(key)
+      text += typeof key === "string" ? JSON.stringify(key.length > limit ? cut(key, limit + 1) : key) : String(key)
       text += ":"
       go((v as Record<PropertyKey, unknown>)[key])
     }
