@@ -17,10 +17,16 @@ export default defineConfig([
     splitting: true
   },
   {
+    // The command line's own packages (@effect/cli, @effect/platform-node and
+    // what they load) are bundled, so that a library-only install never
+    // downloads them; `effect` and the optional peers (tokenizers, SQLite)
+    // stay external and are loaded from the user's node_modules.
     entry: { bin: "src/bin.ts" },
     format: ["esm"],
     target: "node20",
-    sourcemap: true,
+    sourcemap: false,
+    noExternal: [/^@effect\/(?:cli|platform|platform-node|platform-node-shared|printer|printer-ansi)(?:\/|$)/],
+    external: ["effect", /^effect\//, "gpt-tokenizer", "js-tiktoken", /^@effect\/sql/, "@effect/ai"],
     banner: { js: "#!/usr/bin/env node" }
   }
 ])

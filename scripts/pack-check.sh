@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# Packs the tarball, installs it in a temp folder like a user would, and
-# imports every entry point from ESM and from CJS (loading a tokenizer once in
-# each); runs the bin once.
+# Packs the tarball and installs it in temp folders as the README says:
+# 1. the library alone (`npm i rollmem effect@3.22.4`): it may add at most
+#    5 MB to what effect alone takes, and every entry point works from ESM and
+#    CJS without the optional peers (a tokenizer layer says what to install);
+# 2. with gpt-tokenizer (model tokens): the tokenizers count;
+# 3. the command line as documented (`npm i rollmem effect@3.22.4
+#    gpt-tokenizer@4.0.0`, then `npx rollmem replay ...`).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 tmp="$(mktemp -d)"
@@ -9,10 +13,67 @@ trap 'rm -rf "$tmp"' EXIT
 cd "$root"
 npx publint --strict
 npx attw --pack . --profile node16 --ignore-rules cjs-resolves-to-esm
-tarball="$(npm pack --silent --pack-destination "$tmp" | tail -n 1)"
-cd "$tmp"
-npm init -y >/dev/null
-npm install --no-audit --no-fund "./$tarball" >/dev/null
+tarball="$tmp/$(npm pack --silent --pack-destination "$tmp" | tail -n 1)"
+install() { (cd "$1" && npm init -y >/dev/null && npm install --no-audit --no-fund "${@:2}" >/dev/null) }
+size_kb() { du -sk "$1/node_modules" | cut -f1; }
+
+echo "== library only: npm i rollmem effect@3.22.4"
+mkdir "$tmp/effect-only" "$tmp/library"
+install "$tmp/effect-only" effect@3.22.4
+install "$tmp/library" "$tarball" effect@3.22.4
+base=$(size_kb "$tmp/effect-only")
+with=$(size_kb "$tmp/library")
+echo "node_modules: effect alone ${base} KB, with rollmem ${with} KB: +$((with - base)) KB (limit 5120 KB)"
+if [ $((with - base)) -gt 5120 ]; then echo "a library-only install adds more than 5 MB" >&2; exit 1; fi
+for absent in gpt-tokenizer js-tiktoken @effect/cli @effect/platform @effect/platform-node @effect/cluster; do
+  if [ -e "$tmp/library/node_modules/$absent" ]; then echo "a library-only install pulled $absent" >&2; exit 1; fi
+done
+cd "$tmp/library"
+cat > library.mjs <<'JS'
+import { Effect } from "effect"
+import { Message, RollingMemory } from "rollmem"
+import { Conversations, RollingMemory as Facade } from "rollmem/promise"
+import { ConversationStore } from "rollmem/store"
+import * as Tokenizers from "rollmem/tokenizers"
+const context = await Effect.runPromise(Effect.gen(function*() {
+  const memory = yield* RollingMemory.make({ maxTokens: 5 })
+  yield* memory.add(Message.user("one two three"))
+  yield* memory.add(Message.assistant("four five six"))
+  return yield* memory.context
+}))
+if (context !== "assistant: four five six") throw new Error(`ESM Effect API: got ${JSON.stringify(context)}`)
+const conversations = new Conversations({ store: "memory", strategy: "rolling", maxTokens: 100 })
+const stored = await conversations.use("c", async (memory) => { await memory.addUserMessage("hi"); return memory.getContext() })
+if (stored !== "user: hi") throw new Error(`ESM Conversations: got ${JSON.stringify(stored)}`)
+if (typeof ConversationStore.layerMemory !== "object") throw new Error("ESM store missing")
+const missing = await Tokenizers.loadTokenCounter("gpt-4o").then(() => "loaded", (error) => error.message)
+const expected = "invalid option tokenizer: needs gpt-tokenizer, which is not installed: npm i gpt-tokenizer@4.0.0"
+if (missing !== expected) throw new Error(`ESM without gpt-tokenizer: got ${missing}`)
+const words = await Tokenizers.loadTokenCounter("words")
+if (new Facade({ maxTokens: 5, tokenCounter: words }).bufferTokens !== 0) throw new Error("ESM words")
+console.log("library esm ok")
+JS
+cat > library.cjs <<'JS'
+const { Effect } = require("effect")
+const { Message, BufferMemory } = require("rollmem")
+const { WindowMemory } = require("rollmem/promise")
+require("rollmem/store")
+const n = Effect.runSync(Effect.gen(function*() {
+  const memory = yield* BufferMemory.make()
+  yield* memory.add(Message.user("hi"))
+  return (yield* memory.buffer).length
+}))
+if (n !== 1) throw new Error("CJS Effect API")
+const w = new WindowMemory({ maxMessages: 1 })
+w.addUserMessage("a"); w.addUserMessage("b")
+if (JSON.stringify(w) !== '{"version":2,"summary":"","buffer":[{"role":"user","content":"b"}]}') throw new Error("CJS facade: " + JSON.stringify(w))
+console.log("library cjs ok")
+JS
+node library.mjs
+node library.cjs
+
+echo "== model tokens: npm i gpt-tokenizer@4.0.0"
+npm install --no-audit --no-fund gpt-tokenizer@4.0.0 >/dev/null
 cat > esm.mjs <<'JS'
 import { Effect } from "effect"
 import { Message, RollingMemory } from "rollmem"
@@ -58,5 +119,18 @@ Tokenizers.loadTokenCounter("cl100k_base").then((count) => {
 JS
 node esm.mjs
 node cjs.cjs
-npx --no-install rollmem --help >/dev/null
+
+echo "== command line: npm i rollmem effect@3.22.4 gpt-tokenizer@4.0.0, then npx rollmem"
+mkdir "$tmp/cli"
+install "$tmp/cli" "$tarball" effect@3.22.4 gpt-tokenizer@4.0.0
+cd "$tmp/cli"
+cp "$root/examples/support-chat.jsonl" .
+report="$(npx --no-install rollmem replay support-chat.jsonl)"
+expected="rollmem replay: 1 conversation, strategy rolling (max-tokens 2000), summarizer extractive (summary-tokens 400), tokenizer o200k_base"
+if [ "$(printf '%s\n' "$report" | head -n 1)" != "$expected" ]; then echo "npx rollmem replay: got $report" >&2; exit 1; fi
+if ! printf '%s\n' "$report" | grep -Eq '^support-chat +47 +3 +3 +12 +1959 +1716 +354 +2070 +yes$'; then
+  echo "npx rollmem replay: figures differ: $report" >&2; exit 1
+fi
+help="$(npx --no-install rollmem replay --help)"
+if printf '%s' "$help" | grep -q $'\x1b'; then echo "rollmem replay --help piped prints colour codes" >&2; exit 1; fi
 echo "pack check ok"

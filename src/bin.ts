@@ -9,6 +9,7 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Effect from "effect/Effect"
+import * as Colour from "./cli/Colour.js"
 import { cli } from "./cli/Command.js"
 
 const main = cli(process.argv).pipe(
@@ -17,6 +18,11 @@ const main = cli(process.argv).pipe(
       process.exitCode = 1
     })
   ),
+  // --help and parse errors in colour on a terminal only (and never with NO_COLOR)
+  Colour.withColour({
+    stdout: Colour.useColour(process.stdout.isTTY, process.env),
+    stderr: Colour.useColour(process.stderr.isTTY, process.env)
+  }),
   Effect.provide(NodeContext.layer)
 )
 

@@ -10,6 +10,12 @@
  * layer (a dynamic import when the layer is built), so importing this module
  * costs nothing.
  *
+ * Both libraries are optional peer dependencies: install the one you use
+ * (`npm i gpt-tokenizer@4.0.0`, or `npm i js-tiktoken@1.0.21` for
+ * {@link layerJsTiktoken}). Without it, building a layer fails with
+ * `ConfigError` (option `tokenizer`: `needs gpt-tokenizer, which is not
+ * installed: npm i gpt-tokenizer@4.0.0`), and so does `loadTokenCounter`.
+ *
  * Text that looks like a special token (`<|endoftext|>`, `<|im_start|>`) is
  * counted as ordinary text, never an error (docs/contract.md section 3).
  *
@@ -98,24 +104,51 @@ type Count = (text: string) => number
 // Special-token text is ordinary text: nothing disallowed, nothing allowed.
 const gptTokenizerOptions = { disallowedSpecial: new Set<string>() }
 
+/**
+ * Imports an optional peer dependency. When `pkg` is not installed, rejects
+ * with `ConfigError` (option `tokenizer`) saying what to install; any other
+ * failure rejects as it is.
+ *
+ * @internal
+ */
+export const importOptional = <A>(load: () => Promise<A>, pkg: string, version: string): Promise<A> =>
+  load().catch((cause: unknown) => {
+    const code = typeof cause === "object" && cause !== null ? (cause as { readonly code?: unknown }).code : undefined
+    if ((code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") && String(cause).includes(pkg)) {
+      throw new ConfigError({
+        option: "tokenizer",
+        description: `needs ${pkg}, which is not installed: npm i ${pkg}@${version}`
+      })
+    }
+    throw cause
+  })
+
 // The module import is cached by the runtime, so each encoding's ranks are
-// parsed once per process.
+// parsed once per process. gpt-tokenizer is an optional peer dependency.
 const loadGptTokenizer = (encoding: Encoding): Promise<Count> =>
-  (encoding === "o200k_base"
-    ? import("gpt-tokenizer/encoding/o200k_base")
-    : import("gpt-tokenizer/encoding/cl100k_base")).then(({ countTokens }) => (text: string) =>
-      countTokens(text, gptTokenizerOptions)
-    )
+  importOptional(
+    () =>
+      encoding === "o200k_base"
+        ? import("gpt-tokenizer/encoding/o200k_base")
+        : import("gpt-tokenizer/encoding/cl100k_base"),
+    "gpt-tokenizer",
+    "4.0.0"
+  ).then(({ countTokens }) => (text: string) => countTokens(text, gptTokenizerOptions))
 
 // Building a js-tiktoken encoder parses its ranks (hundreds of milliseconds),
 // so each one is built at most once per process, whatever the number of
 // runtimes the layer is provided to.
 const jsTiktokens: Partial<Record<Encoding, Promise<Count>>> = {}
 
-const loadJsTiktoken = (encoding: Encoding): Promise<Count> => (jsTiktokens[encoding] ??= Promise.all([
-  import("js-tiktoken/lite"),
-  encoding === "o200k_base" ? import("js-tiktoken/ranks/o200k_base") : import("js-tiktoken/ranks/cl100k_base")
-]).then(([{ Tiktoken }, ranks]) => {
+const loadJsTiktoken = (encoding: Encoding): Promise<Count> => (jsTiktokens[encoding] ??= importOptional(
+  () =>
+    Promise.all([
+      import("js-tiktoken/lite"),
+      encoding === "o200k_base" ? import("js-tiktoken/ranks/o200k_base") : import("js-tiktoken/ranks/cl100k_base")
+    ]),
+  "js-tiktoken",
+  "1.0.21"
+).then(([{ Tiktoken }, ranks]) => {
   const tiktoken = new Tiktoken(ranks.default)
   const none: Array<string> = []
   // Nothing allowed, nothing disallowed: special-token text is ordinary text.
@@ -123,14 +156,22 @@ const loadJsTiktoken = (encoding: Encoding): Promise<Count> => (jsTiktokens[enco
 }))
 
 // A layer loading `encoding` when first built; a throw of the counting
-// function becomes a TokenCountError labelled with the encoding.
+// function becomes a TokenCountError labelled with the encoding. A library
+// that is not installed fails the layer with ConfigError; any other failure
+// to load is a defect.
 const layerLoaded = (
   load: (encoding: Encoding) => Promise<Count>,
   encoding: Encoding
-): Layer.Layer<TokenCounter.TokenCounter> =>
+): Layer.Layer<TokenCounter.TokenCounter, ConfigError> =>
   Layer.effect(
     TokenCounter.TokenCounter,
-    Effect.map(Effect.promise(() => load(encoding)), (count) => fromFunctionLabelled(encoding, count))
+    Effect.map(
+      Effect.catchAll(
+        Effect.tryPromise({ try: () => load(encoding), catch: (cause) => cause }),
+        (cause) => cause instanceof ConfigError ? Effect.fail(cause) : Effect.die(cause)
+      ),
+      (count) => fromFunctionLabelled(encoding, count)
+    )
   )
 
 /**
@@ -141,7 +182,10 @@ const layerLoaded = (
  * @since 0.1.0
  * @category layers
  */
-export const layerO200kBase: Layer.Layer<TokenCounter.TokenCounter> = layerLoaded(loadGptTokenizer, "o200k_base")
+export const layerO200kBase: Layer.Layer<TokenCounter.TokenCounter, ConfigError> = layerLoaded(
+  loadGptTokenizer,
+  "o200k_base"
+)
 
 /**
  * The `cl100k_base` encoding (GPT-4, GPT-4-turbo, GPT-3.5-turbo,
@@ -151,7 +195,7 @@ export const layerO200kBase: Layer.Layer<TokenCounter.TokenCounter> = layerLoade
  * @since 0.1.0
  * @category layers
  */
-export const layerCl100kBase: Layer.Layer<TokenCounter.TokenCounter> = layerLoaded(
+export const layerCl100kBase: Layer.Layer<TokenCounter.TokenCounter, ConfigError> = layerLoaded(
   loadGptTokenizer,
   "cl100k_base"
 )
@@ -163,10 +207,10 @@ export const layerCl100kBase: Layer.Layer<TokenCounter.TokenCounter> = layerLoad
  * @since 0.1.0
  * @category layers
  */
-export const layerEncoding = (encoding: Encoding): Layer.Layer<TokenCounter.TokenCounter> =>
+export const layerEncoding = (encoding: Encoding): Layer.Layer<TokenCounter.TokenCounter, ConfigError> =>
   encoding === "o200k_base" ? layerO200kBase : layerCl100kBase
 
-const jsTiktokenLayers: Record<Encoding, Layer.Layer<TokenCounter.TokenCounter>> = {
+const jsTiktokenLayers: Record<Encoding, Layer.Layer<TokenCounter.TokenCounter, ConfigError>> = {
   o200k_base: layerLoaded(loadJsTiktoken, "o200k_base"),
   cl100k_base: layerLoaded(loadJsTiktoken, "cl100k_base")
 }
@@ -180,7 +224,7 @@ const jsTiktokenLayers: Record<Encoding, Layer.Layer<TokenCounter.TokenCounter>>
  * @since 0.1.0
  * @category layers
  */
-export const layerJsTiktoken = (encoding: Encoding): Layer.Layer<TokenCounter.TokenCounter> =>
+export const layerJsTiktoken = (encoding: Encoding): Layer.Layer<TokenCounter.TokenCounter, ConfigError> =>
   jsTiktokenLayers[encoding]
 
 /**
@@ -278,8 +322,9 @@ const loaders: Record<Engine, (encoding: Encoding) => Promise<Count>> = {
  * The encoding is loaded by the call (a dynamic import; with `js-tiktoken`,
  * its ranks are parsed once per process), so await it once at start-up and
  * reuse the function. Rejects with `ConfigError` (option `tokenizer`, the
- * same error as `layerByName`) for an unknown name, and with `ConfigError`
- * (option `engine`) for an unknown `engine`.
+ * same error as `layerByName`) for an unknown name or when the engine's
+ * library is not installed, and with `ConfigError` (option `engine`) for an
+ * unknown `engine`.
  *
  * @example
  * ```ts

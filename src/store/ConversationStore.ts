@@ -64,7 +64,7 @@
  *
  * @since 0.1.0
  */
-import * as KeyValueStore from "@effect/platform/KeyValueStore"
+import type * as KeyValueStore from "@effect/platform/KeyValueStore"
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import * as Context from "effect/Context"
@@ -273,8 +273,17 @@ export interface KeyValueOptions {
 export const makeKeyValueStore = (
   options?: KeyValueOptions
 ): Effect.Effect<Service, never, KeyValueStore.KeyValueStore> =>
+  Effect.flatMap(KeyValueStoreTag, (kv) => makeOn(kv, options))
+
+// @effect/platform's own tag, by its key, so that importing this module does
+// not load @effect/platform (an optional peer dependency).
+const KeyValueStoreTag = Context.GenericTag<KeyValueStore.KeyValueStore>("@effect/platform/KeyValueStore")
+
+/** What a store needs of a `KeyValueStore`. */
+type KeyValues = Pick<KeyValueStore.KeyValueStore, "get" | "set" | "remove">
+
+const makeOn = (kv: KeyValues, options: KeyValueOptions | undefined): Effect.Effect<Service> =>
   Effect.gen(function*() {
-    const kv = yield* KeyValueStore.KeyValueStore
     const prefix = options?.prefix ?? "rollmem-conversation:"
     const lock = yield* Effect.makeSemaphore(1)
     const read = (id: string) =>
@@ -335,16 +344,25 @@ export const layerKeyValueStore = (
   Layer.effect(ConversationStore, makeKeyValueStore(options))
 
 /**
- * A store in process memory (on `KeyValueStore.layerMemory`), empty when the
- * layer is built. For tests and single-process use; states are still written
- * in the wire format, so what works here works on the other layers.
+ * A store in process memory (a `Map` of keys to JSON records, as
+ * `KeyValueStore.layerMemory` keeps them), empty when the layer is built.
+ * For tests and single-process use; states are still written in the wire
+ * format, so what works here works on the other layers. Needs no
+ * `@effect/platform`.
  *
  * @since 0.1.0
  * @category layers
  */
-export const layerMemory: Layer.Layer<ConversationStore> = Layer.provide(
-  layerKeyValueStore(),
-  KeyValueStore.layerMemory
+export const layerMemory: Layer.Layer<ConversationStore> = Layer.effect(
+  ConversationStore,
+  Effect.suspend(() => {
+    const records = new Map<string, string>()
+    return makeOn({
+      get: (key) => Effect.sync(() => Option.fromNullable(records.get(key))),
+      set: (key, value) => Effect.sync(() => void records.set(key, String(value))),
+      remove: (key) => Effect.sync(() => void records.delete(key))
+    }, undefined)
+  })
 )
 
 /**

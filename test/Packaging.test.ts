@@ -1,0 +1,86 @@
+/**
+ * What a library-only install needs: `effect` alone. Every other package is
+ * an optional peer dependency loaded only when its feature is used (a
+ * tokenizer layer, a store layer, `rollmem/ai`), and the command line's own
+ * packages are bundled into `dist/bin.js`. The real install is measured by
+ * `scripts/pack-check.sh`.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import packageJson from "../package.json" with { type: "json" }
+import { ConfigError } from "../src/Errors.js"
+import { importOptional } from "../src/layers/Tokenizers.js"
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
+
+// Static runtime imports only: `import type` and `export type` load nothing; `import("x")` loads on use.
+const importPattern = /^\s*(?:import|export)\s+(?!type\s)(?:[^"';]*?\sfrom\s+)?["']([^"']+)["']/gm
+
+/** Every bare package a module loads when imported, following relative imports. */
+const packagesLoadedBy = (entry: string): Array<string> => {
+  const packages = new Set<string>()
+  const seen = new Set<string>()
+  const visit = (file: string) => {
+    if (seen.has(file)) return
+    seen.add(file)
+    for (const match of fs.readFileSync(file, "utf8").matchAll(importPattern)) {
+      const specifier = match[1]
+      if (specifier.startsWith(".")) visit(path.resolve(path.dirname(file), specifier.replace(/\.js$/, ".ts")))
+      else {packages.add(
+          specifier.startsWith("@") ? specifier.split("/").slice(0, 2).join("/") : specifier.split("/")[0]
+        )}
+    }
+  }
+  visit(path.join(root, entry))
+  return [...packages].sort()
+}
+
+describe("a library-only install", () => {
+  it("importing rollmem, rollmem/promise, rollmem/store or rollmem/tokenizers loads effect and nothing else", () => {
+    for (const entry of ["src/index.ts", "src/promise/index.ts", "src/store.ts", "src/tokenizers.ts"]) {
+      assert.deepStrictEqual(packagesLoadedBy(entry), ["effect"], entry)
+    }
+  })
+
+  it("has no dependencies; every peer but effect is optional", () => {
+    assert.deepStrictEqual(Object.keys((packageJson as { dependencies?: object }).dependencies ?? {}), [])
+    const optional = Object.keys(packageJson.peerDependenciesMeta).sort()
+    assert.deepStrictEqual(Object.keys(packageJson.peerDependencies).filter((p) => !optional.includes(p)), ["effect"])
+    assert.deepStrictEqual(optional, [
+      "@effect/ai",
+      "@effect/ai-openai",
+      "@effect/platform",
+      "@effect/sql",
+      "@effect/sql-sqlite-node",
+      "ai-tokenizer",
+      "gpt-tokenizer",
+      "js-tiktoken"
+    ])
+  })
+
+  it("the command line's packages are not peers: they are bundled into dist/bin.js", () => {
+    for (const cli of ["@effect/cli", "@effect/platform-node", "@effect/printer", "@effect/printer-ansi"]) {
+      assert.notProperty(packageJson.peerDependencies, cli)
+    }
+  })
+})
+
+describe("an optional peer that is not installed", () => {
+  it("is a ConfigError saying what to install; any other load failure stays as it is", async () => {
+    const name = "rollmem-no-such-package"
+    const missing = await importOptional(() => import(name), name, "1.0.0").then(() => undefined, (e: unknown) => e)
+    assert.instanceOf(missing, ConfigError)
+    assert.strictEqual(
+      (missing as ConfigError).message,
+      "invalid option tokenizer: needs rollmem-no-such-package, which is not installed: npm i rollmem-no-such-package@1.0.0"
+    )
+    const broken = new Error("ranks corrupt")
+    const other = await importOptional(() => Promise.reject(broken), "gpt-tokenizer", "4.0.0").then(
+      () => undefined,
+      (e: unknown) => e
+    )
+    assert.strictEqual(other, broken)
+  })
+})
