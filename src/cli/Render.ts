@@ -19,7 +19,9 @@ const fitId = (id: string): string => {
   return `${id.slice(0, head)}…${id.slice(id.length - (ID_WIDTH - 1 - head))}`
 }
 
-const opens = (value: boolean | null): string => value === null ? "-" : value ? "yes" : "no"
+const fixed = (x: number): string => x.toFixed(1)
+const percent = (x: number): string => `${(100 * x).toFixed(1)}%`
+const rounded = (x: number): string => String(Math.round(x))
 
 const COLUMNS: ReadonlyArray<{
   readonly title: string
@@ -31,14 +33,24 @@ const COLUMNS: ReadonlyArray<{
   { title: "calls", row: (f) => String(f.summarizerCalls), total: (t) => String(t.summarizerCalls) },
   { title: "evicted", row: (f) => String(f.evictedMessages), total: (t) => String(t.evictedMessages) },
   { title: "peak", row: (f) => String(f.peakBufferTokens), total: (t) => `max ${t.peakBufferTokens}` },
-  { title: "final", row: (f) => String(f.finalBufferTokens), total: (t) => String(t.finalBufferTokens) },
   { title: "summary", row: (f) => String(f.summaryTokens), total: (t) => String(t.summaryTokens) },
   { title: "context", row: (f) => String(f.contextTokens), total: (t) => String(t.contextTokens) },
   {
-    title: "user-first",
-    row: (f) => opens(f.opensOnUserTurn),
-    total: (t) => `${t.opensOnUserTurn}/${t.conversations}`
-  }
+    title: "valid",
+    row: (f) => `${f.validRequestPoints}/${f.requestPoints}`,
+    total: (t) => `${t.validRequestPoints}/${t.requestPoints}`
+  },
+  {
+    title: "calls/1k",
+    row: (f) => fixed(f.summarizerCallsPer1000Turns),
+    total: (t) => fixed(t.summarizerCallsPer1000Turns)
+  },
+  { title: "sum-in", row: (f) => String(f.summarizerInputTokens), total: (t) => String(t.summarizerInputTokens) },
+  { title: "sum-out", row: (f) => String(f.summarizerOutputTokens), total: (t) => String(t.summarizerOutputTokens) },
+  { title: "mean-sent", row: (f) => rounded(f.meanRequestTokens), total: (t) => rounded(t.meanRequestTokens) },
+  { title: "max-sent", row: (f) => String(f.maxRequestTokens), total: (t) => `max ${t.maxRequestTokens}` },
+  { title: "reuse", row: (f) => percent(f.prefixReuse), total: (t) => percent(t.prefixReuse) },
+  { title: "cost", row: (f) => rounded(f.cost), total: (t) => rounded(t.cost) }
 ]
 
 /**
@@ -70,9 +82,13 @@ export const table = (outcome: Outcome, title: string, unit: string): string => 
     rule,
     line(last),
     "",
-    `prunes: adds that evicted or folded turns; calls: summarizer calls; evicted: messages removed from the buffer.`,
-    `peak, final: buffer ${unit} (largest after an add, at the end); summary, context: ${unit} of the summary, and of`,
-    `summary + final buffer; user-first: the final context's first non-system message is a user turn.`
+    `prunes: adds that evicted or folded turns; calls: summarizer calls; evicted: messages removed from the buffer;`,
+    `peak: largest buffer after an add (${unit}); summary, context: ${unit} of the final summary and final context.`,
+    `At each request point (before an assistant turn): valid: contexts a strict chat API accepts / request points;`,
+    `mean-sent, max-sent: context ${unit}; reuse: ${unit} of the prefix of whole messages shared with the previous`,
+    `request, over ${unit} sent. calls/1k: summarizer calls per 1,000 messages; sum-in, sum-out: summarizer ${unit} in`,
+    `and out; cost: uncached input x1 + cached input (a shared prefix of 1,024 ${unit} or more) x0.1 + sum-in x1 +`,
+    `sum-out x4, in input-${unit.replace(/s$/, "")} units.`
   ].join("\n")
 }
 
