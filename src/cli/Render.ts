@@ -7,7 +7,7 @@
  */
 import * as Schema from "effect/Schema"
 import * as Message from "../schema/Message.js"
-import type { Figures, FinalContext, Outcome, Totals } from "./Replay.js"
+import type { Figures, FinalContext, Outcome, Report, Totals } from "./Replay.js"
 import type { Shown } from "./Store.js"
 
 const ID_WIDTH = 48
@@ -153,3 +153,89 @@ export const storedContext = (shown: Shown): string => {
   const header = `Stored conversation ${shown.id} (revision ${shown.revision}): ${parts.join(" and ")}`
   return [header, "=".repeat(Math.min(header.length, 120)), shown.context].join("\n")
 }
+
+const share = (part: number, whole: number): string =>
+  whole === 0 ? `${part}/0` : `${part}/${whole} (${percent(part / whole)})`
+
+const COMPARE_ROWS: ReadonlyArray<{ readonly title: string; readonly cell: (t: Totals, base: Totals) => string }> = [
+  { title: "valid request points", cell: (t) => share(t.validRequestPoints, t.requestPoints) },
+  {
+    title: "  of eligible (valid transcript, buffer with a user turn)",
+    cell: (t) => share(t.validEligibleRequestPoints, t.eligibleRequestPoints)
+  },
+  { title: "contexts over their bound", cell: (t) => String(t.overBoundRequestPoints) },
+  { title: "summarizer calls", cell: (t) => String(t.summarizerCalls) },
+  { title: "  per 1,000 turns", cell: (t) => fixed(t.summarizerCallsPer1000Turns) },
+  {
+    title: "  vs the base",
+    cell: (t, base) => base.summarizerCalls === 0 ? "-" : `${(t.summarizerCalls / base.summarizerCalls).toFixed(2)}x`
+  },
+  { title: "summarizer input", cell: (t) => String(t.summarizerInputTokens) },
+  { title: "summarizer output", cell: (t) => String(t.summarizerOutputTokens) },
+  { title: "mean context sent", cell: (t) => rounded(t.meanRequestTokens) },
+  { title: "max context sent", cell: (t) => String(t.maxRequestTokens) },
+  { title: "prefix reuse", cell: (t) => percent(t.prefixReuse) },
+  { title: "cost", cell: (t) => rounded(t.cost) },
+  { title: "  vs the base", cell: (t, base) => base.cost === 0 ? "-" : `${(t.cost / base.cost).toFixed(2)}x` }
+]
+
+/**
+ * A comparison as a table: one row per figure (totals over every
+ * conversation), one column per option set, the base options first; a
+ * legend under it spells out each numbered set.
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const compareTable = (
+  columns: ReadonlyArray<{ readonly set: string | undefined; readonly report: { readonly totals: Totals } }>,
+  title: string,
+  unit: string
+): string => {
+  const base = columns[0].report.totals
+  const heads = columns.map((c, i) => c.set === undefined ? "base" : `[${i}]`)
+  const first = [`figure (${unit})`, ...heads]
+  const rows = COMPARE_ROWS.map((row) => [row.title, ...columns.map((c) => row.cell(c.report.totals, base))])
+  const all = [first, ...rows]
+  const widths = first.map((_, i) => Math.max(...all.map((row) => row[i].length)))
+  const line = (row: ReadonlyArray<string>): string =>
+    row.map((cell, i) => i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i])).join("  ").trimEnd()
+  const rule = "-".repeat(widths.reduce((n, w) => n + w, 0) + 2 * (widths.length - 1))
+  return [
+    title,
+    "",
+    line(first),
+    rule,
+    ...rows.map(line),
+    "",
+    "base: the command line's own options.",
+    ...columns.flatMap((c, i) => c.set === undefined ? [] : [`[${i}] ${c.set}`]),
+    `Request points: before each assistant turn. Cost: uncached input x1 + cached input (a prefix of 1,024 ${unit} or`,
+    `more shared with the previous request) x0.1 + summarizer input x1 + summarizer output x4.`
+  ].join("\n")
+}
+
+/**
+ * A comparison as one JSON document (2-space indent): `{ "compare": [...] }`,
+ * one entry per column, the base options first: `set` (the set as written,
+ * `null` for the base), `options` (the replay options it ran with),
+ * `conversations` and `totals` as in {@link json}.
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const compareJson = (
+  columns: ReadonlyArray<{ readonly set: string | undefined; readonly options: unknown; readonly report: Report }>
+): string =>
+  JSON.stringify(
+    {
+      compare: columns.map((c) => ({
+        set: c.set ?? null,
+        options: c.options,
+        conversations: c.report.conversations,
+        totals: c.report.totals
+      }))
+    },
+    null,
+    2
+  )
