@@ -1,5 +1,5 @@
 /**
- * The eviction algorithm of SPEC sections 4 and 10, in one pure module (no
+ * The eviction algorithm of docs/contract.md sections 4 and 10, in one pure module (no
  * Effect): units, the step-1 cut with its low-water mark, alignment, turn
  * boundaries with their repairs, pinned messages and tool-result clearing,
  * kept incrementally so that an append costs O(1) amortized in the buffer's
@@ -28,7 +28,7 @@
  * aborted (nothing changes; clearings made for it are undone). While a plan
  * is pending, a tool result whose merge would reach into a planned unit is
  * deferred (kept as a unit of its own): on commit its call is gone and it is
- * an orphan, as SPEC 4 says; on abort the merge it missed is made by
+ * an orphan, as section 4 says; on abort the merge it missed is made by
  * rebuilding the index (O(n), only after a failed or interrupted fold that a
  * late tool result crossed, counted in {@link EvictionIndex.rebuilds}).
  *
@@ -49,9 +49,9 @@ export interface Entry {
   readonly callIds: ReadonlyArray<string>
   /** The message's tool call id, if present. */
   readonly resultId: string | undefined
-  /** Role `user` and no tool call id: a turn start when it opens a unit (SPEC 10.2). */
+  /** Role `user` and no tool call id: a turn start when it opens a unit (section 10.2). */
   readonly userTurn: boolean
-  /** Role `system` or `developer` and no tool fields: pinned under `pinSystem` (SPEC 10.3). */
+  /** Role `system` or `developer` and no tool fields: pinned under `pinSystem` (section 10.3). */
   readonly systemLike: boolean
 }
 
@@ -64,8 +64,8 @@ export interface Entry {
 export type Measure = "tokens" | "messages"
 
 /**
- * Where a cut may fall: `"aligned"` is SPEC 4 (the original's alignment),
- * `"turn"` is SPEC 10.2 (turn boundaries, with repairs).
+ * Where a cut may fall: `"aligned"` is section 4 (the original's alignment),
+ * `"turn"` is section 10.2 (turn boundaries, with repairs).
  *
  * @internal
  */
@@ -77,18 +77,18 @@ export type Boundary = "aligned" | "turn"
  * @internal
  */
 export interface Config {
-  /** SPEC 10.3: system and developer messages are pinned. Default `false`. */
+  /** section 10.3: system and developer messages are pinned. Default `false`. */
   readonly pinSystem?: boolean | undefined
-  /** SPEC 10.2. Default `"aligned"`. */
+  /** section 10.2. Default `"aligned"`. */
   readonly boundary?: Boundary | undefined
-  /** SPEC 10.5: tool results are tracked for clearing. Default `false`. */
+  /** section 10.5: tool results are tracked for clearing. Default `false`. */
   readonly clearing?: boolean | undefined
 }
 
 /**
  * An eviction policy: a prune starts when the measure of the unpinned
  * messages is over `budget`; step 1 evicts units while it is over `target`
- * (SPEC 10.1; `target` = `budget` is the original's rule).
+ * (section 10.1; `target` = `budget` is the original's rule).
  *
  * @internal
  */
@@ -159,7 +159,7 @@ interface Unit<A> {
  * @internal
  */
 export interface Plan<A> {
-  /** The evicted messages, oldest first (in case 2 of SPEC 10.2 not contiguous). */
+  /** The evicted messages, oldest first (in case 2 of section 10.2 not contiguous). */
   readonly messages: ReadonlyArray<A>
   /** @internal */
   readonly id: number
@@ -487,7 +487,7 @@ export class EvictionIndex<A> {
   }
 
   /**
-   * Computes a prune (SPEC 4, 10.1, 10.2; pinned messages are in no unit and
+   * Computes a prune (section 4, 10.1, 10.2; pinned messages are in no unit and
    * stay): `undefined` when it evicts nothing. `over` says whether the prune
    * started over the budget (step 1 and clearing run only then). The plan
    * stays pending until {@link commit} or {@link abort}. Cost: O(1) plus
@@ -544,7 +544,7 @@ export class EvictionIndex<A> {
         }
       }
     } else if (stepOne) {
-      // Alignment (SPEC 4 step 3; case 3 of SPEC 10.2): the first unit at or
+      // Alignment (section 4 step 3; case 3 of section 10.2): the first unit at or
       // after the cut that opens on a message that is not response-like.
       let o = this.oHead
       while (o !== undefined && o.first.seq < cutSeq) o = o.oNext
@@ -665,7 +665,7 @@ export class EvictionIndex<A> {
 
   /**
    * Settles the tool results deferred while a plan was pending: after a
-   * commit, one whose call went is an orphan (SPEC 4); any other (its call
+   * commit, one whose call went is an orphan (section 4); any other (its call
    * is still there, or the plan was aborted) needs the merge it missed,
    * made by rebuilding the index.
    */
@@ -729,7 +729,7 @@ export class EvictionIndex<A> {
 
   /**
    * The oldest tool result the clearing cursor has not passed, if it is not
-   * among the `keep` most recent live tool results (SPEC 10.5).
+   * among the `keep` most recent live tool results (section 10.5).
    */
   nextClearable(keep: number): Slot<A> | undefined {
     const results = this.results
