@@ -8,7 +8,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { FastCheck as fc } from "effect"
 import * as Message from "../src/schema/Message.js"
 import * as Arb from "./support/arbitraries.js"
-import { absent, conversations, skipped } from "./support/conversations.js"
+import { absent, conversations } from "./support/conversations.js"
 import { a, call, result, u } from "./support/harness.js"
 import { driven, type DriverOptions, withContent } from "./support/policyDriver.js"
 import * as SpecModel from "./support/specModel.js"
@@ -406,7 +406,7 @@ describe("SPEC 10 on every real conversation", () => {
   ]
   for (const options of sets) {
     it.skipIf(absent)(
-      `${JSON.stringify(options)}: equals the model after every add; turn mode's guarantee holds${skipped}`,
+      `${JSON.stringify(options)}: equals the model after every add; turn mode's guarantee holds`,
       () => {
         let calls = 0
         for (const conversation of conversations) {

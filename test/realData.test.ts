@@ -16,7 +16,7 @@ import type { Memory } from "../src/strategies/Memory.js"
 import * as RollingMemory from "../src/strategies/RollingMemory.js"
 import * as SummaryMemory from "../src/strategies/SummaryMemory.js"
 import * as WindowMemory from "../src/strategies/WindowMemory.js"
-import { absent, type Conversation, conversations, skipped } from "./support/conversations.js"
+import { absent, type Conversation, conversations } from "./support/conversations.js"
 import * as SpecModel from "./support/specModel.js"
 
 /** Whether a conversation calls the same tool-call id more than once. */
@@ -191,7 +191,7 @@ const check = (run: Run, conversation: Conversation): { readonly calls: number; 
 }
 
 describe("real conversations", () => {
-  it.skipIf(absent)(`load: every conversation decodes; 50 agentic conversations reuse tool-call ids${skipped}`, () => {
+  it.skipIf(absent)(`load: every conversation decodes; 50 agentic conversations reuse tool-call ids`, () => {
     assert.isAbove(conversations.length, 0)
     const agentic = conversations.filter((c) => c.file === "conversations-agentic.jsonl")
     // Reused ids make units that span both calls (contract 4): the data exercises that rule.
@@ -208,7 +208,7 @@ describe("real conversations", () => {
   })
 
   for (const run of runs) {
-    it.skipIf(absent)(`${run.name}: equals the model after every add, invariants hold${skipped}`, () => {
+    it.skipIf(absent)(`${run.name}: equals the model after every add, invariants hold`, () => {
       let calls = 0
       let evicted = 0
       for (const conversation of conversations) {

@@ -11,7 +11,7 @@
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import { ConfigError, type SummarizerError, TokenCountError } from "../Errors.js"
+import { type AddError, ConfigError, TokenCountError } from "../Errors.js"
 import * as ExtractiveSummarizer from "../layers/ExtractiveSummarizer.js"
 import * as Message from "../schema/Message.js"
 import * as Summarizer from "../services/Summarizer.js"
@@ -319,7 +319,7 @@ export const replayConversation = <E = never, R = never>(
   open: Open<E, R> = fresh
 ): Effect.Effect<
   { readonly figures: Figures; readonly final: FinalContext },
-  ConfigError | TokenCountError | SummarizerError | E,
+  ConfigError | AddError | E,
   TokenCounter.TokenCounter | R
 > =>
   Effect.gen(function*() {
@@ -460,7 +460,7 @@ export const replay = <E = never, R = never>(
     readonly onProgress?: ((done: number, total: number) => Effect.Effect<void>) | undefined
     readonly open?: Open<E, R> | undefined
   }
-): Effect.Effect<Outcome, ConfigError | TokenCountError | SummarizerError | E, TokenCounter.TokenCounter | R> =>
+): Effect.Effect<Outcome, ConfigError | AddError | E, TokenCounter.TokenCounter | R> =>
   Effect.gen(function*() {
     const total = conversations.reduce((n, c) => n + c.messages.length, 0)
     const onProgress = options?.onProgress

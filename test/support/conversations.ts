@@ -1,25 +1,18 @@
 /**
- * The real conversations of the shared data folder, read in place (never
- * copied): `$ROLLMEM_DATA`, else `../shared/data` from the repository root.
- * Tests that use them skip with {@link skipped} when the folder is absent.
+ * Every real conversation of the data folder ({@link dataDir}), decoded,
+ * read in place (never copied). Tests that use them skip when the folder is
+ * absent (`dataNotice.ts` says so once per run).
  */
 import { Schema } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
 import * as Message from "../../src/schema/Message.js"
+import { dataDir } from "./data.js"
 
-const repoRoot = fileURLToPath(new URL("../..", import.meta.url))
-const dataDir = process.env.ROLLMEM_DATA ?? path.resolve(repoRoot, "../shared/data")
 const files = fs.existsSync(dataDir) ? fs.readdirSync(dataDir).filter((f) => f.endsWith(".jsonl")).sort() : []
 
 /** Whether the data folder is absent (or holds no conversations). */
 export const absent = files.length === 0
-
-/** The suffix of a skipped test's name, saying why it was skipped. */
-export const skipped = absent
-  ? ` (skipped: no *.jsonl conversations in ${dataDir}; set ROLLMEM_DATA to the data folder)`
-  : ""
 
 /** One real conversation. */
 export interface Conversation {
