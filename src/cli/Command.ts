@@ -361,6 +361,7 @@ export const runReplay = (
       ConfigError: (error) => fail(error.message),
       TokenCountError: (error) => fail(error.message),
       SummarizerError: (error) => fail(error.message),
+      SummaryBudgetError: (error) => fail(error.message),
       ConversationConflictError: failWith,
       ConversationDecodeError: failWith,
       ConversationStoreError: failWith

@@ -20,7 +20,7 @@
  * @since 0.2.0
  */
 import * as Effect from "effect/Effect"
-import { ConfigError, type SummarizerError, type TokenCountError } from "../Errors.js"
+import { type AddError, ConfigError } from "../Errors.js"
 import type * as TokenCounter from "../services/TokenCounter.js"
 import type { Conversation } from "./Input.js"
 import { type Config, makeConfig, type Options, replay, type Report } from "./Replay.js"
@@ -167,7 +167,7 @@ export const compare = (
   base: Options,
   sets: ReadonlyArray<string>,
   onProgress?: (done: number, total: number) => Effect.Effect<void>
-): Effect.Effect<Array<Column>, ConfigError | TokenCountError | SummarizerError, TokenCounter.TokenCounter> =>
+): Effect.Effect<Array<Column>, ConfigError | AddError, TokenCounter.TokenCounter> =>
   Effect.gen(function*() {
     const columns: Array<{ readonly set: string | undefined; readonly options: Options; readonly config: Config }> = [
       { set: undefined, options: base, config: yield* makeConfig(base) }

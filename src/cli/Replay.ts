@@ -12,7 +12,7 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Equal from "effect/Equal"
-import { ConfigError, SummarizerError, type TokenCountError } from "../Errors.js"
+import { type AddError, ConfigError, SummarizerError, type TokenCountError } from "../Errors.js"
 import * as ExtractiveSummarizer from "../layers/ExtractiveSummarizer.js"
 import * as Message from "../schema/Message.js"
 import * as Summarizer from "../services/Summarizer.js"
@@ -393,7 +393,7 @@ export const replayConversation = <E = never, R = never>(
   open: Open<E, R> = fresh
 ): Effect.Effect<
   ConversationResult,
-  ConfigError | TokenCountError | SummarizerError | E,
+  ConfigError | AddError | E,
   TokenCounter.TokenCounter | R
 > =>
   Effect.gen(function*() {
@@ -600,7 +600,7 @@ export const replay = <E = never, R = never>(
     readonly onProgress?: ((done: number, total: number) => Effect.Effect<void>) | undefined
     readonly open?: Open<E, R> | undefined
   }
-): Effect.Effect<Outcome, ConfigError | TokenCountError | SummarizerError | E, TokenCounter.TokenCounter | R> =>
+): Effect.Effect<Outcome, ConfigError | AddError | E, TokenCounter.TokenCounter | R> =>
   Effect.gen(function*() {
     const total = conversations.reduce((n, c) => n + c.messages.length, 0)
     const onProgress = options?.onProgress
