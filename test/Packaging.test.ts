@@ -53,9 +53,11 @@ describe("a library-only install", () => {
       "@effect/ai-openai",
       "@effect/platform",
       "@effect/sql",
+      "@effect/sql-pg",
       "@effect/sql-sqlite-node",
       "ai-tokenizer",
       "gpt-tokenizer",
+      "ioredis",
       "js-tiktoken"
     ])
   })

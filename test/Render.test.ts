@@ -4,13 +4,18 @@
  * between characters.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as Measure from "../src/cli/Measure.js"
 import * as Render from "../src/cli/Render.js"
 import type { Figures, Outcome } from "../src/cli/Replay.js"
 import { MemoryState, Message } from "../src/index.js"
 
 const rolling: Render.Budget = { strategy: "rolling", maxTokens: 2000, maxMessages: 20, summaryTokens: 400 }
 
+const noRequests = Measure.sum([])
+
 const figures = (id: string, over: Partial<Figures> = {}): Figures => ({
+  ...noRequests,
+  ...Measure.derive(noRequests, 4, 1),
   id,
   messages: 4,
   prunes: 1,
@@ -124,7 +129,8 @@ describe("Render.table", () => {
         conversations: [figures(id)],
         totals: { ...figures(id), conversations: 1, opensOnUserTurn: 1 }
       },
-      shown: undefined
+      shown: undefined,
+      timelines: []
     }
     const row = Render.table(outcome, "title", "tokens").split("\n")[4]
     const cell = row.split("  ")[0]
