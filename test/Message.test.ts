@@ -2,14 +2,13 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either, Equal, FastCheck as fc, Hash, Schema } from "effect"
 import * as MemoryState from "../src/schema/MemoryState.js"
 import * as Message from "../src/schema/Message.js"
-import * as TokenCounter from "../src/services/TokenCounter.js"
 import * as SpecModel from "./support/specModel.js"
 
 const decode = Schema.decodeUnknownSync(Message.Message)
 const decodeEither = Schema.decodeUnknownEither(Message.Message)
 const encode = Schema.encodeSync(Message.Message)
 
-describe("Message token text (SPEC 1)", () => {
+describe("Message token text (contract 1)", () => {
   it("is exactly the content for a message without tool fields", () => {
     assert.strictEqual(Message.user("hello  world\n").tokenText, "hello  world\n")
     assert.strictEqual(Message.user("").tokenText, "")
@@ -40,7 +39,7 @@ describe("Message token text (SPEC 1)", () => {
   })
 })
 
-describe("Message string form (SPEC 1)", () => {
+describe("Message string form (contract 1)", () => {
   it("is role: content", () => {
     assert.strictEqual(String(Message.user("hello")), "user: hello")
     assert.strictEqual(String(Message.user("")), "user: ")
@@ -60,50 +59,7 @@ describe("Message string form (SPEC 1)", () => {
   })
 })
 
-describe("word count (SPEC 3)", () => {
-  it("counts runs of non-whitespace", () => {
-    assert.strictEqual(TokenCounter.wordCount(""), 0)
-    assert.strictEqual(TokenCounter.wordCount("   \n\t "), 0)
-    assert.strictEqual(TokenCounter.wordCount("  hello   world\n"), 2)
-    assert.strictEqual(TokenCounter.wordCount("a"), 1)
-    assert.strictEqual(TokenCounter.wordCount("<|endoftext|> <|im_start|>user"), 2)
-  })
-
-  it("splits on every character of Python's whitespace set", () => {
-    for (const code of SpecModel.WHITESPACE) {
-      const ch = String.fromCharCode(code)
-      assert.strictEqual(TokenCounter.wordCount(`a${ch}b`), 2, `U+${code.toString(16).padStart(4, "0")}`)
-      assert.strictEqual(TokenCounter.wordCount(`${ch}${ch}`), 0, `U+${code.toString(16).padStart(4, "0")} alone`)
-    }
-  })
-
-  it("counts U+001C-U+001F and U+0085 as space, unlike JavaScript's \\s", () => {
-    assert.strictEqual(TokenCounter.wordCount("a\u001cb\u001dc\u001ed\u001fe\u0085f"), 6)
-  })
-
-  it("does not split on U+FEFF, U+200B or U+180E", () => {
-    assert.strictEqual(TokenCounter.wordCount("a\ufeffb"), 1)
-    assert.strictEqual(TokenCounter.wordCount("a\u200bb"), 1)
-    assert.strictEqual(TokenCounter.wordCount("a\u180eb"), 1)
-    assert.strictEqual(TokenCounter.wordCount("\ufeff"), 1)
-  })
-
-  it("is the default TokenCounter", () =>
-    Effect.gen(function*() {
-      const counter = yield* TokenCounter.TokenCounter
-      assert.strictEqual(yield* counter.count("one two\u0085three"), 3)
-    }).pipe(Effect.runSync))
-
-  it.prop(
-    "equals the model on any string",
-    [fc.string({ unit: fc.constantFrom("a", "é", "😀", " ", "\u0085", "\u001c", "\ufeff", "\u3000", "\n", "\u200b") })],
-    ([text]) => {
-      assert.strictEqual(TokenCounter.wordCount(text), SpecModel.wordCount(text))
-    }
-  )
-})
-
-describe("wire format (SPEC 2)", () => {
+describe("wire format (contract 2)", () => {
   it("writes role and content only for a plain message", () => {
     assert.deepStrictEqual(encode(Message.user("hi")), { role: "user", content: "hi" })
   })

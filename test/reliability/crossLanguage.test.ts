@@ -1,5 +1,5 @@
 /**
- * Cross-language state (SPEC section 2): state files as the Python package
+ * Cross-language state (contract section 2): state files as the Python package
  * writes them with `json.dumps` (version 1 and 2, tool calls, unicode escaped
  * as \uXXXX, `", "` and `": "` separators) load in every strategy and
  * re-serialize to equal parsed values; what this side writes follows the
@@ -13,13 +13,13 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { BufferMemory, MemoryState, Message } from "../../src/index.js"
 import * as Facade from "../../src/promise/index.js"
+import { dataLines, hasData } from "../support/data.js"
 import { encodeFold, recording } from "./support/harness.js"
 import { pythonDumps, pythonNumber, pythonString } from "./support/pythonJson.js"
 import { restore, strategies } from "./support/strategies.js"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const fixtures = path.resolve(here, "..", "fixtures", "python-states")
-const dataDir = process.env.ROLLMEM_DATA ?? path.resolve(here, "..", "..", "..", "shared", "data")
 
 const files = ["v1-chat.json", "v2-tool-calls.json", "v2-edges.json", "v2-summary-only.json", "v2-empty.json"] as const
 
@@ -29,12 +29,12 @@ const read = (file: string): string => fs.readFileSync(path.join(fixtures, file)
 const asVersion2 = (text: string): string => text.replace(/^\{"version": 1, /, "{\"version\": 2, ")
 
 // ---------------------------------------------------------------------------
-// The format rules of SPEC section 2, checked on what this side writes
+// The format rules of contract section 2, checked on what this side writes
 // ---------------------------------------------------------------------------
 
 const messageKeys = ["role", "content", "id", "tool_calls", "tool_call_id", "metadata"]
 
-/** Asserts a written state follows SPEC section 2; returns how many messages it checked. */
+/** Asserts a written state follows contract section 2; returns how many messages it checked. */
 const assertFormat = (json: unknown): number => {
   assert.isTrue(typeof json === "object" && json !== null && !Array.isArray(json))
   const state = json as Record<string, unknown>
@@ -230,14 +230,12 @@ const decodeConversation = Schema.decodeUnknownSync(Schema.parseJson(Conversatio
 
 describe("states this side writes from real conversations", () => {
   for (const file of ["conversations-chat.jsonl", "conversations-agentic.jsonl", "conversations-tooltalk.jsonl"]) {
-    const present = fs.existsSync(path.join(dataDir, file))
+    const present = hasData(file)
     it.effect.skipIf(!present)(
-      `${file}: every conversation's state follows the format rules and survives a Python-style round trip${
-        present ? "" : ` (skipped: not found in ${dataDir}; set ROLLMEM_DATA)`
-      }`,
+      `${file}: every conversation's state follows the format rules and survives a Python-style round trip`,
       () =>
         Effect.gen(function*() {
-          const lines = fs.readFileSync(path.join(dataDir, file), "utf8").split("\n").filter((l) => l.trim() !== "")
+          const lines = dataLines(file)
           let messages = 0
           for (const line of lines) {
             const conversation = decodeConversation(line)

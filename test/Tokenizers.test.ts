@@ -5,31 +5,17 @@ import * as claude from "ai-tokenizer/encoding/claude"
 import * as o200k from "ai-tokenizer/encoding/o200k_base"
 import * as AiTokenizerSdk from "ai-tokenizer/sdk"
 import { Effect, FastCheck as fc, Layer, Option, Schema } from "effect"
-import * as fs from "node:fs"
-import * as path from "node:path"
-import { fileURLToPath } from "node:url"
 import { ConfigError, Message, RollingMemory, TokenCounter, TokenCountError } from "../src/index.js"
 import * as Tokenizers from "../src/tokenizers.js"
-
-const dataDir = process.env.ROLLMEM_DATA ??
-  path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "shared", "data")
+import { DATA_FILES, dataLines } from "./support/data.js"
 
 const Conversation = Schema.Struct({ messages: Schema.Array(Message.Message) })
 const decodeConversation = Schema.decodeUnknownSync(Schema.parseJson(Conversation))
 
 // Every 29th message of the three transcript files, in file order: a fixed
 // sample of a few hundred real messages (chat, agentic with tool calls, ToolTalk).
-const sample: ReadonlyArray<string> = [
-  "conversations-chat.jsonl",
-  "conversations-agentic.jsonl",
-  "conversations-tooltalk.jsonl"
-]
-  .filter((file) => fs.existsSync(path.join(dataDir, file)))
-  .flatMap((file) =>
-    fs.readFileSync(path.join(dataDir, file), "utf8").split("\n").filter((line) => line.trim() !== "").flatMap((
-      line
-    ) => decodeConversation(line).messages)
-  )
+const sample: ReadonlyArray<string> = DATA_FILES
+  .flatMap((file) => dataLines(file).flatMap((line) => decodeConversation(line).messages))
   .filter((_, i) => i % 29 === 0)
   .map((message) => message.tokenText)
 
@@ -37,8 +23,6 @@ const sample: ReadonlyArray<string> = [
 // "お誕生日おめでとう", "<|endoftext|>", "__proto__".
 const CLAUDE_FIXED: ReadonlyArray<number> = [0, 2, 7, 11, 8, 3]
 const GEMINI_FIXED: ReadonlyArray<number> = [0, 2, 6, 9, 8, 3]
-
-const dataNote = sample.length > 0 ? "" : ` (skipped: no transcripts in ${dataDir}; set ROLLMEM_DATA)`
 
 const countAll = (texts: ReadonlyArray<string>) =>
   Effect.flatMap(TokenCounter.TokenCounter, (counter) => Effect.forEach(texts, counter.count))
@@ -94,7 +78,7 @@ describe("tokenizers", () => {
 
   for (const encoding of Tokenizers.encodings) {
     it.effect.skipIf(sample.length === 0)(
-      `${encoding}: the three libraries agree on real transcripts${dataNote}`,
+      `${encoding}: the three libraries agree on real transcripts`,
       () =>
         Effect.gen(function*() {
           assert.isAbove(sample.length, 250)
@@ -240,18 +224,8 @@ describe("tokenizers", () => {
 // ---------------------------------------------------------------------------
 
 /** Every real message of the four transcript files (`conversations-long.jsonl` included), in file order. */
-const everyMessage: ReadonlyArray<Message.Message> = [
-  "conversations-chat.jsonl",
-  "conversations-agentic.jsonl",
-  "conversations-tooltalk.jsonl",
-  "conversations-long.jsonl"
-]
-  .filter((file) => fs.existsSync(path.join(dataDir, file)))
-  .flatMap((file) =>
-    fs.readFileSync(path.join(dataDir, file), "utf8").split("\n").filter((line) => line.trim() !== "").flatMap((
-      line
-    ) => decodeConversation(line).messages)
-  )
+const everyMessage: ReadonlyArray<Message.Message> = [...DATA_FILES, "conversations-long.jsonl"]
+  .flatMap((file) => dataLines(file).flatMap((line) => decodeConversation(line).messages))
 const everyText = everyMessage.map((m) => m.tokenText)
 
 const counterOf = (layer: Layer.Layer<TokenCounter.TokenCounter, ConfigError>) =>
@@ -270,7 +244,7 @@ const prototypeNames = Object.getOwnPropertyNames(Object.prototype)
 describe("ai-tokenizer", () => {
   for (const encoding of Tokenizers.encodings) {
     it.effect.skipIf(everyText.length === 0)(
-      `${encoding}: the same counts as gpt-tokenizer on every real message${dataNote}`,
+      `${encoding}: the same counts as gpt-tokenizer on every real message`,
       () =>
         Effect.gen(function*() {
           assert.isAbove(everyText.length, 12_000)
@@ -398,7 +372,7 @@ describe("ai-tokenizer", () => {
     }))
 
   it.effect.skipIf(everyMessage.length === 0)(
-    `framing: each count is ai-tokenizer's count of the message for the model, on every real text message${dataNote}`,
+    `framing: each count is ai-tokenizer's count of the message for the model, on every real text message`,
     () =>
       Effect.gen(function*() {
         // Messages ai-tokenizer's `count` takes as they are: a standard role, text content, no tool fields.
