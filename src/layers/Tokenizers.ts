@@ -139,7 +139,9 @@ export const engines: ReadonlyArray<Engine> = ["ai-tokenizer", "gpt-tokenizer", 
  * The engine of {@link layerO200kBase}, {@link layerCl100kBase},
  * {@link layerModel}, {@link layerByName} and {@link loadTokenCounter} when
  * none is given: `"ai-tokenizer"`, the fastest exact counter measured on the
- * real data (bench section 4).
+ * real data (bench section 4). When it is not installed, an OpenAI encoding
+ * loads the next installed one of {@link engines} (the same counts, slower);
+ * Claude models need it.
  *
  * @since 0.2.0
  * @category constants
@@ -383,48 +385,110 @@ export const clearMergeCaches = (): void => {
   for (const clear of cacheClearers) clear()
 }
 
-const loaders: Record<Engine, (encoding: Encoding) => Promise<Count>> = {
-  "ai-tokenizer": loadAiTokenizer,
-  "gpt-tokenizer": loadGptTokenizer,
-  "js-tiktoken": loadJsTiktoken
+const installs: Record<Engine, string> = {
+  "ai-tokenizer": "ai-tokenizer@1.0.6",
+  "gpt-tokenizer": "gpt-tokenizer@4.0.0",
+  "js-tiktoken": "js-tiktoken@1.0.21"
 }
 
-// What a counter counts: a vocabulary through an engine, times a multiplier
-// (rounded), plus framing tokens per message.
+// A library that does not load (an optional peer not installed) is a
+// ConfigError saying what to install, carrying the import's error.
+const loadWith = <A>(engine: Engine, what: string, load: () => Promise<A>): Promise<A> =>
+  load().catch((cause: unknown) =>
+    Promise.reject(
+      new ConfigError({
+        option: "tokenizer",
+        description: `${what} counts with ${engine}, which did not load (npm i ${installs[engine]}): ${String(cause)}`
+      })
+    )
+  )
+
+const loaders: Record<Engine, (encoding: Encoding) => Promise<Count>> = {
+  "ai-tokenizer": (encoding) => loadWith("ai-tokenizer", encoding, () => loadAiTokenizer(encoding)),
+  "gpt-tokenizer": (encoding) => loadWith("gpt-tokenizer", encoding, () => loadGptTokenizer(encoding)),
+  "js-tiktoken": (encoding) => loadWith("js-tiktoken", encoding, () => loadJsTiktoken(encoding))
+}
+
+// The default engine: the first of `engines` that loads; when none does, the
+// default's error, naming all three.
+const loadInstalled = (encoding: Encoding): Promise<Count> =>
+  engines.slice(1).reduce(
+    (loaded, engine) => loaded.catch(() => loaders[engine](encoding)),
+    loaders[engines[0]](encoding)
+  ).catch(() =>
+    Promise.reject(
+      new ConfigError({
+        option: "tokenizer",
+        description: `no library for ${encoding} is installed: npm i ${installs["ai-tokenizer"]} ` +
+          `(or ${installs["gpt-tokenizer"]}, ${installs["js-tiktoken"]})`
+      })
+    )
+  )
+
+// What a counter counts: a vocabulary through an engine (undefined: the
+// first installed), times a multiplier (rounded), plus framing tokens per message.
 interface Spec {
-  readonly engine: Engine
+  readonly engine: Engine | undefined
   readonly vocabulary: Vocabulary
   readonly contentMultiplier: number
   readonly framingTokens: number
 }
 
 const loadSpec = (spec: Spec): Promise<Count> => {
-  const base = spec.vocabulary === "claude" ? loadAiTokenizer("claude") : loaders[spec.engine](spec.vocabulary)
+  const base = spec.vocabulary === "claude"
+    ? loadWith("ai-tokenizer", "Claude's vocabulary", () => loadAiTokenizer("claude"))
+    : spec.engine === undefined
+    ? loadInstalled(spec.vocabulary)
+    : loaders[spec.engine](spec.vocabulary)
   const { contentMultiplier, framingTokens } = spec
   if (contentMultiplier === 1 && framingTokens === 0) return base
   if (contentMultiplier === 1) return base.then((count) => (text: string) => count(text) + framingTokens)
   return base.then((count) => (text: string) => Math.round(count(text) * contentMultiplier) + framingTokens)
 }
 
-// Layers by spec, built once per spec, so equal specs give the same layer value (layers memoize by reference).
-const layers = new Map<string, Layer.Layer<TokenCounter.TokenCounter>>()
+const keyOf = (spec: Spec): string =>
+  `${spec.engine ?? "installed"} ${spec.vocabulary} ${spec.contentMultiplier} ${spec.framingTokens}`
 
-// A layer loading `spec` when first built; a throw of the counting function
-// becomes a TokenCountError labelled with the vocabulary.
-const layerOf = (spec: Spec): Layer.Layer<TokenCounter.TokenCounter> => {
-  const key = `${spec.engine} ${spec.vocabulary} ${spec.contentMultiplier} ${spec.framingTokens}`
+// Layers by spec, built once per spec, so equal specs give the same layer value (layers memoize by reference).
+const layers = new Map<string, Layer.Layer<TokenCounter.TokenCounter, ConfigError>>()
+
+// A layer loading `spec` when first built, failing with the ConfigError of a
+// library that does not load; a throw of the counting function becomes a
+// TokenCountError labelled with the vocabulary.
+const layerOf = (spec: Spec): Layer.Layer<TokenCounter.TokenCounter, ConfigError> => {
+  const key = keyOf(spec)
   let layer = layers.get(key)
   if (layer === undefined) {
     layer = Layer.effect(
       TokenCounter.TokenCounter,
-      Effect.map(Effect.promise(() => loadSpec(spec)), (count) => fromFunctionLabelled(spec.vocabulary, count))
+      Effect.map(
+        Effect.tryPromise({
+          try: () => loadSpec(spec),
+          catch: (cause) =>
+            cause instanceof ConfigError ? cause : new ConfigError({ option: "tokenizer", description: String(cause) })
+        }),
+        (count) => fromFunctionLabelled(spec.vocabulary, count)
+      )
     )
     layers.set(key, layer)
   }
   return layer
 }
 
-const encodingSpec = (encoding: Encoding, engine: Engine): Spec => ({
+// The encoding layers, typed without an error: a library that does not load is a defect (its ConfigError).
+const encodingLayers = new Map<string, Layer.Layer<TokenCounter.TokenCounter>>()
+
+const encodingLayer = (spec: Spec): Layer.Layer<TokenCounter.TokenCounter> => {
+  const key = keyOf(spec)
+  let layer = encodingLayers.get(key)
+  if (layer === undefined) {
+    layer = Layer.orDie(layerOf(spec))
+    encodingLayers.set(key, layer)
+  }
+  return layer
+}
+
+const encodingSpec = (encoding: Encoding, engine: Engine | undefined): Spec => ({
   engine,
   vocabulary: encoding,
   contentMultiplier: 1,
@@ -433,33 +497,38 @@ const encodingSpec = (encoding: Encoding, engine: Engine): Spec => ({
 
 /**
  * The `o200k_base` encoding (GPT-4o, GPT-4.1, GPT-5, o-series) through
- * `ai-tokenizer` (the {@link defaultEngine}), loaded when the layer is first
- * built. Exact: the same counts as `gpt-tokenizer` and `js-tiktoken`.
+ * `ai-tokenizer` (the {@link defaultEngine}; the next installed engine when
+ * it is not), loaded when the layer is first built. Exact: the same counts
+ * as `gpt-tokenizer` and `js-tiktoken`. When no engine is installed, building
+ * the layer dies with a `ConfigError` saying what to install
+ * ({@link layerByName} fails with it instead).
  *
  * @since 0.1.0
  * @category layers
  */
-export const layerO200kBase: Layer.Layer<TokenCounter.TokenCounter> = layerOf(
-  encodingSpec("o200k_base", defaultEngine)
+export const layerO200kBase: Layer.Layer<TokenCounter.TokenCounter> = encodingLayer(
+  encodingSpec("o200k_base", undefined)
 )
 
 /**
  * The `cl100k_base` encoding (GPT-4, GPT-4-turbo, GPT-3.5-turbo,
- * text-embedding-3) through `ai-tokenizer` (the {@link defaultEngine}),
- * loaded when the layer is first built.
+ * text-embedding-3) through `ai-tokenizer` (the {@link defaultEngine}; the
+ * next installed engine when it is not), loaded when the layer is first
+ * built, as {@link layerO200kBase}.
  *
  * @since 0.1.0
  * @category layers
  */
-export const layerCl100kBase: Layer.Layer<TokenCounter.TokenCounter> = layerOf(
-  encodingSpec("cl100k_base", defaultEngine)
+export const layerCl100kBase: Layer.Layer<TokenCounter.TokenCounter> = encodingLayer(
+  encodingSpec("cl100k_base", undefined)
 )
 
 /**
- * An encoding through an engine (default {@link defaultEngine}): with the
- * default, {@link layerO200kBase} or {@link layerCl100kBase}. Each
- * (encoding, engine) pair gives the same layer value on every call, so it
- * memoizes.
+ * An encoding through an engine (default: the first installed of
+ * {@link engines}): without one, {@link layerO200kBase} or
+ * {@link layerCl100kBase}. Each (encoding, engine) pair gives the same layer
+ * value on every call, so it memoizes. An engine that is not installed dies
+ * with a `ConfigError` when the layer is built.
  *
  * @example
  * ```ts
@@ -472,8 +541,8 @@ export const layerCl100kBase: Layer.Layer<TokenCounter.TokenCounter> = layerOf(
  */
 export const layerEncoding = (
   encoding: Encoding,
-  engine: Engine = defaultEngine
-): Layer.Layer<TokenCounter.TokenCounter> => layerOf(encodingSpec(encoding, engine))
+  engine?: Engine
+): Layer.Layer<TokenCounter.TokenCounter> => encodingLayer(encodingSpec(encoding, engine))
 
 /**
  * An encoding through `js-tiktoken`, for applications that already load it.
@@ -505,8 +574,9 @@ export const layerGptTokenizer = (encoding: Encoding): Layer.Layer<TokenCounter.
  */
 export interface LoadOptions {
   /**
-   * The library that counts; default {@link defaultEngine}. Claude models
-   * count with `"ai-tokenizer"` only.
+   * The library that counts; default {@link defaultEngine} (the next
+   * installed engine when it is not installed). Claude models count with
+   * `"ai-tokenizer"` only.
    */
   readonly engine?: Engine | undefined
   /**
@@ -583,7 +653,7 @@ const resolve = (
           })
         )
       }
-      return Either.right(name === "words" ? "words" : encodingSpec(name, engine ?? defaultEngine))
+      return Either.right(name === "words" ? "words" : encodingSpec(name, engine))
     }
     const model = isText ? modelTokenizer(name) : Option.none()
     if (Option.isNone(model)) {
@@ -607,7 +677,7 @@ const resolve = (
       )
     }
     return Either.right({
-      engine: vocabulary === "claude" ? "ai-tokenizer" : engine ?? defaultEngine,
+      engine: vocabulary === "claude" ? "ai-tokenizer" : engine,
       vocabulary,
       contentMultiplier,
       framingTokens: framing ? framingTokens : 0
@@ -619,7 +689,9 @@ const resolve = (
  * an estimate for Claude and Gemini models; with `{ framing: true }`, each
  * count includes the provider's per-message overhead. Fails with
  * `ConfigError` (option `model`) for a model it does not know, listing the
- * known ones, and for bad options (`engine`, `framing`, an unknown key).
+ * known ones, and for bad options (`engine`, `framing`, an unknown key);
+ * with `ConfigError` (option `tokenizer`) when built if its library is not
+ * installed, saying what to install.
  *
  * @example
  * ```ts
@@ -645,7 +717,8 @@ export const layerModel = (model: string, options?: LoadOptions): Layer.Layer<To
  * `"cl100k_base"`), or a model name of any of the three providers
  * (`"gpt-4o"`, `"claude-sonnet-4-5"`, `"gemini-2.5-pro"`, see
  * {@link layerModel}). Fails with `ConfigError` (option `tokenizer`) for any
- * other name, listing the known ones, and for bad options.
+ * other name, listing the known ones, for bad options, and, when built,
+ * if its library is not installed (saying what to install).
  *
  * @since 0.1.0
  * @category layers
@@ -672,8 +745,9 @@ export const layerByName = (
  * The vocabulary is loaded by the call (a dynamic import, once per
  * process), so await it once at start-up and reuse the function. Rejects
  * with `ConfigError` (option `tokenizer`, the same error as `layerByName`)
- * for an unknown name, and with `ConfigError` (option `engine`, `framing`
- * or the unknown key) for bad options.
+ * for an unknown name or a library that is not installed, and with
+ * `ConfigError` (option `engine`, `framing` or the unknown key) for bad
+ * options.
  *
  * @example
  * ```ts
