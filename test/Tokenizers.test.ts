@@ -54,7 +54,7 @@ const implementations = Tokenizers.engines.map((engine) =>
 
 describe("tokenizers", () => {
   for (const [library, layerOf] of implementations) {
-    layer(layerOf("o200k_base"))(`${library} o200k_base`, (it) => {
+    layer(layerOf("o200k_base"), { timeout: 120_000 })(`${library} o200k_base`, (it) => {
       it.effect("exact counts", () =>
         Effect.gen(function*() {
           for (const [text, o200k] of fixed) assert.strictEqual(yield* count(text), o200k, text)
@@ -64,7 +64,7 @@ describe("tokenizers", () => {
           for (const [text, o200k] of special) assert.strictEqual(yield* count(text), o200k, text)
         }))
     })
-    layer(layerOf("cl100k_base"))(`${library} cl100k_base`, (it) => {
+    layer(layerOf("cl100k_base"), { timeout: 120_000 })(`${library} cl100k_base`, (it) => {
       it.effect("exact counts", () =>
         Effect.gen(function*() {
           for (const [text, , cl100k] of fixed) assert.strictEqual(yield* count(text), cl100k, text)
