@@ -52,12 +52,14 @@ import { ConfigError } from "../Errors.js"
 import * as ExtractiveSummarizer from "../layers/ExtractiveSummarizer.js"
 import { layerByName } from "../layers/Tokenizers.js"
 import * as RollingMemory from "../strategies/RollingMemory.js"
+import * as Compare from "./Compare.js"
 import { exists, readInputs } from "./Input.js"
 import * as Progress from "./Progress.js"
 import * as Render from "./Render.js"
 import {
   type Config,
   makeConfig,
+  type Options,
   replay,
   strategies,
   type Strategy,
@@ -216,6 +218,16 @@ const options = {
       "Count each message with the provider's per-message overhead (role and delimiters), as billed; " +
         "needs a model name as --tokenizer (default: off)."
     )
+  ),
+  compare: CliOptions.text("compare").pipe(
+    CliOptions.withPseudoName("SET"),
+    CliOptions.repeated,
+    CliOptions.withDescription(
+      "Also replay the files under this option set, written with these options' names without dashes, " +
+        "comma-separated (\"max-tokens=1000,summary-tokens=200\"), applied to the other options given; " +
+        "repeatable. Prints the totals of every set side by side (the other options as given first) " +
+        "instead of the per-conversation report."
+    )
   )
 }
 
@@ -240,6 +252,8 @@ export interface ReplayArgs {
   readonly store: Option.Option<string>
   /** Count the provider's per-message overhead (`--framing`); default `false`. */
   readonly framing?: boolean | undefined
+  /** Option sets to compare (see `Compare.ts`); empty: the per-conversation report. */
+  readonly compare: ReadonlyArray<string>
 }
 
 const describeConfig = (args: ReplayArgs, config: Config, count: number): string => {
@@ -298,6 +312,32 @@ export const runReplay = (
       return yield* new ConfigError({ option: "--show", description: `no conversation with id "${show}" was read` })
     }
     const total = inputs.conversations.reduce((n, c) => n + c.messages.length, 0)
+    if (args.compare.length > 0) {
+      if (store !== undefined || show !== undefined) {
+        return yield* new ConfigError({ option: "--compare", description: "cannot be combined with --store or --show" })
+      }
+      const bar = yield* Progress.make(total * (args.compare.length + 1))
+      const base: Options = {
+        strategy: args.strategy,
+        maxTokens: args.maxTokens,
+        maxMessages: args.maxMessages,
+        summarizer: args.summarizer,
+        summaryTokens: args.summaryTokens
+      }
+      const columns = yield* Compare.compare(inputs.conversations, base, args.compare, bar.update).pipe(
+        Effect.ensuring(bar.done)
+      )
+      const unit = args.tokenizer === "words" ? "words" : "tokens"
+      yield* Console.log(
+        format === "json"
+          ? Render.compareJson(columns)
+          : Render.compareTable(columns, describeConfig(args, config, inputs.conversations.length), unit)
+      )
+      if (skipped > 0) {
+        return yield* fail(`skipped ${skipped} input${skipped === 1 ? "" : "s"} that could not be read (see above)`)
+      }
+      return
+    }
     const bar = yield* Progress.make(total)
     const outcome = yield* (store === undefined
       ? replay(inputs.conversations, config, { show, onProgress: bar.update })
@@ -330,6 +370,7 @@ export const runReplay = (
       ConfigError: (error) => fail(error.message),
       TokenCountError: (error) => fail(error.message),
       SummarizerError: (error) => fail(error.message),
+      SummaryBudgetError: (error) => fail(error.message),
       ConversationConflictError: failWith,
       ConversationDecodeError: failWith,
       ConversationStoreError: failWith
