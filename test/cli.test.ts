@@ -769,7 +769,7 @@ describe("rollmem replay --help", () => {
         ["--summary-tokens N", "An integer."],
         ["--format table | json", "One of the following: table, json"],
         ["--show ID", "A user-defined piece of text."],
-        ["--store sqlite:PATH", "A user-defined piece of text."]
+        ["--store STORE", "A user-defined piece of text."]
       ])
     }))
 })
