@@ -10,8 +10,6 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import packageJson from "../package.json" with { type: "json" }
-import { ConfigError } from "../src/Errors.js"
-import { importOptional } from "../src/layers/Tokenizers.js"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
 
@@ -66,23 +64,5 @@ describe("a library-only install", () => {
     for (const cli of ["@effect/cli", "@effect/platform-node", "@effect/printer", "@effect/printer-ansi"]) {
       assert.notProperty(packageJson.peerDependencies, cli)
     }
-  })
-})
-
-describe("an optional peer that is not installed", () => {
-  it("is a ConfigError saying what to install; any other load failure stays as it is", async () => {
-    const name = "rollmem-no-such-package"
-    const missing = await importOptional(() => import(name), name, "1.0.0").then(() => undefined, (e: unknown) => e)
-    assert.instanceOf(missing, ConfigError)
-    assert.strictEqual(
-      (missing as ConfigError).message,
-      "invalid option tokenizer: needs rollmem-no-such-package, which is not installed: npm i rollmem-no-such-package@1.0.0"
-    )
-    const broken = new Error("ranks corrupt")
-    const other = await importOptional(() => Promise.reject(broken), "gpt-tokenizer", "4.0.0").then(
-      () => undefined,
-      (e: unknown) => e
-    )
-    assert.strictEqual(other, broken)
   })
 })
