@@ -40,7 +40,7 @@ import * as CliOptions from "@effect/cli/Options"
 import * as Usage from "@effect/cli/Usage"
 import * as ValidationError from "@effect/cli/ValidationError"
 import type * as FileSystem from "@effect/platform/FileSystem"
-import type * as Path from "@effect/platform/Path"
+import * as Path from "@effect/platform/Path"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as HashMap from "effect/HashMap"
@@ -51,6 +51,7 @@ import packageJson from "../../package.json" with { type: "json" }
 import { ConfigError } from "../Errors.js"
 import * as ExtractiveSummarizer from "../layers/ExtractiveSummarizer.js"
 import { layerByName } from "../layers/Tokenizers.js"
+import * as TokenCounter from "../services/TokenCounter.js"
 import * as RollingMemory from "../strategies/RollingMemory.js"
 import { exists, readInputs } from "./Input.js"
 import * as Progress from "./Progress.js"
@@ -209,6 +210,15 @@ const options = {
       "Also save each conversation's final state under its id in this SQLite file (created if missing), " +
         "replacing what was stored under that id. Read it back with rollmem show."
     )
+  ),
+  report: CliOptions.text("report").pipe(
+    CliOptions.withPseudoName("PATH"),
+    CliOptions.optional,
+    CliOptions.withDescription(
+      "Also write an HTML report to this file (replacing it): the totals, per conversation a timeline of buffer, " +
+        "summary and context with the budget and each fold, and its final context. One self-contained file: " +
+        "open it in a browser, no network needed."
+    )
   )
 }
 
@@ -231,6 +241,8 @@ export interface ReplayArgs {
   readonly format: Format
   readonly show: Option.Option<string>
   readonly store: Option.Option<string>
+  /** Where to write the HTML report, if anywhere. */
+  readonly report: Option.Option<string>
 }
 
 const describeConfig = (args: ReplayArgs, config: Config, count: number): string => {
@@ -279,6 +291,16 @@ export const runReplay = (
     const config = yield* makeConfig(args)
     const store = Option.isSome(args.store) ? yield* Store.parse(args.store.value) : undefined
     if (store !== undefined) yield* Store.requireDirectory(store)
+    const reportPath = Option.getOrUndefined(args.report)
+    if (reportPath !== undefined) yield* requireReportDirectory(reportPath)
+    // The report's code (and its page script, with Chart.js) loads only when a report is asked for.
+    const reporting = reportPath === undefined ? undefined : {
+      path: reportPath,
+      recorder: (yield* Effect.promise(() => import("./ReportData.js"))).makeRecorder(
+        yield* TokenCounter.TokenCounter,
+        undefined
+      )
+    }
     const show = Option.getOrUndefined(args.show)
     const inputs = yield* readInputs(args.files)
     for (const problem of inputs.problems) yield* Console.error(`rollmem: ${problem}`)
@@ -290,16 +312,18 @@ export const runReplay = (
     }
     const total = inputs.conversations.reduce((n, c) => n + c.messages.length, 0)
     const bar = yield* Progress.make(total)
+    const onAdd = reporting?.recorder.onAdd
     const outcome = yield* (store === undefined
-      ? replay(inputs.conversations, config, { show, onProgress: bar.update })
-      : replay(inputs.conversations, config, { show, onProgress: bar.update, open: Store.open }).pipe(
+      ? replay(inputs.conversations, config, { show, onProgress: bar.update, onAdd })
+      : replay(inputs.conversations, config, { show, onProgress: bar.update, open: Store.open, onAdd }).pipe(
         Effect.provide(Store.layer(store))
       )).pipe(Effect.ensuring(bar.done))
+    const unit = args.tokenizer === "words" ? "words" : "tokens"
+    const title = describeConfig(args, config, inputs.conversations.length)
     if (format === "json") {
       yield* Console.log(Render.json(outcome))
     } else {
-      const unit = args.tokenizer === "words" ? "words" : "tokens"
-      yield* Console.log(Render.table(outcome, describeConfig(args, config, inputs.conversations.length), unit))
+      yield* Console.log(Render.table(outcome, title, unit))
       if (outcome.shown !== undefined) {
         const figures = outcome.report.conversations.find((f) => f.id === show)
         yield* Console.log(`\n${Render.finalContext(outcome.shown, figures, unit)}`)
@@ -312,6 +336,18 @@ export const runReplay = (
         )
       }
     }
+    if (reporting !== undefined) {
+      const Report = yield* Effect.promise(() => import("./Report.js"))
+      const document = reporting.recorder.document(inputs.conversations, outcome, {
+        title,
+        unit,
+        maxTokens: config.strategy === "rolling" ? config.maxTokens : undefined,
+        targetTokens: undefined
+      })
+      const bytes = yield* Report.write(reporting.path, document)
+      const line = `Report: ${reporting.path} (${(bytes / 1024).toFixed(0)} KB; open it in a browser).`
+      yield* format === "json" ? Console.error(line) : Console.log(`\n${line}`)
+    }
     if (skipped > 0) {
       return yield* fail(`skipped ${skipped} input${skipped === 1 ? "" : "s"} that could not be read (see above)`)
     }
@@ -323,9 +359,19 @@ export const runReplay = (
       SummarizerError: (error) => fail(error.message),
       ConversationConflictError: failWith,
       ConversationDecodeError: failWith,
-      ConversationStoreError: failWith
+      ConversationStoreError: failWith,
+      ReportError: failWith
     })
   )
+
+/** Fails with `ConfigError` (option `--report`) when the directory that would hold the report does not exist. */
+const requireReportDirectory = (file: string): Effect.Effect<void, ConfigError, FileSystem.FileSystem | Path.Path> =>
+  Effect.gen(function*() {
+    const directory = (yield* Path.Path).dirname(file)
+    if (!(yield* exists(directory))) {
+      return yield* new ConfigError({ option: "--report", description: `no such directory ${directory}` })
+    }
+  })
 
 const failWith = (error: { readonly message: string }): Effect.Effect<never, CliFailure> => fail(error.message)
 

@@ -42,6 +42,34 @@ const COLUMNS: ReadonlyArray<{
 ]
 
 /**
+ * The table's column titles (after `conversation`) and its totals row, cell
+ * for cell as {@link table} prints them (the first cell names the count of
+ * conversations).
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const totalsCells = (totals: Totals): { readonly columns: Array<string>; readonly row: Array<string> } => ({
+  columns: ["conversation", ...COLUMNS.map((c) => c.title)],
+  row: [
+    `total (${totals.conversations} conversation${totals.conversations === 1 ? "" : "s"})`,
+    ...COLUMNS.map((c) => c.total(totals))
+  ]
+})
+
+/**
+ * The table's legend lines, naming the unit (`tokens` or `words`).
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const legend = (unit: string): Array<string> => [
+  `prunes: adds that evicted or folded turns; calls: summarizer calls; evicted: messages removed from the buffer.`,
+  `peak, final: buffer ${unit} (largest after an add, at the end); summary, context: ${unit} of the summary, and of`,
+  `summary + final buffer; user-first: the final context's first non-system message is a user turn.`
+]
+
+/**
  * The report as a table: a title line, one row per conversation, a totals
  * row, and a legend naming the units.
  *
@@ -50,12 +78,8 @@ const COLUMNS: ReadonlyArray<{
  */
 export const table = (outcome: Outcome, title: string, unit: string): string => {
   const { conversations, totals } = outcome.report
-  const first = ["conversation", ...COLUMNS.map((c) => c.title)]
+  const { columns: first, row: last } = totalsCells(totals)
   const rows = conversations.map((f) => [fitId(f.id), ...COLUMNS.map((c) => c.row(f))])
-  const last = [
-    `total (${totals.conversations} conversation${totals.conversations === 1 ? "" : "s"})`,
-    ...COLUMNS.map((c) => c.total(totals))
-  ]
   const all = [first, ...rows, last]
   const widths = first.map((_, i) => Math.max(...all.map((row) => row[i].length)))
   const line = (row: ReadonlyArray<string>): string =>
@@ -70,9 +94,7 @@ export const table = (outcome: Outcome, title: string, unit: string): string => 
     rule,
     line(last),
     "",
-    `prunes: adds that evicted or folded turns; calls: summarizer calls; evicted: messages removed from the buffer.`,
-    `peak, final: buffer ${unit} (largest after an add, at the end); summary, context: ${unit} of the summary, and of`,
-    `summary + final buffer; user-first: the final context's first non-system message is a user turn.`
+    ...legend(unit)
   ].join("\n")
 }
 

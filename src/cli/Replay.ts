@@ -247,6 +247,35 @@ const makeMemory = (
 }
 
 /**
+ * What one add did, as {@link replay} reports it to an `onAdd` observer:
+ * `index` is the message's 0-based position in its conversation,
+ * `bufferTokens` the buffer after the add's prune, `evicted` the messages
+ * that prune removed (folded or dropped; 0 when it did not prune).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Step {
+  readonly index: number
+  readonly bufferTokens: number
+  readonly evicted: number
+}
+
+/**
+ * Observes a replay after every add: given the conversation, its memory (read
+ * it, never add to it) and the {@link Step}. The HTML report records its
+ * timelines with one (`ReportData.ts`).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type OnAdd = (
+  conversation: Conversation,
+  memory: Memory,
+  step: Step
+) => Effect.Effect<void, TokenCountError>
+
+/**
  * Hands a conversation's memory to `use` and returns what `use` returns:
  * {@link fresh} builds a new memory per conversation; the `--store` option
  * of the command line opens the stored one instead (replacing its state, see
@@ -316,7 +345,8 @@ export const replayConversation = <E = never, R = never>(
   conversation: Conversation,
   config: Config,
   onMessage: Effect.Effect<void> = Effect.void,
-  open: Open<E, R> = fresh
+  open: Open<E, R> = fresh,
+  onAdd?: OnAdd
 ): Effect.Effect<
   { readonly figures: Figures; readonly final: FinalContext },
   ConfigError | TokenCountError | SummarizerError | E,
@@ -341,7 +371,8 @@ export const replayConversation = <E = never, R = never>(
         onMessage,
         calls: () => calls,
         folded: () => folded,
-        trackLength: counting === undefined && memory.strategy !== "buffer"
+        trackLength: counting === undefined && memory.strategy !== "buffer",
+        onAdd
       }))
   })
 
@@ -355,6 +386,7 @@ const replayInto = (
     readonly calls: () => number
     readonly folded: () => number
     readonly trackLength: boolean
+    readonly onAdd: OnAdd | undefined
   }
 ) =>
   Effect.gen(function*() {
@@ -365,9 +397,11 @@ const replayInto = (
     let dropped = 0
     let prunes = 0
     let peak = 0
-    for (const message of conversation.messages) {
+    for (let index = 0; index < conversation.messages.length; index++) {
       const callsBefore = track.calls()
-      yield* memory.add(message)
+      const foldedBefore = track.folded()
+      yield* memory.add(conversation.messages[index])
+      let evictedNow = 0
       if (trackLength) {
         const after = (yield* memory.buffer).length
         const evicted = length + 1 - after
@@ -375,11 +409,17 @@ const replayInto = (
         if (evicted > 0) {
           dropped += evicted
           prunes++
+          evictedNow = evicted
         }
       } else if (track.calls() > callsBefore) {
         prunes++
+        evictedNow = track.folded() - foldedBefore
       }
-      peak = Math.max(peak, yield* memory.bufferTokens)
+      const bufferTokens = yield* memory.bufferTokens
+      peak = Math.max(peak, bufferTokens)
+      if (track.onAdd !== undefined) {
+        yield* track.onAdd(conversation, memory, { index, bufferTokens, evicted: evictedNow })
+      }
       yield* onMessage
     }
     const finalBufferTokens = yield* memory.bufferTokens
@@ -459,6 +499,8 @@ export const replay = <E = never, R = never>(
     readonly show?: string | undefined
     readonly onProgress?: ((done: number, total: number) => Effect.Effect<void>) | undefined
     readonly open?: Open<E, R> | undefined
+    /** Runs after every add of every conversation (see {@link OnAdd}). */
+    readonly onAdd?: OnAdd | undefined
   }
 ): Effect.Effect<Outcome, ConfigError | TokenCountError | SummarizerError | E, TokenCounter.TokenCounter | R> =>
   Effect.gen(function*() {
@@ -473,7 +515,7 @@ export const replay = <E = never, R = never>(
     const figures: Array<Figures> = []
     let shown: FinalContext | undefined
     for (const conversation of conversations) {
-      const result = yield* replayConversation(conversation, config, onMessage, open)
+      const result = yield* replayConversation(conversation, config, onMessage, open, options?.onAdd)
       figures.push(result.figures)
       if (shown === undefined && conversation.id === options?.show) shown = result.final
       if (onProgress !== undefined) yield* onProgress(done, total)
