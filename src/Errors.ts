@@ -1,8 +1,8 @@
 /**
- * The typed errors of rollmem (SPEC section 9). Each is a `Schema.TaggedError`,
+ * The typed errors of rollmem (docs/contract.md section 9). Each is a `Schema.TaggedError`,
  * so callers can `Effect.catchTag("SummarizerError", ...)`. None of them
  * changes a memory's state, except that a failed summarizer call keeps the
- * turn that was appended before the fold (SPEC section 5).
+ * turn that was appended before the fold (docs/contract.md section 5).
  *
  * @since 0.1.0
  */

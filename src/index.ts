@@ -26,6 +26,8 @@ export * as Summarizer from "./services/Summarizer.js"
 export * as SummaryMemory from "./strategies/SummaryMemory.js"
 /** @since 0.1.0 */
 export * as TokenCounter from "./services/TokenCounter.js"
+/** @since 0.2.0 */
+export * as Validity from "./Validity.js"
 /** @since 0.1.0 */
 export * as WindowMemory from "./strategies/WindowMemory.js"
 /** @since 0.1.0 */

@@ -13,7 +13,7 @@ const decodeError = (input: unknown) =>
     return error
   })
 
-describe("MemoryState (SPEC 2)", () => {
+describe("MemoryState (contract 2)", () => {
   it.effect("writes version 2 with summary and buffer", () =>
     Effect.sync(() => {
       const state = MemoryState.make("S", [Message.user("hi"), Message.tool("r", { toolCallId: "c" })])

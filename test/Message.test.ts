@@ -9,7 +9,7 @@ const decode = Schema.decodeUnknownSync(Message.Message)
 const decodeEither = Schema.decodeUnknownEither(Message.Message)
 const encode = Schema.encodeSync(Message.Message)
 
-describe("Message token text (SPEC 1)", () => {
+describe("Message token text (contract 1)", () => {
   it("is exactly the content for a message without tool fields", () => {
     assert.strictEqual(Message.user("hello  world\n").tokenText, "hello  world\n")
     assert.strictEqual(Message.user("").tokenText, "")
@@ -40,7 +40,7 @@ describe("Message token text (SPEC 1)", () => {
   })
 })
 
-describe("Message string form (SPEC 1)", () => {
+describe("Message string form (contract 1)", () => {
   it("is role: content", () => {
     assert.strictEqual(String(Message.user("hello")), "user: hello")
     assert.strictEqual(String(Message.user("")), "user: ")
@@ -60,7 +60,7 @@ describe("Message string form (SPEC 1)", () => {
   })
 })
 
-describe("word count (SPEC 3)", () => {
+describe("word count (contract 3)", () => {
   it("counts runs of non-whitespace", () => {
     assert.strictEqual(TokenCounter.wordCount(""), 0)
     assert.strictEqual(TokenCounter.wordCount("   \n\t "), 0)
@@ -103,7 +103,7 @@ describe("word count (SPEC 3)", () => {
   )
 })
 
-describe("wire format (SPEC 2)", () => {
+describe("wire format (contract 2)", () => {
   it("writes role and content only for a plain message", () => {
     assert.deepStrictEqual(encode(Message.user("hi")), { role: "user", content: "hi" })
   })

@@ -22,7 +22,7 @@ const count = (budget: number): Policy => ({ budget, measure: "messages" })
 const modelUnits = (messages: ReadonlyArray<Message.Message>) =>
   SpecModel.units(messages).map(({ end, start }) => [start, end])
 
-describe("units (SPEC 4)", () => {
+describe("units (contract 4)", () => {
   it("makes a unit of one of every message without tool links", () => {
     const buffer = [u("u1"), a("a1"), Message.system("s"), Message.make("critic", "c")]
     assert.deepStrictEqual(modelUnits(buffer), [[0, 1], [1, 2], [2, 3], [3, 4]])
@@ -83,8 +83,8 @@ describe("units (SPEC 4)", () => {
   })
 })
 
-describe("cutoff (SPEC 4)", () => {
-  it("the SPEC example: u1 a1 a2 u3, budget 10, 5 words each, evicts three", () => {
+describe("cutoff (contract 4)", () => {
+  it("the contract's example: u1 a1 a2 u3, budget 10, 5 words each, evicts three", () => {
     const buffer = [u("u1"), a("a1"), a("a2"), u("u3")]
     assert.strictEqual(indexOf(buffer).cutoff(tokens(10)), 3)
     assert.strictEqual(SpecModel.cutoff(buffer, [5, 5, 5, 5], 10), 3)

@@ -25,7 +25,7 @@ const recorder = () => {
 }
 
 describe("Promise facade", () => {
-  it("RollingMemory folds evicted turns with one call and aligns to a user turn (SPEC 4 example)", () => {
+  it("RollingMemory folds evicted turns with one call and aligns to a user turn (contract 4 example)", () => {
     const { calls, summarize } = recorder()
     const memory = RollingMemory.fromJSON({
       version: 2,

@@ -1,7 +1,7 @@
 /**
  * Every real conversation in the shared data folder, run through the
  * strategies and compared with the spec model after every add; the
- * invariants of SPEC 4 and 5 are checked on the way.
+ * invariants of contract 4 and 5 are checked on the way.
  *
  * The folder is `$ROLLMEM_DATA`, else `../shared/data` from the repository
  * root. The data is read in place, never copied.
@@ -217,7 +217,7 @@ describe("real conversations", () => {
   it.skipIf(absent)(`load: every conversation decodes; 50 agentic conversations reuse tool-call ids${skipped}`, () => {
     assert.isAbove(conversations.length, 0)
     const agentic = conversations.filter((c) => c.file === "conversations-agentic.jsonl")
-    // Reused ids make units that span both calls (SPEC 4): the data exercises that rule.
+    // Reused ids make units that span both calls (contract 4): the data exercises that rule.
     const spanning = agentic.filter((c) =>
       SpecModel.units(c.messages).some((unit) => {
         const ids = c.messages.slice(unit.start, unit.end).flatMap((m) => m.toolCalls.map((t) => t.id))

@@ -340,7 +340,7 @@ describe.each(subjects)("conformance: $name", (subject) => {
   )
 })
 
-describe("random budgets (SPEC 4, 5, 7)", () => {
+describe("random budgets (contract 4, 5, 7)", () => {
   const pruning: ReadonlyArray<{
     readonly name: string
     readonly summarizes: boolean
@@ -431,8 +431,8 @@ const firstFoldInFlight = Effect.gen(function*() {
   return { summarizer, memory, fiber, first }
 })
 
-describe("RollingMemory (SPEC 5)", () => {
-  it.effect("the SPEC 4 example: restore u1 a1 a2 (no prune), add u3: one call with [u1, a1, a2]", () =>
+describe("RollingMemory (contract 5)", () => {
+  it.effect("the contract 4 example: restore u1 a1 a2 (no prune), add u3: one call with [u1, a1, a2]", () =>
     Effect.gen(function*() {
       const { calls, layer } = recording(labels)
       const memory = yield* Effect.provide(
@@ -733,7 +733,7 @@ describe("RollingMemory (SPEC 5)", () => {
     }))
 })
 
-describe("WindowMemory (SPEC 7)", () => {
+describe("WindowMemory (contract 7)", () => {
   it.effect("keeps at most maxMessages, aligned to a turn that is not a response", () =>
     Effect.gen(function*() {
       const memory = yield* WindowMemory.make({ maxMessages: 3 })
@@ -783,7 +783,7 @@ describe("WindowMemory (SPEC 7)", () => {
     }))
 })
 
-describe("BufferMemory (SPEC 6)", () => {
+describe("BufferMemory (contract 6)", () => {
   it.effect("keeps every turn and never summarizes", () =>
     Effect.gen(function*() {
       const { calls, layer } = recording(labels)
@@ -797,7 +797,7 @@ describe("BufferMemory (SPEC 6)", () => {
     }))
 })
 
-describe("SummaryMemory (SPEC 8)", () => {
+describe("SummaryMemory (contract 8)", () => {
   it.effect("folds each turn on arrival", () =>
     Effect.gen(function*() {
       const { calls, layer } = recording(labels)

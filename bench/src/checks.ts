@@ -1,6 +1,6 @@
 /**
  * Correctness of a memory on a replay, checked after every turn against
- * SPEC section 4 and 5, in rollmem's own terms (token text counted with the
+ * contract section 4 and 5, in rollmem's own terms (token text counted with the
  * same o200k_base counter): how big the buffer is, whether it breaks the
  * budget, opens on an orphaned tool result, lost the turn just added, and
  * whether every turn that left the buffer went to the summarizer exactly once.
@@ -43,7 +43,7 @@ export const emptyChecks = (): Checks => ({
   sumBufferTokens: 0
 })
 
-/** Number of units of a buffer (SPEC 4), from scratch. */
+/** Number of units of a buffer (contract 4), from scratch. */
 export const unitCount = (buffer: ReadonlyArray<Message.Message>): number => {
   const lastResult = new Map<string, number>()
   for (let i = 0; i < buffer.length; i++) {

@@ -86,7 +86,7 @@ export const summaryBufferMemory = (
 export const trimmedHistory = (
   maxTokens: number,
   counter: (text: string) => number,
-  /** The SPEC token text of a message, by its id (the text rollmem counts). */
+  /** The token text (docs/contract.md section 1) of a message, by its id (the text rollmem counts). */
   tokenText: (id: string) => string
 ): { readonly add: (m: BaseMessage) => Promise<void>; readonly history: () => Array<BaseMessage> } => {
   let history: Array<BaseMessage> = []

@@ -1,6 +1,6 @@
 /**
  * The baseline the original would give: a straightforward transcription of
- * the Python package's RollingMemory (SPEC sections 4 and 5) as it is
+ * the Python package's RollingMemory (contract sections 4 and 5) as it is
  * written there: a list buffer, every message recounted on every add, units
  * recomputed by a scan, then step 1, alignment, one summarizer call.
  *
@@ -12,7 +12,7 @@ import type { Message } from "../../dist/index.js"
 const isResponseLike = (m: Message.Message): boolean =>
   m.role === "assistant" || m.role === "tool" || m.toolCallId !== undefined
 
-/** Unit starts, recomputed from scratch (SPEC 4). */
+/** Unit starts, recomputed from scratch (contract 4). */
 const unitStarts = (buffer: ReadonlyArray<Message.Message>): Array<number> => {
   const lastResult = new Map<string, number>()
   for (let i = 0; i < buffer.length; i++) {

@@ -10,7 +10,7 @@
  * A reply over budget is sent back once with a request to compress it; if
  * the second reply is still over budget the call fails with
  * `SummarizerError` whose `cause` is a {@link SummaryBudgetError}, and the
- * memory keeps its state (SPEC section 5).
+ * memory keeps its state (docs/contract.md section 5).
  *
  * Retry, timeout and fallback are not built in: compose them with
  * `Summarizer.withPolicy` and the helpers of `SummarizerPolicy`.

@@ -51,7 +51,7 @@ const countInPieces = (tokenizer: Tokenizer.Service, text: string): Effect.Effec
  * `tokenizer.tokenize(text)` returns.
  *
  * Text that looks like a special token (`<|endoftext|>`) is ordinary text
- * (SPEC section 3), but some tokenizers refuse it (`OpenAiTokenizer` fails
+ * (docs/contract.md section 3), but some tokenizers refuse it (`OpenAiTokenizer` fails
  * with "Disallowed special token"). When the whole text fails and holds
  * `<|`, it is counted in pieces split between `<` and `|` (each piece's
  * count less the tokenizer's per-call overhead, plus that overhead once),

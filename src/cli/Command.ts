@@ -390,8 +390,8 @@ export interface ShowArgs {
 /**
  * Runs `rollmem show`: loads conversation `id` from the store and prints its
  * context (as `memory.context` gives it, under a header with its revision),
- * or with `--format json` the stored state in the wire format of SPEC
- * section 2.
+ * or with `--format json` the stored state in the wire format of
+ * docs/contract.md section 2.
  *
  * Fails with {@link CliFailure} after printing one line `rollmem: ...` on
  * stderr: no `--store`, a `--store` value that is not `sqlite:<path>`, a

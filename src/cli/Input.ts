@@ -11,7 +11,7 @@
  *   id gets `file:line`). A file that is one JSON object spread over several
  *   lines is read as a document.
  *
- * Messages are the wire format of SPEC section 2, also accepting OpenAI's
+ * Messages are the wire format of docs/contract.md section 2, also accepting OpenAI's
  * shapes: `content: null` (or missing) is `""`, a content array keeps its
  * text parts, a tool call may be `{"id", "type": "function", "function":
  * {"name", "arguments"}}`, and unknown keys are ignored.

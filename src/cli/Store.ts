@@ -193,7 +193,7 @@ export const requireDirectory = (
   })
 
 /**
- * The stored state in the wire format (SPEC section 2), as 2-space JSON.
+ * The stored state in the wire format (docs/contract.md section 2), as 2-space JSON.
  *
  * @since 0.1.0
  * @category combinators

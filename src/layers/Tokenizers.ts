@@ -11,7 +11,7 @@
  * costs nothing.
  *
  * Text that looks like a special token (`<|endoftext|>`, `<|im_start|>`) is
- * counted as ordinary text, never an error (SPEC section 3).
+ * counted as ordinary text, never an error (docs/contract.md section 3).
  *
  * For the Promise facade, {@link loadTokenCounter} loads the same counters
  * as plain functions (`(text) => number`) for the `tokenCounter` option.

@@ -14,7 +14,7 @@
  * non-negative integer gives `TokenCountError`; bad options give
  * `ConfigError`; bad message fields `InvalidMessageError`; a bad state in
  * `fromJSON` gives `StateDecodeError`. None of them changes the memory beyond
- * what SPEC section 5 allows (a failed summarizer keeps the appended turn).
+ * what docs/contract.md section 5 allows (a failed summarizer keeps the appended turn).
  *
  * @example
  * ```ts
@@ -229,7 +229,7 @@ const summaryMemory = <F>(
 }
 
 /**
- * A running summary plus a token-bounded buffer (SPEC section 5), synchronous.
+ * A running summary plus a token-bounded buffer (docs/contract.md section 5), synchronous.
  * Throws `ConfigError` when `maxTokens` is not a positive integer.
  *
  * @since 0.1.0
@@ -250,7 +250,7 @@ export class RollingMemory extends SyncMemory {
 }
 
 /**
- * A running summary plus a token-bounded buffer (SPEC section 5) whose adds
+ * A running summary plus a token-bounded buffer (docs/contract.md section 5) whose adds
  * return Promises and whose summarizer may be asynchronous. Adds may overlap:
  * prunes run one at a time and no turn is lost.
  *
@@ -272,7 +272,7 @@ export class AsyncRollingMemory extends AsyncMemory {
 }
 
 /**
- * Every turn, kept (SPEC section 6).
+ * Every turn, kept (docs/contract.md section 6).
  *
  * @since 0.1.0
  * @category constructors
@@ -293,7 +293,7 @@ export class BufferMemory extends SyncMemory {
 }
 
 /**
- * The last `maxMessages` messages, by units (SPEC section 7). Throws
+ * The last `maxMessages` messages, by units (docs/contract.md section 7). Throws
  * `ConfigError` when `maxMessages` is not a positive integer.
  *
  * @since 0.1.0
@@ -319,7 +319,7 @@ export class WindowMemory extends SyncMemory {
 }
 
 /**
- * A summary only (SPEC section 8), synchronous. Throws `ConfigError` without
+ * A summary only (docs/contract.md section 8), synchronous. Throws `ConfigError` without
  * a `summarize` function.
  *
  * @since 0.1.0
@@ -336,7 +336,7 @@ export class SummaryMemory extends SyncMemory {
 }
 
 /**
- * A summary only (SPEC section 8) whose adds return Promises and whose
+ * A summary only (docs/contract.md section 8) whose adds return Promises and whose
  * summarizer may be asynchronous. Throws `ConfigError` without `summarize`.
  *
  * @since 0.1.0

@@ -33,7 +33,7 @@ export interface JsonObject {
 }
 
 /**
- * The deepest nesting accepted in metadata (SPEC section 1): 100 levels of
+ * The deepest nesting accepted in metadata (docs/contract.md section 1): 100 levels of
  * objects and arrays. Deeper values fail to decode.
  *
  * @since 0.1.0

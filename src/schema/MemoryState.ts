@@ -1,5 +1,5 @@
 /**
- * The memory state every strategy writes and reads (SPEC section 2):
+ * The memory state every strategy writes and reads (docs/contract.md section 2):
  * `{"version": 2, "summary": <string>, "buffer": [<message>...]}`.
  *
  * Writers always write version 2; readers accept 1 and 2. A missing `summary`

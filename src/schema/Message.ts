@@ -2,7 +2,7 @@
  * The message model shared by every strategy, and its wire format.
  *
  * A {@link Message} holds camelCase fields (`toolCalls`, `toolCallId`); its
- * encoded side is the wire format of SPEC section 2 (`tool_calls`,
+ * encoded side is the wire format of docs/contract.md section 2 (`tool_calls`,
  * `tool_call_id`, defaults omitted, a tool call's `arguments` always written).
  *
  * @example
@@ -94,7 +94,7 @@ const ToolCalls = Schema.Array(ToolCall)
 
 /**
  * A conversation message: role, content, and the optional id, tool calls,
- * tool call id and metadata of SPEC section 1.
+ * tool call id and metadata of docs/contract.md section 1.
  *
  * - `role`: any string; see {@link USER}, {@link ASSISTANT}, {@link SYSTEM}, {@link TOOL}.
  * - `content`: may be empty.
@@ -128,7 +128,7 @@ export class Message extends Schema.Class<Message>("rollmem/Message")({
   }).pipe(Schema.withConstructorDefault(() => emptyMetadata))
 }) {
   /**
-   * What a token counter is given for this message (SPEC section 1): the
+   * What a token counter is given for this message (docs/contract.md section 1): the
    * content if not empty, then `name(arguments)` for each tool call, then the
    * tool call id if present, joined with `"\n"`. A message without tool
    * fields has exactly its content as token text.
@@ -145,7 +145,7 @@ export class Message extends Schema.Class<Message>("rollmem/Message")({
   }
 
   /**
-   * Whether this message may not open a buffer after eviction (SPEC section 4):
+   * Whether this message may not open a buffer after eviction (docs/contract.md section 4):
    * its role is `assistant` or `tool`, or it has a tool call id.
    *
    * @since 0.1.0
@@ -155,7 +155,7 @@ export class Message extends Schema.Class<Message>("rollmem/Message")({
   }
 
   /**
-   * The string form of SPEC section 1: `"{role}: {content}"`, followed by
+   * The string form of docs/contract.md section 1: `"{role}: {content}"`, followed by
    * `" [tool calls: name(arguments), ...]"` when the message has tool calls.
    *
    * @since 0.1.0
@@ -167,7 +167,7 @@ export class Message extends Schema.Class<Message>("rollmem/Message")({
   }
 
   /**
-   * The wire format of SPEC section 2 (snake_case keys, defaults omitted),
+   * The wire format of docs/contract.md section 2 (snake_case keys, defaults omitted),
    * so `JSON.stringify(memory.getMessages())` writes what `fromJSON` reads.
    *
    * @since 0.1.0
@@ -222,7 +222,7 @@ const deepFreeze = (value: unknown): void => {
 
 /**
  * Freezes a message with its tool calls and metadata, so the value a memory
- * stores (and hands back) cannot be changed behind its back (SPEC section 1:
+ * stores (and hands back) cannot be changed behind its back (docs/contract.md section 1:
  * messages are immutable values). Every memory freezes each message it adds.
  *
  * @since 0.1.0

@@ -1,6 +1,6 @@
 /**
  * The `TokenCounter` service: how many tokens one message's token text
- * holds (SPEC section 3).
+ * holds (docs/contract.md section 3).
  *
  * It is a `Context.Reference` whose default is the word count, so a memory
  * needs no layer at all; model tokenizers (o200k_base, cl100k_base, by model

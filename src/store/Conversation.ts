@@ -22,7 +22,7 @@
  *   `ConversationConflictError`; nothing of this call is saved, though your
  *   effect ran;
  * - a summarizer that fails while operations are re-applied leaves the turn
- *   in the buffer, as an add does (SPEC section 5): the next add folds it;
+ *   in the buffer, as an add does (docs/contract.md section 5): the next add folds it;
  * - the stored value does not decode: fails with `ConversationDecodeError`
  *   before your effect runs.
  *
@@ -76,7 +76,7 @@ import {
 
 /**
  * Which strategy holds a stored conversation, with its options. The stored
- * state is the same for every strategy (SPEC section 2), so a conversation
+ * state is the same for every strategy (docs/contract.md section 2), so a conversation
  * may be used with another strategy later.
  *
  * - `rolling`: RollingMemory, `maxTokens` default 2000; uses the `Summarizer`

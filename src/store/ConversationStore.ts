@@ -6,7 +6,7 @@
  *
  * - `revision`: a positive integer, `1` on the first save, one more on each
  *   save after it;
- * - `state`: the memory state in the wire format of SPEC section 2
+ * - `state`: the memory state in the wire format of docs/contract.md section 2
  *   (`{"version": 2, "summary": ..., "buffer": [...]}`), so any strategy, and
  *   the Python package, reads it.
  *

@@ -1,5 +1,5 @@
 /**
- * BufferMemory: every turn, kept (SPEC section 6). No summary is made and
+ * BufferMemory: every turn, kept (docs/contract.md section 6). No summary is made and
  * nothing is evicted; a summary present in a restored state is kept and read
  * back as the leading system message.
  *

@@ -1,6 +1,6 @@
 /**
  * The interface every strategy implements: add turns, read the context back,
- * clear, and export the state (SPEC sections 2 and 5 to 8).
+ * clear, and export the state (docs/contract.md sections 2 and 5 to 8).
  *
  * @since 0.1.0
  */

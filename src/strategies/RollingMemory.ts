@@ -1,6 +1,6 @@
 /**
  * RollingMemory: a running summary plus a token-bounded buffer of recent
- * turns (SPEC section 5).
+ * turns (docs/contract.md section 5).
  *
  * Each add counts the new turn once, appends it, and, when the buffer is over
  * `maxTokens`, evicts the oldest whole units (a tool call with its results),
@@ -104,8 +104,8 @@ export const fromState = (
 ): Effect.Effect<RollingMemory, ConfigError | TokenCountError> => build(options, state)
 
 /**
- * Restores a RollingMemory from a parsed JSON state (any strategy's: SPEC
- * section 2). Fails with `StateDecodeError`, `ConfigError` or `TokenCountError`.
+ * Restores a RollingMemory from a parsed JSON state (any strategy's:
+ * docs/contract.md section 2). Fails with `StateDecodeError`, `ConfigError` or `TokenCountError`.
  *
  * @since 0.1.0
  * @category constructors

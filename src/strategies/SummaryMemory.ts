@@ -1,5 +1,5 @@
 /**
- * SummaryMemory: a summary only (SPEC section 8).
+ * SummaryMemory: a summary only (docs/contract.md section 8).
  *
  * Each added turn is folded into the summary on arrival: one `Summarizer`
  * call with the current summary and every turn not yet folded. On success the

@@ -1,8 +1,8 @@
 /**
- * WindowMemory: the last `maxMessages` messages (SPEC section 7).
+ * WindowMemory: the last `maxMessages` messages (docs/contract.md section 7).
  *
  * After each add the buffer is pruned by message count with the unit and
- * alignment rules of SPEC section 4: the newest unit is always kept, and
+ * alignment rules of docs/contract.md section 4: the newest unit is always kept, and
  * alignment may evict more. Evicted turns are dropped, never summarized. A
  * restored summary is kept as is and read back as the leading system message.
  *

@@ -45,7 +45,7 @@ describe("TokenizerCounter", () => {
       Effect.provide(TokenizerCounter.layer.pipe(Layer.provide(OpenAiTokenizer.layer({ model: "gpt-4o" }))))
     ))
 
-  it.effect("counts text that looks like a special token instead of failing (SPEC 3)", () =>
+  it.effect("counts text that looks like a special token instead of failing (contract 3)", () =>
     Effect.gen(function*() {
       const tokenizer = OpenAiTokenizer.make({ model: "gpt-4o" })
       // The tokenizer itself refuses it:

@@ -1,5 +1,5 @@
 /**
- * Bad input (SPEC sections 1, 2 and 9): a corpus of malformed states and
+ * Bad input (contract sections 1, 2 and 9): a corpus of malformed states and
  * message fields through `MemoryState.fromJSON`/`fromString`, every
  * strategy's `fromJSON`, the facade's `fromJSON` and `addMessage`. Each gives
  * its documented typed error or loads cleanly; none crashes; none pollutes a

@@ -1,5 +1,5 @@
 /**
- * Concurrency (SPEC section 5): 1,000 fibers adding to one memory while folds
+ * Concurrency (contract section 5): 1,000 fibers adding to one memory while folds
  * are in flight with random latencies (TestClock-driven), `clear` racing
  * folds, and the facade's async classes under `Promise.all`. At every clock
  * step: the accounting invariant, with the order of turns the order of their

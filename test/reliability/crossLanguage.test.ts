@@ -1,5 +1,5 @@
 /**
- * Cross-language state (SPEC section 2): state files as the Python package
+ * Cross-language state (contract section 2): state files as the Python package
  * writes them with `json.dumps` (version 1 and 2, tool calls, unicode escaped
  * as \uXXXX, `", "` and `": "` separators) load in every strategy and
  * re-serialize to equal parsed values; what this side writes follows the
@@ -29,12 +29,12 @@ const read = (file: string): string => fs.readFileSync(path.join(fixtures, file)
 const asVersion2 = (text: string): string => text.replace(/^\{"version": 1, /, "{\"version\": 2, ")
 
 // ---------------------------------------------------------------------------
-// The format rules of SPEC section 2, checked on what this side writes
+// The format rules of contract section 2, checked on what this side writes
 // ---------------------------------------------------------------------------
 
 const messageKeys = ["role", "content", "id", "tool_calls", "tool_call_id", "metadata"]
 
-/** Asserts a written state follows SPEC section 2; returns how many messages it checked. */
+/** Asserts a written state follows contract section 2; returns how many messages it checked. */
 const assertFormat = (json: unknown): number => {
   assert.isTrue(typeof json === "object" && json !== null && !Array.isArray(json))
   const state = json as Record<string, unknown>

@@ -1,8 +1,8 @@
 /**
- * Fault injection (SPEC sections 5 and 9): summarizers that fail, hang,
+ * Fault injection (contract sections 5 and 9): summarizers that fail, hang,
  * return non-strings or throw; adds interrupted at every point of a fold;
  * token counters that return NaN, negative or fractional values or throw;
- * bad options. After each: the exact state SPEC section 5 prescribes, the
+ * bad options. After each: the exact state contract section 5 prescribes, the
  * typed error, and the accounting invariant.
  */
 import { assert, describe, it } from "@effect/vitest"

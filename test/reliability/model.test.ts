@@ -3,9 +3,9 @@
  * to three parallel calls, results in and out of order, orphans, empty
  * contents, unicode), clears and JSON round trips with restores, run against
  * every strategy and compared after every step with the reference model of
- * SPEC sections 4 to 8 (test/support/specModel.ts): summary, buffer, token
+ * contract sections 4 to 8 (test/support/specModel.ts): summary, buffer, token
  * count, context string, summarizer calls and failures, and the accounting
- * invariant of SPEC section 5.
+ * invariant of contract section 5.
  *
  * ROLLMEM_PROP_RUNS sets the sequences per strategy (default 10,000);
  * ROLLMEM_PROP_SEED the seed (default fixed; fast-check prints it with the

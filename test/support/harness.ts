@@ -10,7 +10,7 @@ import * as Summarizer from "../../src/services/Summarizer.js"
 import type { Memory } from "../../src/strategies/Memory.js"
 import type * as SpecModel from "./specModel.js"
 
-/** A message of five words (`"{label} w w w w"`), as in the SPEC 4 example. */
+/** A message of five words (`"{label} w w w w"`), as in the contract 4 example. */
 export const five = (role: string, label: string): Message.Message => Message.make(role, `${label} w w w w`)
 
 /** A user message of five words. */

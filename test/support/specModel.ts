@@ -1,5 +1,5 @@
 /**
- * A reference model of SPEC sections 1, 3 and 4 to 8, transcribed naively so
+ * A reference model of contract sections 1, 3 and 4 to 8, transcribed naively so
  * that it is obviously right: units are recomputed from scratch over the whole
  * buffer on every prune, token counts are recomputed on every prune, and every
  * strategy is a pure function `(state, message) -> step`.
@@ -67,9 +67,9 @@ export type Summarize = (summary: string, messages: ReadonlyArray<ModelMessage>)
 export const empty: ModelState<never> = { summary: "", buffer: [] }
 
 // ---------------------------------------------------------------------------
-// SPEC 1: token text and string form
+// contract 1: token text and string form
 
-/** SPEC 1 token text: content if not empty, `name(arguments)` per call, tool call id if present; joined by "\n". */
+/** contract 1 token text: content if not empty, `name(arguments)` per call, tool call id if present; joined by "\n". */
 export const tokenText = (m: ModelMessage): string => {
   const parts: Array<string> = []
   if (m.content !== "") parts.push(m.content)
@@ -78,16 +78,16 @@ export const tokenText = (m: ModelMessage): string => {
   return parts.join("\n")
 }
 
-/** SPEC 1 string form: `"{role}: {content}"` plus `" [tool calls: f(a), g(b)]"` when there are calls. */
+/** contract 1 string form: `"{role}: {content}"` plus `" [tool calls: f(a), g(b)]"` when there are calls. */
 export const stringForm = (m: ModelMessage): string =>
   m.toolCalls.length === 0
     ? `${m.role}: ${m.content}`
     : `${m.role}: ${m.content} [tool calls: ${m.toolCalls.map((c) => `${c.name}(${c.arguments})`).join(", ")}]`
 
 // ---------------------------------------------------------------------------
-// SPEC 3: word count
+// contract 3: word count
 
-/** SPEC 3's whitespace set, listed one by one. */
+/** contract 3's whitespace set, listed one by one. */
 export const WHITESPACE: ReadonlyArray<number> = [
   0x09,
   0x0a,
@@ -122,7 +122,7 @@ export const WHITESPACE: ReadonlyArray<number> = [
 
 const whitespace = new Set(WHITESPACE)
 
-/** SPEC 3: the number of runs of non-whitespace characters. */
+/** contract 3: the number of runs of non-whitespace characters. */
 export const wordCount = (text: string): number => {
   let words = 0
   let previousWasSpace = true
@@ -135,12 +135,12 @@ export const wordCount = (text: string): number => {
 }
 
 // ---------------------------------------------------------------------------
-// SPEC 4: units and the cutoff
+// contract 4: units and the cutoff
 
 /** A present tool call id (not absent, not null; `""` is present). */
 const hasToolCallId = (m: ModelMessage): boolean => m.toolCallId !== undefined && m.toolCallId !== null
 
-/** SPEC 4: role `assistant` or `tool`, or a tool call id present. */
+/** contract 4: role `assistant` or `tool`, or a tool call id present. */
 export const isResponseLike = (m: ModelMessage): boolean =>
   m.role === "assistant" || m.role === "tool" || hasToolCallId(m)
 
@@ -151,7 +151,7 @@ export interface Unit {
 }
 
 /**
- * SPEC 4 units, recomputed from scratch: each message with tool calls spans
+ * contract 4 units, recomputed from scratch: each message with tool calls spans
  * from itself to the last message (anywhere in the buffer, after it) whose
  * tool call id is one of its calls' ids; overlapping spans merge; every other
  * message is a unit of one.
@@ -187,7 +187,7 @@ export const units = (buffer: ReadonlyArray<ModelMessage>): Array<Unit> => {
 }
 
 /**
- * SPEC 4 pruning: the number of oldest messages to evict, given each
+ * contract 4 pruning: the number of oldest messages to evict, given each
  * message's weight (tokens for RollingMemory, 1 for WindowMemory) and the
  * budget.
  */
@@ -221,7 +221,7 @@ export const cutoff = (
 }
 
 // ---------------------------------------------------------------------------
-// SPEC 5 to 8: the strategies
+// contract 5 to 8: the strategies
 
 const append = <M extends ModelMessage>(state: ModelState<M>, message: M): ModelState<M> => ({
   summary: state.summary,
@@ -252,7 +252,7 @@ export interface RollingOptions {
   readonly summarize?: Summarize | undefined
 }
 
-/** SPEC 5: append, prune by tokens, fold the evicted prefix in one call (or drop it without a summarizer). */
+/** contract 5: append, prune by tokens, fold the evicted prefix in one call (or drop it without a summarizer). */
 export const rolling = (options: RollingOptions): Strategy => ({
   add: (state, message) => {
     const count = options.count ?? wordCount
@@ -267,7 +267,7 @@ export const rolling = (options: RollingOptions): Strategy => ({
   }
 })
 
-/** SPEC 7: append, prune by message count, drop the evicted prefix. */
+/** contract 7: append, prune by message count, drop the evicted prefix. */
 export const window = (options: { readonly maxMessages: number }): Strategy => ({
   add: (state, message) => {
     const appended = append(state, message)
@@ -280,12 +280,12 @@ export const window = (options: { readonly maxMessages: number }): Strategy => (
   }
 })
 
-/** SPEC 6: append and keep everything. */
+/** contract 6: append and keep everything. */
 export const buffer: Strategy = {
   add: (state, message) => ({ state: append(state, message), calls: noCalls, failed: false })
 }
 
-/** SPEC 8: append, then fold every pending turn into the summary in one call. */
+/** contract 8: append, then fold every pending turn into the summary in one call. */
 export const summary = (options: { readonly summarize: Summarize }): Strategy => ({
   add: (state, message) => {
     const appended = append(state, message)
@@ -321,7 +321,7 @@ export const final = <M extends ModelMessage>(
 }
 
 // ---------------------------------------------------------------------------
-// Reading back (SPEC 5)
+// Reading back (contract 5)
 
 /** The summary as a leading system message (when not empty), then the buffer. */
 export const messages = (state: ModelState): Array<ModelMessage> =>

@@ -76,7 +76,7 @@ export const done: Exit.Exit<void> = Exit.void
 
 /** @internal */
 export const entryOf = (message: Message.Message, tokens: number): Entry => ({
-  // the one place every stored message passes: freeze it (SPEC section 1)
+  // the one place every stored message passes: freeze it (docs/contract.md section 1)
   tokens: (Message.freeze(message), tokens),
   responseLike: message.isResponseLike,
   callIds: message.toolCalls.length === 0 ? noIds : message.toolCalls.map((call) => call.id),

@@ -1,5 +1,5 @@
 /**
- * The eviction algorithm of SPEC section 4, in one pure module (no Effect):
+ * The eviction algorithm of docs/contract.md section 4, in one pure module (no Effect):
  * units, the step-1 cutoff and alignment, kept incrementally so an append and
  * a cutoff cost O(1) amortized in the buffer's size.
  *
@@ -189,7 +189,7 @@ export class EvictionIndex<A> {
 
   /**
    * The number of oldest messages the policy evicts now (0 when none):
-   * step 1 and alignment of SPEC section 4. Cost: proportional to the units
+   * step 1 and alignment of docs/contract.md section 4. Cost: proportional to the units
    * evicted, not to the buffer.
    */
   cutoff(policy: Policy): number {

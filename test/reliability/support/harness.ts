@@ -1,7 +1,7 @@
 /**
  * Shared pieces of the reliability suite: numbered turns, a summarizer whose
  * summary records exactly which turns it folded, and the accounting check of
- * SPEC section 5 ("never loses a turn").
+ * contract section 5 ("never loses a turn").
  *
  * Every turn carries an id (`t1`, `t2`, ...). The recording summarizer returns
  * the summary it was given followed by `<id>` for each folded turn, so a
@@ -105,7 +105,7 @@ export const gated = (): Effect.Effect<Gated> =>
 export type Accounting = "summarize" | "drop" | "keep"
 
 /**
- * Asserts the accounting invariant of SPEC section 5 on a state, given the
+ * Asserts the accounting invariant of contract section 5 on a state, given the
  * ids of the turns added since the last clear or restore, in order, and the
  * ids the summary held before them (restored summaries).
  */

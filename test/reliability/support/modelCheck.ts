@@ -1,6 +1,6 @@
 /**
  * One model-based run: a command sequence applied to the library and to the
- * reference model of SPEC sections 4 to 8, compared after every command.
+ * reference model of contract sections 4 to 8, compared after every command.
  */
 import { assert } from "@effect/vitest"
 import { Cause, Effect, Equal, Exit, Option } from "effect"
