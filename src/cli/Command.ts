@@ -53,6 +53,7 @@ import * as ExtractiveSummarizer from "../layers/ExtractiveSummarizer.js"
 import { layerByName } from "../layers/Tokenizers.js"
 import * as TokenCounter from "../services/TokenCounter.js"
 import * as RollingMemory from "../strategies/RollingMemory.js"
+import * as Validity from "../Validity.js"
 import { exists, readInputs } from "./Input.js"
 import * as Progress from "./Progress.js"
 import * as Render from "./Render.js"
@@ -298,7 +299,7 @@ export const runReplay = (
       path: reportPath,
       recorder: (yield* Effect.promise(() => import("./ReportData.js"))).makeRecorder(
         yield* TokenCounter.TokenCounter,
-        undefined
+        (messages) => Validity.violations(messages).map((violation) => violation.description)
       )
     }
     const show = Option.getOrUndefined(args.show)

@@ -75,20 +75,21 @@ th:first-child, td:first-child { text-align: left; }
 .swatch { display: inline-block; width: 10px; height: 10px; border-radius: 50%; margin-right: 6px; }
 .chart { position: relative; height: 340px; }
 .compare-chart { height: 300px; max-width: 900px; }
-.layout { display: grid; grid-template-columns: minmax(340px, 520px) minmax(0, 1fr); gap: 20px; align-items: start; }
-@media (max-width: 1000px) { .layout { grid-template-columns: minmax(0, 1fr); } }
+.layout { display: grid; grid-template-columns: minmax(0, 620px) minmax(0, 1fr); gap: 20px; align-items: start; }
+@media (max-width: 1100px) { .layout { grid-template-columns: minmax(0, 1fr); } }
 .list { position: sticky; top: 8px; }
 #filter { width: 100%; padding: 5px 8px; margin-bottom: 6px; border: 1px solid var(--line); border-radius: 4px; font: inherit; }
 .list-scroll { max-height: calc(100vh - 80px); overflow: auto; border: 1px solid var(--line); border-radius: 4px; }
-#conversation-list { width: 100%; }
+#conversation-list { width: 100%; font-size: 13px; }
+#conversation-list td { padding: 3px 6px; }
 #conversation-list thead th { position: sticky; top: 0; background: var(--bg-soft); z-index: 1; padding: 0; }
-#conversation-list th button { all: unset; cursor: pointer; display: block; padding: 5px 8px; font-weight: 600; }
+#conversation-list th button { all: unset; cursor: pointer; display: block; padding: 4px 6px; font-weight: 600; white-space: normal; }
 #conversation-list th button:focus-visible { outline: 2px solid #1f5fa8; }
 #conversation-list .arrow { color: var(--muted); font-size: 11px; }
 #conversation-list tbody tr { cursor: pointer; }
 #conversation-list tbody tr:hover { background: #eef3fb; }
 #conversation-list tbody tr.selected { background: #dce8f8; }
-#conversation-list td.id { max-width: 240px; overflow: hidden; text-overflow: ellipsis; }
+#conversation-list td.id { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 11.5px; }
 .bad { color: #b00017; font-weight: 600; }
 .detail { min-width: 0; }
 ol.context { list-style: none; padding: 0; margin: 6px 0; }

@@ -64,6 +64,11 @@ const el = <K extends keyof HTMLElementTagNameMap>(
   return node
 }
 
+const ID_WIDTH = 30
+/** A long id cut in the middle, so its head and its distinctive tail both show (the full id is the cell's title). */
+const fitId = (id: string): string =>
+  id.length <= ID_WIDTH ? id : `${id.slice(0, 13)}…${id.slice(id.length - (ID_WIDTH - 14))}`
+
 const number = (n: number): string => n.toLocaleString("en-US")
 const plural = (n: number, one: string, many = `${one}s`): string => `${number(n)} ${n === 1 ? one : many}`
 
@@ -246,7 +251,7 @@ const columns: ReadonlyArray<{ readonly key: SortKey; readonly title: string; re
   { key: "prunes", title: "prunes", numeric: true },
   { key: "summarizerCalls", title: "calls", numeric: true },
   { key: "peakContextTokens", title: "peak context", numeric: true },
-  { key: "invalid", title: "rejected requests", numeric: true }
+  ...(data.validityChecked ? [{ key: "invalid" as const, title: "rejected", numeric: true }] : [])
 ]
 
 const indexed = data.conversations.map((c, order) => ({ c, order }))
@@ -318,12 +323,12 @@ const renderList = (): void => {
       const row = el(
         "tr",
         { tabindex: "0", "data-index": String(order), class: order === selected ? "selected" : "" },
-        el("td", { class: "id", title: c.id }, c.id),
+        el("td", { class: "id", title: c.id }, fitId(c.id)),
         el("td", { class: "num" }, number(c.messages)),
         el("td", { class: "num" }, number(c.prunes)),
         el("td", { class: "num" }, number(c.summarizerCalls)),
         el("td", { class: "num" }, number(c.peakContextTokens)),
-        el("td", { class: c.invalid.length > 0 ? "num bad" : "num" }, invalidCell(c))
+        data.validityChecked ? el("td", { class: c.invalid.length > 0 ? "num bad" : "num" }, invalidCell(c)) : null
       )
       row.addEventListener("click", () => select(order))
       row.addEventListener("keydown", (event) => {
