@@ -23,11 +23,11 @@ import * as RollingMemory from "../src/strategies/RollingMemory.js"
 import * as Validity from "../src/Validity.js"
 import { artifacts, launch, missingBrowser, requireBrowser } from "./support/browser.js"
 import { readJsonl, repoRoot, runCli } from "./support/cli.js"
+import { dataPath } from "./support/data.js"
 import { embedded, hostile, hostileId } from "./support/report.js"
 
-const dataDir = process.env.ROLLMEM_DATA ?? path.resolve(repoRoot, "../shared/data")
-const agenticFile = path.join(dataDir, "conversations-agentic.jsonl")
-const longFile = path.join(dataDir, "conversations-long.jsonl")
+const agenticFile = dataPath("conversations-agentic.jsonl")
+const longFile = dataPath("conversations-long.jsonl")
 const noData = (file: string) => fs.existsSync(file) ? undefined : `no ${file} (set ROLLMEM_DATA to the data folder)`
 
 const skipBrowser = missingBrowser !== undefined && !requireBrowser
