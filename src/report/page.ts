@@ -442,6 +442,7 @@ const timelineChart = (c: ConversationReport, canvas: HTMLCanvasElement): Chart 
       maintainAspectRatio: false,
       parsing: false,
       normalized: true,
+      layout: { padding: { top: 16, right: 10 } },
       interaction: { mode: "nearest", axis: "x", intersect: false },
       scales: {
         x: {
