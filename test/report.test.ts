@@ -47,11 +47,18 @@ describe("report data", () => {
         "calls",
         "evicted",
         "peak",
-        "final",
         "summary",
         "context",
-        "user-first"
+        "valid",
+        "calls/1k",
+        "sum-in",
+        "sum-out",
+        "mean-sent",
+        "max-sent",
+        "reuse",
+        "cost"
       ])
+      // Summarizer input 6 + 15 + 24, output 9 + 16 + 25; contexts sent at turns 1, 3 and 5: 3, 15 and 24 words.
       assert.deepStrictEqual(document.totals.row, [
         "total (1 conversation)",
         "6",
@@ -59,10 +66,16 @@ describe("report data", () => {
         "3",
         "5",
         "max 8",
-        "5",
         "25",
         "30",
-        "0/1"
+        "2/3",
+        "500.0",
+        "45",
+        "50",
+        "14",
+        "max 24",
+        "0.0%",
+        "287"
       ])
       const [c] = document.conversations
       assert.strictEqual(c.id, hostileId)
@@ -117,6 +130,47 @@ describe("report data", () => {
       assert.deepStrictEqual(c.final, printed.show.messages)
       assert.strictEqual(c.folds.length, printed.conversations[0].prunes)
       assert.strictEqual(c.timeline.context.length, 47)
+    }))
+
+  it.effect("--compare: one point per option set, with the figures the comparison prints", () =>
+    Effect.gen(function*() {
+      const file = path.join(tmp(), "compare.html")
+      const run = yield* runCli([
+        "replay",
+        hostile,
+        "--tokenizer",
+        "words",
+        "--max-tokens",
+        "8",
+        "--compare",
+        "max-tokens=30",
+        "--format",
+        "json",
+        "--report",
+        file
+      ])
+      assert.isTrue(Exit.isSuccess(run.exit), run.stderr)
+      const printed = JSON.parse(run.stdout) as {
+        compare: Array<
+          { set?: string; totals: { summarizerCallsPer1000Turns: number; meanRequestTokens: number; cost: number } }
+        >
+      }
+      const document = embedded(fs.readFileSync(file, "utf8"))
+      assert.deepStrictEqual(document.compare, [
+        {
+          label: "base (the command line's own options)",
+          summarizerCallsPer1000Turns: 500,
+          meanContextTokens: 14,
+          cost: 287
+        },
+        { label: "max-tokens=30", summarizerCallsPer1000Turns: 0, meanContextTokens: 35 / 3, cost: 35 }
+      ])
+      assert.deepStrictEqual(
+        document.compare?.map((c) => [c.summarizerCallsPer1000Turns, c.meanContextTokens, c.cost]),
+        printed.compare.map((c) => [c.totals.summarizerCallsPer1000Turns, c.totals.meanRequestTokens, c.totals.cost])
+      )
+      // The conversations are those of the base options.
+      assert.deepStrictEqual(document.conversations[0].folds, [[3, 2], [4, 1], [6, 2]])
     }))
 
   it.effect("a report in a missing directory is refused before replaying", () =>

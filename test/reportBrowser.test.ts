@@ -227,6 +227,39 @@ describe.skipIf(skipBrowser)(`report in headless Chromium${why(missingBrowser)}`
       yield* Effect.promise(() => page.close())
     }))
 
+  it.effect("--compare: the trade-off chart has one point per option set, the table its cost column", () =>
+    Effect.gen(function*() {
+      const { file } = yield* writeReport("report-compare", [
+        hostile,
+        "--tokenizer",
+        "words",
+        "--max-tokens",
+        "8",
+        "--compare",
+        "max-tokens=30"
+      ])
+      const { errors, page } = yield* open(file)
+      const chart = yield* chartOf(page, "compare-chart")
+      assert.isAbove(chart.painted, 500)
+      assert.deepStrictEqual(chart.datasets.map((d: DrawnDataset) => [d.label, d.points, d.ys]), [
+        ["base (the command line's own options)", 1, [500]],
+        ["max-tokens=30", 1, [0]]
+      ])
+      const rows = yield* Effect.promise(() =>
+        page.$$eval(
+          "#compare-table tbody tr",
+          (trs) => trs.map((tr) => Array.from(tr.children).map((cell) => cell.textContent ?? ""))
+        )
+      )
+      assert.deepStrictEqual(rows, [
+        ["base (the command line's own options)", "500.0", "14", "287"],
+        ["max-tokens=30", "0.0", "12", "35"]
+      ])
+      yield* screenshot(page, "report-compare")
+      assert.deepStrictEqual(errors, [])
+      yield* Effect.promise(() => page.close())
+    }))
+
   it.effect("tool calls are grouped with their results; an orphaned result stands alone, marked", () =>
     Effect.gen(function*() {
       // Budget 30 words keeps the tool exchange whole in the final context.

@@ -51,15 +51,16 @@ import packageJson from "../../package.json" with { type: "json" }
 import { ConfigError } from "../Errors.js"
 import * as ExtractiveSummarizer from "../layers/ExtractiveSummarizer.js"
 import { layerByName } from "../layers/Tokenizers.js"
-import * as TokenCounter from "../services/TokenCounter.js"
 import * as RollingMemory from "../strategies/RollingMemory.js"
-import * as Validity from "../Validity.js"
+import * as Compare from "./Compare.js"
 import { exists, readInputs } from "./Input.js"
 import * as Progress from "./Progress.js"
 import * as Render from "./Render.js"
 import {
   type Config,
   makeConfig,
+  type Options,
+  type Outcome,
   replay,
   strategies,
   type Strategy,
@@ -220,6 +221,16 @@ const options = {
         "summary and context with the budget and each fold, and its final context. One self-contained file: " +
         "open it in a browser, no network needed."
     )
+  ),
+  compare: CliOptions.text("compare").pipe(
+    CliOptions.withPseudoName("SET"),
+    CliOptions.repeated,
+    CliOptions.withDescription(
+      "Also replay the files under this option set, written with these options' names without dashes, " +
+        "comma-separated (\"max-tokens=1000,summary-tokens=200\"), applied to the other options given; " +
+        "repeatable. Prints the totals of every set side by side (the other options as given first) " +
+        "instead of the per-conversation report."
+    )
   )
 }
 
@@ -244,6 +255,8 @@ export interface ReplayArgs {
   readonly store: Option.Option<string>
   /** Where to write the HTML report, if anywhere. */
   readonly report: Option.Option<string>
+  /** Option sets to compare (see `Compare.ts`); empty: the per-conversation report. */
+  readonly compare: ReadonlyArray<string>
 }
 
 const describeConfig = (args: ReplayArgs, config: Config, count: number): string => {
@@ -294,14 +307,6 @@ export const runReplay = (
     if (store !== undefined) yield* Store.requireDirectory(store)
     const reportPath = Option.getOrUndefined(args.report)
     if (reportPath !== undefined) yield* requireReportDirectory(reportPath)
-    // The report's code (and its page script, with Chart.js) loads only when a report is asked for.
-    const reporting = reportPath === undefined ? undefined : {
-      path: reportPath,
-      recorder: (yield* Effect.promise(() => import("./ReportData.js"))).makeRecorder(
-        yield* TokenCounter.TokenCounter,
-        (messages) => Validity.violations(messages).map((violation) => violation.description)
-      )
-    }
     const show = Option.getOrUndefined(args.show)
     const inputs = yield* readInputs(args.files)
     for (const problem of inputs.problems) yield* Console.error(`rollmem: ${problem}`)
@@ -312,11 +317,43 @@ export const runReplay = (
       return yield* new ConfigError({ option: "--show", description: `no conversation with id "${show}" was read` })
     }
     const total = inputs.conversations.reduce((n, c) => n + c.messages.length, 0)
+    if (args.compare.length > 0) {
+      if (store !== undefined || show !== undefined) {
+        return yield* new ConfigError({ option: "--compare", description: "cannot be combined with --store or --show" })
+      }
+      const bar = yield* Progress.make(total * (args.compare.length + 1))
+      const base: Options = {
+        strategy: args.strategy,
+        maxTokens: args.maxTokens,
+        maxMessages: args.maxMessages,
+        summarizer: args.summarizer,
+        summaryTokens: args.summaryTokens
+      }
+      const columns = yield* Compare.compare(inputs.conversations, base, args.compare, bar.update).pipe(
+        Effect.ensuring(bar.done)
+      )
+      const unit = args.tokenizer === "words" ? "words" : "tokens"
+      const title = describeConfig(args, config, inputs.conversations.length)
+      yield* Console.log(format === "json" ? Render.compareJson(columns) : Render.compareTable(columns, title, unit))
+      if (reportPath !== undefined) {
+        // The report also shows each conversation under the base options: replayed once more, keeping every
+        // final context (the comparison keeps totals only).
+        const again = yield* Progress.make(total)
+        const outcome = yield* replay(inputs.conversations, config, { onProgress: again.update, finals: true }).pipe(
+          Effect.ensuring(again.done)
+        )
+        yield* writeReport(reportPath, outcome, columns, { title, unit, config, format })
+      }
+      if (skipped > 0) {
+        return yield* fail(`skipped ${skipped} input${skipped === 1 ? "" : "s"} that could not be read (see above)`)
+      }
+      return
+    }
     const bar = yield* Progress.make(total)
-    const onAdd = reporting?.recorder.onAdd
+    const finals = reportPath !== undefined
     const outcome = yield* (store === undefined
-      ? replay(inputs.conversations, config, { show, onProgress: bar.update, onAdd })
-      : replay(inputs.conversations, config, { show, onProgress: bar.update, open: Store.open, onAdd }).pipe(
+      ? replay(inputs.conversations, config, { show, onProgress: bar.update, finals })
+      : replay(inputs.conversations, config, { show, onProgress: bar.update, open: Store.open, finals }).pipe(
         Effect.provide(Store.layer(store))
       )).pipe(Effect.ensuring(bar.done))
     const unit = args.tokenizer === "words" ? "words" : "tokens"
@@ -337,18 +374,7 @@ export const runReplay = (
         )
       }
     }
-    if (reporting !== undefined) {
-      const Report = yield* Effect.promise(() => import("./Report.js"))
-      const document = reporting.recorder.document(inputs.conversations, outcome, {
-        title,
-        unit,
-        maxTokens: config.strategy === "rolling" ? config.maxTokens : undefined,
-        targetTokens: undefined
-      })
-      const bytes = yield* Report.write(reporting.path, document)
-      const line = `Report: ${reporting.path} (${(bytes / 1024).toFixed(0)} KB; open it in a browser).`
-      yield* format === "json" ? Console.error(line) : Console.log(`\n${line}`)
-    }
+    if (reportPath !== undefined) yield* writeReport(reportPath, outcome, undefined, { title, unit, config, format })
     if (skipped > 0) {
       return yield* fail(`skipped ${skipped} input${skipped === 1 ? "" : "s"} that could not be read (see above)`)
     }
@@ -358,12 +384,39 @@ export const runReplay = (
       ConfigError: (error) => fail(error.message),
       TokenCountError: (error) => fail(error.message),
       SummarizerError: (error) => fail(error.message),
+      SummaryBudgetError: (error) => fail(error.message),
       ConversationConflictError: failWith,
       ConversationDecodeError: failWith,
       ConversationStoreError: failWith,
       ReportError: failWith
     })
   )
+
+/**
+ * Writes the HTML report and says where on stdout (on stderr with `--format
+ * json`, whose stdout is one JSON document). The report's code, and its page
+ * script with Chart.js, load only here.
+ */
+const writeReport = (
+  path: string,
+  outcome: Outcome,
+  columns: ReadonlyArray<Compare.Column> | undefined,
+  settings: { readonly title: string; readonly unit: string; readonly config: Config; readonly format: Format }
+) =>
+  Effect.gen(function*() {
+    const [ReportData, Report] = yield* Effect.promise(() =>
+      Promise.all([import("./ReportData.js"), import("./Report.js")])
+    )
+    const document = ReportData.reportDocument(outcome, {
+      title: settings.title,
+      unit: settings.unit,
+      maxTokens: settings.config.strategy === "rolling" ? settings.config.maxTokens : undefined,
+      targetTokens: undefined
+    }, columns)
+    const bytes = yield* Report.write(path, document)
+    const line = `Report: ${path} (${(bytes / 1024).toFixed(0)} KB; open it in a browser).`
+    yield* settings.format === "json" ? Console.error(line) : Console.log(`\n${line}`)
+  })
 
 /** Fails with `ConfigError` (option `--report`) when the directory that would hold the report does not exist. */
 const requireReportDirectory = (file: string): Effect.Effect<void, ConfigError, FileSystem.FileSystem | Path.Path> =>

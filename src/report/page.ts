@@ -177,7 +177,7 @@ const compareSection = (sets: ReadonlyArray<CompareReport>): HTMLElement => {
             {},
             el("th", {}, "option set"),
             el("th", {}, "summarizer calls / 1,000 turns"),
-            el("th", {}, `mean context (${unit})`),
+            el("th", {}, `mean context sent (${unit})`),
             el("th", {}, "cost (input-token units)")
           )
         ),
@@ -206,12 +206,23 @@ const compareSection = (sets: ReadonlyArray<CompareReport>): HTMLElement => {
   const options: ChartOptions<"scatter"> = {
     animation: false,
     maintainAspectRatio: false,
+    layout: { padding: { top: 12, right: 16 } },
     scales: {
-      x: { type: "linear", beginAtZero: true, title: { display: true, text: `mean context (${unit})` } },
-      y: { type: "linear", beginAtZero: true, title: { display: true, text: "summarizer calls per 1,000 turns" } }
+      x: {
+        type: "linear",
+        beginAtZero: true,
+        grace: "10%",
+        title: { display: true, text: `mean context sent per request (${unit})` }
+      },
+      y: {
+        type: "linear",
+        beginAtZero: true,
+        grace: "10%",
+        title: { display: true, text: "summarizer calls per 1,000 turns" }
+      }
     },
     plugins: {
-      legend: { position: "right", labels: { usePointStyle: true } },
+      legend: { position: "bottom", labels: { usePointStyle: true } },
       tooltip: {
         callbacks: {
           label: (item) =>
