@@ -247,7 +247,9 @@ describe.each(subjects)("conformance: $name", (subject) => {
       for (const m of conversation) {
         const calls = summarizer.calls.length
         yield* memory.add(m)
-        const made = summarizer.calls.slice(calls).flatMap((c) => c.result === undefined || c.result === "" ? [] : [c.result])
+        const made = summarizer.calls.slice(calls).flatMap((c) =>
+          c.result === undefined || c.result === "" ? [] : [c.result]
+        )
         summaries.push(m.tokenText, ...made)
       }
       assert.deepStrictEqual(texts, ["r\nc9", ...summaries])

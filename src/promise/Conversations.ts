@@ -95,10 +95,12 @@ export class ConversationMemory extends AsyncMemory {
  */
 export class Conversations {
   private readonly runtime: ManagedRuntime.ManagedRuntime<Services, unknown>
-  private readonly options: ConversationsOptions
+  /** The strategy and its options, as `Conversation.withMemory` takes them. */
+  private readonly strategy: Conversation.StrategyOptions
 
   constructor(options: ConversationsOptions) {
-    this.options = options
+    const { store: _store, summarize: _summarize, tokenCounter: _tokenCounter, ...strategy } = options
+    this.strategy = strategy
     const store = options.store === "memory"
       ? ConversationStore.layerMemory
       : ConversationStore.layerSqlite({ filename: options.store.sqlite })
@@ -122,7 +124,7 @@ export class Conversations {
   async use<A>(id: string, fn: (memory: ConversationMemory) => Promise<A>): Promise<A> {
     return squash(
       await this.runtime.runPromiseExit(
-        Conversation.withMemory(id, this.options, (memory) =>
+        Conversation.withMemory(id, this.strategy, (memory) =>
           Effect.tryPromise({
             try: () => fn(new ConversationMemory(memory)),
             catch: (error) => error
