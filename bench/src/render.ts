@@ -8,6 +8,7 @@ import { SUBSET_EVERY } from "./sections/peers.js"
 import { type PoliciesResults, renderPolicies } from "./sections/policies.js"
 import type { runReplay } from "./sections/replay.js"
 import type { runScaling } from "./sections/scaling.js"
+import { renderStores, type StoresResults } from "./sections/stores.js"
 import type { runTokenizers } from "./sections/tokenizers.js"
 
 export interface Machine {
@@ -39,6 +40,7 @@ export interface Results {
   tokenizers?: Awaited<ReturnType<typeof runTokenizers>>
   memory?: ReturnType<typeof runMemory>
   policies?: PoliciesResults
+  stores?: StoresResults
 }
 
 export const render = (r: Results): string => {
@@ -288,5 +290,6 @@ export const render = (r: Results): string => {
     ))
   }
   if (r.policies !== undefined) out.push(renderPolicies(r.policies, table))
+  if (r.stores !== undefined) out.push(renderStores(r.stores, table))
   return out.join("\n")
 }
