@@ -2,7 +2,6 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either, Equal, FastCheck as fc, Hash, Schema } from "effect"
 import * as MemoryState from "../src/schema/MemoryState.js"
 import * as Message from "../src/schema/Message.js"
-import * as TokenCounter from "../src/services/TokenCounter.js"
 import * as SpecModel from "./support/specModel.js"
 
 const decode = Schema.decodeUnknownSync(Message.Message)
@@ -58,49 +57,6 @@ describe("Message string form (contract 1)", () => {
     })
     assert.strictEqual(String(m), "assistant: ok [tool calls: f(1), g()]")
   })
-})
-
-describe("word count (contract 3)", () => {
-  it("counts runs of non-whitespace", () => {
-    assert.strictEqual(TokenCounter.wordCount(""), 0)
-    assert.strictEqual(TokenCounter.wordCount("   \n\t "), 0)
-    assert.strictEqual(TokenCounter.wordCount("  hello   world\n"), 2)
-    assert.strictEqual(TokenCounter.wordCount("a"), 1)
-    assert.strictEqual(TokenCounter.wordCount("<|endoftext|> <|im_start|>user"), 2)
-  })
-
-  it("splits on every character of Python's whitespace set", () => {
-    for (const code of SpecModel.WHITESPACE) {
-      const ch = String.fromCharCode(code)
-      assert.strictEqual(TokenCounter.wordCount(`a${ch}b`), 2, `U+${code.toString(16).padStart(4, "0")}`)
-      assert.strictEqual(TokenCounter.wordCount(`${ch}${ch}`), 0, `U+${code.toString(16).padStart(4, "0")} alone`)
-    }
-  })
-
-  it("counts U+001C-U+001F and U+0085 as space, unlike JavaScript's \\s", () => {
-    assert.strictEqual(TokenCounter.wordCount("a\u001cb\u001dc\u001ed\u001fe\u0085f"), 6)
-  })
-
-  it("does not split on U+FEFF, U+200B or U+180E", () => {
-    assert.strictEqual(TokenCounter.wordCount("a\ufeffb"), 1)
-    assert.strictEqual(TokenCounter.wordCount("a\u200bb"), 1)
-    assert.strictEqual(TokenCounter.wordCount("a\u180eb"), 1)
-    assert.strictEqual(TokenCounter.wordCount("\ufeff"), 1)
-  })
-
-  it("is the default TokenCounter", () =>
-    Effect.gen(function*() {
-      const counter = yield* TokenCounter.TokenCounter
-      assert.strictEqual(yield* counter.count("one two\u0085three"), 3)
-    }).pipe(Effect.runSync))
-
-  it.prop(
-    "equals the model on any string",
-    [fc.string({ unit: fc.constantFrom("a", "é", "😀", " ", "\u0085", "\u001c", "\ufeff", "\u3000", "\n", "\u200b") })],
-    ([text]) => {
-      assert.strictEqual(TokenCounter.wordCount(text), SpecModel.wordCount(text))
-    }
-  )
 })
 
 describe("wire format (contract 2)", () => {

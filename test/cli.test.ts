@@ -32,10 +32,9 @@ import {
 } from "../src/index.js"
 import * as Tokenizers from "../src/tokenizers.js"
 import { example, failureOf, readJsonl, repoRoot, type Run, runCli } from "./support/cli.js"
+import { DATA_FILES, dataPath, hasData as hasDataFile } from "./support/data.js"
 
-const dataDir = process.env.ROLLMEM_DATA ?? path.resolve(repoRoot, "../shared/data")
-const hasData = fs.existsSync(path.join(dataDir, "conversations-agentic.jsonl"))
-const dataNote = hasData ? "" : ` (skipped: no conversations in ${dataDir}; set ROLLMEM_DATA to the data folder)`
+const hasData = DATA_FILES.every(hasDataFile)
 
 const run = (args: ReadonlyArray<string>, progress?: Progress.Service): Effect.Effect<Run> =>
   runCli(["replay", ...args], progress)
@@ -328,12 +327,12 @@ describe("rollmem replay on the example transcript", () => {
     }).pipe(Effect.provide(TokenCounter.layerWordCount)))
 })
 
-describe(`rollmem replay on the shared data${dataNote}`, () => {
+describe("rollmem replay on the real transcripts", () => {
   it.effect.skipIf(!hasData)(
     "agentic: 202 conversations, rolling, o200k_base, 2000 tokens",
     () =>
       Effect.gen(function*() {
-        const file = path.join(dataDir, "conversations-agentic.jsonl")
+        const file = dataPath("conversations-agentic.jsonl")
         const report = yield* runJson([file, "--tokenizer", "o200k_base", "--max-tokens", "2000"])
         assert.strictEqual(report.totals.conversations, 202)
         assert.strictEqual(report.totals.messages, 5348)
@@ -343,7 +342,7 @@ describe(`rollmem replay on the shared data${dataNote}`, () => {
 
   it.effect.skipIf(!hasData)("chat: window of 6 messages, words", () =>
     Effect.gen(function*() {
-      const file = path.join(dataDir, "conversations-chat.jsonl")
+      const file = dataPath("conversations-chat.jsonl")
       const report = yield* runJson([file, "--tokenizer", "words", "--strategy", "window", "--max-messages", "6"])
       assert.strictEqual(report.totals.conversations, 211)
       assert.strictEqual(report.totals.messages, 1544)
@@ -354,7 +353,7 @@ describe(`rollmem replay on the shared data${dataNote}`, () => {
     "tooltalk: summary strategy and rolling without summarizer, cl100k_base",
     () =>
       Effect.gen(function*() {
-        const file = path.join(dataDir, "conversations-tooltalk.jsonl")
+        const file = dataPath("conversations-tooltalk.jsonl")
         const conversations = readJsonl(file)
         const summary = yield* runJson([file, "--tokenizer", "cl100k_base", "--strategy", "summary"])
         assert.strictEqual(summary.totals.messages, 1035)

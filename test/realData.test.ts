@@ -10,7 +10,6 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Equal, Exit, Schema } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
 import { SummarizerError } from "../src/Errors.js"
 import * as Message from "../src/schema/Message.js"
 import * as Summarizer from "../src/services/Summarizer.js"
@@ -19,13 +18,11 @@ import type { Memory } from "../src/strategies/Memory.js"
 import * as RollingMemory from "../src/strategies/RollingMemory.js"
 import * as SummaryMemory from "../src/strategies/SummaryMemory.js"
 import * as WindowMemory from "../src/strategies/WindowMemory.js"
+import { dataDir } from "./support/data.js"
 import * as SpecModel from "./support/specModel.js"
 
-const repoRoot = fileURLToPath(new URL("..", import.meta.url))
-const dataDir = process.env.ROLLMEM_DATA ?? path.resolve(repoRoot, "../shared/data")
 const files = fs.existsSync(dataDir) ? fs.readdirSync(dataDir).filter((f) => f.endsWith(".jsonl")).sort() : []
 const absent = files.length === 0
-const skipped = absent ? ` (skipped: no *.jsonl conversations in ${dataDir}; set ROLLMEM_DATA to the data folder)` : ""
 
 interface Conversation {
   readonly file: string
@@ -214,7 +211,7 @@ const check = (run: Run, conversation: Conversation): { readonly calls: number; 
 }
 
 describe("real conversations", () => {
-  it.skipIf(absent)(`load: every conversation decodes; 50 agentic conversations reuse tool-call ids${skipped}`, () => {
+  it.skipIf(absent)(`load: every conversation decodes; 50 agentic conversations reuse tool-call ids`, () => {
     assert.isAbove(conversations.length, 0)
     const agentic = conversations.filter((c) => c.file === "conversations-agentic.jsonl")
     // Reused ids make units that span both calls (contract 4): the data exercises that rule.
@@ -231,7 +228,7 @@ describe("real conversations", () => {
   })
 
   for (const run of runs) {
-    it.skipIf(absent)(`${run.name}: equals the model after every add, invariants hold${skipped}`, () => {
+    it.skipIf(absent)(`${run.name}: equals the model after every add, invariants hold`, () => {
       let calls = 0
       let evicted = 0
       for (const conversation of conversations) {

@@ -8,28 +8,18 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Schema } from "effect"
-import * as fs from "node:fs"
-import * as path from "node:path"
-import { fileURLToPath } from "node:url"
 import { ConfigError, Message, RollingMemory, Summarizer, TokenCounter } from "../src/index.js"
 import * as Facade from "../src/promise/index.js"
 import * as Tokenizers from "../src/tokenizers.js"
+import { DATA_FILES, dataLines, hasData } from "./support/data.js"
 
-const repoRoot = fileURLToPath(new URL("..", import.meta.url))
-const dataDir = process.env.ROLLMEM_DATA ?? path.resolve(repoRoot, "../shared/data")
-const dataFiles = ["conversations-chat.jsonl", "conversations-agentic.jsonl", "conversations-tooltalk.jsonl"]
-  .filter((file) => fs.existsSync(path.join(dataDir, file)))
+const dataFiles = DATA_FILES.filter(hasData)
 const absent = dataFiles.length === 0
-const skipped = absent ? ` (skipped: no transcripts in ${dataDir}; set ROLLMEM_DATA to the data folder)` : ""
 
 const Conversation = Schema.Struct({ id: Schema.String, messages: Schema.Array(Message.Message) })
 const decodeConversation = Schema.decodeUnknownSync(Schema.parseJson(Conversation))
 
-const conversations = dataFiles.flatMap((file) =>
-  fs.readFileSync(path.join(dataDir, file), "utf8").split("\n").filter((line) => line.trim() !== "").map((line) =>
-    decodeConversation(line)
-  )
-)
+const conversations = dataFiles.flatMap((file) => dataLines(file).map((line) => decodeConversation(line)))
 
 /** Every real message's token text, in file order. */
 const realTexts: ReadonlyArray<string> = conversations.flatMap((c) => c.messages.map((m) => m.tokenText))
@@ -83,7 +73,7 @@ describe("loadTokenCounter", () => {
       }))
 
     it.effect.skipIf(absent)(
-      `${name}: the same counts as layerByName("${name}") on every real message${skipped}`,
+      `${name}: the same counts as layerByName("${name}") on every real message`,
       () =>
         Effect.gen(function*() {
           assert.isAbove(realTexts.length, 5_000)
@@ -99,7 +89,7 @@ describe("loadTokenCounter", () => {
 
   for (const encoding of Tokenizers.encodings) {
     it.effect.skipIf(absent)(
-      `js-tiktoken ${encoding}: the same counts as layerJsTiktoken${skipped}`,
+      `js-tiktoken ${encoding}: the same counts as layerJsTiktoken`,
       () =>
         Effect.gen(function*() {
           const sample = realTexts.filter((_, i) => i % 7 === 0)
@@ -220,7 +210,7 @@ describe("a facade memory with a loaded counter", () => {
     }))
 
   it.effect.skipIf(absent)(
-    `real conversations: bufferTokens as the Effect API with the layer${skipped}`,
+    `real conversations: bufferTokens as the Effect API with the layer`,
     () =>
       Effect.gen(function*() {
         // The ten longest conversations, at a budget that makes them prune.

@@ -6,7 +6,7 @@ import * as AiPrompt from "../../src/ai/AiPrompt.js"
 import { InvalidMessageError } from "../../src/Errors.js"
 import * as Message from "../../src/schema/Message.js"
 import * as RollingMemory from "../../src/strategies/RollingMemory.js"
-import { DATA_FILES, dataDir, hasData, loadConversations, scriptedModel } from "./support.js"
+import { DATA_FILES, hasData, loadConversations, scriptedModel } from "./support.js"
 
 const roundTrip = (messages: ReadonlyArray<Message.Message>) => AiPrompt.fromPrompt(AiPrompt.toPrompt(messages))
 
@@ -42,9 +42,8 @@ const conversations = DATA_FILES.map((file) => [file, loadConversations(file)] a
 
 describe("AiPrompt round trip on the real transcripts", () => {
   for (const [file, all] of conversations) {
-    const note = hasData(file) ? "" : ` (skipped: ${file} not found in ${dataDir}; set ROLLMEM_DATA)`
     it.effect.skipIf(!hasData(file))(
-      `${file}: every conversation comes back equal, directly and through Prompt.FromJson${note}`,
+      `${file}: every conversation comes back equal, directly and through Prompt.FromJson`,
       () =>
         Effect.gen(function*() {
           let messages = 0
@@ -65,9 +64,8 @@ describe("AiPrompt round trip on the real transcripts", () => {
   }
 
   const allData = DATA_FILES.every(hasData)
-  const allNote = allData ? "" : ` (skipped: transcripts not found in ${dataDir}; set ROLLMEM_DATA)`
   it.skipIf(!allData)(
-    `maps every tool call to a tool-call part and every result to a tool-result part named after its call${allNote}`,
+    `maps every tool call to a tool-call part and every result to a tool-result part named after its call`,
     () => {
       let calls = 0
       let results = 0

@@ -24,7 +24,7 @@ import type * as Message from "../../src/schema/Message.js"
 import * as Summarizer from "../../src/services/Summarizer.js"
 import * as TokenCounter from "../../src/services/TokenCounter.js"
 import * as RollingMemory from "../../src/strategies/RollingMemory.js"
-import { dataDir, hasData, loadConversations } from "./support.js"
+import { hasData, loadConversations } from "./support.js"
 
 type Reply =
   | { readonly kind: "text"; readonly text: string }
@@ -150,9 +150,6 @@ const conversation =
   loadConversations("conversations-tooltalk.jsonl").find((c) =>
     c.id === "tooltalk-tooltalk-Calendar-Messages-Weather-SendMessage-1"
   ) ?? { id: "", messages: [] }
-const skipNote = hasData("conversations-tooltalk.jsonl")
-  ? ""
-  : ` (skipped: conversations-tooltalk.jsonl not found in ${dataDir}; set ROLLMEM_DATA)`
 
 // The same conversation through a local summarizer that records what each fold evicted.
 const referenceRun = Effect.gen(function*() {
@@ -173,7 +170,7 @@ const userText = (seen: Seen): string => {
 }
 
 describe.skipIf(!hasData("conversations-tooltalk.jsonl"))(
-  `LanguageModelSummarizer over real HTTP (OpenAI Responses API)${skipNote}`,
+  `LanguageModelSummarizer over real HTTP (OpenAI Responses API)`,
   () => {
     it.live("folds, retries a 500, times out a held request, falls back, then answers from the memory's context", () =>
       Effect.gen(function*() {

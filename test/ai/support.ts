@@ -3,35 +3,19 @@ import * as LanguageModel from "@effect/ai/LanguageModel"
 import type * as Prompt from "@effect/ai/Prompt"
 import type * as Response from "@effect/ai/Response"
 import { Clock, Effect, Layer, Option, Ref, Schema, Stream } from "effect"
-import * as fs from "node:fs"
-import * as path from "node:path"
-import { fileURLToPath } from "node:url"
 import * as Message from "../../src/schema/Message.js"
+import { dataLines } from "../support/data.js"
 
-/** The real transcripts of ../shared/data (ROLLMEM_DATA overrides the folder). */
-export const dataDir = process.env.ROLLMEM_DATA ??
-  path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "shared", "data")
+export { DATA_FILES, dataDir, hasData } from "../support/data.js"
 
 const Conversation = Schema.Struct({ id: Schema.String, messages: Schema.Array(Message.Message) })
 const decodeConversation = Schema.decodeUnknownSync(Schema.parseJson(Conversation))
 
 export type Conversation = typeof Conversation.Type
 
-/** Whether the transcript `file` is present (tests on it are skipped otherwise). */
-export const hasData = (file: string): boolean => fs.existsSync(path.join(dataDir, file))
-
 /** The conversations of `file`; none when the data folder is absent. */
 export const loadConversations = (file: string): ReadonlyArray<Conversation> =>
-  !hasData(file) ? [] : fs.readFileSync(path.join(dataDir, file), "utf8")
-    .split("\n")
-    .filter((line) => line.trim() !== "")
-    .map((line) => decodeConversation(line))
-
-export const DATA_FILES = [
-  "conversations-chat.jsonl",
-  "conversations-agentic.jsonl",
-  "conversations-tooltalk.jsonl"
-] as const
+  dataLines(file).map((line) => decodeConversation(line))
 
 /** The text of every text part of a prompt's user messages, joined. */
 export const userText = (prompt: Prompt.Prompt): string =>

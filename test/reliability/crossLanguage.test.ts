@@ -13,13 +13,13 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { BufferMemory, MemoryState, Message } from "../../src/index.js"
 import * as Facade from "../../src/promise/index.js"
+import { dataLines, hasData } from "../support/data.js"
 import { encodeFold, recording } from "./support/harness.js"
 import { pythonDumps, pythonNumber, pythonString } from "./support/pythonJson.js"
 import { restore, strategies } from "./support/strategies.js"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const fixtures = path.resolve(here, "..", "fixtures", "python-states")
-const dataDir = process.env.ROLLMEM_DATA ?? path.resolve(here, "..", "..", "..", "shared", "data")
 
 const files = ["v1-chat.json", "v2-tool-calls.json", "v2-edges.json", "v2-summary-only.json", "v2-empty.json"] as const
 
@@ -230,14 +230,12 @@ const decodeConversation = Schema.decodeUnknownSync(Schema.parseJson(Conversatio
 
 describe("states this side writes from real conversations", () => {
   for (const file of ["conversations-chat.jsonl", "conversations-agentic.jsonl", "conversations-tooltalk.jsonl"]) {
-    const present = fs.existsSync(path.join(dataDir, file))
+    const present = hasData(file)
     it.effect.skipIf(!present)(
-      `${file}: every conversation's state follows the format rules and survives a Python-style round trip${
-        present ? "" : ` (skipped: not found in ${dataDir}; set ROLLMEM_DATA)`
-      }`,
+      `${file}: every conversation's state follows the format rules and survives a Python-style round trip`,
       () =>
         Effect.gen(function*() {
-          const lines = fs.readFileSync(path.join(dataDir, file), "utf8").split("\n").filter((l) => l.trim() !== "")
+          const lines = dataLines(file)
           let messages = 0
           for (const line of lines) {
             const conversation = decodeConversation(line)

@@ -1,34 +1,18 @@
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Effect, Option, Schema } from "effect"
-import * as fs from "node:fs"
-import * as path from "node:path"
-import { fileURLToPath } from "node:url"
 import { ConfigError, Message, RollingMemory, TokenCounter, TokenCountError } from "../src/index.js"
 import * as Tokenizers from "../src/tokenizers.js"
-
-const dataDir = process.env.ROLLMEM_DATA ??
-  path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "shared", "data")
+import { DATA_FILES, dataLines } from "./support/data.js"
 
 const Conversation = Schema.Struct({ messages: Schema.Array(Message.Message) })
 const decodeConversation = Schema.decodeUnknownSync(Schema.parseJson(Conversation))
 
 // Every 29th message of the three transcript files, in file order: a fixed
 // sample of a few hundred real messages (chat, agentic with tool calls, ToolTalk).
-const sample: ReadonlyArray<string> = [
-  "conversations-chat.jsonl",
-  "conversations-agentic.jsonl",
-  "conversations-tooltalk.jsonl"
-]
-  .filter((file) => fs.existsSync(path.join(dataDir, file)))
-  .flatMap((file) =>
-    fs.readFileSync(path.join(dataDir, file), "utf8").split("\n").filter((line) => line.trim() !== "").flatMap((
-      line
-    ) => decodeConversation(line).messages)
-  )
+const sample: ReadonlyArray<string> = DATA_FILES
+  .flatMap((file) => dataLines(file).flatMap((line) => decodeConversation(line).messages))
   .filter((_, i) => i % 29 === 0)
   .map((message) => message.tokenText)
-
-const dataNote = sample.length > 0 ? "" : ` (skipped: no transcripts in ${dataDir}; set ROLLMEM_DATA)`
 
 const countAll = (texts: ReadonlyArray<string>) =>
   Effect.flatMap(TokenCounter.TokenCounter, (counter) => Effect.forEach(texts, counter.count))
@@ -85,7 +69,7 @@ describe("tokenizers", () => {
 
   for (const encoding of Tokenizers.encodings) {
     it.effect.skipIf(sample.length === 0)(
-      `${encoding}: both libraries agree on real transcripts${dataNote}`,
+      `${encoding}: both libraries agree on real transcripts`,
       () =>
         Effect.gen(function*() {
           assert.isAbove(sample.length, 250)

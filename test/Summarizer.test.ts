@@ -1,0 +1,161 @@
+/**
+ * The Summarizer module: summarizers built from a synchronous function, a
+ * Promise or an Effect, their layers, and `withPolicy`. What a memory does
+ * with a failing summarizer is in test/reliability/faults.test.ts.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Cause, Deferred, Effect, Exit, Fiber, Layer, TestClock } from "effect"
+import { SummarizerError } from "../src/Errors.js"
+import * as Message from "../src/schema/Message.js"
+import * as Summarizer from "../src/services/Summarizer.js"
+
+const turns = [Message.user("book a flight"), Message.assistant("to Rome?")]
+const joined = (summary: string, messages: ReadonlyArray<Message.Message>) =>
+  `${summary}|${messages.map(String).join("; ")}`
+
+describe("Summarizer.fromFunction", () => {
+  it.effect("calls the function with the summary and the messages", () =>
+    Effect.gen(function*() {
+      const summary = yield* Summarizer.fromFunction(joined).summarize("before", turns)
+      assert.strictEqual(summary, "before|user: book a flight; assistant: to Rome?")
+    }))
+
+  it.effect("a throw fails with SummarizerError carrying the thrown value", () =>
+    Effect.gen(function*() {
+      const down = new Error("model down")
+      const error = yield* Effect.flip(
+        Summarizer.fromFunction(() => {
+          throw down
+        }).summarize("", turns)
+      )
+      assert.instanceOf(error, SummarizerError)
+      assert.strictEqual(error.description, "model down")
+      assert.strictEqual(error.cause, down)
+    }))
+
+  it.effect("a non-string result fails with SummarizerError whose cause is a TypeError", () =>
+    Effect.gen(function*() {
+      for (
+        const [value, shown] of [[7, "number"], [null, "null"], [undefined, "undefined"], [{}, "object"]] as const
+      ) {
+        const error = yield* Effect.flip(Summarizer.fromFunction(() => value as unknown as string).summarize("", turns))
+        assert.strictEqual(error.description, `summarizer returned ${shown}, not a string`)
+        assert.instanceOf(error.cause, TypeError)
+        assert.strictEqual((error.cause as TypeError).message, `summarizer must return a string, got ${shown}`)
+      }
+    }))
+
+  it.effect("a Promise is refused with a TypeError, and its later rejection is handled", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(
+        Summarizer.fromFunction(() => Promise.reject(new Error("late")) as unknown as string).summarize("", turns)
+      )
+      assert.strictEqual(
+        error.description,
+        "summarizer returned a Promise in a synchronous memory; use an async memory (AsyncRollingMemory) for an async summarizer"
+      )
+      assert.instanceOf(error.cause, TypeError)
+    }))
+
+  it("calls the function only when the effect runs", () => {
+    let calls = 0
+    const call = Summarizer.fromFunction(() => `${++calls}`).summarize("", turns)
+    assert.strictEqual(calls, 0)
+    assert.deepStrictEqual(Effect.runSyncExit(call), Exit.succeed("1"))
+    assert.deepStrictEqual(Effect.runSyncExit(call), Exit.succeed("2"))
+  })
+})
+
+describe("Summarizer.fromPromise", () => {
+  it.effect("awaits the function's Promise", () =>
+    Effect.gen(function*() {
+      const summary = yield* Summarizer.fromPromise(async (s, ms) => joined(s, ms)).summarize("x", turns)
+      assert.strictEqual(summary, "x|user: book a flight; assistant: to Rome?")
+    }))
+
+  it.effect("a rejection fails with SummarizerError whose cause is the reason", () =>
+    Effect.gen(function*() {
+      const reason = new Error("429 Too Many Requests")
+      const error = yield* Effect.flip(Summarizer.fromPromise(() => Promise.reject(reason)).summarize("", turns))
+      assert.strictEqual(error.description, "429 Too Many Requests")
+      assert.strictEqual(error.cause, reason)
+    }))
+
+  it.effect("an interruption fires the AbortSignal", () =>
+    Effect.gen(function*() {
+      const started = yield* Deferred.make<AbortSignal>()
+      const service = Summarizer.fromPromise((_s, _ms, signal) => {
+        Deferred.unsafeDone(started, Exit.succeed(signal))
+        return new Promise<string>(() => {})
+      })
+      const fiber = yield* Effect.fork(service.summarize("", turns))
+      const signal = yield* Deferred.await(started)
+      assert.isFalse(signal.aborted)
+      const exit = yield* Fiber.interrupt(fiber)
+      assert.isTrue(Exit.isInterrupted(exit))
+      assert.isTrue(signal.aborted)
+    }))
+})
+
+describe("Summarizer.fromEffect", () => {
+  it.effect("any failure becomes SummarizerError with the original as cause", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(Summarizer.fromEffect(() => Effect.fail("quota")).summarize("", turns))
+      assert.instanceOf(error, SummarizerError)
+      assert.strictEqual(error.description, "quota")
+      assert.strictEqual(error.cause, "quota")
+    }))
+
+  it.effect("a SummarizerError passes through unchanged", () =>
+    Effect.gen(function*() {
+      const own = new SummarizerError({ description: "mine" })
+      const error = yield* Effect.flip(Summarizer.fromEffect(() => Effect.fail(own)).summarize("", turns))
+      assert.strictEqual(error, own)
+    }))
+
+  it.effect("a timeout (TestClock) fails with the TimeoutException as cause", () =>
+    Effect.gen(function*() {
+      const service = Summarizer.fromEffect(() => Effect.timeout(Effect.never, "20 seconds"))
+      const fiber = yield* Effect.fork(Effect.flip(service.summarize("", turns)))
+      yield* TestClock.adjust("20 seconds")
+      const error = yield* Fiber.join(fiber)
+      assert.isTrue(Cause.isTimeoutException(error.cause))
+    }))
+})
+
+describe("Summarizer layers", () => {
+  const read = Effect.flatMap(Summarizer.Summarizer, (s) => s.summarize("s", turns))
+
+  it.effect("layerFunction, layerPromise and layerEffect provide the service", () =>
+    Effect.gen(function*() {
+      const expected = "s|user: book a flight; assistant: to Rome?"
+      assert.strictEqual(yield* Effect.provide(read, Summarizer.layerFunction(joined)), expected)
+      assert.strictEqual(yield* Effect.provide(read, Summarizer.layerPromise(async (s, ms) => joined(s, ms))), expected)
+      assert.strictEqual(
+        yield* Effect.provide(read, Summarizer.layerEffect((s, ms) => Effect.succeed(joined(s, ms)))),
+        expected
+      )
+    }))
+
+  it.effect("withPolicy wraps the provided summarizer: a retry runs it again", () =>
+    Effect.gen(function*() {
+      let calls = 0
+      const flaky = Summarizer.layerEffect((s, ms) =>
+        ++calls < 3 ? Effect.fail("flaky") : Effect.succeed(joined(s, ms))
+      )
+      const layer = Layer.provide(Summarizer.withPolicy((call) => Effect.retry(call, { times: 2 })), flaky)
+      assert.strictEqual(yield* Effect.provide(read, layer), "s|user: book a flight; assistant: to Rome?")
+      assert.strictEqual(calls, 3)
+    }))
+
+  it.effect("withPolicy: what the policy fails with becomes SummarizerError carrying it", () =>
+    Effect.gen(function*() {
+      const layer = Layer.provide(
+        Summarizer.withPolicy(() => Effect.fail("policy refused")),
+        Summarizer.layerFunction(joined)
+      )
+      const error = yield* Effect.flip(Effect.provide(read, layer))
+      assert.strictEqual(error.description, "policy refused")
+      assert.strictEqual(error.cause, "policy refused")
+    }))
+})
