@@ -53,6 +53,7 @@ import {
   JsonSchema,
   MEDIA_TOKENS,
   messageLabel,
+  Opt,
   parseJson,
   type Rendered,
   stringify,
@@ -60,7 +61,7 @@ import {
 } from "./internal/engine.js"
 import * as engine from "./internal/engine.js"
 
-const ProviderOptions = Schema.optional(Schema.Record({ key: Schema.String, value: JsonRecord }))
+const ProviderOptions = Opt(Schema.Record({ key: Schema.String, value: JsonRecord }))
 
 const isBinary = (u: unknown): u is Uint8Array | ArrayBuffer => u instanceof Uint8Array || u instanceof ArrayBuffer
 
@@ -83,13 +84,13 @@ const TextPart = Schema.Struct({ type: Schema.Literal("text"), text: Schema.Stri
 const ImagePart = Schema.Struct({
   type: Schema.Literal("image"),
   image: DataContent,
-  mediaType: Schema.optional(Schema.String),
+  mediaType: Opt(Schema.String),
   providerOptions: ProviderOptions
 })
 const FilePart = Schema.Struct({
   type: Schema.Literal("file"),
   data: DataContent,
-  filename: Schema.optional(Schema.String),
+  filename: Opt(Schema.String),
   mediaType: Schema.String,
   providerOptions: ProviderOptions
 })
@@ -104,7 +105,7 @@ const ToolCallPart = Schema.Struct({
   toolName: Schema.String,
   input: JsonSchema,
   providerOptions: ProviderOptions,
-  providerExecuted: Schema.optional(Schema.Boolean)
+  providerExecuted: Opt(Schema.Boolean)
 })
 const OutputContent = Schema.Union(
   Schema.Struct({ type: Schema.Literal("text"), text: Schema.String, providerOptions: ProviderOptions }),
@@ -113,13 +114,13 @@ const OutputContent = Schema.Union(
     type: Schema.Literal("file-data"),
     data: Schema.String,
     mediaType: Schema.String,
-    filename: Schema.optional(Schema.String),
+    filename: Opt(Schema.String),
     providerOptions: ProviderOptions
   }),
   Schema.Struct({
     type: Schema.Literal("file-url"),
     url: Schema.String,
-    mediaType: Schema.optional(Schema.String),
+    mediaType: Opt(Schema.String),
     providerOptions: ProviderOptions
   }),
   Schema.Struct({
@@ -135,7 +136,7 @@ const ToolResultOutput = Schema.Union(
   Schema.Struct({ type: Schema.Literal("json", "error-json"), value: JsonSchema, providerOptions: ProviderOptions }),
   Schema.Struct({
     type: Schema.Literal("execution-denied"),
-    reason: Schema.optional(Schema.String),
+    reason: Opt(Schema.String),
     providerOptions: ProviderOptions
   }),
   Schema.Struct({ type: Schema.Literal("content"), value: Arr(OutputContent) })
@@ -151,15 +152,15 @@ const ApprovalRequest = Schema.Struct({
   type: Schema.Literal("tool-approval-request"),
   approvalId: Schema.String,
   toolCallId: Schema.String,
-  signature: Schema.optional(Schema.String),
-  inputSchemaInput: Schema.optional(JsonSchema)
+  signature: Opt(Schema.String),
+  inputSchemaInput: Opt(JsonSchema)
 })
 const ApprovalResponse = Schema.Struct({
   type: Schema.Literal("tool-approval-response"),
   approvalId: Schema.String,
   approved: Schema.Boolean,
-  reason: Schema.optional(Schema.String),
-  providerExecuted: Schema.optional(Schema.Boolean)
+  reason: Opt(Schema.String),
+  providerExecuted: Opt(Schema.Boolean)
 })
 
 const SystemMessage = Schema.Struct({

@@ -60,6 +60,7 @@ import {
   MEDIA_TOKENS,
   messageLabel,
   METADATA_KEY,
+  Opt,
   parseObject,
   plain,
   type Rendered,
@@ -69,13 +70,13 @@ import {
 import * as engine from "./internal/engine.js"
 
 const CacheControl = Schema.NullOr(
-  Schema.Struct({ type: Schema.Literal("ephemeral"), ttl: Schema.optional(Schema.Literal("5m", "1h")) })
+  Schema.Struct({ type: Schema.Literal("ephemeral"), ttl: Opt(Schema.Literal("5m", "1h")) })
 )
 
 const TextBlock = Schema.Struct({
   type: Schema.Literal("text"),
   text: Schema.String,
-  cache_control: Schema.optional(CacheControl)
+  cache_control: Opt(CacheControl)
 })
 
 const ImageSource = Schema.Union(
@@ -90,7 +91,7 @@ const ImageSource = Schema.Union(
 const ImageBlock = Schema.Struct({
   type: Schema.Literal("image"),
   source: ImageSource,
-  cache_control: Schema.optional(CacheControl)
+  cache_control: Opt(CacheControl)
 })
 const DocumentBlock = Schema.Struct({
   type: Schema.Literal("document"),
@@ -104,10 +105,10 @@ const DocumentBlock = Schema.Struct({
     Schema.Struct({ type: Schema.Literal("url"), url: Schema.String }),
     Schema.Struct({ type: Schema.Literal("file"), file_id: Schema.String })
   ),
-  cache_control: Schema.optional(CacheControl),
-  citations: Schema.optional(Schema.NullOr(Schema.Struct({ enabled: Schema.optional(Schema.Boolean) }))),
-  context: Schema.optional(Schema.NullOr(Schema.String)),
-  title: Schema.optional(Schema.NullOr(Schema.String))
+  cache_control: Opt(CacheControl),
+  citations: Opt(Schema.NullOr(Schema.Struct({ enabled: Opt(Schema.Boolean) }))),
+  context: Opt(Schema.NullOr(Schema.String)),
+  title: Opt(Schema.NullOr(Schema.String))
 })
 const ThinkingBlock = Schema.Struct({
   type: Schema.Literal("thinking"),
@@ -120,14 +121,14 @@ const ToolUseBlock = Schema.Struct({
   id: Schema.String,
   name: Schema.String,
   input: JsonSchema,
-  cache_control: Schema.optional(CacheControl)
+  cache_control: Opt(CacheControl)
 })
 const ToolResultBlock = Schema.Struct({
   type: Schema.Literal("tool_result"),
   tool_use_id: Schema.String,
-  content: Schema.optional(Schema.Union(Schema.String, Arr(Schema.Union(TextBlock, ImageBlock, DocumentBlock)))),
-  is_error: Schema.optional(Schema.Boolean),
-  cache_control: Schema.optional(CacheControl)
+  content: Opt(Schema.Union(Schema.String, Arr(Schema.Union(TextBlock, ImageBlock, DocumentBlock)))),
+  is_error: Opt(Schema.Boolean),
+  cache_control: Opt(CacheControl)
 })
 
 const ContentBlock = Schema.Union(
@@ -171,7 +172,7 @@ export type MessageParam = typeof MessageParam.Type
  * @category schemas
  */
 export const Request = Schema.Struct({
-  system: Schema.optional(Schema.Union(Schema.String, Arr(TextBlock))),
+  system: Opt(Schema.Union(Schema.String, Arr(TextBlock))),
   messages: Arr(MessageParam)
 }).annotations({ identifier: "AnthropicRequest" })
 
@@ -337,7 +338,7 @@ const withMarker = (message: Message.Message, items: ReadonlyArray<unknown>): Me
   })
 
 const decodeSync = (input: unknown): Either.Either<Array<Message.Message>, AdapterError> => {
-  const request = decodeRequest(input, { errors: "first", onExcessProperty: "error" })
+  const request = decodeRequest(engine.plain(input), { errors: "first", onExcessProperty: "error" })
   if (Either.isLeft(request)) {
     return Either.left(
       new AdapterError({ format: format.name, description: formatParseError(request.left), cause: request.left })

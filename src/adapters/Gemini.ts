@@ -64,6 +64,7 @@ import {
   madeUpResult,
   MEDIA_TOKENS,
   messageLabel,
+  Opt,
   parseObject,
   type Rendered,
   stringify,
@@ -71,33 +72,33 @@ import {
 } from "./internal/engine.js"
 import * as engine from "./internal/engine.js"
 
-const OptionalString = Schema.optional(Schema.String)
+const OptionalString = Opt(Schema.String)
 
 const Part = Schema.Struct({
   text: OptionalString,
-  thought: Schema.optional(Schema.Boolean),
+  thought: Opt(Schema.Boolean),
   thoughtSignature: OptionalString,
-  inlineData: Schema.optional(
+  inlineData: Opt(
     Schema.Struct({ data: OptionalString, displayName: OptionalString, mimeType: OptionalString })
   ),
-  fileData: Schema.optional(
+  fileData: Opt(
     Schema.Struct({ displayName: OptionalString, fileUri: OptionalString, mimeType: OptionalString })
   ),
-  functionCall: Schema.optional(
-    Schema.Struct({ id: OptionalString, name: OptionalString, args: Schema.optional(JsonRecord) })
+  functionCall: Opt(
+    Schema.Struct({ id: OptionalString, name: OptionalString, args: Opt(JsonRecord) })
   ),
-  functionResponse: Schema.optional(
+  functionResponse: Opt(
     Schema.Struct({
       id: OptionalString,
       name: OptionalString,
-      response: Schema.optional(JsonRecord),
-      willContinue: Schema.optional(Schema.Boolean)
+      response: Opt(JsonRecord),
+      willContinue: Opt(Schema.Boolean)
     })
   ),
-  videoMetadata: Schema.optional(
-    Schema.Struct({ endOffset: OptionalString, fps: Schema.optional(Schema.Number), startOffset: OptionalString })
+  videoMetadata: Opt(
+    Schema.Struct({ endOffset: OptionalString, fps: Opt(Schema.Number), startOffset: OptionalString })
   ),
-  partMetadata: Schema.optional(JsonRecord)
+  partMetadata: Opt(JsonRecord)
 }).annotations({ identifier: "Part" })
 type Part = typeof Part.Type
 
@@ -111,7 +112,7 @@ type Part = typeof Part.Type
  * @category schemas
  */
 export const Content = Schema.Struct({
-  role: Schema.optional(Schema.Literal("user", "model")),
+  role: Opt(Schema.Literal("user", "model")),
   parts: Arr(Part)
 }).annotations({ identifier: "Content" })
 
@@ -135,7 +136,7 @@ type SystemPart = typeof SystemPart.Type
  * @category schemas
  */
 export const Request = Schema.Struct({
-  systemInstruction: Schema.optional(Schema.Struct({ parts: Arr(SystemPart) })),
+  systemInstruction: Opt(Schema.Struct({ parts: Arr(SystemPart) })),
   contents: Arr(Content)
 }).annotations({ identifier: "GeminiRequest" })
 
@@ -259,7 +260,7 @@ const isSystem = (m: Message.Message): boolean =>
   (m.role === "system" || m.role === "developer") && m.toolCalls.length === 0 && m.toolCallId === undefined
 
 const decodeSync = (input: unknown): Either.Either<Array<Message.Message>, AdapterError> => {
-  const request = decodeRequest(input, { errors: "first", onExcessProperty: "error" })
+  const request = decodeRequest(engine.plain(input), { errors: "first", onExcessProperty: "error" })
   if (Either.isLeft(request)) {
     return Either.left(
       new AdapterError({ format: format.name, description: formatParseError(request.left), cause: request.left })

@@ -42,19 +42,20 @@ import {
   madeUpCall,
   MEDIA_TOKENS,
   messageLabel,
+  Opt,
   parseObject,
   type Rendered,
   stringify
 } from "./internal/engine.js"
 import * as engine from "./internal/engine.js"
 
-const OptionalNullString = Schema.optional(Schema.NullOr(Schema.String))
+const OptionalNullString = Opt(Schema.NullOr(Schema.String))
 
 const ToolCall = Schema.Struct({
   name: Schema.String,
   args: JsonRecord,
   id: OptionalNullString,
-  type: Schema.optional(Schema.Literal("tool_call"))
+  type: Opt(Schema.Literal("tool_call"))
 })
 
 const Data = Schema.Struct({
@@ -63,15 +64,15 @@ const Data = Schema.Struct({
   name: OptionalNullString,
   id: OptionalNullString,
   tool_call_id: OptionalNullString,
-  tool_calls: Schema.optional(Arr(ToolCall)),
-  invalid_tool_calls: Schema.optional(Arr(JsonRecord)),
-  additional_kwargs: Schema.optional(JsonRecord),
-  response_metadata: Schema.optional(JsonRecord),
-  usage_metadata: Schema.optional(Schema.NullOr(JsonRecord)),
-  example: Schema.optional(Schema.Boolean),
-  type: Schema.optional(Schema.String),
-  status: Schema.optional(Schema.String),
-  artifact: Schema.optional(JsonSchema)
+  tool_calls: Opt(Arr(ToolCall)),
+  invalid_tool_calls: Opt(Arr(JsonRecord)),
+  additional_kwargs: Opt(JsonRecord),
+  response_metadata: Opt(JsonRecord),
+  usage_metadata: Opt(Schema.NullOr(JsonRecord)),
+  example: Opt(Schema.Boolean),
+  type: Opt(Schema.String),
+  status: Opt(Schema.String),
+  artifact: Opt(JsonSchema)
 })
 
 /**

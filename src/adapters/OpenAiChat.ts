@@ -53,6 +53,7 @@ import {
   madeUpResult,
   MEDIA_TOKENS,
   messageLabel,
+  Opt,
   type Rendered,
   textEstimate
 } from "./internal/engine.js"
@@ -62,7 +63,7 @@ const TextPart = Schema.Struct({ type: Schema.Literal("text"), text: Schema.Stri
 const RefusalPart = Schema.Struct({ type: Schema.Literal("refusal"), refusal: Schema.String })
 const ImagePart = Schema.Struct({
   type: Schema.Literal("image_url"),
-  image_url: Schema.Struct({ url: Schema.String, detail: Schema.optional(Schema.Literal("auto", "low", "high")) })
+  image_url: Schema.Struct({ url: Schema.String, detail: Opt(Schema.Literal("auto", "low", "high")) })
 })
 const AudioPart = Schema.Struct({
   type: Schema.Literal("input_audio"),
@@ -71,9 +72,9 @@ const AudioPart = Schema.Struct({
 const FilePart = Schema.Struct({
   type: Schema.Literal("file"),
   file: Schema.Struct({
-    file_data: Schema.optional(Schema.String),
-    file_id: Schema.optional(Schema.String),
-    filename: Schema.optional(Schema.String)
+    file_data: Opt(Schema.String),
+    file_id: Opt(Schema.String),
+    filename: Opt(Schema.String)
   })
 })
 
@@ -88,7 +89,7 @@ const CustomToolCall = Schema.Struct({
   custom: Schema.Struct({ name: Schema.String, input: Schema.String })
 })
 
-const Name = Schema.optional(Schema.String)
+const Name = Opt(Schema.String)
 const TextContent = Schema.Union(Schema.String, Arr(TextPart))
 
 const SystemMessage = Schema.Struct({ role: Schema.Literal("system"), content: TextContent, name: Name })
@@ -100,13 +101,13 @@ const UserMessage = Schema.Struct({
 })
 const AssistantMessage = Schema.Struct({
   role: Schema.Literal("assistant"),
-  content: Schema.optional(Schema.NullOr(Schema.Union(Schema.String, Arr(Schema.Union(TextPart, RefusalPart))))),
-  refusal: Schema.optional(Schema.NullOr(Schema.String)),
+  content: Opt(Schema.NullOr(Schema.Union(Schema.String, Arr(Schema.Union(TextPart, RefusalPart))))),
+  refusal: Opt(Schema.NullOr(Schema.String)),
   name: Name,
-  audio: Schema.optional(Schema.NullOr(Schema.Struct({ id: Schema.String }, JsonRecord))),
-  tool_calls: Schema.optional(Arr(Schema.Union(FunctionToolCall, CustomToolCall))),
-  function_call: Schema.optional(Schema.NullOr(Schema.Struct({ name: Schema.String, arguments: Schema.String }))),
-  annotations: Schema.optional(Arr(JsonSchema))
+  audio: Opt(Schema.NullOr(Schema.Struct({ id: Schema.String }, JsonRecord))),
+  tool_calls: Opt(Arr(Schema.Union(FunctionToolCall, CustomToolCall))),
+  function_call: Opt(Schema.NullOr(Schema.Struct({ name: Schema.String, arguments: Schema.String }))),
+  annotations: Opt(Arr(JsonSchema))
 })
 const ToolMessage = Schema.Struct({ role: Schema.Literal("tool"), content: TextContent, tool_call_id: Schema.String })
 const FunctionMessage = Schema.Struct({

@@ -47,27 +47,28 @@ import {
   joinText,
   MEDIA_TOKENS,
   messageLabel,
+  Opt,
   type Rendered,
   textEstimate
 } from "./internal/engine.js"
 import * as engine from "./internal/engine.js"
 
 const Status = Schema.Literal("in_progress", "completed", "incomplete")
-const Phase = Schema.optional(Schema.NullOr(Schema.Literal("commentary", "final_answer")))
+const Phase = Opt(Schema.NullOr(Schema.Literal("commentary", "final_answer")))
 
 const InputText = Schema.Struct({ type: Schema.Literal("input_text"), text: Schema.String })
 const InputImage = Schema.Struct({
   type: Schema.Literal("input_image"),
   detail: Schema.Literal("low", "high", "auto", "original"),
-  file_id: Schema.optional(Schema.NullOr(Schema.String)),
-  image_url: Schema.optional(Schema.NullOr(Schema.String))
+  file_id: Opt(Schema.NullOr(Schema.String)),
+  image_url: Opt(Schema.NullOr(Schema.String))
 })
 const InputFile = Schema.Struct({
   type: Schema.Literal("input_file"),
-  file_data: Schema.optional(Schema.String),
-  file_id: Schema.optional(Schema.NullOr(Schema.String)),
-  file_url: Schema.optional(Schema.String),
-  filename: Schema.optional(Schema.String)
+  file_data: Opt(Schema.String),
+  file_id: Opt(Schema.NullOr(Schema.String)),
+  file_url: Opt(Schema.String),
+  filename: Opt(Schema.String)
 })
 const InputPart = Schema.Union(InputText, InputImage, InputFile)
 
@@ -106,21 +107,21 @@ const OutputText = Schema.Struct({
   type: Schema.Literal("output_text"),
   text: Schema.String,
   annotations: Arr(Annotation),
-  logprobs: Schema.optional(Arr(Logprob))
+  logprobs: Opt(Arr(Logprob))
 })
 const Refusal = Schema.Struct({ type: Schema.Literal("refusal"), refusal: Schema.String })
 
 const EasyMessage = Schema.Struct({
-  type: Schema.optional(Schema.Literal("message")),
+  type: Opt(Schema.Literal("message")),
   role: Schema.Literal("user", "assistant", "system", "developer"),
   content: Schema.Union(Schema.String, Arr(InputPart)),
   phase: Phase
 })
 const InputMessage = Schema.Struct({
-  type: Schema.optional(Schema.Literal("message")),
+  type: Opt(Schema.Literal("message")),
   role: Schema.Literal("user", "system", "developer"),
   content: Arr(InputPart),
-  status: Schema.optional(Status)
+  status: Opt(Status)
 })
 const OutputMessage = Schema.Struct({
   type: Schema.Literal("message"),
@@ -135,38 +136,38 @@ const FunctionCall = Schema.Struct({
   call_id: Schema.String,
   name: Schema.String,
   arguments: Schema.String,
-  id: Schema.optional(Schema.String),
-  namespace: Schema.optional(Schema.String),
-  status: Schema.optional(Status)
+  id: Opt(Schema.String),
+  namespace: Opt(Schema.String),
+  status: Opt(Status)
 })
 const FunctionCallOutput = Schema.Struct({
   type: Schema.Literal("function_call_output"),
   call_id: Schema.String,
   output: Schema.Union(Schema.String, Arr(InputPart)),
-  id: Schema.optional(Schema.NullOr(Schema.String)),
-  status: Schema.optional(Schema.NullOr(Status))
+  id: Opt(Schema.NullOr(Schema.String)),
+  status: Opt(Schema.NullOr(Status))
 })
 const CustomToolCall = Schema.Struct({
   type: Schema.Literal("custom_tool_call"),
   call_id: Schema.String,
   name: Schema.String,
   input: Schema.String,
-  id: Schema.optional(Schema.String),
-  namespace: Schema.optional(Schema.String)
+  id: Opt(Schema.String),
+  namespace: Opt(Schema.String)
 })
 const CustomToolCallOutput = Schema.Struct({
   type: Schema.Literal("custom_tool_call_output"),
   call_id: Schema.String,
   output: Schema.Union(Schema.String, Arr(InputPart)),
-  id: Schema.optional(Schema.String)
+  id: Opt(Schema.String)
 })
 const Reasoning = Schema.Struct({
   type: Schema.Literal("reasoning"),
   id: Schema.String,
   summary: Arr(Schema.Struct({ type: Schema.Literal("summary_text"), text: Schema.String })),
-  content: Schema.optional(Arr(Schema.Struct({ type: Schema.Literal("reasoning_text"), text: Schema.String }))),
-  encrypted_content: Schema.optional(Schema.NullOr(Schema.String)),
-  status: Schema.optional(Status)
+  content: Opt(Arr(Schema.Struct({ type: Schema.Literal("reasoning_text"), text: Schema.String }))),
+  encrypted_content: Opt(Schema.NullOr(Schema.String)),
+  status: Opt(Status)
 })
 
 /**

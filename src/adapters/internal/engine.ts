@@ -64,10 +64,27 @@ export const JsonRecord = Schema.Record({ key: Schema.String, value: JsonSchema 
 /** A mutable array schema: the SDKs' request types take `Array<T>`, not `ReadonlyArray<T>`. @internal */
 export const Arr = <A, I, R>(item: Schema.Schema<A, I, R>) => Schema.mutable(Schema.Array(item))
 
-/** A copy of a decoded value as JSON data: keys holding `undefined` dropped. @internal */
+/**
+ * An optional field that, when present, holds a value (never `undefined`):
+ * the SDKs' types are `name?: string`, which a `string | undefined` does not
+ * satisfy under `exactOptionalPropertyTypes`.
+ *
+ * @internal
+ */
+export const Opt = <A, I, R>(schema: Schema.Schema<A, I, R>) => Schema.optionalWith(schema, { exact: true })
+
+/**
+ * A copy of a decoded value as JSON data: keys holding `undefined` dropped
+ * (an SDK's objects often carry `providerOptions: undefined`). Objects that
+ * are not plain (bytes, a URL) are kept as they are.
+ *
+ * @internal
+ */
 export const plain = (u: unknown): Json => {
   if (typeof u !== "object" || u === null) return u as Json
   if (Array.isArray(u)) return u.map(plain)
+  const proto = Object.getPrototypeOf(u)
+  if (proto !== Object.prototype && proto !== null) return u as Json
   const out: { [key: string]: Json } = {}
   for (const key of Object.keys(u)) {
     const v = (u as Record<string, unknown>)[key]
@@ -195,7 +212,7 @@ export const decode = <Item>(
 ): Either.Either<Array<Message.Message>, AdapterError> => {
   const fail = (description: string, cause?: unknown) =>
     Either.left(new AdapterError({ format: format.name, description, ...(cause === undefined ? {} : { cause }) }))
-  const decoded = Schema.decodeUnknownEither(Schema.Array(format.item))(input, parseOptions)
+  const decoded = Schema.decodeUnknownEither(Schema.Array(format.item))(plain(input), parseOptions)
   if (Either.isLeft(decoded)) return fail(describe(decoded.left), decoded.left)
   const items = decoded.right
   const groups = format.groups === undefined ? items.map((item) => [item]) : format.groups(items)
