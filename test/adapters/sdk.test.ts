@@ -5,8 +5,8 @@
  * exactly the request body asserted here. No network.
  */
 import Anthropic from "@anthropic-ai/sdk"
-import { GoogleGenAI } from "@google/genai"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { GoogleGenAI } from "@google/genai"
 import { createGateway, generateText, type ModelMessage } from "ai"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
