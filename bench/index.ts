@@ -7,7 +7,7 @@
  *   npm run bench -- --quick    a smoke run (few samples; figures not meaningful)
  *   npm run bench -- --wall     time with the wall clock instead of this process's CPU time
  *   npm run bench -- --render=bench.json   print the tables of a saved run (measures nothing)
- *   npm run bench -- --only=replay,peers,checks,scaling,tokenizers,memory
+ *   npm run bench -- --only=replay,peers,checks,scaling,tokenizers,memory,policies
  *
  * Progress goes to stderr. See bench/README.md for what is measured and how.
  */
@@ -20,6 +20,7 @@ import { render, type Results } from "./src/render.js"
 import { countO200k, makeRuntime } from "./src/rollmem.js"
 import { runMemory } from "./src/sections/memory.js"
 import { runChecks, runPeers } from "./src/sections/peers.js"
+import { runPolicies } from "./src/sections/policies.js"
 import { runReplay } from "./src/sections/replay.js"
 import { runScaling } from "./src/sections/scaling.js"
 import { runTokenizers } from "./src/sections/tokenizers.js"
@@ -105,6 +106,10 @@ if (enabled("tokenizers")) {
 if (enabled("memory")) {
   log("5. memory")
   results.memory = runMemory(conversations)
+}
+if (enabled("policies")) {
+  log("6. context policies")
+  results.policies = await runPolicies(log)
 }
 await runtime.dispose()
 

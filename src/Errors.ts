@@ -104,12 +104,49 @@ export class SummarizerError extends Schema.TaggedError<SummarizerError>("rollme
 }
 
 /**
+ * A summary over the memory's summary budget (`maxSummaryTokens`,
+ * docs/contract.md section 10.4): the summarizer returned a summary of
+ * `tokens` tokens, counted with the memory's own token counter, when at most
+ * `maxSummaryTokens` were allowed. The fold commits nothing, as any summarizer
+ * failure: summary and buffer stay as right after the new turn was appended.
+ * The summarizers rollmem ships never return one; a summarizer of your own
+ * that ignores its request's `maxSummaryTokens` can.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Message, RollingMemory } from "rollmem"
+ *
+ * const add = (memory: RollingMemory.RollingMemory) =>
+ *   memory.add(Message.user("hi")).pipe(
+ *     Effect.catchTag("SummaryBudgetError", (e) => Effect.logWarning(`summary of ${e.tokens} tokens refused`))
+ *   )
+ * ```
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export class SummaryBudgetError extends Schema.TaggedError<SummaryBudgetError>("rollmem/SummaryBudgetError")(
+  "SummaryBudgetError",
+  {
+    /** Tokens in the summary the summarizer returned. */
+    tokens: Schema.Number,
+    /** The summary budget it exceeded. */
+    maxSummaryTokens: Schema.Number
+  }
+) {
+  override get message(): string {
+    return `summary of ${this.tokens} tokens is over maxSummaryTokens ${this.maxSummaryTokens}`
+  }
+}
+
+/**
  * Any error an add can fail with.
  *
  * @since 0.1.0
  * @category errors
  */
-export type AddError = TokenCountError | SummarizerError
+export type AddError = TokenCountError | SummarizerError | SummaryBudgetError
 
 /**
  * Every error of rollmem.
@@ -117,4 +154,10 @@ export type AddError = TokenCountError | SummarizerError
  * @since 0.1.0
  * @category errors
  */
-export type RollmemError = ConfigError | StateDecodeError | InvalidMessageError | TokenCountError | SummarizerError
+export type RollmemError =
+  | ConfigError
+  | StateDecodeError
+  | InvalidMessageError
+  | TokenCountError
+  | SummarizerError
+  | SummaryBudgetError

@@ -31,4 +31,11 @@ export * as Validity from "./Validity.js"
 /** @since 0.1.0 */
 export * as WindowMemory from "./strategies/WindowMemory.js"
 /** @since 0.1.0 */
-export { ConfigError, InvalidMessageError, StateDecodeError, SummarizerError, TokenCountError } from "./Errors.js"
+export {
+  ConfigError,
+  InvalidMessageError,
+  StateDecodeError,
+  SummarizerError,
+  SummaryBudgetError,
+  TokenCountError
+} from "./Errors.js"

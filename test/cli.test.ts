@@ -7,7 +7,7 @@
  */
 import * as ValidationError from "@effect/cli/ValidationError"
 import { afterAll, assert, describe, it } from "@effect/vitest"
-import { Effect, Exit } from "effect"
+import { Effect, Equal, Exit } from "effect"
 import { execFile } from "node:child_process"
 import * as fs from "node:fs"
 import { createRequire } from "node:module"
@@ -28,11 +28,13 @@ import {
   Summarizer,
   SummaryMemory,
   TokenCounter,
+  Validity,
   WindowMemory
 } from "../src/index.js"
 import * as Tokenizers from "../src/tokenizers.js"
 import { example, failureOf, readJsonl, repoRoot, type Run, runCli } from "./support/cli.js"
 import { DATA_FILES, dataPath, hasData as hasDataFile } from "./support/data.js"
+import * as SpecModel from "./support/specModel.js"
 
 const hasData = DATA_FILES.every(hasDataFile)
 
@@ -109,13 +111,21 @@ const byHand = (
 ) =>
   Effect.gen(function*() {
     const counter = yield* TokenCounter.TokenCounter
+    const countText = (text: string) => text === "" ? Effect.succeed(0) : counter.count(text)
     let calls = 0
+    let summarizerInputTokens = 0
+    let summarizerOutputTokens = 0
     const inner = yield* ExtractiveSummarizer.make({ maxTokens: options.summaryTokens ?? 400 })
     const counting: Summarizer.Service = {
-      summarize: (summary, messages) => {
-        calls++
-        return inner.summarize(summary, messages)
-      }
+      summarize: (summary, messages) =>
+        Effect.gen(function*() {
+          calls++
+          summarizerInputTokens += yield* countText(summary)
+          for (const m of messages) summarizerInputTokens += yield* countText(m.tokenText)
+          const result = yield* inner.summarize(summary, messages)
+          summarizerOutputTokens += yield* countText(result)
+          return result
+        }).pipe(Effect.orDie)
     }
     const withSummarizer = options.summarizer !== "none"
     const memory: Memory.Memory = yield* (options.strategy === "rolling"
@@ -131,7 +141,54 @@ const byHand = (
       : SummaryMemory.make().pipe(Effect.provideService(Summarizer.Summarizer, counting)))
     let prunes = 0
     let peak = 0
-    for (const message of conversation.messages) {
+    // request points: before every assistant message but the first message
+    const request = {
+      requestPoints: 0,
+      validRequestPoints: 0,
+      eligibleRequestPoints: 0,
+      validEligibleRequestPoints: 0,
+      overBoundRequestPoints: 0,
+      requestTokens: 0,
+      maxRequestTokens: 0,
+      reusedTokens: 0,
+      cachedTokens: 0
+    }
+    let previous: ReadonlyArray<Message.Message> = []
+    for (let i = 0; i < conversation.messages.length; i++) {
+      const message = conversation.messages[i]
+      if (i > 0 && message.role === "assistant") {
+        const context = yield* memory.messages
+        const tokens: Array<number> = []
+        for (const m of context) tokens.push(yield* countText(m.tokenText))
+        const total = tokens.reduce((x, y) => x + y, 0)
+        let shared = 0
+        while (shared < Math.min(previous.length, context.length) && Equal.equals(previous[shared], context[shared])) {
+          shared++
+        }
+        const reused = tokens.slice(0, shared).reduce((x, y) => x + y, 0)
+        previous = context
+        const valid = Validity.violations(context).length === 0
+        const buffer = yield* memory.buffer
+        const eligible = Validity.violations(conversation.messages.slice(0, i)).length === 0 &&
+          buffer.some((m) => m.role === "user" && m.toolCallId === undefined)
+        if (options.strategy === "rolling") {
+          const units = SpecModel.units(buffer)
+          const newest = units.length === 0 ? 0 : (yield* Effect.forEach(
+            buffer.slice(units[units.length - 1].start),
+            (m) => countText(m.tokenText)
+          )).reduce((x, y) => x + y, 0)
+          const summaryBudget = withSummarizer ? options.summaryTokens ?? 400 : 0
+          if (total > summaryBudget + Math.max(options.maxTokens ?? 2000, newest)) request.overBoundRequestPoints++
+        }
+        request.requestPoints++
+        if (valid) request.validRequestPoints++
+        if (eligible) request.eligibleRequestPoints++
+        if (eligible && valid) request.validEligibleRequestPoints++
+        request.requestTokens += total
+        request.maxRequestTokens = Math.max(request.maxRequestTokens, total)
+        request.reusedTokens += reused
+        if (reused >= 1024) request.cachedTokens += reused
+      }
       const before = (yield* memory.buffer).length
       yield* memory.add(message)
       if ((yield* memory.buffer).length < before + 1) prunes++
@@ -144,17 +201,26 @@ const byHand = (
     const summary = yield* memory.summary
     const summaryTokens = summary === "" ? 0 : yield* counter.count(summary)
     const first = (yield* memory.messages).find((m) => m.role !== "system")
+    const n = conversation.messages.length
     const figures: Figures = {
       id: conversation.id,
-      messages: conversation.messages.length,
+      messages: n,
       prunes,
       summarizerCalls: calls,
-      evictedMessages: conversation.messages.length - buffer.length,
+      evictedMessages: n - buffer.length,
       peakBufferTokens: peak,
       finalBufferTokens: recounted,
       summaryTokens,
       contextTokens: summaryTokens + recounted,
-      opensOnUserTurn: first === undefined ? null : first.role === "user"
+      opensOnUserTurn: first === undefined ? null : first.role === "user",
+      ...request,
+      summarizerInputTokens,
+      summarizerOutputTokens,
+      summarizerCallsPer1000Turns: n === 0 ? 0 : calls * 1000 / n,
+      meanRequestTokens: request.requestPoints === 0 ? 0 : request.requestTokens / request.requestPoints,
+      prefixReuse: request.requestTokens === 0 ? 0 : request.reusedTokens / request.requestTokens,
+      cost: request.requestTokens - request.cachedTokens + 0.1 * request.cachedTokens + summarizerInputTokens +
+        4 * summarizerOutputTokens
     }
     return { figures, context: yield* memory.context }
   })
@@ -182,7 +248,23 @@ const checkAgainstHand = (
       finalBufferTokens: sum("finalBufferTokens"),
       summaryTokens: sum("summaryTokens"),
       contextTokens: sum("contextTokens"),
-      opensOnUserTurn: all.filter((f) => f.opensOnUserTurn === true).length
+      opensOnUserTurn: all.filter((f) => f.opensOnUserTurn === true).length,
+      requestPoints: sum("requestPoints"),
+      validRequestPoints: sum("validRequestPoints"),
+      eligibleRequestPoints: sum("eligibleRequestPoints"),
+      validEligibleRequestPoints: sum("validEligibleRequestPoints"),
+      overBoundRequestPoints: sum("overBoundRequestPoints"),
+      requestTokens: sum("requestTokens"),
+      maxRequestTokens: Math.max(0, ...all.map((f) => f.maxRequestTokens)),
+      reusedTokens: sum("reusedTokens"),
+      cachedTokens: sum("cachedTokens"),
+      summarizerInputTokens: sum("summarizerInputTokens"),
+      summarizerOutputTokens: sum("summarizerOutputTokens"),
+      summarizerCallsPer1000Turns: sum("messages") === 0 ? 0 : sum("summarizerCalls") * 1000 / sum("messages"),
+      meanRequestTokens: sum("requestPoints") === 0 ? 0 : sum("requestTokens") / sum("requestPoints"),
+      prefixReuse: sum("requestTokens") === 0 ? 0 : sum("reusedTokens") / sum("requestTokens"),
+      cost: sum("requestTokens") - sum("cachedTokens") + 0.1 * sum("cachedTokens") + sum("summarizerInputTokens") +
+        4 * sum("summarizerOutputTokens")
     })
   })
 
@@ -238,7 +320,22 @@ const FIGURE_KEYS = [
   "finalBufferTokens",
   "summaryTokens",
   "contextTokens",
-  "opensOnUserTurn"
+  "opensOnUserTurn",
+  "requestPoints",
+  "validRequestPoints",
+  "eligibleRequestPoints",
+  "validEligibleRequestPoints",
+  "overBoundRequestPoints",
+  "requestTokens",
+  "maxRequestTokens",
+  "reusedTokens",
+  "cachedTokens",
+  "summarizerInputTokens",
+  "summarizerOutputTokens",
+  "summarizerCallsPer1000Turns",
+  "meanRequestTokens",
+  "prefixReuse",
+  "cost"
 ]
 
 const o200k = Tokenizers.layerByName("o200k_base")
@@ -262,7 +359,23 @@ describe("rollmem replay on the example transcript", () => {
         finalBufferTokens: 1716,
         summaryTokens: 354,
         contextTokens: 2070,
-        opensOnUserTurn: true
+        opensOnUserTurn: true,
+        requestPoints: 24,
+        validRequestPoints: 24,
+        eligibleRequestPoints: 24,
+        validEligibleRequestPoints: 24,
+        overBoundRequestPoints: 0,
+        requestTokens: 33739,
+        maxRequestTokens: 2045,
+        reusedTokens: 25789,
+        cachedTokens: 22343,
+        summarizerInputTokens: 1145,
+        summarizerOutputTokens: 454,
+        summarizerCallsPer1000Turns: 3000 / 47,
+        meanRequestTokens: 33739 / 24,
+        prefixReuse: 25789 / 33739,
+        // (33,739 - 22,343) x 1 + 22,343 x 0.1 + 1,145 + 454 x 4
+        cost: 11396 + 22343 * 0.1 + 1145 + 1816
       })
     }).pipe(Effect.provide(o200k)))
 
@@ -279,10 +392,16 @@ describe("rollmem replay on the example transcript", () => {
       )
       assert.match(
         lines[2],
-        /^conversation +messages +prunes +calls +evicted +peak +final +summary +context +user-first$/
+        /^conversation +messages +prunes +calls +evicted +peak +summary +context +valid +calls\/1k +sum-in +sum-out +mean-sent +max-sent +reuse +cost$/
       )
-      assert.match(lines[4], /^support-chat +47 +3 +3 +12 +1959 +1716 +354 +2070 +yes$/)
-      assert.match(lines[6], /^total \(1 conversation\) +47 +3 +3 +12 +max 1959 +1716 +354 +2070 +1\/1$/)
+      assert.match(
+        lines[4],
+        /^support-chat +47 +3 +3 +12 +1959 +354 +2070 +24\/24 +63\.8 +1145 +454 +1406 +2045 +76\.4% +16591$/
+      )
+      assert.match(
+        lines[6],
+        /^total \(1 conversation\) +47 +3 +3 +12 +max 1959 +354 +2070 +24\/24 +63\.8 +1145 +454 +1406 +max 2045 +76\.4% +16591$/
+      )
       const header = "Final context of support-chat: 36 messages, 2070 tokens (summary 354 + buffer 1716)"
       const at = lines.indexOf(header)
       assert.isAbove(at, 6)
@@ -619,7 +738,7 @@ describe("rollmem replay --help", () => {
         ["--summary-tokens N", "An integer."],
         ["--format table | json", "One of the following: table, json"],
         ["--show ID", "A user-defined piece of text."],
-        ["--store sqlite:PATH", "A user-defined piece of text."]
+        ["--store STORE", "A user-defined piece of text."]
       ])
     }))
 })

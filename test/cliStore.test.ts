@@ -226,11 +226,11 @@ describe("rollmem show --help", () => {
       assert.isTrue(Exit.isSuccess(r.exit))
       assert.strictEqual(
         lines.find((line) => line.startsWith("$ show")),
-        "$ show [--store sqlite:PATH] [--format table | json] <id>"
+        "$ show [--store STORE] [--format table | json] <id>"
       )
       const typeOf = (heading: string) => lines[lines.indexOf(heading) + 2]
       assert.strictEqual(typeOf("<id>"), "  A user-defined piece of text.")
-      assert.strictEqual(typeOf("--store sqlite:PATH"), "  A user-defined piece of text.")
+      assert.strictEqual(typeOf("--store STORE"), "  A user-defined piece of text.")
       assert.strictEqual(typeOf("--format table | json"), "  One of the following: table, json")
     }))
 })
@@ -242,27 +242,42 @@ describe("rollmem --store bad input: one line, non-zero exit", () => {
       succeeded(yield* run(["replay", example, "--tokenizer", "words", "--store", `sqlite:${db}`]))
       const absent = path.join(tmp, "absent.db")
       const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
-        [["show", "nobody", "--store", `sqlite:${db}`], `rollmem: no conversation with id "nobody" in ${db}`],
+        [["show", "nobody", "--store", `sqlite:${db}`], `rollmem: no conversation with id "nobody" in sqlite:${db}`],
         [
-          ["show", "support-chat", "--store", "postgres://localhost/x"],
-          "rollmem: invalid option --store: expected sqlite:<path>, got \"postgres://localhost/x\""
+          ["show", "support-chat", "--store", "postgres:/x"],
+          "rollmem: invalid option --store: expected sqlite:<path>, postgres://… or redis://…, got \"postgres:/x\""
+        ],
+        [
+          ["show", "support-chat", "--store", "memory"],
+          "rollmem: invalid option --store: expected sqlite:<path>, postgres://… or redis://…, got \"memory\""
+        ],
+        [
+          ["show", "support-chat", "--store", "redis://"],
+          "rollmem: invalid option --store: \"redis://\" is not a URL with a host (redis://host:port/…)"
+        ],
+        [
+          ["show", "support-chat", "--store", "postgres://rollmem:secret@127.0.0.1:1/x"],
+          "rollmem: invalid option --store: cannot open postgres://rollmem:***@127.0.0.1:1/x: PgClient: Failed to connect"
         ],
         [
           ["show", "support-chat", "--store", db],
-          `rollmem: invalid option --store: expected sqlite:<path>, got "${db}"`
+          `rollmem: invalid option --store: expected sqlite:<path>, postgres://… or redis://…, got "${db}"`
         ],
         [
           ["show", "support-chat", "--store", "sqlite:"],
-          "rollmem: invalid option --store: expected sqlite:<path>, got \"sqlite:\""
+          "rollmem: invalid option --store: expected sqlite:<path>, postgres://… or redis://…, got \"sqlite:\" with no path"
         ],
         [
           ["show", "support-chat", "--store", `sqlite:${absent}`],
           `rollmem: invalid option --store: no such file ${absent}`
         ],
-        [["show", "support-chat"], "rollmem: invalid option --store: is required (sqlite:<path>)"],
+        [
+          ["show", "support-chat"],
+          "rollmem: invalid option --store: is required (sqlite:<path>, postgres://… or redis://…)"
+        ],
         [
           ["replay", example, "--tokenizer", "words", "--store", "sqlite"],
-          "rollmem: invalid option --store: expected sqlite:<path>, got \"sqlite\""
+          "rollmem: invalid option --store: expected sqlite:<path>, postgres://… or redis://…, got \"sqlite\""
         ],
         [
           ["replay", example, "--tokenizer", "words", "--store", `sqlite:${path.join(tmp, "no", "dir", "x.db")}`],

@@ -3,7 +3,7 @@ import { FastCheck as fc } from "effect"
 import * as Message from "../src/schema/Message.js"
 import { wordCount } from "../src/services/TokenCounter.js"
 import { entryOf } from "../src/strategies/internal/core.js"
-import { EvictionIndex, type Policy } from "../src/strategies/internal/eviction.js"
+import { EvictionIndex, type Measure } from "../src/strategies/internal/eviction.js"
 import * as Arb from "./support/arbitraries.js"
 import { a, call, result, u } from "./support/harness.js"
 import * as SpecModel from "./support/specModel.js"
@@ -15,8 +15,32 @@ const indexOf = (messages: ReadonlyArray<Message.Message>, weights?: ReadonlyArr
   return index
 }
 
-const tokens = (budget: number): Policy => ({ budget, measure: "tokens" })
-const count = (budget: number): Policy => ({ budget, measure: "messages" })
+interface Budget {
+  readonly budget: number
+  readonly measure: Measure
+}
+const tokens = (budget: number): Budget => ({ budget, measure: "tokens" })
+const count = (budget: number): Budget => ({ budget, measure: "messages" })
+
+/** The original's cutoff through a plan (target = budget): how many oldest messages go; nothing changes. */
+const cutoffOf = (index: EvictionIndex<Message.Message>, { budget, measure }: Budget): number => {
+  const policy = { budget, measure, target: budget }
+  if (!index.needsPrune(policy)) return 0
+  const plan = index.plan(policy, true)
+  if (plan === undefined) return 0
+  index.abort(plan)
+  return plan.messages.length
+}
+
+/** Plans and commits the original's prune at once; returns how many messages went. */
+const pruneNow = (index: EvictionIndex<Message.Message>, { budget, measure }: Budget): number => {
+  const policy = { budget, measure, target: budget }
+  if (!index.needsPrune(policy)) return 0
+  const plan = index.plan(policy, true)
+  if (plan === undefined) return 0
+  assert.isTrue(index.commit(plan))
+  return plan.messages.length
+}
 
 /** Units as `[start, end)` pairs, from the model. */
 const modelUnits = (messages: ReadonlyArray<Message.Message>) =>
@@ -86,21 +110,21 @@ describe("units (contract 4)", () => {
 describe("cutoff (contract 4)", () => {
   it("the contract's example: u1 a1 a2 u3, budget 10, 5 words each, evicts three", () => {
     const buffer = [u("u1"), a("a1"), a("a2"), u("u3")]
-    assert.strictEqual(indexOf(buffer).cutoff(tokens(10)), 3)
+    assert.strictEqual(cutoffOf(indexOf(buffer), tokens(10)), 3)
     assert.strictEqual(SpecModel.cutoff(buffer, [5, 5, 5, 5], 10), 3)
   })
 
   it("evicts nothing within budget, even when the buffer opens on an assistant turn", () => {
     const buffer = [a("a1"), u("u2")]
-    assert.strictEqual(indexOf(buffer).cutoff(tokens(10)), 0)
+    assert.strictEqual(cutoffOf(indexOf(buffer), tokens(10)), 0)
     assert.strictEqual(SpecModel.cutoff(buffer, [5, 5], 10), 0)
   })
 
   it("always keeps the newest unit, even alone over budget", () => {
-    assert.strictEqual(indexOf([u("u1")]).cutoff(tokens(1)), 0)
+    assert.strictEqual(cutoffOf(indexOf([u("u1")]), tokens(1)), 0)
     const buffer = [u("u1"), a("a1"), call("x"), u("u3"), result("x")]
     // units: u1 | a1 | call..result (5, 5 and 1 + 5 + 2 words): only the last unit stays.
-    assert.strictEqual(indexOf(buffer).cutoff(tokens(1)), 2)
+    assert.strictEqual(cutoffOf(indexOf(buffer), tokens(1)), 2)
     assert.strictEqual(SpecModel.cutoff(buffer, buffer.map((m) => wordCount(m.tokenText)), 1), 2)
   })
 
@@ -108,61 +132,61 @@ describe("cutoff (contract 4)", () => {
     const buffer = [u("u0"), call("c1", "c2"), u("u2"), result("c2"), a("a4"), result("c1"), u("u6")]
     const weights = [5, 2, 5, 2, 5, 2, 5]
     // Over by 1: step 1 evicts u0 (26 -> 21), then the whole call unit (21 -> 5).
-    assert.strictEqual(indexOf(buffer, weights).cutoff(tokens(20)), 6)
+    assert.strictEqual(cutoffOf(indexOf(buffer, weights), tokens(20)), 6)
     assert.strictEqual(SpecModel.cutoff(buffer, weights, 20), 6)
     // Within 21 after u0: the call opens the buffer; it is response-like (assistant), so alignment goes on to u6.
-    assert.strictEqual(indexOf(buffer, weights).cutoff(tokens(21)), 6)
+    assert.strictEqual(cutoffOf(indexOf(buffer, weights), tokens(21)), 6)
   })
 
   it("cascades alignment over several response-like units", () => {
     const buffer = [u("u1"), a("a1"), a("a2"), result("zz"), u("u4"), a("a5")]
     const weights = [5, 5, 5, 5, 5, 5]
-    assert.strictEqual(indexOf(buffer, weights).cutoff(tokens(25)), 4)
+    assert.strictEqual(cutoffOf(indexOf(buffer, weights), tokens(25)), 4)
     assert.strictEqual(SpecModel.cutoff(buffer, weights, 25), 4)
   })
 
   it("keeps the step-1 cut when every remaining unit, the last included, is response-like", () => {
     const buffer = [u("u1"), a("a1"), a("a2"), a("a3")]
-    assert.strictEqual(indexOf(buffer, [5, 5, 5, 5]).cutoff(tokens(10)), 2)
+    assert.strictEqual(cutoffOf(indexOf(buffer, [5, 5, 5, 5]), tokens(10)), 2)
     assert.strictEqual(SpecModel.cutoff(buffer, [5, 5, 5, 5], 10), 2)
     const tools = [u("u1"), call("x"), result("x"), result("y")]
     // step 1 evicts u1 and the call unit; the orphan result y is response-like and last: cut stays at 3.
-    assert.strictEqual(indexOf(tools, [5, 5, 5, 5]).cutoff(tokens(5)), 3)
+    assert.strictEqual(cutoffOf(indexOf(tools, [5, 5, 5, 5]), tokens(5)), 3)
     assert.strictEqual(SpecModel.cutoff(tools, [5, 5, 5, 5], 5), 3)
   })
 
   it("lets the last unit's first message open the buffer", () => {
     const buffer = [u("u1"), a("a1"), a("a2"), u("u3"), a("a4")]
     // step 1 evicts u1 (25 -> 20 <= 20); a1, a2 respond; u3 opens: cut 3, the last unit a4 stays.
-    assert.strictEqual(indexOf(buffer, [5, 5, 5, 5, 5]).cutoff(tokens(20)), 3)
+    assert.strictEqual(cutoffOf(indexOf(buffer, [5, 5, 5, 5, 5]), tokens(20)), 3)
     const lastIsCall = [u("u1"), a("a1"), a("a2"), Message.user("go", { toolCalls: [{ id: "k", name: "f" }] })]
-    assert.strictEqual(indexOf(lastIsCall, [5, 5, 5, 5]).cutoff(tokens(10)), 3)
+    assert.strictEqual(cutoffOf(indexOf(lastIsCall, [5, 5, 5, 5]), tokens(10)), 3)
     assert.strictEqual(SpecModel.cutoff(lastIsCall, [5, 5, 5, 5], 10), 3)
   })
 
   it("never makes system or custom roles response-like", () => {
     for (const role of ["system", "critic", "developer", "Assistant", "TOOL"]) {
       const buffer = [u("u1"), a("a1"), Message.make(role, "x w w w w"), a("a2")]
-      assert.strictEqual(indexOf(buffer, [5, 5, 5, 5]).cutoff(tokens(10)), 2, role)
+      assert.strictEqual(cutoffOf(indexOf(buffer, [5, 5, 5, 5]), tokens(10)), 2, role)
       assert.strictEqual(SpecModel.cutoff(buffer, [5, 5, 5, 5], 10), 2, role)
     }
   })
 
   it("makes any role with a tool call id response-like", () => {
     const buffer = [u("u1"), a("a1"), Message.user("r", { toolCallId: "q" }), u("u3"), a("a4")]
-    assert.strictEqual(indexOf(buffer, [5, 5, 5, 5, 5]).cutoff(tokens(15)), 3)
+    assert.strictEqual(cutoffOf(indexOf(buffer, [5, 5, 5, 5, 5]), tokens(15)), 3)
     assert.strictEqual(SpecModel.cutoff(buffer, [5, 5, 5, 5, 5], 15), 3)
     const empty = [u("u1"), a("a1"), Message.make("critic", "r", { toolCallId: "" }), u("u3"), a("a4")]
-    assert.strictEqual(indexOf(empty, [5, 5, 5, 5, 5]).cutoff(tokens(15)), 3)
+    assert.strictEqual(cutoffOf(indexOf(empty, [5, 5, 5, 5, 5]), tokens(15)), 3)
   })
 
   it("counts messages under the messages measure", () => {
     const buffer = [u("u1"), a("a1"), u("u2"), a("a2"), u("u3")]
-    assert.strictEqual(indexOf(buffer).cutoff(count(5)), 0)
-    assert.strictEqual(indexOf(buffer).cutoff(count(4)), 2)
-    assert.strictEqual(indexOf(buffer).cutoff(count(3)), 2)
-    assert.strictEqual(indexOf(buffer).cutoff(count(2)), 4)
-    assert.strictEqual(indexOf(buffer).cutoff(count(1)), 4)
+    assert.strictEqual(cutoffOf(indexOf(buffer), count(5)), 0)
+    assert.strictEqual(cutoffOf(indexOf(buffer), count(4)), 2)
+    assert.strictEqual(cutoffOf(indexOf(buffer), count(3)), 2)
+    assert.strictEqual(cutoffOf(indexOf(buffer), count(2)), 4)
+    assert.strictEqual(cutoffOf(indexOf(buffer), count(1)), 4)
   })
 })
 
@@ -171,39 +195,66 @@ describe("EvictionIndex bookkeeping", () => {
     const index = indexOf([u("u1"), a("a1"), u("u2")])
     assert.strictEqual(index.size, 3)
     assert.strictEqual(index.tokens, 15)
-    index.evict(2)
+    assert.strictEqual(pruneNow(index, tokens(5)), 2)
     assert.deepStrictEqual(index.toArray().map((m) => m.content), ["u2 w w w w"])
     assert.strictEqual(index.tokens, 5)
-    assert.strictEqual(index.first()?.content, "u2 w w w w")
     index.clear()
     assert.strictEqual(index.size, 0)
     assert.strictEqual(index.tokens, 0)
     assert.strictEqual(index.unitCount, 0)
-    assert.strictEqual(index.first(), undefined)
+    assert.deepStrictEqual(index.toArray(), [])
   })
 
-  it("rebuilds when a result arriving after the cut was computed joins the evicted prefix", () => {
-    const index = indexOf([call("x"), u("u1"), a("a1"), u("u2")])
-    const cut = index.cutoff(tokens(5))
-    assert.strictEqual(cut, 3)
-    index.append(result("x"), entryOf(result("x"), 2))
-    assert.strictEqual(index.unitCount, 1)
-    index.evict(cut)
-    // The call is gone: the result is now an orphan, a unit of its own.
-    assert.deepStrictEqual(index.toArray().map(String), ["user: u2 w w w w", "tool: ok"])
-    assert.strictEqual(index.unitCount, 2)
-    assert.strictEqual(index.tokens, 7)
-    assert.strictEqual(index.cutoff(tokens(2)), 1)
+  it("a result arriving while its call is planned is deferred: an orphan on commit, merged on abort", () => {
+    const policy = { budget: 5, measure: "tokens", target: 5 } as const
+    const committed = indexOf([call("x"), u("u1"), a("a1"), u("u2")])
+    const plan = committed.plan(policy, true)!
+    assert.deepStrictEqual(plan.messages.map(String), [
+      "assistant:  [tool calls: f({})]",
+      "user: u1 w w w w",
+      "assistant: a1 w w w w"
+    ])
+    committed.append(result("x"), entryOf(result("x"), 2))
+    assert.isTrue(committed.commit(plan))
+    // The call is gone: the result is now an orphan, a unit of its own; no rebuild.
+    assert.deepStrictEqual(committed.toArray().map(String), ["user: u2 w w w w", "tool: ok"])
+    assert.strictEqual(committed.unitCount, 2)
+    assert.strictEqual(committed.tokens, 7)
+    assert.strictEqual(committed.rebuilds, 0)
+    assert.strictEqual(cutoffOf(committed, tokens(2)), 1)
+    // Aborted: the merge the result missed is made; the call spans it again.
+    const aborted = indexOf([call("x"), u("u1"), a("a1"), u("u2")])
+    const late = aborted.plan(policy, true)!
+    aborted.append(result("x"), entryOf(result("x"), 2))
+    aborted.abort(late)
+    assert.strictEqual(aborted.unitCount, 1)
+    assert.strictEqual(aborted.rebuilds, 1)
+    assert.isFalse(aborted.commit(late))
+  })
+
+  it("a plan voided by clear or by a newer plan commits nothing", () => {
+    const policy = { budget: 5, measure: "tokens", target: 5 } as const
+    const index = indexOf([u("u1"), a("a1"), u("u2")])
+    const plan = index.plan(policy, true)!
+    index.clear()
+    assert.isFalse(index.commit(plan))
+    assert.strictEqual(index.size, 0)
+    const again = indexOf([u("u1"), a("a1"), u("u2")])
+    const older = again.plan(policy, true)!
+    const newer = again.plan(policy, true)!
+    assert.isFalse(again.commit(older))
+    assert.isTrue(again.commit(newer))
+    assert.strictEqual(again.size, 1)
   })
 
   it("forgets evicted calls: a later result for them is an orphan", () => {
     const index = indexOf([call("x"), result("x"), u("u2")])
-    index.evict(2)
+    assert.strictEqual(pruneNow(index, count(1)), 2)
     index.append(result("x"), entryOf(result("x"), 1))
     assert.strictEqual(index.unitCount, 2)
   })
 
-  it("stays exact across thousands of appends and evictions (compaction)", () => {
+  it("stays exact across thousands of appends and evictions", () => {
     const index = new EvictionIndex<Message.Message>()
     const pattern = [u("u"), call("k", "j"), result("j"), a("a"), result("k"), result("j"), a("b"), call("k")]
     let buffer: Array<Message.Message> = []
@@ -212,13 +263,13 @@ describe("EvictionIndex bookkeeping", () => {
       index.append(m, entryOf(m, wordCount(m.tokenText)))
       buffer.push(m)
       const expected = SpecModel.cutoff(buffer, buffer.map((x) => wordCount(x.tokenText)), 12)
-      const cut = index.cutoff(tokens(12))
+      const cut = pruneNow(index, tokens(12))
       if (cut !== expected) assert.fail(`step ${i}: cutoff ${cut}, model ${expected}`)
-      index.evict(cut)
       buffer = buffer.slice(cut)
       if (index.unitCount !== SpecModel.units(buffer).length) assert.fail(`step ${i}: unit count`)
     }
     assert.deepStrictEqual(index.toArray(), buffer)
+    assert.strictEqual(index.rebuilds, 0)
   })
 })
 
@@ -239,13 +290,12 @@ describe("EvictionIndex against the model", () => {
         buffer.push(m)
         weights.push(weight)
         assert.strictEqual(index.unitCount, SpecModel.units(buffer).length)
-        assert.strictEqual(index.cutoff(tokens(tokenBudget)), SpecModel.cutoff(buffer, weights, tokenBudget))
+        assert.strictEqual(cutoffOf(index, tokens(tokenBudget)), SpecModel.cutoff(buffer, weights, tokenBudget))
         assert.strictEqual(
-          index.cutoff(count(messageBudget)),
+          cutoffOf(index, count(messageBudget)),
           SpecModel.cutoff(buffer, buffer.map(() => 1), messageBudget)
         )
-        const cut = byCount ? index.cutoff(count(messageBudget)) : index.cutoff(tokens(tokenBudget))
-        index.evict(cut)
+        const cut = pruneNow(index, byCount ? count(messageBudget) : tokens(tokenBudget))
         buffer = buffer.slice(cut)
         weights = weights.slice(cut)
         assert.deepStrictEqual(index.toArray(), buffer)
@@ -255,11 +305,12 @@ describe("EvictionIndex against the model", () => {
   )
 
   it.prop(
-    "evicting a cut computed before later appends (a fold in flight) leaves the model's units",
+    "committing a plan made before later appends (a fold in flight) leaves the model's units",
     [fc.array(fc.tuple(fc.array(Arb.message, { minLength: 1, maxLength: 4 }), fc.nat({ max: 3 })), { maxLength: 15 })],
     ([rounds]) => {
       const index = new EvictionIndex<Message.Message>()
       let buffer: Array<Message.Message> = []
+      const policy = { budget: 2, measure: "messages", target: 2 } as const
       for (const [messages, late] of rounds) {
         const early = messages.slice(0, messages.length - Math.min(late, messages.length - 1))
         const after = messages.slice(early.length)
@@ -267,17 +318,18 @@ describe("EvictionIndex against the model", () => {
           index.append(m, entryOf(m, 1))
           buffer.push(m)
         }
-        const cut = index.cutoff(count(2))
+        const cut = cutoffOf(index, count(2))
+        const plan = cut === 0 ? undefined : index.plan(policy, true)
         for (const m of after) {
           index.append(m, entryOf(m, 1))
           buffer.push(m)
         }
-        index.evict(cut)
+        if (plan !== undefined) assert.isTrue(index.commit(plan))
         buffer = buffer.slice(cut)
         assert.deepStrictEqual(index.toArray(), buffer)
         assert.strictEqual(index.unitCount, SpecModel.units(buffer).length)
         assert.strictEqual(index.tokens, buffer.length)
-        assert.strictEqual(index.cutoff(count(2)), SpecModel.cutoff(buffer, buffer.map(() => 1), 2))
+        assert.strictEqual(cutoffOf(index, count(2)), SpecModel.cutoff(buffer, buffer.map(() => 1), 2))
       }
     }
   )

@@ -1,8 +1,35 @@
 import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { Conversations } from "../src/promise/index.js"
+import { ConfigError, Conversations, type ConversationsOptions, DisposedError } from "../src/promise/index.js"
+import { servers } from "./store/layers.js"
+import { pgSchema, skipNote } from "./store/servers.js"
+
+/** The ConfigError `f` throws. */
+const configError = (f: () => unknown): ConfigError => {
+  try {
+    f()
+  } catch (error) {
+    assert.instanceOf(error, ConfigError)
+    return error as ConfigError
+  }
+  return assert.fail("no ConfigError thrown")
+}
+
+/** What `promise` rejects with. */
+const rejection = async (promise: Promise<unknown>): Promise<unknown> => {
+  try {
+    await promise
+  } catch (error) {
+    return error
+  }
+  return assert.fail("the promise resolved")
+}
+
+// Plain JavaScript may pass anything: these casts stand for it.
+const untyped = (options: unknown) => new Conversations(options as ConversationsOptions)
 
 describe("Promise facade: stored conversations", () => {
   it("use() loads, runs the callback once, saves; load() and delete() see the stored state", async () => {
@@ -82,4 +109,167 @@ describe("Promise facade: stored conversations", () => {
       fs.rmSync(dir, { recursive: true, force: true })
     }
   })
+
+  it("options are checked like the memory classes': each bad one is a ConfigError naming it, thrown at once", () => {
+    const cases: ReadonlyArray<readonly [unknown, string, string]> = [
+      [null, "options", "must be an object, got null"],
+      [
+        { store: "redis", strategy: "buffer" },
+        "store",
+        "expected \"memory\", sqlite:<path>, postgres://… or redis://…, got \"redis\""
+      ],
+      [
+        { store: "memory", strategy: "lru" },
+        "strategy",
+        "must be one of rolling, buffer, window, summary, got \"lru\""
+      ],
+      [{ store: "memory" }, "strategy", "must be one of rolling, buffer, window, summary, got undefined"],
+      [
+        { store: { sqlite: 42 }, strategy: "buffer" },
+        "store.sqlite",
+        "must be the path of the database file, got number"
+      ],
+      [
+        { store: { sqlite: "" }, strategy: "buffer" },
+        "store.sqlite",
+        "must be the path of the database file, got \"\""
+      ],
+      [
+        { store: { postgres: "x" }, strategy: "buffer" },
+        "store",
+        "an object must be { sqlite: path }, got the keys \"postgres\""
+      ],
+      [{ strategy: "buffer" }, "store", "expected \"memory\", sqlite:<path>, postgres://… or redis://…, got undefined"],
+      [
+        { store: "memory", strategy: "rolling", maxToken: 100 },
+        "maxToken",
+        "unknown option for the rolling strategy (known: strategy, retry, maxTokens, store, summarize, tokenCounter)"
+      ],
+      [
+        { store: "memory", strategy: "buffer", maxTokens: 100 },
+        "maxTokens",
+        "unknown option for the buffer strategy (known: strategy, retry, store, summarize, tokenCounter)"
+      ],
+      [{ store: "memory", strategy: "rolling", maxTokens: 0 }, "maxTokens", "must be a positive integer, got 0"],
+      [{ store: "memory", strategy: "window", maxMessages: 1.5 }, "maxMessages", "must be a positive integer, got 1.5"],
+      [{ store: "memory", strategy: "rolling", summarize: "x" }, "summarize", "must be a function, got string"],
+      [{ store: "memory", strategy: "buffer", tokenCounter: null }, "tokenCounter", "must be a function, got null"],
+      [{ store: "memory", strategy: "summary" }, "summarize", "the summary strategy needs a summarize function"],
+      [
+        { store: "postgres://", strategy: "buffer" },
+        "store",
+        "\"postgres://\" is not a URL with a host (postgres://host:port/…)"
+      ]
+    ]
+    for (const [options, option, description] of cases) {
+      const error = configError(() => untyped(options))
+      assert.deepStrictEqual([error.option, error.description], [option, description], JSON.stringify(options))
+    }
+  })
+
+  it("a store that cannot be opened rejects each call with a ConfigError naming it; the next call tries again", async () => {
+    const missing = path.join(os.tmpdir(), `rollmem-no-such-${process.pid}`, "c.db")
+    const conversations = new Conversations({ store: { sqlite: missing }, strategy: "buffer" })
+    for (let i = 0; i < 2; i++) {
+      const error = await rejection(conversations.use("c", (memory) => memory.addUserMessage("lost")))
+      assert.instanceOf(error, ConfigError)
+      assert.strictEqual((error as ConfigError).option, "store")
+      assert.strictEqual(
+        (error as ConfigError).description,
+        `cannot open sqlite:${missing}: cannot open ${missing}: Cannot open database because the directory does not exist`
+      )
+    }
+    await conversations.dispose()
+  })
+
+  it("use(), load() and delete() after dispose() reject with DisposedError", async () => {
+    const conversations = new Conversations({ store: "memory", strategy: "buffer" })
+    await conversations.use("c", (memory) => memory.addUserMessage("kept"))
+    await conversations.dispose()
+    for (
+      const call of [conversations.use("c", async () => "ran"), conversations.load("c"), conversations.delete("c")]
+    ) {
+      const error = await rejection(call)
+      assert.instanceOf(error, DisposedError)
+      assert.strictEqual((error as DisposedError).object, "Conversations")
+      assert.strictEqual(
+        (error as DisposedError).message,
+        "these Conversations were disposed: create a new Conversations to use the store again"
+      )
+    }
+  })
+
+  it("a memory kept after its use() call has ended refuses adds and clear with DisposedError; nothing changes", async () => {
+    const conversations = new Conversations({ store: "memory", strategy: "buffer" })
+    let kept: import("../src/promise/index.js").ConversationMemory | undefined
+    await conversations.use("c", async (memory) => {
+      kept = memory
+      await memory.addUserMessage("saved")
+    })
+    const error = await rejection(kept!.addUserMessage("never saved"))
+    assert.instanceOf(error, DisposedError)
+    assert.strictEqual((error as DisposedError).object, "ConversationMemory")
+    assert.strictEqual(
+      (error as DisposedError).message,
+      "the memory of conversation \"c\" belongs to a use() call that has ended: " +
+        "what is added now would never be saved; add inside the use() callback"
+    )
+    assert.throws(() => kept!.clear(), DisposedError)
+    assert.deepStrictEqual(kept!.buffer.map((m) => m.content), ["saved"])
+    assert.deepStrictEqual(await conversations.load("c"), {
+      version: 2,
+      summary: "",
+      buffer: [{ role: "user", content: "saved" }]
+    })
+    // A callback that rejects ends its memory too.
+    await rejection(conversations.use("c", async (memory) => {
+      kept = memory
+      throw new Error("model down")
+    }))
+    assert.instanceOf(await rejection(kept!.addUserMessage("late")), DisposedError)
+    await conversations.dispose()
+  })
+
+  const roundTrip = async (store: ConversationsOptions["store"]) => {
+    const first = new Conversations({
+      store,
+      strategy: "rolling",
+      maxTokens: 4,
+      summarize: (s, m) => `${s}${m.length}`
+    })
+    await first.use("x", async (memory) => {
+      await memory.addUserMessage("a b c")
+      await memory.addAssistantMessage("d e")
+    })
+    await first.dispose()
+    const second = new Conversations({ store, strategy: "buffer" })
+    await second.use("x", (memory) => memory.addUserMessage("f"))
+    assert.deepStrictEqual(await second.load("x"), {
+      version: 2,
+      summary: "1",
+      buffer: [{ role: "assistant", content: "d e" }, { role: "user", content: "f" }]
+    })
+    await second.delete("x")
+    assert.strictEqual(await second.load("x"), undefined)
+    await second.dispose()
+  }
+
+  it.skipIf(servers.pg.unreachable !== undefined)(
+    `a postgres:// URL keeps conversations across instances ${
+      servers.pg.unreachable === undefined ? "" : skipNote(servers.pg)
+    }`,
+    () =>
+      Effect.runPromise(
+        Effect.scoped(
+          Effect.flatMap(pgSchema(), ({ url }) => Effect.promise(() => roundTrip(url as `postgres://${string}`)))
+        )
+      )
+  )
+
+  it.skipIf(servers.redis.unreachable !== undefined)(
+    `a redis:// URL keeps conversations across instances ${
+      servers.redis.unreachable === undefined ? "" : skipNote(servers.redis)
+    }`,
+    () => roundTrip(servers.redis.url as `redis://${string}`)
+  )
 })

@@ -7,37 +7,17 @@
  * root. The data is read in place, never copied.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Equal, Exit, Schema } from "effect"
-import * as fs from "node:fs"
-import * as path from "node:path"
+import { Effect, Equal, Exit } from "effect"
 import { SummarizerError } from "../src/Errors.js"
-import * as Message from "../src/schema/Message.js"
+import type * as Message from "../src/schema/Message.js"
 import * as Summarizer from "../src/services/Summarizer.js"
 import * as BufferMemory from "../src/strategies/BufferMemory.js"
 import type { Memory } from "../src/strategies/Memory.js"
 import * as RollingMemory from "../src/strategies/RollingMemory.js"
 import * as SummaryMemory from "../src/strategies/SummaryMemory.js"
 import * as WindowMemory from "../src/strategies/WindowMemory.js"
-import { dataDir } from "./support/data.js"
+import { absent, type Conversation, conversations } from "./support/conversations.js"
 import * as SpecModel from "./support/specModel.js"
-
-const files = fs.existsSync(dataDir) ? fs.readdirSync(dataDir).filter((f) => f.endsWith(".jsonl")).sort() : []
-const absent = files.length === 0
-
-interface Conversation {
-  readonly file: string
-  readonly id: string
-  readonly messages: ReadonlyArray<Message.Message>
-}
-
-const decodeMessages = Schema.decodeUnknownSync(Schema.Array(Message.Message))
-
-const conversations: ReadonlyArray<Conversation> = files.flatMap((file) =>
-  fs.readFileSync(path.join(dataDir, file), "utf8").split("\n").filter((line) => line.trim() !== "").map((line) => {
-    const raw = JSON.parse(line) as { readonly id: string; readonly messages: unknown }
-    return { file, id: raw.id, messages: decodeMessages(raw.messages) }
-  })
-)
 
 /** Whether a conversation calls the same tool-call id more than once. */
 const reusesIds = (messages: ReadonlyArray<Message.Message>): boolean => {

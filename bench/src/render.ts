@@ -5,6 +5,7 @@ import { formatTime, formatTiming, table, type Timing } from "./harness.js"
 import type { runMemory } from "./sections/memory.js"
 import type { runChecks, runPeers } from "./sections/peers.js"
 import { SUBSET_EVERY } from "./sections/peers.js"
+import { type PoliciesResults, renderPolicies } from "./sections/policies.js"
 import type { runReplay } from "./sections/replay.js"
 import type { runScaling } from "./sections/scaling.js"
 import type { runTokenizers } from "./sections/tokenizers.js"
@@ -37,6 +38,7 @@ export interface Results {
   scaling?: Awaited<ReturnType<typeof runScaling>>
   tokenizers?: Awaited<ReturnType<typeof runTokenizers>>
   memory?: ReturnType<typeof runMemory>
+  policies?: PoliciesResults
 }
 
 export const render = (r: Results): string => {
@@ -253,5 +255,6 @@ export const render = (r: Results): string => {
       ])
     ))
   }
+  if (r.policies !== undefined) out.push(renderPolicies(r.policies, table))
   return out.join("\n")
 }

@@ -1,8 +1,8 @@
 /**
  * The `rollmem` command line: `rollmem replay <files...>` replays transcripts
  * through a memory strategy and prints what a model would have been sent
- * (with `--store sqlite:<path>`, it also saves each conversation's final
- * state under its id); `rollmem show <id> --store sqlite:<path>` prints a
+ * (with `--store sqlite:<path>`, `postgres://…` or `redis://…`, it also saves each conversation's final
+ * state under its id); `rollmem show <id> --store <store>` prints a
  * stored conversation.
  *
  * A command line that does not parse (an unknown option, named with the
@@ -14,7 +14,7 @@
  * its errors, and the command fails with @effect/cli's `ValidationError`.
  * Every other expected failure (an unreadable file, a malformed line, an
  * unknown tokenizer, a budget that is not positive, an unknown `--show` id, a
- * `--store` value that is not `sqlite:<path>`, an id that is not stored)
+ * `--store` value that is not a store, an id that is not stored)
  * prints one line on stderr, `rollmem: ...`, and the command fails with
  * {@link CliFailure}. Both give exit code 1 (`bin.ts`). A malformed line or
  * an unreadable file is skipped: the others are still replayed and reported.
@@ -52,12 +52,14 @@ import { ConfigError } from "../Errors.js"
 import * as ExtractiveSummarizer from "../layers/ExtractiveSummarizer.js"
 import { layerByName } from "../layers/Tokenizers.js"
 import * as RollingMemory from "../strategies/RollingMemory.js"
+import * as Compare from "./Compare.js"
 import { exists, readInputs } from "./Input.js"
 import * as Progress from "./Progress.js"
 import * as Render from "./Render.js"
 import {
   type Config,
   makeConfig,
+  type Options,
   replay,
   strategies,
   type Strategy,
@@ -203,11 +205,21 @@ const options = {
     CliOptions.withDescription("Also print the final context of the conversation with this id.")
   ),
   store: CliOptions.text("store").pipe(
-    CliOptions.withPseudoName("sqlite:PATH"),
+    CliOptions.withPseudoName("STORE"),
     CliOptions.optional,
     CliOptions.withDescription(
-      "Also save each conversation's final state under its id in this SQLite file (created if missing), " +
-        "replacing what was stored under that id. Read it back with rollmem show."
+      "Also save each conversation's final state under its id in this store: sqlite:PATH (a file, created if " +
+        "missing), postgres://… or redis://…, replacing what was stored under that id. Read it back with rollmem show."
+    )
+  ),
+  compare: CliOptions.text("compare").pipe(
+    CliOptions.withPseudoName("SET"),
+    CliOptions.repeated,
+    CliOptions.withDescription(
+      "Also replay the files under this option set, written with these options' names without dashes, " +
+        "comma-separated (\"max-tokens=1000,summary-tokens=200\"), applied to the other options given; " +
+        "repeatable. Prints the totals of every set side by side (the other options as given first) " +
+        "instead of the per-conversation report."
     )
   )
 }
@@ -231,6 +243,8 @@ export interface ReplayArgs {
   readonly format: Format
   readonly show: Option.Option<string>
   readonly store: Option.Option<string>
+  /** Option sets to compare (see `Compare.ts`); empty: the per-conversation report. */
+  readonly compare: ReadonlyArray<string>
 }
 
 const describeConfig = (args: ReplayArgs, config: Config, count: number): string => {
@@ -289,6 +303,32 @@ export const runReplay = (
       return yield* new ConfigError({ option: "--show", description: `no conversation with id "${show}" was read` })
     }
     const total = inputs.conversations.reduce((n, c) => n + c.messages.length, 0)
+    if (args.compare.length > 0) {
+      if (store !== undefined || show !== undefined) {
+        return yield* new ConfigError({ option: "--compare", description: "cannot be combined with --store or --show" })
+      }
+      const bar = yield* Progress.make(total * (args.compare.length + 1))
+      const base: Options = {
+        strategy: args.strategy,
+        maxTokens: args.maxTokens,
+        maxMessages: args.maxMessages,
+        summarizer: args.summarizer,
+        summaryTokens: args.summaryTokens
+      }
+      const columns = yield* Compare.compare(inputs.conversations, base, args.compare, bar.update).pipe(
+        Effect.ensuring(bar.done)
+      )
+      const unit = args.tokenizer === "words" ? "words" : "tokens"
+      yield* Console.log(
+        format === "json"
+          ? Render.compareJson(columns)
+          : Render.compareTable(columns, describeConfig(args, config, inputs.conversations.length), unit)
+      )
+      if (skipped > 0) {
+        return yield* fail(`skipped ${skipped} input${skipped === 1 ? "" : "s"} that could not be read (see above)`)
+      }
+      return
+    }
     const bar = yield* Progress.make(total)
     const outcome = yield* (store === undefined
       ? replay(inputs.conversations, config, { show, onProgress: bar.update })
@@ -307,8 +347,8 @@ export const runReplay = (
       if (store !== undefined) {
         const count = outcome.report.conversations.length
         yield* Console.log(
-          `\nSaved ${count} conversation${count === 1 ? "" : "s"} to sqlite:${store.filename} ` +
-            `(read one back: rollmem show <id> --store sqlite:${store.filename}).`
+          `\nSaved ${count} conversation${count === 1 ? "" : "s"} to ${store.label} ` +
+            `(read one back: rollmem show <id> --store ${store.label}).`
         )
       }
     }
@@ -321,6 +361,7 @@ export const runReplay = (
       ConfigError: (error) => fail(error.message),
       TokenCountError: (error) => fail(error.message),
       SummarizerError: (error) => fail(error.message),
+      SummaryBudgetError: (error) => fail(error.message),
       ConversationConflictError: failWith,
       ConversationDecodeError: failWith,
       ConversationStoreError: failWith
@@ -348,7 +389,7 @@ export interface ShowArgs {
  * docs/contract.md section 2.
  *
  * Fails with {@link CliFailure} after printing one line `rollmem: ...` on
- * stderr: no `--store`, a `--store` value that is not `sqlite:<path>`, a
+ * stderr: no `--store`, a `--store` value that is not a store, a
  * database file that does not exist (it is never created), an id that is
  * not stored, a stored value that does not decode.
  *
@@ -359,13 +400,16 @@ export const runShow = (args: ShowArgs): Effect.Effect<void, CliFailure, FileSys
   Effect.gen(function*() {
     const format = args.format
     if (Option.isNone(args.store)) {
-      return yield* new ConfigError({ option: "--store", description: "is required (sqlite:<path>)" })
+      return yield* new ConfigError({
+        option: "--store",
+        description: "is required (sqlite:<path>, postgres://… or redis://…)"
+      })
     }
     const store = yield* Store.parse(args.store.value)
     yield* Store.requireFile(store)
     const loaded = yield* Store.load(args.id).pipe(Effect.provide(Store.layer(store)))
     if (Option.isNone(loaded)) {
-      return yield* fail(`no conversation with id "${args.id}" in ${store.filename}`)
+      return yield* fail(`no conversation with id "${args.id}" in ${store.label}`)
     }
     yield* Console.log(format === "json" ? Store.stateJson(loaded.value.state) : Render.storedContext(loaded.value))
   }).pipe(
@@ -389,10 +433,10 @@ export const showCommand = Command.make("show", {
     Args.withDescription("The id of a stored conversation (an id starting with - is taken for an unknown option).")
   ),
   store: CliOptions.text("store").pipe(
-    CliOptions.withPseudoName("sqlite:PATH"),
+    CliOptions.withPseudoName("STORE"),
     CliOptions.optional,
     CliOptions.withDescription(
-      "The SQLite file `rollmem replay --store` wrote; show reads conversations only from there."
+      "The store `rollmem replay --store` wrote: sqlite:PATH, postgres://… or redis://…."
     )
   ),
   format: CliOptions.choice("format", formats).pipe(

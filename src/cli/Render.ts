@@ -7,7 +7,7 @@
  */
 import * as Schema from "effect/Schema"
 import * as Message from "../schema/Message.js"
-import type { Figures, FinalContext, Outcome, Totals } from "./Replay.js"
+import type { Figures, FinalContext, Outcome, Report, Totals } from "./Replay.js"
 import type { Shown } from "./Store.js"
 
 const ID_WIDTH = 48
@@ -19,7 +19,9 @@ const fitId = (id: string): string => {
   return `${id.slice(0, head)}…${id.slice(id.length - (ID_WIDTH - 1 - head))}`
 }
 
-const opens = (value: boolean | null): string => value === null ? "-" : value ? "yes" : "no"
+const fixed = (x: number): string => x.toFixed(1)
+const percent = (x: number): string => `${(100 * x).toFixed(1)}%`
+const rounded = (x: number): string => String(Math.round(x))
 
 const COLUMNS: ReadonlyArray<{
   readonly title: string
@@ -31,14 +33,24 @@ const COLUMNS: ReadonlyArray<{
   { title: "calls", row: (f) => String(f.summarizerCalls), total: (t) => String(t.summarizerCalls) },
   { title: "evicted", row: (f) => String(f.evictedMessages), total: (t) => String(t.evictedMessages) },
   { title: "peak", row: (f) => String(f.peakBufferTokens), total: (t) => `max ${t.peakBufferTokens}` },
-  { title: "final", row: (f) => String(f.finalBufferTokens), total: (t) => String(t.finalBufferTokens) },
   { title: "summary", row: (f) => String(f.summaryTokens), total: (t) => String(t.summaryTokens) },
   { title: "context", row: (f) => String(f.contextTokens), total: (t) => String(t.contextTokens) },
   {
-    title: "user-first",
-    row: (f) => opens(f.opensOnUserTurn),
-    total: (t) => `${t.opensOnUserTurn}/${t.conversations}`
-  }
+    title: "valid",
+    row: (f) => `${f.validRequestPoints}/${f.requestPoints}`,
+    total: (t) => `${t.validRequestPoints}/${t.requestPoints}`
+  },
+  {
+    title: "calls/1k",
+    row: (f) => fixed(f.summarizerCallsPer1000Turns),
+    total: (t) => fixed(t.summarizerCallsPer1000Turns)
+  },
+  { title: "sum-in", row: (f) => String(f.summarizerInputTokens), total: (t) => String(t.summarizerInputTokens) },
+  { title: "sum-out", row: (f) => String(f.summarizerOutputTokens), total: (t) => String(t.summarizerOutputTokens) },
+  { title: "mean-sent", row: (f) => rounded(f.meanRequestTokens), total: (t) => rounded(t.meanRequestTokens) },
+  { title: "max-sent", row: (f) => String(f.maxRequestTokens), total: (t) => `max ${t.maxRequestTokens}` },
+  { title: "reuse", row: (f) => percent(f.prefixReuse), total: (t) => percent(t.prefixReuse) },
+  { title: "cost", row: (f) => rounded(f.cost), total: (t) => rounded(t.cost) }
 ]
 
 /**
@@ -70,9 +82,13 @@ export const table = (outcome: Outcome, title: string, unit: string): string => 
     rule,
     line(last),
     "",
-    `prunes: adds that evicted or folded turns; calls: summarizer calls; evicted: messages removed from the buffer.`,
-    `peak, final: buffer ${unit} (largest after an add, at the end); summary, context: ${unit} of the summary, and of`,
-    `summary + final buffer; user-first: the final context's first non-system message is a user turn.`
+    `prunes: adds that evicted or folded turns; calls: summarizer calls; evicted: messages removed from the buffer;`,
+    `peak: largest buffer after an add (${unit}); summary, context: ${unit} of the final summary and final context.`,
+    `At each request point (before an assistant turn): valid: contexts a strict chat API accepts / request points;`,
+    `mean-sent, max-sent: context ${unit}; reuse: ${unit} of the prefix of whole messages shared with the previous`,
+    `request, over ${unit} sent. calls/1k: summarizer calls per 1,000 messages; sum-in, sum-out: summarizer ${unit} in`,
+    `and out; cost: uncached input x1 + cached input (a shared prefix of 1,024 ${unit} or more) x0.1 + sum-in x1 +`,
+    `sum-out x4, in input-${unit.replace(/s$/, "")} units.`
   ].join("\n")
 }
 
@@ -137,3 +153,89 @@ export const storedContext = (shown: Shown): string => {
   const header = `Stored conversation ${shown.id} (revision ${shown.revision}): ${parts.join(" and ")}`
   return [header, "=".repeat(Math.min(header.length, 120)), shown.context].join("\n")
 }
+
+const share = (part: number, whole: number): string =>
+  whole === 0 ? `${part}/0` : `${part}/${whole} (${percent(part / whole)})`
+
+const COMPARE_ROWS: ReadonlyArray<{ readonly title: string; readonly cell: (t: Totals, base: Totals) => string }> = [
+  { title: "valid request points", cell: (t) => share(t.validRequestPoints, t.requestPoints) },
+  {
+    title: "  of eligible (valid transcript, buffer with a user turn)",
+    cell: (t) => share(t.validEligibleRequestPoints, t.eligibleRequestPoints)
+  },
+  { title: "contexts over their bound", cell: (t) => String(t.overBoundRequestPoints) },
+  { title: "summarizer calls", cell: (t) => String(t.summarizerCalls) },
+  { title: "  per 1,000 turns", cell: (t) => fixed(t.summarizerCallsPer1000Turns) },
+  {
+    title: "  vs the base",
+    cell: (t, base) => base.summarizerCalls === 0 ? "-" : `${(t.summarizerCalls / base.summarizerCalls).toFixed(2)}x`
+  },
+  { title: "summarizer input", cell: (t) => String(t.summarizerInputTokens) },
+  { title: "summarizer output", cell: (t) => String(t.summarizerOutputTokens) },
+  { title: "mean context sent", cell: (t) => rounded(t.meanRequestTokens) },
+  { title: "max context sent", cell: (t) => String(t.maxRequestTokens) },
+  { title: "prefix reuse", cell: (t) => percent(t.prefixReuse) },
+  { title: "cost", cell: (t) => rounded(t.cost) },
+  { title: "  vs the base", cell: (t, base) => base.cost === 0 ? "-" : `${(t.cost / base.cost).toFixed(2)}x` }
+]
+
+/**
+ * A comparison as a table: one row per figure (totals over every
+ * conversation), one column per option set, the base options first; a
+ * legend under it spells out each numbered set.
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const compareTable = (
+  columns: ReadonlyArray<{ readonly set: string | undefined; readonly report: { readonly totals: Totals } }>,
+  title: string,
+  unit: string
+): string => {
+  const base = columns[0].report.totals
+  const heads = columns.map((c, i) => c.set === undefined ? "base" : `[${i}]`)
+  const first = [`figure (${unit})`, ...heads]
+  const rows = COMPARE_ROWS.map((row) => [row.title, ...columns.map((c) => row.cell(c.report.totals, base))])
+  const all = [first, ...rows]
+  const widths = first.map((_, i) => Math.max(...all.map((row) => row[i].length)))
+  const line = (row: ReadonlyArray<string>): string =>
+    row.map((cell, i) => i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i])).join("  ").trimEnd()
+  const rule = "-".repeat(widths.reduce((n, w) => n + w, 0) + 2 * (widths.length - 1))
+  return [
+    title,
+    "",
+    line(first),
+    rule,
+    ...rows.map(line),
+    "",
+    "base: the command line's own options.",
+    ...columns.flatMap((c, i) => c.set === undefined ? [] : [`[${i}] ${c.set}`]),
+    `Request points: before each assistant turn. Cost: uncached input x1 + cached input (a prefix of 1,024 ${unit} or`,
+    `more shared with the previous request) x0.1 + summarizer input x1 + summarizer output x4.`
+  ].join("\n")
+}
+
+/**
+ * A comparison as one JSON document (2-space indent): `{ "compare": [...] }`,
+ * one entry per column, the base options first: `set` (the set as written,
+ * `null` for the base), `options` (the replay options it ran with),
+ * `conversations` and `totals` as in {@link json}.
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const compareJson = (
+  columns: ReadonlyArray<{ readonly set: string | undefined; readonly options: unknown; readonly report: Report }>
+): string =>
+  JSON.stringify(
+    {
+      compare: columns.map((c) => ({
+        set: c.set ?? null,
+        options: c.options,
+        conversations: c.report.conversations,
+        totals: c.report.totals
+      }))
+    },
+    null,
+    2
+  )

@@ -11,7 +11,8 @@
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import { ConfigError, type SummarizerError, TokenCountError } from "../Errors.js"
+import * as Equal from "effect/Equal"
+import { type AddError, ConfigError, SummarizerError, type TokenCountError } from "../Errors.js"
 import * as ExtractiveSummarizer from "../layers/ExtractiveSummarizer.js"
 import * as Message from "../schema/Message.js"
 import * as Summarizer from "../services/Summarizer.js"
@@ -21,7 +22,9 @@ import type { Memory } from "../strategies/Memory.js"
 import * as RollingMemory from "../strategies/RollingMemory.js"
 import * as SummaryMemory from "../strategies/SummaryMemory.js"
 import * as WindowMemory from "../strategies/WindowMemory.js"
+import * as Validity from "../Validity.js"
 import type { Conversation } from "./Input.js"
+import * as Measure from "./Measure.js"
 
 /**
  * The strategies `replay` can run.
@@ -83,6 +86,8 @@ export interface Config {
   readonly strategy: Strategy
   readonly maxTokens: number
   readonly maxMessages: number
+  /** The summary budget (tokens): the extractive summarizer's, and the bound of a context at a request point. */
+  readonly summaryTokens: number
   /**
    * The summarizer given to a rolling or summary memory (buffer and window
    * memories never get one); none: a rolling memory drops evicted turns.
@@ -93,11 +98,14 @@ export interface Config {
 /**
  * What one conversation's replay gives. Token figures are in the units of
  * the `TokenCounter` in context, summed per message as the memory counts.
+ * The request-point, summarizer-token and cost figures are those of
+ * `Measure.Sums` and `Measure.Derived` (see `Measure.ts` for their
+ * definitions).
  *
  * @since 0.1.0
  * @category models
  */
-export interface Figures {
+export interface Figures extends Measure.Sums, Measure.Derived {
   readonly id: string
   /** Messages added. */
   readonly messages: number
@@ -120,9 +128,11 @@ export interface Figures {
 }
 
 /**
- * Totals over every conversation: sums, except `peakBufferTokens` (the
- * maximum) and `opensOnUserTurn` (how many conversations open on a user
- * turn); `conversations` counts them.
+ * Totals over every conversation: sums, except `peakBufferTokens` and
+ * `maxRequestTokens` (the maxima), `opensOnUserTurn` (how many conversations
+ * open on a user turn) and the derived figures (computed from the sums:
+ * `prefixReuse` is reused over sent tokens of every request point);
+ * `conversations` counts them.
  *
  * @since 0.1.0
  * @category models
@@ -168,6 +178,8 @@ export interface FinalContext {
 export interface Outcome {
   readonly report: Report
   readonly shown: FinalContext | undefined
+  /** One timeline per conversation, in input order (what an HTML report plots). */
+  readonly timelines: ReadonlyArray<Measure.Timeline>
 }
 
 const positive = (option: string, value: number): Effect.Effect<number, ConfigError> =>
@@ -213,6 +225,7 @@ export const makeConfig = (options: Options): Effect.Effect<Config, ConfigError,
       strategy,
       maxTokens,
       maxMessages,
+      summaryTokens,
       summarizer: summarizer === "none" || !usesSummarizer(strategy)
         ? undefined
         : yield* ExtractiveSummarizer.make({ maxTokens: summaryTokens }).pipe(
@@ -287,7 +300,7 @@ export const withSummarizer = <A, E, R>(
     ? withoutSummarizer(effect) as Effect.Effect<A, E, Exclude<R, Summarizer.Summarizer>>
     : Effect.provideService(effect, Summarizer.Summarizer, summarizer)
 
-const countText = (counter: TokenCounter.Service, text: string): Effect.Effect<number, TokenCountError> =>
+const countText0 = (counter: TokenCounter.Service, text: string): Effect.Effect<number, TokenCountError> =>
   text === "" ? Effect.succeed(0) : TokenCounter.checkedCount(counter, text)
 
 /**
@@ -303,11 +316,72 @@ export const opensOnUserTurn = (messages: ReadonlyArray<Message.Message>): boole
 }
 
 /**
+ * Counts messages with the replay's token counter, each message object once
+ * (and each distinct text once: the summary message read back is a new
+ * object at every read).
+ */
+interface MessageCounter {
+  readonly count: (message: Message.Message) => Effect.Effect<number, TokenCountError>
+  readonly countText: (text: string) => Effect.Effect<number, TokenCountError>
+}
+
+const makeMessageCounter = (counter: TokenCounter.Service): MessageCounter => {
+  const byMessage = new WeakMap<Message.Message, number>()
+  const byText = new Map<string, number>()
+  const countText = (text: string): Effect.Effect<number, TokenCountError> => {
+    const known = byText.get(text)
+    return known !== undefined
+      ? Effect.succeed(known)
+      : Effect.map(countText0(counter, text), (n) => {
+        byText.set(text, n)
+        return n
+      })
+  }
+  return {
+    countText,
+    count: (message) => {
+      const known = byMessage.get(message)
+      return known !== undefined ? Effect.succeed(known) : Effect.map(countText(message.tokenText), (n) => {
+        byMessage.set(message, n)
+        return n
+      })
+    }
+  }
+}
+
+const countAll = (
+  counter: MessageCounter,
+  messages: ReadonlyArray<Message.Message>
+): Effect.Effect<Array<number>, TokenCountError> =>
+  Effect.gen(function*() {
+    const out: Array<number> = []
+    for (const message of messages) out.push(yield* counter.count(message))
+    return out
+  })
+
+/**
+ * What one conversation's replay gives: its figures, its final context and
+ * its timeline (every add, fold and request point, see `Measure.Timeline`).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ConversationResult {
+  readonly figures: Figures
+  readonly final: FinalContext
+  readonly timeline: Measure.Timeline
+}
+
+/**
  * Replays one conversation into an empty memory (a fresh one, or the one
- * `open` gives) and returns its figures and final context. Fails with what
- * an add fails with (`TokenCountError`, `SummarizerError`), `ConfigError`
- * for a configuration {@link makeConfig} would refuse, or what `open` fails
- * with. `onMessage` runs after every add.
+ * `open` gives) and returns its figures, final context and timeline. Fails
+ * with what an add fails with (`TokenCountError`, `SummarizerError`),
+ * `ConfigError` for a configuration {@link makeConfig} would refuse, or what
+ * `open` fails with. `onMessage` runs after every add.
+ *
+ * Before each assistant turn but the first message (a request point), the
+ * memory's `messages` are read, counted and checked (see `Measure.ts`);
+ * summarizer calls are measured by wrapping the summarizer.
  *
  * @since 0.1.0
  * @category constructors
@@ -318,37 +392,64 @@ export const replayConversation = <E = never, R = never>(
   onMessage: Effect.Effect<void> = Effect.void,
   open: Open<E, R> = fresh
 ): Effect.Effect<
-  { readonly figures: Figures; readonly final: FinalContext },
-  ConfigError | TokenCountError | SummarizerError | E,
+  ConversationResult,
+  ConfigError | AddError | E,
   TokenCounter.TokenCounter | R
 > =>
   Effect.gen(function*() {
-    const counter = yield* TokenCounter.TokenCounter
+    const counter = makeMessageCounter(yield* TokenCounter.TokenCounter)
+    const recorder = Measure.makeRecorder(conversation.id, limitsOf(config))
     let calls = 0
     let folded = 0
+    const at = { index: 0 }
     const inner = usesSummarizer(config.strategy) ? config.summarizer : undefined
     const counting: Summarizer.Service | undefined = inner === undefined ? undefined : {
-      summarize: (summary, messages) =>
-        Effect.suspend(() => {
+      summarize: (...args: Parameters<Summarizer.Service["summarize"]>) =>
+        Effect.gen(function*() {
+          const [summary, messages] = args
           calls++
-          return Effect.tap(inner.summarize(summary, messages), () => {
-            folded += messages.length
+          let inputTokens = yield* counter.countText(summary)
+          for (const message of messages) inputTokens += yield* counter.count(message)
+          const result = yield* inner.summarize(...args)
+          folded += messages.length
+          recorder.fold({
+            index: at.index,
+            evictedMessages: messages.length,
+            summarized: true,
+            inputTokens,
+            outputTokens: yield* counter.countText(result)
           })
-        })
+          return result
+        }).pipe(
+          // a token count failing here is the summarizer's failure as far as the memory can tell
+          Effect.catchTag("TokenCountError", (cause) => new SummarizerError({ description: cause.message, cause }))
+        )
     }
     return yield* open(conversation.id, config, counting, (memory) =>
-      replayInto(memory, conversation, counter, {
+      replayInto(memory, conversation, counter, recorder, at, {
         onMessage,
-        calls: () => calls,
-        folded: () => folded,
+        calls: () =>
+          calls,
+        folded: () =>
+          folded,
         trackLength: counting === undefined && memory.strategy !== "buffer"
       }))
   })
 
+const limitsOf = (config: Config): Measure.Limits => ({
+  maxTokens: config.strategy === "rolling" ? config.maxTokens : undefined,
+  maxSummaryTokens: config.strategy === "rolling" && config.summarizer !== undefined
+    ? config.summaryTokens
+    : undefined,
+  pinSystem: false
+})
+
 const replayInto = (
   memory: Memory,
   conversation: Conversation,
-  counter: TokenCounter.Service,
+  counter: MessageCounter,
+  recorder: Measure.Recorder,
+  at: { index: number },
   track: {
     readonly onMessage: Effect.Effect<void>
     /** Summarizer calls and folded messages so far. */
@@ -361,44 +462,82 @@ const replayInto = (
     // Without a summarizer (window, rolling without one), evictions show as a drop in buffer
     // length (`trackLength`); BufferMemory never evicts. The memory starts empty.
     const { onMessage, trackLength } = track
+    // The transcript is valid itself up to its first violation (a request point at or before it sees a valid prefix).
+    const firstViolation = Validity.violations(conversation.messages)[0]?.index ?? Infinity
     let length = 0
     let dropped = 0
     let prunes = 0
     let peak = 0
+    let index = 0
     for (const message of conversation.messages) {
+      if (index > 0 && message.role === Message.ASSISTANT) {
+        const context = yield* memory.messages
+        const buffer = yield* memory.buffer
+        recorder.request({
+          index,
+          context,
+          tokens: yield* countAll(counter, context),
+          summaryAt: context.length > buffer.length ? summaryPosition(context, buffer) : -1,
+          transcriptValid: index <= firstViolation
+        })
+      }
+      at.index = index
       const callsBefore = track.calls()
       yield* memory.add(message)
+      const buffer = yield* memory.buffer
       if (trackLength) {
-        const after = (yield* memory.buffer).length
-        const evicted = length + 1 - after
-        length = after
+        const evicted = length + 1 - buffer.length
         if (evicted > 0) {
           dropped += evicted
           prunes++
+          recorder.fold({ index, evictedMessages: evicted, summarized: false, inputTokens: 0, outputTokens: 0 })
         }
       } else if (track.calls() > callsBefore) {
         prunes++
       }
-      peak = Math.max(peak, yield* memory.bufferTokens)
+      length = buffer.length
+      const bufferTokens = yield* memory.bufferTokens
+      const summaryTokens = yield* counter.countText(yield* memory.summary)
+      peak = Math.max(peak, bufferTokens)
+      recorder.turn({
+        index,
+        role: message.role,
+        bufferMessages: buffer.length,
+        bufferTokens,
+        summaryTokens,
+        contextTokens: summaryTokens + bufferTokens
+      })
+      index++
       yield* onMessage
     }
     const finalBufferTokens = yield* memory.bufferTokens
-    const summaryTokens = yield* countText(counter, yield* memory.summary)
+    const summaryTokens = yield* counter.countText(yield* memory.summary)
     const messages = yield* memory.messages
+    const { sums, timeline } = recorder.done()
+    const summarizerCalls = track.calls()
     const figures: Figures = {
       id: conversation.id,
       messages: conversation.messages.length,
       prunes,
-      summarizerCalls: track.calls(),
+      summarizerCalls,
       evictedMessages: track.folded() + dropped,
       peakBufferTokens: peak,
       finalBufferTokens,
       summaryTokens,
       contextTokens: summaryTokens + finalBufferTokens,
-      opensOnUserTurn: opensOnUserTurn(messages)
+      opensOnUserTurn: opensOnUserTurn(messages),
+      ...sums,
+      ...Measure.derive(sums, conversation.messages.length, summarizerCalls)
     }
-    return { figures, final: { id: conversation.id, messages, context: yield* memory.context } }
+    return { figures, final: { id: conversation.id, messages, context: yield* memory.context }, timeline }
   })
+
+/** Where the summary message stands in a context one longer than the buffer: the first message not the buffer's. */
+const summaryPosition = (context: ReadonlyArray<Message.Message>, buffer: ReadonlyArray<Message.Message>): number => {
+  let i = 0
+  while (i < buffer.length && (context[i] === buffer[i] || Equal.equals(context[i], buffer[i]))) i++
+  return i
+}
 
 /**
  * The totals of a list of figures (see {@link Totals}).
@@ -431,7 +570,8 @@ export const totalsOf = (figures: ReadonlyArray<Figures>): Totals => {
     totals.contextTokens += f.contextTokens
     if (f.opensOnUserTurn === true) totals.opensOnUserTurn++
   }
-  return totals
+  const sums = Measure.sum(figures)
+  return { ...totals, ...sums, ...Measure.derive(sums, totals.messages, totals.summarizerCalls) }
 }
 
 /**
@@ -460,7 +600,7 @@ export const replay = <E = never, R = never>(
     readonly onProgress?: ((done: number, total: number) => Effect.Effect<void>) | undefined
     readonly open?: Open<E, R> | undefined
   }
-): Effect.Effect<Outcome, ConfigError | TokenCountError | SummarizerError | E, TokenCounter.TokenCounter | R> =>
+): Effect.Effect<Outcome, ConfigError | AddError | E, TokenCounter.TokenCounter | R> =>
   Effect.gen(function*() {
     const total = conversations.reduce((n, c) => n + c.messages.length, 0)
     const onProgress = options?.onProgress
@@ -471,12 +611,14 @@ export const replay = <E = never, R = never>(
       return done % PROGRESS_EVERY === 0 ? onProgress(done, total) : Effect.void
     })
     const figures: Array<Figures> = []
+    const timelines: Array<Measure.Timeline> = []
     let shown: FinalContext | undefined
     for (const conversation of conversations) {
       const result = yield* replayConversation(conversation, config, onMessage, open)
       figures.push(result.figures)
+      timelines.push(result.timeline)
       if (shown === undefined && conversation.id === options?.show) shown = result.final
       if (onProgress !== undefined) yield* onProgress(done, total)
     }
-    return { report: { conversations: figures, totals: totalsOf(figures) }, shown }
+    return { report: { conversations: figures, totals: totalsOf(figures) }, shown, timelines }
   })

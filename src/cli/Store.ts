@@ -1,8 +1,9 @@
 /**
  * The `--store` option of the command line: `rollmem replay --store
- * sqlite:<path>` saves the final state of every replayed conversation under
- * its id in an SQLite file (through `Conversation.withMemory`), and `rollmem
- * show <id> --store sqlite:<path>` prints a stored conversation back.
+ * sqlite:<path>` (or `postgres://…`, `redis://…`) saves the final state of
+ * every replayed conversation under its id (through
+ * `Conversation.withMemory`), and `rollmem show <id> --store …` prints a
+ * stored conversation back.
  *
  * Replaying into a store replaces what was stored under the same id: the
  * stored memory is cleared, then every message is added, in one
@@ -14,6 +15,8 @@
  * rollmem replay conversations.jsonl --store sqlite:conversations.db
  * rollmem show support-chat --store sqlite:conversations.db
  * rollmem show support-chat --store sqlite:conversations.db --format json
+ * rollmem replay conversations.jsonl --store postgres://postgres@127.0.0.1:5432/app
+ * rollmem show support-chat --store redis://127.0.0.1:6379
  * ```
  *
  * @since 0.1.0
@@ -33,55 +36,51 @@ import { exists } from "./Input.js"
 import { type Config, type Open, withSummarizer } from "./Replay.js"
 
 /**
- * A checked `--store` value: an SQLite database file.
+ * A checked `--store` value: where the conversations are, and how messages
+ * name it.
  *
  * @since 0.1.0
  * @category models
  */
 export interface StoreSpec {
-  readonly kind: "sqlite"
-  /** Path of the database file, as given. */
-  readonly filename: string
+  readonly location: ConversationStore.Location
+  /** `sqlite:PATH`, or the URL with its password replaced by `***`. */
+  readonly label: string
 }
 
-const SQLITE = "sqlite:"
-
 /**
- * Checks a `--store` value: `sqlite:<path>` with a non-empty path. Fails
- * with `ConfigError` (option `--store`) otherwise.
+ * Checks a `--store` value: `sqlite:<path>` with a non-empty path,
+ * `postgres://…` (or `postgresql://`) or `redis://…` (or `rediss://`).
+ * Fails with `ConfigError` (option `--store`) otherwise, and for `memory`
+ * (nothing would outlive the command).
  *
  * @since 0.1.0
  * @category constructors
  */
 export const parse = (text: string): Effect.Effect<StoreSpec, ConfigError> =>
-  text.startsWith(SQLITE) && text.length > SQLITE.length
-    ? Effect.succeed({ kind: "sqlite", filename: text.slice(SQLITE.length) })
-    : Effect.fail(new ConfigError({ option: "--store", description: `expected sqlite:<path>, got "${text}"` }))
+  Effect.map(
+    ConversationStore.parseLocation(text, "--store", false),
+    (location) => ({ location, label: ConversationStore.describeLocation(location) })
+  )
 
 /**
- * The store of a spec: `ConversationStore.layerSqlite` on its file (created
- * if missing). An SQL error while creating the table, and a driver that
- * cannot be loaded (`@effect/sql-sqlite-node` not installed) or cannot open
- * the file, fail with `ConfigError` (option `--store`), so the command line
- * prints one line instead of a stack trace.
+ * The store of a spec: `ConversationStore.layerLocation` (an SQLite file is
+ * created if missing). An error while opening it (an SQL error creating the
+ * table, a server that does not answer, a driver that cannot be loaded
+ * because its optional peer is not installed, a file that cannot be opened)
+ * fails with `ConfigError` (option `--store`), so the command line prints
+ * one line instead of a stack trace.
  *
  * @since 0.1.0
  * @category layers
  */
 export const layer = (spec: StoreSpec): Layer.Layer<ConversationStore.ConversationStore, ConfigError> =>
-  ConversationStore.layerSqlite({ filename: spec.filename }).pipe(
-    Layer.mapError(
-      (error) => new ConfigError({ option: "--store", description: `cannot open ${spec.filename}: ${error.message}` })
-    ),
-    Layer.catchAllCause((cause) =>
-      Layer.fail(Option.getOrElse(Cause.failureOption(cause), () => {
-        const defect = Cause.squash(cause)
-        return new ConfigError({
-          option: "--store",
-          description: defect instanceof Error ? defect.message : String(defect)
-        })
-      }))
-    )
+  ConversationStore.layerLocation(spec.location).pipe(
+    Layer.catchAllCause((cause) => {
+      const error = Option.getOrElse(Cause.failureOption(cause), () => Cause.squash(cause))
+      const detail = error instanceof Error ? error.message : String(error)
+      return Layer.fail(new ConfigError({ option: "--store", description: `cannot open ${spec.label}: ${detail}` }))
+    })
   )
 
 /**
@@ -168,13 +167,15 @@ const missing = (what: string, path: string) => (found: boolean): Effect.Effect<
 
 /**
  * Fails with `ConfigError` (option `--store`) when the database file of
- * `spec` does not exist, so that reading never creates one.
+ * `spec` (SQLite) does not exist, so that reading never creates one.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const requireFile = (spec: StoreSpec): Effect.Effect<void, ConfigError, FileSystem.FileSystem> =>
-  Effect.flatMap(exists(spec.filename), missing("file", spec.filename))
+  spec.location._tag === "Sqlite"
+    ? Effect.flatMap(exists(spec.location.filename), missing("file", spec.location.filename))
+    : Effect.void
 
 /**
  * Fails with `ConfigError` (option `--store`) when the directory that would
@@ -187,10 +188,12 @@ export const requireFile = (spec: StoreSpec): Effect.Effect<void, ConfigError, F
 export const requireDirectory = (
   spec: StoreSpec
 ): Effect.Effect<void, ConfigError, FileSystem.FileSystem | Path.Path> =>
-  Effect.flatMap(Path.Path, (path) => {
-    const directory = path.dirname(spec.filename)
-    return Effect.flatMap(exists(directory), missing("directory", directory))
-  })
+  spec.location._tag === "Sqlite"
+    ? Effect.flatMap(Path.Path, (path) => {
+      const directory = path.dirname((spec.location as { readonly filename: string }).filename)
+      return Effect.flatMap(exists(directory), missing("directory", directory))
+    })
+    : Effect.void
 
 /**
  * The stored state in the wire format (docs/contract.md section 2), as 2-space JSON.

@@ -13,7 +13,7 @@
  * import { Conversations } from "rollmem/promise"
  *
  * const conversations = new Conversations({
- *   store: { sqlite: "conversations.db" }, // or "memory"
+ *   store: "sqlite:conversations.db", // or "memory", "postgres://…", "redis://…"
  *   strategy: "rolling",
  *   maxTokens: 2000,
  *   summarize: async (summary, turns) => mySummarize(summary, turns)
@@ -28,27 +28,46 @@
  *
  * @since 0.1.0
  */
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Option from "effect/Option"
+import * as Runtime from "effect/Runtime"
+import * as Schema from "effect/Schema"
+import { ConfigError } from "../Errors.js"
 import * as MemoryState from "../schema/MemoryState.js"
 import * as Summarizer from "../services/Summarizer.js"
 import * as TokenCounter from "../services/TokenCounter.js"
 import * as Conversation from "../store/Conversation.js"
 import * as ConversationStore from "../store/ConversationStore.js"
 import type { Memory } from "../strategies/Memory.js"
-import { AsyncMemory, type AsyncSummarize, type CountTokens, squash } from "./internal.js"
+import { AsyncMemory, type AsyncSummarize, type CountTokens, type MessageOptions, squash } from "./internal.js"
 
 /**
- * Where conversations are stored: `"memory"` (this process only, lost on
- * exit) or an SQLite file (`{ sqlite: path }`, safe across processes; needs
- * the optional peer `@effect/sql-sqlite-node`).
+ * Where conversations are stored:
+ *
+ * - `"memory"`: this process only, lost on exit;
+ * - `"sqlite:PATH"` or `{ sqlite: PATH }`: an SQLite file, safe across the
+ *   processes of one host (optional peer `@effect/sql-sqlite-node`);
+ * - `"postgres://user@host:5432/db"` (or `postgresql://`): PostgreSQL, safe
+ *   across hosts (optional peer `@effect/sql-pg`);
+ * - `"redis://host:6379"` (or `rediss://`): Redis, safe across hosts
+ *   (optional peer `ioredis`).
  *
  * @since 0.1.0
  * @category models
  */
-export type StoreOption = "memory" | { readonly sqlite: string }
+export type StoreOption =
+  | "memory"
+  | { readonly sqlite: string }
+  | `sqlite:${string}`
+  | `postgres://${string}`
+  | `postgresql://${string}`
+  | `redis://${string}`
+  | `rediss://${string}`
 
 /**
  * Options of {@link Conversations}: the store, the strategy with its budget,
@@ -68,91 +87,228 @@ export type ConversationsOptions = Conversation.StrategyOptions & {
 type Services = ConversationStore.ConversationStore | Summarizer.Summarizer | TokenCounter.TokenCounter
 
 /**
+ * A {@link Conversations} used after `dispose()`, or a
+ * {@link ConversationMemory} used after the `use()` call that handed it out
+ * has ended (its adds would never be saved). Nothing was done.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export class DisposedError extends Schema.TaggedError<DisposedError>("rollmem/DisposedError")("DisposedError", {
+  /** What was used: the `Conversations` or a memory of one of its `use()` calls. */
+  object: Schema.Literal("Conversations", "ConversationMemory"),
+  description: Schema.String
+}) {
+  override get message(): string {
+    return this.description
+  }
+}
+
+/**
  * A memory handed to {@link Conversations.use}: adds return Promises, reads
- * are synchronous. It is valid only while the `use` callback runs.
+ * are synchronous. It is valid only while the `use` callback runs: once the
+ * callback's Promise settles, adds reject and `clear()` throws with
+ * {@link DisposedError} (they would never be saved); reads still work.
  *
  * @since 0.1.0
  * @category models
  */
 export class ConversationMemory extends AsyncMemory {
+  /** The conversation this memory belongs to. */
+  readonly id: string
+  private ended = false
+
   /** @internal */
-  constructor(memory: Memory) {
+  constructor(memory: Memory, id: string) {
     super(memory)
+    this.id = id
   }
+
+  /** @internal */
+  end(): void {
+    this.ended = true
+  }
+
+  private refuse(): DisposedError | undefined {
+    return this.ended
+      ? new DisposedError({
+        object: "ConversationMemory",
+        description: `the memory of conversation ${
+          JSON.stringify(this.id)
+        } belongs to a use() call that has ended: what is added now would never be saved; add inside the use() callback`
+      })
+      : undefined
+  }
+
+  /** Adds a message (see `AsyncMemory`); rejects with {@link DisposedError} once its `use()` call has ended. */
+  override addMessage(role: string, content: string, options?: MessageOptions): Promise<void> {
+    const refused = this.refuse()
+    return refused === undefined ? super.addMessage(role, content, options) : Promise.reject(refused)
+  }
+
+  /** Empties summary and buffer; throws {@link DisposedError} once its `use()` call has ended. */
+  override clear(): void {
+    const refused = this.refuse()
+    if (refused !== undefined) throw refused
+    super.clear()
+  }
+}
+
+const STORE_KEYS = ["store", "summarize", "tokenCounter"]
+
+const checkFunction = (option: string, value: unknown): void => {
+  if (value !== undefined && typeof value !== "function") {
+    throw new ConfigError({ option, description: `must be a function, got ${value === null ? "null" : typeof value}` })
+  }
+}
+
+// `{ sqlite: path }` or a location string; anything else is a ConfigError.
+const checkStore = (store: unknown): ConversationStore.Location => {
+  if (typeof store === "string") return Either.getOrThrowWith(ConversationStore.parseLocation(store, "store"), (e) => e)
+  if (typeof store === "object" && store !== null && !Array.isArray(store)) {
+    const keys = Object.keys(store)
+    const filename = (store as { readonly sqlite?: unknown }).sqlite
+    if (keys.length === 1 && keys[0] === "sqlite") {
+      if (typeof filename === "string" && filename !== "") return { _tag: "Sqlite", filename }
+      throw new ConfigError({
+        option: "store.sqlite",
+        description: `must be the path of the database file, got ${
+          typeof filename === "string" ? "\"\"" : filename === null ? "null" : typeof filename
+        }`
+      })
+    }
+    throw new ConfigError({
+      option: "store",
+      description: `an object must be { sqlite: path }, got the keys ${keys.map((k) => JSON.stringify(k)).join(", ")}`
+    })
+  }
+  throw new ConfigError({
+    option: "store",
+    description: `expected "memory", sqlite:<path>, postgres://… or redis://…, got ${
+      store === null ? "null" : typeof store
+    }`
+  })
 }
 
 /**
  * A set of stored conversations.
  *
+ * The constructor checks every option as the memory classes do and throws
+ * `ConfigError` naming it: a missing or unknown `store` (`"redis"` alone is
+ * not a URL), an unknown `strategy`, a key the strategy does not take (a
+ * misspelt `maxToken`), a budget that is not a positive integer, a
+ * `summarize` or `tokenCounter` that is not a function, the summary strategy
+ * without `summarize`.
+ *
+ * The store is opened on first use. When it cannot be opened (a directory
+ * that does not exist, a driver that is not installed, a server that does
+ * not answer) that call rejects with `ConfigError` (option `store`, naming
+ * the location with its password hidden), and the next call tries again.
+ *
  * Errors (rejections): `ConversationConflictError` when retries run out
  * under heavy contention (nothing of that call is saved),
  * `ConversationDecodeError` for a stored value that does not decode,
- * `ConversationStoreError` when the backend fails, `ConfigError` for bad
- * options, and whatever `fn` or the summarizer rejects with.
+ * `ConversationStoreError` when the backend fails, `ConfigError` for a store
+ * that cannot be opened, {@link DisposedError} after `dispose()`, and
+ * whatever `fn` or the summarizer rejects with.
  *
  * @since 0.1.0
  * @category constructors
  */
 export class Conversations {
-  private readonly runtime: ManagedRuntime.ManagedRuntime<Services, unknown>
-  private readonly options: ConversationsOptions
+  private runtime: ManagedRuntime.ManagedRuntime<Services, unknown>
+  private readonly options: Conversation.Options
+  private readonly layer: Layer.Layer<Services, unknown>
+  private readonly location: ConversationStore.Location
+  private disposed = false
 
   constructor(options: ConversationsOptions) {
-    this.options = options
-    const store = options.store === "memory"
-      ? ConversationStore.layerMemory
-      : ConversationStore.layerSqlite({ filename: options.store.sqlite })
-    this.runtime = ManagedRuntime.make(
-      Layer.mergeAll(
-        store,
-        options.summarize === undefined
-          ? Layer.empty
-          : Layer.succeed(Summarizer.Summarizer, Summarizer.fromPromise(options.summarize)),
-        options.tokenCounter === undefined
-          ? TokenCounter.layerWordCount
-          : TokenCounter.layerFunction(options.tokenCounter)
-      ) as Layer.Layer<Services, unknown>
-    )
+    const checked = squash(Effect.runSyncExit(Conversation.checkOptions(options, STORE_KEYS)))
+    const { store, summarize, tokenCounter, ...strategy } = checked as ConversationsOptions
+    this.location = checkStore(store)
+    checkFunction("summarize", summarize)
+    checkFunction("tokenCounter", tokenCounter)
+    if (strategy.strategy === "summary" && summarize === undefined) {
+      throw new ConfigError({ option: "summarize", description: "the summary strategy needs a summarize function" })
+    }
+    this.options = strategy
+    this.layer = Layer.mergeAll(
+      ConversationStore.layerLocation(this.location),
+      summarize === undefined
+        ? Layer.empty
+        : Layer.succeed(Summarizer.Summarizer, Summarizer.fromPromise(summarize)),
+      tokenCounter === undefined
+        ? TokenCounter.layerWordCount
+        : TokenCounter.layerFunction(tokenCounter)
+    ) as Layer.Layer<Services, unknown>
+    this.runtime = ManagedRuntime.make(this.layer)
+  }
+
+  // Runs `effect` once the store is open; a store that failed to open is
+  // opened again on the next call (ManagedRuntime keeps a failed build).
+  private async run<A>(effect: Effect.Effect<A, unknown, Services>): Promise<A> {
+    if (this.disposed) {
+      throw new DisposedError({
+        object: "Conversations",
+        description: "these Conversations were disposed: create a new Conversations to use the store again"
+      })
+    }
+    const runtime = this.runtime
+    const built = await Effect.runPromiseExit(runtime.runtimeEffect)
+    if (Exit.isFailure(built)) {
+      if (this.runtime === runtime && !this.disposed) this.runtime = ManagedRuntime.make(this.layer)
+      void runtime.dispose()
+      const error = Cause.squash(built.cause)
+      throw new ConfigError({
+        option: "store",
+        description: `cannot open ${ConversationStore.describeLocation(this.location)}: ${
+          error instanceof Error ? error.message : String(error)
+        }`
+      })
+    }
+    return squash(await Runtime.runPromiseExit(built.value)(effect))
   }
 
   /**
    * Loads conversation `id` (empty when absent), runs `fn` on its memory and
-   * saves what `fn` added or cleared. Resolves with `fn`'s result.
+   * saves what `fn` added or cleared. Resolves with `fn`'s result. The
+   * memory refuses adds once `fn`'s Promise has settled (see
+   * {@link ConversationMemory}).
    */
-  async use<A>(id: string, fn: (memory: ConversationMemory) => Promise<A>): Promise<A> {
-    return squash(
-      await this.runtime.runPromiseExit(
-        Conversation.withMemory(id, this.options, (memory) =>
-          Effect.tryPromise({
-            try: () => fn(new ConversationMemory(memory)),
-            catch: (error) => error
-          }))
-      )
+  use<A>(id: string, fn: (memory: ConversationMemory) => Promise<A>): Promise<A> {
+    return this.run(
+      Conversation.withMemory(id, this.options, (memory) =>
+        Effect.tryPromise({
+          try: async () => {
+            const handed = new ConversationMemory(memory, id)
+            try {
+              return await fn(handed)
+            } finally {
+              handed.end()
+            }
+          },
+          catch: (error) => error
+        }))
     )
   }
 
   /** The stored state of conversation `id` in the wire format, or `undefined`. */
-  async load(id: string): Promise<MemoryState.Encoded | undefined> {
-    return squash(
-      await this.runtime.runPromiseExit(
-        Effect.flatMap(ConversationStore.ConversationStore, (store) => store.load(id)).pipe(
-          Effect.map(Option.match({ onNone: () => undefined, onSome: (stored) => MemoryState.toJSON(stored.state) }))
-        )
+  load(id: string): Promise<MemoryState.Encoded | undefined> {
+    return this.run(
+      Effect.flatMap(ConversationStore.ConversationStore, (store) => store.load(id)).pipe(
+        Effect.map(Option.match({ onNone: () => undefined, onSome: (stored) => MemoryState.toJSON(stored.state) }))
       )
     )
   }
 
   /** Deletes conversation `id` (nothing when absent). */
-  async delete(id: string): Promise<void> {
-    squash(
-      await this.runtime.runPromiseExit(
-        Effect.flatMap(ConversationStore.ConversationStore, (store) => store.delete(id))
-      )
-    )
+  delete(id: string): Promise<void> {
+    return this.run(Effect.flatMap(ConversationStore.ConversationStore, (store) => store.delete(id)))
   }
 
-  /** Closes the store (the SQLite connection). */
+  /** Closes the store (the SQLite file, the PostgreSQL pool, the Redis connection). Later calls reject with {@link DisposedError}. */
   dispose(): Promise<void> {
+    this.disposed = true
     return this.runtime.dispose()
   }
 }

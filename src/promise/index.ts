@@ -53,6 +53,8 @@ export {
   Conversations,
   /** @since 0.1.0 */
   type ConversationsOptions,
+  /** @since 0.2.0 */
+  DisposedError,
   /** @since 0.1.0 */
   type StoreOption
 } from "./Conversations.js"

@@ -140,6 +140,8 @@ export type WithMemoryError =
   | ConfigError
   | TokenCountError
 
+const emptyState = MemoryState.make("", [])
+
 type Operation =
   | { readonly _tag: "add"; readonly message: Message }
   | { readonly _tag: "clear" }
@@ -168,10 +170,73 @@ const restore = (
             )
             : Effect.provideService(SummaryMemory.fromState(state), Summarizer.Summarizer, summarizer.value)
       )
+    default:
+      return Effect.fail(unknownStrategy(options))
   }
 }
 
-const emptyState = MemoryState.make("", [])
+/**
+ * The option keys of each strategy besides `strategy` (and `retry`, which
+ * {@link withMemory} takes for every strategy). A new strategy option is
+ * added here and nowhere else.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const strategyKeys: { readonly [S in StrategyOptions["strategy"]]: ReadonlyArray<string> } = {
+  rolling: ["maxTokens"],
+  buffer: [],
+  window: ["maxMessages"],
+  summary: []
+}
+
+const unknownStrategy = (options: { readonly strategy?: unknown }) =>
+  new ConfigError({
+    option: "strategy",
+    description: `must be one of ${Object.keys(strategyKeys).join(", ")}, got ${describe(options.strategy)}`
+  })
+
+const describe = (value: unknown): string =>
+  value === null ? "null" : typeof value === "string" ? JSON.stringify(value) : typeof value
+
+/**
+ * Checks options of {@link withMemory} (or of a wrapper taking
+ * `extraKeys` besides them, as the Promise facade's `Conversations`): an
+ * object, a known strategy, no key that this strategy does not take (a
+ * misspelt `maxToken` is refused, not left to its default), and values the
+ * strategy accepts (`maxTokens`, `maxMessages`: positive integers). Fails
+ * with `ConfigError` naming the option; `strategy: "lru"` lists the known
+ * strategies.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const checkOptions = (
+  options: unknown,
+  extraKeys: ReadonlyArray<string> = []
+): Effect.Effect<Options, ConfigError | TokenCountError> =>
+  Effect.gen(function*() {
+    if (typeof options !== "object" || options === null) {
+      return yield* new ConfigError({ option: "options", description: `must be an object, got ${describe(options)}` })
+    }
+    const strategy = (options as { readonly strategy?: unknown }).strategy
+    if (typeof strategy !== "string" || !Object.hasOwn(strategyKeys, strategy)) {
+      return yield* unknownStrategy(options)
+    }
+    const known = ["strategy", "retry", ...strategyKeys[strategy as StrategyOptions["strategy"]], ...extraKeys]
+    for (const key of Object.keys(options)) {
+      if (!known.includes(key)) {
+        return yield* new ConfigError({
+          option: key,
+          description: `unknown option for the ${strategy} strategy (known: ${known.join(", ")})`
+        })
+      }
+    }
+    const checked = options as Options
+    // The strategy's own checks: building an empty memory checks its budget.
+    if (checked.strategy !== "summary") yield* restore(checked, emptyState)
+    return checked
+  })
 
 /**
  * Wraps a memory so that every add and clear is appended to `log`, in the
@@ -264,7 +329,8 @@ const isConflict = (error: unknown): error is ConversationConflictError =>
  * Fails with `f`'s error (nothing saved), `ConversationDecodeError` (the
  * stored value does not decode), `ConversationStoreError` (the backend
  * failed), `ConversationConflictError` (retries exhausted), `ConfigError`
- * (bad strategy options, or the summary strategy without a `Summarizer`) or
+ * (bad strategy options, checked by {@link checkOptions} before anything is
+ * loaded, or the summary strategy without a `Summarizer`) or
  * `TokenCountError` (the token counter failed on a stored or re-applied turn).
  *
  * @since 0.1.0
@@ -276,6 +342,7 @@ export const withMemory: <A, E, R>(
   f: (memory: Memory) => Effect.Effect<A, E, R>
 ) => Effect.Effect<A, E | WithMemoryError, R | ConversationStore> = Effect.fn("Conversation.withMemory")(
   function*<A, E, R>(id: string, options: Options, f: (memory: Memory) => Effect.Effect<A, E, R>) {
+    yield* checkOptions(options)
     const store = yield* ConversationStore
     const loaded = yield* store.load(id)
     const memory = yield* restore(options, Option.match(loaded, { onNone: () => emptyState, onSome: (s) => s.state }))

@@ -67,12 +67,16 @@
 import * as KeyValueStore from "@effect/platform/KeyValueStore"
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
+import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as ParseResult from "effect/ParseResult"
+import type * as ParseResult from "effect/ParseResult"
+import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
+import { ConfigError } from "../Errors.js"
 import * as MemoryState from "../schema/MemoryState.js"
 import { formatParseError } from "../schema/ParseIssue.js"
 
@@ -193,11 +197,12 @@ export class ConversationStoreError extends Schema.TaggedError<ConversationStore
   "rollmem/ConversationStoreError"
 )("ConversationStoreError", {
   conversationId: Schema.String,
-  operation: Schema.Literal("load", "save", "delete"),
+  operation: Schema.Literal("open", "load", "save", "delete"),
   cause: Schema.Defect
 }) {
   override get message(): string {
     const detail = this.cause instanceof Error ? `: ${this.cause.message}` : ""
+    if (this.operation === "open") return `cannot open the conversation store${detail}`
     return `cannot ${this.operation} conversation ${JSON.stringify(this.conversationId)}${detail}`
   }
 }
@@ -214,7 +219,7 @@ const Revision = Schema.Int.pipe(Schema.positive())
 
 /**
  * The stored record as one JSON string, `{"revision": n, "state": <wire state>}`
- * (what the key-value layers write).
+ * (what the key-value layers write for a stored conversation).
  *
  * @since 0.1.0
  * @category schemas
@@ -223,14 +228,31 @@ export const StoredJson: Schema.Schema<Stored, string> = Schema.parseJson(
   Schema.Struct({ revision: Revision, state: MemoryState.MemoryStateSchema })
 )
 
-const Row = Schema.Struct({ revision: Revision, state: Schema.parseJson(MemoryState.MemoryStateSchema) })
+/**
+ * A record as the layers keep it: a stored conversation, or the tombstone of
+ * a deleted one (`state` null), which keeps its last revision so that a
+ * revision is never used twice for one id.
+ */
+interface Record {
+  readonly revision: number
+  readonly state: MemoryState.MemoryState | null
+}
 
-const encodeStored = Schema.encodeSync(StoredJson)
+const RecordJson: Schema.Schema<Record, string> = Schema.parseJson(
+  Schema.Struct({ revision: Revision, state: Schema.NullOr(MemoryState.MemoryStateSchema) })
+)
+
+const Row = Schema.Struct({
+  revision: Revision,
+  state: Schema.NullOr(Schema.parseJson(MemoryState.MemoryStateSchema))
+})
+
+const encodeRecord = Schema.encodeSync(RecordJson)
 const encodeState = Schema.encodeSync(Schema.parseJson(MemoryState.MemoryStateSchema))
 
-const decodeWith = <I>(schema: Schema.Schema<Stored, I>) => {
+const decodeWith = <I>(schema: Schema.Schema<Record, I>) => {
   const decode = Schema.decodeUnknown(schema)
-  return (id: string, input: unknown): Effect.Effect<Stored, ConversationDecodeError> =>
+  return (id: string, input: unknown): Effect.Effect<Record, ConversationDecodeError> =>
     Effect.mapError(
       decode(input, { errors: "all" }),
       (cause: ParseResult.ParseError) =>
@@ -238,8 +260,12 @@ const decodeWith = <I>(schema: Schema.Schema<Stored, I>) => {
     )
 }
 
-const decodeStored = decodeWith(StoredJson)
+const decodeRecord = decodeWith(RecordJson)
 const decodeRow = decodeWith(Row)
+
+/** A stored conversation, or none for a tombstone. */
+const live = (record: Record): Option.Option<Stored> =>
+  record.state === null ? Option.none() : Option.some({ revision: record.revision, state: record.state })
 
 const conflict = (id: string, expectedRevision: number) =>
   new ConversationConflictError({ conversationId: id, expectedRevision })
@@ -258,9 +284,12 @@ export interface KeyValueOptions {
   readonly prefix?: string | undefined
 }
 
+const DEFAULT_PREFIX = "rollmem-conversation:"
+
 /**
  * Builds a store on a `KeyValueStore`: each conversation is one JSON record
- * (see {@link StoredJson}) under the key `prefix + id`.
+ * (see {@link StoredJson}) under the key `prefix + id`; a deleted
+ * conversation leaves `{"revision": n, "state": null}` (its tombstone).
  *
  * The compare-and-set of `save` (read, compare, write) runs under a lock of
  * this store: it is safe for any number of fibers using this one store, and
@@ -275,38 +304,58 @@ export const makeKeyValueStore = (
 ): Effect.Effect<Service, never, KeyValueStore.KeyValueStore> =>
   Effect.gen(function*() {
     const kv = yield* KeyValueStore.KeyValueStore
-    const prefix = options?.prefix ?? "rollmem-conversation:"
+    const prefix = options?.prefix ?? DEFAULT_PREFIX
     const lock = yield* Effect.makeSemaphore(1)
-    const read = (id: string) =>
+    const read = (id: string, operation: ConversationStoreError["operation"]) =>
       Effect.flatMap(
-        Effect.mapError(kv.get(prefix + id), storeError(id, "load")),
+        Effect.mapError(kv.get(prefix + id), storeError(id, operation)),
         Option.match({
           onNone: () => Effect.succeedNone,
-          onSome: (json) => Effect.asSome(decodeStored(id, json))
+          onSome: (json) => Effect.asSome(decodeRecord(id, json))
         })
       )
     // Reads take the lock too: a file-system store truncates a file before
     // writing it, so a read beside a write could see half a record.
-    const load = (id: string) => lock.withPermits(1)(read(id))
+    const load = (id: string) => lock.withPermits(1)(Effect.map(read(id, "load"), Option.flatMap(live)))
     const save = (id: string, state: MemoryState.MemoryState, expectedRevision: number) =>
       lock.withPermits(1)(Effect.gen(function*() {
-        const stored = yield* Effect.mapError(kv.get(prefix + id), storeError(id, "save"))
-        const current = Option.isNone(stored) ? NO_REVISION : (yield* decodeStored(id, stored.value)).revision
-        if (current !== expectedRevision) return yield* conflict(id, expectedRevision)
-        const revision = expectedRevision + 1
-        yield* Effect.mapError(kv.set(prefix + id, encodeStored({ revision, state })), storeError(id, "save"))
+        const stored = yield* read(id, "save")
+        const revision = nextRevision(stored, expectedRevision)
+        if (revision === undefined) return yield* conflict(id, expectedRevision)
+        yield* Effect.mapError(kv.set(prefix + id, encodeRecord({ revision, state })), storeError(id, "save"))
         return revision
       }))
-    // The file-system store fails to remove a missing file: absent is not an error.
+    // A record that does not decode is removed as it is: nothing to keep a revision of.
     const remove = (id: string) =>
-      lock.withPermits(1)(
-        kv.remove(prefix + id).pipe(
+      lock.withPermits(1)(Effect.gen(function*() {
+        const stored = yield* Effect.option(read(id, "delete"))
+        if (Option.isSome(stored) && Option.isSome(stored.value)) {
+          const record = stored.value.value
+          if (record.state === null) return
+          const tombstone = encodeRecord({ revision: record.revision + 1, state: null })
+          return yield* Effect.mapError(kv.set(prefix + id, tombstone), storeError(id, "delete"))
+        }
+        // The file-system store fails to remove a missing file: absent is not an error.
+        yield* kv.remove(prefix + id).pipe(
           Effect.catchIf((error) => error._tag === "SystemError" && error.reason === "NotFound", () => Effect.void),
           Effect.mapError(storeError(id, "delete"))
         )
-      )
+      }))
     return ConversationStore.of({ load, save, delete: remove })
   })
+
+/**
+ * The revision a save expecting `expectedRevision` writes, or `undefined`
+ * when the save is a conflict: a first save ({@link NO_REVISION}) needs no
+ * stored conversation and continues after a tombstone's revision; any other
+ * save needs the stored conversation at `expectedRevision`.
+ */
+const nextRevision = (stored: Option.Option<Record>, expectedRevision: number): number | undefined => {
+  if (Option.isNone(stored)) return expectedRevision === NO_REVISION ? 1 : undefined
+  const { revision, state } = stored.value
+  if (expectedRevision === NO_REVISION) return state === null ? revision + 1 : undefined
+  return state !== null && revision === expectedRevision ? revision + 1 : undefined
+}
 
 /**
  * A store on the `KeyValueStore` in context (the file-system store of
@@ -348,7 +397,8 @@ export const layerMemory: Layer.Layer<ConversationStore> = Layer.provide(
 )
 
 /**
- * The default SQL table of {@link layerSql} and {@link layerSqlite}.
+ * The default SQL table of {@link layerSql}, {@link layerSqlite} and
+ * {@link layerPg}.
  *
  * @since 0.1.0
  * @category constants
@@ -362,7 +412,11 @@ export const DEFAULT_TABLE = "rollmem_conversations"
  * @category models
  */
 export interface SqlOptions {
-  /** The table holding the conversations; default {@link DEFAULT_TABLE}. Created if missing. */
+  /**
+   * The table holding the conversations; default {@link DEFAULT_TABLE}.
+   * Created if missing; `schema.table` names a table of another schema
+   * (PostgreSQL) or attached database (SQLite).
+   */
   readonly table?: string | undefined
 }
 
@@ -373,15 +427,115 @@ const importModule = <A>(load: () => Promise<A>, what: string): Effect.Effect<A>
   }))
 
 /**
- * Builds a store on the `SqlClient` in context. Creates the table
- * `(id TEXT PRIMARY KEY, revision INTEGER, state TEXT)` if it is missing;
- * fails with the `SqlError` when it cannot.
+ * Whether a database error is the losing side of a race rather than a
+ * failure: PostgreSQL's serialization failure (SQLSTATE 40001, under
+ * REPEATABLE READ or SERIALIZABLE) and deadlock (40P01), SQLite's busy and
+ * locked results (the write lock still held by another connection when the
+ * busy timeout ran out, or a snapshot gone stale).
  *
- * Each operation is one statement. `save` is a compare-and-set in one
- * statement (`INSERT ... ON CONFLICT DO NOTHING RETURNING` to create,
- * `UPDATE ... WHERE revision = ? RETURNING` to replace), so it is atomic
- * for every connection and process sharing the database. Written and tested
- * for SQLite (3.35 or later, for `RETURNING`).
+ * @since 0.1.0
+ * @category guards
+ */
+export const isTransientSqlError = (error: SqlError): boolean => {
+  const code = typeof error.cause === "object" && error.cause !== null
+    ? (error.cause as { readonly code?: unknown }).code
+    : undefined
+  return typeof code === "string" &&
+    (code === "40001" || code === "40P01" || code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"))
+}
+
+const TRANSIENT_RETRIES = 5
+
+/** Retries a read or a delete that lost a race (bounded); a save reports it as a conflict instead. */
+const retryTransient = <A, R>(effect: Effect.Effect<A, SqlError, R>): Effect.Effect<A, SqlError, R> =>
+  Effect.retry(effect, { times: TRANSIENT_RETRIES, while: isTransientSqlError })
+
+/** The table's name as PostgreSQL's `regclass` reads it: each dotted part quoted. */
+const quotedName = (name: string): string => name.split(".").map((part) => `"${part.replace(/"/g, "\"\"")}"`).join(".")
+
+/**
+ * Creates the table if missing and migrates one of an earlier layout, in a
+ * way that any number of processes may run at once:
+ *
+ * - PostgreSQL: in one transaction holding an advisory lock on the table's
+ *   name (`CREATE TABLE IF NOT EXISTS` alone races on the catalog when many
+ *   replicas start at once);
+ * - SQLite: `CREATE TABLE IF NOT EXISTS` is atomic; the migration runs in a
+ *   transaction, retried when another process wins the write lock.
+ *
+ * Migration: the first layout had `state NOT NULL` and no tombstones; the
+ * column becomes nullable (PostgreSQL: `ALTER COLUMN`; SQLite: the table is
+ * rebuilt with the same rows). Reading the columns by name leaves room for
+ * more columns.
+ */
+const ensureTable = (sql: SqlClient.SqlClient, name: string): Effect.Effect<void, SqlError> => {
+  const table = sql(name)
+  const create = sql`CREATE TABLE IF NOT EXISTS ${table} (
+    id TEXT PRIMARY KEY NOT NULL,
+    revision INTEGER NOT NULL,
+    state TEXT
+  )`
+  return sql.onDialectOrElse({
+    pg: () =>
+      sql.withTransaction(Effect.gen(function*() {
+        yield* sql`SELECT pg_advisory_xact_lock(hashtext(current_schema() || ${`/${name}`}))`
+        yield* create
+        const rows = yield* sql<{ readonly notnull: boolean }>`SELECT attnotnull AS notnull FROM pg_attribute
+          WHERE attrelid = ${quotedName(name)}::regclass AND attname = 'state'`
+        if (rows[0]?.notnull === true) yield* sql`ALTER TABLE ${table} ALTER COLUMN state DROP NOT NULL`
+      })),
+    sqlite: () =>
+      Effect.zipRight(
+        create,
+        retryTransient(sql.withTransaction(Effect.gen(function*() {
+          const columns = yield* sql<{ readonly name: string; readonly notnull: number }>`PRAGMA table_info(${table})`
+          if (columns.find((c) => c.name === "state")?.notnull !== 1) return
+          const rebuilt = sql(`${name}_rollmem_migration`)
+          yield* sql`DROP TABLE IF EXISTS ${rebuilt}`
+          yield* sql`CREATE TABLE ${rebuilt} (
+            id TEXT PRIMARY KEY NOT NULL,
+            revision INTEGER NOT NULL,
+            state TEXT
+          )`
+          yield* sql`INSERT INTO ${rebuilt} (id, revision, state) SELECT id, revision, state FROM ${table}`
+          yield* sql`DROP TABLE ${table}`
+          yield* sql`ALTER TABLE ${rebuilt} RENAME TO ${sql(name.split(".").pop()!)}`
+        })))
+      ),
+    orElse: () => create
+  })
+}
+
+/**
+ * Builds a store on the `SqlClient` in context. Creates the table
+ * `(id TEXT PRIMARY KEY, revision INTEGER, state TEXT)` if it is missing
+ * (race-free: see below) and migrates a table of the first layout (`state
+ * NOT NULL`); fails with the `SqlError` when it cannot.
+ *
+ * Each operation is one statement, atomic for every connection and process
+ * sharing the database, at any isolation level:
+ *
+ * - `save` creating a conversation: `INSERT ... ON CONFLICT (id) DO UPDATE
+ *   ... WHERE state IS NULL RETURNING revision` (creates the row, or revives
+ *   a tombstone at the next revision);
+ * - `save` replacing: `UPDATE ... WHERE id = ? AND revision = ? AND state IS
+ *   NOT NULL RETURNING revision`;
+ * - `delete`: `UPDATE ... SET revision = revision + 1, state = NULL`: the
+ *   row stays as a tombstone (its id and last revision, no state), so a
+ *   writer holding a revision from before the delete conflicts even after
+ *   the conversation is created again.
+ *
+ * A statement that loses a race inside the database (PostgreSQL SQLSTATE
+ * 40001 or 40P01 under REPEATABLE READ or SERIALIZABLE, SQLite busy: see
+ * {@link isTransientSqlError}) is a {@link ConversationConflictError} for
+ * `save`, so `Conversation.withMemory` re-applies; `load` and `delete` retry
+ * it up to 5 times before failing with {@link ConversationStoreError}.
+ *
+ * Table creation is race-free for any number of replicas starting at once:
+ * on PostgreSQL it runs in a transaction holding `pg_advisory_xact_lock` on
+ * the table's name; other databases get `CREATE TABLE IF NOT EXISTS`.
+ * Written and tested for SQLite (3.35 or later, for `RETURNING`) and
+ * PostgreSQL (9.5 or later).
  *
  * `@effect/sql` is loaded when the store is built, not when this module is
  * imported.
@@ -395,32 +549,40 @@ export const makeSql = (
   Effect.gen(function*() {
     const { SqlClient } = yield* importModule(() => import("@effect/sql/SqlClient"), "@effect/sql")
     const sql = yield* SqlClient
-    const table = sql(options?.table ?? DEFAULT_TABLE)
-    yield* sql`CREATE TABLE IF NOT EXISTS ${table} (
-      id TEXT PRIMARY KEY NOT NULL,
-      revision INTEGER NOT NULL,
-      state TEXT NOT NULL
-    )`
+    const name = options?.table ?? DEFAULT_TABLE
+    const table = sql(name)
+    yield* ensureTable(sql, name)
     const load = (id: string) =>
       Effect.flatMap(
-        Effect.mapError(sql`SELECT revision, state FROM ${table} WHERE id = ${id}`, storeError(id, "load")),
-        (rows) => rows.length === 0 ? Effect.succeedNone : Effect.asSome(decodeRow(id, rows[0]))
+        Effect.mapError(
+          retryTransient(sql<typeof Row.Encoded>`SELECT revision, state FROM ${table} WHERE id = ${id}`),
+          storeError(id, "load")
+        ),
+        (rows) => rows.length === 0 ? Effect.succeedNone : Effect.map(decodeRow(id, rows[0]), live)
       )
     const save = (id: string, state: MemoryState.MemoryState, expectedRevision: number) => {
       const json = encodeState(state)
-      const revision = expectedRevision + 1
       const statement = expectedRevision === NO_REVISION
-        ? sql`INSERT INTO ${table} (id, revision, state) VALUES (${id}, ${revision}, ${json})
-            ON CONFLICT (id) DO NOTHING RETURNING revision`
-        : sql`UPDATE ${table} SET revision = ${revision}, state = ${json}
-            WHERE id = ${id} AND revision = ${expectedRevision} RETURNING revision`
-      return Effect.flatMap(
-        Effect.mapError(statement, storeError(id, "save")),
-        (rows) => rows.length === 0 ? Effect.fail(conflict(id, expectedRevision)) : Effect.succeed(revision)
+        ? sql<{ readonly revision: number }>`INSERT INTO ${table} (id, revision, state) VALUES (${id}, 1, ${json})
+            ON CONFLICT (id) DO UPDATE SET revision = ${table}.revision + 1, state = excluded.state
+            WHERE ${table}.state IS NULL RETURNING revision`
+        : sql<{ readonly revision: number }>`UPDATE ${table} SET revision = ${expectedRevision + 1}, state = ${json}
+            WHERE id = ${id} AND revision = ${expectedRevision} AND state IS NOT NULL RETURNING revision`
+      return statement.pipe(
+        Effect.catchIf(isTransientSqlError, () => Effect.succeed([])),
+        Effect.mapError(storeError(id, "save")),
+        Effect.flatMap((rows) =>
+          rows.length === 0 ? Effect.fail(conflict(id, expectedRevision)) : Effect.succeed(Number(rows[0].revision))
+        )
       )
     }
     const remove = (id: string) =>
-      Effect.asVoid(Effect.mapError(sql`DELETE FROM ${table} WHERE id = ${id}`, storeError(id, "delete")))
+      Effect.asVoid(Effect.mapError(
+        retryTransient(
+          sql`UPDATE ${table} SET revision = revision + 1, state = NULL WHERE id = ${id} AND state IS NOT NULL`
+        ),
+        storeError(id, "delete")
+      ))
     return ConversationStore.of({ load, save, delete: remove })
   })
 
@@ -445,16 +607,34 @@ export interface SqliteOptions extends SqlOptions {
 }
 
 /**
+ * A driver that cannot open what it was given (a missing directory, a
+ * server that does not answer) is an `SqlError` of the layer naming it, not
+ * a defect.
+ */
+const openFailure = (what: string) => (cause: Cause.Cause<unknown>): Layer.Layer<unknown, SqlError> =>
+  Layer.unwrapEffect(Effect.map(
+    importModule(() => import("@effect/sql/SqlError"), "@effect/sql"),
+    ({ SqlError }) => {
+      const error = Cause.squash(cause)
+      if (error instanceof SqlError) return Layer.fail(error)
+      const detail = error instanceof Error ? error.message : String(error)
+      return Layer.fail(new SqlError({ cause: error, message: `cannot open ${what}: ${detail}` }))
+    }
+  ))
+
+/**
  * A store in an SQLite database file, through `@effect/sql-sqlite-node`
  * (an optional peer dependency: `npm i @effect/sql-sqlite-node`). Safe
- * across processes: every process may open the same file. The database runs
- * in WAL mode, which needs the file on a local disk (not a network share); a
- * writer waits up to 5 seconds for the write lock (the driver's busy timeout)
- * before the save fails with {@link ConversationStoreError}.
+ * across processes on one host: every process may open the same file. The
+ * database runs in WAL mode, which needs the file on a local disk (not a
+ * network share); a writer waits up to 5 seconds for the write lock (the
+ * driver's busy timeout), then the save is a {@link ConversationConflictError}
+ * (re-applied by `Conversation.withMemory`).
  *
  * The driver is loaded when the layer is built, not when `rollmem/store` is
  * imported; when it is not installed, building the layer dies with an error
- * saying so. A file that cannot be opened is a defect of the driver.
+ * saying so. A file that cannot be opened (its directory missing, no
+ * permission) fails the layer with an `SqlError` naming it.
  *
  * @since 0.1.0
  * @category layers
@@ -466,7 +646,304 @@ export const layerSqlite = (options: SqliteOptions): Layer.Layer<ConversationSto
       (SqliteClient) =>
         Layer.provide(
           layerSql(options),
-          Layer.orDie(SqliteClient.layer({ filename: options.filename }))
+          SqliteClient.layer({ filename: options.filename }).pipe(
+            Layer.catchAllCause(openFailure(options.filename))
+          )
         )
     )
   )
+
+/**
+ * Options of {@link layerPg}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface PgOptions extends SqlOptions {
+  /**
+   * The connection URL, `postgres://user:password@host:port/database`
+   * (`?options=-c%20search_path%3Dmy_schema` sets session parameters).
+   */
+  readonly url: string | Redacted.Redacted<string>
+  /** Most connections of the pool; default 10 (node-postgres's default). */
+  readonly maxConnections?: number | undefined
+}
+
+/**
+ * A store in a PostgreSQL database, through `@effect/sql-pg` (an optional
+ * peer dependency: `npm i @effect/sql-pg@0.53.0`). Safe for any number of
+ * processes on any number of hosts: every save is one compare-and-set
+ * statement (see {@link makeSql}), correct at every isolation level (a
+ * serialization failure is a conflict, re-applied by
+ * `Conversation.withMemory`), and the table is created race-free when many
+ * replicas start at once.
+ *
+ * Building the layer connects (up to 5 seconds) and fails with the
+ * `SqlError` when the server cannot be reached; the pool closes with the
+ * layer's scope. A statement that fails later (the server gone) is a
+ * {@link ConversationStoreError}; nothing acknowledged is lost by a crash of
+ * the client, since each save is committed by its own statement.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerPg = (options: PgOptions): Layer.Layer<ConversationStore, SqlError> =>
+  Layer.unwrapEffect(
+    Effect.map(
+      importModule(() => import("@effect/sql-pg/PgClient"), "@effect/sql-pg"),
+      (PgClient) =>
+        Layer.provide(
+          layerSql(options),
+          PgClient.layer({
+            url: typeof options.url === "string" ? Redacted.make(options.url) : options.url,
+            maxConnections: options.maxConnections,
+            applicationName: "rollmem"
+          }).pipe(Layer.catchAllCause(openFailure("the PostgreSQL database")))
+        )
+    )
+  )
+
+/**
+ * Options of {@link layerRedis}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RedisOptions {
+  /** The server, `redis://[user:password@]host:port[/db]` (`rediss://` for TLS); default `redis://127.0.0.1:6379`. */
+  readonly url?: string | Redacted.Redacted<string> | undefined
+  /** Prepended to the conversation id to form the key; default `"rollmem-conversation:"`. */
+  readonly prefix?: string | undefined
+}
+
+// KEYS[1]: the conversation's hash; ARGV[1]: the expected revision; ARGV[2]: the state's JSON.
+// Returns the new revision, or 0 for a conflict. See nextRevision for the rule.
+const SAVE_SCRIPT = `
+local stored = redis.call('HMGET', KEYS[1], 'revision', 'state')
+local revision = tonumber(stored[1]) or 0
+local live = stored[2] ~= false
+local expected = tonumber(ARGV[1])
+if expected == 0 then
+  if live then return 0 end
+elseif (not live) or revision ~= expected then
+  return 0
+end
+redis.call('HSET', KEYS[1], 'revision', revision + 1, 'state', ARGV[2])
+return revision + 1
+`
+
+// KEYS[1]: the conversation's hash. Leaves a tombstone: the revision, one more, and no state.
+const DELETE_SCRIPT = `
+if redis.call('HEXISTS', KEYS[1], 'state') == 1 then
+  redis.call('HINCRBY', KEYS[1], 'revision', 1)
+  redis.call('HDEL', KEYS[1], 'state')
+end
+return 0
+`
+
+const RedisRow = Schema.Struct({
+  revision: Schema.compose(Schema.NumberFromString, Revision),
+  state: Schema.NullOr(Schema.parseJson(MemoryState.MemoryStateSchema))
+})
+
+interface RedisCommands {
+  readonly rollmemSave: (key: string, expected: number, state: string) => Promise<number>
+  readonly rollmemDelete: (key: string) => Promise<number>
+  readonly hmget: (key: string, ...fields: Array<string>) => Promise<Array<string | null>>
+}
+
+/**
+ * A store in Redis (5 or later, or a compatible server), through `ioredis`
+ * (an optional peer dependency: `npm i ioredis@5`). Each conversation is one
+ * hash under `prefix + id` with the fields `revision` and `state` (the
+ * wire-format JSON); a deleted conversation keeps `revision` alone (its
+ * tombstone). A save is one Lua script, atomic on the server: it compares
+ * the stored revision with the expected one and writes revision and state
+ * together, or writes nothing (a {@link ConversationConflictError}). Safe for
+ * any number of processes on any number of hosts, and on Redis Cluster (one
+ * key per script).
+ *
+ * Durability is the server's: with `appendonly yes` and `appendfsync
+ * always` an acknowledged save survives a server crash; with the default
+ * `everysec` up to a second of saves can be lost, without persistence
+ * everything is lost on restart, and a failover to a replica can lose saves
+ * the primary had acknowledged (replication is asynchronous). A
+ * `maxmemory-policy` that evicts keys can drop conversations: use
+ * `noeviction`.
+ *
+ * Building the layer connects and fails with {@link ConversationStoreError}
+ * (operation `"open"`) when the server cannot be reached; the connection
+ * closes with the layer's scope. A command during an outage waits while
+ * ioredis reconnects, then fails with {@link ConversationStoreError}.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerRedis = (options?: RedisOptions): Layer.Layer<ConversationStore, ConversationStoreError> =>
+  Layer.scoped(
+    ConversationStore,
+    Effect.gen(function*() {
+      const { Redis } = yield* importModule(() => import("ioredis"), "ioredis")
+      const url = options?.url === undefined
+        ? "redis://127.0.0.1:6379"
+        : typeof options.url === "string"
+        ? options.url
+        : Redacted.value(options.url)
+      const prefix = options?.prefix ?? DEFAULT_PREFIX
+      const client = yield* Effect.acquireRelease(
+        Effect.tryPromise({
+          try: async () => {
+            const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 5 })
+            try {
+              await client.connect()
+            } catch (cause) {
+              client.disconnect()
+              throw cause
+            }
+            client.defineCommand("rollmemSave", { numberOfKeys: 1, lua: SAVE_SCRIPT })
+            client.defineCommand("rollmemDelete", { numberOfKeys: 1, lua: DELETE_SCRIPT })
+            return client
+          },
+          catch: storeError("", "open")
+        }),
+        (client) =>
+          Effect.promise(() => client.quit().catch(() => "")).pipe(
+            Effect.timeoutOption("1 second"),
+            Effect.ensuring(Effect.sync(() => client.disconnect()))
+          )
+      )
+      const commands = client as unknown as RedisCommands
+      const decode = decodeWith(RedisRow)
+      const load = (id: string) =>
+        Effect.flatMap(
+          Effect.tryPromise({
+            try: () => commands.hmget(prefix + id, "revision", "state"),
+            catch: storeError(id, "load")
+          }),
+          ([revision, state]) =>
+            revision === null && state === null
+              ? Effect.succeedNone
+              : Effect.map(decode(id, { revision, state }), live)
+        )
+      const save = (id: string, state: MemoryState.MemoryState, expectedRevision: number) =>
+        Effect.flatMap(
+          Effect.tryPromise({
+            try: () => commands.rollmemSave(prefix + id, expectedRevision, encodeState(state)),
+            catch: storeError(id, "save")
+          }),
+          (revision) => revision === 0 ? Effect.fail(conflict(id, expectedRevision)) : Effect.succeed(revision)
+        )
+      const remove = (id: string) =>
+        Effect.asVoid(
+          Effect.tryPromise({ try: () => commands.rollmemDelete(prefix + id), catch: storeError(id, "delete") })
+        )
+      return ConversationStore.of({ load, save, delete: remove })
+    })
+  )
+
+/**
+ * Where conversations are stored, as one string names it (the Promise
+ * facade's `store` option, the command line's `--store`):
+ *
+ * - `"memory"`: {@link layerMemory};
+ * - `"sqlite:PATH"`: {@link layerSqlite} on the file `PATH`;
+ * - `"postgres://…"` or `"postgresql://…"`: {@link layerPg} on that URL;
+ * - `"redis://…"` or `"rediss://…"`: {@link layerRedis} on that URL.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Location =
+  | { readonly _tag: "Memory" }
+  | { readonly _tag: "Sqlite"; readonly filename: string }
+  | { readonly _tag: "Postgres"; readonly url: string }
+  | { readonly _tag: "Redis"; readonly url: string }
+
+const URL_SCHEMES: ReadonlyArray<readonly [string, "Postgres" | "Redis"]> = [
+  ["postgres://", "Postgres"],
+  ["postgresql://", "Postgres"],
+  ["redis://", "Redis"],
+  ["rediss://", "Redis"]
+]
+
+/**
+ * Reads a {@link Location} from its string. Fails with `ConfigError`
+ * (option `option`) for anything else: a bare word (`"redis"`), an empty
+ * path, a URL that does not parse; and for `"memory"` when `allowMemory` is
+ * false (a command whose process ends would lose it).
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const parseLocation = (
+  text: string,
+  option: string,
+  allowMemory = true
+): Either.Either<Location, ConfigError> => {
+  const refuse = (why: string) => Either.left(new ConfigError({ option, description: why }))
+  const EXPECTED = `expected ${allowMemory ? "\"memory\", " : ""}sqlite:<path>, postgres://… or redis://…`
+  if (text === "memory" && allowMemory) return Either.right({ _tag: "Memory" })
+  if (text.startsWith("sqlite:")) {
+    const filename = text.slice("sqlite:".length)
+    return filename === ""
+      ? refuse(`${EXPECTED}, got "sqlite:" with no path`)
+      : Either.right({ _tag: "Sqlite", filename })
+  }
+  const scheme = URL_SCHEMES.find(([prefix]) => text.startsWith(prefix))
+  if (scheme === undefined) return refuse(`${EXPECTED}, got ${JSON.stringify(text.slice(0, 200))}`)
+  if (!URL.canParse(text) || new URL(text).host === "") {
+    return refuse(`${JSON.stringify(redact(text))} is not a URL with a host (${scheme[0]}host:port/…)`)
+  }
+  return Either.right({ _tag: scheme[1], url: text })
+}
+
+/** A URL with its password replaced by `***`, for messages. */
+const redact = (text: string): string => {
+  if (!URL.canParse(text)) return text.replace(/:[^:@/]*@/, ":***@")
+  const url = new URL(text)
+  if (url.password !== "") url.password = "***"
+  return url.toString()
+}
+
+/**
+ * A location as messages name it: `sqlite:PATH`, or the URL with its
+ * password replaced by `***`.
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const describeLocation = (location: Location): string => {
+  switch (location._tag) {
+    case "Memory":
+      return "memory"
+    case "Sqlite":
+      return `sqlite:${location.filename}`
+    case "Postgres":
+    case "Redis":
+      return redact(location.url)
+  }
+}
+
+/**
+ * The store layer of a {@link Location}, with the layer's own defaults
+ * (table `rollmem_conversations`, key prefix `rollmem-conversation:`).
+ * Fails as that layer does: `SqlError` (SQLite, PostgreSQL),
+ * {@link ConversationStoreError} (Redis).
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerLocation = (
+  location: Location
+): Layer.Layer<ConversationStore, SqlError | ConversationStoreError> => {
+  switch (location._tag) {
+    case "Memory":
+      return layerMemory
+    case "Sqlite":
+      return layerSqlite({ filename: location.filename })
+    case "Postgres":
+      return layerPg({ url: location.url })
+    case "Redis":
+      return layerRedis({ url: location.url })
+  }
+}

@@ -179,7 +179,8 @@ describe("Conversation.withMemory", () => {
           Conversation.withMemory("c", { strategy: "buffer" }, (memory) => Effect.zipRight(pause, memory.add(u("a1")))),
         Effect.flatMap(Store, (store) => store.delete("c"))
       )
-      yield* assertStored("c", 1, "", [u("a1")])
+      // Revision 1 the seed, 2 the delete's tombstone, 3 the re-applied save: never 1 again.
+      yield* assertStored("c", 3, "", [u("a1")])
     }).pipe(Effect.provide(ConversationStore.layerMemory)))
 
   it.effect("a summarizer failing while an add is re-applied keeps the turn, as an add does", () =>
@@ -351,6 +352,24 @@ describe("Conversation.withMemory", () => {
       const window = yield* Effect.flip(Conversation.withMemory("c", { strategy: "window", maxMessages: 0 }, f))
       assert.instanceOf(window, ConfigError)
       assert.strictEqual(window.option, "maxMessages")
+      const lru = yield* Effect.flip(Conversation.withMemory("c", { strategy: "lru" } as never, f))
+      assert.instanceOf(lru, ConfigError)
+      assert.deepStrictEqual(
+        [lru.option, lru.description],
+        ["strategy", "must be one of rolling, buffer, window, summary, got \"lru\""]
+      )
+      const misspelt = yield* Effect.flip(
+        Conversation.withMemory("c", { strategy: "rolling", maxToken: 9 } as never, f)
+      )
+      assert.instanceOf(misspelt, ConfigError)
+      assert.deepStrictEqual(
+        [misspelt.option, misspelt.description],
+        ["maxToken", "unknown option for the rolling strategy (known: strategy, retry, maxTokens)"]
+      )
+      const nul = yield* Effect.flip(Conversation.withMemory("c", null as never, f))
+      assert.instanceOf(nul, ConfigError)
+      assert.deepStrictEqual([nul.option, nul.description], ["options", "must be an object, got null"])
       assert.isFalse(ran)
+      assert.isTrue(Option.isNone(yield* Effect.flatMap(Store, (store) => store.load("c"))), "nothing saved")
     }).pipe(Effect.provide(ConversationStore.layerMemory)))
 })

@@ -3,7 +3,7 @@
  * an absent conversation, compare-and-set saves, delete, the stored wire
  * format, and undecodable stored values.
  */
-import { assert, describe, it } from "@effect/vitest"
+import { assert, describe, it, layer as withLayer } from "@effect/vitest"
 import { Effect, FastCheck as fc, Option } from "effect"
 import * as MemoryState from "../../src/schema/MemoryState.js"
 import * as Message from "../../src/schema/Message.js"
@@ -11,7 +11,7 @@ import * as Conversation from "../../src/store/Conversation.js"
 import * as ConversationStore from "../../src/store/ConversationStore.js"
 import * as arbitraries from "../support/arbitraries.js"
 import { assertMessages } from "../support/harness.js"
-import { RawWriter, stores, type StoreUnderTest } from "./layers.js"
+import { RawWriter, reportUnreachable, stores, type StoreUnderTest } from "./layers.js"
 
 const Store = ConversationStore.ConversationStore
 
@@ -123,8 +123,44 @@ const conformance = ({ layer, raw }: StoreUnderTest) => {
       const stale = yield* Effect.flip(store.save("c", stateC, 2))
       assert.instanceOf(stale, ConversationStore.ConversationConflictError)
       assert.isTrue(Option.isNone(yield* store.load("c")))
-      assert.strictEqual(yield* store.save("c", stateC, 0), 1)
-      assertState((yield* loadSome("c")).state, stateC)
+      // The delete took revision 3 (the tombstone's); the new conversation continues from it.
+      assert.strictEqual(yield* store.save("c", stateC, 0), 4)
+      const stored = yield* loadSome("c")
+      assert.strictEqual(stored.revision, 4)
+      assertState(stored.state, stateC)
+    }).pipe(Effect.provide(layer)))
+
+  it.effect("delete and recreate while a writer holds the old revision: its save conflicts, the new state stays", () =>
+    Effect.gen(function*() {
+      const store = yield* Store
+      yield* store.save("c", stateA, 0)
+      const held = (yield* loadSome("c")).revision
+      assert.strictEqual(held, 1)
+      yield* store.delete("c")
+      assert.strictEqual(yield* store.save("c", stateB, 0), 3)
+      const stale = yield* Effect.flip(store.save("c", stateC, held))
+      assert.instanceOf(stale, ConversationStore.ConversationConflictError)
+      assert.strictEqual(stale.expectedRevision, 1)
+      const stored = yield* loadSome("c")
+      assert.strictEqual(stored.revision, 3)
+      assertState(stored.state, stateB)
+      // A second delete-and-recreate round, and a delete of what is already deleted, take no revision back.
+      yield* store.delete("c")
+      yield* store.delete("c")
+      assert.strictEqual(yield* store.save("c", stateC, 0), 5)
+      assert.strictEqual(yield* store.save("c", stateA, 5), 6)
+      assert.instanceOf(yield* Effect.flip(store.save("c", stateB, 3)), ConversationStore.ConversationConflictError)
+      assert.strictEqual((yield* loadSome("c")).revision, 6)
+    }).pipe(Effect.provide(layer)))
+
+  it.effect("two first saves of a deleted conversation: one wins, the other conflicts", () =>
+    Effect.gen(function*() {
+      const store = yield* Store
+      yield* store.save("c", stateA, 0)
+      yield* store.delete("c")
+      assert.strictEqual(yield* store.save("c", stateB, 0), 3)
+      assert.instanceOf(yield* Effect.flip(store.save("c", stateC, 0)), ConversationStore.ConversationConflictError)
+      assertState((yield* loadSome("c")).state, stateB)
     }).pipe(Effect.provide(layer)))
 
   it.effect("deleting a conversation that is not stored succeeds", () =>
@@ -165,18 +201,23 @@ const conformance = ({ layer, raw }: StoreUnderTest) => {
       assert.strictEqual(Object.getPrototypeOf(stored.state.buffer[2].metadata), Object.prototype)
     }).pipe(Effect.provide(layer)))
 
-  it.effect.prop(
-    "any conversation saved loads back equal",
-    [arbitraries.conversation(12), fc.string()],
-    ([buffer, summary]) =>
-      Effect.gen(function*() {
-        const store = yield* Store
-        const state = MemoryState.make(summary, buffer)
-        yield* store.save("p", state, 0)
-        assertState((yield* loadSome("p")).state, state)
-      }).pipe(Effect.provide(layer)),
-    { fastCheck: { numRuns: 15 } }
-  )
+  // One store for every run of the property (a server layer takes a schema or a prefix to build).
+  let run = 0
+  withLayer(layer, { excludeTestServices: true })("one store for every run", (it) => {
+    it.effect.prop(
+      "any conversation saved loads back equal",
+      [arbitraries.conversation(12), fc.string()],
+      ([buffer, summary]) =>
+        Effect.gen(function*() {
+          const store = yield* Store
+          const state = MemoryState.make(summary, buffer)
+          const id = `p${run++}`
+          yield* store.save(id, state, 0)
+          assertState((yield* loadSome(id)).state, state)
+        }),
+      { fastCheck: { numRuns: 15 } }
+    )
+  })
 
   it.effect("Conversation.withMemory on a fresh conversation saves revision 1", () =>
     Effect.gen(function*() {
@@ -223,6 +264,7 @@ const conformance = ({ layer, raw }: StoreUnderTest) => {
 }
 
 describe("ConversationStore conformance", () => {
+  reportUnreachable()
   for (const store of stores) {
     describe(store.name, () => conformance(store))
   }

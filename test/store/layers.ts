@@ -5,9 +5,13 @@
 import { FileSystem, KeyValueStore } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
+import { PgClient } from "@effect/sql-pg"
 import { SqliteClient } from "@effect/sql-sqlite-node"
-import { Context, Effect, Layer } from "effect"
+import { assert, it } from "@effect/vitest"
+import { Context, Effect, Layer, Redacted } from "effect"
+import { Redis } from "ioredis"
 import * as ConversationStore from "../../src/store/ConversationStore.js"
+import { ci, pgSchema, probePg, probeRedis, redisPrefix, redisUrl, type Server, skipNote } from "./servers.js"
 
 /** Writes a raw record, bypassing the store: `revision` and `state` go in as given (`state` is JSON text). */
 export class RawWriter extends Context.Tag("test/RawWriter")<RawWriter, {
@@ -81,11 +85,67 @@ const sqlite = Layer.unwrapScoped(
   )
 )
 
-/** Every layer, each built fresh (empty) per `Effect.provide`. */
+/** PostgreSQL through `layerSql` on a client the test can also reach, in a schema of its own. */
+const sqlOnPg = Layer.unwrapScoped(
+  Effect.map(pgSchema(), ({ url }) =>
+    Layer.merge(ConversationStore.layerSql(), sqlRaw).pipe(
+      Layer.provide(PgClient.layer({ url: Redacted.make(url) })),
+      Layer.orDie
+    ))
+)
+
+/** PostgreSQL through `layerPg`, the layer users take, in a schema of its own. */
+const pg = Layer.unwrapScoped(
+  Effect.map(pgSchema(), ({ url }) => Layer.orDie(ConversationStore.layerPg({ url })))
+)
+
+/** Redis through `layerRedis` under a key prefix of its own, with a raw writer on a second connection. */
+const redis = Layer.unwrapScoped(
+  Effect.map(redisPrefix, (prefix) =>
+    Layer.merge(
+      Layer.orDie(ConversationStore.layerRedis({ url: redisUrl, prefix })),
+      Layer.scoped(
+        RawWriter,
+        Effect.map(
+          Effect.acquireRelease(Effect.sync(() => new Redis(redisUrl)), (client) =>
+            Effect.sync(() => client.disconnect())),
+          (client) =>
+            RawWriter.of({
+              write: (id, revision, state) =>
+                Effect.asVoid(Effect.promise(() =>
+                  client.hset(prefix + id, "revision", String(revision), "state", state)
+                ))
+            })
+        )
+      )
+    ))
+)
+
+/** The servers, probed once per test file. */
+export const servers: { readonly pg: Server; readonly redis: Server } = await Promise.all([probePg(), probeRedis()])
+  .then(([pg, redis]) => ({ pg, redis }))
+
+/**
+ * Registers, for each server that does not answer, one skipped test saying
+ * how to point the tests at one (a failing test under `CI=true`).
+ */
+export const reportUnreachable = (): void => {
+  for (const server of [servers.pg, servers.redis]) {
+    if (server.unreachable === undefined) continue
+    if (ci) it(`${server.name} at ${server.url} answers (CI=true)`, () => assert.fail(server.unreachable))
+    else it.skip(`${server.name} tests ${skipNote(server)}`, () => {})
+  }
+}
+
+/** Every layer, each built fresh (empty) per `Effect.provide`; the server layers when their server answers. */
 export const stores: ReadonlyArray<StoreUnderTest> = [
   { name: "layerMemory", layer: ConversationStore.layerMemory },
   { name: "layerKeyValueStore (KeyValueStore.layerMemory)", layer: keyValueMemory, raw: keyValueMemory },
   { name: "layerKeyValueStore (KeyValueStore.layerFileSystem)", layer: fileSystem, raw: fileSystem },
   { name: "layerSql (SqliteClient)", layer: sqlOnSqlite, raw: sqlOnSqlite },
-  { name: "layerSqlite", layer: sqlite }
+  { name: "layerSqlite", layer: sqlite },
+  ...(servers.pg.unreachable === undefined
+    ? [{ name: "layerSql (PgClient)", layer: sqlOnPg, raw: sqlOnPg }, { name: "layerPg", layer: pg }]
+    : []),
+  ...(servers.redis.unreachable === undefined ? [{ name: "layerRedis", layer: redis, raw: redis }] : [])
 ]

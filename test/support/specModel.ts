@@ -331,3 +331,253 @@ export const messages = (state: ModelState): Array<ModelMessage> =>
 
 /** The string forms of {@link messages}, joined with "\n". */
 export const context = (state: ModelState): string => messages(state).map(stringForm).join("\n")
+
+// ---------------------------------------------------------------------------
+// SPEC 10: context policies, transcribed naively (everything recomputed from
+// scratch over the whole buffer on every prune)
+
+/** SPEC 10.3: role `system` or `developer` and no tool fields. */
+export const isSystemLike = (m: ModelMessage): boolean =>
+  (m.role === "system" || m.role === "developer") && m.toolCalls.length === 0 && !hasToolCallId(m)
+
+/** SPEC 10.2: role `user` and no tool call id. */
+export const isUserTurn = (m: ModelMessage): boolean => m.role === "user" && !hasToolCallId(m)
+
+/**
+ * SPEC 10.2 orphans, for the messages given in buffer order: a tool result
+ * with no earlier message calling its id, that message not an orphan itself
+ * (a result that is also a call and is orphaned calls nothing).
+ */
+export const orphans = (buffer: ReadonlyArray<ModelMessage>): Array<boolean> => {
+  const called = new Set<string>()
+  return buffer.map((m) => {
+    const orphan = hasToolCallId(m) && !called.has(m.toolCallId!)
+    if (!orphan) { for (const c of m.toolCalls) called.add(c.id) }
+    return orphan
+  })
+}
+
+/** Options of the SPEC 10 pruning model. */
+export interface PolicyOptions {
+  /** The budget (tokens or messages, as the weights say). */
+  readonly budget: number
+  /** SPEC 10.1; default the budget. */
+  readonly target?: number | undefined
+  /** SPEC 10.2; default `"aligned"`. */
+  readonly boundary?: "aligned" | "turn" | undefined
+  /** SPEC 10.3; default `false`. */
+  readonly pinSystem?: boolean | undefined
+}
+
+/**
+ * One SPEC 10 prune over `buffer` with `weights`: the indices (ascending) of
+ * the messages it evicts, or `undefined` when it does not start (within the
+ * budget and, in turn mode, no repair due). `over` forces the "started over
+ * the budget" flag (clearing may have lowered the weights since the trigger).
+ */
+export const prunePlan = (
+  buffer: ReadonlyArray<ModelMessage>,
+  weights: ReadonlyArray<number>,
+  options: PolicyOptions,
+  over: boolean
+): Array<number> => {
+  const target = options.target ?? options.budget
+  const turn = options.boundary === "turn"
+  // the messages the rules see: unpinned, and in turn mode not orphaned
+  const unpinned = buffer.map((_, i) => i).filter((i) => !(options.pinSystem === true && isSystemLike(buffer[i])))
+  const orphanFlags = turn ? orphans(unpinned.map((i) => buffer[i])) : unpinned.map(() => false)
+  const orphanIdx = unpinned.filter((_, k) => orphanFlags[k])
+  const rest = unpinned.filter((_, k) => !orphanFlags[k])
+  const restMessages = rest.map((i) => buffer[i])
+  const us = units(restMessages)
+  const w = (u: Unit): number => {
+    let total = 0
+    for (let k = u.start; k < u.end; k++) total += weights[rest[k]]
+    return total
+  }
+  const isTurnStart = (u: Unit): boolean => isUserTurn(restMessages[u.start])
+  let size = 0
+  for (const i of rest) size += weights[i]
+  // Step 1 (10.1): only a prune started over the budget evicts to the target.
+  let cut = 0
+  if (over) {
+    while (us.length - cut > 1 && size > target) {
+      size -= w(us[cut])
+      cut++
+    }
+  }
+  const evictedUnits = new Set<number>()
+  const turnStarts = us.map((u, k) => (isTurnStart(u) ? k : -1)).filter((k) => k >= 0)
+  if (turn && turnStarts.length > 0) {
+    const atOrAfter = turnStarts.find((k) => k >= cut)
+    if (atOrAfter !== undefined) {
+      for (let k = 0; k < atOrAfter; k++) evictedUnits.add(k)
+    } else {
+      const t = turnStarts[turnStarts.length - 1]
+      let remaining = 0
+      for (let k = t; k < us.length; k++) remaining += w(us[k])
+      for (let k = 0; k < t; k++) evictedUnits.add(k)
+      for (let k = t + 1; k < us.length - 1 && remaining > target; k++) {
+        remaining -= w(us[k])
+        evictedUnits.add(k)
+      }
+    }
+  } else if (cut > 0) {
+    let aligned = cut
+    for (let k = cut; k < us.length; k++) {
+      if (!isResponseLike(restMessages[us[k].start])) {
+        aligned = k
+        break
+      }
+    }
+    for (let k = 0; k < aligned; k++) evictedUnits.add(k)
+  }
+  const evicted = new Set<number>(orphanIdx)
+  for (const k of evictedUnits) for (let j = us[k].start; j < us[k].end; j++) evicted.add(rest[j])
+  return [...evicted].sort((x, y) => x - y)
+}
+
+/** Whether a SPEC 10 prune starts: over the budget, or in turn mode a repair is due. */
+export const pruneStarts = (
+  buffer: ReadonlyArray<ModelMessage>,
+  weights: ReadonlyArray<number>,
+  options: PolicyOptions
+): boolean => {
+  const unpinned = buffer.map((_, i) => i).filter((i) => !(options.pinSystem === true && isSystemLike(buffer[i])))
+  let size = 0
+  for (const i of unpinned) size += weights[i]
+  if (size > options.budget) return true
+  if (options.boundary !== "turn") return false
+  const messages = unpinned.map((i) => buffer[i])
+  const flags = orphans(messages)
+  if (flags.some((f) => f)) return true
+  const rest = messages.filter((_, k) => !flags[k])
+  const us = units(rest)
+  const holdsTurn = us.some((u) => isUserTurn(rest[u.start]))
+  return holdsTurn && !(us.length > 0 && isUserTurn(rest[us[0].start]))
+}
+
+/** SPEC 10.5 options. */
+export interface ClearOptions {
+  readonly keep: number
+  /** Default `"[tool result cleared]"`. */
+  readonly placeholder?: string | undefined
+}
+
+/** The SPEC 10.5 default placeholder. */
+export const PLACEHOLDER = "[tool result cleared]"
+
+/** Options of the SPEC 10 RollingMemory / WindowMemory model. */
+export interface PolicyStrategyOptions extends PolicyOptions {
+  /** `"tokens"` (RollingMemory) or `"messages"` (WindowMemory). */
+  readonly measure: "tokens" | "messages"
+  /** Default: {@link wordCount}. */
+  readonly count?: ((text: string) => number) | undefined
+  /** Absent: evicted turns are dropped. */
+  readonly summarize?: Summarize | undefined
+  /** SPEC 10.5 (RollingMemory). */
+  readonly clear?: ClearOptions | undefined
+  /** Builds a message equal to `m` but for its content (the test's message type). */
+  readonly withContent?: (<M extends ModelMessage>(m: M, content: string) => M) | undefined
+}
+
+/**
+ * SPEC 10.5: clears tool results oldest first, sparing the `keep` newest,
+ * skipping those whose count would not drop, until the unpinned messages
+ * weigh at most the target. Returns the new buffer.
+ */
+const clearResults = <M extends ModelMessage>(
+  buffer: ReadonlyArray<M>,
+  options: PolicyStrategyOptions & { readonly clear: ClearOptions },
+  count: (text: string) => number
+): Array<M> => {
+  const target = options.target ?? options.budget
+  const placeholder = options.clear.placeholder ?? PLACEHOLDER
+  const out = [...buffer]
+  const pinned = (m: ModelMessage) => options.pinSystem === true && isSystemLike(m)
+  const weigh = () => out.reduce((s, m) => s + (pinned(m) ? 0 : count(tokenText(m))), 0)
+  const results = out.map((m, i) => (hasToolCallId(m) ? i : -1)).filter((i) => i >= 0)
+  const candidates = results.slice(0, Math.max(0, results.length - options.clear.keep))
+  for (const i of candidates) {
+    if (weigh() <= target) break
+    const cleared = options.withContent!(out[i], placeholder)
+    if (count(tokenText(cleared)) < count(tokenText(out[i]))) out[i] = cleared
+  }
+  return out
+}
+
+/** One SPEC 10 prune of `appended` (after its adds): clearing, then the plan, then one summarizer call. */
+const prune10 = <M extends ModelMessage>(appended: ModelState<M>, options: PolicyStrategyOptions): Step<M> => {
+  const count = options.count ?? wordCount
+  const weigh = (buffer: ReadonlyArray<M>) =>
+    buffer.map((m) => (options.measure === "messages" ? 1 : count(tokenText(m))))
+  const before = weigh(appended.buffer)
+  if (!pruneStarts(appended.buffer, before, options)) return { state: appended, calls: noCalls, failed: false }
+  const over = pruneStarts(appended.buffer, before, { ...options, boundary: "aligned" })
+  const buffer = over && options.clear !== undefined
+    ? clearResults(appended.buffer, { ...options, clear: options.clear }, count)
+    : [...appended.buffer]
+  const evicted = prunePlan(buffer, weigh(buffer), options, over)
+  const cleared: ModelState<M> = { summary: appended.summary, buffer }
+  if (evicted.length === 0) return { state: cleared, calls: noCalls, failed: false }
+  const gone = new Set(evicted)
+  const kept = buffer.filter((_, i) => !gone.has(i))
+  const messages = evicted.map((i) => buffer[i])
+  if (options.summarize === undefined) {
+    return { state: { summary: appended.summary, buffer: kept }, calls: noCalls, failed: false }
+  }
+  const result = options.summarize(appended.summary, messages)
+  const call: Call<M> = { summary: appended.summary, messages, result }
+  // a failure changes nothing beyond the append (clearings included)
+  return result === undefined
+    ? { state: appended, calls: [call], failed: true }
+    : { state: { summary: result, buffer: kept }, calls: [call], failed: false }
+}
+
+/** A SPEC 10 strategy: `add` one message, `addMany` several (10.7: one append, one prune). */
+export interface PolicyStrategy extends Strategy {
+  readonly addMany: <M extends ModelMessage>(state: ModelState<M>, messages: ReadonlyArray<M>) => Step<M>
+}
+
+/** SPEC 10 RollingMemory (`measure: "tokens"`) or WindowMemory (`measure: "messages"`, no summarizer). */
+export const policy = (options: PolicyStrategyOptions): PolicyStrategy => ({
+  add: (state, message) => prune10({ summary: state.summary, buffer: [...state.buffer, message] }, options),
+  addMany: (state, messages) => prune10({ summary: state.summary, buffer: [...state.buffer, ...messages] }, options)
+})
+
+/**
+ * SPEC 10.3 and 10.6 reading back: the pinned messages before every unpinned
+ * one, then the summary (role `summaryRole`, when not empty), then the rest.
+ */
+export const messages10 = (
+  state: ModelState,
+  options: { readonly pinSystem?: boolean | undefined; readonly summaryRole?: "system" | "user" | undefined }
+): Array<ModelMessage> => {
+  let lead = 0
+  while (
+    lead < state.buffer.length && options.pinSystem === true && isSystemLike(state.buffer[lead])
+  ) lead++
+  const summary: Array<ModelMessage> = state.summary === ""
+    ? []
+    : [{ role: options.summaryRole ?? "system", content: state.summary, toolCalls: [] }]
+  return [...state.buffer.slice(0, lead), ...summary, ...state.buffer.slice(lead)]
+}
+
+/**
+ * SPEC 10.2's guarantee on a buffer: a buffer holding a turn start (pinned
+ * messages aside) opens with one, and every tool result has its call before
+ * it. Returns what is violated (empty when it holds).
+ */
+export const turnViolations = (buffer: ReadonlyArray<ModelMessage>, pinSystem: boolean): Array<string> => {
+  const unpinned = buffer.filter((m) => !(pinSystem && isSystemLike(m)))
+  const problems: Array<string> = []
+  const flags = orphans(unpinned)
+  flags.forEach((f, i) => {
+    if (f) problems.push(`orphaned tool result at ${i}`)
+  })
+  const us = units(unpinned)
+  if (us.some((u) => isUserTurn(unpinned[u.start])) && !(us.length > 0 && isUserTurn(unpinned[0]))) {
+    problems.push(`opens on ${unpinned[0].role}, not on a turn start`)
+  }
+  return problems
+}

@@ -31,7 +31,7 @@ import {
   type Services,
   type Step
 } from "./core.js"
-import type { Policy } from "./eviction.js"
+import type { Plan, Policy } from "./eviction.js"
 
 /** The default token budget of a RollingMemory: 2000 tokens. @internal */
 export const DEFAULT_MAX_TOKENS = 2000
@@ -42,18 +42,22 @@ export const DEFAULT_MAX_TOKENS = 2000
  * lock); any other folds under the prune lock, one prune at a time, each
  * computing its cut once it holds the lock.
  */
-const folder = (core: Core, summarizer: Summarizer.Service, cutOf: () => number): () => Step => {
+const folder = (
+  core: Core,
+  summarizer: Summarizer.Service,
+  planOf: () => Plan<Message> | undefined
+): () => Step => {
   const summarizeSync = summarizeSyncOf(summarizer)
   if (summarizeSync !== undefined) {
     return () => {
-      const cut = cutOf()
-      return cut === 0 ? done : foldNow(core, summarizeSync, cut)
+      const plan = planOf()
+      return plan === undefined ? done : foldNow(core, summarizeSync, plan)
     }
   }
   const semaphore = Effect.unsafeMakeSemaphore(1)
   const locked = semaphore.withPermits(1)(Effect.suspend(() => {
-    const cut = cutOf()
-    return cut === 0 ? Effect.void : fold(core, summarizer, cut)
+    const plan = planOf()
+    return plan === undefined ? Effect.void : fold(core, summarizer, plan)
   }))
   return () => locked
 }
@@ -70,20 +74,22 @@ export const buildRolling = (
   const { counter, summarizer } = services
   return mapNow(makeCore(counter, state), (core) => {
     const index = core.index
-    const policy: Policy = { budget: maxTokens, measure: "tokens" }
-    const cutOf = () => index.cutoff(policy)
+    const policy: Policy = { budget: maxTokens, measure: "tokens", target: maxTokens }
+    // every prune re-checks its trigger once it holds the lock
+    const planOf = () => index.needsPrune(policy) ? index.plan(policy, true) : undefined
     // Without a summarizer the evicted turns are dropped. With one, the unit
     // count may change before a locked prune runs (a fold in flight can leave
     // a result orphaned): the cut is computed when the fold starts.
     const overBudget = summarizer === undefined
       ? () => {
-        index.evict(cutOf())
+        const plan = planOf()
+        if (plan !== undefined) index.commit(plan)
         return done
       }
-      : folder(core, summarizer, cutOf)
+      : folder(core, summarizer, planOf)
     const step = counting(counter, (message: Message, tokens): Step => {
       index.append(message, entryOf(message, tokens))
-      return index.tokens <= maxTokens ? done : overBudget()
+      return index.needsPrune(policy) ? overBudget() : done
     })
     return makeMemory<RollingMemory>(core, step, { strategy: "rolling", maxTokens })
   })
@@ -113,10 +119,13 @@ export const buildWindow = (
   if (invalid !== undefined) return Effect.fail(invalid)
   return mapNow(makeCore(services.counter, state), (core) => {
     const index = core.index
-    const policy: Policy = { budget: maxMessages, measure: "messages" }
+    const policy: Policy = { budget: maxMessages, measure: "messages", target: maxMessages }
     const step = counting(services.counter, (message: Message, tokens): Step => {
       index.append(message, entryOf(message, tokens))
-      if (index.size > maxMessages) index.evict(index.cutoff(policy))
+      if (index.needsPrune(policy)) {
+        const plan = index.plan(policy, true)
+        if (plan !== undefined) index.commit(plan)
+      }
       return done
     })
     return makeMemory<WindowMemory>(core, step, { strategy: "window", maxMessages })
@@ -131,7 +140,7 @@ export const buildSummary = (
   mapNow(makeCore(services.counter, state), (core) => {
     const index = core.index
     // every pending turn, folded at once
-    const foldPending = folder(core, services.summarizer, () => index.size)
+    const foldPending = folder(core, services.summarizer, () => index.planAll())
     const step = counting(services.counter, (message: Message, tokens): Step => {
       index.append(message, entryOf(message, tokens))
       return foldPending()

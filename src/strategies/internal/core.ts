@@ -18,7 +18,7 @@ import type { SummarizeSync } from "../../services/internal/summarizing.js"
 import * as Summarizer from "../../services/Summarizer.js"
 import * as TokenCounter from "../../services/TokenCounter.js"
 import type { Memory } from "../Memory.js"
-import { type Entry, EvictionIndex } from "./eviction.js"
+import { type Entry, EvictionIndex, type Plan } from "./eviction.js"
 
 /** The services a memory reads once, when it is built. @internal */
 export interface Services {
@@ -80,7 +80,10 @@ export const entryOf = (message: Message.Message, tokens: number): Entry => ({
   tokens: (Message.freeze(message), tokens),
   responseLike: message.isResponseLike,
   callIds: message.toolCalls.length === 0 ? noIds : message.toolCalls.map((call) => call.id),
-  resultId: message.toolCallId
+  resultId: message.toolCallId,
+  userTurn: message.role === Message.USER && message.toolCallId === undefined,
+  systemLike: (message.role === Message.SYSTEM || message.role === "developer") && message.toolCalls.length === 0 &&
+    message.toolCallId === undefined
 })
 
 const noIds: ReadonlyArray<string> = []
@@ -140,12 +143,12 @@ export const positiveInteger = (option: string, value: unknown): Effect.Effect<n
 
 const nonString = (): SummarizerError => new SummarizerError({ description: "summarizer returned a non-string" })
 
-// Stores a fold's result unless `clear` or another fold committed since it started.
-const commit = (core: Core, generation: number, cut: number, summary: string): void => {
-  if (core.generation === generation) {
+// Stores a fold's result unless `clear` or another fold committed since it
+// started (the index then holds the plan void and evicts nothing).
+const commit = (core: Core, generation: number, plan: Plan<Message.Message>, summary: string): void => {
+  if (core.generation === generation && core.index.commit(plan)) {
     core.generation++
     core.summary = summary
-    core.index.evict(cut)
   }
 }
 
@@ -156,17 +159,23 @@ const commit = (core: Core, generation: number, cut: number, summary: string): v
  *
  * @internal
  */
-export const fold = (core: Core, summarizer: Summarizer.Service, cut: number): Effect.Effect<void, SummarizerError> => {
+export const fold = (
+  core: Core,
+  summarizer: Summarizer.Service,
+  plan: Plan<Message.Message>
+): Effect.Effect<void, SummarizerError> => {
   const generation = core.generation
-  const evicted = core.index.peek(cut)
-  return Effect.flatMap(
-    Effect.suspend(() => summarizer.summarize(core.summary, evicted)),
-    (summary) => {
-      // a hand-written service skips the constructors' check
-      if (typeof summary !== "string") return Effect.fail(nonString())
-      commit(core, generation, cut, summary)
-      return Effect.void
-    }
+  return Effect.onExit(
+    Effect.flatMap(
+      Effect.suspend(() => summarizer.summarize(core.summary, plan.messages)),
+      (summary) => {
+        // a hand-written service skips the constructors' check
+        if (typeof summary !== "string") return Effect.fail(nonString())
+        commit(core, generation, plan, summary)
+        return Effect.void
+      }
+    ),
+    (exit) => Exit.isSuccess(exit) ? Effect.void : Effect.sync(() => core.index.abort(plan))
   )
 }
 
@@ -178,11 +187,14 @@ export const fold = (core: Core, summarizer: Summarizer.Service, cut: number): E
  *
  * @internal
  */
-export const foldNow = (core: Core, summarizeSync: SummarizeSync, cut: number): Step => {
+export const foldNow = (core: Core, summarizeSync: SummarizeSync, plan: Plan<Message.Message>): Step => {
   const generation = core.generation
-  const exit = summarizeSync(core.summary, core.index.peek(cut))
-  if (Exit.isFailure(exit)) return exit
-  commit(core, generation, cut, exit.value)
+  const exit = summarizeSync(core.summary, plan.messages)
+  if (Exit.isFailure(exit)) {
+    core.index.abort(plan)
+    return exit
+  }
+  commit(core, generation, plan, exit.value)
   return done
 }
 

@@ -1,0 +1,290 @@
+/**
+ * Section "context policies" (`--only=policies`): every data file replayed
+ * through a RollingMemory (o200k_base, the extractive summarizer with a
+ * 400-token summary budget) at budgets of 500, 2,000, 8,000 and 32,000
+ * tokens, under the original's rule and the option sets of SPEC section 10,
+ * with the command line's own replay engine (`src/cli/Compare.ts` and
+ * `Replay.ts`: `rollmem replay --compare` measures exactly this). The goals
+ * of the context-policy issues are checked against the original's rule of
+ * the same run.
+ *
+ * An option set whose options this build does not have yet is listed as
+ * unavailable rather than replayed.
+ */
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import { Effect, Layer } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import * as Compare from "../../../src/cli/Compare.js"
+import * as Input from "../../../src/cli/Input.js"
+import type { Options, Totals } from "../../../src/cli/Replay.js"
+import * as TokenCounter from "../../../src/services/TokenCounter.js"
+import { dataDir } from "../data.js"
+import { countO200k } from "../rollmem.js"
+
+export const POLICY_BUDGETS = [500, 2_000, 8_000, 32_000] as const
+
+/** The summary budget of every replay (the command line's default). */
+export const SUMMARY_TOKENS = 400
+
+/** The option sets at budget `b`, in the flags' own names ("" = the original's rule). */
+export const optionSets = (b: number): ReadonlyArray<{ readonly name: string; readonly set: string }> => {
+  const target = `target-tokens=${b / 2}`
+  const clear = "clear-tool-results=3"
+  return [
+    { name: "original's rule (aligned)", set: "" },
+    { name: "target 50%", set: target },
+    { name: "clearing keep 3", set: clear },
+    { name: "target 50% + clearing 3", set: `${target},${clear}` },
+    { name: "turn", set: "boundary=turn" },
+    { name: "turn + pinned system", set: "boundary=turn,pin-system" },
+    { name: "turn + user-role summary", set: "boundary=turn,summary-role=user" },
+    { name: "turn + pinned + target 50%", set: `boundary=turn,pin-system,${target}` },
+    { name: "turn + pinned + clearing 3", set: `boundary=turn,pin-system,${clear}` },
+    { name: "turn + pinned + target 50% + clearing 3", set: `boundary=turn,pin-system,${target},${clear}` },
+    { name: "pinned + target 50% + clearing 3", set: `pin-system,${target},${clear}` }
+  ]
+}
+
+export interface PolicyRow {
+  readonly file: string
+  readonly budget: number
+  readonly name: string
+  readonly set: string
+  /** Totals over the file's conversations; undefined when the set is unavailable in this build. */
+  readonly totals: Totals | undefined
+  readonly unavailable?: string
+}
+
+export interface Goal {
+  readonly goal: string
+  /** null: not measurable in this build (an option missing). */
+  readonly met: boolean | null
+  readonly detail: string
+}
+
+export interface PoliciesResults {
+  readonly summaryTokens: number
+  readonly rows: ReadonlyArray<PolicyRow>
+  readonly goals: ReadonlyArray<Goal>
+}
+
+const base = (budget: number): Options => ({
+  strategy: "rolling",
+  maxTokens: budget,
+  maxMessages: 20,
+  summarizer: "extractive",
+  summaryTokens: SUMMARY_TOKENS
+})
+
+const pct = (x: number) => `${(100 * x).toFixed(1)}%`
+
+const find = (rows: ReadonlyArray<PolicyRow>, file: string, budget: number, set: string) =>
+  rows.find((r) => r.file === file && r.budget === budget && r.set === set)
+
+/** A goal against the original's rule of the same file and budget. */
+const versus = (
+  rows: ReadonlyArray<PolicyRow>,
+  goal: string,
+  file: string,
+  budget: number,
+  set: string,
+  check: (t: Totals, original: Totals) => { readonly met: boolean; readonly detail: string }
+): Goal => {
+  const row = find(rows, file, budget, set)
+  const original = find(rows, file, budget, "")
+  if (row?.totals === undefined || original?.totals === undefined) {
+    return { goal, met: null, detail: `not measured: ${row?.unavailable ?? "no data"}` }
+  }
+  return { goal, ...check(row.totals, original.totals) }
+}
+
+const callsRatio = (t: Totals, o: Totals) => o.summarizerCalls === 0 ? 0 : t.summarizerCalls / o.summarizerCalls
+
+export const checkGoals = (rows: ReadonlyArray<PolicyRow>): Array<Goal> => {
+  const long = "conversations-long.jsonl"
+  const agentic = "conversations-agentic.jsonl"
+  const goals: Array<Goal> = [
+    versus(
+      rows,
+      "long 32,000, target 16,000 + clearing 3: <= 0.15x calls, >= 93% reuse, lower cost",
+      long,
+      32_000,
+      "target-tokens=16000,clear-tool-results=3",
+      (t, o) => {
+        const ratio = callsRatio(t, o)
+        return {
+          met: ratio <= 0.15 && t.prefixReuse >= 0.93 && t.cost < o.cost,
+          detail: `${ratio.toFixed(3)}x calls (${t.summarizerCalls} vs ${o.summarizerCalls}), reuse ${
+            pct(t.prefixReuse)
+          }, cost ${(t.cost / o.cost).toFixed(3)}x`
+        }
+      }
+    ),
+    versus(
+      rows,
+      "long 8,000, target 4,000 + clearing 3: <= 0.3x calls, >= 82% reuse",
+      long,
+      8_000,
+      "target-tokens=4000,clear-tool-results=3",
+      (t, o) => {
+        const ratio = callsRatio(t, o)
+        return {
+          met: ratio <= 0.3 && t.prefixReuse >= 0.82,
+          detail: `${ratio.toFixed(3)}x calls (${t.summarizerCalls} vs ${o.summarizerCalls}), reuse ${
+            pct(t.prefixReuse)
+          }`
+        }
+      }
+    ),
+    versus(
+      rows,
+      "agentic 2,000, pinSystem + target 1,000 + clearing 3: <= 0.25x calls, >= 88% reuse",
+      agentic,
+      2_000,
+      "pin-system,target-tokens=1000,clear-tool-results=3",
+      (t, o) => {
+        const ratio = callsRatio(t, o)
+        return {
+          met: ratio <= 0.25 && t.prefixReuse >= 0.88,
+          detail: `${ratio.toFixed(3)}x calls (${t.summarizerCalls} vs ${o.summarizerCalls}), reuse ${
+            pct(t.prefixReuse)
+          }`
+        }
+      }
+    )
+  ]
+  const measured = rows.filter((r) => r.totals !== undefined)
+  const over = measured.filter((r) => r.totals!.overBoundRequestPoints > 0)
+  goals.push({
+    goal: "every context within maxTokens + summary budget + pinned (+ the newest unit when alone larger)",
+    met: over.length === 0,
+    detail: over.length === 0
+      ? `0 contexts over their bound in ${measured.length} replays`
+      : over.map((r) => `${r.file} ${r.budget} ${r.name}: ${r.totals!.overBoundRequestPoints}`).join("; ")
+  })
+  const turn = measured.filter((r) => r.set.includes("boundary=turn"))
+  const short = turn.filter((r) => r.totals!.validEligibleRequestPoints < r.totals!.eligibleRequestPoints)
+  goals.push({
+    goal: "turn mode: 100% valid request points (transcript valid, buffer with a user turn), every file and budget",
+    met: turn.length === 0 ? null : short.length === 0,
+    detail: turn.length === 0
+      ? "not measured: boundary is not an option of this build"
+      : short.length === 0
+      ? `100% in all ${turn.length} turn-mode replays`
+      : short.map((r) =>
+        `${r.file} ${r.budget} ${r.name}: ${r.totals!.validEligibleRequestPoints}/${r.totals!.eligibleRequestPoints}`
+      ).join("; ")
+  })
+  return goals
+}
+
+export const runPolicies = async (log: (line: string) => void): Promise<PoliciesResults> => {
+  const files = fs.readdirSync(dataDir).filter((f) => f.endsWith(".jsonl")).sort()
+  const rows: Array<PolicyRow> = []
+  const program = Effect.gen(function*() {
+    for (const file of files) {
+      const inputs = yield* Input.readInputs([path.join(dataDir, file)])
+      for (const budget of POLICY_BUDGETS) {
+        const sets = optionSets(budget)
+        const available: Array<{ readonly name: string; readonly set: string }> = []
+        for (const s of sets.slice(1)) {
+          const parsed = yield* Effect.either(Compare.parse(s.set))
+          if (parsed._tag === "Right") available.push(s)
+          else {rows.push({
+              file,
+              budget,
+              name: s.name,
+              set: s.set,
+              totals: undefined,
+              unavailable: parsed.left.description
+            })}
+        }
+        log(`policies: ${file} at ${budget} tokens, ${available.length + 1} option sets`)
+        const columns = yield* Compare.compare(inputs.conversations, base(budget), available.map((s) => s.set))
+        rows.push({ file, budget, name: sets[0].name, set: "", totals: columns[0].report.totals })
+        columns.slice(1).forEach((column, i) => {
+          rows.push({ file, budget, name: available[i].name, set: available[i].set, totals: column.report.totals })
+        })
+      }
+    }
+  })
+  // o200k_base counts, each distinct text counted once over the whole section (the figures are counts, not
+  // times: the same counts as the tokenizer layer, fewer tokenizer calls across the 176 replays)
+  const counts = new Map<string, number>()
+  const counter = TokenCounter.layerFunction((text) => {
+    let n = counts.get(text)
+    if (n === undefined) {
+      n = countO200k(text)
+      counts.set(text, n)
+    }
+    return n
+  })
+  await Effect.runPromise(program.pipe(Effect.provide(Layer.merge(NodeContext.layer, counter)), Effect.orDie))
+  // in the order of the option sets
+  const order = (r: PolicyRow) => optionSets(r.budget).findIndex((s) => s.set === r.set)
+  rows.sort((a, b) => a.file.localeCompare(b.file) || a.budget - b.budget || order(a) - order(b))
+  return { summaryTokens: SUMMARY_TOKENS, rows, goals: checkGoals(rows) }
+}
+
+const fixed = (x: number, digits = 1) => x.toFixed(digits)
+
+/** The section as Markdown: one table per data file, then the goals, each met or missed with its number. */
+export const renderPolicies = (
+  r: PoliciesResults,
+  table: (title: string, header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>) => string
+): string => {
+  const out: Array<string> = []
+  out.push(
+    `\n6. Context policies: RollingMemory, o200k_base, extractive summarizer (summary budget ${r.summaryTokens}); ` +
+      "figures at request points (before each assistant turn); valid = contexts a strict chat API accepts, of the " +
+      "eligible ones (transcript valid so far, buffer holding a user turn); cost in input-token units " +
+      "(uncached x1 + cached x0.1 + summarizer in x1 + out x4; cached = a shared prefix of >= 1,024 tokens)"
+  )
+  const files = [...new Set(r.rows.map((row) => row.file))]
+  for (const file of files) {
+    const rows = r.rows.filter((row) => row.file === file)
+    out.push(table(
+      file,
+      [
+        "budget",
+        "option set",
+        "valid (all)",
+        "valid (eligible)",
+        "calls/1k turns",
+        "sum in",
+        "sum out",
+        "mean ctx",
+        "max ctx",
+        "reuse",
+        "cost",
+        "over bound"
+      ],
+      rows.map((row) => {
+        const t = row.totals
+        if (t === undefined) return [String(row.budget), row.name, "n/a", "", "", "", "", "", "", "", "", ""]
+        return [
+          String(row.budget),
+          row.name,
+          pct(t.requestPoints === 0 ? 1 : t.validRequestPoints / t.requestPoints),
+          pct(t.eligibleRequestPoints === 0 ? 1 : t.validEligibleRequestPoints / t.eligibleRequestPoints),
+          fixed(t.summarizerCallsPer1000Turns),
+          String(t.summarizerInputTokens),
+          String(t.summarizerOutputTokens),
+          fixed(t.meanRequestTokens, 0),
+          String(t.maxRequestTokens),
+          pct(t.prefixReuse),
+          fixed(t.cost, 0),
+          String(t.overBoundRequestPoints)
+        ]
+      })
+    ))
+  }
+  const unavailable = [...new Set(r.rows.filter((row) => row.unavailable !== undefined).map((row) => row.name))]
+  if (unavailable.length > 0) out.push(`n/a: options not in this build (${unavailable.join("; ")})`)
+  out.push("\nGoals (against the original's rule in the same run):")
+  for (const g of r.goals) {
+    out.push(`- ${g.met === null ? "NOT MEASURED" : g.met ? "met" : "MISSED"}: ${g.goal}: ${g.detail}`)
+  }
+  return out.join("\n")
+}

@@ -1,0 +1,199 @@
+/**
+ * Option sets for `rollmem replay --compare` and the bench: a set is written
+ * with the command line's own option names, without dashes, comma-separated:
+ * `max-tokens=2000,target-tokens=1000,clear-tool-results=3,boundary=turn,pin-system`.
+ * A set changes the replay's options (the command line's, or the bench's
+ * base) and leaves the others as they are; a flag without a value (such as
+ * `pin-system`) is set to true.
+ *
+ * The keys are those of {@link keys}: the strategy, the budgets and the
+ * summarizer options of `rollmem replay` (the tokenizer is one per run).
+ * An unknown key, a key given twice, or a value that is not of the option's
+ * kind is a `ConfigError` naming the set and the key (with the closest known
+ * key when one is close).
+ *
+ * @example
+ * ```sh
+ * rollmem replay chat.jsonl --compare "max-tokens=1000" --compare "max-tokens=4000,summary-tokens=200"
+ * ```
+ *
+ * @since 0.2.0
+ */
+import * as Effect from "effect/Effect"
+import { type AddError, ConfigError } from "../Errors.js"
+import type * as TokenCounter from "../services/TokenCounter.js"
+import type { Conversation } from "./Input.js"
+import { type Config, makeConfig, type Options, replay, type Report } from "./Replay.js"
+import * as UnknownOption from "./UnknownOption.js"
+
+/**
+ * How one key of a set changes the replay's {@link Options}.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Key {
+  /** The option's name on the command line, without dashes. */
+  readonly name: string
+  /** `integer`: a value that parses as an integer (checked further by `makeConfig`); `text`: any text; `flag`: no value, or `true`/`false`. */
+  readonly kind: "integer" | "text" | "flag"
+  readonly apply: (options: Options, value: string) => Options
+}
+
+const integerKey = (name: string, apply: (options: Options, value: number) => Options): Key => ({
+  name,
+  kind: "integer",
+  apply: (options, value) => apply(options, Number(value))
+})
+
+const textKey = (name: string, apply: (options: Options, value: string) => Options): Key => ({
+  name,
+  kind: "text",
+  apply
+})
+
+/**
+ * The keys a set may use, in the order `--help` lists them.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const keys: ReadonlyArray<Key> = [
+  textKey("strategy", (o, strategy) => ({ ...o, strategy })),
+  integerKey("max-tokens", (o, maxTokens) => ({ ...o, maxTokens })),
+  integerKey("max-messages", (o, maxMessages) => ({ ...o, maxMessages })),
+  textKey("summarizer", (o, summarizer) => ({ ...o, summarizer })),
+  integerKey("max-summary-tokens", (o, summaryTokens) => ({ ...o, summaryTokens })),
+  integerKey("summary-tokens", (o, summaryTokens) => ({ ...o, summaryTokens }))
+]
+
+/**
+ * A parsed option set: its text as given, and the changes it makes.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface OptionSet {
+  readonly text: string
+  readonly changes: ReadonlyArray<{ readonly key: Key; readonly value: string }>
+}
+
+const INTEGER = /^[+-]?\d+$/
+
+/**
+ * Parses one option set (see the module docs). Fails with `ConfigError`
+ * (option `--compare`) for an empty set or entry, an unknown key, a key
+ * given twice, or a value that does not fit its key.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const parse = (text: string): Effect.Effect<OptionSet, ConfigError> =>
+  Effect.gen(function*() {
+    const refuse = (description: string) =>
+      new ConfigError({ option: "--compare", description: `"${text}": ${description}` })
+    const entries = text.split(",").map((entry) => entry.trim())
+    if (text.trim() === "") return yield* refuse("an option set is empty")
+    const changes: Array<{ readonly key: Key; readonly value: string }> = []
+    for (const entry of entries) {
+      if (entry === "") return yield* refuse("an entry is empty (two commas, or one at an end)")
+      const at = entry.indexOf("=")
+      const name = (at < 0 ? entry : entry.slice(0, at)).trim().replace(/^--/, "")
+      const given = at < 0 ? undefined : entry.slice(at + 1).trim()
+      const key = keys.find((k) => k.name === name)
+      if (key === undefined) {
+        const names = keys.map((k) => k.name)
+        const near = UnknownOption.closest(name, names)
+        return yield* refuse(
+          `unknown option ${name}${near === undefined ? "" : `; did you mean ${near}?`} (known: ${names.join(", ")})`
+        )
+      }
+      if (changes.some((c) => c.key === key)) return yield* refuse(`${name} is given twice`)
+      let value: string
+      if (key.kind === "flag") {
+        if (given !== undefined && given !== "true" && given !== "false") {
+          return yield* refuse(`${name} takes no value, or true or false, got "${given}"`)
+        }
+        value = given ?? "true"
+      } else if (given === undefined || given === "") {
+        return yield* refuse(`${name} needs a value (${name}=...)`)
+      } else if (key.kind === "integer" && !INTEGER.test(given)) {
+        return yield* refuse(`${name} must be an integer, got "${given}"`)
+      } else {
+        value = given
+      }
+      changes.push({ key, value })
+    }
+    return { text: entries.join(","), changes }
+  })
+
+/**
+ * The options with a set's changes made, in the set's order.
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const apply = (options: Options, set: OptionSet): Options =>
+  set.changes.reduce((o, change) => change.key.apply(o, change.value), options)
+
+/**
+ * One column of a comparison: the option set (`undefined` for the base
+ * options, as given) and its replay's report.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Column {
+  /** The set as written; `undefined` for the base options. */
+  readonly set: string | undefined
+  readonly options: Options
+  readonly report: Report
+}
+
+/**
+ * Replays `conversations` under the base options, then under each set
+ * applied to them, each into fresh memories (the same engine as `rollmem
+ * replay`, {@link replay}). Every set is parsed and checked before anything
+ * is replayed. Fails with `ConfigError` for a set {@link parse} or
+ * `makeConfig` refuses (naming the set), or with what a replay fails with.
+ * `onProgress` receives (messages replayed, messages in all) over every
+ * column.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const compare = (
+  conversations: ReadonlyArray<Conversation>,
+  base: Options,
+  sets: ReadonlyArray<string>,
+  onProgress?: (done: number, total: number) => Effect.Effect<void>
+): Effect.Effect<Array<Column>, ConfigError | AddError, TokenCounter.TokenCounter> =>
+  Effect.gen(function*() {
+    const columns: Array<{ readonly set: string | undefined; readonly options: Options; readonly config: Config }> = [
+      { set: undefined, options: base, config: yield* makeConfig(base) }
+    ]
+    for (const text of sets) {
+      const set = yield* parse(text)
+      const options = apply(base, set)
+      const config = yield* makeConfig(options).pipe(
+        Effect.mapError((error) =>
+          new ConfigError({
+            option: "--compare",
+            description: `"${set.text}": ${error.option.replace(/^--/, "")} ${error.description}`
+          })
+        )
+      )
+      columns.push({ set: set.text, options, config })
+    }
+    const each = conversations.reduce((n, c) => n + c.messages.length, 0)
+    const total = each * columns.length
+    const out: Array<Column> = []
+    for (let i = 0; i < columns.length; i++) {
+      const { config, options, set } = columns[i]
+      const outcome = yield* replay(conversations, config, {
+        onProgress: onProgress === undefined ? undefined : (done) => onProgress(i * each + done, total)
+      })
+      out.push({ set, options, report: outcome.report })
+    }
+    return out
+  })

@@ -1,0 +1,416 @@
+/**
+ * What a replay measures about the contexts a model would have been sent,
+ * and the per-conversation {@link Timeline} of a replay (the data an HTML
+ * report renders). Pure: the replay (`Replay.ts`) reads the memory, counts
+ * tokens, and hands the numbers to a {@link Recorder}.
+ *
+ * - A *request point* is a moment where the transcript's next message is an
+ *   assistant turn (where the model was called): the context sent there is
+ *   the memory's `messages` right before that message is added. The first
+ *   message of a transcript is never a request point (nothing to send).
+ * - A request point is *valid* when a strict chat API accepts its context
+ *   (no `Validity` violation). It is *eligible* (for the turn-mode goal of
+ *   SPEC 10.2) when the transcript up to it is itself valid and the buffer
+ *   holds a user turn.
+ * - *Prefix reuse*: the tokens of the longest common prefix of whole, equal
+ *   messages between a request's context and the previous request's (the
+ *   part a provider's prompt cache can serve), over the request's tokens. A
+ *   reused prefix counts as *cached* only from {@link CACHE_MINIMUM_TOKENS}.
+ * - *Cost*, in input-token units: uncached input x1 + cached input x0.1 +
+ *   summarizer input x1 + summarizer output x4 ({@link COST_WEIGHTS}).
+ *   Summarizer input is the current summary plus the evicted messages, its
+ *   output the new summary, each counted with the replay's token counter.
+ *
+ * Every token figure is in the units of the replay's token counter.
+ *
+ * @since 0.2.0
+ */
+import * as Equal from "effect/Equal"
+import type * as Message from "../schema/Message.js"
+import * as Validity from "../Validity.js"
+
+/**
+ * The smallest reused prefix a provider's prompt cache serves (OpenAI's and
+ * Anthropic's minimum): 1,024 tokens.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const CACHE_MINIMUM_TOKENS = 1024
+
+/**
+ * The weights of the cost column, per token: uncached input 1, cached input
+ * 0.1, summarizer input 1, summarizer output 4.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const COST_WEIGHTS = {
+  uncachedInput: 1,
+  cachedInput: 0.1,
+  summarizerInput: 1,
+  summarizerOutput: 4
+} as const
+
+/**
+ * One added message: the memory right after its add (and its prune).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface TurnPoint {
+  /** The message's position in the transcript (0-based). */
+  readonly index: number
+  readonly role: string
+  /** Messages in the buffer (pinned ones included). */
+  readonly bufferMessages: number
+  /** Tokens of the buffer, as the memory counts them. */
+  readonly bufferTokens: number
+  /** Tokens of the summary (0 when empty). */
+  readonly summaryTokens: number
+  /** Tokens of everything read back: pinned messages, summary, buffer. */
+  readonly contextTokens: number
+}
+
+/**
+ * One fold: a summarizer call, or an eviction without a summarizer.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface FoldPoint {
+  /** The transcript position of the message whose add made the fold. */
+  readonly index: number
+  /** Messages evicted (given to the summarizer, or dropped). */
+  readonly evictedMessages: number
+  /** Whether a summarizer was called (false: the evicted messages were dropped). */
+  readonly summarized: boolean
+  /** Tokens given to the summarizer: the current summary plus the evicted messages (0 when none was called). */
+  readonly inputTokens: number
+  /** Tokens of the summary it returned (0 when none was called). */
+  readonly outputTokens: number
+}
+
+/**
+ * One request point: the context a model would have been sent before the
+ * assistant turn at `index`.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface RequestPoint {
+  /** The transcript position of the assistant turn the request produced. */
+  readonly index: number
+  /** Messages in the context (pinned, summary, buffer). */
+  readonly contextMessages: number
+  /** Tokens of the context. */
+  readonly contextTokens: number
+  /** Tokens of the longest common prefix of whole, equal messages with the previous request's context (0 for the first). */
+  readonly reusedTokens: number
+  /** `reusedTokens` when at least {@link CACHE_MINIMUM_TOKENS}, else 0. */
+  readonly cachedTokens: number
+  /** What a strict chat API rejects in the context (empty: valid). */
+  readonly violations: ReadonlyArray<Validity.Violation>
+  /** Whether the transcript up to here is valid itself and the buffer holds a user turn (see the module docs). */
+  readonly eligible: boolean
+  /**
+   * Whether the context exceeds its bound: pinned tokens + the summary budget
+   * + the larger of `maxTokens` and the newest unit's tokens. Always false
+   * when the replay has no token budget (window, buffer, summary strategies).
+   */
+  readonly overBound: boolean
+}
+
+/**
+ * A conversation's replay over time: every add, every fold, every request
+ * point, in transcript order. Join them by `index`.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Timeline {
+  readonly id: string
+  readonly turns: ReadonlyArray<TurnPoint>
+  readonly folds: ReadonlyArray<FoldPoint>
+  readonly requests: ReadonlyArray<RequestPoint>
+}
+
+/**
+ * The request-point and summarizer figures of one conversation (or, summed,
+ * of many: see {@link sum}). Ratios are derived by {@link derive}.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Sums {
+  readonly requestPoints: number
+  readonly validRequestPoints: number
+  readonly eligibleRequestPoints: number
+  readonly validEligibleRequestPoints: number
+  readonly overBoundRequestPoints: number
+  /** Sum of context tokens over request points. */
+  readonly requestTokens: number
+  /** The largest context at a request point. */
+  readonly maxRequestTokens: number
+  readonly reusedTokens: number
+  readonly cachedTokens: number
+  readonly summarizerInputTokens: number
+  readonly summarizerOutputTokens: number
+}
+
+/**
+ * The derived figures: means, rates and the cost.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Derived {
+  /** Summarizer calls per 1,000 added messages. */
+  readonly summarizerCallsPer1000Turns: number
+  /** `requestTokens / requestPoints` (0 without request points). */
+  readonly meanRequestTokens: number
+  /** `reusedTokens / requestTokens`, between 0 and 1 (0 without request points). */
+  readonly prefixReuse: number
+  /** Input-token units: uncached x1 + cached x0.1 + summarizer input x1 + output x4. */
+  readonly cost: number
+}
+
+const emptySums: Sums = {
+  requestPoints: 0,
+  validRequestPoints: 0,
+  eligibleRequestPoints: 0,
+  validEligibleRequestPoints: 0,
+  overBoundRequestPoints: 0,
+  requestTokens: 0,
+  maxRequestTokens: 0,
+  reusedTokens: 0,
+  cachedTokens: 0,
+  summarizerInputTokens: 0,
+  summarizerOutputTokens: 0
+}
+
+/**
+ * The sums of several conversations' figures (`maxRequestTokens`: the
+ * maximum).
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const sum = (all: ReadonlyArray<Sums>): Sums => {
+  const out = { ...emptySums }
+  for (const s of all) {
+    out.requestPoints += s.requestPoints
+    out.validRequestPoints += s.validRequestPoints
+    out.eligibleRequestPoints += s.eligibleRequestPoints
+    out.validEligibleRequestPoints += s.validEligibleRequestPoints
+    out.overBoundRequestPoints += s.overBoundRequestPoints
+    out.requestTokens += s.requestTokens
+    out.maxRequestTokens = Math.max(out.maxRequestTokens, s.maxRequestTokens)
+    out.reusedTokens += s.reusedTokens
+    out.cachedTokens += s.cachedTokens
+    out.summarizerInputTokens += s.summarizerInputTokens
+    out.summarizerOutputTokens += s.summarizerOutputTokens
+  }
+  return out
+}
+
+/**
+ * The derived figures of some sums, given the messages added and the
+ * summarizer calls made.
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const derive = (sums: Sums, messages: number, summarizerCalls: number): Derived => ({
+  summarizerCallsPer1000Turns: messages === 0 ? 0 : summarizerCalls * 1000 / messages,
+  meanRequestTokens: sums.requestPoints === 0 ? 0 : sums.requestTokens / sums.requestPoints,
+  prefixReuse: sums.requestTokens === 0 ? 0 : sums.reusedTokens / sums.requestTokens,
+  cost: (sums.requestTokens - sums.cachedTokens) * COST_WEIGHTS.uncachedInput +
+    sums.cachedTokens * COST_WEIGHTS.cachedInput +
+    sums.summarizerInputTokens * COST_WEIGHTS.summarizerInput +
+    sums.summarizerOutputTokens * COST_WEIGHTS.summarizerOutput
+})
+
+/**
+ * How many leading messages of `current` equal those of `previous` (whole
+ * messages, compared with `Equal.equals`).
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const commonPrefix = (
+  previous: ReadonlyArray<Message.Message>,
+  current: ReadonlyArray<Message.Message>
+): number => {
+  const n = Math.min(previous.length, current.length)
+  let i = 0
+  while (i < n && (previous[i] === current[i] || Equal.equals(previous[i], current[i]))) i++
+  return i
+}
+
+/**
+ * The position where the newest unit of `messages` starts (SPEC section 4:
+ * a message with tool calls spans to the last later message answering one
+ * of them, overlapping spans merge); 0 for no messages.
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const newestUnitStart = (messages: ReadonlyArray<Message.Message>): number => {
+  const lastResult = new Map<string, number>()
+  for (let i = 0; i < messages.length; i++) {
+    const id = messages[i].toolCallId
+    if (id !== undefined) lastResult.set(id, i)
+  }
+  let start = 0
+  let reach = -1
+  for (let i = 0; i < messages.length; i++) {
+    if (i > reach) start = i
+    for (const call of messages[i].toolCalls) {
+      const last = lastResult.get(call.id)
+      if (last !== undefined && last > i) reach = Math.max(reach, last)
+    }
+    reach = Math.max(reach, i)
+  }
+  return start
+}
+
+/**
+ * What bounds a context at a request point: the memory's token budget and
+ * the summary budget (both undefined when the replay has none), and whether
+ * system and developer messages are pinned (outside the budget).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Limits {
+  readonly maxTokens: number | undefined
+  readonly maxSummaryTokens: number | undefined
+  readonly pinSystem: boolean
+}
+
+/**
+ * Whether a message is pinned under `pinSystem` (SPEC 10.3): role `system`
+ * or `developer` and no tool fields.
+ *
+ * @since 0.2.0
+ * @category guards
+ */
+export const isPinned = (message: Message.Message): boolean =>
+  Validity.isSystem(message) && message.toolCalls.length === 0 && message.toolCallId === undefined
+
+/**
+ * What the replay hands a {@link Recorder} at a request point.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface RequestInput {
+  readonly index: number
+  /** The context (the memory's `messages`). */
+  readonly context: ReadonlyArray<Message.Message>
+  /** The tokens of each context message. */
+  readonly tokens: ReadonlyArray<number>
+  /** The position of the summary message in the context; -1 when there is none. */
+  readonly summaryAt: number
+  /** Whether the transcript before `index` is valid itself (no violation before `index`). */
+  readonly transcriptValid: boolean
+}
+
+/**
+ * Collects one conversation's measurements as the replay goes; `done` gives
+ * its sums and timeline.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Recorder {
+  readonly turn: (point: TurnPoint) => void
+  readonly fold: (point: FoldPoint) => void
+  readonly request: (input: RequestInput) => RequestPoint
+  readonly done: () => { readonly sums: Sums; readonly timeline: Timeline }
+}
+
+/**
+ * A new {@link Recorder} for conversation `id`, checking contexts against
+ * `limits`.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const makeRecorder = (id: string, limits: Limits): Recorder => {
+  const turns: Array<TurnPoint> = []
+  const folds: Array<FoldPoint> = []
+  const requests: Array<RequestPoint> = []
+  const sums = { ...emptySums }
+  let previous: ReadonlyArray<Message.Message> = []
+  return {
+    turn: (point) => {
+      turns.push(point)
+    },
+    fold: (point) => {
+      folds.push(point)
+      sums.summarizerInputTokens += point.inputTokens
+      sums.summarizerOutputTokens += point.outputTokens
+    },
+    request: ({ context, index, summaryAt, tokens, transcriptValid }) => {
+      let contextTokens = 0
+      for (const n of tokens) contextTokens += n
+      const shared = commonPrefix(previous, context)
+      let reusedTokens = 0
+      for (let i = 0; i < shared; i++) reusedTokens += tokens[i]
+      previous = context
+      const cachedTokens = reusedTokens >= CACHE_MINIMUM_TOKENS ? reusedTokens : 0
+      const violations = Validity.violations(context)
+      // The buffer: the context without the summary; pinned messages are outside the budget.
+      let pinnedTokens = 0
+      const unpinned: Array<Message.Message> = []
+      const unpinnedTokens: Array<number> = []
+      let holdsUserTurn = false
+      for (let i = 0; i < context.length; i++) {
+        if (i === summaryAt) continue
+        const message = context[i]
+        if (limits.pinSystem && isPinned(message)) {
+          pinnedTokens += tokens[i]
+        } else {
+          unpinned.push(message)
+          unpinnedTokens.push(tokens[i])
+          if (Validity.isUserTurn(message)) holdsUserTurn = true
+        }
+      }
+      let overBound = false
+      if (limits.maxTokens !== undefined) {
+        let newest = 0
+        for (let i = newestUnitStart(unpinned); i < unpinned.length; i++) newest += unpinnedTokens[i]
+        const summaryTokens = summaryAt < 0 ? 0 : tokens[summaryAt]
+        const bound = pinnedTokens + (limits.maxSummaryTokens ?? summaryTokens) +
+          Math.max(limits.maxTokens, newest)
+        overBound = contextTokens > bound
+      }
+      const point: RequestPoint = {
+        index,
+        contextMessages: context.length,
+        contextTokens,
+        reusedTokens,
+        cachedTokens,
+        violations,
+        eligible: transcriptValid && holdsUserTurn,
+        overBound
+      }
+      requests.push(point)
+      sums.requestPoints++
+      if (violations.length === 0) sums.validRequestPoints++
+      if (point.eligible) {
+        sums.eligibleRequestPoints++
+        if (violations.length === 0) sums.validEligibleRequestPoints++
+      }
+      if (overBound) sums.overBoundRequestPoints++
+      sums.requestTokens += contextTokens
+      sums.maxRequestTokens = Math.max(sums.maxRequestTokens, contextTokens)
+      sums.reusedTokens += reusedTokens
+      sums.cachedTokens += cachedTokens
+      return point
+    },
+    done: () => ({ sums: { ...sums }, timeline: { id, turns, folds, requests } })
+  }
+}

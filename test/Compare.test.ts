@@ -1,0 +1,120 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Exit } from "effect"
+import * as Compare from "../src/cli/Compare.js"
+import type { Options } from "../src/cli/Replay.js"
+import { ConfigError } from "../src/Errors.js"
+import { example, runCli } from "./support/cli.js"
+
+const base: Options = {
+  strategy: "rolling",
+  maxTokens: 2000,
+  maxMessages: 20,
+  summarizer: "extractive",
+  summaryTokens: 400
+}
+
+const refused = (text: string) =>
+  Effect.map(Effect.flip(Compare.parse(text)), (error) => {
+    assert.instanceOf(error, ConfigError)
+    return error.message
+  })
+
+describe("Compare.parse and apply", () => {
+  it.effect("a set changes the options it names, in order, and keeps the others", () =>
+    Effect.gen(function*() {
+      const set = yield* Compare.parse(" max-tokens=500 , max-summary-tokens=100,strategy=window,max-messages=6")
+      assert.strictEqual(set.text, "max-tokens=500,max-summary-tokens=100,strategy=window,max-messages=6")
+      assert.deepStrictEqual(Compare.apply(base, set), {
+        strategy: "window",
+        maxTokens: 500,
+        maxMessages: 6,
+        summarizer: "extractive",
+        summaryTokens: 100
+      })
+      // summary-tokens is the older name of max-summary-tokens
+      assert.deepStrictEqual(Compare.apply(base, yield* Compare.parse("summary-tokens=50")).summaryTokens, 50)
+    }))
+
+  it.effect("refuses an unknown key with the closest one, a repeated key, a missing or wrong value, an empty entry", () =>
+    Effect.gen(function*() {
+      assert.strictEqual(
+        yield* refused("max-token=500"),
+        "invalid option --compare: \"max-token=500\": unknown option max-token; did you mean max-tokens? " +
+          "(known: strategy, max-tokens, max-messages, summarizer, max-summary-tokens, summary-tokens)"
+      )
+      assert.strictEqual(
+        yield* refused("max-tokens=1,max-tokens=2"),
+        "invalid option --compare: \"max-tokens=1,max-tokens=2\": max-tokens is given twice"
+      )
+      assert.strictEqual(
+        yield* refused("max-tokens"),
+        "invalid option --compare: \"max-tokens\": max-tokens needs a value (max-tokens=...)"
+      )
+      assert.strictEqual(
+        yield* refused("max-tokens=1e3"),
+        "invalid option --compare: \"max-tokens=1e3\": max-tokens must be an integer, got \"1e3\""
+      )
+      assert.strictEqual(
+        yield* refused("max-tokens=1,,strategy=window"),
+        "invalid option --compare: \"max-tokens=1,,strategy=window\": an entry is empty (two commas, or one at an end)"
+      )
+      assert.strictEqual(yield* refused(" "), "invalid option --compare: \" \": an option set is empty")
+    }))
+})
+
+describe("rollmem replay --compare", () => {
+  it.effect("the base column is the plain replay's totals, each set the replay under its options", () =>
+    Effect.gen(function*() {
+      const plain = yield* runCli(["replay", example, "--format", "json", "--max-tokens", "1000"])
+      const small = yield* runCli([
+        "replay",
+        example,
+        "--format",
+        "json",
+        "--max-tokens",
+        "500",
+        "--summary-tokens",
+        "100"
+      ])
+      const compared = yield* runCli([
+        "replay",
+        example,
+        "--format",
+        "json",
+        "--max-tokens",
+        "1000",
+        "--compare",
+        "max-tokens=500,summary-tokens=100"
+      ])
+      assert.isTrue(Exit.isSuccess(compared.exit), compared.stderr)
+      const doc = JSON.parse(compared.stdout) as {
+        compare: ReadonlyArray<{ set: string | null; options: Options; totals: unknown; conversations: unknown }>
+      }
+      assert.deepStrictEqual(doc.compare.map((c) => c.set), [null, "max-tokens=500,summary-tokens=100"])
+      assert.deepStrictEqual(doc.compare[1].options, { ...base, maxTokens: 500, summaryTokens: 100 })
+      assert.deepStrictEqual(doc.compare[0].totals, JSON.parse(plain.stdout).totals)
+      assert.deepStrictEqual(doc.compare[1].totals, JSON.parse(small.stdout).totals)
+      assert.deepStrictEqual(doc.compare[1].conversations, JSON.parse(small.stdout).conversations)
+    }))
+
+  it.effect("a bad set is one line naming it, before anything is replayed", () =>
+    Effect.gen(function*() {
+      const r = yield* runCli(["replay", example, "--compare", "max-tokens=0"])
+      assert.isTrue(Exit.isFailure(r.exit))
+      assert.strictEqual(r.stdout, "")
+      assert.strictEqual(
+        r.stderr,
+        "rollmem: invalid option --compare: \"max-tokens=0\": max-tokens must be a positive integer, got 0"
+      )
+    }))
+
+  it.effect("the table: one row per figure, one column per set, the sets spelt out under it", () =>
+    Effect.gen(function*() {
+      const r = yield* runCli(["replay", example, "--compare", "max-tokens=500"])
+      assert.isTrue(Exit.isSuccess(r.exit), r.stderr)
+      const lines = r.stdout.split("\n")
+      assert.match(lines[2], /^figure \(tokens\) +base +\[1\]$/)
+      assert.match(lines[4], /^valid request points +24\/24 \(100\.0%\) +\d+\/24 \(\d+\.\d%\)$/)
+      assert.include(lines, "[1] max-tokens=500")
+    }))
+})

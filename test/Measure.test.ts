@@ -1,0 +1,146 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as Measure from "../src/cli/Measure.js"
+import * as Message from "../src/schema/Message.js"
+
+const call = (id: string) => ({ id, name: "f", arguments: "{}" })
+const u = (content: string) => Message.user(content)
+const a = (content: string, ...ids: ReadonlyArray<string>) =>
+  Message.assistant(content, ids.length === 0 ? undefined : { toolCalls: ids.map(call) })
+const t = (id: string) => Message.tool(`result ${id}`, { toolCallId: id })
+const s = (content: string) => Message.system(content)
+
+describe("Measure.commonPrefix", () => {
+  it("counts leading whole messages equal by value, not by identity", () => {
+    assert.strictEqual(Measure.commonPrefix([], [u("a")]), 0)
+    assert.strictEqual(Measure.commonPrefix([s("sum"), u("a"), a("b")], [s("sum"), u("a"), a("b"), u("c")]), 3)
+    assert.strictEqual(Measure.commonPrefix([s("sum 1"), u("a")], [s("sum 2"), u("a")]), 0)
+    assert.strictEqual(Measure.commonPrefix([u("a"), a("b")], [u("a")]), 1)
+  })
+})
+
+describe("Measure.newestUnitStart", () => {
+  it("finds where the newest unit starts (a call spans to its last result; spans merge)", () => {
+    assert.strictEqual(Measure.newestUnitStart([]), 0)
+    assert.strictEqual(Measure.newestUnitStart([u("a"), a("b")]), 1)
+    assert.strictEqual(Measure.newestUnitStart([u("a"), a("", "c1"), t("c1")]), 1)
+    // an unrelated message between a call and its result belongs to the call's unit
+    assert.strictEqual(Measure.newestUnitStart([u("a"), a("", "c1"), u("x"), t("c1")]), 1)
+    // overlapping spans merge
+    assert.strictEqual(Measure.newestUnitStart([u("a"), a("", "c1"), a("", "c2"), t("c1"), t("c2")]), 1)
+    // a result before its call extends nothing
+    assert.strictEqual(Measure.newestUnitStart([t("c1"), u("a"), a("", "c1")]), 2)
+  })
+})
+
+const limits: Measure.Limits = { maxTokens: 100, maxSummaryTokens: 20, pinSystem: false }
+
+describe("Measure.makeRecorder", () => {
+  it("reuse, the cache minimum, validity, eligibility and the cost", () => {
+    const recorder = Measure.makeRecorder("c", limits)
+    const first = recorder.request({
+      index: 1,
+      context: [u("q")],
+      tokens: [1500],
+      summaryAt: -1,
+      transcriptValid: true
+    })
+    assert.deepStrictEqual(first, {
+      index: 1,
+      contextMessages: 1,
+      contextTokens: 1500,
+      reusedTokens: 0,
+      cachedTokens: 0,
+      violations: [],
+      eligible: true,
+      overBound: false // the newest unit alone (1,500) is larger than the budget
+    })
+    // shares 1,500 tokens with the previous request: cached
+    const second = recorder.request({
+      index: 3,
+      context: [u("q"), a("x"), u("r")],
+      tokens: [1500, 10, 5],
+      summaryAt: -1,
+      transcriptValid: true
+    })
+    assert.strictEqual(second.reusedTokens, 1500)
+    assert.strictEqual(second.cachedTokens, 1500)
+    // a summary opens the context and an assistant turn follows it: 0 reuse, invalid, over the bound
+    const third = recorder.request({
+      index: 5,
+      context: [s("summary"), a("x"), u("r"), u("s")],
+      tokens: [30, 60, 50, 1],
+      summaryAt: 0,
+      transcriptValid: false
+    })
+    assert.strictEqual(third.reusedTokens, 0)
+    assert.deepStrictEqual(third.violations.map((v) => v._tag), ["FirstTurnNotUser"])
+    assert.isFalse(third.eligible)
+    // 141 > 20 (summary budget) + max(100, 1)
+    assert.isTrue(third.overBound)
+    // 500 reused tokens: below the cache minimum, so not cached
+    const fourth = recorder.request({
+      index: 7,
+      context: [s("summary"), a("x"), u("t")],
+      tokens: [400, 100, 3],
+      summaryAt: 0,
+      transcriptValid: true
+    })
+    assert.strictEqual(fourth.reusedTokens, 500)
+    assert.strictEqual(fourth.cachedTokens, 0)
+    recorder.fold({ index: 4, evictedMessages: 2, summarized: true, inputTokens: 70, outputTokens: 30 })
+    recorder.turn({
+      index: 0,
+      role: "user",
+      bufferMessages: 1,
+      bufferTokens: 1500,
+      summaryTokens: 0,
+      contextTokens: 1500
+    })
+    const { sums, timeline } = recorder.done()
+    assert.deepStrictEqual(sums, {
+      requestPoints: 4,
+      validRequestPoints: 2,
+      eligibleRequestPoints: 3,
+      validEligibleRequestPoints: 2,
+      // the second (1,515), third (141) and fourth (503) exceed 20 + max(100, their newest unit)
+      overBoundRequestPoints: 3,
+      requestTokens: 1500 + 1515 + 141 + 503,
+      maxRequestTokens: 1515,
+      reusedTokens: 2000,
+      cachedTokens: 1500,
+      summarizerInputTokens: 70,
+      summarizerOutputTokens: 30
+    })
+    assert.deepStrictEqual(timeline.requests.map((r) => r.index), [1, 3, 5, 7])
+    assert.strictEqual(timeline.folds.length, 1)
+    assert.strictEqual(timeline.turns.length, 1)
+    assert.deepStrictEqual(Measure.derive(sums, 8, 1), {
+      summarizerCallsPer1000Turns: 125,
+      meanRequestTokens: 3659 / 4,
+      prefixReuse: 2000 / 3659,
+      // uncached (3,659 - 1,500) + cached 1,500 x 0.1 + 70 + 30 x 4
+      cost: 2159 + 150 + 70 + 120
+    })
+  })
+
+  it("pinned messages sit outside the budget and do not count as the buffer's user turn", () => {
+    const recorder = Measure.makeRecorder("c", { ...limits, pinSystem: true })
+    const point = recorder.request({
+      index: 3,
+      context: [s("prompt"), s("summary"), u("q"), a("x"), u("r")],
+      tokens: [1000, 20, 40, 40, 20],
+      summaryAt: 1,
+      transcriptValid: true
+    })
+    // 1,120 = pinned 1,000 + summary budget 20 + budget 100: within
+    assert.isFalse(point.overBound)
+    const alone = Measure.makeRecorder("c", { ...limits, pinSystem: true }).request({
+      index: 1,
+      context: [s("prompt"), a("x")],
+      tokens: [10, 5],
+      summaryAt: -1,
+      transcriptValid: true
+    })
+    assert.isFalse(alone.eligible)
+  })
+})
