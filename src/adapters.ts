@@ -16,6 +16,9 @@
  * The plain functions throw {@link AdapterError}; the Effect API's `decode`
  * and `encode` fail with it. (`@effect/ai`'s `Prompt` is in `rollmem/ai`.)
  *
+ * Ready summarizers for the Promise facade over your own client:
+ * {@link openAIChatSummarizer} and {@link anthropicSummarizer}.
+ *
  * **Nothing is lost.** What a rollmem message has no field for (image, file,
  * audio and document parts, reasoning and thinking, cache-control marks,
  * provider options, a refusal, a legacy field, a message boundary) is kept
@@ -64,6 +67,15 @@ import * as engine from "./adapters/internal/engine.js"
 import * as LangChain from "./adapters/LangChain.js"
 import * as OpenAiChat from "./adapters/OpenAiChat.js"
 import * as OpenAiResponses from "./adapters/OpenAiResponses.js"
+import {
+  type AnthropicClient,
+  anthropicSummarizer,
+  type OpenAIChatClient,
+  openAIChatSummarizer,
+  type PromiseSummarize,
+  type SummarizeRequest,
+  type SummarizerOptions
+} from "./adapters/Summarizers.js"
 import type * as Message from "./schema/Message.js"
 
 export {
@@ -74,13 +86,27 @@ export {
   /** @since 0.2.0 */
   Anthropic,
   /** @since 0.2.0 */
+  type AnthropicClient,
+  /** @since 0.2.0 */
+  anthropicSummarizer,
+  /** @since 0.2.0 */
   Gemini,
   /** @since 0.2.0 */
   LangChain,
   /** @since 0.2.0 */
   OpenAiChat,
   /** @since 0.2.0 */
-  OpenAiResponses
+  type OpenAIChatClient,
+  /** @since 0.2.0 */
+  openAIChatSummarizer,
+  /** @since 0.2.0 */
+  OpenAiResponses,
+  /** @since 0.2.0 */
+  type PromiseSummarize,
+  /** @since 0.2.0 */
+  type SummarizeRequest,
+  /** @since 0.2.0 */
+  type SummarizerOptions
 }
 
 /**

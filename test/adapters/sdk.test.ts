@@ -14,17 +14,21 @@ import OpenAI from "openai"
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions"
 import type { ResponseInputItem } from "openai/resources/responses/responses"
 import {
+  anthropicSummarizer,
   fromAiSdk,
   fromAnthropic,
   fromGemini,
   fromOpenAIChat,
   fromOpenAIResponses,
+  openAIChatSummarizer,
   toAiSdk,
   toAnthropic,
   toGemini,
   toOpenAIChat,
   toOpenAIResponses
 } from "../../src/adapters.js"
+import * as SummaryPrompt from "../../src/ai/SummaryPrompt.js"
+import { ConfigError } from "../../src/Errors.js"
 import { AsyncRollingMemory } from "../../src/promise/index.js"
 import * as Message from "../../src/schema/Message.js"
 
@@ -275,5 +279,69 @@ describe("the providers' SDKs accept what the adapters write", () => {
     for (const m of fromOpenAIChat([completion.choices[0].message])) await memory.addMessage(m.role, m.content, m)
     assert.deepStrictEqual(last().body, { model: "gpt-4o-mini", messages: [{ role: "user", content: "Hello" }] })
     assert.strictEqual(memory.getContext(), "user: Hello\nassistant: Hi.")
+  })
+})
+
+describe("ready summarizers over the user's own client", () => {
+  it("openAIChatSummarizer: one request with the prompt, budget and signal; the reply is the summary", async () => {
+    replies = {
+      "/chat/completions": {
+        id: "chatcmpl-3",
+        object: "chat.completion",
+        created: 1,
+        model: "gpt-4o-mini",
+        choices: [{ index: 0, finish_reason: "stop", logprobs: null, message: { role: "assistant", content: " S1 " } }]
+      }
+    }
+    const client = new OpenAI({ apiKey: "test", baseURL: base, maxRetries: 0 })
+    const summarize = openAIChatSummarizer(client, { model: "gpt-4o-mini", maxSummaryTokens: 50 })
+    const memory = new AsyncRollingMemory({ maxTokens: 3, summarize })
+    await memory.addUserMessage("one two")
+    await memory.addAssistantMessage("three four")
+    assert.strictEqual(memory.summary, "S1")
+    const body = last().body as { model: string; max_completion_tokens: number; messages: Array<{ content: string }> }
+    assert.strictEqual(body.model, "gpt-4o-mini")
+    assert.strictEqual(body.max_completion_tokens, 50)
+    assert.deepStrictEqual(body.messages.map((m) => m.content), [
+      SummaryPrompt.instructions(50),
+      SummaryPrompt.request({ summary: "", transcript: "[user]\none two", maxTokens: 50 })
+    ])
+  })
+
+  it("anthropicSummarizer: a smaller budget in the request wins; an aborted signal cancels the request", async () => {
+    replies = {
+      "/v1/messages": {
+        id: "msg_2",
+        type: "message",
+        role: "assistant",
+        model: "claude-haiku-4-5",
+        content: [{ type: "text", text: "S2" }],
+        stop_reason: "end_turn",
+        stop_sequence: null,
+        usage: { input_tokens: 1, output_tokens: 1 }
+      }
+    }
+    const client = new Anthropic({ apiKey: "test", baseURL: base, maxRetries: 0 })
+    const summarize = anthropicSummarizer(client, { model: "claude-haiku-4-5", maxSummaryTokens: 300, prompt: "Sum." })
+    assert.strictEqual(await summarize("S0", [Message.user("hi")], { maxSummaryTokens: 20 }), "S2")
+    assert.deepStrictEqual(last().body, {
+      model: "claude-haiku-4-5",
+      max_tokens: 20,
+      system: "Sum.",
+      messages: [{
+        role: "user",
+        content: SummaryPrompt.request({ summary: "S0", transcript: "[user]\nhi", maxTokens: 20 })
+      }]
+    })
+    const aborted = AbortSignal.abort()
+    const sent = requests.length
+    const error = await summarize("", [Message.user("hi")], aborted).then(() => undefined, (e: unknown) => e)
+    assert.instanceOf(error, Anthropic.APIUserAbortError)
+    assert.strictEqual(requests.length, sent)
+  })
+
+  it("a missing model is a ConfigError", () => {
+    const client = new OpenAI({ apiKey: "test", baseURL: base })
+    assert.throws(() => openAIChatSummarizer(client, { model: "" }), ConfigError)
   })
 })
