@@ -7,7 +7,7 @@
  *   npm run bench -- --quick    a smoke run (few samples; figures not meaningful)
  *   npm run bench -- --wall     time with the wall clock instead of this process's CPU time
  *   npm run bench -- --render=bench.json   print the tables of a saved run (measures nothing)
- *   npm run bench -- --only=replay,peers,checks,scaling,tokenizers,memory,policies
+ *   npm run bench -- --only=replay,peers,checks,scaling,tokenizers,memory,policies,stores
  *
  * Progress goes to stderr. See bench/README.md for what is measured and how.
  */
@@ -23,6 +23,7 @@ import { runChecks, runPeers } from "./src/sections/peers.js"
 import { runPolicies } from "./src/sections/policies.js"
 import { runReplay } from "./src/sections/replay.js"
 import { runScaling } from "./src/sections/scaling.js"
+import { runStores } from "./src/sections/stores.js"
 import { runTokenizers } from "./src/sections/tokenizers.js"
 
 const args = process.argv.slice(2)
@@ -110,6 +111,10 @@ if (enabled("memory")) {
 if (enabled("policies")) {
   log("6. context policies")
   results.policies = await runPolicies(log)
+}
+if (enabled("stores")) {
+  log("7. stores")
+  results.stores = await runStores(log, quick)
 }
 await runtime.dispose()
 

@@ -379,6 +379,32 @@ describe("rollmem replay on the example transcript", () => {
       })
     }).pipe(Effect.provide(o200k)))
 
+  it.effect("--framing counts each message with its provider's overhead; Claude and Gemini model names", () =>
+    Effect.gen(function*() {
+      // A budget nothing exceeds: every message stays, so the difference is the framing alone.
+      const budget = ["--max-tokens", "1000000"]
+      const plain = yield* runJson([example, "--tokenizer", "gpt-4o", ...budget])
+      const framed = yield* runJson([example, "--tokenizer", "gpt-4o", "--framing", ...budget])
+      assert.strictEqual(plain.totals.evictedMessages, 0)
+      assert.strictEqual(framed.totals.finalBufferTokens, plain.totals.finalBufferTokens + 4 * 47)
+      assert.strictEqual(plain.totals.finalBufferTokens, 2_761) // gpt-tokenizer: the same
+      const claude = yield* runJson([example, "--tokenizer", "claude-sonnet-4-5", ...budget])
+      const claudeFramed = yield* runJson([example, "--tokenizer", "claude-sonnet-4-5", "--framing", ...budget])
+      assert.strictEqual(claudeFramed.totals.finalBufferTokens, claude.totals.finalBufferTokens + 3 * 47)
+      const gemini = yield* runJson([example, "--tokenizer", "gemini-2.5-pro", ...budget])
+      assert.deepStrictEqual(
+        [claude.totals.finalBufferTokens, gemini.totals.finalBufferTokens],
+        [3_191, 2_984] // Claude: +15.6%, Gemini: +8.1% over o200k_base
+      )
+      const r = yield* run([example, "--tokenizer", "gpt-5", "--framing", "--max-tokens", "500"])
+      assert.isTrue(Exit.isSuccess(r.exit), r.stderr)
+      assert.strictEqual(
+        r.stdout.split("\n")[0],
+        "rollmem replay: 1 conversation, strategy rolling (max-tokens 500), summarizer extractive (summary-tokens 400), " +
+          "tokenizer gpt-5 with message framing"
+      )
+    }))
+
   it.effect("prints a table and, with --show, the final context as memory.context gives it", () =>
     Effect.gen(function*() {
       const r = yield* run([example, "--show", "support-chat"])
@@ -590,7 +616,12 @@ describe("rollmem replay bad input", () => {
       const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
         [
           ["--tokenizer", "gpt-2"],
-          "rollmem: invalid option --tokenizer: unknown tokenizer \"gpt-2\": expected \"words\", \"o200k_base\", \"cl100k_base\" or a model name such as \"gpt-4o\""
+          "rollmem: invalid option --tokenizer: unknown tokenizer \"gpt-2\": expected \"words\", \"o200k_base\", " +
+          `"cl100k_base" or a model name (${Tokenizers.models.join(", ")})`
+        ],
+        [
+          ["--tokenizer", "o200k_base", "--framing"],
+          "rollmem: invalid option --framing: framing needs a model name (whose framing?), got \"o200k_base\""
         ],
         [["--max-tokens", "0"], "rollmem: invalid option --max-tokens: must be a positive integer, got 0"],
         [["--max-tokens", "-5"], "rollmem: invalid option --max-tokens: must be a positive integer, got -5"],

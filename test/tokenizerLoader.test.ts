@@ -47,7 +47,15 @@ const load = (name: string, options?: Tokenizers.LoadOptions) =>
 const loadError = (name: string, options?: Tokenizers.LoadOptions) =>
   Effect.flip(Effect.tryPromise({ try: () => Tokenizers.loadTokenCounter(name, options), catch: (error) => error }))
 
-const names = ["words", "o200k_base", "cl100k_base", "gpt-4o", "gpt-3.5-turbo"] as const
+const names = [
+  "words",
+  "o200k_base",
+  "cl100k_base",
+  "gpt-4o",
+  "gpt-3.5-turbo",
+  "claude-sonnet-4-5",
+  "gemini-2.5-pro"
+] as const
 
 describe("loadTokenCounter", () => {
   it.effect("exact counts; special-token text is ordinary text", () =>
@@ -60,9 +68,20 @@ describe("loadTokenCounter", () => {
       assert.deepStrictEqual(fixedTexts.map(words), [0, 6, 1, 1, 2, 1, 2])
       assert.strictEqual(words, TokenCounter.wordCount)
       for (const encoding of Tokenizers.encodings) {
-        const js = yield* load(encoding, { engine: "js-tiktoken" })
-        assert.deepStrictEqual(fixedTexts.map(js), fixedTexts.map(encoding === "o200k_base" ? o200k : cl100k))
+        for (const engine of Tokenizers.engines) {
+          const other = yield* load(encoding, { engine })
+          assert.deepStrictEqual(fixedTexts.map(other), fixedTexts.map(encoding === "o200k_base" ? o200k : cl100k))
+        }
       }
+      // Estimates for Claude and Gemini; with framing, the provider's overhead per message.
+      assert.deepStrictEqual(fixedTexts.map(yield* load("claude-sonnet-4-5")), [0, 7, 11, 8, 19, 15, 11])
+      assert.deepStrictEqual(fixedTexts.map(yield* load("gemini-2.5-pro")), [0, 6, 9, 8, 16, 13, 10])
+      assert.deepStrictEqual(fixedTexts.map(yield* load("gpt-4o", { framing: true })), [4, 10, 12, 11, 19, 16, 13])
+      assert.deepStrictEqual(fixedTexts.map(yield* load("gpt-5", { framing: true })), [5, 11, 13, 12, 20, 17, 14])
+      assert.deepStrictEqual(
+        fixedTexts.map(yield* load("claude-sonnet-4-5", { framing: true })),
+        [3, 10, 14, 11, 22, 18, 14]
+      )
     }))
 
   for (const name of names) {
@@ -107,7 +126,8 @@ describe("loadTokenCounter", () => {
         assert.strictEqual((error as ConfigError).option, "tokenizer")
         assert.strictEqual(
           (error as ConfigError).description,
-          `unknown tokenizer "${name}": expected "words", "o200k_base", "cl100k_base" or a model name such as "gpt-4o"`
+          `unknown tokenizer "${name}": expected "words", "o200k_base", "cl100k_base" or a model name ` +
+            `(${Tokenizers.models.join(", ")})`
         )
         const layerError = yield* Effect.flip(layerCounts(Tokenizers.layerByName(name), ["hi"]))
         assert.deepStrictEqual(error, layerError)
@@ -123,7 +143,7 @@ describe("loadTokenCounter", () => {
       assert.strictEqual((error as ConfigError).option, "engine")
       assert.strictEqual(
         (error as ConfigError).description,
-        "unknown engine \"tiktoken\": expected \"gpt-tokenizer\" or \"js-tiktoken\""
+        "unknown engine \"tiktoken\": expected \"ai-tokenizer\", \"gpt-tokenizer\", \"js-tiktoken\""
       )
       assert.instanceOf(yield* loadError("gpt-4o", { engine: "toString" as Tokenizers.Engine }), ConfigError)
     }))

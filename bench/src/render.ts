@@ -8,6 +8,7 @@ import { SUBSET_EVERY } from "./sections/peers.js"
 import { type PoliciesResults, renderPolicies } from "./sections/policies.js"
 import type { runReplay } from "./sections/replay.js"
 import type { runScaling } from "./sections/scaling.js"
+import { renderStores, type StoresResults } from "./sections/stores.js"
 import type { runTokenizers } from "./sections/tokenizers.js"
 
 export interface Machine {
@@ -39,6 +40,7 @@ export interface Results {
   tokenizers?: Awaited<ReturnType<typeof runTokenizers>>
   memory?: ReturnType<typeof runMemory>
   policies?: PoliciesResults
+  stores?: StoresResults
 }
 
 export const render = (r: Results): string => {
@@ -63,10 +65,13 @@ export const render = (r: Results): string => {
   if (r.replay !== undefined) {
     const rows = r.replay
     out.push(table(
-      "1. Replay of every conversation through RollingMemory (o200k_base, instant summarizer) vs the limit (count every message once)",
+      "1. Replay of every conversation through RollingMemory (o200k_base through ai-tokenizer, instant summarizer) vs the limit " +
+        "(count every message once with the same counter, the fastest exact one)",
       [
         "budget",
         "limit / replay",
+        "limit with gpt-tokenizer",
+        "its ratio",
         "Effect API",
         "Effect / limit",
         "facade",
@@ -76,6 +81,8 @@ export const render = (r: Results): string => {
       rows.map((row) => [
         String(row.budget),
         formatTiming(row.limit),
+        formatTiming(row.limitGptTokenizer),
+        ratio(row.limitGptTokenizerRatio),
         formatTiming(row.effect),
         ratio(row.effectRatio),
         formatTiming(row.facade),
@@ -207,15 +214,31 @@ export const render = (r: Results): string => {
   if (r.tokenizers !== undefined) {
     const rows = r.tokenizers
     out.push(table(
-      "4. Token counters on the same text (every message's token text once, through the TokenCounter service, cold merge cache)",
-      ["layer", "time", "tokens", "tokens/s", "M chars/s", "µs/message"],
+      "4. Token counters on the same text (every message's token text once, through the TokenCounter service, " +
+        "cold merge caches); agreement with a reference on the same messages",
+      [
+        "layer",
+        "counts",
+        "time",
+        "tokens",
+        "M tokens/s",
+        "M chars/s",
+        "µs/message",
+        "reference",
+        "equal messages",
+        "total / reference"
+      ],
       rows.map((row) => [
         row.layer,
+        row.counts,
         formatTiming(row.timing),
         String(row.tokens),
-        `${(row.tokensPerSecond / 1e6).toFixed(2)} M`,
+        (row.tokensPerSecond / 1e6).toFixed(2),
         row.mcharsPerSecond.toFixed(2),
-        row.usPerMessage.toFixed(2)
+        row.usPerMessage.toFixed(2),
+        row.reference === row.layer ? "(itself)" : row.reference,
+        `${row.equalMessages}/${r.data.messages}`,
+        row.totalOverReference.toFixed(4)
       ])
     ))
   }
@@ -256,5 +279,6 @@ export const render = (r: Results): string => {
     ))
   }
   if (r.policies !== undefined) out.push(renderPolicies(r.policies, table))
+  if (r.stores !== undefined) out.push(renderStores(r.stores, table))
   return out.join("\n")
 }

@@ -2,20 +2,33 @@
  * rollmem as a user runs it: the Effect API (one program replaying every
  * conversation, the memory built per conversation) and the Promise facade
  * (a `RollingMemory` per conversation, `addMessage` with raw fields), both
- * with the o200k_base counter of `rollmem/tokenizers` and a summarizer that
- * answers at once.
+ * with the o200k_base counter of `rollmem/tokenizers` (its default engine,
+ * ai-tokenizer) and a summarizer that answers at once.
  */
 import { Effect, Layer, ManagedRuntime } from "effect"
-import { countTokens } from "gpt-tokenizer/encoding/o200k_base"
+import { clearMergeCache, countTokens } from "gpt-tokenizer/encoding/o200k_base"
 import type { Message } from "../../dist/index.js"
 import { RollingMemory, Summarizer, TokenCounter } from "../../dist/index.js"
 import { RollingMemory as FacadeRollingMemory } from "../../dist/promise/index.js"
-import { layerO200kBase } from "../../dist/tokenizers.js"
+import { clearMergeCaches, layerO200kBase, loadTokenCounter } from "../../dist/tokenizers.js"
 import type { Conversation } from "./data.js"
 
-/** The o200k_base count the layer makes, called directly: the limit's tokenizer. */
+/**
+ * The o200k_base count of `layerO200kBase` (the default engine, ai-tokenizer,
+ * the fastest exact counter), as a plain function: the limit's tokenizer and
+ * every peer's.
+ */
+export const countO200k: (text: string) => number = await loadTokenCounter("o200k_base")
+
+/** The same count through gpt-tokenizer, called directly: the limit as measured before ai-tokenizer. */
 const noSpecial = { disallowedSpecial: new Set<string>() }
-export const countO200k = (text: string): number => countTokens(text, noSpecial)
+export const countO200kGptTokenizer = (text: string): number => countTokens(text, noSpecial)
+
+/** Before every sample: cold merge caches in every tokenizer (as in a new process). */
+export const clearCaches = (): void => {
+  clearMergeCaches()
+  clearMergeCache()
+}
 
 /** The summarizer of every timed run: returns at once. */
 export const instantSummary = (): string => "summary"
@@ -32,11 +45,14 @@ export const makeRuntime = async (
   return runtime
 }
 
-/** The limit: every message's token text counted once, nothing else. */
-export const limit = (conversations: ReadonlyArray<Conversation>): number => {
+/** The limit: every message's token text counted once with `count`, nothing else. */
+export const limit = (
+  conversations: ReadonlyArray<Conversation>,
+  count: (text: string) => number = countO200k
+): number => {
   let tokens = 0
   for (const c of conversations) {
-    for (const m of c.messages) tokens += countO200k(m.tokenText)
+    for (const m of c.messages) tokens += count(m.tokenText)
   }
   return tokens
 }

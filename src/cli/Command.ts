@@ -179,8 +179,9 @@ const options = {
     CliOptions.withPseudoName("NAME"),
     CliOptions.withDefault(defaults.tokenizer),
     CliOptions.withDescription(
-      "Token counter: words, o200k_base, cl100k_base, or a model name (gpt-4o, gpt-4.1, gpt-5, gpt-4, gpt-3.5-turbo...). " +
-        "Budgets and the summary are counted with it (default: o200k_base)."
+      "Token counter: words, o200k_base, cl100k_base, or a model name (gpt-4o, gpt-4.1, gpt-5, gpt-4, " +
+        "claude-sonnet-4-5, claude-opus-4-1, gemini-2.5-pro, gemini-2.5-flash...; Claude and Gemini counts are " +
+        "estimates). Budgets and the summary are counted with it (default: o200k_base)."
     )
   ),
   summarizer: CliOptions.choice("summarizer", summarizers).pipe(
@@ -210,6 +211,12 @@ const options = {
     CliOptions.withDescription(
       "Also save each conversation's final state under its id in this store: sqlite:PATH (a file, created if " +
         "missing), postgres://… or redis://…, replacing what was stored under that id. Read it back with rollmem show."
+    )
+  ),
+  framing: CliOptions.boolean("framing").pipe(
+    CliOptions.withDescription(
+      "Count each message with the provider's per-message overhead (role and delimiters), as billed; " +
+        "needs a model name as --tokenizer (default: off)."
     )
   ),
   compare: CliOptions.text("compare").pipe(
@@ -243,6 +250,8 @@ export interface ReplayArgs {
   readonly format: Format
   readonly show: Option.Option<string>
   readonly store: Option.Option<string>
+  /** Count the provider's per-message overhead (`--framing`); default `false`. */
+  readonly framing?: boolean | undefined
   /** Option sets to compare (see `Compare.ts`); empty: the per-conversation report. */
   readonly compare: ReadonlyArray<string>
 }
@@ -259,17 +268,17 @@ const describeConfig = (args: ReplayArgs, config: Config, count: number): string
       : `, summarizer extractive (summary-tokens ${args.summaryTokens})`
     : ""
   return `rollmem replay: ${count} conversation${count === 1 ? "" : "s"}, strategy ${config.strategy}${budget}` +
-    `${summarizer}, tokenizer ${args.tokenizer}`
+    `${summarizer}, tokenizer ${args.tokenizer}${args.framing === true ? " with message framing" : ""}`
 }
 
 /** Prints `rollmem: reason` on stderr, then fails with {@link CliFailure}. */
 const fail = (reason: string): Effect.Effect<never, CliFailure> =>
   Effect.zipRight(Console.error(`rollmem: ${reason}`), Effect.fail(new CliFailure({ reason })))
 
-const tokenizerLayer = (name: string) =>
+const tokenizerLayer = (name: string, framing: boolean) =>
   Layer.mapError(
-    layerByName(name),
-    (error) => new ConfigError({ option: "--tokenizer", description: error.description })
+    layerByName(name, { framing }),
+    (error) => new ConfigError({ option: `--${error.option}`, description: error.description })
   )
 
 /**
@@ -356,7 +365,7 @@ export const runReplay = (
       return yield* fail(`skipped ${skipped} input${skipped === 1 ? "" : "s"} that could not be read (see above)`)
     }
   }).pipe(
-    Effect.provide(tokenizerLayer(args.tokenizer)),
+    Effect.provide(tokenizerLayer(args.tokenizer, args.framing === true)),
     Effect.catchTags({
       ConfigError: (error) => fail(error.message),
       TokenCountError: (error) => fail(error.message),

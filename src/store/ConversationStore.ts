@@ -794,11 +794,14 @@ export const layerRedis = (options?: RedisOptions): Layer.Layer<ConversationStor
         Effect.tryPromise({
           try: async () => {
             const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 5 })
+            // Without a listener ioredis prints every connection error to stderr; keep the last one for the failure.
+            let lastError: unknown
+            client.on("error", (error) => (lastError = error))
             try {
               await client.connect()
             } catch (cause) {
               client.disconnect()
-              throw cause
+              throw lastError ?? cause
             }
             client.defineCommand("rollmemSave", { numberOfKeys: 1, lua: SAVE_SCRIPT })
             client.defineCommand("rollmemDelete", { numberOfKeys: 1, lua: DELETE_SCRIPT })

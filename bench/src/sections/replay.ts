@@ -1,5 +1,8 @@
 /**
- * Section 1: replay cost against the tokenizer's limit, at each budget.
+ * Section 1: replay cost against the tokenizer's limit, at each budget. The
+ * limit is the fastest exact counter (ai-tokenizer, the default engine, which
+ * the replays use too); the limit through gpt-tokenizer (the engine before
+ * it) is measured alongside.
  *
  * Load on a shared machine drifts over seconds, so the contenders are
  * measured in paired rounds: after a warm-up round (discarded), each round
@@ -9,18 +12,23 @@
  * gpt-tokenizer is cleared, so each replay counts text it has not seen (as a
  * live process does).
  */
-import { clearMergeCache } from "gpt-tokenizer/encoding/o200k_base"
 import type { Conversation } from "../data.js"
 import { measure, type RunOptions, type Timing } from "../harness.js"
-import { effectCountOnly, effectReplay, facadeReplay, limit, type Runtime } from "../rollmem.js"
+import {
+  clearCaches,
+  countO200kGptTokenizer,
+  effectCountOnly,
+  effectReplay,
+  facadeReplay,
+  limit,
+  type Runtime
+} from "../rollmem.js"
 
 export const BUDGETS = [500, 2_000, 8_000, 32_000] as const
 
-// Before every sample: a cold tokenizer cache. (No forced GC: its concurrent
+// Before every sample: cold tokenizer caches. (No forced GC: its concurrent
 // sweeping would run, and be billed as CPU time, during the sample.)
-const fresh = (): void => {
-  clearMergeCache()
-}
+const fresh = clearCaches
 
 export interface Ratio {
   readonly median: number
@@ -32,6 +40,8 @@ export interface ReplayFigures {
   readonly budget: number
   /** Timings over all rounds (ms per replay of the whole data set). */
   readonly limit: Timing
+  /** The limit counted with gpt-tokenizer instead of ai-tokenizer. */
+  readonly limitGptTokenizer: Timing
   readonly effect: Timing
   readonly facade: Timing
   /** Diagnostic: the Effect API's loop calling the TokenCounter service only (the floor of any Effect replay). */
@@ -39,6 +49,8 @@ export interface ReplayFigures {
   readonly effectRatio: Ratio
   readonly facadeRatio: Ratio
   readonly countOnlyRatio: Ratio
+  /** The gpt-tokenizer limit over the ai-tokenizer limit. */
+  readonly limitGptTokenizerRatio: Ratio
 }
 
 const median = (xs: ReadonlyArray<number>): number => {
@@ -77,11 +89,18 @@ export const runReplay = async (
     const countOnly = effectCountOnly(conversations)
     const tasks = [
       { name: "limit", fn: () => limit(conversations), beforeEach: fresh },
+      { name: "limitGptTokenizer", fn: () => limit(conversations, countO200kGptTokenizer), beforeEach: fresh },
       { name: "effect", fn: () => runtime.runSync(program), beforeEach: fresh },
       { name: "facade", fn: () => facadeReplay(conversations, budget), beforeEach: fresh },
       { name: "countOnly", fn: () => runtime.runSync(countOnly), beforeEach: fresh }
     ]
-    const rounds: Record<string, Array<Timing>> = { limit: [], effect: [], facade: [], countOnly: [] }
+    const rounds: Record<string, Array<Timing>> = {
+      limit: [],
+      limitGptTokenizer: [],
+      effect: [],
+      facade: [],
+      countOnly: []
+    }
     // One warm-up round for every task, discarded; then the measured rounds.
     await measure(`replay ${budget} warm-up`, tasks, options.warmUp)
     for (let r = 0; r < options.rounds; r++) {
@@ -93,12 +112,14 @@ export const runReplay = async (
     out.push({
       budget,
       limit: combine("limit", rounds.limit),
+      limitGptTokenizer: combine("limitGptTokenizer", rounds.limitGptTokenizer),
       effect: combine("effect", rounds.effect),
       facade: combine("facade", rounds.facade),
       countOnly: combine("countOnly", rounds.countOnly),
       effectRatio: ratios("effect"),
       facadeRatio: ratios("facade"),
-      countOnlyRatio: ratios("countOnly")
+      countOnlyRatio: ratios("countOnly"),
+      limitGptTokenizerRatio: ratios("limitGptTokenizer")
     })
   }
   return out
