@@ -7,7 +7,8 @@ export default defineConfig([
       "promise/index": "src/promise/index.ts",
       tokenizers: "src/tokenizers.ts",
       store: "src/store.ts",
-      ai: "src/ai.ts"
+      ai: "src/ai.ts",
+      adapters: "src/adapters.ts"
     },
     format: ["esm", "cjs"],
     dts: true,
@@ -25,8 +26,21 @@ export default defineConfig([
     format: ["esm"],
     target: "node20",
     sourcemap: false,
+    splitting: true,
     noExternal: [/^@effect\/(?:cli|platform|platform-node|platform-node-shared|printer|printer-ansi)(?:\/|$)/],
     external: ["effect", /^effect\//, "gpt-tokenizer", "js-tiktoken", /^@effect\/sql/, "@effect/ai"],
     banner: { js: "#!/usr/bin/env node" }
+  },
+  {
+    // The report page's script with Chart.js bundled in, read by src/cli/Report.ts and inlined into
+    // each report: dist/report-page.js.
+    entry: { "report-page": "src/report/page.ts" },
+    format: ["iife"],
+    platform: "browser",
+    target: "es2020",
+    minify: true,
+    sourcemap: false,
+    dts: false,
+    outExtension: () => ({ js: ".js" })
   }
 ])

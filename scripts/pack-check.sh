@@ -94,6 +94,10 @@ const count = await Tokenizers.loadTokenCounter("gpt-4o")
 const counted = new Facade({ maxTokens: 2000, tokenCounter: count })
 counted.addUserMessage("Book me a flight to Rome")
 if (counted.bufferTokens !== 6) throw new Error(`ESM loadTokenCounter: got ${counted.bufferTokens}`)
+// rollmem/adapters loads without any provider SDK installed
+const { fromAnthropic, toOpenAIChat } = await import("rollmem/adapters")
+const chat = JSON.stringify(toOpenAIChat(fromAnthropic({ system: "Be brief.", messages: [{ role: "user", content: "hi" }] })))
+if (chat !== '[{"role":"system","content":"Be brief."},{"role":"user","content":"hi"}]') throw new Error(`ESM adapters: got ${chat}`)
 console.log("esm ok")
 JS
 cat > cjs.cjs <<'JS'
@@ -111,6 +115,8 @@ const w = new WindowMemory({ maxMessages: 1 })
 w.addUserMessage("a"); w.addUserMessage("b")
 if (JSON.stringify(w) !== '{"version":2,"summary":"","buffer":[{"role":"user","content":"b"}]}') throw new Error("CJS facade: " + JSON.stringify(w))
 if (typeof Tokenizers.layerO200kBase !== "object") throw new Error("CJS tokenizers missing")
+const Adapters = require("rollmem/adapters")
+if (JSON.stringify(Adapters.toGemini(Adapters.fromOpenAIChat([{ role: "user", content: "hi" }]))) !== '{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}') throw new Error("CJS adapters")
 Tokenizers.loadTokenCounter("cl100k_base").then((count) => {
   if (count("お誕生日おめでとう") !== 9) throw new Error("CJS loadTokenCounter: " + count("お誕生日おめでとう"))
   console.log("cjs ok")
@@ -118,6 +124,15 @@ Tokenizers.loadTokenCounter("cl100k_base").then((count) => {
 JS
 node esm.mjs
 node cjs.cjs
+npx --no-install rollmem --help >/dev/null
+# The HTML report: its page script (Chart.js bundled in) ships in dist and is inlined; nothing loads from the network.
+printf '%s\n' '{"id":"c1","messages":[{"role":"user","content":"hi </script>"},{"role":"assistant","content":"hello"}]}' > chat.jsonl
+npx --no-install rollmem replay chat.jsonl --report report.html >/dev/null
+grep -q 'Chart.js v4.6.1' report.html || { echo "report: Chart.js missing"; exit 1; }
+grep -q 'id="rollmem-data"' report.html || { echo "report: data missing"; exit 1; }
+if grep -Eiq '<script[^>]+src=|<link ' report.html; then echo "report: loads something from outside"; exit 1; fi
+[ "$(grep -oi '</script' report.html | wc -l)" -eq 2 ] || { echo "report: a script element ends early"; exit 1; }
+if node -e 'require.resolve("chart.js")' 2>/dev/null; then echo "chart.js was installed with the package"; exit 1; fi
 
 echo "== command line: npm i rollmem effect@3.22.4 gpt-tokenizer@4.0.0, then npx rollmem"
 mkdir "$tmp/cli"

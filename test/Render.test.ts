@@ -61,7 +61,7 @@ describe("Render.finalContext", () => {
     const summary = "system: You are a support assistant.\nuser: my tent is damaged"
     const buffer = [Message.user("Can I get a replacement?"), Message.assistant("Yes.")]
     const messages = [Message.system(summary), ...buffer]
-    const shown = { id: "chat", messages, context: messages.map(String).join("\n"), summary, buffer }
+    const shown = { id: "chat", messages, context: messages.map(String).join("\n"), summary, buffer, summaryIndex: 0 }
     assert.strictEqual(
       Render.finalContext(shown, figures("chat"), "tokens", { ...rolling, maxTokens: 6, summaryTokens: 4 }),
       [
@@ -83,7 +83,7 @@ describe("Render.finalContext", () => {
 
   it("says when there is no summary, in words when counting words", () => {
     const buffer = [Message.user("hi")]
-    const shown = { id: "c", messages: buffer, context: "user: hi", summary: "", buffer }
+    const shown = { id: "c", messages: buffer, context: "user: hi", summary: "", buffer, summaryIndex: -1 }
     const one = figures("c", { summaryTokens: 0, finalBufferTokens: 1, contextTokens: 1 })
     assert.strictEqual(
       Render.finalContext(shown, one, "words", { ...rolling, strategy: "window", maxMessages: 3 }),
@@ -130,7 +130,8 @@ describe("Render.table", () => {
         totals: { ...figures(id), conversations: 1, opensOnUserTurn: 1 }
       },
       shown: undefined,
-      timelines: []
+      timelines: [],
+      finals: []
     }
     const row = Render.table(outcome, "title", "tokens").split("\n")[4]
     const cell = row.split("  ")[0]

@@ -170,6 +170,8 @@ export interface FinalContext {
   readonly summary: string
   /** The buffer alone: the recent turns, verbatim. */
   readonly buffer: ReadonlyArray<Message.Message>
+  /** The position of the summary message in `messages`; -1 when the summary is empty. */
+  readonly summaryIndex: number
 }
 
 /**
@@ -184,6 +186,8 @@ export interface Outcome {
   readonly shown: FinalContext | undefined
   /** One timeline per conversation, in input order (what an HTML report plots). */
   readonly timelines: ReadonlyArray<Measure.Timeline>
+  /** Every conversation's final context, in input order, when asked for with `finals: true`; else empty. */
+  readonly finals: ReadonlyArray<FinalContext>
 }
 
 const positive = (option: string, value: number): Effect.Effect<number, ConfigError> =>
@@ -515,8 +519,10 @@ const replayInto = (
       yield* onMessage
     }
     const finalBufferTokens = yield* memory.bufferTokens
-    const summaryTokens = yield* counter.countText(yield* memory.summary)
+    const finalSummary = yield* memory.summary
+    const summaryTokens = yield* counter.countText(finalSummary)
     const messages = yield* memory.messages
+    const summaryIndex = finalSummary === "" ? -1 : summaryPosition(messages, yield* memory.buffer)
     const { sums, timeline } = recorder.done()
     const summarizerCalls = track.calls()
     const figures: Figures = {
@@ -538,7 +544,8 @@ const replayInto = (
       messages,
       context: yield* memory.context,
       summary: yield* memory.summary,
-      buffer: yield* memory.buffer
+      buffer: yield* memory.buffer,
+      summaryIndex
     }
     return { figures, final, timeline }
   })
@@ -610,6 +617,8 @@ export const replay = <E = never, R = never>(
     readonly show?: string | undefined
     readonly onProgress?: ((done: number, total: number) => Effect.Effect<void>) | undefined
     readonly open?: Open<E, R> | undefined
+    /** Keep every conversation's final context in {@link Outcome.finals} (the HTML report shows them). */
+    readonly finals?: boolean | undefined
   }
 ): Effect.Effect<Outcome, ConfigError | AddError | E, TokenCounter.TokenCounter | R> =>
   Effect.gen(function*() {
@@ -623,13 +632,15 @@ export const replay = <E = never, R = never>(
     })
     const figures: Array<Figures> = []
     const timelines: Array<Measure.Timeline> = []
+    const finals: Array<FinalContext> = []
     let shown: FinalContext | undefined
     for (const conversation of conversations) {
       const result = yield* replayConversation(conversation, config, onMessage, open)
       figures.push(result.figures)
       timelines.push(result.timeline)
+      if (options?.finals === true) finals.push(result.final)
       if (shown === undefined && conversation.id === options?.show) shown = result.final
       if (onProgress !== undefined) yield* onProgress(done, total)
     }
-    return { report: { conversations: figures, totals: totalsOf(figures) }, shown, timelines }
+    return { report: { conversations: figures, totals: totalsOf(figures) }, shown, timelines, finals }
   })
