@@ -5,8 +5,12 @@
  * sequences and on the exact cases the contract names.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { FastCheck as fc } from "effect"
+import { Effect, FastCheck as fc, Layer } from "effect"
 import * as Message from "../src/schema/Message.js"
+import * as Summarizer from "../src/services/Summarizer.js"
+import * as TokenCounter from "../src/services/TokenCounter.js"
+import * as RollingMemory from "../src/strategies/RollingMemory.js"
+import * as WindowMemory from "../src/strategies/WindowMemory.js"
 import * as Arb from "./support/arbitraries.js"
 import { absent, conversations } from "./support/conversations.js"
 import { a, call, result, u } from "./support/harness.js"
@@ -444,4 +448,95 @@ describe("SPEC 10 on every real conversation", () => {
       }
     )
   }
+})
+
+/** Options of the real memories for a driver configuration. */
+const memoryOf = (options: DriverOptions, summarize: (s: string, ms: ReadonlyArray<Message.Message>) => string) => {
+  const policy = {
+    ...(options.boundary === undefined ? {} : { boundary: options.boundary }),
+    ...(options.pinSystem === undefined ? {} : { pinSystem: options.pinSystem })
+  }
+  const counter = Layer.succeed(TokenCounter.TokenCounter, TokenCounter.fromFunction(count))
+  if (options.measure === "messages") {
+    return Effect.runSync(
+      WindowMemory.make({
+        maxMessages: options.budget,
+        ...(options.target === undefined ? {} : { targetMessages: options.target }),
+        ...policy
+      }).pipe(Effect.provide(counter))
+    )
+  }
+  return Effect.runSync(
+    RollingMemory.make({
+      maxTokens: options.budget,
+      ...(options.target === undefined ? {} : { targetTokens: options.target }),
+      ...(options.clear === undefined ? {} : { clearToolResults: options.clear }),
+      ...policy
+    }).pipe(Effect.provide(counter), Effect.provide(Summarizer.layerFunction(summarize)))
+  )
+}
+
+describe("SPEC 10 through RollingMemory and WindowMemory", () => {
+  /** Feeds `adds` to a real memory and to the model; asserts equal buffers, calls and guarantee after each add. */
+  const compare = (options: DriverOptions, adds: ReadonlyArray<ReadonlyArray<Message.Message>>, where: string) => {
+    const calls: Array<ReadonlyArray<Message.Message>> = []
+    const memory = memoryOf(options, (s, ms) => {
+      calls.push(ms)
+      return `${s}|${ms.length}`
+    })
+    // WindowMemory drops what it evicts
+    const model = options.measure === "messages"
+      ? SpecModel.policy({ ...options, count, withContent })
+      : modelOf(options)
+    let state: SpecModel.ModelState<Message.Message> = SpecModel.empty
+    adds.forEach((messages, i) => {
+      const before = calls.length
+      Effect.runSync(messages.length === 1 ? memory.add(messages[0]) : memory.addMessages(messages))
+      const step = model.addMany(state, messages)
+      state = step.state
+      const made = calls.slice(before)
+      const expected = options.measure === "messages" ? [] : step.calls.map((c) => c.messages)
+      if (
+        made.length !== expected.length || made.some((ms, k) => show(ms).join("\n") !== show(expected[k]).join("\n"))
+      ) {
+        assert.deepStrictEqual(made.map(show), expected.map(show), `${where} add #${i}: summarizer calls`)
+      }
+      const buffer = Effect.runSync(memory.buffer)
+      if (show(buffer).join("\n") !== show(state.buffer).join("\n")) {
+        assert.deepStrictEqual(show(buffer), show(state.buffer), `${where} add #${i}: buffer`)
+      }
+      if (options.measure === "tokens") assert.strictEqual(Effect.runSync(memory.summary), state.summary)
+      const context = Effect.runSync(memory.messages)
+      assert.deepStrictEqual(
+        context.map(SpecModel.stringForm),
+        SpecModel.messages10(state, { pinSystem: options.pinSystem }).map(SpecModel.stringForm),
+        `${where} add #${i}: messages`
+      )
+      if (options.boundary === "turn") {
+        const problems = SpecModel.turnViolations(buffer, options.pinSystem === true)
+        if (problems.length > 0) assert.fail(`${where} add #${i}: ${problems.join("; ")}`)
+      }
+    })
+    return memory
+  }
+
+  it.prop(
+    "random sequences, single adds and addMessages: the memory equals the model",
+    [policyOptions, fc.array(fc.array(message, { minLength: 1, maxLength: 3 }), { maxLength: 30 })],
+    ([options, adds]) => {
+      compare(options, adds, JSON.stringify(options))
+    },
+    { fastCheck: { numRuns: RUNS } }
+  )
+
+  it.skipIf(absent)("every real conversation, turn mode with pinned system prompt, target and clearing", () => {
+    for (
+      const options of [
+        tokens(300, { boundary: "turn", pinSystem: true, target: 150, clear: { keep: 3 } }),
+        { measure: "messages", budget: 8, boundary: "turn", pinSystem: true } as const
+      ]
+    ) {
+      for (const conversation of conversations) compare(options, conversation.messages.map((m) => [m]), conversation.id)
+    }
+  })
 })

@@ -231,19 +231,29 @@ describe.each(subjects)("conformance: $name", (subject) => {
       yield* runAgainstModel(memory, subject.model(labels), calls, SpecModel.empty, conversation.slice(0, 4))
     }))
 
-  it.effect("counts each message's token text once, when it is added (or restored)", () =>
+  it.effect("counts each message's token text once, when it is added (or restored), and each committed summary once", () =>
     Effect.gen(function*() {
       const texts: Array<string> = []
       const counter = TokenCounter.layerFunction((text) => {
         texts.push(text)
         return TokenCounter.wordCount(text)
       })
-      const memory = yield* subject.make(recording(labels).layer, counter, {
+      const summarizer = recording(labels)
+      const memory = yield* subject.make(summarizer.layer, counter, {
         version: 2,
         buffer: wire([Message.tool("r", { toolCallId: "c9" })])
       })
-      for (const m of conversation) yield* memory.add(m)
-      assert.deepStrictEqual(texts, ["r\nc9", ...conversation.map((m) => m.tokenText)])
+      const summaries: Array<string> = []
+      for (const m of conversation) {
+        const calls = summarizer.calls.length
+        yield* memory.add(m)
+        const made = summarizer.calls.slice(calls).flatMap((c) =>
+          c.result === undefined || c.result === "" ? [] : [c.result]
+        )
+        summaries.push(m.tokenText, ...made)
+      }
+      assert.deepStrictEqual(texts, ["r\nc9", ...summaries])
+      assert.strictEqual(yield* memory.summaryTokens, TokenCounter.wordCount(yield* memory.summary))
     }))
 
   it.effect("a counter returning NaN, a negative, a fraction or a non-number (or throwing) fails typed and appends nothing", () =>

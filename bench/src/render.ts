@@ -210,6 +210,17 @@ export const render = (r: Results): string => {
         x(s.flatness.precounted)
       }, no summarizer ${x(s.flatness.drop)}; Python baseline ${x(s.flatness.baseline, 0)}`
     )
+    out.push(table(
+      "3b. Scaling under the context policies (docs/contract.md section 10): precounted, with a summarizer, 10 vs 20,000 buffered (goal: at most 1.2x)",
+      ["mode", "folds / add", "10 buffered", "20,000 buffered", "20,000 / 10"],
+      s.modes.map((row) => [
+        row.mode,
+        row.foldsPerAdd.toFixed(3),
+        formatTiming(row.small),
+        formatTiming(row.large),
+        x(row.ratio)
+      ])
+    ))
   }
   if (r.tokenizers !== undefined) {
     const rows = r.tokenizers

@@ -39,6 +39,7 @@ import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import { ConfigError } from "../Errors.js"
 import * as MemoryState from "../schema/MemoryState.js"
+import type * as Message from "../schema/Message.js"
 import * as Summarizer from "../services/Summarizer.js"
 import * as TokenCounter from "../services/TokenCounter.js"
 import * as Conversation from "../store/Conversation.js"
@@ -144,6 +145,12 @@ export class ConversationMemory extends AsyncMemory {
   override addMessage(role: string, content: string, options?: MessageOptions): Promise<void> {
     const refused = this.refuse()
     return refused === undefined ? super.addMessage(role, content, options) : Promise.reject(refused)
+  }
+
+  /** Adds several messages, then prunes once (see `AsyncMemory`); rejects with {@link DisposedError} once its `use()` call has ended. */
+  override addMessages(messages: ReadonlyArray<Message.Message>): Promise<void> {
+    const refused = this.refuse()
+    return refused === undefined ? super.addMessages(messages) : Promise.reject(refused)
   }
 
   /** Empties summary and buffer; throws {@link DisposedError} once its `use()` call has ended. */

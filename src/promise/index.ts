@@ -36,6 +36,9 @@
 import { ConfigError } from "../Errors.js"
 import * as Summarizer from "../services/Summarizer.js"
 import { buildBuffer, buildRolling, buildSummary, buildWindow } from "../strategies/internal/builders.js"
+import type * as EffectRolling from "../strategies/RollingMemory.js"
+import type * as EffectSummary from "../strategies/SummaryMemory.js"
+import type * as EffectWindow from "../strategies/WindowMemory.js"
 import {
   AsyncMemory,
   type AsyncSummarize,
@@ -103,12 +106,23 @@ export {
 } from "../schema/Message.js"
 
 /**
+ * The context policies of a RollingMemory (docs/contract.md section 10),
+ * the same as the Effect API's: `targetTokens`, `boundary`, `pinSystem`,
+ * `clearToolResults`, `summaryRole`, `maxSummaryTokens` (see
+ * `RollingMemory.Options` of the Effect API for each).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type RollingPolicies = Omit<EffectRolling.Options, "maxTokens">
+
+/**
  * Options of `RollingMemory`.
  *
  * @since 0.1.0
  * @category models
  */
-export interface RollingOptions {
+export interface RollingOptions extends RollingPolicies {
   /** Token budget of the buffer (positive integer, default 2000). */
   readonly maxTokens?: number | undefined
   /** Folds evicted turns into the summary; without one they are dropped. */
@@ -123,7 +137,7 @@ export interface RollingOptions {
  * @since 0.1.0
  * @category models
  */
-export interface AsyncRollingOptions {
+export interface AsyncRollingOptions extends RollingPolicies {
   /** Token budget of the buffer (positive integer, default 2000). */
   readonly maxTokens?: number | undefined
   /** Folds evicted turns into the summary; may return a Promise. */
@@ -138,10 +152,7 @@ export interface AsyncRollingOptions {
  * @since 0.1.0
  * @category models
  */
-export interface WindowOptions {
-  /** Most messages kept (positive integer, required). */
-  readonly maxMessages: number
-}
+export type WindowOptions = EffectWindow.Options
 
 /**
  * Options of `SummaryMemory`.
@@ -149,7 +160,7 @@ export interface WindowOptions {
  * @since 0.1.0
  * @category models
  */
-export interface SummaryOptions {
+export interface SummaryOptions extends EffectSummary.Options {
   /** Folds each turn into the summary (required). */
   readonly summarize: Summarize
 }
@@ -160,7 +171,7 @@ export interface SummaryOptions {
  * @since 0.1.0
  * @category models
  */
-export interface AsyncSummaryOptions {
+export interface AsyncSummaryOptions extends EffectSummary.Options {
   /** Folds each turn into the summary (required); may return a Promise. */
   readonly summarize: AsyncSummarize
 }
@@ -182,7 +193,18 @@ const checkOptions = (options: unknown, known: ReadonlyArray<string>): void => {
   }
 }
 
-const rollingKeys = ["maxTokens", "summarize", "tokenCounter"]
+const policyKeys = ["boundary", "pinSystem", "summaryRole"]
+const rollingKeys = [
+  "maxTokens",
+  "targetTokens",
+  ...policyKeys,
+  "clearToolResults",
+  "maxSummaryTokens",
+  "summarize",
+  "tokenCounter"
+]
+const windowKeys = ["maxMessages", "targetMessages", ...policyKeys]
+const summaryKeys = ["summarize", "summaryRole", "maxSummaryTokens"]
 
 // Throws `ConfigError` unless `value` is absent or a function.
 const checkFunction = <F>(option: string, value: F): F => {
@@ -201,7 +223,7 @@ const requireSummarize = <F>(options: { readonly summarize?: F }): F => {
 
 // The Rolling and AsyncRolling classes differ only in how `summarize` becomes a Summarizer.
 const rollingMemory = <F>(
-  options: {
+  options: RollingPolicies & {
     readonly maxTokens?: number | undefined
     readonly summarize?: F | undefined
     readonly tokenCounter?: CountTokens | undefined
@@ -212,21 +234,25 @@ const rollingMemory = <F>(
   return build(
     options.summarize === undefined ? undefined : toSummarizer(checkFunction("summarize", options.summarize)),
     checkFunction("tokenCounter", options.tokenCounter),
-    (services, state) => buildRolling(services, { maxTokens: options.maxTokens }, state)
+    (services, state) => {
+      const { summarize: _summarize, tokenCounter: _tokenCounter, ...rolling } = options
+      return buildRolling(services, rolling, state)
+    }
   )
 }
 
 // The same for the Summary and AsyncSummary classes.
 const summaryMemory = <F>(
-  options: { readonly summarize: F },
+  options: EffectSummary.Options & { readonly summarize: F },
   toSummarizer: (summarize: F) => Summarizer.Service
 ) => {
-  checkOptions(options, ["summarize"])
+  checkOptions(options, summaryKeys)
   const summarizer = toSummarizer(requireSummarize(options))
+  const { summarize: _summarize, ...summary } = options
   return build(
     summarizer,
     undefined,
-    (services, state) => buildSummary({ counter: services.counter, summarizer }, state)
+    (services, state) => buildSummary({ counter: services.counter, summarizer }, state, summary)
   )
 }
 
@@ -305,11 +331,11 @@ export class WindowMemory extends SyncMemory {
   /** The message budget of the buffer. */
   readonly maxMessages: number
   constructor(options: WindowOptions) {
-    checkOptions(options, ["maxMessages"])
+    checkOptions(options, windowKeys)
     const memory = build(
       undefined,
       undefined,
-      (services, state) => buildWindow(services, { maxMessages: options.maxMessages }, state)
+      (services, state) => buildWindow(services, options, state)
     )
     super(memory)
     this.maxMessages = memory.maxMessages

@@ -134,7 +134,21 @@ export abstract class BaseMemory {
     return Effect.runSync(this.memory.bufferTokens)
   }
 
-  /** The buffer, preceded by a `system` message holding the summary when it is not empty. */
+  /** The summary's tokens, counted once when a fold commits or a state is restored (docs/contract.md section 10.4). */
+  get summaryTokens(): number {
+    return Effect.runSync(this.memory.summaryTokens)
+  }
+
+  /** Tokens of what `getMessages()` returns: pinned messages, summary and buffer. */
+  get contextTokens(): number {
+    return Effect.runSync(this.memory.contextTokens)
+  }
+
+  /**
+   * What to send the model: the buffer, preceded by the summary (a `system`
+   * message, or `user` with `summaryRole: "user"`) when it is not empty;
+   * pinned system messages that open the buffer come first.
+   */
   getMessages(): Array<Message.Message> {
     return [...Effect.runSync(this.memory.messages)]
   }
@@ -181,6 +195,16 @@ export abstract class SyncMemory extends BaseMemory {
     const rest = this.step(toMessage(role, content, options))
     if (rest !== done) squash(Exit.isExit(rest) ? rest : Effect.runSyncExit(rest))
   }
+  /**
+   * Adds several messages in order, then prunes once (docs/contract.md
+   * section 10.7): for failure it is one add. Use it for an agent step that
+   * yields a tool call and its results together. Throws as `addMessage`;
+   * on `InvalidMessageError` or `TokenCountError` none is added.
+   */
+  addMessages(messages: ReadonlyArray<Message.Message>): void {
+    const checked = messages.map((m) => toMessage(m.role, m.content, m))
+    squash(Effect.runSyncExit(this.memory.addMessages(checked)))
+  }
   /** Adds a `user` message. */
   addUserMessage(content: string, options?: MessageOptions): void {
     this.addMessage(Message.USER, content, options)
@@ -213,7 +237,19 @@ export abstract class AsyncMemory extends BaseMemory {
    * summarizer call. The turn is visible to reads at once.
    */
   async addMessage(role: string, content: string, options?: MessageOptions): Promise<void> {
-    const rest = this.step(toMessage(role, content, options))
+    return this.run(this.step(toMessage(role, content, options)))
+  }
+  /**
+   * Adds several messages in order, then prunes once (docs/contract.md
+   * section 10.7): for failure and cancellation it is one add. Use it for an
+   * agent step that yields a tool call and its results together. Rejects as
+   * `addMessage`; on `InvalidMessageError` or `TokenCountError` none is added.
+   */
+  async addMessages(messages: ReadonlyArray<Message.Message>): Promise<void> {
+    const checked = messages.map((m) => toMessage(m.role, m.content, m))
+    return this.run(this.memory.addMessages(checked))
+  }
+  private async run(rest: Effect.Effect<void, unknown>): Promise<void> {
     if (rest === done) return
     if (Exit.isExit(rest)) {
       squash(rest)

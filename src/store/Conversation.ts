@@ -56,7 +56,7 @@ import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
-import { ConfigError, type TokenCountError } from "../Errors.js"
+import { type AddError, ConfigError, type TokenCountError } from "../Errors.js"
 import * as MemoryState from "../schema/MemoryState.js"
 import type { Message } from "../schema/Message.js"
 import * as Summarizer from "../services/Summarizer.js"
@@ -79,20 +79,25 @@ import {
  * state is the same for every strategy (docs/contract.md section 2), so a conversation
  * may be used with another strategy later.
  *
- * - `rolling`: RollingMemory, `maxTokens` default 2000; uses the `Summarizer`
- *   in context if any;
- * - `buffer`: BufferMemory;
- * - `window`: WindowMemory, `maxMessages` required;
- * - `summary`: SummaryMemory; a `Summarizer` must be in context.
+ * - `rolling`: RollingMemory, `maxTokens` default 2000 and the other
+ *   `RollingMemory.Options` (context policies: `targetTokens`, `boundary`,
+ *   `pinSystem`, `clearToolResults`, `summaryRole`, `maxSummaryTokens`); uses
+ *   the `Summarizer` in context if any;
+ * - `buffer`: BufferMemory (`summaryRole`);
+ * - `window`: WindowMemory, `maxMessages` required, and the other
+ *   `WindowMemory.Options` (`targetMessages`, `boundary`, `pinSystem`,
+ *   `summaryRole`);
+ * - `summary`: SummaryMemory (`summaryRole`, `maxSummaryTokens`); a
+ *   `Summarizer` must be in context.
  *
  * @since 0.1.0
  * @category models
  */
 export type StrategyOptions =
-  | { readonly strategy: "rolling"; readonly maxTokens?: number | undefined }
-  | { readonly strategy: "buffer" }
-  | { readonly strategy: "window"; readonly maxMessages: number }
-  | { readonly strategy: "summary" }
+  | { readonly strategy: "rolling" } & RollingMemory.Options
+  | { readonly strategy: "buffer" } & BufferMemory.Options
+  | { readonly strategy: "window" } & WindowMemory.Options
+  | { readonly strategy: "summary" } & SummaryMemory.Options
 
 /**
  * Options of {@link withMemory}: the strategy, and how to retry on a
@@ -143,7 +148,7 @@ export type WithMemoryError =
 const emptyState = MemoryState.make("", [])
 
 type Operation =
-  | { readonly _tag: "add"; readonly message: Message }
+  | { readonly _tag: "add"; readonly messages: ReadonlyArray<Message> }
   | { readonly _tag: "clear" }
 
 const restore = (
@@ -152,11 +157,11 @@ const restore = (
 ): Effect.Effect<Memory, ConfigError | TokenCountError> => {
   switch (options.strategy) {
     case "rolling":
-      return RollingMemory.fromState(state, { maxTokens: options.maxTokens })
+      return RollingMemory.fromState(state, strategyOptions(options))
     case "buffer":
-      return BufferMemory.fromState(state)
+      return BufferMemory.fromState(state, strategyOptions(options))
     case "window":
-      return WindowMemory.fromState(state, { maxMessages: options.maxMessages })
+      return WindowMemory.fromState(state, strategyOptions(options))
     case "summary":
       return Effect.flatMap(
         Effect.serviceOption(Summarizer.Summarizer),
@@ -168,11 +173,21 @@ const restore = (
                 description: "the summary strategy needs a Summarizer in context"
               })
             )
-            : Effect.provideService(SummaryMemory.fromState(state), Summarizer.Summarizer, summarizer.value)
+            : Effect.provideService(
+              SummaryMemory.fromState(state, strategyOptions(options)),
+              Summarizer.Summarizer,
+              summarizer.value
+            )
       )
     default:
       return Effect.fail(unknownStrategy(options))
   }
+}
+
+// A strategy's own options: without `strategy` (and `retry`, when given the whole options).
+const strategyOptions = <O extends { readonly strategy: string }>(options: O): Omit<O, "strategy" | "retry"> => {
+  const { retry: _retry, strategy: _strategy, ...rest } = options as O & { readonly retry?: unknown }
+  return rest
 }
 
 /**
@@ -184,10 +199,18 @@ const restore = (
  * @category constants
  */
 export const strategyKeys: { readonly [S in StrategyOptions["strategy"]]: ReadonlyArray<string> } = {
-  rolling: ["maxTokens"],
-  buffer: [],
-  window: ["maxMessages"],
-  summary: []
+  rolling: [
+    "maxTokens",
+    "targetTokens",
+    "boundary",
+    "pinSystem",
+    "clearToolResults",
+    "summaryRole",
+    "maxSummaryTokens"
+  ],
+  buffer: ["summaryRole"],
+  window: ["maxMessages", "targetMessages", "boundary", "pinSystem", "summaryRole"],
+  summary: ["summaryRole", "maxSummaryTokens"]
 }
 
 const unknownStrategy = (options: { readonly strategy?: unknown }) =>
@@ -244,13 +267,13 @@ export const checkOptions = (
  * or an interruption before the append) is taken out again; an add whose
  * summarizer failed stays: its turn was appended.
  */
-const recording = (memory: Memory, log: Array<Operation>): Memory => ({
-  ...memory,
-  add: (message) =>
+const recording = (memory: Memory, log: Array<Operation>): Memory => {
+  // one add of one or several messages (docs/contract.md section 10.7), recorded as one operation
+  const add = (messages: ReadonlyArray<Message>, run: Effect.Effect<void, AddError>) =>
     Effect.suspend(() => {
-      const operation: Operation = { _tag: "add", message }
+      const operation: Operation = { _tag: "add", messages }
       log.push(operation)
-      return Effect.onExit(memory.add(message), (exit) => {
+      return Effect.onExit(run, (exit) => {
         if (Exit.isSuccess(exit)) return Effect.void
         const failure = Cause.failureOption(exit.cause)
         if (Option.isSome(failure)) {
@@ -258,15 +281,20 @@ const recording = (memory: Memory, log: Array<Operation>): Memory => ({
           return Effect.void
         }
         return Effect.map(memory.buffer, (buffer) => {
-          if (!buffer.includes(message)) unrecord(log, operation)
+          if (messages.length > 0 && !buffer.includes(messages[0])) unrecord(log, operation)
         })
       })
-    }),
-  clear: Effect.suspend(() => {
-    log.push({ _tag: "clear" })
-    return memory.clear
-  })
-})
+    })
+  return {
+    ...memory,
+    add: (message) => add([message], memory.add(message)),
+    addMessages: (messages) => add(messages, memory.addMessages(messages)),
+    clear: Effect.suspend(() => {
+      log.push({ _tag: "clear" })
+      return memory.clear
+    })
+  }
+}
 
 const unrecord = (log: Array<Operation>, operation: Operation): void => {
   const i = log.indexOf(operation)
@@ -286,7 +314,12 @@ const reapply = (
     const memory = yield* restore(options, Option.match(loaded, { onNone: () => emptyState, onSome: (s) => s.state }))
     for (const operation of log) {
       if (operation._tag === "clear") yield* memory.clear
-      else yield* Effect.catchTag(memory.add(operation.message), "SummarizerError", () => Effect.void)
+      else {
+        yield* Effect.catchTags(memory.addMessages(operation.messages), {
+          SummarizerError: () => Effect.void,
+          SummaryBudgetError: () => Effect.void
+        })
+      }
     }
     return yield* store.save(id, yield* memory.state, revisionOf(loaded))
   })

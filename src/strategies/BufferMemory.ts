@@ -18,7 +18,7 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
-import type { StateDecodeError, TokenCountError } from "../Errors.js"
+import type { ConfigError, StateDecodeError, TokenCountError } from "../Errors.js"
 import * as MemoryState from "../schema/MemoryState.js"
 import { buildBuffer } from "./internal/builders.js"
 import { withServices } from "./internal/core.js"
@@ -34,8 +34,22 @@ export interface BufferMemory extends Memory {
   readonly strategy: "buffer"
 }
 
-const build = (state: MemoryState.MemoryState | undefined): Effect.Effect<BufferMemory, TokenCountError> =>
-  withServices((services) => buildBuffer(services, state))
+/**
+ * Options of a BufferMemory.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Options {
+  /** The role a restored summary reads back as: `"system"` (default) or `"user"` (docs/contract.md section 10.6). */
+  readonly summaryRole?: "system" | "user" | undefined
+}
+
+const build = (
+  state: MemoryState.MemoryState | undefined,
+  options?: Options
+): Effect.Effect<BufferMemory, ConfigError | TokenCountError> =>
+  withServices((services) => buildBuffer(services, state, options))
 
 /**
  * Builds an empty BufferMemory. Reads `TokenCounter` (default: word count)
@@ -44,7 +58,8 @@ const build = (state: MemoryState.MemoryState | undefined): Effect.Effect<Buffer
  * @since 0.1.0
  * @category constructors
  */
-export const make = (): Effect.Effect<BufferMemory> => build(undefined) as Effect.Effect<BufferMemory>
+export const make = (options?: Options): Effect.Effect<BufferMemory, ConfigError> =>
+  build(undefined, options) as Effect.Effect<BufferMemory, ConfigError>
 
 /**
  * Builds a BufferMemory holding a state. Fails with `TokenCountError`.
@@ -52,7 +67,10 @@ export const make = (): Effect.Effect<BufferMemory> => build(undefined) as Effec
  * @since 0.1.0
  * @category constructors
  */
-export const fromState = (state: MemoryState.MemoryState): Effect.Effect<BufferMemory, TokenCountError> => build(state)
+export const fromState = (
+  state: MemoryState.MemoryState,
+  options?: Options
+): Effect.Effect<BufferMemory, ConfigError | TokenCountError> => build(state, options)
 
 /**
  * Restores a BufferMemory from a parsed JSON state (any strategy's). Fails
@@ -61,5 +79,8 @@ export const fromState = (state: MemoryState.MemoryState): Effect.Effect<BufferM
  * @since 0.1.0
  * @category constructors
  */
-export const fromJSON = (input: unknown): Effect.Effect<BufferMemory, StateDecodeError | TokenCountError> =>
-  Effect.flatMap(MemoryState.fromJSON(input), build)
+export const fromJSON = (
+  input: unknown,
+  options?: Options
+): Effect.Effect<BufferMemory, StateDecodeError | ConfigError | TokenCountError> =>
+  Effect.flatMap(MemoryState.fromJSON(input), (state) => build(state, options))

@@ -27,13 +27,38 @@ export interface Memory {
    * else changes). Completes after its own prune.
    */
   readonly add: (message: Message) => Effect.Effect<void, AddError>
+  /**
+   * Appends several turns in order, then prunes or folds once
+   * (docs/contract.md section 10.7): for concurrency, failure and
+   * interruption it is one add. Use it for an agent step that yields a tool
+   * call and its results together, so no prune ever splits the call from
+   * them. Each message is counted once; a failed count appends none of them.
+   * An empty list does nothing.
+   */
+  readonly addMessages: (messages: ReadonlyArray<Message>) => Effect.Effect<void, AddError>
   /** The running summary, `""` when none. */
   readonly summary: Effect.Effect<string>
   /** The buffered messages, oldest first. */
   readonly buffer: Effect.Effect<ReadonlyArray<Message>>
-  /** The buffer's size in tokens (sum of its messages' counts; the summary is not counted). */
+  /** The buffer's size in tokens (sum of its messages' counts, pinned ones included; the summary is not counted). */
   readonly bufferTokens: Effect.Effect<number>
-  /** The buffer, preceded by a `system` message holding the summary when it is not empty. */
+  /**
+   * The summary's tokens, with the memory's counter: counted once when a fold
+   * commits or a state is restored, never on read (O(1)). 0 without a summary.
+   */
+  readonly summaryTokens: Effect.Effect<number>
+  /**
+   * Tokens of what {@link Memory.messages} sends, without any per-message
+   * overhead of a provider: pinned messages, summary and buffer
+   * (`summaryTokens + bufferTokens`). O(1).
+   */
+  readonly contextTokens: Effect.Effect<number>
+  /**
+   * What to send the model: the buffer, preceded by a message holding the
+   * summary when it is not empty (role `system`, or `user` with
+   * `summaryRole: "user"`); pinned system messages (`pinSystem`) that open
+   * the buffer come before the summary.
+   */
   readonly messages: Effect.Effect<ReadonlyArray<Message>>
   /** The string forms of {@link Memory.messages} joined with `"\n"`. */
   readonly context: Effect.Effect<string>

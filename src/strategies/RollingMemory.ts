@@ -56,6 +56,51 @@ export const DEFAULT_MAX_TOKENS: number = DEFAULT
 export interface Options {
   /** Token budget of the buffer: a positive integer, default {@link DEFAULT_MAX_TOKENS}. */
   readonly maxTokens?: number | undefined
+  /**
+   * The low-water mark, in tokens (docs/contract.md section 10.1): a prune
+   * starts when the buffer is over `maxTokens` and evicts down to
+   * `targetTokens`, so one summarizer call frees room for several turns. A
+   * positive integer at most `maxTokens`; default `maxTokens` (the original's
+   * rule). Half the budget is a good start.
+   */
+  readonly targetTokens?: number | undefined
+  /**
+   * Where a cut may fall (docs/contract.md section 10.2). `"aligned"`
+   * (default): the Python original's rule, best effort (the buffer can still
+   * open on an assistant turn or an orphaned tool result). `"turn"`: whenever
+   * no prune is pending or in flight, a buffer holding a user turn opens with
+   * one (after pinned messages) and every tool result has its call; in a long
+   * agent turn the user's request stays and the oldest tool exchanges after it
+   * go. An add may then prune within the budget to repair the buffer.
+   */
+  readonly boundary?: "aligned" | "turn" | undefined
+  /**
+   * Pins `system` and `developer` messages without tool fields
+   * (docs/contract.md section 10.3): never evicted nor summarized, outside the
+   * budget, read back first (before the summary). Default `false`.
+   */
+  readonly pinSystem?: boolean | undefined
+  /**
+   * The role the summary reads back as (docs/contract.md section 10.6):
+   * `"system"` (default) or `"user"`, for providers that accept one system
+   * message only or need the first turn to be a user turn.
+   */
+  readonly summaryRole?: "system" | "user" | undefined
+  /**
+   * Clears old tool results before folding (docs/contract.md section 10.5):
+   * when a prune starts, the content of tool results is replaced by
+   * `placeholder` (default `"[tool result cleared]"`), oldest first, sparing
+   * the `keep` most recent (a non-negative integer), until the buffer is
+   * within the target; no summarizer is called when that suffices. Cleared
+   * content is dropped, not summarized. Default off.
+   */
+  readonly clearToolResults?: { readonly keep: number; readonly placeholder?: string | undefined } | undefined
+  /**
+   * The summary budget, in tokens (docs/contract.md section 10.4): a summary
+   * counted over it fails the fold with `SummaryBudgetError`, nothing
+   * committed. A positive integer; default none.
+   */
+  readonly maxSummaryTokens?: number | undefined
 }
 
 /**
@@ -68,6 +113,8 @@ export interface RollingMemory extends Memory {
   readonly strategy: "rolling"
   /** The token budget of the buffer. */
   readonly maxTokens: number
+  /** The low-water mark a prune evicts down to (`maxTokens` unless set). */
+  readonly targetTokens: number
 }
 
 const build = (
@@ -80,7 +127,25 @@ const build = (
  * Builds an empty RollingMemory. Reads `TokenCounter` (default: word count)
  * and, if present, `Summarizer` from the context.
  *
- * Fails with `ConfigError` when `maxTokens` is not a positive integer.
+ * Fails with `ConfigError` when an option is wrong: `maxTokens`,
+ * `targetTokens` or `maxSummaryTokens` not a positive integer, `targetTokens`
+ * over `maxTokens`, `boundary`, `pinSystem`, `summaryRole` or
+ * `clearToolResults` of the wrong type or value.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { RollingMemory } from "rollmem"
+ *
+ * // strict providers (Gemini, Anthropic): every context opens on a user turn, the system prompt stays first
+ * const memory = RollingMemory.make({
+ *   maxTokens: 8000,
+ *   targetTokens: 4000,
+ *   boundary: "turn",
+ *   pinSystem: true,
+ *   clearToolResults: { keep: 3 }
+ * })
+ * ```
  *
  * @since 0.1.0
  * @category constructors

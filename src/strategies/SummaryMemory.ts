@@ -23,7 +23,7 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
-import type { StateDecodeError, TokenCountError } from "../Errors.js"
+import type { ConfigError, StateDecodeError, TokenCountError } from "../Errors.js"
 import * as MemoryState from "../schema/MemoryState.js"
 import * as Summarizer from "../services/Summarizer.js"
 import { buildSummary } from "./internal/builders.js"
@@ -40,12 +40,30 @@ export interface SummaryMemory extends Memory {
   readonly strategy: "summary"
 }
 
+/**
+ * Options of a SummaryMemory.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Options {
+  /** The role the summary reads back as: `"system"` (default) or `"user"` (docs/contract.md section 10.6). */
+  readonly summaryRole?: "system" | "user" | undefined
+  /**
+   * The summary budget, in tokens (docs/contract.md section 10.4): a summary
+   * counted over it fails the fold with `SummaryBudgetError`, nothing
+   * committed. A positive integer; default none.
+   */
+  readonly maxSummaryTokens?: number | undefined
+}
+
 const build = (
-  state: MemoryState.MemoryState | undefined
-): Effect.Effect<SummaryMemory, TokenCountError, Summarizer.Summarizer> =>
+  state: MemoryState.MemoryState | undefined,
+  options?: Options
+): Effect.Effect<SummaryMemory, ConfigError | TokenCountError, Summarizer.Summarizer> =>
   Effect.flatMap(
     Summarizer.Summarizer,
-    (summarizer) => withServices((services) => buildSummary({ counter: services.counter, summarizer }, state))
+    (summarizer) => withServices((services) => buildSummary({ counter: services.counter, summarizer }, state, options))
   )
 
 /**
@@ -55,8 +73,8 @@ const build = (
  * @since 0.1.0
  * @category constructors
  */
-export const make = (): Effect.Effect<SummaryMemory, never, Summarizer.Summarizer> =>
-  build(undefined) as Effect.Effect<SummaryMemory, never, Summarizer.Summarizer>
+export const make = (options?: Options): Effect.Effect<SummaryMemory, ConfigError, Summarizer.Summarizer> =>
+  build(undefined, options) as Effect.Effect<SummaryMemory, ConfigError, Summarizer.Summarizer>
 
 /**
  * Builds a SummaryMemory holding a state; restored turns are pending and are
@@ -66,8 +84,9 @@ export const make = (): Effect.Effect<SummaryMemory, never, Summarizer.Summarize
  * @category constructors
  */
 export const fromState = (
-  state: MemoryState.MemoryState
-): Effect.Effect<SummaryMemory, TokenCountError, Summarizer.Summarizer> => build(state)
+  state: MemoryState.MemoryState,
+  options?: Options
+): Effect.Effect<SummaryMemory, ConfigError | TokenCountError, Summarizer.Summarizer> => build(state, options)
 
 /**
  * Restores a SummaryMemory from a parsed JSON state (any strategy's). Fails
@@ -77,6 +96,7 @@ export const fromState = (
  * @category constructors
  */
 export const fromJSON = (
-  input: unknown
-): Effect.Effect<SummaryMemory, StateDecodeError | TokenCountError, Summarizer.Summarizer> =>
-  Effect.flatMap(MemoryState.fromJSON(input), build)
+  input: unknown,
+  options?: Options
+): Effect.Effect<SummaryMemory, StateDecodeError | ConfigError | TokenCountError, Summarizer.Summarizer> =>
+  Effect.flatMap(MemoryState.fromJSON(input), (state) => build(state, options))

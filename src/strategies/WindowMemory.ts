@@ -36,6 +36,35 @@ import type { Memory } from "./Memory.js"
 export interface Options {
   /** Most messages kept: a positive integer (required). */
   readonly maxMessages: number
+  /**
+   * The low-water mark, in messages (docs/contract.md section 10.1): a prune
+   * starts when the buffer holds more than `maxMessages` and evicts down to
+   * `targetMessages`. A positive integer at most `maxMessages`; default
+   * `maxMessages`.
+   */
+  readonly targetMessages?: number | undefined
+  /**
+   * Where a cut may fall (docs/contract.md section 10.2). `"aligned"`
+   * (default): the Python original's rule, best effort (the buffer can still
+   * open on an assistant turn or an orphaned tool result). `"turn"`: whenever
+   * no prune is pending or in flight, a buffer holding a user turn opens with
+   * one (after pinned messages) and every tool result has its call; in a long
+   * agent turn the user's request stays and the oldest tool exchanges after it
+   * go. An add may then prune within the budget to repair the buffer.
+   */
+  readonly boundary?: "aligned" | "turn" | undefined
+  /**
+   * Pins `system` and `developer` messages without tool fields
+   * (docs/contract.md section 10.3): never evicted nor summarized, outside the
+   * budget, read back first (before the summary). Default `false`.
+   */
+  readonly pinSystem?: boolean | undefined
+  /**
+   * The role the summary reads back as (docs/contract.md section 10.6):
+   * `"system"` (default) or `"user"`, for providers that accept one system
+   * message only or need the first turn to be a user turn.
+   */
+  readonly summaryRole?: "system" | "user" | undefined
 }
 
 /**
@@ -48,6 +77,8 @@ export interface WindowMemory extends Memory {
   readonly strategy: "window"
   /** The message budget of the buffer. */
   readonly maxMessages: number
+  /** The low-water mark a prune evicts down to (`maxMessages` unless set). */
+  readonly targetMessages: number
 }
 
 const build = (
@@ -60,7 +91,10 @@ const build = (
  * Builds an empty WindowMemory. Reads `TokenCounter` (default: word count)
  * from the context, for `bufferTokens` only.
  *
- * Fails with `ConfigError` when `maxMessages` is not a positive integer.
+ * Fails with `ConfigError` when an option is wrong: `maxMessages` or
+ * `targetMessages` not a positive integer, `targetMessages` over
+ * `maxMessages`, `boundary`, `pinSystem` or `summaryRole` of the wrong type
+ * or value.
  *
  * @since 0.1.0
  * @category constructors

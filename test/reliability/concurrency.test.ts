@@ -89,10 +89,13 @@ const harness = (seed: number, maxLatency: number): Harness => {
   return { log, counter, summarizer, maxInFlight: () => maxInFlight, calls: () => calls }
 }
 
-/** The turn ids appended since the last clear, in order (the counter logs token text: map it back). */
+/**
+ * The turn ids appended since the last clear, in order (the counter logs token text: map it back;
+ * it also counts each committed summary once, docs/contract.md section 10.4: those are not turns).
+ */
 const appendedSinceClear = (log: ReadonlyArray<string>, byText: ReadonlyMap<string, string>): Array<string> => {
   const last = log.lastIndexOf("CLEAR")
-  return log.slice(last + 1).map((text) => byText.get(text)!)
+  return log.slice(last + 1).filter((text) => byText.has(text)).map((text) => byText.get(text)!)
 }
 
 /** Token texts are unique per turn here; map each back to its turn id. */

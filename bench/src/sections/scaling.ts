@@ -40,8 +40,38 @@ export interface ScalingRow {
   readonly foldsPerAdd: number
 }
 
+/** Per-add cost under one context-policy mode (docs/contract.md section 10), precounted, at 10 and 20,000 messages. */
+export interface ModeRow {
+  readonly mode: string
+  readonly small: Timing
+  readonly large: Timing
+  /** Median at 20,000 over median at 10 (goal: at most 1.2). */
+  readonly ratio: number
+  readonly foldsPerAdd: number
+}
+
+/** The context-policy modes measured: the options given to RollingMemory beside `maxTokens`. */
+const MODES: ReadonlyArray<{ readonly mode: string; readonly options: (budget: number) => RollingMemory.Options }> = [
+  { mode: "boundary turn", options: () => ({ boundary: "turn" }) },
+  { mode: "turn + pinSystem", options: () => ({ boundary: "turn", pinSystem: true }) },
+  { mode: "target 50%", options: (budget) => ({ targetTokens: Math.max(1, Math.floor(budget / 2)) }) },
+  { mode: "clearToolResults keep 3", options: () => ({ clearToolResults: { keep: 3 } }) },
+  {
+    mode: "every option on",
+    options: (budget) => ({
+      boundary: "turn",
+      pinSystem: true,
+      targetTokens: Math.max(1, Math.floor(budget / 2)),
+      clearToolResults: { keep: 3 },
+      summaryRole: "user"
+    })
+  }
+]
+
 export interface ScalingFigures {
   readonly rows: ReadonlyArray<ScalingRow>
+  /** The same measure (precounted, with a summarizer) under each context-policy mode, at 10 and 20,000. */
+  readonly modes: ReadonlyArray<ModeRow>
   /** Largest over smallest per-add median. */
   readonly flatness: {
     readonly o200k: number
@@ -196,6 +226,45 @@ export const runScaling = async (
       foldsPerAdd: folds / adds
     })
   }
+  const modes: Array<ModeRow> = []
+  for (const { mode, options: modeOptions } of MODES) {
+    const timings: Array<Timing> = []
+    folds = 0
+    let adds = 0
+    for (const size of [10, 20_000]) {
+      const budget = Math.round(size * mean)
+      const batch = 1000
+      const stream = new Stream(base, counts)
+      const primer = new Stream(base, counts, PRIME_CYCLE)
+      const prime: Array<Message.Message> = []
+      for (let tokens = 0; tokens < budget;) {
+        const [m] = primer.next(1)
+        prime.push(m)
+        tokens += counts.get(m.tokenText)!
+      }
+      const memory = precountedRuntime.runSync(
+        RollingMemory.fromState(MemoryState.make("", prime), { maxTokens: budget, ...modeOptions(budget) })
+      )
+      let program: Effect.Effect<void, unknown> = Effect.void
+      const [timing] = await measure(`scaling ${size} ${mode}`, [{
+        name: mode,
+        fn: () => precountedRuntime.runSync(program),
+        beforeEach: () => {
+          const messages = stream.next(batch)
+          adds += batch
+          program = Effect.forEach(messages, (m) => memory.add(m), { discard: true })
+        }
+      }], options)
+      timings.push(perAdd(timing, batch))
+    }
+    modes.push({
+      mode,
+      small: timings[0],
+      large: timings[1],
+      ratio: timings[1].median / timings[0].median,
+      foldsPerAdd: folds / adds
+    })
+  }
   await precountedRuntime.dispose()
   await o200kRuntime.dispose()
   await dropRuntime.dispose()
@@ -205,6 +274,7 @@ export const runScaling = async (
   }
   return {
     rows,
+    modes,
     flatness: {
       o200k: flat("o200k"),
       precounted: flat("precounted"),

@@ -8,9 +8,11 @@
  * @internal
  */
 import * as Effect from "effect/Effect"
-import type { ConfigError, TokenCountError } from "../../Errors.js"
+import * as Exit from "effect/Exit"
+import { ConfigError, type TokenCountError } from "../../Errors.js"
 import type * as MemoryState from "../../schema/MemoryState.js"
 import type { Message } from "../../schema/Message.js"
+import { countNow, countSyncOf } from "../../services/internal/counting.js"
 import { summarizeSyncOf } from "../../services/internal/summarizing.js"
 import type * as Summarizer from "../../services/Summarizer.js"
 import type { BufferMemory } from "../BufferMemory.js"
@@ -18,132 +20,189 @@ import type { RollingMemory } from "../RollingMemory.js"
 import type { SummaryMemory } from "../SummaryMemory.js"
 import type { WindowMemory } from "../WindowMemory.js"
 import {
+  adding,
   checkPositiveInteger,
   type Core,
-  counting,
   done,
-  entryOf,
   fold,
   foldNow,
   makeCore,
   makeMemory,
   mapNow,
   type Services,
-  type Step
+  type Step,
+  type SummaryRole
 } from "./core.js"
-import type { Plan, Policy } from "./eviction.js"
+import type { Plan } from "./eviction.js"
+import {
+  checkMaxSummaryTokens,
+  checkPruning,
+  checkSummaryRole,
+  indexConfig,
+  type PolicyOptions,
+  type Recount,
+  startPrune
+} from "./policy.js"
 
 /** The default token budget of a RollingMemory: 2000 tokens. @internal */
 export const DEFAULT_MAX_TOKENS = 2000
 
 /**
- * What runs once the buffer is over its budget, for a summarizer: a
- * synchronous one folds in the add's own step (nothing can interleave, so no
- * lock); any other folds under the prune lock, one prune at a time, each
- * computing its cut once it holds the lock.
+ * What runs once an add must prune, for a summarizer: a synchronous one
+ * folds in the add's own step (nothing can interleave, so no lock); any
+ * other folds under the prune lock, one prune at a time, each starting (re-
+ * checking its trigger, clearing, planning) once it holds the lock.
  */
 const folder = (
   core: Core,
   summarizer: Summarizer.Service,
-  planOf: () => Plan<Message> | undefined
+  start: () => Effect.Effect<Plan<Message> | undefined, TokenCountError>
 ): () => Step => {
   const summarizeSync = summarizeSyncOf(summarizer)
   if (summarizeSync !== undefined) {
+    const then = (plan: Plan<Message> | undefined): Step =>
+      plan === undefined ? done : foldNow(core, summarizeSync, plan)
     return () => {
-      const plan = planOf()
-      return plan === undefined ? done : foldNow(core, summarizeSync, plan)
+      const started = start()
+      if (!Exit.isExit(started)) return Effect.flatMap(started, then)
+      const exit = started as Exit.Exit<Plan<Message> | undefined, TokenCountError>
+      return Exit.isSuccess(exit) ? then(exit.value) : exit
     }
   }
   const semaphore = Effect.unsafeMakeSemaphore(1)
-  const locked = semaphore.withPermits(1)(Effect.suspend(() => {
-    const plan = planOf()
-    return plan === undefined ? Effect.void : fold(core, summarizer, plan)
-  }))
+  const locked = semaphore.withPermits(1)(
+    Effect.suspend(() =>
+      Effect.flatMap(start(), (plan) => plan === undefined ? Effect.void : fold(core, summarizer, plan))
+    )
+  )
   return () => locked
+}
+
+/** What prunes a memory without a summarizer: the evicted turns are dropped at once. */
+const dropper = (
+  core: Core,
+  start: () => Effect.Effect<Plan<Message> | undefined, TokenCountError>
+): () => Step => {
+  const then = (plan: Plan<Message> | undefined): Step => {
+    if (plan !== undefined) core.index.commit(plan)
+    return done
+  }
+  return () => {
+    const started = start()
+    if (!Exit.isExit(started)) return Effect.flatMap(started, then)
+    const exit = started as Exit.Exit<Plan<Message> | undefined, TokenCountError>
+    return Exit.isSuccess(exit) ? then(exit.value) : exit
+  }
+}
+
+/** The options of a RollingMemory a builder reads (checked here). @internal */
+export interface RollingBuildOptions extends PolicyOptions {
+  readonly maxTokens?: number | undefined
+  readonly targetTokens?: number | undefined
+  readonly summaryRole?: SummaryRole | undefined
+  readonly maxSummaryTokens?: number | undefined
 }
 
 /** @internal */
 export const buildRolling = (
   services: Services,
-  options: { readonly maxTokens?: number | undefined } | undefined,
+  options: RollingBuildOptions | undefined,
   state: MemoryState.MemoryState | undefined
 ): Effect.Effect<RollingMemory, ConfigError | TokenCountError> => {
   const maxTokens = options?.maxTokens === undefined ? DEFAULT_MAX_TOKENS : options.maxTokens
   const invalid = checkPositiveInteger("maxTokens", maxTokens)
   if (invalid !== undefined) return Effect.fail(invalid)
+  const pruning = checkPruning(options, "tokens", "maxTokens", maxTokens, "targetTokens")
+  if (pruning instanceof ConfigError) return Effect.fail(pruning)
+  const summaryRole = checkSummaryRole(options?.summaryRole)
+  if (summaryRole instanceof ConfigError) return Effect.fail(summaryRole)
+  const maxSummaryTokens = checkMaxSummaryTokens(options?.maxSummaryTokens)
+  if (maxSummaryTokens instanceof ConfigError) return Effect.fail(maxSummaryTokens)
   const { counter, summarizer } = services
-  return mapNow(makeCore(counter, state), (core) => {
+  const coreOptions = { index: indexConfig(pruning), summaryRole, maxSummaryTokens }
+  return mapNow(makeCore(counter, state, coreOptions), (core) => {
     const index = core.index
-    const policy: Policy = { budget: maxTokens, measure: "tokens", target: maxTokens }
+    const policy = pruning.policy
+    const recount: Recount = { sync: countSyncOf(counter), effect: (text) => countNow(counter, text) }
     // every prune re-checks its trigger once it holds the lock
-    const planOf = () => index.needsPrune(policy) ? index.plan(policy, true) : undefined
-    // Without a summarizer the evicted turns are dropped. With one, the unit
-    // count may change before a locked prune runs (a fold in flight can leave
-    // a result orphaned): the cut is computed when the fold starts.
-    const overBudget = summarizer === undefined
-      ? () => {
-        const plan = planOf()
-        if (plan !== undefined) index.commit(plan)
-        return done
-      }
-      : folder(core, summarizer, planOf)
-    const step = counting(counter, (message: Message, tokens): Step => {
-      index.append(message, entryOf(message, tokens))
-      return index.needsPrune(policy) ? overBudget() : done
+    const start = () => startPrune(index, pruning, recount)
+    // Without a summarizer the evicted turns are dropped. With one, the buffer
+    // may change before a locked prune runs (a fold in flight can leave a
+    // result orphaned): the prune starts when it holds the lock.
+    const prune = summarizer === undefined ? dropper(core, start) : folder(core, summarizer, start)
+    const { step, stepMany } = adding(core, () => index.needsPrune(policy) ? prune() : done)
+    return makeMemory<RollingMemory>(core, step, stepMany, {
+      strategy: "rolling",
+      maxTokens,
+      targetTokens: policy.target
     })
-    return makeMemory<RollingMemory>(core, step, { strategy: "rolling", maxTokens })
   })
 }
 
 /** @internal */
 export const buildBuffer = (
   services: Services,
-  state: MemoryState.MemoryState | undefined
-): Effect.Effect<BufferMemory, TokenCountError> =>
-  mapNow(makeCore(services.counter, state), (core) => {
-    const step = counting(services.counter, (message: Message, tokens): Step => {
-      core.index.append(message, entryOf(message, tokens))
-      return done
-    })
-    return makeMemory<BufferMemory>(core, step, { strategy: "buffer" })
+  state: MemoryState.MemoryState | undefined,
+  options?: { readonly summaryRole?: SummaryRole | undefined }
+): Effect.Effect<BufferMemory, ConfigError | TokenCountError> => {
+  const summaryRole = checkSummaryRole(options?.summaryRole)
+  if (summaryRole instanceof ConfigError) return Effect.fail(summaryRole)
+  return mapNow(makeCore(services.counter, state, { summaryRole }), (core) => {
+    const { step, stepMany } = adding(core, () => done)
+    return makeMemory<BufferMemory>(core, step, stepMany, { strategy: "buffer" })
   })
+}
+
+/** The options of a WindowMemory a builder reads (checked here). @internal */
+export interface WindowBuildOptions extends PolicyOptions {
+  readonly maxMessages: number
+  readonly targetMessages?: number | undefined
+  readonly summaryRole?: SummaryRole | undefined
+}
 
 /** @internal */
 export const buildWindow = (
   services: Services,
-  options: { readonly maxMessages: number },
+  options: WindowBuildOptions,
   state: MemoryState.MemoryState | undefined
 ): Effect.Effect<WindowMemory, ConfigError | TokenCountError> => {
   const maxMessages = options?.maxMessages
   const invalid = checkPositiveInteger("maxMessages", maxMessages)
   if (invalid !== undefined) return Effect.fail(invalid)
-  return mapNow(makeCore(services.counter, state), (core) => {
+  const pruning = checkPruning(options, "messages", "maxMessages", maxMessages, "targetMessages")
+  if (pruning instanceof ConfigError) return Effect.fail(pruning)
+  const summaryRole = checkSummaryRole(options?.summaryRole)
+  if (summaryRole instanceof ConfigError) return Effect.fail(summaryRole)
+  const counter = services.counter
+  return mapNow(makeCore(counter, state, { index: indexConfig(pruning), summaryRole }), (core) => {
     const index = core.index
-    const policy: Policy = { budget: maxMessages, measure: "messages", target: maxMessages }
-    const step = counting(services.counter, (message: Message, tokens): Step => {
-      index.append(message, entryOf(message, tokens))
-      if (index.needsPrune(policy)) {
-        const plan = index.plan(policy, true)
-        if (plan !== undefined) index.commit(plan)
-      }
-      return done
+    const policy = pruning.policy
+    const recount: Recount = { sync: countSyncOf(counter), effect: (text) => countNow(counter, text) }
+    const prune = dropper(core, () => startPrune(index, pruning, recount))
+    const { step, stepMany } = adding(core, () => index.needsPrune(policy) ? prune() : done)
+    return makeMemory<WindowMemory>(core, step, stepMany, {
+      strategy: "window",
+      maxMessages,
+      targetMessages: policy.target
     })
-    return makeMemory<WindowMemory>(core, step, { strategy: "window", maxMessages })
   })
 }
 
 /** @internal */
 export const buildSummary = (
   services: Services & { readonly summarizer: Summarizer.Service },
-  state: MemoryState.MemoryState | undefined
-): Effect.Effect<SummaryMemory, TokenCountError> =>
-  mapNow(makeCore(services.counter, state), (core) => {
+  state: MemoryState.MemoryState | undefined,
+  options?: { readonly summaryRole?: SummaryRole | undefined; readonly maxSummaryTokens?: number | undefined }
+): Effect.Effect<SummaryMemory, ConfigError | TokenCountError> => {
+  const summaryRole = checkSummaryRole(options?.summaryRole)
+  if (summaryRole instanceof ConfigError) return Effect.fail(summaryRole)
+  const maxSummaryTokens = checkMaxSummaryTokens(options?.maxSummaryTokens)
+  if (maxSummaryTokens instanceof ConfigError) return Effect.fail(maxSummaryTokens)
+  return mapNow(makeCore(services.counter, state, { summaryRole, maxSummaryTokens }), (core) => {
     const index = core.index
     // every pending turn, folded at once
-    const foldPending = folder(core, services.summarizer, () => index.planAll())
-    const step = counting(services.counter, (message: Message, tokens): Step => {
-      index.append(message, entryOf(message, tokens))
-      return foldPending()
-    })
-    return makeMemory<SummaryMemory>(core, step, { strategy: "summary" })
+    const foldPending = folder(core, services.summarizer, () => Exit.succeed(index.planAll()))
+    const { step, stepMany } = adding(core, foldPending)
+    return makeMemory<SummaryMemory>(core, step, stepMany, { strategy: "summary" })
   })
+}

@@ -10,7 +10,7 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import { type AddError, ConfigError, SummarizerError, type TokenCountError } from "../../Errors.js"
+import { type AddError, ConfigError, SummarizerError, SummaryBudgetError, type TokenCountError } from "../../Errors.js"
 import * as MemoryState from "../../schema/MemoryState.js"
 import * as Message from "../../schema/Message.js"
 import { countNow, countSyncOf } from "../../services/internal/counting.js"
@@ -18,7 +18,7 @@ import type { SummarizeSync } from "../../services/internal/summarizing.js"
 import * as Summarizer from "../../services/Summarizer.js"
 import * as TokenCounter from "../../services/TokenCounter.js"
 import type { Memory } from "../Memory.js"
-import { type Entry, EvictionIndex, type Plan } from "./eviction.js"
+import { type Config, type Entry, EvictionIndex, type Plan } from "./eviction.js"
 
 /** The services a memory reads once, when it is built. @internal */
 export interface Services {
@@ -61,6 +61,22 @@ export interface Core {
   generation: number
   readonly index: EvictionIndex<Message.Message>
   readonly counter: TokenCounter.Service
+  /** The summary's tokens, counted once per committed fold or restore (docs/contract.md section 10.4). */
+  summaryTokens: number
+  /** The summary budget, if any. */
+  readonly maxSummaryTokens: number | undefined
+  /** How the summary reads back (docs/contract.md section 10.6). */
+  readonly summaryRole: SummaryRole
+}
+
+/** The role the summary reads back as: `"system"` (default) or `"user"`. @internal */
+export type SummaryRole = "system" | "user"
+
+/** What a core is built with beside its counter. @internal */
+export interface CoreOptions {
+  readonly index?: Config | undefined
+  readonly maxSummaryTokens?: number | undefined
+  readonly summaryRole?: SummaryRole | undefined
 }
 
 /**
@@ -73,6 +89,32 @@ export type Step = Effect.Effect<void, AddError>
 
 /** The step of an add that has nothing left to run. @internal */
 export const done: Exit.Exit<void> = Exit.void
+
+/**
+ * An add's steps, single and batched: count, append every message, then
+ * `afterAppend` (the strategy's prune, once).
+ *
+ * @internal
+ */
+export const adding = (
+  core: Core,
+  afterAppend: () => Step
+): {
+  readonly step: (message: Message.Message) => Step
+  readonly stepMany: (messages: ReadonlyArray<Message.Message>) => Step
+} => {
+  const index = core.index
+  return {
+    step: counting(core.counter, (message, tokens): Step => {
+      index.append(message, entryOf(message, tokens))
+      return afterAppend()
+    }),
+    stepMany: countingMany(core.counter, (messages, tokens): Step => {
+      for (let i = 0; i < messages.length; i++) index.append(messages[i], entryOf(messages[i], tokens[i]))
+      return afterAppend()
+    })
+  }
+}
 
 /** @internal */
 export const entryOf = (message: Message.Message, tokens: number): Entry => ({
@@ -111,20 +153,81 @@ export const counting = <E>(
   return (message) => Effect.flatMap(countNow(counter, message.tokenText), (tokens) => then(message, tokens))
 }
 
-/** Builds a core from a restored state: counts each message once, never prunes. @internal */
+/** Counts a text with the core's counter: at once when it can, else through its effect. @internal */
+export const countText = (counter: TokenCounter.Service): (text: string) => Effect.Effect<number, TokenCountError> => {
+  const countSync = countSyncOf(counter)
+  if (countSync === undefined) return (text) => countNow(counter, text)
+  return (text) => {
+    const tokens = countSync(text)
+    return typeof tokens === "number" ? Exit.succeed(tokens) : Exit.fail(tokens)
+  }
+}
+
+/**
+ * {@link counting} for several messages (docs/contract.md section 10.7):
+ * counts every message once, then runs `then` with all of them; a failed
+ * count fails before anything is appended.
+ *
+ * @internal
+ */
+export const countingMany = <E>(
+  counter: TokenCounter.Service,
+  then: (messages: ReadonlyArray<Message.Message>, tokens: ReadonlyArray<number>) => Effect.Effect<void, E>
+): (messages: ReadonlyArray<Message.Message>) => Effect.Effect<void, E | TokenCountError> => {
+  const countSync = countSyncOf(counter)
+  if (countSync !== undefined) {
+    return (messages) => {
+      if (messages.length === 0) return done
+      const tokens: Array<number> = []
+      for (let i = 0; i < messages.length; i++) {
+        const n = countSync(messages[i].tokenText)
+        if (typeof n !== "number") return Exit.fail(n)
+        tokens.push(n)
+      }
+      return then(messages, tokens)
+    }
+  }
+  return (messages) =>
+    messages.length === 0 ? done : Effect.flatMap(
+      Effect.forEach(messages, (message) => countNow(counter, message.tokenText)),
+      (tokens) => then(messages, tokens)
+    )
+}
+
+/**
+ * Builds a core from a restored state: counts the summary and each message
+ * once, never prunes. @internal
+ */
 export const makeCore = (
   counter: TokenCounter.Service,
-  state: MemoryState.MemoryState | undefined
+  state: MemoryState.MemoryState | undefined,
+  options?: CoreOptions
 ): Effect.Effect<Core, TokenCountError> => {
-  const core: Core = { summary: state?.summary ?? "", generation: 0, index: new EvictionIndex(), counter }
-  if (state === undefined || state.buffer.length === 0) return Exit.succeed(core)
+  const core: Core = {
+    summary: state?.summary ?? "",
+    generation: 0,
+    index: new EvictionIndex(options?.index),
+    counter,
+    summaryTokens: 0,
+    maxSummaryTokens: options?.maxSummaryTokens,
+    summaryRole: options?.summaryRole ?? "system"
+  }
+  if (state === undefined) return Exit.succeed(core)
+  const summarized = core.summary === "" ? Exit.succeed(core) : mapNow(countText(counter)(core.summary), (tokens) => {
+    core.summaryTokens = tokens
+    return core
+  })
+  if (state.buffer.length === 0) return summarized
   const restore = counting(counter, (message, tokens): Effect.Effect<void> => {
     core.index.append(message, entryOf(message, tokens))
     return done
   })
-  return Effect.as(
-    Effect.forEach(state.buffer, (message) => Effect.suspend(() => restore(message)), { discard: true }),
-    core
+  return Effect.zipRight(
+    summarized,
+    Effect.as(
+      Effect.forEach(state.buffer, (message) => Effect.suspend(() => restore(message)), { discard: true }),
+      core
+    )
   )
 }
 
@@ -145,12 +248,31 @@ const nonString = (): SummarizerError => new SummarizerError({ description: "sum
 
 // Stores a fold's result unless `clear` or another fold committed since it
 // started (the index then holds the plan void and evicts nothing).
-const commit = (core: Core, generation: number, plan: Plan<Message.Message>, summary: string): void => {
+const commit = (core: Core, generation: number, plan: Plan<Message.Message>, summary: string, tokens: number): void => {
   if (core.generation === generation && core.index.commit(plan)) {
     core.generation++
     core.summary = summary
+    core.summaryTokens = tokens
   }
 }
+
+/**
+ * Counts a fold's summary once with the memory's counter and commits it,
+ * or fails with `SummaryBudgetError` when it is over `maxSummaryTokens`
+ * (nothing committed; the caller aborts the plan).
+ */
+const countAndCommit = (
+  core: Core,
+  generation: number,
+  plan: Plan<Message.Message>,
+  summary: string
+): Effect.Effect<void, SummaryBudgetError | TokenCountError> =>
+  Effect.flatMap(summary === "" ? Exit.succeed(0) : countText(core.counter)(summary), (tokens) => {
+    const max = core.maxSummaryTokens
+    if (max !== undefined && tokens > max) return Exit.fail(new SummaryBudgetError({ tokens, maxSummaryTokens: max }))
+    commit(core, generation, plan, summary, tokens)
+    return done
+  })
 
 /**
  * Calls the summarizer on the `cut` oldest messages and commits the result
@@ -163,17 +285,14 @@ export const fold = (
   core: Core,
   summarizer: Summarizer.Service,
   plan: Plan<Message.Message>
-): Effect.Effect<void, SummarizerError> => {
+): Effect.Effect<void, AddError> => {
   const generation = core.generation
   return Effect.onExit(
     Effect.flatMap(
       Effect.suspend(() => summarizer.summarize(core.summary, plan.messages)),
-      (summary) => {
+      (summary): Effect.Effect<void, AddError> =>
         // a hand-written service skips the constructors' check
-        if (typeof summary !== "string") return Effect.fail(nonString())
-        commit(core, generation, plan, summary)
-        return Effect.void
-      }
+        typeof summary !== "string" ? Effect.fail(nonString()) : countAndCommit(core, generation, plan, summary)
     ),
     (exit) => Exit.isSuccess(exit) ? Effect.void : Effect.sync(() => core.index.abort(plan))
   )
@@ -194,13 +313,37 @@ export const foldNow = (core: Core, summarizeSync: SummarizeSync, plan: Plan<Mes
     core.index.abort(plan)
     return exit
   }
-  commit(core, generation, plan, exit.value)
-  return done
+  const committed = countAndCommit(core, generation, plan, exit.value)
+  if (Exit.isExit(committed)) {
+    if (Exit.isFailure(committed)) core.index.abort(plan)
+    return committed
+  }
+  return Effect.onExit(committed, (e) => Exit.isSuccess(e) ? Effect.void : Effect.sync(() => core.index.abort(plan)))
 }
 
 /** The summary as a leading system message, then the buffer. @internal */
 export const messagesOf = (summary: string, buffer: ReadonlyArray<Message.Message>): Array<Message.Message> =>
   summary === "" ? [...buffer] : [Message.system(summary), ...buffer]
+
+/**
+ * What a memory reads back (docs/contract.md sections 5, 10.3 and 10.6): the
+ * pinned messages that come before every unpinned one, the summary (as a
+ * `system` or `user` message, when not empty), then the rest.
+ *
+ * @internal
+ */
+export const contextOf = (core: Core): Array<Message.Message> => {
+  const buffer = core.index.toArray()
+  if (core.summary === "") return buffer
+  const summary = core.summaryRole === "user" ? Message.user(core.summary) : Message.system(core.summary)
+  const lead = core.index.leadingPinned()
+  if (lead === 0) {
+    buffer.unshift(summary)
+    return buffer
+  }
+  buffer.splice(lead, 0, summary)
+  return buffer
+}
 
 const stepKey = Symbol.for("rollmem/Memory/step")
 
@@ -213,21 +356,27 @@ interface OwnedStep {
 export const makeMemory = <M extends Memory>(
   core: Core,
   step: (message: Message.Message) => Step,
+  stepMany: (messages: ReadonlyArray<Message.Message>) => Step,
   fields: Omit<M, Exclude<keyof Memory, "strategy">>
 ): M => {
   const add = (message: Message.Message): Step => Effect.suspend(() => step(message))
+  const addMessages = (messages: ReadonlyArray<Message.Message>): Step => Effect.suspend(() => stepMany(messages))
   const state = Effect.sync(() => MemoryState.make(core.summary, core.index.toArray()))
-  const messages = Effect.sync(() => messagesOf(core.summary, core.index.toArray()))
+  const messages = Effect.sync(() => contextOf(core))
   const memory = {
     add,
+    addMessages,
     summary: Effect.sync(() => core.summary),
     buffer: Effect.sync(() => core.index.toArray()),
     bufferTokens: Effect.sync(() => core.index.tokens),
+    summaryTokens: Effect.sync(() => core.summaryTokens),
+    contextTokens: Effect.sync(() => core.summaryTokens + core.index.tokens),
     messages,
     context: Effect.map(messages, (all) => all.map(String).join("\n")),
     clear: Effect.sync(() => {
       core.generation++
       core.summary = ""
+      core.summaryTokens = 0
       core.index.clear()
     }),
     state,

@@ -1,0 +1,207 @@
+/**
+ * The context policies of docs/contract.md section 10 as a RollingMemory or
+ * WindowMemory applies them: the checked options, and the start of a prune
+ * (re-check the trigger under the lock, clear tool results, plan). The
+ * eviction itself is the pure module `eviction.ts`.
+ *
+ * @internal
+ */
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import { ConfigError, type TokenCountError } from "../../Errors.js"
+import * as Message from "../../schema/Message.js"
+import type { SummaryRole } from "./core.js"
+import type { Boundary, Config, EvictionIndex, Plan, Policy } from "./eviction.js"
+
+/** The placeholder of a cleared tool result by default (docs/contract.md section 10.5). @internal */
+export const DEFAULT_PLACEHOLDER = "[tool result cleared]"
+
+/** Tool-result clearing, checked (docs/contract.md section 10.5). @internal */
+export interface Clearing {
+  /** The most recent tool results spared. */
+  readonly keep: number
+  readonly placeholder: string
+}
+
+/** A memory's pruning configuration, checked. @internal */
+export interface Pruning {
+  readonly policy: Policy
+  readonly boundary: Boundary
+  readonly pinSystem: boolean
+  readonly clearing: Clearing | undefined
+}
+
+/** The index configuration of a pruning configuration. @internal */
+export const indexConfig = (pruning: Pruning | undefined): Config | undefined =>
+  pruning === undefined ? undefined : {
+    boundary: pruning.boundary,
+    pinSystem: pruning.pinSystem,
+    clearing: pruning.clearing !== undefined
+  }
+
+/** How a prune counts a cleared result: at once, or through the counter's effect. @internal */
+export interface Recount {
+  readonly sync: ((text: string) => number | TokenCountError) | undefined
+  readonly effect: (text: string) => Effect.Effect<number, TokenCountError>
+}
+
+/** A tool result with its content replaced (every other field kept). */
+const cleared = (message: Message.Message, placeholder: string): Message.Message =>
+  Message.make(message.role, placeholder, {
+    ...(message.id === undefined ? {} : { id: message.id }),
+    ...(message.toolCallId === undefined ? {} : { toolCallId: message.toolCallId }),
+    toolCalls: message.toolCalls,
+    ...(Object.keys(message.metadata).length === 0 ? {} : { metadata: message.metadata })
+  })
+
+/**
+ * Starts a prune once it holds the lock (or in the add's own step when
+ * nothing can interleave): `undefined` when the trigger no longer holds or
+ * nothing is to be evicted (clearings stand), else the pending {@link Plan}
+ * to fold and then commit or abort. Clearing (a prune started over the
+ * budget, with `clearToolResults`) recounts each cleared result once; with a
+ * synchronous counter the whole start is one step (an `Exit`).
+ *
+ * @internal
+ */
+export const startPrune = (
+  index: EvictionIndex<Message.Message>,
+  pruning: Pruning,
+  recount: Recount
+): Effect.Effect<Plan<Message.Message> | undefined, TokenCountError> => {
+  const policy = pruning.policy
+  if (!index.needsPrune(policy)) return Exit.succeed(undefined)
+  const over = index.measure(policy.measure) > policy.budget
+  const clearing = pruning.clearing
+  const plan = () => {
+    const planned = index.plan(policy, over)
+    if (planned === undefined) index.keepClearings()
+    return planned
+  }
+  if (!over || clearing === undefined) return Exit.succeed(plan())
+  const sync = recount.sync
+  // one clearing at a time, oldest first, while over the target
+  const next = (): Effect.Effect<Plan<Message.Message> | undefined, TokenCountError> => {
+    while (index.measure(policy.measure) > policy.target) {
+      const slot = index.nextClearable(clearing.keep)
+      if (slot === undefined) break
+      if (slot.item.content === clearing.placeholder) {
+        index.passClearable(slot)
+        continue
+      }
+      const message = cleared(slot.item, clearing.placeholder)
+      if (sync === undefined) {
+        return Effect.flatMap(recount.effect(message.tokenText), (tokens) => {
+          if (tokens < slot.tokens) index.passClearable(slot, message, tokens)
+          else index.passClearable(slot)
+          return next()
+        })
+      }
+      const tokens = sync(message.tokenText)
+      if (typeof tokens !== "number") {
+        index.undoClearings()
+        return Exit.fail(tokens)
+      }
+      if (tokens < slot.tokens) index.passClearable(slot, message, tokens)
+      else index.passClearable(slot)
+    }
+    return Exit.succeed(plan())
+  }
+  const started = next()
+  if (Exit.isExit(started)) return started
+  // a failed or interrupted count undoes this prune's clearings
+  return Effect.onExit(started, (exit) => Exit.isSuccess(exit) ? Effect.void : Effect.sync(() => index.undoClearings()))
+}
+
+const describe = (value: unknown): string =>
+  typeof value === "number"
+    ? String(value)
+    : value === null
+    ? "null"
+    : typeof value === "string"
+    ? JSON.stringify(value)
+    : typeof value
+
+const isPositiveInteger = (value: unknown): value is number =>
+  typeof value === "number" && Number.isInteger(value) && value > 0
+
+/** The `ConfigError` of an option, if `problem` is not undefined. */
+const fail = (option: string, problem: string): ConfigError => new ConfigError({ option, description: problem })
+
+/** The context-policy options of a RollingMemory or a WindowMemory, as given. @internal */
+export interface PolicyOptions {
+  readonly boundary?: Boundary | undefined
+  readonly pinSystem?: boolean | undefined
+  readonly clearToolResults?: { readonly keep: number; readonly placeholder?: string | undefined } | undefined
+}
+
+/** Checks `summaryRole`: `"system"` (default) or `"user"`. @internal */
+export const checkSummaryRole = (value: unknown): ConfigError | SummaryRole => {
+  if (value === undefined) return "system"
+  return value === "system" || value === "user"
+    ? value
+    : fail("summaryRole", `must be "system" or "user", got ${describe(value)}`)
+}
+
+/** Checks `maxSummaryTokens`: absent, or a positive integer. @internal */
+export const checkMaxSummaryTokens = (value: unknown): ConfigError | number | undefined =>
+  value === undefined || isPositiveInteger(value)
+    ? value
+    : fail("maxSummaryTokens", `must be a positive integer, got ${describe(value)}`)
+
+/**
+ * Checks the pruning options of a memory whose budget is `budget` (already
+ * checked) under the name `budgetName`: the low-water mark `targetName`
+ * (default the budget; a positive integer at most the budget), `boundary`,
+ * `pinSystem` and, where `clearing` is allowed, `clearToolResults`.
+ *
+ * @internal
+ */
+export const checkPruning = (
+  options: PolicyOptions | undefined,
+  measure: "tokens" | "messages",
+  budgetName: string,
+  budget: number,
+  targetName: string
+): ConfigError | Pruning => {
+  const target: unknown = (options as { readonly [key: string]: unknown } | undefined)?.[targetName]
+  if (target !== undefined) {
+    if (!isPositiveInteger(target)) return fail(targetName, `must be a positive integer, got ${describe(target)}`)
+    if (target > budget) return fail(targetName, `must be at most ${budgetName} (${budget}), got ${target}`)
+  }
+  const boundary: unknown = options?.boundary
+  if (boundary !== undefined && boundary !== "aligned" && boundary !== "turn") {
+    return fail("boundary", `must be "aligned" or "turn", got ${describe(boundary)}`)
+  }
+  const pinSystem: unknown = options?.pinSystem
+  if (pinSystem !== undefined && typeof pinSystem !== "boolean") {
+    return fail("pinSystem", `must be a boolean, got ${describe(pinSystem)}`)
+  }
+  let clearing: Clearing | undefined
+  const clear: unknown = options?.clearToolResults
+  if (clear !== undefined) {
+    if (measure !== "tokens") return fail("clearToolResults", "is a RollingMemory option")
+    if (typeof clear !== "object" || clear === null) {
+      return fail("clearToolResults", `must be an object { keep, placeholder? }, got ${describe(clear)}`)
+    }
+    for (const key of Object.keys(clear)) {
+      if (key !== "keep" && key !== "placeholder") {
+        return fail(`clearToolResults.${key}`, "unknown option (known: keep, placeholder)")
+      }
+    }
+    const { keep, placeholder } = clear as { readonly keep?: unknown; readonly placeholder?: unknown }
+    if (typeof keep !== "number" || !Number.isInteger(keep) || keep < 0) {
+      return fail("clearToolResults.keep", `must be a non-negative integer, got ${describe(keep)}`)
+    }
+    if (placeholder !== undefined && typeof placeholder !== "string") {
+      return fail("clearToolResults.placeholder", `must be a string, got ${describe(placeholder)}`)
+    }
+    clearing = { keep, placeholder: placeholder ?? DEFAULT_PLACEHOLDER }
+  }
+  return {
+    policy: { measure, budget, target: (target as number | undefined) ?? budget },
+    boundary: boundary ?? "aligned",
+    pinSystem: pinSystem === true,
+    clearing
+  }
+}
