@@ -759,17 +759,25 @@ describe("rollmem replay --help", () => {
     Effect.gen(function*() {
       const r = yield* run(["--help"])
       assert.isTrue(Exit.isSuccess(r.exit))
-      assert.deepStrictEqual(helpEntries(r.stdout).slice(0, 10), [
+      assert.deepStrictEqual(helpEntries(r.stdout).slice(0, 18), [
         ["<files> 1+", "A user-defined piece of text."],
         ["--strategy rolling | buffer | window | summary", "One of the following: rolling, buffer, window, summary"],
         ["--max-tokens N", "An integer."],
         ["--max-messages N", "An integer."],
         ["--tokenizer NAME", "A user-defined piece of text."],
         ["--summarizer extractive | none", "One of the following: extractive, none"],
-        ["--summary-tokens N", "An integer."],
+        ["(--max-summary-tokens, --summary-tokens N)", "An integer."],
+        ["--target-tokens N", "An integer."],
+        ["--target-messages N", "An integer."],
+        ["--boundary aligned | turn", "One of the following: aligned, turn"],
+        ["--pin-system", "A true or false value."],
+        ["--summary-role system | user", "One of the following: system, user"],
+        ["--clear-tool-results KEEP", "An integer."],
         ["--format table | json", "One of the following: table, json"],
         ["--show ID", "A user-defined piece of text."],
-        ["--store STORE", "A user-defined piece of text."]
+        ["--store STORE", "A user-defined piece of text."],
+        ["--framing", "A true or false value."],
+        ["--compare SET...", "A user-defined piece of text."]
       ])
     }))
 })
