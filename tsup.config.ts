@@ -7,7 +7,8 @@ export default defineConfig([
       "promise/index": "src/promise/index.ts",
       tokenizers: "src/tokenizers.ts",
       store: "src/store.ts",
-      ai: "src/ai.ts"
+      ai: "src/ai.ts",
+      adapters: "src/adapters.ts"
     },
     format: ["esm", "cjs"],
     dts: true,

@@ -34,6 +34,10 @@ const count = await Tokenizers.loadTokenCounter("gpt-4o")
 const counted = new Facade({ maxTokens: 2000, tokenCounter: count })
 counted.addUserMessage("Book me a flight to Rome")
 if (counted.bufferTokens !== 6) throw new Error(`ESM loadTokenCounter: got ${counted.bufferTokens}`)
+// rollmem/adapters loads without any provider SDK installed
+const { fromAnthropic, toOpenAIChat } = await import("rollmem/adapters")
+const chat = JSON.stringify(toOpenAIChat(fromAnthropic({ system: "Be brief.", messages: [{ role: "user", content: "hi" }] })))
+if (chat !== '[{"role":"system","content":"Be brief."},{"role":"user","content":"hi"}]') throw new Error(`ESM adapters: got ${chat}`)
 console.log("esm ok")
 JS
 cat > cjs.cjs <<'JS'
@@ -51,6 +55,8 @@ const w = new WindowMemory({ maxMessages: 1 })
 w.addUserMessage("a"); w.addUserMessage("b")
 if (JSON.stringify(w) !== '{"version":2,"summary":"","buffer":[{"role":"user","content":"b"}]}') throw new Error("CJS facade: " + JSON.stringify(w))
 if (typeof Tokenizers.layerO200kBase !== "object") throw new Error("CJS tokenizers missing")
+const Adapters = require("rollmem/adapters")
+if (JSON.stringify(Adapters.toGemini(Adapters.fromOpenAIChat([{ role: "user", content: "hi" }]))) !== '{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}') throw new Error("CJS adapters")
 Tokenizers.loadTokenCounter("cl100k_base").then((count) => {
   if (count("お誕生日おめでとう") !== 9) throw new Error("CJS loadTokenCounter: " + count("お誕生日おめでとう"))
   console.log("cjs ok")

@@ -264,19 +264,19 @@ describe("Promise facade options", () => {
     const cases: ReadonlyArray<[() => unknown, string]> = [
       [
         () => new RollingMemory({ maxToken: 10 } as never),
-        "invalid option maxToken: unknown option (known: maxTokens, summarize, tokenCounter)"
+        "invalid option maxToken: unknown option (known: maxTokens, targetTokens, boundary, pinSystem, summaryRole, clearToolResults, maxSummaryTokens, summarize, tokenCounter)"
       ],
       [
         () => new AsyncRollingMemory({ summarise: () => "" } as never),
-        "invalid option summarise: unknown option (known: maxTokens, summarize, tokenCounter)"
+        "invalid option summarise: unknown option (known: maxTokens, targetTokens, boundary, pinSystem, summaryRole, clearToolResults, maxSummaryTokens, summarize, tokenCounter)"
       ],
       [
         () => new WindowMemory({ maxMessages: 3, max: 1 } as never),
-        "invalid option max: unknown option (known: maxMessages)"
+        "invalid option max: unknown option (known: maxMessages, targetMessages, boundary, pinSystem, summaryRole)"
       ],
       [
         () => new SummaryMemory({ summarize: () => "", tokenCounter: () => 1 } as never),
-        "invalid option tokenCounter: unknown option (known: summarize)"
+        "invalid option tokenCounter: unknown option (known: summarize, summaryRole, maxSummaryTokens)"
       ]
     ]
     for (const [make, message] of cases) {

@@ -27,8 +27,10 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
 import { Message } from "../schema/Message.js"
 import { formatParseError } from "../schema/ParseIssue.js"
+import * as Lines from "./Lines.js"
 
 /**
  * One conversation to replay.
@@ -161,21 +163,73 @@ const readDocument = (file: string, id: string, value: unknown): Inputs => {
   })
 }
 
-const readLines = (file: string, text: string): Inputs => {
-  const conversations: Array<Conversation> = []
-  const problems: Array<string> = []
-  const lines = text.split("\n")
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i].trim()
-    if (line === "") continue
-    Either.match(decodeLine(line, { errors: "first" }), {
-      onLeft: (error) => problems.push(`${file}:${i + 1}: ${describe(error)}`),
-      onRight: (conversation) =>
-        conversations.push({ id: conversation.id ?? `${file}:${i + 1}`, messages: conversation.messages })
-    })
-  }
-  return { conversations, problems }
+/** Reads one line of a JSON Lines file into `into`. */
+const readLine = (
+  file: string,
+  number: number,
+  text: string,
+  into: { conversations: Array<Conversation>; problems: Array<string> }
+) => {
+  const line = text.trim()
+  if (line === "") return
+  Either.match(decodeLine(line, { errors: "first" }), {
+    onLeft: (error) => into.problems.push(`${file}:${number}: ${describe(error)}`),
+    onRight: (conversation) =>
+      into.conversations.push({ id: conversation.id ?? `${file}:${number}`, messages: conversation.messages })
+  })
 }
+
+const readLines = (file: string, text: string): Inputs => {
+  const into = { conversations: [] as Array<Conversation>, problems: [] as Array<string> }
+  const lines = text.split("\n")
+  for (let i = 0; i < lines.length; i++) readLine(file, i + 1, lines[i], into)
+  return into
+}
+
+/**
+ * The problem line for a line longer than `limit` bytes (default
+ * {@link Lines.MAX_LINE_BYTES}).
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const tooLong = (file: string, line: number, bytes: number, limit: number = Lines.MAX_LINE_BYTES): string =>
+  `${file}:${line}: a line of ${bytes.toLocaleString("en-US")} bytes is longer than ${
+    limit.toLocaleString("en-US")
+  } bytes, the longest line read (V8's longest string); skipped`
+
+/**
+ * Reads a JSON Lines file as a stream, one line at a time, so no more than
+ * one line is ever held as text; a line over `limit` bytes is a problem
+ * (`file:line: a line of N bytes, longer than ...`) and the lines after it
+ * are still read.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const streamLines = (
+  file: string,
+  limit: number = Lines.MAX_LINE_BYTES
+): Effect.Effect<Inputs, never, FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const into = { conversations: [] as Array<Conversation>, problems: [] as Array<string> }
+    let first = true
+    const read = yield* Effect.either(Stream.runForEach(
+      Lines.lines(fs.stream(file, { chunkSize: FileSystem.MiB(1) }), limit),
+      (line) =>
+        Effect.sync(() => {
+          const text = line._tag === "Text" && first && line.text.charCodeAt(0) === 0xfeff
+            ? line.text.slice(1)
+            : undefined
+          first = false
+          if (line._tag === "TooLong") into.problems.push(tooLong(file, line.line, line.bytes, limit))
+          else readLine(file, line.line, text ?? line.text, into)
+        })
+    ))
+    if (Either.isLeft(read)) into.problems.push(`${file}: ${describeReadError(read.left)}`)
+    return into
+  })
 
 /**
  * Reads the text of one transcript (see the module docs for the formats).
@@ -244,6 +298,19 @@ export const readInputs = (
     const conversations: Array<Conversation> = []
     const problems: Array<string> = []
     for (const file of files) {
+      // JSON Lines, and any file too big to be one string, are streamed line by line.
+      const lower = file.toLowerCase()
+      const info = yield* Effect.either(fs.stat(file))
+      const big = Either.isRight(info) && Number(info.right.size) > Lines.MAX_LINE_BYTES
+      if (
+        Either.isRight(info) && info.right.type === "File" &&
+        (big || lower.endsWith(".jsonl") || lower.endsWith(".ndjson"))
+      ) {
+        const inputs = yield* streamLines(file)
+        conversations.push(...inputs.conversations)
+        problems.push(...inputs.problems)
+        continue
+      }
       const read = yield* Effect.either(fs.readFileString(file))
       if (Either.isLeft(read)) {
         problems.push(`${file}: ${describeReadError(read.left)}`)

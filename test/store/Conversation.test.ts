@@ -364,7 +364,10 @@ describe("Conversation.withMemory", () => {
       assert.instanceOf(misspelt, ConfigError)
       assert.deepStrictEqual(
         [misspelt.option, misspelt.description],
-        ["maxToken", "unknown option for the rolling strategy (known: strategy, retry, maxTokens)"]
+        [
+          "maxToken",
+          "unknown option for the rolling strategy (known: strategy, retry, maxTokens, targetTokens, boundary, pinSystem, clearToolResults, summaryRole, maxSummaryTokens)"
+        ]
       )
       const nul = yield* Effect.flip(Conversation.withMemory("c", null as never, f))
       assert.instanceOf(nul, ConfigError)

@@ -1,0 +1,265 @@
+/**
+ * rollmem's provider adapters (`rollmem/adapters`): a memory's messages to
+ * the request shape of a provider's SDK, and that provider's messages back
+ * into rollmem messages, with one call each way. The runtime needs none of
+ * the SDKs (their types are matched structurally and checked by tests).
+ *
+ * | provider | to the provider | from the provider | Effect API |
+ * |---|---|---|---|
+ * | OpenAI Chat Completions | {@link toOpenAIChat} | {@link fromOpenAIChat} | {@link OpenAiChat} |
+ * | OpenAI Responses | {@link toOpenAIResponses} | {@link fromOpenAIResponses} | {@link OpenAiResponses} |
+ * | Anthropic Messages | {@link toAnthropic} | {@link fromAnthropic} | {@link Anthropic} |
+ * | AI SDK `ModelMessage` | {@link toAiSdk} | {@link fromAiSdk} | {@link AiSdk} |
+ * | Gemini `contents` | {@link toGemini} | {@link fromGemini} | {@link Gemini} |
+ * | LangChain stored messages | {@link toLangChain} | {@link fromLangChain} | {@link LangChain} |
+ *
+ * The plain functions throw {@link AdapterError}; the Effect API's `decode`
+ * and `encode` fail with it. (`@effect/ai`'s `Prompt` is in `rollmem/ai`.)
+ *
+ * Ready summarizers for the Promise facade over your own client:
+ * {@link openAIChatSummarizer} and {@link anthropicSummarizer}.
+ *
+ * **Nothing is lost.** What a rollmem message has no field for (image, file,
+ * audio and document parts, reasoning and thinking, cache-control marks,
+ * provider options, a refusal, a legacy field, a message boundary) is kept
+ * in the message's metadata under one key, {@link METADATA_KEY}
+ * (`"rollmem.provider"`): `{ format, items, messages, tokens? }`, the
+ * provider's original items and how many consecutive messages they became.
+ * The same provider's `to…` writes those items back verbatim while the
+ * messages they became are unchanged (role, content, tool calls, tool call
+ * id); a message changed since (a cleared tool result) is written from its
+ * fields. So `from… → memory → JSON → memory → to…` gives back what came in.
+ * Plain messages carry no such key.
+ *
+ * **Tokens.** Text parts are the message's content and are counted as text.
+ * The other parts are not in the content; their estimate is recorded as
+ * `tokens` in the key: {@link MEDIA_TOKENS} (1,000) per image, file, audio
+ * or document part, and one token per 4 characters of reasoning, thinking or
+ * refusal text.
+ *
+ * **Checked.** Every `to…` but LangChain's refuses (`AdapterError` with the
+ * `Validity` violations) a context the provider would reject: a tool result
+ * that does not follow its call, a call without its results; for Anthropic
+ * and Gemini, also a first turn that is not a user turn. Pass `{ check:
+ * false }` to write such messages anyway.
+ *
+ * @example
+ * ```ts
+ * import OpenAI from "openai"
+ * import { AsyncRollingMemory } from "rollmem/promise"
+ * import { fromOpenAIChat, toOpenAIChat } from "rollmem/adapters"
+ *
+ * const client = new OpenAI()
+ * const memory = new AsyncRollingMemory({ maxTokens: 4000 })
+ * await memory.addUserMessage("Book me a flight to Rome")
+ * const completion = await client.chat.completions.create({ model: "gpt-4o-mini", messages: toOpenAIChat(memory.getMessages()) })
+ * for (const message of fromOpenAIChat([completion.choices[0].message])) await memory.addMessage(message)
+ * ```
+ *
+ * @since 0.2.0
+ */
+import * as Either from "effect/Either"
+import { AdapterError } from "./adapters/AdapterError.js"
+import * as AiSdk from "./adapters/AiSdk.js"
+import * as Anthropic from "./adapters/Anthropic.js"
+import * as Gemini from "./adapters/Gemini.js"
+import * as engine from "./adapters/internal/engine.js"
+import * as LangChain from "./adapters/LangChain.js"
+import * as OpenAiChat from "./adapters/OpenAiChat.js"
+import * as OpenAiResponses from "./adapters/OpenAiResponses.js"
+import {
+  type AnthropicClient,
+  anthropicSummarizer,
+  type OpenAIChatClient,
+  openAIChatSummarizer,
+  type PromiseSummarize,
+  type SummarizeRequest,
+  type SummarizerOptions
+} from "./adapters/Summarizers.js"
+import type * as Message from "./schema/Message.js"
+
+export {
+  /** @since 0.2.0 */
+  AdapterError,
+  /** @since 0.2.0 */
+  AiSdk,
+  /** @since 0.2.0 */
+  Anthropic,
+  /** @since 0.2.0 */
+  type AnthropicClient,
+  /** @since 0.2.0 */
+  anthropicSummarizer,
+  /** @since 0.2.0 */
+  Gemini,
+  /** @since 0.2.0 */
+  LangChain,
+  /** @since 0.2.0 */
+  OpenAiChat,
+  /** @since 0.2.0 */
+  type OpenAIChatClient,
+  /** @since 0.2.0 */
+  openAIChatSummarizer,
+  /** @since 0.2.0 */
+  OpenAiResponses,
+  /** @since 0.2.0 */
+  type PromiseSummarize,
+  /** @since 0.2.0 */
+  type SummarizeRequest,
+  /** @since 0.2.0 */
+  type SummarizerOptions
+}
+
+/**
+ * The metadata key under which a message keeps the provider items rollmem
+ * has no field for: `"rollmem.provider"`. Its value is `{ format, items,
+ * messages, tokens? }` (see the module docs).
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const METADATA_KEY: "rollmem.provider" = engine.METADATA_KEY as "rollmem.provider"
+
+/**
+ * The tokens estimated for one part that is not text (an image, a file, an
+ * audio clip, a document): 1,000.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const MEDIA_TOKENS: number = engine.MEDIA_TOKENS
+
+const orThrow = <A>(result: Either.Either<A, AdapterError>): A => {
+  if (Either.isLeft(result)) throw result.left
+  return result.right
+}
+
+/**
+ * OpenAI Chat Completions messages to rollmem messages (see {@link OpenAiChat}).
+ * Throws `AdapterError` for a shape it does not know.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const fromOpenAIChat = (messages: unknown): Array<Message.Message> => orThrow(OpenAiChat.decodeEither(messages))
+
+/**
+ * rollmem messages to OpenAI Chat Completions `messages` (see
+ * {@link OpenAiChat}). Throws `AdapterError` for a role OpenAI has no place
+ * for or a context it refuses.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const toOpenAIChat = (
+  messages: ReadonlyArray<Message.Message>,
+  options?: OpenAiChat.EncodeOptions
+): Array<OpenAiChat.ChatMessage> => orThrow(OpenAiChat.encodeEither(messages, options))
+
+/**
+ * OpenAI Responses input items (or a response's `output`) to rollmem
+ * messages (see {@link OpenAiResponses}). Throws `AdapterError` for a shape
+ * it does not know.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const fromOpenAIResponses = (items: unknown): Array<Message.Message> =>
+  orThrow(OpenAiResponses.decodeEither(items))
+
+/**
+ * rollmem messages to OpenAI Responses `input` items (see
+ * {@link OpenAiResponses}). Throws `AdapterError` for a role the Responses
+ * API has no place for or a context it refuses.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const toOpenAIResponses = (
+  messages: ReadonlyArray<Message.Message>,
+  options?: OpenAiResponses.EncodeOptions
+): Array<OpenAiResponses.InputItem> => orThrow(OpenAiResponses.encodeEither(messages, options))
+
+/**
+ * An Anthropic `{ system?, messages }` to rollmem messages (see
+ * {@link Anthropic}). Throws `AdapterError` for a shape it does not know.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const fromAnthropic = (request: unknown): Array<Message.Message> => orThrow(Anthropic.decodeEither(request))
+
+/**
+ * rollmem messages to an Anthropic `{ system?, messages }`, to spread into
+ * `messages.create` (see {@link Anthropic}; `cacheControl` places
+ * prompt-cache breakpoints). Throws `AdapterError` for a context Anthropic
+ * refuses.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const toAnthropic = (
+  messages: ReadonlyArray<Message.Message>,
+  options?: Anthropic.EncodeOptions
+): Anthropic.Request => orThrow(Anthropic.encodeEither(messages, options))
+
+/**
+ * AI SDK `ModelMessage`s (`response.messages`) to rollmem messages (see
+ * {@link AiSdk}). Throws `AdapterError` for a shape it does not know.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const fromAiSdk = (messages: unknown): Array<Message.Message> => orThrow(AiSdk.decodeEither(messages))
+
+/**
+ * rollmem messages to AI SDK `ModelMessage`s (see {@link AiSdk}). Throws
+ * `AdapterError` for a role the AI SDK has no place for or a context the
+ * provider refuses.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const toAiSdk = (
+  messages: ReadonlyArray<Message.Message>,
+  options?: AiSdk.EncodeOptions
+): Array<AiSdk.ModelMessage> => orThrow(AiSdk.encodeEither(messages, options))
+
+/**
+ * A Gemini `{ systemInstruction?, contents }` to rollmem messages (see
+ * {@link Gemini}). Throws `AdapterError` for a shape it does not know.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const fromGemini = (request: unknown): Array<Message.Message> => orThrow(Gemini.decodeEither(request))
+
+/**
+ * rollmem messages to a Gemini `{ systemInstruction?, contents }` (see
+ * {@link Gemini}). Throws `AdapterError` for a context Gemini refuses.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const toGemini = (
+  messages: ReadonlyArray<Message.Message>,
+  options?: Gemini.EncodeOptions
+): Gemini.Request => orThrow(Gemini.encodeEither(messages, options))
+
+/**
+ * Stored LangChain messages (`{ type, data }`) to rollmem messages (see
+ * {@link LangChain}). Throws `AdapterError` for a shape it does not know.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const fromLangChain = (messages: unknown): Array<Message.Message> => orThrow(LangChain.decodeEither(messages))
+
+/**
+ * rollmem messages to stored LangChain messages (see {@link LangChain}).
+ * Throws `AdapterError` for tool call arguments that are not a JSON object.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const toLangChain = (messages: ReadonlyArray<Message.Message>): Array<LangChain.StoredMessage> =>
+  orThrow(LangChain.encodeEither(messages))

@@ -1,0 +1,38 @@
+/**
+ * The typed error of the provider adapters (`rollmem/adapters`).
+ *
+ * @since 0.2.0
+ */
+import * as Schema from "effect/Schema"
+import * as Validity from "../Validity.js"
+
+/**
+ * A conversion between rollmem messages and a provider's format that cannot
+ * be made:
+ *
+ * - reading (`from…`): the input is not that provider's shape (a missing or
+ *   mistyped field, a part type or field the adapter does not know);
+ *   `description` names the path (`[3].content[1].type`) and what is wrong;
+ * - writing (`to…`): the messages would not make a request the provider
+ *   accepts (a role it has no place for, a system message after the first
+ *   turn where the provider takes system text only up front, an orphaned tool
+ *   result, a context that opens on an assistant turn); `description` names
+ *   the message (by index) and the violation.
+ *
+ * `format` is the provider format: `"openai-chat"`, `"openai-responses"`,
+ * `"anthropic"`, `"ai-sdk"`, `"gemini"` or `"langchain"`. `violations` holds
+ * the `Validity` violations when writing was refused for them.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export class AdapterError extends Schema.TaggedError<AdapterError>("rollmem/AdapterError")("AdapterError", {
+  format: Schema.String,
+  description: Schema.String,
+  violations: Schema.optional(Schema.Array(Validity.Violation)),
+  cause: Schema.optional(Schema.Defect)
+}) {
+  override get message(): string {
+    return `${this.format}: ${this.description}`
+  }
+}

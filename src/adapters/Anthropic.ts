@@ -1,0 +1,451 @@
+/**
+ * Anthropic Messages requests (`{ system, messages }` of `messages.create`)
+ * to rollmem messages and back.
+ *
+ * | Anthropic | rollmem messages |
+ * |---|---|
+ * | `system` (a string, or text blocks) | one `system` message per block, first |
+ * | a message whose `content` is a string | one message, same role |
+ * | an `assistant` message with blocks | one `assistant` message: text blocks joined with `"\n"`, `tool_use` blocks as tool calls (`arguments` = `JSON.stringify(input)`) |
+ * | a `user` message with blocks | one `tool` message per `tool_result` block (`toolCallId` = `tool_use_id`, content = its text), then one `user` message for the other blocks |
+ *
+ * Writing puts the leading `system` (and `developer`) messages (pinned
+ * system prompts, the summary) in `system`: a string for one message, text
+ * blocks for several. The other messages become `user` and `assistant`
+ * messages, consecutive messages of the same role merged into one (tool
+ * results are `user` turns, as the API requires: all results of a call in
+ * the next user message), and split back by {@link decode}, so
+ * `encode(decode(request))` is `request`. A message with tool calls gives
+ * `tool_use` blocks (`input` = the arguments parsed; arguments that are not
+ * a JSON object fail with `AdapterError`); a message with a tool call id
+ * gives a `tool_result` block. A `system` message after the first turn, or
+ * a role Anthropic has no place for, fails with `AdapterError`.
+ *
+ * Prompt caching: `encode(messages, { cacheControl: { pinned: 1 } })` marks
+ * the last pinned system block and the last block of the last message with
+ * `cache_control: { type: "ephemeral" }`, so the pinned prompt and the
+ * whole conversation so far are cached prefixes (see {@link EncodeOptions}).
+ *
+ * What a rollmem message has no field for (image, document, thinking and
+ * redacted-thinking blocks, `cache_control` marks, an `is_error` flag, a
+ * message boundary the merging would remove) is kept under the metadata
+ * key `"rollmem.provider"` and restored by {@link encode} while the
+ * messages are unchanged.
+ *
+ * @example
+ * ```ts
+ * import Anthropic from "@anthropic-ai/sdk"
+ * import { fromAnthropic, toAnthropic } from "rollmem/adapters"
+ *
+ * const client = new Anthropic()
+ * const reply = await client.messages.create({ model: "claude-sonnet-4-5", max_tokens: 1024, ...toAnthropic(memory.getMessages()) })
+ * await memory.addMessages(fromAnthropic({ messages: [{ role: reply.role, content: reply.content }] }))
+ * ```
+ *
+ * @since 0.2.0
+ */
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
+import * as Message from "../schema/Message.js"
+import { formatParseError } from "../schema/ParseIssue.js"
+import { AdapterError } from "./AdapterError.js"
+import {
+  Arr,
+  type Draft,
+  type Format,
+  joinText,
+  JsonSchema,
+  markerOf,
+  MEDIA_TOKENS,
+  messageLabel,
+  METADATA_KEY,
+  Opt,
+  parseObject,
+  plain,
+  type Rendered,
+  stringify,
+  textEstimate
+} from "./internal/engine.js"
+import * as engine from "./internal/engine.js"
+
+const CacheControl = Schema.NullOr(
+  Schema.Struct({ type: Schema.Literal("ephemeral"), ttl: Opt(Schema.Literal("5m", "1h")) })
+)
+
+const TextBlock = Schema.Struct({
+  type: Schema.Literal("text"),
+  text: Schema.String,
+  cache_control: Opt(CacheControl)
+})
+
+const ImageSource = Schema.Union(
+  Schema.Struct({
+    type: Schema.Literal("base64"),
+    media_type: Schema.Literal("image/jpeg", "image/png", "image/gif", "image/webp"),
+    data: Schema.String
+  }),
+  Schema.Struct({ type: Schema.Literal("url"), url: Schema.String }),
+  Schema.Struct({ type: Schema.Literal("file"), file_id: Schema.String })
+)
+const ImageBlock = Schema.Struct({
+  type: Schema.Literal("image"),
+  source: ImageSource,
+  cache_control: Opt(CacheControl)
+})
+const DocumentBlock = Schema.Struct({
+  type: Schema.Literal("document"),
+  source: Schema.Union(
+    Schema.Struct({
+      type: Schema.Literal("base64"),
+      media_type: Schema.Literal("application/pdf"),
+      data: Schema.String
+    }),
+    Schema.Struct({ type: Schema.Literal("text"), media_type: Schema.Literal("text/plain"), data: Schema.String }),
+    Schema.Struct({ type: Schema.Literal("url"), url: Schema.String }),
+    Schema.Struct({ type: Schema.Literal("file"), file_id: Schema.String })
+  ),
+  cache_control: Opt(CacheControl),
+  citations: Opt(Schema.NullOr(Schema.Struct({ enabled: Opt(Schema.Boolean) }))),
+  context: Opt(Schema.NullOr(Schema.String)),
+  title: Opt(Schema.NullOr(Schema.String))
+})
+const ThinkingBlock = Schema.Struct({
+  type: Schema.Literal("thinking"),
+  thinking: Schema.String,
+  signature: Schema.String
+})
+const RedactedThinkingBlock = Schema.Struct({ type: Schema.Literal("redacted_thinking"), data: Schema.String })
+const ToolUseBlock = Schema.Struct({
+  type: Schema.Literal("tool_use"),
+  id: Schema.String,
+  name: Schema.String,
+  input: JsonSchema,
+  cache_control: Opt(CacheControl)
+})
+const ToolResultBlock = Schema.Struct({
+  type: Schema.Literal("tool_result"),
+  tool_use_id: Schema.String,
+  content: Opt(Schema.Union(Schema.String, Arr(Schema.Union(TextBlock, ImageBlock, DocumentBlock)))),
+  is_error: Opt(Schema.Boolean),
+  cache_control: Opt(CacheControl)
+})
+
+const ContentBlock = Schema.Union(
+  TextBlock,
+  ImageBlock,
+  DocumentBlock,
+  ThinkingBlock,
+  RedactedThinkingBlock,
+  ToolUseBlock,
+  ToolResultBlock
+)
+type ContentBlock = typeof ContentBlock.Type
+
+/**
+ * One Anthropic message (assignable to the SDK's `MessageParam`): `user` or
+ * `assistant`, content a string or text, image, document, thinking,
+ * redacted-thinking, `tool_use` and `tool_result` blocks. Other block types
+ * and unknown keys are refused.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const MessageParam = Schema.Struct({
+  role: Schema.Literal("user", "assistant"),
+  content: Schema.Union(Schema.String, Arr(ContentBlock))
+}).annotations({ identifier: "MessageParam" })
+
+/**
+ * One Anthropic message.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type MessageParam = typeof MessageParam.Type
+
+/**
+ * The conversation part of a Messages request: `system` (absent when there
+ * is no system text) and `messages`. Spread it into `messages.create`.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const Request = Schema.Struct({
+  system: Opt(Schema.Union(Schema.String, Arr(TextBlock))),
+  messages: Arr(MessageParam)
+}).annotations({ identifier: "AnthropicRequest" })
+
+/**
+ * `{ system?, messages }` of a Messages request.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Request = typeof Request.Type
+
+/**
+ * Options of {@link encode}.
+ *
+ * - `check` (default `true`): refuse, with `AdapterError` listing the
+ *   `Validity` violations, messages Anthropic rejects: a first turn (after
+ *   the system messages) that is not a user turn, a tool result that does
+ *   not follow its call, a tool call without its results right after it.
+ * - `cacheControl`: prompt-cache breakpoints (`cache_control: { type:
+ *   "ephemeral", ttl? }`). `pinned`: how many leading system messages are the
+ *   pinned system prompt (with `pinSystem`, usually 1): the breakpoint goes on
+ *   the last of them, before the summary, which changes at every fold; none
+ *   when omitted or 0. `lastMessage` (default `true`): a breakpoint on the
+ *   last block of the last message, so the next request reads the whole
+ *   conversation so far from the cache. `ttl`: `"5m"` (the API's default
+ *   when omitted) or `"1h"`.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface EncodeOptions {
+  readonly check?: boolean | undefined
+  readonly cacheControl?: {
+    readonly pinned?: number | undefined
+    readonly lastMessage?: boolean | undefined
+    readonly ttl?: "5m" | "1h" | undefined
+  } | undefined
+}
+
+const textOfBlocks = (blocks: ReadonlyArray<{ readonly type: string; readonly text?: string }>): string =>
+  joinText(blocks.flatMap((b) => b.type === "text" ? [b.text ?? ""] : []))
+
+const derive = (group: ReadonlyArray<MessageParam>): Array<Draft> => {
+  const m = group[0]
+  if (typeof m.content === "string") return [{ role: m.role, content: m.content }]
+  if (m.role === "assistant") {
+    const toolCalls = m.content.flatMap((b) =>
+      b.type === "tool_use" ? [{ id: b.id, name: b.name, arguments: stringify(b.input) }] : []
+    )
+    return [{ role: "assistant", content: textOfBlocks(m.content), toolCalls }]
+  }
+  const drafts: Array<Draft> = []
+  const rest: Array<ContentBlock> = []
+  for (const b of m.content) {
+    if (b.type === "tool_result") {
+      const content = b.content === undefined ? "" : typeof b.content === "string" ? b.content : textOfBlocks(b.content)
+      drafts.push({ role: "tool", content, toolCallId: b.tool_use_id })
+    } else rest.push(b)
+  }
+  if (rest.length > 0 || drafts.length === 0) drafts.push({ role: "user", content: textOfBlocks(rest) })
+  return drafts
+}
+
+type Block = ContentBlock
+
+const blocksOf = (r: Rendered): { readonly role: "user" | "assistant"; readonly blocks: Array<Block> } | string => {
+  const m = r.message
+  if (m.toolCalls.length > 0) {
+    const blocks: Array<Block> = m.content === "" ? [] : [{ type: "text", text: m.content }]
+    for (const call of m.toolCalls) {
+      const input = call.arguments === "" ? {} : parseObject(call.arguments)
+      if (input === undefined) {
+        return `${messageLabel(r)}: the arguments of tool call ${JSON.stringify(call.id)} are not a JSON object`
+      }
+      blocks.push({ type: "tool_use", id: call.id, name: call.name, input })
+    }
+    return { role: "assistant", blocks }
+  }
+  if (m.toolCallId !== undefined) {
+    return { role: "user", blocks: [{ type: "tool_result", tool_use_id: m.toolCallId, content: m.content }] }
+  }
+  if (m.role === "user" || m.role === "assistant") return { role: m.role, blocks: [{ type: "text", text: m.content }] }
+  if (m.role === "system" || m.role === "developer") {
+    return `${messageLabel(r)}: Anthropic takes system text only in \`system\`, before the first turn`
+  }
+  return `${messageLabel(r)}: Anthropic has no such role (user, assistant; system first)`
+}
+
+const isPlainText = (blocks: ReadonlyArray<Block>): boolean =>
+  blocks.length === 1 && blocks[0].type === "text" && Object.keys(blocks[0]).length === 2
+
+const render = (run: ReadonlyArray<Rendered>): Either.Either<Array<MessageParam>, string> => {
+  const out: Array<{ role: "user" | "assistant"; blocks: Array<Block> }> = []
+  for (const r of run) {
+    const b = blocksOf(r)
+    if (typeof b === "string") return Either.left(b)
+    const last = out[out.length - 1]
+    if (last !== undefined && last.role === b.role) {
+      // Merged turns: an empty text block is refused by the API and carries nothing.
+      const keep = (block: Block) => !(block.type === "text" && block.text === "")
+      last.blocks = [...last.blocks.filter(keep), ...b.blocks.filter(keep)]
+    } else out.push({ role: b.role, blocks: b.blocks })
+  }
+  return Either.right(out.map(({ blocks, role }) => ({
+    role,
+    content: isPlainText(blocks) ? (blocks[0] as { readonly text: string }).text : blocks
+  })))
+}
+
+const blockTokens = (b: Block): number => {
+  switch (b.type) {
+    case "image":
+    case "document":
+      return MEDIA_TOKENS
+    case "thinking":
+      return textEstimate(b.thinking)
+    case "redacted_thinking":
+      return textEstimate(b.data)
+    case "tool_result": {
+      let tokens = 0
+      if (Array.isArray(b.content)) { for (const c of b.content) tokens += blockTokens(c) }
+      return tokens
+    }
+    default:
+      return 0
+  }
+}
+
+const estimate = (m: MessageParam): number => {
+  let tokens = 0
+  if (typeof m.content !== "string") { for (const b of m.content) tokens += blockTokens(b) }
+  return tokens
+}
+
+/** @internal */
+export const format: Format<MessageParam> = {
+  name: "anthropic",
+  item: MessageParam,
+  derive,
+  render,
+  merges: (previous, next) => previous.role === next.role,
+  estimate
+}
+
+type TextBlock = typeof TextBlock.Type
+
+const systemFormat: Format<TextBlock> = {
+  name: "anthropic.system",
+  item: TextBlock,
+  derive: (group) => [{ role: "system", content: group[0].text }],
+  render: (run) => Either.right(run.map((r) => ({ type: "text" as const, text: r.message.content }))),
+  estimate: () => 0
+}
+
+const decodeRequest = Schema.decodeUnknownEither(Request)
+
+const isSystem = (m: Message.Message): boolean =>
+  (m.role === "system" || m.role === "developer") && m.toolCalls.length === 0 && m.toolCallId === undefined
+
+const withMarker = (message: Message.Message, items: ReadonlyArray<unknown>): Message.Message =>
+  Message.make(message.role, message.content, {
+    metadata: { ...message.metadata, [METADATA_KEY]: { format: systemFormat.name, items: plain(items), messages: 1 } }
+  })
+
+const decodeSync = (input: unknown): Either.Either<Array<Message.Message>, AdapterError> => {
+  const request = decodeRequest(engine.plain(input), { errors: "first", onExcessProperty: "error" })
+  if (Either.isLeft(request)) {
+    return Either.left(
+      new AdapterError({ format: format.name, description: formatParseError(request.left), cause: request.left })
+    )
+  }
+  const { messages, system } = request.right
+  let head: Array<Message.Message> = []
+  if (typeof system === "string") head = [Message.system(system)]
+  else if (system !== undefined) {
+    const decoded = engine.decode(systemFormat, system)
+    if (Either.isLeft(decoded)) {
+      return Either.left(new AdapterError({ format: format.name, description: decoded.left.description }))
+    }
+    head = decoded.right
+    // One plain block would be written back as a string: keep the array form.
+    if (head.length === 1 && markerOf(head[0], systemFormat.name) === undefined) head = [withMarker(head[0], system)]
+  }
+  return Either.map(engine.decode(format, messages), (rest) => [...head, ...rest])
+}
+
+const withCache = (
+  block: Block,
+  ttl: "5m" | "1h" | undefined
+): Block => ({
+  ...block,
+  cache_control: ttl === undefined ? { type: "ephemeral" } : { type: "ephemeral", ttl }
+} as Block)
+
+const encodeSync = (
+  messages: ReadonlyArray<Message.Message>,
+  options?: EncodeOptions
+): Either.Either<Request, AdapterError> => {
+  const refused = engine.check(format.name, messages, true, options)
+  if (refused !== undefined) return Either.left(refused)
+  let n = 0
+  while (n < messages.length && isSystem(messages[n])) n++
+  const head = messages.slice(0, n)
+  const system = engine.encode(systemFormat, head)
+  if (Either.isLeft(system)) return Either.left(system.left)
+  const rest = engine.encode(format, messages.slice(n), n)
+  if (Either.isLeft(rest)) return Either.left(rest.left)
+  let systemBlocks: Array<TextBlock> = system.right
+  const out: Array<MessageParam> = rest.right
+  const cache = options?.cacheControl
+  if (cache !== undefined) {
+    const pinned = cache.pinned ?? 0
+    if (!Number.isInteger(pinned) || pinned < 0 || pinned > systemBlocks.length) {
+      return Either.left(
+        new AdapterError({
+          format: format.name,
+          description:
+            `cacheControl.pinned: ${pinned} is not a count of the ${systemBlocks.length} leading system messages`
+        })
+      )
+    }
+    if (pinned > 0) {
+      systemBlocks = systemBlocks.map((b, i) => i === pinned - 1 ? withCache(b, cache.ttl) as TextBlock : b)
+    }
+    const last = out[out.length - 1]
+    if ((cache.lastMessage ?? true) && last !== undefined) {
+      const blocks: Array<Block> = typeof last.content === "string"
+        ? [{ type: "text", text: last.content }]
+        : [...last.content]
+      if (blocks.length > 0) {
+        blocks[blocks.length - 1] = withCache(blocks[blocks.length - 1], cache.ttl)
+        out[out.length - 1] = { role: last.role, content: blocks }
+      }
+    }
+  }
+  const asString = head.length === 1 && markerOf(head[0], systemFormat.name) === undefined &&
+    !(cache?.pinned !== undefined && cache.pinned > 0)
+  return Either.right(
+    systemBlocks.length === 0
+      ? { messages: out }
+      : { system: asString ? systemBlocks[0].text : systemBlocks, messages: out }
+  )
+}
+
+/**
+ * Reads a Messages request's `{ system?, messages }` (any JSON input,
+ * checked; other keys refused) into rollmem messages. Fails with
+ * `AdapterError` naming the path of a field it does not know or of the wrong
+ * type.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const decode = (input: unknown): Effect.Effect<Array<Message.Message>, AdapterError> =>
+  Effect.suspend(() => decodeSync(input))
+
+/**
+ * Writes rollmem messages (a memory's `messages`) as `{ system?, messages }`
+ * (see the module docs), restoring what {@link decode} kept. Fails with
+ * `AdapterError` for a system message after the first turn, a role
+ * Anthropic has no place for, tool call arguments that are not a JSON
+ * object, or a context Anthropic refuses.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const encode = (
+  messages: ReadonlyArray<Message.Message>,
+  options?: EncodeOptions
+): Effect.Effect<Request, AdapterError> => Effect.suspend(() => encodeSync(messages, options))
+
+/** @internal */
+export const decodeEither = decodeSync
+
+/** @internal */
+export const encodeEither = encodeSync

@@ -1,0 +1,340 @@
+/**
+ * Gemini `contents` and `systemInstruction` (the REST shape of
+ * `generateContent`, as `@google/genai` takes them) to rollmem messages and
+ * back.
+ *
+ * | Gemini | rollmem messages |
+ * |---|---|
+ * | `systemInstruction.parts` | one `system` message per text part, first |
+ * | a `model` content | one `assistant` message: text parts (not thoughts) joined with `"\n"`, `functionCall` parts as tool calls (`arguments` = `JSON.stringify(args)`) |
+ * | a `user` content | one `tool` message per `functionResponse` part, then one `user` message for the other parts |
+ *
+ * A `functionCall` without `id` gets the made-up id `"gemini:<content>:<part>"`
+ * and the `functionResponse` of that name that follows it (without id)
+ * answers it, so a call and its result stay one unit. A `functionResponse`'s
+ * content is its `response`'s `output` when that is the only key and a
+ * string, else `JSON.stringify(response)`.
+ *
+ * Writing puts the leading `system` (and `developer`) messages in
+ * `systemInstruction` (one text part each); the others become `user` and
+ * `model` contents, consecutive contents of the same role merged (all the
+ * results of parallel calls in one `user` content) and split back by
+ * {@link decode}. A tool call gives a `functionCall` part `{ id, name, args }`
+ * (arguments that are not a JSON object fail with `AdapterError`); a tool
+ * result gives a `functionResponse` part `{ id, name, response }`, `response`
+ * being the content parsed when it is a JSON object, else `{ output: content
+ * }`. A `system` message after the first turn, or another role, fails with
+ * `AdapterError`.
+ *
+ * What a rollmem message has no field for (inline data, file data, thoughts
+ * and thought signatures, video metadata, a made-up id) is kept under the
+ * metadata key `"rollmem.provider"` and restored by {@link encode} while the
+ * messages are unchanged. Executable code and code execution results are
+ * not read (`AdapterError`).
+ *
+ * @example
+ * ```ts
+ * import { GoogleGenAI } from "@google/genai"
+ * import { fromGemini, toGemini } from "rollmem/adapters"
+ *
+ * const ai = new GoogleGenAI({})
+ * const { contents, systemInstruction } = toGemini(memory.getMessages())
+ * const response = await ai.models.generateContent({ model: "gemini-2.5-flash", contents, config: { systemInstruction } })
+ * await memory.addMessages(fromGemini({ contents: [response.candidates![0].content!] }))
+ * ```
+ *
+ * @since 0.2.0
+ */
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
+import type * as Message from "../schema/Message.js"
+import { formatParseError } from "../schema/ParseIssue.js"
+import { AdapterError } from "./AdapterError.js"
+import {
+  Arr,
+  type DeriveContext,
+  type Draft,
+  type DraftCall,
+  type Format,
+  joinText,
+  type Json,
+  JsonRecord,
+  madeUpCall,
+  madeUpResult,
+  MEDIA_TOKENS,
+  messageLabel,
+  Opt,
+  parseObject,
+  type Rendered,
+  stringify,
+  textEstimate
+} from "./internal/engine.js"
+import * as engine from "./internal/engine.js"
+
+const OptionalString = Opt(Schema.String)
+
+const Part = Schema.Struct({
+  text: OptionalString,
+  thought: Opt(Schema.Boolean),
+  thoughtSignature: OptionalString,
+  inlineData: Opt(
+    Schema.Struct({ data: OptionalString, displayName: OptionalString, mimeType: OptionalString })
+  ),
+  fileData: Opt(
+    Schema.Struct({ displayName: OptionalString, fileUri: OptionalString, mimeType: OptionalString })
+  ),
+  functionCall: Opt(
+    Schema.Struct({ id: OptionalString, name: OptionalString, args: Opt(JsonRecord) })
+  ),
+  functionResponse: Opt(
+    Schema.Struct({
+      id: OptionalString,
+      name: OptionalString,
+      response: Opt(JsonRecord),
+      willContinue: Opt(Schema.Boolean)
+    })
+  ),
+  videoMetadata: Opt(
+    Schema.Struct({ endOffset: OptionalString, fps: Opt(Schema.Number), startOffset: OptionalString })
+  ),
+  partMetadata: Opt(JsonRecord)
+}).annotations({ identifier: "Part" })
+type Part = typeof Part.Type
+
+/**
+ * One Gemini content (assignable to `@google/genai`'s `Content`): `role`
+ * `"user"` or `"model"` and `parts` with text, thoughts, inline and file
+ * data, function calls and responses, video metadata. Unknown keys are
+ * refused.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const Content = Schema.Struct({
+  role: Opt(Schema.Literal("user", "model")),
+  parts: Arr(Part)
+}).annotations({ identifier: "Content" })
+
+/**
+ * One Gemini content.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Content = typeof Content.Type
+
+const SystemPart = Schema.Struct({ text: Schema.String })
+type SystemPart = typeof SystemPart.Type
+
+/**
+ * `{ systemInstruction?, contents }`: pass `contents` as `contents` and
+ * `systemInstruction` in `config` (`@google/genai`), or both at the top
+ * level of a REST request.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const Request = Schema.Struct({
+  systemInstruction: Opt(Schema.Struct({ parts: Arr(SystemPart) })),
+  contents: Arr(Content)
+}).annotations({ identifier: "GeminiRequest" })
+
+/**
+ * `{ systemInstruction?, contents }`.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Request = typeof Request.Type
+
+const textOf = (parts: ReadonlyArray<Part>): string =>
+  joinText(parts.flatMap((p) => p.text !== undefined && p.thought !== true ? [p.text] : []))
+
+const responseText = (response: { readonly [key: string]: Json } | undefined): string => {
+  if (response === undefined) return ""
+  const keys = Object.keys(response)
+  if (keys.length === 1 && keys[0] === "output" && typeof response.output === "string") return response.output
+  return stringify(response)
+}
+
+const derive = (group: ReadonlyArray<Content>, ctx: DeriveContext): Array<Draft> => {
+  const c = group[0]
+  if (c.role === "model") {
+    const toolCalls = c.parts.flatMap((p, k): Array<DraftCall> => {
+      const call = p.functionCall
+      if (call === undefined) return []
+      const name = call.name ?? ""
+      const id = call.id ?? madeUpCall(ctx, name, `gemini:${ctx.index}:${k}`)
+      return [{ id, name, arguments: stringify(call.args ?? {}) }]
+    })
+    return [{ role: "assistant", content: textOf(c.parts), toolCalls }]
+  }
+  const drafts: Array<Draft> = []
+  const rest: Array<Part> = []
+  c.parts.forEach((p, k) => {
+    const response = p.functionResponse
+    if (response === undefined) {
+      rest.push(p)
+      return
+    }
+    const toolCallId = response.id ?? madeUpResult(ctx, response.name, `gemini:${ctx.index}:${k}`)
+    drafts.push({ role: "tool", content: responseText(response.response), toolCallId })
+  })
+  if (rest.length > 0 || drafts.length === 0) drafts.push({ role: "user", content: textOf(rest) })
+  return drafts
+}
+
+const partsOf = (r: Rendered): { readonly role: "user" | "model"; readonly parts: Array<Part> } | string => {
+  const m = r.message
+  if (m.toolCalls.length > 0) {
+    const parts: Array<Part> = m.content === "" ? [] : [{ text: m.content }]
+    for (const call of m.toolCalls) {
+      const args = call.arguments === "" ? {} : parseObject(call.arguments)
+      if (args === undefined) {
+        return `${messageLabel(r)}: the arguments of tool call ${JSON.stringify(call.id)} are not a JSON object`
+      }
+      parts.push({ functionCall: { id: call.id, name: call.name, args } })
+    }
+    return { role: "model", parts }
+  }
+  if (m.toolCallId !== undefined) {
+    const parsed = parseObject(m.content)
+    const response = parsed !== undefined && !(Object.keys(parsed).length === 1 && typeof parsed.output === "string")
+      ? parsed
+      : { output: m.content }
+    return { role: "user", parts: [{ functionResponse: { id: m.toolCallId, name: r.toolName, response } }] }
+  }
+  if (m.role === "user") return { role: "user", parts: [{ text: m.content }] }
+  if (m.role === "assistant") return { role: "model", parts: [{ text: m.content }] }
+  if (m.role === "system" || m.role === "developer") {
+    return `${messageLabel(r)}: Gemini takes system text only in \`systemInstruction\`, before the first turn`
+  }
+  return `${messageLabel(r)}: Gemini has no such role (user, assistant as model; system first)`
+}
+
+const render = (run: ReadonlyArray<Rendered>): Either.Either<Array<Content>, string> => {
+  const out: Array<{ role: "user" | "model"; parts: Array<Part> }> = []
+  for (const r of run) {
+    const p = partsOf(r)
+    if (typeof p === "string") return Either.left(p)
+    const last = out[out.length - 1]
+    if (last !== undefined && last.role === p.role) {
+      const keep = (part: Part) => !(part.text === "" && Object.keys(part).length === 1)
+      last.parts = [...last.parts.filter(keep), ...p.parts.filter(keep)]
+    } else out.push({ role: p.role, parts: p.parts })
+  }
+  return Either.right(out)
+}
+
+const estimate = (c: Content): number => {
+  let tokens = 0
+  for (const p of c.parts) {
+    if (p.inlineData !== undefined || p.fileData !== undefined) tokens += MEDIA_TOKENS
+    if (p.thought === true && p.text !== undefined) tokens += textEstimate(p.text)
+  }
+  return tokens
+}
+
+/** @internal */
+export const format: Format<Content> = {
+  name: "gemini",
+  item: Content,
+  derive,
+  render,
+  merges: (previous, next) => (previous.role ?? "user") === (next.role ?? "user"),
+  estimate
+}
+
+const systemFormat: Format<SystemPart> = {
+  name: "gemini.system",
+  item: SystemPart,
+  derive: (group) => [{ role: "system", content: group[0].text }],
+  render: (run) => Either.right(run.map((r) => ({ text: r.message.content }))),
+  estimate: () => 0
+}
+
+const decodeRequest = Schema.decodeUnknownEither(Request)
+
+const isSystem = (m: Message.Message): boolean =>
+  (m.role === "system" || m.role === "developer") && m.toolCalls.length === 0 && m.toolCallId === undefined
+
+const decodeSync = (input: unknown): Either.Either<Array<Message.Message>, AdapterError> => {
+  const request = decodeRequest(engine.plain(input), { errors: "first", onExcessProperty: "error" })
+  if (Either.isLeft(request)) {
+    return Either.left(
+      new AdapterError({ format: format.name, description: formatParseError(request.left), cause: request.left })
+    )
+  }
+  const { contents, systemInstruction } = request.right
+  const head = systemInstruction === undefined
+    ? Either.right([])
+    : engine.decode(systemFormat, systemInstruction.parts)
+  if (Either.isLeft(head)) {
+    return Either.left(new AdapterError({ format: format.name, description: head.left.description }))
+  }
+  return Either.map(engine.decode(format, contents), (rest) => [...head.right, ...rest])
+}
+
+/**
+ * Options of {@link encode}: `check` (default `true`) refuses, with
+ * `AdapterError` listing the `Validity` violations, messages Gemini rejects:
+ * a first turn (after the system messages) that is not a user turn, a tool
+ * result that does not follow its call, a tool call without its results
+ * right after it. `check: false` writes them as they are.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface EncodeOptions {
+  readonly check?: boolean | undefined
+}
+
+const encodeSync = (
+  messages: ReadonlyArray<Message.Message>,
+  options?: EncodeOptions
+): Either.Either<Request, AdapterError> => {
+  const refused = engine.check(format.name, messages, true, options)
+  if (refused !== undefined) return Either.left(refused)
+  let n = 0
+  while (n < messages.length && isSystem(messages[n])) n++
+  const system = engine.encode(systemFormat, messages.slice(0, n))
+  if (Either.isLeft(system)) return Either.left(system.left)
+  const contents = engine.encode(format, messages.slice(n), n)
+  if (Either.isLeft(contents)) return Either.left(contents.left)
+  return Either.right(
+    n === 0 ? { contents: contents.right } : { systemInstruction: { parts: system.right }, contents: contents.right }
+  )
+}
+
+/**
+ * Reads `{ systemInstruction?, contents }` (any input, checked; other keys
+ * refused) into rollmem messages. Fails with `AdapterError` naming the path
+ * of a field it does not know or of the wrong type.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const decode = (input: unknown): Effect.Effect<Array<Message.Message>, AdapterError> =>
+  Effect.suspend(() => decodeSync(input))
+
+/**
+ * Writes rollmem messages (a memory's `messages`) as `{ systemInstruction?,
+ * contents }` (see the module docs), restoring what {@link decode} kept.
+ * Fails with `AdapterError` for a system message after the first turn,
+ * another role, tool call arguments that are not a JSON object, or a
+ * context Gemini refuses.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const encode = (
+  messages: ReadonlyArray<Message.Message>,
+  options?: EncodeOptions
+): Effect.Effect<Request, AdapterError> => Effect.suspend(() => encodeSync(messages, options))
+
+/** @internal */
+export const decodeEither = decodeSync
+
+/** @internal */
+export const encodeEither = encodeSync

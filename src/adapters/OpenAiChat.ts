@@ -1,0 +1,277 @@
+/**
+ * OpenAI Chat Completions messages (`messages` of `chat.completions.create`)
+ * to rollmem messages and back.
+ *
+ * | OpenAI message | rollmem message |
+ * |---|---|
+ * | `system`, `developer`, `user`, `assistant` | the same role; `content` is the string, or the text parts joined with `"\n"` |
+ * | `assistant` with `tool_calls` | `toolCalls`: `{ id, name: function.name, arguments: function.arguments }` (a `custom` call: `arguments` = its `input`) |
+ * | `assistant` with a legacy `function_call` | one tool call with the made-up id `"function_call:<index>"` |
+ * | `tool` | role `tool`, `toolCallId` = `tool_call_id` |
+ * | legacy `function` | role `function`, `toolCallId` = the made-up id of the oldest unanswered legacy call of that name |
+ *
+ * Writing gives `{ role, content }` for `system`, `developer`, `user` and
+ * `assistant`; a message with tool calls (any role) gives an `assistant`
+ * message with `content: null` when its content is empty and
+ * `tool_calls: [{ id, type: "function", function: { name, arguments } }]`;
+ * a message with a tool call id gives a `tool` message. Any other role fails
+ * with `AdapterError`.
+ *
+ * What a rollmem message has no field for (image, audio and file parts, a
+ * refusal, `name`, `audio`, `annotations`, a legacy `function_call`, a custom
+ * tool call) is kept under the metadata key `"rollmem.provider"` and
+ * restored by {@link encode} while the message is unchanged (see
+ * `rollmem/adapters`).
+ *
+ * @example
+ * ```ts
+ * import OpenAI from "openai"
+ * import { fromOpenAIChat, toOpenAIChat } from "rollmem/adapters"
+ *
+ * const client = new OpenAI()
+ * const completion = await client.chat.completions.create({ model: "gpt-4o-mini", messages: toOpenAIChat(memory.getMessages()) })
+ * await memory.addMessages(fromOpenAIChat([completion.choices[0].message]))
+ * ```
+ *
+ * @since 0.2.0
+ */
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
+import type * as Message from "../schema/Message.js"
+import type { AdapterError } from "./AdapterError.js"
+import {
+  Arr,
+  type DeriveContext,
+  type Draft,
+  type DraftCall,
+  type Format,
+  joinText,
+  JsonRecord,
+  JsonSchema,
+  madeUpCall,
+  madeUpResult,
+  MEDIA_TOKENS,
+  messageLabel,
+  Opt,
+  type Rendered,
+  textEstimate
+} from "./internal/engine.js"
+import * as engine from "./internal/engine.js"
+
+const TextPart = Schema.Struct({ type: Schema.Literal("text"), text: Schema.String })
+const RefusalPart = Schema.Struct({ type: Schema.Literal("refusal"), refusal: Schema.String })
+const ImagePart = Schema.Struct({
+  type: Schema.Literal("image_url"),
+  image_url: Schema.Struct({ url: Schema.String, detail: Opt(Schema.Literal("auto", "low", "high")) })
+})
+const AudioPart = Schema.Struct({
+  type: Schema.Literal("input_audio"),
+  input_audio: Schema.Struct({ data: Schema.String, format: Schema.Literal("wav", "mp3") })
+})
+const FilePart = Schema.Struct({
+  type: Schema.Literal("file"),
+  file: Schema.Struct({
+    file_data: Opt(Schema.String),
+    file_id: Opt(Schema.String),
+    filename: Opt(Schema.String)
+  })
+})
+
+const FunctionToolCall = Schema.Struct({
+  id: Schema.String,
+  type: Schema.Literal("function"),
+  function: Schema.Struct({ name: Schema.String, arguments: Schema.String })
+})
+const CustomToolCall = Schema.Struct({
+  id: Schema.String,
+  type: Schema.Literal("custom"),
+  custom: Schema.Struct({ name: Schema.String, input: Schema.String })
+})
+
+const Name = Opt(Schema.String)
+const TextContent = Schema.Union(Schema.String, Arr(TextPart))
+
+const SystemMessage = Schema.Struct({ role: Schema.Literal("system"), content: TextContent, name: Name })
+const DeveloperMessage = Schema.Struct({ role: Schema.Literal("developer"), content: TextContent, name: Name })
+const UserMessage = Schema.Struct({
+  role: Schema.Literal("user"),
+  content: Schema.Union(Schema.String, Arr(Schema.Union(TextPart, ImagePart, AudioPart, FilePart))),
+  name: Name
+})
+const AssistantMessage = Schema.Struct({
+  role: Schema.Literal("assistant"),
+  content: Opt(Schema.NullOr(Schema.Union(Schema.String, Arr(Schema.Union(TextPart, RefusalPart))))),
+  refusal: Opt(Schema.NullOr(Schema.String)),
+  name: Name,
+  audio: Opt(Schema.NullOr(Schema.Struct({ id: Schema.String }, JsonRecord))),
+  tool_calls: Opt(Arr(Schema.Union(FunctionToolCall, CustomToolCall))),
+  function_call: Opt(Schema.NullOr(Schema.Struct({ name: Schema.String, arguments: Schema.String }))),
+  annotations: Opt(Arr(JsonSchema))
+})
+const ToolMessage = Schema.Struct({ role: Schema.Literal("tool"), content: TextContent, tool_call_id: Schema.String })
+const FunctionMessage = Schema.Struct({
+  role: Schema.Literal("function"),
+  content: Schema.NullOr(Schema.String),
+  name: Schema.String
+})
+
+/**
+ * One Chat Completions message, as the SDK's `ChatCompletionMessageParam`
+ * (also accepting a response's `ChatCompletionMessage`, with `annotations`
+ * and `audio`). Unknown keys and part types are refused.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const ChatMessage = Schema.Union(
+  SystemMessage,
+  DeveloperMessage,
+  UserMessage,
+  AssistantMessage,
+  ToolMessage,
+  FunctionMessage
+).annotations({ identifier: "ChatCompletionMessageParam" })
+
+/**
+ * One Chat Completions message (assignable to the SDK's `ChatCompletionMessageParam`).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type ChatMessage = typeof ChatMessage.Type
+
+const textOf = (content: string | ReadonlyArray<{ readonly type: string; readonly text?: string }>): string =>
+  typeof content === "string" ? content : joinText(content.flatMap((p) => p.type === "text" ? [p.text ?? ""] : []))
+
+const derive = (group: ReadonlyArray<ChatMessage>, ctx: DeriveContext): Array<Draft> => {
+  const m = group[0]
+  switch (m.role) {
+    case "system":
+    case "developer":
+    case "user":
+      return [{ role: m.role, content: textOf(m.content) }]
+    case "tool":
+      return [{ role: "tool", content: textOf(m.content), toolCallId: m.tool_call_id }]
+    case "function":
+      return [{
+        role: "function",
+        content: m.content ?? "",
+        toolCallId: madeUpResult(ctx, m.name, `function_result:${ctx.index}`)
+      }]
+    case "assistant": {
+      const content = m.content === undefined || m.content === null ? "" : textOf(m.content)
+      const toolCalls: Array<DraftCall> = (m.tool_calls ?? []).map((call) =>
+        call.type === "function"
+          ? { id: call.id, name: call.function.name, arguments: call.function.arguments }
+          : { id: call.id, name: call.custom.name, arguments: call.custom.input }
+      )
+      if (m.function_call !== undefined && m.function_call !== null) {
+        const name = m.function_call.name
+        toolCalls.push({
+          id: madeUpCall(ctx, name, `function_call:${ctx.index}`),
+          name,
+          arguments: m.function_call.arguments
+        })
+      }
+      return [{ role: "assistant", content, toolCalls }]
+    }
+  }
+}
+
+const renderOne = (r: Rendered): ChatMessage | string => {
+  const m: Message.Message = r.message
+  if (m.toolCalls.length > 0) {
+    return {
+      role: "assistant",
+      content: m.content === "" ? null : m.content,
+      tool_calls: m.toolCalls.map((call) => ({
+        id: call.id,
+        type: "function" as const,
+        function: { name: call.name, arguments: call.arguments }
+      }))
+    }
+  }
+  if (m.toolCallId !== undefined) return { role: "tool", content: m.content, tool_call_id: m.toolCallId }
+  switch (m.role) {
+    case "system":
+    case "developer":
+    case "user":
+    case "assistant":
+      return { role: m.role, content: m.content }
+  }
+  return `${messageLabel(r)}: OpenAI chat has no such role (system, developer, user, assistant, tool)`
+}
+
+const render = (run: ReadonlyArray<Rendered>): Either.Either<Array<ChatMessage>, string> => {
+  const out: Array<ChatMessage> = []
+  for (const r of run) {
+    const item = renderOne(r)
+    if (typeof item === "string") return Either.left(item)
+    out.push(item)
+  }
+  return Either.right(out)
+}
+
+const estimate = (m: ChatMessage): number => {
+  let tokens = 0
+  if (m.role === "assistant") {
+    if (typeof m.refusal === "string") tokens += textEstimate(m.refusal)
+    if (Array.isArray(m.content)) {
+      for (const p of m.content) if (p.type === "refusal") tokens += textEstimate(p.refusal)
+    }
+  }
+  if (m.role === "user" && Array.isArray(m.content)) {
+    for (const p of m.content) if (p.type !== "text") tokens += MEDIA_TOKENS
+  }
+  return tokens
+}
+
+/** @internal */
+export const format: Format<ChatMessage> = { name: "openai-chat", item: ChatMessage, derive, render, estimate }
+
+/**
+ * Options of {@link encode}: `check` (default `true`) refuses, with
+ * `AdapterError` listing the `Validity` violations, messages the provider
+ * rejects: a tool result that does not follow its call, a tool call without
+ * its results right after it. `check: false` writes them as they are.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface EncodeOptions {
+  readonly check?: boolean | undefined
+}
+
+/**
+ * Reads Chat Completions messages (any JSON input, checked) into rollmem
+ * messages, one per message. Fails with `AdapterError` naming the path of a
+ * field it does not know or of the wrong type.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const decode = (input: unknown): Effect.Effect<Array<Message.Message>, AdapterError> =>
+  Effect.suspend(() => engine.decode(format, input))
+
+/**
+ * Writes rollmem messages (a memory's `messages`) as Chat Completions
+ * messages, restoring what {@link decode} kept. Fails with `AdapterError`
+ * for a role OpenAI chat has no place for, or a context OpenAI refuses
+ * (see `rollmem/adapters`).
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const encode = (
+  messages: ReadonlyArray<Message.Message>,
+  options?: EncodeOptions
+): Effect.Effect<Array<ChatMessage>, AdapterError> =>
+  Effect.suspend(() => engine.encodeChecked(format, messages, false, options))
+
+/** The Either form of {@link decode}, for the plain functions. @internal */
+export const decodeEither = (input: unknown) => engine.decode(format, input)
+
+/** The Either form of {@link encode}, for the plain functions. @internal */
+export const encodeEither = (messages: ReadonlyArray<Message.Message>, options?: EncodeOptions) =>
+  engine.encodeChecked(format, messages, false, options)

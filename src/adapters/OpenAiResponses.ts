@@ -1,0 +1,341 @@
+/**
+ * OpenAI Responses input items (`input` of `responses.create`, and a
+ * response's `output`) to rollmem messages and back.
+ *
+ * | input item | rollmem message |
+ * |---|---|
+ * | a message (`{ role, content }`, an input message, an output message) | same role; content = the string, or the `input_text` / `output_text` parts joined with `"\n"` |
+ * | `function_call` | `assistant`, one tool call `{ id: call_id, name, arguments }` |
+ * | `custom_tool_call` | `assistant`, one tool call `{ id: call_id, name, arguments: input }` |
+ * | `function_call_output`, `custom_tool_call_output` | `tool`, `toolCallId` = `call_id`, content = the output string or its text parts |
+ * | `reasoning` | kept with the item after it (an `assistant` message with empty content when nothing follows) |
+ *
+ * Writing gives `{ role, content }` for `system`, `developer`, `user` and
+ * `assistant`; a message with tool calls gives a `{ role: "assistant",
+ * content }` item when its content is not empty, then one `function_call`
+ * item per call; a message with a tool call id gives a
+ * `function_call_output`. Another role fails with `AdapterError`. Other item
+ * types (web search, file search, computer, MCP, shell calls) are not read
+ * (`AdapterError`).
+ *
+ * What a rollmem message has no field for (image and file parts, a refusal,
+ * annotations, item ids and statuses, reasoning items, custom tool calls) is
+ * kept under the metadata key `"rollmem.provider"` and restored by
+ * {@link encode} while the message is unchanged.
+ *
+ * @example
+ * ```ts
+ * import OpenAI from "openai"
+ * import { fromOpenAIResponses, toOpenAIResponses } from "rollmem/adapters"
+ *
+ * const client = new OpenAI()
+ * const response = await client.responses.create({ model: "gpt-4.1-mini", input: toOpenAIResponses(memory.getMessages()) })
+ * await memory.addMessages(fromOpenAIResponses(response.output))
+ * ```
+ *
+ * @since 0.2.0
+ */
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
+import type * as Message from "../schema/Message.js"
+import type { AdapterError } from "./AdapterError.js"
+import {
+  Arr,
+  type Draft,
+  type Format,
+  joinText,
+  MEDIA_TOKENS,
+  messageLabel,
+  Opt,
+  type Rendered,
+  textEstimate
+} from "./internal/engine.js"
+import * as engine from "./internal/engine.js"
+
+const Status = Schema.Literal("in_progress", "completed", "incomplete")
+const Phase = Opt(Schema.NullOr(Schema.Literal("commentary", "final_answer")))
+
+const InputText = Schema.Struct({ type: Schema.Literal("input_text"), text: Schema.String })
+const InputImage = Schema.Struct({
+  type: Schema.Literal("input_image"),
+  detail: Schema.Literal("low", "high", "auto", "original"),
+  file_id: Opt(Schema.NullOr(Schema.String)),
+  image_url: Opt(Schema.NullOr(Schema.String))
+})
+const InputFile = Schema.Struct({
+  type: Schema.Literal("input_file"),
+  file_data: Opt(Schema.String),
+  file_id: Opt(Schema.NullOr(Schema.String)),
+  file_url: Opt(Schema.String),
+  filename: Opt(Schema.String)
+})
+const InputPart = Schema.Union(InputText, InputImage, InputFile)
+
+const Annotation = Schema.Union(
+  Schema.Struct({
+    type: Schema.Literal("file_citation"),
+    file_id: Schema.String,
+    filename: Schema.String,
+    index: Schema.Number
+  }),
+  Schema.Struct({
+    type: Schema.Literal("url_citation"),
+    end_index: Schema.Number,
+    start_index: Schema.Number,
+    title: Schema.String,
+    url: Schema.String
+  }),
+  Schema.Struct({
+    type: Schema.Literal("container_file_citation"),
+    container_id: Schema.String,
+    end_index: Schema.Number,
+    file_id: Schema.String,
+    filename: Schema.String,
+    start_index: Schema.Number
+  }),
+  Schema.Struct({ type: Schema.Literal("file_path"), file_id: Schema.String, index: Schema.Number })
+)
+const TopLogprob = Schema.Struct({ token: Schema.String, bytes: Arr(Schema.Number), logprob: Schema.Number })
+const Logprob = Schema.Struct({
+  token: Schema.String,
+  bytes: Arr(Schema.Number),
+  logprob: Schema.Number,
+  top_logprobs: Arr(TopLogprob)
+})
+const OutputText = Schema.Struct({
+  type: Schema.Literal("output_text"),
+  text: Schema.String,
+  annotations: Arr(Annotation),
+  logprobs: Opt(Arr(Logprob))
+})
+const Refusal = Schema.Struct({ type: Schema.Literal("refusal"), refusal: Schema.String })
+
+const EasyMessage = Schema.Struct({
+  type: Opt(Schema.Literal("message")),
+  role: Schema.Literal("user", "assistant", "system", "developer"),
+  content: Schema.Union(Schema.String, Arr(InputPart)),
+  phase: Phase
+})
+const InputMessage = Schema.Struct({
+  type: Opt(Schema.Literal("message")),
+  role: Schema.Literal("user", "system", "developer"),
+  content: Arr(InputPart),
+  status: Opt(Status)
+})
+const OutputMessage = Schema.Struct({
+  type: Schema.Literal("message"),
+  id: Schema.String,
+  role: Schema.Literal("assistant"),
+  status: Status,
+  content: Arr(Schema.Union(OutputText, Refusal)),
+  phase: Phase
+})
+const FunctionCall = Schema.Struct({
+  type: Schema.Literal("function_call"),
+  call_id: Schema.String,
+  name: Schema.String,
+  arguments: Schema.String,
+  id: Opt(Schema.String),
+  namespace: Opt(Schema.String),
+  status: Opt(Status)
+})
+const FunctionCallOutput = Schema.Struct({
+  type: Schema.Literal("function_call_output"),
+  call_id: Schema.String,
+  output: Schema.Union(Schema.String, Arr(InputPart)),
+  id: Opt(Schema.NullOr(Schema.String)),
+  status: Opt(Schema.NullOr(Status))
+})
+const CustomToolCall = Schema.Struct({
+  type: Schema.Literal("custom_tool_call"),
+  call_id: Schema.String,
+  name: Schema.String,
+  input: Schema.String,
+  id: Opt(Schema.String),
+  namespace: Opt(Schema.String)
+})
+const CustomToolCallOutput = Schema.Struct({
+  type: Schema.Literal("custom_tool_call_output"),
+  call_id: Schema.String,
+  output: Schema.Union(Schema.String, Arr(InputPart)),
+  id: Opt(Schema.String)
+})
+const Reasoning = Schema.Struct({
+  type: Schema.Literal("reasoning"),
+  id: Schema.String,
+  summary: Arr(Schema.Struct({ type: Schema.Literal("summary_text"), text: Schema.String })),
+  content: Opt(Arr(Schema.Struct({ type: Schema.Literal("reasoning_text"), text: Schema.String }))),
+  encrypted_content: Opt(Schema.NullOr(Schema.String)),
+  status: Opt(Status)
+})
+
+/**
+ * One Responses input item (assignable to the SDK's `ResponseInputItem`):
+ * a message (easy, input or output form), `function_call`,
+ * `function_call_output`, `custom_tool_call`, `custom_tool_call_output` or
+ * `reasoning`. Other item types and unknown keys are refused.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const InputItem = Schema.Union(
+  EasyMessage,
+  InputMessage,
+  OutputMessage,
+  FunctionCall,
+  FunctionCallOutput,
+  CustomToolCall,
+  CustomToolCallOutput,
+  Reasoning
+).annotations({ identifier: "ResponseInputItem" })
+
+/**
+ * One Responses input item.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type InputItem = typeof InputItem.Type
+
+const isAttached = (item: InputItem): boolean => "type" in item && item.type === "reasoning"
+
+const groups = (items: ReadonlyArray<InputItem>): Array<ReadonlyArray<InputItem>> => {
+  const out: Array<Array<InputItem>> = []
+  let pending: Array<InputItem> = []
+  for (const item of items) {
+    pending.push(item)
+    if (!isAttached(item)) {
+      out.push(pending)
+      pending = []
+    }
+  }
+  if (pending.length > 0) out.push(pending)
+  return out
+}
+
+const textOf = (content: string | ReadonlyArray<{ readonly type: string; readonly text?: string }>): string =>
+  typeof content === "string"
+    ? content
+    : joinText(content.flatMap((p) => p.type === "input_text" || p.type === "output_text" ? [p.text ?? ""] : []))
+
+const derive = (group: ReadonlyArray<InputItem>): Array<Draft> => {
+  const item = group[group.length - 1]
+  if (!("type" in item) || item.type === undefined || item.type === "message") {
+    const m = item as typeof EasyMessage.Type
+    return [{ role: m.role, content: textOf(m.content) }]
+  }
+  switch (item.type) {
+    case "function_call":
+      return [{
+        role: "assistant",
+        content: "",
+        toolCalls: [{ id: item.call_id, name: item.name, arguments: item.arguments }]
+      }]
+    case "custom_tool_call":
+      return [{
+        role: "assistant",
+        content: "",
+        toolCalls: [{ id: item.call_id, name: item.name, arguments: item.input }]
+      }]
+    case "function_call_output":
+    case "custom_tool_call_output":
+      return [{ role: "tool", content: textOf(item.output), toolCallId: item.call_id }]
+    case "reasoning":
+      return [{ role: "assistant", content: "" }]
+  }
+}
+
+const render = (run: ReadonlyArray<Rendered>): Either.Either<Array<InputItem>, string> => {
+  const out: Array<InputItem> = []
+  for (const r of run) {
+    const m = r.message
+    if (m.toolCalls.length > 0) {
+      if (m.content !== "") out.push({ role: "assistant", content: m.content })
+      for (const call of m.toolCalls) {
+        out.push({ type: "function_call", call_id: call.id, name: call.name, arguments: call.arguments })
+      }
+      continue
+    }
+    if (m.toolCallId !== undefined) {
+      out.push({ type: "function_call_output", call_id: m.toolCallId, output: m.content })
+      continue
+    }
+    switch (m.role) {
+      case "system":
+      case "developer":
+      case "user":
+      case "assistant":
+        out.push({ role: m.role, content: m.content })
+        continue
+    }
+    return Either.left(`${messageLabel(r)}: OpenAI Responses has no such role (system, developer, user, assistant)`)
+  }
+  return Either.right(out)
+}
+
+const estimate = (item: InputItem): number => {
+  if ("type" in item && item.type === "reasoning") {
+    let tokens = 0
+    for (const s of item.summary) tokens += textEstimate(s.text)
+    for (const c of item.content ?? []) tokens += textEstimate(c.text)
+    return tokens
+  }
+  const parts = "content" in item ? item.content : "output" in item ? item.output : undefined
+  let tokens = 0
+  if (Array.isArray(parts)) {
+    for (const p of parts as ReadonlyArray<{ readonly type: string; readonly refusal?: string }>) {
+      if (p.type === "input_image" || p.type === "input_file") tokens += MEDIA_TOKENS
+      else if (p.type === "refusal") tokens += textEstimate(p.refusal ?? "")
+    }
+  }
+  return tokens
+}
+
+/** @internal */
+export const format: Format<InputItem> = { name: "openai-responses", item: InputItem, groups, derive, render, estimate }
+
+/**
+ * Options of {@link encode}: `check` (default `true`) refuses, with
+ * `AdapterError` listing the `Validity` violations, messages the provider
+ * rejects: a tool result that does not follow its call, a tool call without
+ * its results right after it. `check: false` writes them as they are.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface EncodeOptions {
+  readonly check?: boolean | undefined
+}
+
+/**
+ * Reads Responses input items (or a response's `output`; any input,
+ * checked) into rollmem messages. Fails with `AdapterError` naming the path
+ * of a field or item type it does not know or of the wrong type.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const decode = (input: unknown): Effect.Effect<Array<Message.Message>, AdapterError> =>
+  Effect.suspend(() => engine.decode(format, input))
+
+/**
+ * Writes rollmem messages (a memory's `messages`) as Responses input items,
+ * restoring what {@link decode} kept. Fails with `AdapterError` for a role
+ * the Responses API has no place for, or a context it refuses.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const encode = (
+  messages: ReadonlyArray<Message.Message>,
+  options?: EncodeOptions
+): Effect.Effect<Array<InputItem>, AdapterError> =>
+  Effect.suspend(() => engine.encodeChecked(format, messages, false, options))
+
+/** The Either form of {@link decode}, for the plain functions. @internal */
+export const decodeEither = (input: unknown) => engine.decode(format, input)
+
+/** The Either form of {@link encode}, for the plain functions. @internal */
+export const encodeEither = (messages: ReadonlyArray<Message.Message>, options?: EncodeOptions) =>
+  engine.encodeChecked(format, messages, false, options)

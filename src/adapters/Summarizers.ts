@@ -1,0 +1,205 @@
+/**
+ * Ready summarizers for the Promise facade over your own OpenAI or
+ * Anthropic client instance. Each returns a `summarize` function for
+ * `AsyncRollingMemory` / `AsyncSummaryMemory`: one request per fold, with
+ * the instructions and request of `SummaryPrompt` (the current summary and
+ * the evicted turns, rendered with their roles, tool calls and results), the
+ * summary budget as the instructions' word limit and the request's output
+ * token cap, and the facade's `AbortSignal` passed to the SDK (`{ signal }`)
+ * so an interrupted or disposed fold cancels its request.
+ *
+ * The clients are typed structurally (the part of `openai` 6's and
+ * `@anthropic-ai/sdk` 1.x's client each one calls): nothing is imported from
+ * the SDKs at run time. A request that fails rejects with the SDK's own
+ * error (the facade's add then fails and commits nothing); a reply without
+ * text rejects with `SummarizerError`.
+ *
+ * @example
+ * ```ts
+ * import OpenAI from "openai"
+ * import { openAIChatSummarizer } from "rollmem/adapters"
+ * import { AsyncRollingMemory } from "rollmem/promise"
+ *
+ * const memory = new AsyncRollingMemory({
+ *   maxTokens: 4000,
+ *   summarize: openAIChatSummarizer(new OpenAI(), { model: "gpt-4o-mini", maxSummaryTokens: 300 })
+ * })
+ * ```
+ *
+ * @since 0.2.0
+ */
+import * as SummaryPrompt from "../ai/SummaryPrompt.js"
+import { ConfigError, SummarizerError } from "../Errors.js"
+import type * as Message from "../schema/Message.js"
+
+/**
+ * What the facade passes a summarizer beside the summary and the turns: an
+ * `AbortSignal`, or a request `{ signal, maxSummaryTokens }`.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type SummarizeRequest = AbortSignal | {
+  readonly signal?: AbortSignal | undefined
+  readonly maxSummaryTokens?: number | undefined
+} | undefined
+
+/**
+ * A `summarize` function for the async facade classes.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type PromiseSummarize = (
+  summary: string,
+  messages: ReadonlyArray<Message.Message>,
+  request?: SummarizeRequest
+) => Promise<string>
+
+/**
+ * Options of the ready summarizers.
+ *
+ * - `model`: the model to call (required).
+ * - `maxSummaryTokens`: the summary budget (tokens, default 400): the word
+ *   limit of the instructions and the request's output cap. A smaller
+ *   budget in the facade's request wins.
+ * - `prompt`: replaces the default instructions (`SummaryPrompt.instructions`);
+ *   the user message stays the summary and the turns.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface SummarizerOptions {
+  readonly model: string
+  readonly maxSummaryTokens?: number | undefined
+  readonly prompt?: string | undefined
+}
+
+/**
+ * The part of an `openai` client `openAIChatSummarizer` calls.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface OpenAIChatClient {
+  readonly chat: {
+    readonly completions: {
+      readonly create: (
+        body: {
+          model: string
+          max_completion_tokens: number
+          messages: Array<{ role: "system" | "user"; content: string }>
+        },
+        options?: { signal?: AbortSignal }
+      ) => PromiseLike<{ readonly choices: ReadonlyArray<{ readonly message: { readonly content: string | null } }> }>
+    }
+  }
+}
+
+/**
+ * The part of an `@anthropic-ai/sdk` client `anthropicSummarizer` calls.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface AnthropicClient {
+  readonly messages: {
+    readonly create: (
+      body: {
+        model: string
+        max_tokens: number
+        system: string
+        messages: Array<{ role: "user"; content: string }>
+        stream?: false
+      },
+      options?: { signal?: AbortSignal }
+    ) => PromiseLike<{ readonly content: ReadonlyArray<{ readonly type: string; readonly text?: string }> }>
+  }
+}
+
+const DEFAULT_SUMMARY_TOKENS = 400
+
+const checkOptions = (options: SummarizerOptions): number => {
+  if (typeof options?.model !== "string" || options.model === "") {
+    throw new ConfigError({ option: "model", description: "a model name is required" })
+  }
+  const budget = options.maxSummaryTokens ?? DEFAULT_SUMMARY_TOKENS
+  if (!Number.isInteger(budget) || budget <= 0) {
+    throw new ConfigError({ option: "maxSummaryTokens", description: `${String(budget)} is not a positive integer` })
+  }
+  return budget
+}
+
+const split = (request: SummarizeRequest, budget: number) => {
+  if (request === undefined) return { signal: undefined, budget }
+  if (typeof AbortSignal !== "undefined" && request instanceof AbortSignal) return { signal: request, budget }
+  const r = request as { readonly signal?: AbortSignal; readonly maxSummaryTokens?: number }
+  return {
+    signal: r.signal,
+    budget: r.maxSummaryTokens === undefined ? budget : Math.min(budget, r.maxSummaryTokens)
+  }
+}
+
+const prompts = (
+  options: SummarizerOptions,
+  summary: string,
+  messages: ReadonlyArray<Message.Message>,
+  max: number
+) => ({
+  system: options.prompt ?? SummaryPrompt.instructions(max),
+  user: SummaryPrompt.request({ summary, transcript: SummaryPrompt.renderTranscript(messages), maxTokens: max })
+})
+
+const noText = (): SummarizerError => new SummarizerError({ description: "the model's reply holds no text" })
+
+/**
+ * A summarizer over your OpenAI client's Chat Completions (`openai` 6):
+ * `client.chat.completions.create({ model, max_completion_tokens, messages:
+ * [system instructions, user request] }, { signal })`. Throws `ConfigError`
+ * for a missing model or a budget that is not a positive integer.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const openAIChatSummarizer = (client: OpenAIChatClient, options: SummarizerOptions): PromiseSummarize => {
+  const budget = checkOptions(options)
+  return async (summary, messages, request) => {
+    const { budget: max, signal } = split(request, budget)
+    const { system, user } = prompts(options, summary, messages, max)
+    const completion = await client.chat.completions.create({
+      model: options.model,
+      max_completion_tokens: max,
+      messages: [{ role: "system", content: system }, { role: "user", content: user }]
+    }, signal === undefined ? undefined : { signal })
+    const text = completion.choices[0]?.message.content
+    if (typeof text !== "string" || text.trim() === "") throw noText()
+    return text.trim()
+  }
+}
+
+/**
+ * A summarizer over your Anthropic client's Messages API
+ * (`@anthropic-ai/sdk` 1.x): `client.messages.create({ model, max_tokens,
+ * system: instructions, messages: [user request] }, { signal })`. Throws
+ * `ConfigError` for a missing model or a budget that is not a positive
+ * integer.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const anthropicSummarizer = (client: AnthropicClient, options: SummarizerOptions): PromiseSummarize => {
+  const budget = checkOptions(options)
+  return async (summary, messages, request) => {
+    const { budget: max, signal } = split(request, budget)
+    const { system, user } = prompts(options, summary, messages, max)
+    const reply = await client.messages.create({
+      model: options.model,
+      max_tokens: max,
+      system,
+      messages: [{ role: "user", content: user }]
+    }, signal === undefined ? undefined : { signal })
+    const text = reply.content.flatMap((b) => b.type === "text" && typeof b.text === "string" ? [b.text] : []).join("")
+    if (text.trim() === "") throw noText()
+    return text.trim()
+  }
+}

@@ -1,0 +1,412 @@
+/**
+ * The conversion engine every provider adapter runs on.
+ *
+ * A format describes how its items (provider messages, input items, contents)
+ * become rollmem messages (`derive`, per group of items) and how rollmem
+ * messages become items (`render`, the natural form). Reading checks, per
+ * group, whether rendering the derived messages gives the group back; when it
+ * does not (an image part, a cache-control mark, a refusal, provider options,
+ * a legacy field, a boundary the natural form would merge away), the group's
+ * items are kept verbatim in the first derived message's metadata under
+ * {@link METADATA_KEY}. Writing restores such a group verbatim when the
+ * messages it became are still there unchanged (role, content, tool calls,
+ * tool call id), and renders every other message naturally.
+ *
+ * @internal
+ */
+import * as Either from "effect/Either"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import type { JsonObject, JsonValue } from "../../schema/Json.js"
+import { jsonEquals } from "../../schema/Json.js"
+import * as Message from "../../schema/Message.js"
+import { formatParseError } from "../../schema/ParseIssue.js"
+import * as Validity from "../../Validity.js"
+import { AdapterError } from "../AdapterError.js"
+
+/**
+ * The metadata key under which a message keeps the provider items it came
+ * from when rollmem's fields cannot hold all of them: `"rollmem.provider"`.
+ * Its value is `{ format, items, messages, tokens? }`: the provider format,
+ * the original items (JSON), how many consecutive messages they became, and
+ * the estimated tokens of the parts that are not text.
+ *
+ * @internal
+ */
+export const METADATA_KEY = "rollmem.provider"
+
+/** A mutable JSON value, as the providers' SDK types expect. @internal */
+export type Json = null | boolean | number | string | Array<Json> | { [key: string]: Json }
+
+/** Any JSON value, checked (no function, no undefined inside, no cycle is expected from decoded JSON). @internal */
+export const JsonSchema: Schema.Schema<Json> = Schema.declare(
+  (u: unknown): u is Json => isJson(u, 0),
+  { identifier: "JSON value", description: "a JSON value" }
+)
+
+const isJson = (u: unknown, depth: number): boolean => {
+  if (u === null || typeof u === "string" || typeof u === "boolean") return true
+  if (typeof u === "number") return Number.isFinite(u)
+  if (depth > 100 || typeof u !== "object") return false
+  if (Array.isArray(u)) return u.every((x) => isJson(x, depth + 1))
+  const proto = Object.getPrototypeOf(u)
+  if (proto !== Object.prototype && proto !== null) return false
+  for (const key of Object.keys(u)) {
+    const v = (u as Record<string, unknown>)[key]
+    if (v !== undefined && !isJson(v, depth + 1)) return false
+  }
+  return true
+}
+
+/** A JSON object with JSON values. @internal */
+export const JsonRecord = Schema.Record({ key: Schema.String, value: JsonSchema })
+
+/** A mutable array schema: the SDKs' request types take `Array<T>`, not `ReadonlyArray<T>`. @internal */
+export const Arr = <A, I, R>(item: Schema.Schema<A, I, R>) => Schema.mutable(Schema.Array(item))
+
+/**
+ * An optional field that, when present, holds a value (never `undefined`):
+ * the SDKs' types are `name?: string`, which a `string | undefined` does not
+ * satisfy under `exactOptionalPropertyTypes`.
+ *
+ * @internal
+ */
+export const Opt = <A, I, R>(schema: Schema.Schema<A, I, R>) => Schema.optionalWith(schema, { exact: true })
+
+/**
+ * A copy of a decoded value as JSON data: keys holding `undefined` dropped
+ * (an SDK's objects often carry `providerOptions: undefined`). Objects that
+ * are not plain (bytes, a URL) are kept as they are.
+ *
+ * @internal
+ */
+export const plain = (u: unknown): Json => {
+  if (typeof u !== "object" || u === null) return u as Json
+  if (Array.isArray(u)) return u.map(plain)
+  const proto = Object.getPrototypeOf(u)
+  if (proto !== Object.prototype && proto !== null) return u as Json
+  const out: { [key: string]: Json } = {}
+  for (const key of Object.keys(u)) {
+    const v = (u as Record<string, unknown>)[key]
+    if (v !== undefined) Object.defineProperty(out, key, { value: plain(v), enumerable: true, writable: true })
+  }
+  return out
+}
+
+/** Marks an id that reading made up (the provider gave none): any id matches it when restoring. @internal */
+export const ANY: unique symbol = Symbol("rollmem/adapters/any-id")
+
+/** One tool call of a derived message. @internal */
+export interface DraftCall {
+  readonly id: string | typeof ANY
+  readonly name: string
+  readonly arguments: string
+}
+
+/** A rollmem message as derived from provider items, before it is built. @internal */
+export interface Draft {
+  readonly role: string
+  readonly content: string
+  readonly toolCalls?: ReadonlyArray<DraftCall>
+  readonly toolCallId?: string | typeof ANY
+}
+
+/**
+ * What `derive` may need beyond its group: where the group starts in the
+ * input (for made-up ids), whether this is a check while writing (made-up ids
+ * are then {@link ANY}), and the calls awaiting a result whose ids were made
+ * up (the legacy `function_call`, a Gemini `functionCall` without id).
+ *
+ * @internal
+ */
+export interface DeriveContext {
+  readonly verify: boolean
+  index: number
+  readonly pending: Array<{ readonly id: string; readonly name: string }>
+}
+
+/** An id made up for a call the provider gave none: `prefix + index`. @internal */
+export const madeUpCall = (ctx: DeriveContext, name: string, id: string): string | typeof ANY => {
+  if (ctx.verify) return ANY
+  ctx.pending.push({ id, name })
+  return id
+}
+
+/**
+ * The made-up id of the call a result without id answers: the oldest pending
+ * call with that name (any name when `name` is undefined), else `orphan`.
+ *
+ * @internal
+ */
+export const madeUpResult = (ctx: DeriveContext, name: string | undefined, orphan: string): string | typeof ANY => {
+  if (ctx.verify) return ANY
+  const i = ctx.pending.findIndex((call) => name === undefined || call.name === name)
+  if (i < 0) return orphan
+  const [call] = ctx.pending.splice(i, 1)
+  return call.id
+}
+
+/** A message to render, with the name of the call its tool call id answers (`""` when unknown). @internal */
+export interface Rendered {
+  readonly message: Message.Message
+  readonly index: number
+  readonly toolName: string
+}
+
+/** A provider format. @internal */
+export interface Format<Item> {
+  readonly name: string
+  // the encoded side varies per format and is never used here (Schema is invariant in it)
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  readonly item: Schema.Schema<Item, any>
+  /** Splits items into consecutive groups, each deriving at least one message. Default: one item per group. */
+  readonly groups?: (items: ReadonlyArray<Item>) => Array<ReadonlyArray<Item>>
+  readonly derive: (group: ReadonlyArray<Item>, ctx: DeriveContext) => Array<Draft>
+  /** The natural items for consecutive messages, or the violation (naming the message index). */
+  readonly render: (run: ReadonlyArray<Rendered>) => Either.Either<Array<Item>, string>
+  /** Whether rendering would merge `next` (first item of a group) into `previous` (last of the one before). */
+  readonly merges?: (previous: Item, next: Item) => boolean
+  /** Estimated tokens of the parts of an item that are not text (images, files, reasoning). */
+  readonly estimate: (item: Item) => number
+}
+
+/** The tokens estimated for one image, file, audio clip or document part. @internal */
+export const MEDIA_TOKENS = 1000
+
+/** The tokens estimated for text kept outside the content (reasoning, a refusal): one per 4 characters. @internal */
+export const textEstimate = (text: string): number => Math.ceil(text.length / 4)
+
+const parseOptions = { errors: "first", onExcessProperty: "error" } as const
+
+const describe = (error: ParseResult.ParseError): string => formatParseError(error)
+
+const built = (draft: Draft, metadata: JsonObject | undefined): Either.Either<Message.Message, string> => {
+  const options: Message.MessageOptions = {
+    ...(draft.toolCalls !== undefined && draft.toolCalls.length > 0
+      ? { toolCalls: draft.toolCalls.map((c) => ({ id: c.id as string, name: c.name, arguments: c.arguments })) }
+      : {}),
+    ...(draft.toolCallId !== undefined ? { toolCallId: draft.toolCallId as string } : {}),
+    ...(metadata !== undefined ? { metadata } : {})
+  }
+  return Either.mapLeft(Message.decodeFields(draft.role, draft.content, options), (e) => e.description)
+}
+
+const namesOf = (messages: ReadonlyArray<Message.Message>): Array<string> => {
+  const names = new Map<string, string>()
+  const out: Array<string> = []
+  for (const m of messages) {
+    out.push(m.toolCallId === undefined ? "" : names.get(m.toolCallId) ?? "")
+    for (const call of m.toolCalls) names.set(call.id, call.name)
+  }
+  return out
+}
+
+/**
+ * Reads provider items into rollmem messages (see the module docs).
+ *
+ * @internal
+ */
+export const decode = <Item>(
+  format: Format<Item>,
+  input: unknown
+): Either.Either<Array<Message.Message>, AdapterError> => {
+  const fail = (description: string, cause?: unknown) =>
+    Either.left(new AdapterError({ format: format.name, description, ...(cause === undefined ? {} : { cause }) }))
+  const decoded = Schema.decodeUnknownEither(Schema.Array(format.item))(plain(input), parseOptions)
+  if (Either.isLeft(decoded)) return fail(describe(decoded.left), decoded.left)
+  const items = decoded.right
+  const groups = format.groups === undefined ? items.map((item) => [item]) : format.groups(items)
+  const ctx: DeriveContext = { verify: false, index: 0, pending: [] }
+  const out: Array<Message.Message> = []
+  const names = new Map<string, string>()
+  let previous: Item | undefined
+  let index = 0
+  for (const group of groups) {
+    ctx.index = index
+    const drafts = format.derive(group, ctx)
+    const messages: Array<Message.Message> = []
+    const rendered: Array<Rendered> = []
+    for (const draft of drafts) {
+      const message = built(draft, undefined)
+      if (Either.isLeft(message)) return fail(`[${index}]: ${message.left}`)
+      rendered.push({
+        message: message.right,
+        index: out.length + messages.length,
+        toolName: message.right.toolCallId === undefined ? "" : names.get(message.right.toolCallId) ?? ""
+      })
+      messages.push(message.right)
+      for (const call of message.right.toolCalls) names.set(call.id, call.name)
+    }
+    const natural = format.render(rendered)
+    const same = Either.isRight(natural) && jsonEquals(plain(natural.right) as JsonValue, plain(group) as JsonValue)
+    const separate = previous !== undefined && format.merges !== undefined && format.merges(previous, group[0])
+    if (!same || separate) {
+      let tokens = 0
+      for (const item of group) tokens += format.estimate(item)
+      const marker: { [key: string]: Json } = {
+        format: format.name,
+        items: plain(group),
+        messages: drafts.length
+      }
+      if (tokens > 0) marker.tokens = tokens
+      const first = built(drafts[0], { [METADATA_KEY]: marker } as JsonObject)
+      if (Either.isLeft(first)) return fail(`[${index}]: ${first.left}`)
+      messages[0] = first.right
+    }
+    out.push(...messages)
+    previous = group[group.length - 1]
+    index += group.length
+  }
+  return Either.right(out)
+}
+
+const sameCore = (draft: Draft, message: Message.Message): boolean => {
+  if (draft.role !== message.role || draft.content !== message.content) return false
+  const calls = draft.toolCalls ?? []
+  if (calls.length !== message.toolCalls.length) return false
+  for (let i = 0; i < calls.length; i++) {
+    const a = calls[i]
+    const b = message.toolCalls[i]
+    if (a.name !== b.name || a.arguments !== b.arguments || (a.id !== ANY && a.id !== b.id)) return false
+  }
+  if (draft.toolCallId === ANY) return message.toolCallId !== undefined
+  return draft.toolCallId === message.toolCallId
+}
+
+interface Marker {
+  readonly format: string
+  readonly items: ReadonlyArray<unknown>
+  readonly messages: number
+}
+
+/** The marker a message carries for `format`, if any. @internal */
+export const markerOf = (message: Message.Message, format: string): Marker | undefined => {
+  const value = message.metadata[METADATA_KEY]
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined
+  const marker = value as { readonly [key: string]: unknown }
+  if (marker.format !== format || !Array.isArray(marker.items) || marker.items.length === 0) return undefined
+  if (typeof marker.messages !== "number" || !Number.isInteger(marker.messages) || marker.messages < 1) return undefined
+  return marker as unknown as Marker
+}
+
+/** The items a group of messages starting at `start` came from, when they are still unchanged. */
+const restore = <Item>(
+  format: Format<Item>,
+  messages: ReadonlyArray<Message.Message>,
+  start: number
+): { readonly items: ReadonlyArray<Item>; readonly count: number } | undefined => {
+  const marker = markerOf(messages[start], format.name)
+  if (marker === undefined || start + marker.messages > messages.length) return undefined
+  const decoded = Schema.decodeUnknownEither(Schema.Array(format.item))(marker.items, parseOptions)
+  if (Either.isLeft(decoded)) return undefined
+  const drafts = format.derive(decoded.right, { verify: true, index: 0, pending: [] })
+  if (drafts.length !== marker.messages) return undefined
+  for (let i = 0; i < drafts.length; i++) if (!sameCore(drafts[i], messages[start + i])) return undefined
+  return { items: decoded.right, count: drafts.length }
+}
+
+/**
+ * Writes rollmem messages as provider items (see the module docs).
+ *
+ * @internal
+ */
+export const encode = <Item>(
+  format: Format<Item>,
+  messages: ReadonlyArray<Message.Message>,
+  offset = 0
+): Either.Either<Array<Item>, AdapterError> => {
+  const names = namesOf(messages)
+  const out: Array<Item> = []
+  let run: Array<Rendered> = []
+  const flush = (): string | undefined => {
+    if (run.length === 0) return undefined
+    const items = format.render(run)
+    run = []
+    if (Either.isLeft(items)) return items.left
+    out.push(...items.right)
+    return undefined
+  }
+  let i = 0
+  while (i < messages.length) {
+    const restored = restore(format, messages, i)
+    if (restored !== undefined) {
+      const error = flush()
+      if (error !== undefined) return Either.left(new AdapterError({ format: format.name, description: error }))
+      out.push(...restored.items)
+      i += restored.count
+      continue
+    }
+    run.push({ message: messages[i], index: offset + i, toolName: names[i] })
+    i++
+  }
+  const error = flush()
+  if (error !== undefined) return Either.left(new AdapterError({ format: format.name, description: error }))
+  return Either.right(out)
+}
+
+/** Joins the text of text parts (`"\n"` between parts). @internal */
+export const joinText = (texts: ReadonlyArray<string>): string => texts.join("\n")
+
+/** `JSON.parse`, or `undefined` when the text is not JSON. @internal */
+export const parseJson = (text: string): { readonly value: Json } | undefined => {
+  const first = text.trimStart().charCodeAt(0)
+  const opens = first === 0x7b || first === 0x5b || first === 0x22 || first === 0x2d ||
+    (first >= 0x30 && first <= 0x39) || first === 0x74 || first === 0x66 || first === 0x6e
+  if (!opens) return undefined
+  return Either.getOrUndefined(Either.try(() => ({ value: JSON.parse(text) as Json })))
+}
+
+/** A JSON object parsed from `text`, or `undefined`. @internal */
+export const parseObject = (text: string): { [key: string]: Json } | undefined => {
+  const parsed = parseJson(text)
+  return parsed !== undefined && typeof parsed.value === "object" && parsed.value !== null &&
+      !Array.isArray(parsed.value)
+    ? parsed.value
+    : undefined
+}
+
+/** `JSON.stringify` of a decoded JSON value (`""` for undefined). @internal */
+export const stringify = (value: unknown): string => JSON.stringify(value) ?? ""
+
+/** Role names a context may not open with or hold mid-way, in the providers' words. @internal */
+export const messageLabel = (r: Rendered): string => `message ${r.index} (role ${JSON.stringify(r.message.role)})`
+
+/**
+ * Options every `to…` takes: `check` (default `true`) refuses messages a
+ * strict provider rejects (see `Validity`): an orphaned tool result, an
+ * unanswered tool call and, with `firstTurn`, a context whose first turn
+ * (after system messages) is not a user turn.
+ *
+ * @internal
+ */
+export interface CheckOptions {
+  readonly check?: boolean | undefined
+}
+
+/** The `AdapterError` for the violations a provider rejects, if any. @internal */
+export const check = (
+  format: string,
+  messages: ReadonlyArray<Message.Message>,
+  firstTurn: boolean,
+  options: CheckOptions | undefined
+): AdapterError | undefined => {
+  if (options?.check === false) return undefined
+  const found = Validity.violations(messages).filter((v) => firstTurn || v._tag !== "FirstTurnNotUser")
+  if (found.length === 0) return undefined
+  return new AdapterError({
+    format,
+    description: `the provider would refuse this context: ${found.map((v) => v.description).join("; ")}`,
+    violations: found
+  })
+}
+
+/** {@link encode} after {@link check}. @internal */
+export const encodeChecked = <Item>(
+  format: Format<Item>,
+  messages: ReadonlyArray<Message.Message>,
+  firstTurn: boolean,
+  options: CheckOptions | undefined
+): Either.Either<Array<Item>, AdapterError> => {
+  const error = check(format.name, messages, firstTurn, options)
+  return error === undefined ? encode(format, messages) : Either.left(error)
+}

@@ -1,0 +1,62 @@
+/**
+ * Every real conversation of the shared data folder, converted to each
+ * provider format, comes back identical through `from… → memory → JSON →
+ * memory → to…`. The data is read in place ($ROLLMEM_DATA, else
+ * ../shared/data); the tests are skipped, saying so, when it is absent.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Either, Schema } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import { AdapterError } from "../../src/adapters/AdapterError.js"
+import * as Message from "../../src/schema/Message.js"
+import { FORMATS, json, roundTrip } from "./support.js"
+
+const dataDir = process.env.ROLLMEM_DATA ??
+  path.resolve(fileURLToPath(new URL("../..", import.meta.url)), "../shared/data")
+
+const Conversation = Schema.Struct({ id: Schema.String, messages: Schema.Array(Message.Message) })
+const decodeLine = Schema.decodeUnknownSync(Schema.parseJson(Conversation))
+
+// SOURCES.md: conversations per file; one long transcript ends on a tool call whose results were never recorded.
+const EXPECTED: Record<string, { readonly conversations: number; readonly refused: number }> = {
+  "conversations-agentic.jsonl": { conversations: 202, refused: 0 },
+  "conversations-chat.jsonl": { conversations: 211, refused: 0 },
+  "conversations-long.jsonl": { conversations: 24, refused: 1 },
+  "conversations-tooltalk.jsonl": { conversations: 78, refused: 0 }
+}
+
+for (const file of Object.keys(EXPECTED)) {
+  const present = fs.existsSync(path.join(dataDir, file))
+  const note = present ? "" : ` (skipped: ${file} not found in ${dataDir}; set ROLLMEM_DATA)`
+  const conversations = present
+    ? fs.readFileSync(path.join(dataDir, file), "utf8").split("\n").filter((l) => l.trim() !== "").map((line) =>
+      decodeLine(line)
+    )
+    : []
+  describe(`${file}: every conversation, converted to each format, round-trips${note}`, () => {
+    for (const format of FORMATS) {
+      it.effect.skipIf(!present)(format.name, () =>
+        Effect.gen(function*() {
+          let identical = 0
+          let refused = 0
+          for (const conversation of conversations) {
+            const written = yield* Effect.either(format.encode(conversation.messages))
+            // LangChain is a storage format: it writes any context.
+            if (Either.isLeft(written)) {
+              refused++
+              assert.instanceOf(written.left, AdapterError)
+              assert.deepStrictEqual(written.left.violations?.map((v) => v._tag), ["UnansweredToolCall"])
+            }
+            const x = json(yield* format.encode(conversation.messages, { check: false }))
+            const back = yield* roundTrip(format, x, { check: false })
+            assert.deepStrictEqual(back, x, `${conversation.id}`)
+            identical++
+          }
+          assert.strictEqual(identical, EXPECTED[file].conversations)
+          assert.strictEqual(refused, format.name === "langchain" ? 0 : EXPECTED[file].refused)
+        }))
+    }
+  })
+}
