@@ -625,7 +625,7 @@ describe("rollmem replay bad input", () => {
         ],
         [["--max-tokens", "0"], "rollmem: invalid option --max-tokens: must be a positive integer, got 0"],
         [["--max-tokens", "-5"], "rollmem: invalid option --max-tokens: must be a positive integer, got -5"],
-        [["--summary-tokens", "0"], "rollmem: invalid option --summary-tokens: must be a positive integer, got 0"],
+        [["--summary-tokens", "0"], "rollmem: invalid option --max-summary-tokens: must be a positive integer, got 0"],
         [
           ["--strategy", "summary", "--summarizer", "none"],
           "rollmem: invalid option --summarizer: the summary strategy folds every turn into the summary, it needs a summarizer (extractive)"
