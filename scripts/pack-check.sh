@@ -65,4 +65,12 @@ JS
 node esm.mjs
 node cjs.cjs
 npx --no-install rollmem --help >/dev/null
+# The HTML report: its page script (Chart.js bundled in) ships in dist and is inlined; nothing loads from the network.
+printf '%s\n' '{"id":"c1","messages":[{"role":"user","content":"hi </script>"},{"role":"assistant","content":"hello"}]}' > chat.jsonl
+npx --no-install rollmem replay chat.jsonl --report report.html >/dev/null
+grep -q 'Chart.js v4.6.1' report.html || { echo "report: Chart.js missing"; exit 1; }
+grep -q 'id="rollmem-data"' report.html || { echo "report: data missing"; exit 1; }
+if grep -Eiq '<script[^>]+src=|<link ' report.html; then echo "report: loads something from outside"; exit 1; fi
+[ "$(grep -oi '</script' report.html | wc -l)" -eq 2 ] || { echo "report: a script element ends early"; exit 1; }
+if node -e 'require.resolve("chart.js")' 2>/dev/null; then echo "chart.js was installed with the package"; exit 1; fi
 echo "pack check ok"

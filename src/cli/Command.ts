@@ -40,7 +40,7 @@ import * as CliOptions from "@effect/cli/Options"
 import * as Usage from "@effect/cli/Usage"
 import * as ValidationError from "@effect/cli/ValidationError"
 import type * as FileSystem from "@effect/platform/FileSystem"
-import type * as Path from "@effect/platform/Path"
+import * as Path from "@effect/platform/Path"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as HashMap from "effect/HashMap"
@@ -61,6 +61,7 @@ import {
   type Config,
   makeConfig,
   type Options,
+  type Outcome,
   replay,
   strategies,
   type Strategy,
@@ -264,6 +265,15 @@ const options = {
         "needs a model name as --tokenizer (default: off)."
     )
   ),
+  report: CliOptions.text("report").pipe(
+    CliOptions.withPseudoName("PATH"),
+    CliOptions.optional,
+    CliOptions.withDescription(
+      "Also write an HTML report to this file (replacing it): the totals, per conversation a timeline of buffer, " +
+        "summary and context with the budget and each fold, and its final context. One self-contained file: " +
+        "open it in a browser, no network needed."
+    )
+  ),
   compare: CliOptions.text("compare").pipe(
     CliOptions.withPseudoName("SET"),
     CliOptions.repeated,
@@ -301,6 +311,8 @@ export interface ReplayArgs {
   readonly format: Format
   readonly show: Option.Option<string>
   readonly store: Option.Option<string>
+  /** Where to write the HTML report, if anywhere. */
+  readonly report: Option.Option<string>
   /** Count the provider's per-message overhead (`--framing`); default `false`. */
   readonly framing?: boolean | undefined
   /** Option sets to compare (see `Compare.ts`); empty: the per-conversation report. */
@@ -379,6 +391,8 @@ export const runReplay = (
     const config = yield* makeConfig(base)
     const store = Option.isSome(args.store) ? yield* Store.parse(args.store.value) : undefined
     if (store !== undefined) yield* Store.requireDirectory(store)
+    const reportPath = Option.getOrUndefined(args.report)
+    if (reportPath !== undefined) yield* requireReportDirectory(reportPath)
     const show = Option.getOrUndefined(args.show)
     const inputs = yield* readInputs(args.files)
     for (const problem of inputs.problems) yield* Console.error(`rollmem: ${problem}`)
@@ -398,27 +412,35 @@ export const runReplay = (
         Effect.ensuring(bar.done)
       )
       const unit = args.tokenizer === "words" ? "words" : "tokens"
-      yield* Console.log(
-        format === "json"
-          ? Render.compareJson(columns)
-          : Render.compareTable(columns, describeConfig(args, config, inputs.conversations.length), unit)
-      )
+      const title = describeConfig(args, config, inputs.conversations.length)
+      yield* Console.log(format === "json" ? Render.compareJson(columns) : Render.compareTable(columns, title, unit))
+      if (reportPath !== undefined) {
+        // The report also shows each conversation under the base options: replayed once more, keeping every
+        // final context (the comparison keeps totals only).
+        const again = yield* Progress.make(total)
+        const outcome = yield* replay(inputs.conversations, config, { onProgress: again.update, finals: true }).pipe(
+          Effect.ensuring(again.done)
+        )
+        yield* writeReport(reportPath, outcome, columns, { title, unit, config, format })
+      }
       if (skipped > 0) {
         return yield* fail(`skipped ${skipped} input${skipped === 1 ? "" : "s"} that could not be read (see above)`)
       }
       return
     }
     const bar = yield* Progress.make(total)
+    const finals = reportPath !== undefined
     const outcome = yield* (store === undefined
-      ? replay(inputs.conversations, config, { show, onProgress: bar.update })
-      : replay(inputs.conversations, config, { show, onProgress: bar.update, open: Store.open }).pipe(
+      ? replay(inputs.conversations, config, { show, onProgress: bar.update, finals })
+      : replay(inputs.conversations, config, { show, onProgress: bar.update, open: Store.open, finals }).pipe(
         Effect.provide(Store.layer(store))
       )).pipe(Effect.ensuring(bar.done))
+    const unit = args.tokenizer === "words" ? "words" : "tokens"
+    const title = describeConfig(args, config, inputs.conversations.length)
     if (format === "json") {
       yield* Console.log(Render.json(outcome))
     } else {
-      const unit = args.tokenizer === "words" ? "words" : "tokens"
-      yield* Console.log(Render.table(outcome, describeConfig(args, config, inputs.conversations.length), unit))
+      yield* Console.log(Render.table(outcome, title, unit))
       if (outcome.shown !== undefined) {
         const figures = outcome.report.conversations.find((f) => f.id === show)
         yield* Console.log(`\n${Render.finalContext(outcome.shown, figures, unit)}`)
@@ -431,6 +453,7 @@ export const runReplay = (
         )
       }
     }
+    if (reportPath !== undefined) yield* writeReport(reportPath, outcome, undefined, { title, unit, config, format })
     if (skipped > 0) {
       return yield* fail(`skipped ${skipped} input${skipped === 1 ? "" : "s"} that could not be read (see above)`)
     }
@@ -443,9 +466,45 @@ export const runReplay = (
       SummaryBudgetError: (error) => fail(error.message),
       ConversationConflictError: failWith,
       ConversationDecodeError: failWith,
-      ConversationStoreError: failWith
+      ConversationStoreError: failWith,
+      ReportError: failWith
     })
   )
+
+/**
+ * Writes the HTML report and says where on stdout (on stderr with `--format
+ * json`, whose stdout is one JSON document). The report's code, and its page
+ * script with Chart.js, load only here.
+ */
+const writeReport = (
+  path: string,
+  outcome: Outcome,
+  columns: ReadonlyArray<Compare.Column> | undefined,
+  settings: { readonly title: string; readonly unit: string; readonly config: Config; readonly format: Format }
+) =>
+  Effect.gen(function*() {
+    const [ReportData, Report] = yield* Effect.promise(() =>
+      Promise.all([import("./ReportData.js"), import("./Report.js")])
+    )
+    const document = ReportData.reportDocument(outcome, {
+      title: settings.title,
+      unit: settings.unit,
+      maxTokens: settings.config.strategy === "rolling" ? settings.config.maxTokens : undefined,
+      targetTokens: undefined
+    }, columns)
+    const bytes = yield* Report.write(path, document)
+    const line = `Report: ${path} (${(bytes / 1024).toFixed(0)} KB; open it in a browser).`
+    yield* settings.format === "json" ? Console.error(line) : Console.log(`\n${line}`)
+  })
+
+/** Fails with `ConfigError` (option `--report`) when the directory that would hold the report does not exist. */
+const requireReportDirectory = (file: string): Effect.Effect<void, ConfigError, FileSystem.FileSystem | Path.Path> =>
+  Effect.gen(function*() {
+    const directory = (yield* Path.Path).dirname(file)
+    if (!(yield* exists(directory))) {
+      return yield* new ConfigError({ option: "--report", description: `no such directory ${directory}` })
+    }
+  })
 
 const failWith = (error: { readonly message: string }): Effect.Effect<never, CliFailure> => fail(error.message)
 

@@ -54,6 +54,38 @@ const COLUMNS: ReadonlyArray<{
 ]
 
 /**
+ * The table's column titles and its totals row, cell for cell as
+ * {@link table} prints them (the first cell names the count of
+ * conversations).
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const totalsCells = (totals: Totals): { readonly columns: Array<string>; readonly row: Array<string> } => ({
+  columns: ["conversation", ...COLUMNS.map((c) => c.title)],
+  row: [
+    `total (${totals.conversations} conversation${totals.conversations === 1 ? "" : "s"})`,
+    ...COLUMNS.map((c) => c.total(totals))
+  ]
+})
+
+/**
+ * The table's legend lines, naming the unit (`tokens` or `words`).
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const legend = (unit: string): Array<string> => [
+  `prunes: adds that evicted or folded turns; calls: summarizer calls; evicted: messages removed from the buffer;`,
+  `peak: largest buffer after an add (${unit}); summary, context: ${unit} of the final summary and final context.`,
+  `At each request point (before an assistant turn): valid: contexts a strict chat API accepts / request points;`,
+  `mean-sent, max-sent: context ${unit}; reuse: ${unit} of the prefix of whole messages shared with the previous`,
+  `request, over ${unit} sent. calls/1k: summarizer calls per 1,000 messages; sum-in, sum-out: summarizer ${unit} in`,
+  `and out; cost: uncached input x1 + cached input (a shared prefix of 1,024 ${unit} or more) x0.1 + sum-in x1 +`,
+  `sum-out x4, in input-${unit.replace(/s$/, "")} units.`
+]
+
+/**
  * The report as a table: a title line, one row per conversation, a totals
  * row, and a legend naming the units.
  *
@@ -62,12 +94,8 @@ const COLUMNS: ReadonlyArray<{
  */
 export const table = (outcome: Outcome, title: string, unit: string): string => {
   const { conversations, totals } = outcome.report
-  const first = ["conversation", ...COLUMNS.map((c) => c.title)]
+  const { columns: first, row: last } = totalsCells(totals)
   const rows = conversations.map((f) => [fitId(f.id), ...COLUMNS.map((c) => c.row(f))])
-  const last = [
-    `total (${totals.conversations} conversation${totals.conversations === 1 ? "" : "s"})`,
-    ...COLUMNS.map((c) => c.total(totals))
-  ]
   const all = [first, ...rows, last]
   const widths = first.map((_, i) => Math.max(...all.map((row) => row[i].length)))
   const line = (row: ReadonlyArray<string>): string =>
@@ -82,13 +110,7 @@ export const table = (outcome: Outcome, title: string, unit: string): string => 
     rule,
     line(last),
     "",
-    `prunes: adds that evicted or folded turns; calls: summarizer calls; evicted: messages removed from the buffer;`,
-    `peak: largest buffer after an add (${unit}); summary, context: ${unit} of the final summary and final context.`,
-    `At each request point (before an assistant turn): valid: contexts a strict chat API accepts / request points;`,
-    `mean-sent, max-sent: context ${unit}; reuse: ${unit} of the prefix of whole messages shared with the previous`,
-    `request, over ${unit} sent. calls/1k: summarizer calls per 1,000 messages; sum-in, sum-out: summarizer ${unit} in`,
-    `and out; cost: uncached input x1 + cached input (a shared prefix of 1,024 ${unit} or more) x0.1 + sum-in x1 +`,
-    `sum-out x4, in input-${unit.replace(/s$/, "")} units.`
+    ...legend(unit)
   ].join("\n")
 }
 

@@ -229,6 +229,8 @@ export interface FinalContext {
   readonly id: string
   readonly messages: ReadonlyArray<Message.Message>
   readonly context: string
+  /** The position of the summary message in `messages`; -1 when the summary is empty. */
+  readonly summaryIndex: number
 }
 
 /**
@@ -243,6 +245,8 @@ export interface Outcome {
   readonly shown: FinalContext | undefined
   /** One timeline per conversation, in input order (what an HTML report plots). */
   readonly timelines: ReadonlyArray<Measure.Timeline>
+  /** Every conversation's final context, in input order, when asked for with `finals: true`; else empty. */
+  readonly finals: ReadonlyArray<FinalContext>
 }
 
 const positive = (option: string, value: number): Effect.Effect<number, ConfigError> =>
@@ -623,8 +627,10 @@ const replayInto = (
       yield* onMessage
     }
     const finalBufferTokens = yield* memory.bufferTokens
-    const summaryTokens = yield* counter.countText(yield* memory.summary)
+    const finalSummary = yield* memory.summary
+    const summaryTokens = yield* counter.countText(finalSummary)
     const messages = yield* memory.messages
+    const summaryIndex = finalSummary === "" ? -1 : summaryPosition(messages, yield* memory.buffer)
     const { sums, timeline } = recorder.done()
     const summarizerCalls = track.calls()
     const figures: Figures = {
@@ -641,7 +647,11 @@ const replayInto = (
       ...sums,
       ...Measure.derive(sums, conversation.messages.length, summarizerCalls)
     }
-    return { figures, final: { id: conversation.id, messages, context: yield* memory.context }, timeline }
+    return {
+      figures,
+      final: { id: conversation.id, messages, context: yield* memory.context, summaryIndex },
+      timeline
+    }
   })
 
 /** Where the summary message stands in a context one longer than the buffer: the first message not the buffer's. */
@@ -711,6 +721,8 @@ export const replay = <E = never, R = never>(
     readonly show?: string | undefined
     readonly onProgress?: ((done: number, total: number) => Effect.Effect<void>) | undefined
     readonly open?: Open<E, R> | undefined
+    /** Keep every conversation's final context in {@link Outcome.finals} (the HTML report shows them). */
+    readonly finals?: boolean | undefined
   }
 ): Effect.Effect<Outcome, ConfigError | AddError | E, TokenCounter.TokenCounter | R> =>
   Effect.gen(function*() {
@@ -724,13 +736,15 @@ export const replay = <E = never, R = never>(
     })
     const figures: Array<Figures> = []
     const timelines: Array<Measure.Timeline> = []
+    const finals: Array<FinalContext> = []
     let shown: FinalContext | undefined
     for (const conversation of conversations) {
       const result = yield* replayConversation(conversation, config, onMessage, open)
       figures.push(result.figures)
       timelines.push(result.timeline)
+      if (options?.finals === true) finals.push(result.final)
       if (shown === undefined && conversation.id === options?.show) shown = result.final
       if (onProgress !== undefined) yield* onProgress(done, total)
     }
-    return { report: { conversations: figures, totals: totalsOf(figures) }, shown, timelines }
+    return { report: { conversations: figures, totals: totalsOf(figures) }, shown, timelines, finals }
   })
