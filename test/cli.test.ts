@@ -759,7 +759,7 @@ describe("rollmem replay --help", () => {
     Effect.gen(function*() {
       const r = yield* run(["--help"])
       assert.isTrue(Exit.isSuccess(r.exit))
-      assert.deepStrictEqual(helpEntries(r.stdout).slice(0, 18), [
+      assert.deepStrictEqual(helpEntries(r.stdout).slice(0, 19), [
         ["<files> 1+", "A user-defined piece of text."],
         ["--strategy rolling | buffer | window | summary", "One of the following: rolling, buffer, window, summary"],
         ["--max-tokens N", "An integer."],
@@ -777,6 +777,7 @@ describe("rollmem replay --help", () => {
         ["--show ID", "A user-defined piece of text."],
         ["--store STORE", "A user-defined piece of text."],
         ["--framing", "A true or false value."],
+        ["--report PATH", "A user-defined piece of text."],
         ["--compare SET...", "A user-defined piece of text."]
       ])
     }))
