@@ -12,6 +12,7 @@ const base: Options = {
   summarizer: "extractive",
   summaryTokens: 400
 }
+const defaults = { boundary: "aligned", pinSystem: false, summaryRole: "system" }
 
 const refused = (text: string) =>
   Effect.map(Effect.flip(Compare.parse(text)), (error) => {
@@ -40,7 +41,8 @@ describe("Compare.parse and apply", () => {
       assert.strictEqual(
         yield* refused("max-token=500"),
         "invalid option --compare: \"max-token=500\": unknown option max-token; did you mean max-tokens? " +
-          "(known: strategy, max-tokens, max-messages, summarizer, max-summary-tokens, summary-tokens)"
+          "(known: strategy, max-tokens, max-messages, summarizer, max-summary-tokens, summary-tokens, target-tokens, " +
+          "target-messages, boundary, pin-system, summary-role, clear-tool-results)"
       )
       assert.strictEqual(
         yield* refused("max-tokens=1,max-tokens=2"),
@@ -91,7 +93,7 @@ describe("rollmem replay --compare", () => {
         compare: ReadonlyArray<{ set: string | null; options: Options; totals: unknown; conversations: unknown }>
       }
       assert.deepStrictEqual(doc.compare.map((c) => c.set), [null, "max-tokens=500,summary-tokens=100"])
-      assert.deepStrictEqual(doc.compare[1].options, { ...base, maxTokens: 500, summaryTokens: 100 })
+      assert.deepStrictEqual(doc.compare[1].options, { ...base, ...defaults, maxTokens: 500, summaryTokens: 100 })
       assert.deepStrictEqual(doc.compare[0].totals, JSON.parse(plain.stdout).totals)
       assert.deepStrictEqual(doc.compare[1].totals, JSON.parse(small.stdout).totals)
       assert.deepStrictEqual(doc.compare[1].conversations, JSON.parse(small.stdout).conversations)
@@ -116,5 +118,55 @@ describe("rollmem replay --compare", () => {
       assert.match(lines[2], /^figure \(tokens\) +base +\[1\]$/)
       assert.match(lines[4], /^valid request points +24\/24 \(100\.0%\) +\d+\/24 \(\d+\.\d%\)$/)
       assert.include(lines, "[1] max-tokens=500")
+    }))
+})
+
+describe("rollmem replay context-policy flags", () => {
+  it.effect("each flag equals its --compare key and reaches the memory (the title names it)", () =>
+    Effect.gen(function*() {
+      const flags = yield* runCli([
+        "replay",
+        example,
+        "--format",
+        "json",
+        "--max-tokens",
+        "1000",
+        "--target-tokens",
+        "500",
+        "--boundary",
+        "turn",
+        "--pin-system",
+        "--summary-role",
+        "user",
+        "--clear-tool-results",
+        "2",
+        "--max-summary-tokens",
+        "150"
+      ])
+      assert.isTrue(Exit.isSuccess(flags.exit), flags.stderr)
+      const set = "target-tokens=500,boundary=turn,pin-system,summary-role=user,clear-tool-results=2,summary-tokens=150"
+      const compared = yield* runCli(["replay", example, "--format", "json", "--max-tokens", "1000", "--compare", set])
+      const doc = JSON.parse(compared.stdout) as { compare: ReadonlyArray<{ totals: { summarizerCalls: number } }> }
+      assert.deepStrictEqual(doc.compare[1].totals, JSON.parse(flags.stdout).totals)
+      // the target moves the low-water mark: fewer folds than without it
+      assert.isBelow(doc.compare[1].totals.summarizerCalls, doc.compare[0].totals.summarizerCalls)
+      const table = yield* runCli(["replay", example, "--boundary", "turn", "--pin-system", "--target-tokens", "900"])
+      assert.strictEqual(
+        table.stdout.split("\n")[0],
+        "rollmem replay: 1 conversation, strategy rolling (max-tokens 2000) (target-tokens 900, boundary turn, " +
+          "pin-system), summarizer extractive (summary-tokens 400), tokenizer o200k_base"
+      )
+    }))
+
+  it.effect("a target above the budget, or a negative clearing, is one line naming the flag", () =>
+    Effect.gen(function*() {
+      const above = yield* runCli(["replay", example, "--max-tokens", "100", "--target-tokens", "200"])
+      assert.isTrue(Exit.isFailure(above.exit))
+      assert.match(above.stderr, /^rollmem: invalid option --target-tokens: .*200/)
+      const negative = yield* runCli(["replay", example, "--clear-tool-results", "-1"])
+      assert.strictEqual(
+        negative.stderr,
+        "rollmem: invalid option --clear-tool-results: must be a non-negative integer, got -1"
+      )
     }))
 })

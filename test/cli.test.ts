@@ -650,7 +650,7 @@ describe("rollmem replay bad input", () => {
         ],
         [["--max-tokens", "0"], "rollmem: invalid option --max-tokens: must be a positive integer, got 0"],
         [["--max-tokens", "-5"], "rollmem: invalid option --max-tokens: must be a positive integer, got -5"],
-        [["--summary-tokens", "0"], "rollmem: invalid option --summary-tokens: must be a positive integer, got 0"],
+        [["--summary-tokens", "0"], "rollmem: invalid option --max-summary-tokens: must be a positive integer, got 0"],
         [
           ["--strategy", "summary", "--summarizer", "none"],
           "rollmem: invalid option --summarizer: the summary strategy folds every turn into the summary, it needs a summarizer (extractive)"
@@ -784,17 +784,26 @@ describe("rollmem replay --help", () => {
     Effect.gen(function*() {
       const r = yield* run(["--help"])
       assert.isTrue(Exit.isSuccess(r.exit))
-      assert.deepStrictEqual(helpEntries(r.stdout).slice(0, 10), [
+      assert.deepStrictEqual(helpEntries(r.stdout).slice(0, 19), [
         ["<files> 1+", "A user-defined piece of text."],
         ["--strategy rolling | buffer | window | summary", "One of the following: rolling, buffer, window, summary"],
         ["--max-tokens N", "An integer."],
         ["--max-messages N", "An integer."],
         ["--tokenizer NAME", "A user-defined piece of text."],
         ["--summarizer extractive | none", "One of the following: extractive, none"],
-        ["--summary-tokens N", "An integer."],
+        ["(--max-summary-tokens, --summary-tokens N)", "An integer."],
+        ["--target-tokens N", "An integer."],
+        ["--target-messages N", "An integer."],
+        ["--boundary aligned | turn", "One of the following: aligned, turn"],
+        ["--pin-system", "A true or false value."],
+        ["--summary-role system | user", "One of the following: system, user"],
+        ["--clear-tool-results KEEP", "An integer."],
         ["--format table | json", "One of the following: table, json"],
         ["--show ID", "A user-defined piece of text."],
-        ["--store STORE", "A user-defined piece of text."]
+        ["--store STORE", "A user-defined piece of text."],
+        ["--framing", "A true or false value."],
+        ["--report PATH", "A user-defined piece of text."],
+        ["--compare SET...", "A user-defined piece of text."]
       ])
     }))
 })

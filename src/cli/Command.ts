@@ -57,6 +57,7 @@ import { exists, readInputs } from "./Input.js"
 import * as Progress from "./Progress.js"
 import * as Render from "./Render.js"
 import {
+  boundaries,
   type Config,
   makeConfig,
   type Options,
@@ -65,7 +66,8 @@ import {
   strategies,
   type Strategy,
   type SummarizerChoice,
-  summarizers
+  summarizers,
+  summaryRoles
 } from "./Replay.js"
 import * as Store from "./Store.js"
 import * as UnknownOption from "./UnknownOption.js"
@@ -192,10 +194,53 @@ const options = {
         "(first sentence, numbers, names, tool calls and results in short). none drops evicted turns (default: extractive)."
     )
   ),
-  summaryTokens: CliOptions.integer("summary-tokens").pipe(
+  summaryTokens: CliOptions.integer("max-summary-tokens").pipe(
+    CliOptions.withAlias("summary-tokens"),
     CliOptions.withPseudoName("N"),
     CliOptions.withDefault(defaults.summaryTokens),
-    CliOptions.withDescription(`Token budget of the extractive summary, positive (default: ${defaults.summaryTokens}).`)
+    CliOptions.withDescription(
+      `Summary budget, positive: the extractive summary's and the memory's maxSummaryTokens ` +
+        `(--summary-tokens is the older name) (default: ${defaults.summaryTokens}).`
+    )
+  ),
+  targetTokens: CliOptions.integer("target-tokens").pipe(
+    CliOptions.withPseudoName("N"),
+    CliOptions.optional,
+    CliOptions.withDescription(
+      "Low-water mark of the rolling buffer, positive, at most --max-tokens: a prune starts over --max-tokens and " +
+        "evicts down to N tokens (default: --max-tokens)."
+    )
+  ),
+  targetMessages: CliOptions.integer("target-messages").pipe(
+    CliOptions.withPseudoName("N"),
+    CliOptions.optional,
+    CliOptions.withDescription(
+      "Low-water mark of the window, positive, at most --max-messages (default: --max-messages)."
+    )
+  ),
+  boundary: CliOptions.choice("boundary", boundaries).pipe(
+    CliOptions.withDefault("aligned" as const),
+    CliOptions.withDescription(
+      "aligned: the original's best-effort alignment; turn: the buffer opens on a user turn and keeps no orphaned " +
+        "tool result (rolling, window) (default: aligned)."
+    )
+  ),
+  pinSystem: CliOptions.boolean("pin-system").pipe(
+    CliOptions.withDescription(
+      "Keep system and developer messages verbatim, outside the budget, never summarized (rolling, window)."
+    )
+  ),
+  summaryRole: CliOptions.choice("summary-role", summaryRoles).pipe(
+    CliOptions.withDefault("system" as const),
+    CliOptions.withDescription("The role of the summary message read back: system or user (default: system).")
+  ),
+  clearToolResults: CliOptions.integer("clear-tool-results").pipe(
+    CliOptions.withPseudoName("KEEP"),
+    CliOptions.optional,
+    CliOptions.withDescription(
+      "Before evicting, replace the content of old tool results by a placeholder, sparing the KEEP most recent " +
+        "(rolling; default: off)."
+    )
   ),
   format: CliOptions.choice("format", formats).pipe(
     CliOptions.withDefault(defaults.format),
@@ -257,6 +302,12 @@ export interface ReplayArgs {
   readonly tokenizer: string
   readonly summarizer: SummarizerChoice
   readonly summaryTokens: number
+  readonly targetTokens: Option.Option<number>
+  readonly targetMessages: Option.Option<number>
+  readonly boundary: "aligned" | "turn"
+  readonly pinSystem: boolean
+  readonly summaryRole: "system" | "user"
+  readonly clearToolResults: Option.Option<number>
   readonly format: Format
   readonly show: Option.Option<string>
   readonly store: Option.Option<string>
@@ -279,9 +330,34 @@ const describeConfig = (args: ReplayArgs, config: Config, count: number): string
       ? ", summarizer none"
       : `, summarizer extractive (summary-tokens ${args.summaryTokens})`
     : ""
+  const p = config.policies
+  const policies = [
+    ...(p.targetTokens !== undefined && config.strategy === "rolling" ? [`target-tokens ${p.targetTokens}`] : []),
+    ...(p.targetMessages !== undefined && config.strategy === "window" ? [`target-messages ${p.targetMessages}`] : []),
+    ...(p.boundary === "turn" ? ["boundary turn"] : []),
+    ...(p.pinSystem ? ["pin-system"] : []),
+    ...(p.summaryRole === "user" ? ["summary-role user"] : []),
+    ...(p.clearToolResults !== undefined ? [`clear-tool-results ${p.clearToolResults}`] : [])
+  ]
   return `rollmem replay: ${count} conversation${count === 1 ? "" : "s"}, strategy ${config.strategy}${budget}` +
-    `${summarizer}, tokenizer ${args.tokenizer}${args.framing === true ? " with message framing" : ""}`
+    `${policies.length === 0 ? "" : ` (${policies.join(", ")})`}${summarizer}, tokenizer ${args.tokenizer}` +
+    `${args.framing === true ? " with message framing" : ""}`
 }
+
+/** The replay options the command line gives. */
+const optionsOf = (args: ReplayArgs): Options => ({
+  strategy: args.strategy,
+  maxTokens: args.maxTokens,
+  maxMessages: args.maxMessages,
+  summarizer: args.summarizer,
+  summaryTokens: args.summaryTokens,
+  targetTokens: Option.getOrUndefined(args.targetTokens),
+  targetMessages: Option.getOrUndefined(args.targetMessages),
+  boundary: args.boundary,
+  pinSystem: args.pinSystem,
+  summaryRole: args.summaryRole,
+  clearToolResults: Option.getOrUndefined(args.clearToolResults)
+})
 
 /** Prints `rollmem: reason` on stderr, then fails with {@link CliFailure}. */
 const fail = (reason: string): Effect.Effect<never, CliFailure> =>
@@ -311,7 +387,8 @@ export const runReplay = (
 ): Effect.Effect<void, CliFailure, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function*() {
     const format = args.format
-    const config = yield* makeConfig(args)
+    const base = optionsOf(args)
+    const config = yield* makeConfig(base)
     const store = Option.isSome(args.store) ? yield* Store.parse(args.store.value) : undefined
     if (store !== undefined) yield* Store.requireDirectory(store)
     const reportPath = Option.getOrUndefined(args.report)
@@ -331,13 +408,6 @@ export const runReplay = (
         return yield* new ConfigError({ option: "--compare", description: "cannot be combined with --store or --show" })
       }
       const bar = yield* Progress.make(total * (args.compare.length + 1))
-      const base: Options = {
-        strategy: args.strategy,
-        maxTokens: args.maxTokens,
-        maxMessages: args.maxMessages,
-        summarizer: args.summarizer,
-        summaryTokens: args.summaryTokens
-      }
       const columns = yield* Compare.compare(inputs.conversations, base, args.compare, bar.update).pipe(
         Effect.ensuring(bar.done)
       )

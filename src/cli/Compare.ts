@@ -64,7 +64,13 @@ export const keys: ReadonlyArray<Key> = [
   integerKey("max-messages", (o, maxMessages) => ({ ...o, maxMessages })),
   textKey("summarizer", (o, summarizer) => ({ ...o, summarizer })),
   integerKey("max-summary-tokens", (o, summaryTokens) => ({ ...o, summaryTokens })),
-  integerKey("summary-tokens", (o, summaryTokens) => ({ ...o, summaryTokens }))
+  integerKey("summary-tokens", (o, summaryTokens) => ({ ...o, summaryTokens })),
+  integerKey("target-tokens", (o, targetTokens) => ({ ...o, targetTokens })),
+  integerKey("target-messages", (o, targetMessages) => ({ ...o, targetMessages })),
+  textKey("boundary", (o, boundary) => ({ ...o, boundary })),
+  { name: "pin-system", kind: "flag", apply: (o, value) => ({ ...o, pinSystem: value === "true" }) },
+  textKey("summary-role", (o, summaryRole) => ({ ...o, summaryRole })),
+  integerKey("clear-tool-results", (o, clearToolResults) => ({ ...o, clearToolResults }))
 ]
 
 /**

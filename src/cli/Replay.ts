@@ -72,8 +72,20 @@ export interface Options {
   /** Message budget of the window. */
   readonly maxMessages: number
   readonly summarizer: string
-  /** Token budget of the extractive summary. */
+  /** Summary budget (tokens): the extractive summarizer's, and the memory's `maxSummaryTokens` (rolling, summary). */
   readonly summaryTokens: number
+  /** Low-water mark of the rolling buffer (tokens); undefined: the budget. */
+  readonly targetTokens?: number | undefined
+  /** Low-water mark of the window (messages); undefined: the budget. */
+  readonly targetMessages?: number | undefined
+  /** `"aligned"` (default) or `"turn"`. */
+  readonly boundary?: string | undefined
+  /** Pin system and developer messages (rolling, window). */
+  readonly pinSystem?: boolean | undefined
+  /** `"system"` (default) or `"user"`. */
+  readonly summaryRole?: string | undefined
+  /** Clear old tool results, sparing this many most recent (rolling); undefined: off. */
+  readonly clearToolResults?: number | undefined
 }
 
 /**
@@ -88,12 +100,63 @@ export interface Config {
   readonly maxMessages: number
   /** The summary budget (tokens): the extractive summarizer's, and the bound of a context at a request point. */
   readonly summaryTokens: number
+  /** The context policies (SPEC section 10), checked; each undefined or default when not given. */
+  readonly policies: Policies
   /**
    * The summarizer given to a rolling or summary memory (buffer and window
    * memories never get one); none: a rolling memory drops evicted turns.
    */
   readonly summarizer: Summarizer.Service | undefined
 }
+
+/**
+ * The context policies of a replay (SPEC section 10), as the command line
+ * gives them.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Policies {
+  readonly targetTokens: number | undefined
+  readonly targetMessages: number | undefined
+  readonly boundary: "aligned" | "turn"
+  readonly pinSystem: boolean
+  readonly summaryRole: "system" | "user"
+  /** How many of the most recent tool results clearing spares; undefined: no clearing. */
+  readonly clearToolResults: number | undefined
+}
+
+/**
+ * The options of a rolling memory for a configuration.
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const rollingOptions = (config: Config): RollingMemory.Options => ({
+  maxTokens: config.maxTokens,
+  targetTokens: config.policies.targetTokens,
+  boundary: config.policies.boundary,
+  pinSystem: config.policies.pinSystem,
+  summaryRole: config.policies.summaryRole,
+  clearToolResults: config.policies.clearToolResults === undefined
+    ? undefined
+    : { keep: config.policies.clearToolResults },
+  maxSummaryTokens: config.summarizer === undefined ? undefined : config.summaryTokens
+})
+
+/**
+ * The options of a window memory for a configuration.
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const windowOptions = (config: Config): WindowMemory.Options => ({
+  maxMessages: config.maxMessages,
+  targetMessages: config.policies.targetMessages,
+  boundary: config.policies.boundary,
+  pinSystem: config.policies.pinSystem,
+  summaryRole: config.policies.summaryRole
+})
 
 /**
  * What one conversation's replay gives. Token figures are in the units of
@@ -222,25 +285,72 @@ export const makeConfig = (options: Options): Effect.Effect<Config, ConfigError,
     const summarizer = yield* oneOf("--summarizer", summarizers, options.summarizer)
     const maxTokens = yield* positive("--max-tokens", options.maxTokens)
     const maxMessages = yield* positive("--max-messages", options.maxMessages)
-    const summaryTokens = yield* positive("--summary-tokens", options.summaryTokens)
+    const summaryTokens = yield* positive("--max-summary-tokens", options.summaryTokens)
+    const policies: Policies = {
+      targetTokens: options.targetTokens === undefined
+        ? undefined
+        : yield* positive("--target-tokens", options.targetTokens),
+      targetMessages: options.targetMessages === undefined
+        ? undefined
+        : yield* positive("--target-messages", options.targetMessages),
+      boundary: yield* oneOf("--boundary", boundaries, options.boundary ?? "aligned"),
+      pinSystem: options.pinSystem ?? false,
+      summaryRole: yield* oneOf("--summary-role", summaryRoles, options.summaryRole ?? "system"),
+      clearToolResults: options.clearToolResults === undefined
+        ? undefined
+        : yield* nonNegative("--clear-tool-results", options.clearToolResults)
+    }
     if (strategy === "summary" && summarizer === "none") {
       return yield* new ConfigError({
         option: "--summarizer",
         description: "the summary strategy folds every turn into the summary, it needs a summarizer (extractive)"
       })
     }
-    return {
+    const config: Config = {
       strategy,
       maxTokens,
       maxMessages,
       summaryTokens,
+      policies,
       summarizer: summarizer === "none" || !usesSummarizer(strategy)
         ? undefined
         : yield* ExtractiveSummarizer.make({ maxTokens: summaryTokens }).pipe(
-          Effect.mapError((error) => new ConfigError({ option: "--summary-tokens", description: error.description }))
+          Effect.mapError((error) =>
+            new ConfigError({ option: "--max-summary-tokens", description: error.description })
+          )
         )
     }
+    // the memory's own checks (a target above its budget), named as the command line names the option
+    yield* makeMemory(config, config.summarizer).pipe(
+      Effect.mapError((error) => new ConfigError({ option: flagOf(error.option), description: error.description }))
+    )
+    return config
   })
+
+/** `targetTokens` as the command line names it: `--target-tokens`. */
+const flagOf = (option: string): string =>
+  option.startsWith("--") ? option : `--${option.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`
+
+const nonNegative = (option: string, value: number): Effect.Effect<number, ConfigError> =>
+  Number.isInteger(value) && value >= 0
+    ? Effect.succeed(value)
+    : Effect.fail(new ConfigError({ option, description: `must be a non-negative integer, got ${value}` }))
+
+/**
+ * The boundary modes (SPEC 10.2).
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const boundaries: ReadonlyArray<Policies["boundary"]> = ["aligned", "turn"]
+
+/**
+ * The summary roles (SPEC 10.6).
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const summaryRoles: ReadonlyArray<Policies["summaryRole"]> = ["system", "user"]
 
 /** Whether a strategy folds evicted turns with a summarizer (buffer and window never do). */
 const usesSummarizer = (strategy: Strategy): boolean => strategy === "rolling" || strategy === "summary"
@@ -253,17 +363,20 @@ const makeMemory = (
 ): Effect.Effect<Memory, ConfigError> => {
   switch (config.strategy) {
     case "rolling":
-      return withSummarizer(RollingMemory.make({ maxTokens: config.maxTokens }), summarizer)
+      return withSummarizer(RollingMemory.make(rollingOptions(config)), summarizer)
     case "buffer":
-      return BufferMemory.make()
+      return BufferMemory.make({ summaryRole: config.policies.summaryRole })
     case "window":
-      return WindowMemory.make({ maxMessages: config.maxMessages })
+      return WindowMemory.make(windowOptions(config))
     case "summary":
       return summarizer === undefined
         ? Effect.fail(
           new ConfigError({ option: "--summarizer", description: "the summary strategy needs a summarizer" })
         )
-        : withSummarizer(SummaryMemory.make(), summarizer)
+        : withSummarizer(
+          SummaryMemory.make({ summaryRole: config.policies.summaryRole, maxSummaryTokens: config.summaryTokens }),
+          summarizer
+        )
   }
 }
 
@@ -449,7 +562,7 @@ const limitsOf = (config: Config): Measure.Limits => ({
   maxSummaryTokens: config.strategy === "rolling" && config.summarizer !== undefined
     ? config.summaryTokens
     : undefined,
-  pinSystem: false
+  pinSystem: config.policies.pinSystem && (config.strategy === "rolling" || config.strategy === "window")
 })
 
 const replayInto = (
@@ -505,15 +618,14 @@ const replayInto = (
       }
       length = buffer.length
       const bufferTokens = yield* memory.bufferTokens
-      const summaryTokens = yield* counter.countText(yield* memory.summary)
       peak = Math.max(peak, bufferTokens)
       recorder.turn({
         index,
         role: message.role,
         bufferMessages: buffer.length,
         bufferTokens,
-        summaryTokens,
-        contextTokens: summaryTokens + bufferTokens
+        summaryTokens: yield* memory.summaryTokens,
+        contextTokens: yield* memory.contextTokens
       })
       index++
       yield* onMessage

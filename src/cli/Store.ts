@@ -33,7 +33,7 @@ import * as Conversation from "../store/Conversation.js"
 import * as ConversationStore from "../store/ConversationStore.js"
 import * as BufferMemory from "../strategies/BufferMemory.js"
 import { exists } from "./Input.js"
-import { type Config, type Open, withSummarizer } from "./Replay.js"
+import { type Config, type Open, rollingOptions, windowOptions, withSummarizer } from "./Replay.js"
 
 /**
  * A checked `--store` value: where the conversations are, and how messages
@@ -92,13 +92,13 @@ export const layer = (spec: StoreSpec): Layer.Layer<ConversationStore.Conversati
 export const strategyOptions = (config: Config): Conversation.StrategyOptions => {
   switch (config.strategy) {
     case "rolling":
-      return { strategy: "rolling", maxTokens: config.maxTokens }
+      return { strategy: "rolling", ...rollingOptions(config) }
     case "buffer":
-      return { strategy: "buffer" }
+      return { strategy: "buffer", summaryRole: config.policies.summaryRole }
     case "window":
-      return { strategy: "window", maxMessages: config.maxMessages }
+      return { strategy: "window", ...windowOptions(config) }
     case "summary":
-      return { strategy: "summary" }
+      return { strategy: "summary", summaryRole: config.policies.summaryRole, maxSummaryTokens: config.summaryTokens }
   }
 }
 
