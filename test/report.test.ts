@@ -103,6 +103,27 @@ describe("report data", () => {
       assert.strictEqual(c.final[1].content, "Job finished \u2028 line </SCRIPT >")
     }))
 
+  it.effect("--target-tokens draws the target line: the document carries it beside the budget", () =>
+    Effect.gen(function*() {
+      const file = path.join(tmp(), "target.html")
+      const run = yield* runCli([
+        "replay",
+        hostile,
+        "--tokenizer",
+        "words",
+        "--max-tokens",
+        "8",
+        "--target-tokens",
+        "4",
+        "--report",
+        file
+      ])
+      assert.isTrue(Exit.isSuccess(run.exit), run.stderr)
+      const document = embedded(fs.readFileSync(file, "utf8"))
+      assert.strictEqual(document.maxTokens, 8)
+      assert.strictEqual(document.targetTokens, 4)
+    }))
+
   it.effect("the final context equals what --show prints, message for message", () =>
     Effect.gen(function*() {
       const file = path.join(tmp(), "support.html")

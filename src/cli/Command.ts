@@ -496,7 +496,7 @@ const writeReport = (
       title: settings.title,
       unit: settings.unit,
       maxTokens: settings.config.strategy === "rolling" ? settings.config.maxTokens : undefined,
-      targetTokens: undefined
+      targetTokens: settings.config.strategy === "rolling" ? settings.config.policies.targetTokens : undefined
     }, columns)
     const bytes = yield* Report.write(path, document)
     const line = `Report: ${path} (${(bytes / 1024).toFixed(0)} KB; open it in a browser).`
