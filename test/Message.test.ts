@@ -325,7 +325,7 @@ describe("decodeFields agrees with the Schema decoder", () => {
       // Options are an object (or absent) of the known keys only.
       const refused = options !== undefined && options !== null &&
         (typeof options !== "object" || Object.keys(options).some((key) => !Message.OPTION_KEYS.includes(key as never)))
-      const reference = refused
+      const reference: Either.Either<Message.Message, unknown> = refused
         ? Either.left("refused")
         : decodeWireEither(wireOf(role, content, options))
       assert.strictEqual(Either.isRight(fast), Either.isRight(reference))
