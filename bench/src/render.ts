@@ -2,6 +2,7 @@
  * The readable report: the sections in order, as Markdown tables.
  */
 import { formatTime, formatTiming, table, type Timing } from "./harness.js"
+import { type FormatsResults, renderFormats } from "./sections/formats.js"
 import type { runMemory } from "./sections/memory.js"
 import type { runChecks, runPeers } from "./sections/peers.js"
 import { SUBSET_EVERY } from "./sections/peers.js"
@@ -41,6 +42,7 @@ export interface Results {
   memory?: ReturnType<typeof runMemory>
   policies?: PoliciesResults
   stores?: StoresResults
+  formats?: FormatsResults
 }
 
 export const render = (r: Results): string => {
@@ -291,5 +293,6 @@ export const render = (r: Results): string => {
   }
   if (r.policies !== undefined) out.push(renderPolicies(r.policies, table))
   if (r.stores !== undefined) out.push(renderStores(r.stores, table))
+  if (r.formats !== undefined) out.push(renderFormats(r.formats, table))
   return out.join("\n")
 }
