@@ -8,10 +8,12 @@
  * A command line that does not parse (an unknown option, named with the
  * closest known one: `rollmem: unknown option --max-token; did you mean
  * --max-tokens?`; a `--strategy`, `--summarizer` or `--format` that is not
- * one of its choices, a budget that is not an integer, an option without its
- * value, the last in @effect/cli's own words) is refused before anything is
- * read: its message on stderr, followed by a blank line as @effect/cli prints
- * its errors, and the command fails with @effect/cli's `ValidationError`.
+ * one of its choices or a budget that is not an integer, named with its
+ * option: `rollmem: --max-tokens: 'abc' is not an integer`, see
+ * `Preflight.ts`; an option without its value, in @effect/cli's own words) is
+ * refused before anything is read: its message on stderr, followed by a blank
+ * line as @effect/cli prints its errors, and the command fails with
+ * @effect/cli's `ValidationError`.
  * Every other expected failure (an unreadable file, a malformed line, an
  * unknown tokenizer, a budget that is not positive, an unknown `--show` id, a
  * `--store` value that is not a store, an id that is not stored)
@@ -23,6 +25,7 @@
  * ```sh
  * rollmem replay conversations.jsonl --strategy rolling --max-tokens 2000 --tokenizer o200k_base
  * rollmem replay chat-export.json --format json
+ * rollmem replay anthropic-logs.jsonl --input-format anthropic --show chat-7 --output-format openai
  * rollmem replay conversations.jsonl --store sqlite:conversations.db
  * rollmem show support-chat --store sqlite:conversations.db
  * ```
@@ -39,6 +42,7 @@ import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import packageJson from "../../package.json" with { type: "json" }
@@ -48,6 +52,7 @@ import { layerByName } from "../layers/Tokenizers.js"
 import * as RollingMemory from "../strategies/RollingMemory.js"
 import * as Compare from "./Compare.js"
 import { CliFailure, fail, reportFailures } from "./Failure.js"
+import * as Formats from "./Formats.js"
 import { exists, readInputs } from "./Input.js"
 import * as Preflight from "./Preflight.js"
 import * as Progress from "./Progress.js"
@@ -55,6 +60,7 @@ import * as Render from "./Render.js"
 import {
   boundaries,
   type Config,
+  type FinalContext,
   makeConfig,
   type Options,
   type Outcome,
@@ -95,7 +101,8 @@ export const defaults = {
   tokenizer: "o200k_base",
   summarizer: "extractive",
   summaryTokens: ExtractiveSummarizer.DEFAULT_MAX_TOKENS,
-  format: "table"
+  format: "table",
+  inputFormat: "auto"
 } as const
 
 /** A file named like an option is read when it exists. */
@@ -205,6 +212,22 @@ const options = {
     CliOptions.withDefault(defaults.format),
     CliOptions.withDescription("Output: a table, or one JSON document { conversations, totals } (default: table).")
   ),
+  inputFormat: CliOptions.choice("input-format", Formats.inputFormats).pipe(
+    CliOptions.withDefault(defaults.inputFormat),
+    CliOptions.withDescription(
+      "The transcripts' format: openai (Chat Completions messages), anthropic ({system, messages}), ai-sdk " +
+        "(ModelMessage), gemini ({systemInstruction, contents}), rollmem (its wire format), or auto: detected per " +
+        "conversation. A message the format does not define refuses its conversation, naming file:line and the " +
+        "field (default: auto)."
+    )
+  ),
+  outputFormat: CliOptions.choice("output-format", Formats.outputFormats).pipe(
+    CliOptions.optional,
+    CliOptions.withDescription(
+      "Print the final context of --show in this provider's request shape (JSON), checked as that provider " +
+        "checks it: openai, anthropic, ai-sdk or gemini (default: rollmem's own rendering)."
+    )
+  ),
   show: CliOptions.text("show").pipe(
     CliOptions.withPseudoName("ID"),
     CliOptions.optional,
@@ -268,6 +291,10 @@ export interface ReplayArgs {
   readonly summaryRole: "system" | "user"
   readonly clearToolResults: Option.Option<number>
   readonly format: Format
+  /** The transcripts' format (`--input-format`); default `auto`. */
+  readonly inputFormat?: Formats.InputFormat | undefined
+  /** The provider shape `--show`'s context is printed in (`--output-format`). */
+  readonly outputFormat?: Option.Option<Formats.OutputFormat> | undefined
   readonly show: Option.Option<string>
   readonly store: Option.Option<string>
   /** Where to write the HTML report, if anywhere. */
@@ -349,7 +376,14 @@ export const runReplay = (
     const reportPath = Option.getOrUndefined(args.report)
     if (reportPath !== undefined) yield* requireReportDirectory(reportPath)
     const show = Option.getOrUndefined(args.show)
-    const inputs = yield* readInputs(args.files)
+    const outputFormat = args.outputFormat === undefined ? undefined : Option.getOrUndefined(args.outputFormat)
+    if (outputFormat !== undefined && show === undefined) {
+      return yield* new ConfigError({
+        option: "--output-format",
+        description: "prints the context of --show ID: give --show"
+      })
+    }
+    const inputs = yield* readInputs(args.files, args.inputFormat ?? defaults.inputFormat)
     for (const problem of inputs.problems) yield* Console.error(`rollmem: ${problem}`)
     const skipped = inputs.problems.length
     // The problems are already printed: only the exit code is left to set.
@@ -392,11 +426,17 @@ export const runReplay = (
       )).pipe(Effect.ensuring(bar.done))
     const unit = args.tokenizer === "words" ? "words" : "tokens"
     const title = describeConfig(args, config, inputs.conversations.length)
+    const request = outputFormat === undefined || outcome.shown === undefined
+      ? undefined
+      : yield* providerRequest(outcome.shown, outputFormat)
     if (format === "json") {
-      yield* Console.log(Render.json(outcome))
+      yield* Console.log(Render.json(outcome, request))
     } else {
       yield* Console.log(Render.table(outcome, title, unit))
-      if (outcome.shown !== undefined) {
+      if (request !== undefined) {
+        yield* Console.log(`\nFinal context of ${outcome.shown!.id} as a ${request.format} request:`)
+        yield* Console.log(JSON.stringify(request.body, null, 2))
+      } else if (outcome.shown !== undefined) {
         const figures = outcome.report.conversations.find((f) => f.id === show)
         const budget: Render.Budget = {
           strategy: config.strategy,
@@ -447,6 +487,20 @@ const writeReport = (
     const bytes = yield* Report.write(path, document)
     const line = `Report: ${path} (${(bytes / 1024).toFixed(0)} KB; open it in a browser).`
     yield* settings.format === "json" ? Console.error(line) : Console.log(`\n${line}`)
+  })
+
+/**
+ * The shown final context in a provider's request shape; fails with
+ * `ConfigError` (option `--output-format`) naming why that provider would
+ * refuse it (an orphaned tool result, a first turn that is not the user's).
+ */
+const providerRequest = (shown: FinalContext, format: Formats.OutputFormat) =>
+  Either.match(Formats.encode(shown.messages, format), {
+    onLeft: (description) =>
+      Effect.fail(
+        new ConfigError({ option: "--output-format", description: `the final context of ${shown.id}: ${description}` })
+      ),
+    onRight: (body) => Effect.succeed({ format, body })
   })
 
 /** Fails with `ConfigError` (option `--report`) when the directory that would hold the report does not exist. */
