@@ -49,6 +49,7 @@ describe("a library-only install", () => {
     assert.deepStrictEqual(optional, [
       "@effect/ai",
       "@effect/ai-openai",
+      "@effect/opentelemetry",
       "@effect/platform",
       "@effect/sql",
       "@effect/sql-pg",
