@@ -11,6 +11,7 @@ import type { runReplay } from "./sections/replay.js"
 import type { runScaling } from "./sections/scaling.js"
 import { renderStores, type StoresResults } from "./sections/stores.js"
 import type { runTokenizers } from "./sections/tokenizers.js"
+import { renderTracing, type TracingResults } from "./sections/tracing.js"
 
 export interface Machine {
   readonly node: string
@@ -43,6 +44,7 @@ export interface Results {
   policies?: PoliciesResults
   stores?: StoresResults
   formats?: FormatsResults
+  tracing?: TracingResults
 }
 
 export const render = (r: Results): string => {
@@ -294,5 +296,6 @@ export const render = (r: Results): string => {
   if (r.policies !== undefined) out.push(renderPolicies(r.policies, table))
   if (r.stores !== undefined) out.push(renderStores(r.stores, table))
   if (r.formats !== undefined) out.push(renderFormats(r.formats, table))
+  if (r.tracing !== undefined) out.push(renderTracing(r.tracing, table))
   return out.join("\n")
 }
