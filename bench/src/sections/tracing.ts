@@ -286,7 +286,7 @@ export const renderTracing = (r: TracingResults, table: Table): string => {
   const f = r.everyAddFolds
   const us = (v: number) => `${v.toFixed(2)} µs`
   return table(
-    `9. Telemetry cost (docs/contract.md section 11): the Effect API replay without and with an exporting tracer ` +
+    `10. Telemetry cost (docs/contract.md section 11): the Effect API replay without and with an exporting tracer ` +
       `(NodeSdk, BatchSpanProcessor), ${r.rounds} paired rounds` +
       (r.baselineDist === undefined ? "" : `; baseline: ${r.baselineDist}`) + `; ${r.exportedSpans} spans exported`,
     [
@@ -300,7 +300,7 @@ export const renderTracing = (r: TracingResults, table: Table): string => {
     ],
     rows
   ) + table(
-    `9b. Every add folds (${f.adds} two-word turns, word counter, budget 3, synchronous summarizer): µs per add, ` +
+    `10b. Every add folds (${f.adds} two-word turns, word counter, budget 3, synchronous summarizer): µs per add, ` +
       `median of ${r.rounds} rounds`,
     ["contender", "per add", "vs untraced"],
     [
