@@ -12,6 +12,7 @@ import type { runReplay } from "./sections/replay.js"
 import type { runScaling } from "./sections/scaling.js"
 import { renderStores, type StoresResults } from "./sections/stores.js"
 import type { runTokenizers } from "./sections/tokenizers.js"
+import { renderTracing, type TracingResults } from "./sections/tracing.js"
 
 export interface Machine {
   readonly node: string
@@ -45,6 +46,7 @@ export interface Results {
   stores?: StoresResults
   formats?: FormatsResults
   background?: BackgroundResults
+  tracing?: TracingResults
 }
 
 export const render = (r: Results): string => {
@@ -297,5 +299,6 @@ export const render = (r: Results): string => {
   if (r.stores !== undefined) out.push(renderStores(r.stores, table))
   if (r.formats !== undefined) out.push(renderFormats(r.formats, table))
   if (r.background !== undefined) out.push(renderBackground(r.background, table))
+  if (r.tracing !== undefined) out.push(renderTracing(r.tracing, table))
   return out.join("\n")
 }
