@@ -351,6 +351,17 @@ describe("AsyncRollingMemory with fold: \"background\"", () => {
     await memory.dispose()
   })
 
+  it("stored conversations refuse background folds (every save must hold its folds)", () => {
+    let caught: unknown
+    try {
+      new Facade.Conversations({ store: "memory", strategy: "rolling", fold: "background" } as never)
+    } catch (error) {
+      caught = error
+    }
+    assert.instanceOf(caught, ConfigError)
+    assert.strictEqual((caught as ConfigError).option, "fold")
+  })
+
   it("options are checked: background on the synchronous class, bad foldRetries", () => {
     assert.throws(() => new Facade.RollingMemory({ fold: "background" } as Facade.RollingOptions), /fold/)
     assert.throws(
