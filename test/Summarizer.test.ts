@@ -87,7 +87,10 @@ describe("Summarizer.make", () => {
     assert.strictEqual(Summarizer.fromPromise(async () => "x").summarizeSync, undefined)
     assert.strictEqual(Summarizer.fromEffect(() => Effect.succeed("x")).summarizeSync, undefined)
     const wrapped = Effect.runSync(
-      Effect.provide(Summarizer.Summarizer, Layer.provide(Summarizer.withPolicy((call) => call), Summarizer.layerFunction(joined)))
+      Effect.provide(
+        Summarizer.Summarizer,
+        Layer.provide(Summarizer.withPolicy((call) => call), Summarizer.layerFunction(joined))
+      )
     )
     assert.strictEqual(wrapped.summarizeSync, undefined)
   })
