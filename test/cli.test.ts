@@ -833,27 +833,39 @@ describe("rollmem replay progress bar", () => {
     const writes: Array<string> = []
     return { writes, output: { isTTY, write: (text: string) => Effect.sync(() => void writes.push(text)) } }
   }
+  // over 1 MiB of input: the bar counts bytes read (the input is streamed, its messages unknown in advance)
+  const big = () => {
+    const text = `${fs.readFileSync(example, "utf8").trim()}\n`
+    return write("big.jsonl", text.repeat(Math.ceil((2 ** 20 + 1) / Buffer.byteLength(text))))
+  }
   const seven = () => write("seven.jsonl", `${fs.readFileSync(example, "utf8").trim()}\n`.repeat(7))
 
-  it.effect("is drawn on a TTY stderr for more than 300 messages, then erased; stdout is untouched", () =>
-    Effect.gen(function*() {
-      const { output, writes } = recorder(true)
-      const r = yield* run([seven(), "--tokenizer", "words", "--format", "json"], output)
-      assert.isTrue(Exit.isSuccess(r.exit))
-      assert.strictEqual((JSON.parse(r.stdout) as JsonReport).totals.messages, 329)
-      assert.strictEqual(writes.at(-2), Progress.frame(329, 329))
-      assert.strictEqual(writes.at(-1), "\r\x1b[K")
-      assert.isAbove(writes.length, 3)
-      assert.isTrue(writes.slice(0, -1).every((w) => w.startsWith("\r[")))
-    }))
+  it.effect(
+    "is drawn on a TTY stderr for inputs over 1 MiB, then erased; stdout is untouched",
+    () =>
+      Effect.gen(function*() {
+        const { output, writes } = recorder(true)
+        const file = big()
+        const size = fs.statSync(file).size
+        const r = yield* run([file, "--tokenizer", "words", "--format", "json"], output)
+        assert.isTrue(Exit.isSuccess(r.exit))
+        const lines = fs.readFileSync(file, "utf8").trim().split("\n").length
+        assert.strictEqual((JSON.parse(r.stdout) as JsonReport).totals.messages, lines * 47)
+        assert.strictEqual(writes.at(-2), Progress.frame(size, size, "bytes"))
+        assert.strictEqual(writes.at(-1), "\r\x1b[K")
+        assert.isAbove(writes.length, 3)
+        assert.isTrue(writes.slice(0, -1).every((w) => w.startsWith("\r[")))
+      }),
+    120_000
+  )
 
-  it.effect("is not drawn when stderr is not a TTY, or for a few hundred messages or fewer", () =>
+  it.effect("is not drawn when stderr is not a TTY, or for an input of 1 MiB or less", () =>
     Effect.gen(function*() {
       const pipe = recorder(false)
       yield* run([seven(), "--tokenizer", "words"], pipe.output)
       assert.deepStrictEqual(pipe.writes, [])
       const small = recorder(true)
-      yield* run([example, "--tokenizer", "words"], small.output)
+      yield* run([seven(), "--tokenizer", "words"], small.output)
       assert.deepStrictEqual(small.writes, [])
     }))
 
@@ -863,5 +875,11 @@ describe("rollmem replay progress bar", () => {
     assert.isFalse(Progress.shouldShow(true, 300))
     assert.isTrue(Progress.shouldShow(true, 301))
     assert.isFalse(Progress.shouldShow(false, 10_000))
+    assert.strictEqual(
+      Progress.frame(3 * 2 ** 20, 6 * 2 ** 20, "bytes"),
+      `\r[${"#".repeat(15)}${"-".repeat(15)}] 3/6 MB`
+    )
+    assert.isFalse(Progress.shouldShow(true, 2 ** 20, "bytes"))
+    assert.isTrue(Progress.shouldShow(true, 2 ** 20 + 1, "bytes"))
   })
 })

@@ -45,6 +45,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
 import packageJson from "../../package.json" with { type: "json" }
 import { ConfigError } from "../Errors.js"
 import * as ExtractiveSummarizer from "../layers/ExtractiveSummarizer.js"
@@ -53,7 +54,7 @@ import * as RollingMemory from "../strategies/RollingMemory.js"
 import * as Compare from "./Compare.js"
 import { CliFailure, fail, reportFailures } from "./Failure.js"
 import * as Formats from "./Formats.js"
-import { exists, readInputs } from "./Input.js"
+import { exists, stream as readStream, totalBytes as totalBytesOf } from "./Input.js"
 import * as Preflight from "./Preflight.js"
 import * as Progress from "./Progress.js"
 import * as Render from "./Render.js"
@@ -64,7 +65,7 @@ import {
   makeConfig,
   type Options,
   type Outcome,
-  replay,
+  replayStream,
   strategies,
   type Strategy,
   type SummarizerChoice,
@@ -383,49 +384,79 @@ export const runReplay = (
         description: "prints the context of --show ID: give --show"
       })
     }
-    const inputs = yield* readInputs(args.files, args.inputFormat ?? defaults.inputFormat)
-    for (const problem of inputs.problems) yield* Console.error(`rollmem: ${problem}`)
-    const skipped = inputs.problems.length
-    // The problems are already printed: only the exit code is left to set.
-    if (inputs.conversations.length === 0 && skipped > 0) return yield* new CliFailure({ reason: "nothing read" })
-    if (show !== undefined && !inputs.conversations.some((c) => c.id === show)) {
-      return yield* new ConfigError({ option: "--show", description: `no conversation with id "${show}" was read` })
+    // The input is streamed: each conversation is replayed as it is read and then let go, so memory is
+    // bounded by the largest conversation (plus each one's figures), not by the input; problems are
+    // printed as they are met. Progress is counted in bytes of input.
+    const inputFormat = args.inputFormat ?? defaults.inputFormat
+    const totalBytes = yield* totalBytesOf(args.files)
+    const counts = { conversations: 0, skipped: 0 }
+    const pass = (update: (done: number, total: number) => Effect.Effect<void>, report: boolean) => {
+      let read = 0
+      return readStream(args.files, inputFormat).pipe(
+        Stream.tap((item) =>
+          Effect.zipRight(
+            item._tag === "Problem" && item.problem !== "" && report
+              ? Effect.zipRight(
+                Effect.sync(() => counts.skipped++),
+                Console.error(`rollmem: ${item.problem}`)
+              )
+              : Effect.void,
+            Effect.suspend(() => update(read += item.bytes, totalBytes))
+          )
+        ),
+        Stream.filterMap((item) => {
+          if (item._tag !== "Conversation") return Option.none()
+          if (report) counts.conversations++
+          return Option.some(item.conversation)
+        })
+      )
     }
-    const total = inputs.conversations.reduce((n, c) => n + c.messages.length, 0)
+    // The problems are already printed: only the exit code is left to set.
+    const nothingRead = Effect.suspend(() =>
+      counts.conversations === 0 && counts.skipped > 0 ? new CliFailure({ reason: "nothing read" }) : Effect.void
+    )
+    const skippedInputs = Effect.suspend(() =>
+      counts.skipped > 0
+        ? fail(`skipped ${counts.skipped} input${counts.skipped === 1 ? "" : "s"} that could not be read (see above)`)
+        : Effect.void
+    )
     if (args.compare.length > 0) {
       if (store !== undefined || show !== undefined) {
         return yield* new ConfigError({ option: "--compare", description: "cannot be combined with --store or --show" })
       }
-      const bar = yield* Progress.make(total * (args.compare.length + 1))
-      const columns = yield* Compare.compare(inputs.conversations, base, args.compare, bar.update).pipe(
+      const bar = yield* Progress.make(totalBytes, "bytes")
+      const columns = yield* Compare.compareStream(pass(bar.update, true), base, args.compare).pipe(
         Effect.ensuring(bar.done)
       )
+      yield* nothingRead
       const unit = args.tokenizer === "words" ? "words" : "tokens"
-      const title = describeConfig(args, config, inputs.conversations.length)
+      const title = describeConfig(args, config, counts.conversations)
       yield* Console.log(format === "json" ? Render.compareJson(columns) : Render.compareTable(columns, title, unit))
       if (reportPath !== undefined) {
-        // The report also shows each conversation under the base options: replayed once more, keeping every
-        // final context (the comparison keeps totals only).
-        const again = yield* Progress.make(total)
-        const outcome = yield* replay(inputs.conversations, config, { onProgress: again.update, finals: true }).pipe(
+        // The report also shows each conversation under the base options: the input is read once more,
+        // keeping every final context and timeline (the comparison keeps totals only).
+        const again = yield* Progress.make(totalBytes, "bytes")
+        const outcome = yield* replayStream(pass(again.update, false), config, { finals: true }).pipe(
           Effect.ensuring(again.done)
         )
         yield* writeReport(reportPath, outcome, columns, { title, unit, config, format })
       }
-      if (skipped > 0) {
-        return yield* fail(`skipped ${skipped} input${skipped === 1 ? "" : "s"} that could not be read (see above)`)
-      }
-      return
+      return yield* skippedInputs
     }
-    const bar = yield* Progress.make(total)
-    const finals = reportPath !== undefined
+    const bar = yield* Progress.make(totalBytes, "bytes")
+    // the report shows every final context and timeline: only then are they kept
+    const keep = { show, finals: reportPath !== undefined, timelines: reportPath !== undefined }
     const outcome = yield* (store === undefined
-      ? replay(inputs.conversations, config, { show, onProgress: bar.update, finals })
-      : replay(inputs.conversations, config, { show, onProgress: bar.update, open: Store.open, finals }).pipe(
+      ? replayStream(pass(bar.update, true), config, keep)
+      : replayStream(pass(bar.update, true), config, { ...keep, open: Store.open }).pipe(
         Effect.provide(Store.layer(store))
       )).pipe(Effect.ensuring(bar.done))
+    yield* nothingRead
+    if (show !== undefined && outcome.shown === undefined) {
+      return yield* new ConfigError({ option: "--show", description: `no conversation with id "${show}" was read` })
+    }
     const unit = args.tokenizer === "words" ? "words" : "tokens"
-    const title = describeConfig(args, config, inputs.conversations.length)
+    const title = describeConfig(args, config, counts.conversations)
     const request = outputFormat === undefined || outcome.shown === undefined
       ? undefined
       : yield* providerRequest(outcome.shown, outputFormat)
@@ -455,9 +486,7 @@ export const runReplay = (
       }
     }
     if (reportPath !== undefined) yield* writeReport(reportPath, outcome, undefined, { title, unit, config, format })
-    if (skipped > 0) {
-      return yield* fail(`skipped ${skipped} input${skipped === 1 ? "" : "s"} that could not be read (see above)`)
-    }
+    return yield* skippedInputs
   }).pipe(
     Effect.provide(tokenizerLayer(args.tokenizer, args.framing === true)),
     reportFailures

@@ -60,6 +60,19 @@ export interface Inputs {
   readonly problems: ReadonlyArray<string>
 }
 
+/**
+ * One thing read from the input, in file and line order: a conversation, or
+ * a problem line (`file:line: ...`) for something that could not be read.
+ * `bytes` is how much of the input it stands for (a JSON Lines line with its
+ * line break, or a whole file): what progress is counted in.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Item =
+  | { readonly _tag: "Conversation"; readonly conversation: Conversation; readonly bytes: number }
+  | { readonly _tag: "Problem"; readonly problem: string; readonly bytes: number }
+
 const parseJson = Schema.decodeUnknownEither(Schema.parseJson())
 
 const describe = (error: ParseResult.ParseError): string => formatParseError(error)
@@ -148,11 +161,53 @@ export const tooLong = (file: string, line: number, bytes: number, limit: number
     limit.toLocaleString("en-US")
   } bytes, the longest line read (V8's longest string); skipped`
 
+/** The items of what one read gave, the first standing for `bytes`. */
+const itemsOf = (inputs: Inputs, bytes: number): Array<Item> => {
+  const items: Array<Item> = []
+  for (const conversation of inputs.conversations) items.push({ _tag: "Conversation", conversation, bytes: 0 })
+  for (const problem of inputs.problems) items.push({ _tag: "Problem", problem, bytes: 0 })
+  if (items.length > 0) items[0] = { ...items[0], bytes }
+  return items
+}
+
 /**
- * Reads a JSON Lines file as a stream, one line at a time, so no more than
- * one line is ever held as text; a line over `limit` bytes is a problem
- * (`file:line: a line of N bytes, longer than ...`) and the lines after it
- * are still read.
+ * The items of a JSON Lines file, read as a stream, one line at a time, so
+ * no more than one line is ever held as text; a line over `limit` bytes is
+ * a problem (`file:line: a line of N bytes, longer than ...`) and the lines
+ * after it are still read.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const streamLineItems = (
+  file: string,
+  limit: number = Lines.MAX_LINE_BYTES,
+  format: Formats.InputFormat = "auto"
+): Stream.Stream<Item, never, FileSystem.FileSystem> =>
+  Stream.unwrap(Effect.map(FileSystem.FileSystem, (fs) => {
+    let first = true
+    return Lines.lines(fs.stream(file, { chunkSize: FileSystem.MiB(1) }), limit).pipe(
+      Stream.mapConcat((line): Array<Item> => {
+        const bytes = line.bytes + 1
+        if (line._tag === "TooLong") {
+          return [{ _tag: "Problem", problem: tooLong(file, line.line, line.bytes, limit), bytes }]
+        }
+        const text = first && line.text.charCodeAt(0) === 0xfeff ? line.text.slice(1) : line.text
+        first = false
+        const into = { conversations: [] as Array<Conversation>, problems: [] as Array<string> }
+        readLine(file, line.line, text, into, format)
+        const items = itemsOf(into, bytes)
+        return items.length === 0 ? [{ _tag: "Problem", problem: "", bytes }] : items
+      }),
+      Stream.catchAll((error) =>
+        Stream.make<Array<Item>>({ _tag: "Problem", problem: `${file}: ${describeReadError(error)}`, bytes: 0 })
+      )
+    )
+  }))
+
+/**
+ * Reads a JSON Lines file as a stream (see {@link streamLineItems}) and
+ * collects what it read.
  *
  * @since 0.2.0
  * @category constructors
@@ -162,25 +217,17 @@ export const streamLines = (
   limit: number = Lines.MAX_LINE_BYTES,
   format: Formats.InputFormat = "auto"
 ): Effect.Effect<Inputs, never, FileSystem.FileSystem> =>
-  Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const into = { conversations: [] as Array<Conversation>, problems: [] as Array<string> }
-    let first = true
-    const read = yield* Effect.either(Stream.runForEach(
-      Lines.lines(fs.stream(file, { chunkSize: FileSystem.MiB(1) }), limit),
-      (line) =>
-        Effect.sync(() => {
-          const text = line._tag === "Text" && first && line.text.charCodeAt(0) === 0xfeff
-            ? line.text.slice(1)
-            : undefined
-          first = false
-          if (line._tag === "TooLong") into.problems.push(tooLong(file, line.line, line.bytes, limit))
-          else readLine(file, line.line, text ?? line.text, into, format)
-        })
-    ))
-    if (Either.isLeft(read)) into.problems.push(`${file}: ${describeReadError(read.left)}`)
-    return into
-  })
+  Effect.map(Stream.runCollect(streamLineItems(file, limit, format)), collect)
+
+const collect = (items: Iterable<Item>): Inputs => {
+  const conversations: Array<Conversation> = []
+  const problems: Array<string> = []
+  for (const item of items) {
+    if (item._tag === "Conversation") conversations.push(item.conversation)
+    else if (item.problem !== "") problems.push(item.problem)
+  }
+  return { conversations, problems }
+}
 
 /**
  * Reads the text of one transcript (see the module docs for the formats).
@@ -238,10 +285,70 @@ export const exists = (path: string): Effect.Effect<boolean, never, FileSystem.F
   Effect.flatMap(FileSystem.FileSystem, (fs) => Effect.orElseSucceed(fs.exists(path), () => false))
 
 /**
- * Reads every file in order with the platform `FileSystem`, each
- * conversation in `format` (`--input-format`, default `auto`). A file that
- * cannot be read is a problem (`file: no such file`), and the others are
- * still read.
+ * The items of every file, in order, with the platform `FileSystem`, each
+ * conversation in `format` (`--input-format`, default `auto`): JSON Lines
+ * files, and any file too big to be one string, are streamed line by line
+ * (memory bounded by the longest line, not the file); other files are read
+ * whole. A file that cannot be read is a problem (`file: no such file`), and
+ * the others are still read. An empty line is an item with an empty problem
+ * (its bytes only): skip it.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const stream = (
+  files: ReadonlyArray<string>,
+  format: Formats.InputFormat = "auto"
+): Stream.Stream<Item, never, FileSystem.FileSystem | Path.Path> =>
+  Stream.flatMap(Stream.fromIterable(files), (file) =>
+    Stream.unwrap(Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const path = yield* Path.Path
+      const lower = file.toLowerCase()
+      const info = yield* Effect.either(fs.stat(file))
+      const size = Either.isRight(info) ? Number(info.right.size) : 0
+      if (
+        Either.isRight(info) && info.right.type === "File" &&
+        (size > Lines.MAX_LINE_BYTES || lower.endsWith(".jsonl") || lower.endsWith(".ndjson"))
+      ) {
+        return streamLineItems(file, Lines.MAX_LINE_BYTES, format)
+      }
+      const read = yield* Effect.either(fs.readFileString(file))
+      if (Either.isLeft(read)) {
+        return Stream.make<Array<Item>>({
+          _tag: "Problem",
+          problem: `${file}: ${describeReadError(read.left)}`,
+          bytes: size
+        })
+      }
+      return Stream.fromIterable(itemsOf(parseText(file, path.basename(file), read.right, format), size))
+    })), { concurrency: 1 })
+
+/**
+ * The total size of the files in bytes (what {@link stream}'s items add up
+ * to); a file that cannot be read counts 0.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const totalBytes = (files: ReadonlyArray<string>): Effect.Effect<number, never, FileSystem.FileSystem> =>
+  Effect.flatMap(
+    FileSystem.FileSystem,
+    (fs) =>
+      Effect.reduce(
+        files,
+        0,
+        (sum, file) =>
+          Effect.map(
+            Effect.either(fs.stat(file)),
+            (info) => sum + (Either.isRight(info) && info.right.type === "File" ? Number(info.right.size) : 0)
+          )
+      )
+  )
+
+/**
+ * Reads every file in order (see {@link stream}) and collects what it read:
+ * the conversations and the problem lines.
  *
  * @since 0.1.0
  * @category constructors
@@ -250,33 +357,4 @@ export const readInputs = (
   files: ReadonlyArray<string>,
   format: Formats.InputFormat = "auto"
 ): Effect.Effect<Inputs, never, FileSystem.FileSystem | Path.Path> =>
-  Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const path = yield* Path.Path
-    const conversations: Array<Conversation> = []
-    const problems: Array<string> = []
-    for (const file of files) {
-      // JSON Lines, and any file too big to be one string, are streamed line by line.
-      const lower = file.toLowerCase()
-      const info = yield* Effect.either(fs.stat(file))
-      const big = Either.isRight(info) && Number(info.right.size) > Lines.MAX_LINE_BYTES
-      if (
-        Either.isRight(info) && info.right.type === "File" &&
-        (big || lower.endsWith(".jsonl") || lower.endsWith(".ndjson"))
-      ) {
-        const inputs = yield* streamLines(file, Lines.MAX_LINE_BYTES, format)
-        conversations.push(...inputs.conversations)
-        problems.push(...inputs.problems)
-        continue
-      }
-      const read = yield* Effect.either(fs.readFileString(file))
-      if (Either.isLeft(read)) {
-        problems.push(`${file}: ${describeReadError(read.left)}`)
-        continue
-      }
-      const inputs = parseText(file, path.basename(file), read.right, format)
-      conversations.push(...inputs.conversations)
-      problems.push(...inputs.problems)
-    }
-    return { conversations, problems }
-  })
+  Effect.map(Stream.runCollect(stream(files, format)), collect)
