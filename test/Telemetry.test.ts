@@ -283,6 +283,21 @@ describe("Telemetry", () => {
       assert.deepStrictEqual((yield* foldCount("rolling", "committed")) - committed, 2)
     }))
 
+  it.effect("a fold's metrics carry the caller's metric labels (Effect.tagMetrics)", () =>
+    Effect.gen(function*() {
+      const tenant = Metric.taggedWithLabels(Telemetry.folds, [
+        MetricLabel.make("tenant", "acme"),
+        MetricLabel.make("strategy", "rolling"),
+        MetricLabel.make("outcome", "committed")
+      ])
+      const before = (yield* Metric.value(tenant)).count
+      const memory = yield* RollingMemory.make({ maxTokens: 10 })
+      yield* Effect.forEach(turns("u1", "a1", "u2"), (m) => memory.add(m), { discard: true }).pipe(
+        Effect.tagMetrics("tenant", "acme")
+      )
+      assert.deepStrictEqual((yield* Metric.value(tenant)).count - before, 1)
+    }).pipe(Effect.provide(Summarizer.layerFunction(firstWords))))
+
   it.effect("an add that does not fold opens no span and updates no metric", () => {
     const { exporter, layer, reader } = otel()
     return Effect.gen(function*() {

@@ -284,7 +284,7 @@ describe("Promise facade options", () => {
       ],
       [
         () => new AsyncRollingMemory({ summarise: () => "" } as never),
-        "invalid option summarise: unknown option (known: maxTokens, targetTokens, boundary, pinSystem, summaryRole, clearToolResults, maxSummaryTokens, summarize, tokenCounter)"
+        "invalid option summarise: unknown option (known: maxTokens, targetTokens, boundary, pinSystem, summaryRole, clearToolResults, maxSummaryTokens, summarize, tokenCounter, fold, hardMaxTokens, foldRetries)"
       ],
       [
         () => new WindowMemory({ maxMessages: 3, max: 1 } as never),

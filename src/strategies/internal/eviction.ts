@@ -263,6 +263,11 @@ export class EvictionIndex<A> {
     return measure === "tokens" ? this.liveTokens : this.liveCount
   }
 
+  /** The newest unit's measure (0 when there is none): what no prune evicts. O(1). */
+  newestUnit(measure: Measure): number {
+    return this.uTail === undefined ? 0 : this.measureOf(this.uTail, measure)
+  }
+
   /** Number of units (pinned messages are in none). */
   get unitCount(): number {
     return this.units
