@@ -1,18 +1,21 @@
 /**
  * The `Summarizer` service: folds evicted turns into the running summary.
  *
- * A summarizer receives the current summary (`""` when none) and the evicted
- * messages, oldest first, and returns the new summary. Wrap it in any policy
- * with Effect's own combinators; a final failure leaves the memory as it was
- * right after the new turn was appended.
+ * A summarizer receives the current summary (`""` when none), the evicted
+ * messages, oldest first, and the memory's {@link Request} (its summary
+ * budget `maxSummaryTokens` and its token counter), and returns the new
+ * summary. A function may ignore the request; a summary the memory counts
+ * over its budget fails the fold with `SummaryBudgetError`. Wrap a
+ * summarizer in any policy with Effect's own combinators; a final failure
+ * leaves the memory as it was right after the new turn was appended.
  *
  * @example
  * ```ts
  * import { Effect, Schedule } from "effect"
  * import { Summarizer } from "rollmem"
  *
- * const layer = Summarizer.layerEffect((summary, messages) =>
- *   callMyModel(summary, messages).pipe(
+ * const layer = Summarizer.layerEffect((summary, messages, request) =>
+ *   callMyModel(summary, messages, request.maxSummaryTokens).pipe(
  *     Effect.retry(Schedule.exponential("200 millis").pipe(Schedule.jittered, Schedule.intersect(Schedule.recurs(3)))),
  *     Effect.timeout("20 seconds")
  *   )
@@ -27,6 +30,47 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import { SummarizerError } from "../Errors.js"
 import type { Message } from "../schema/Message.js"
+import * as TokenCounter from "./TokenCounter.js"
+
+/**
+ * What a memory asks of a fold beside the summary and the messages
+ * (docs/contract.md section 10.4). Built once per memory; fields may be added
+ * in later versions, so read the ones you need.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Request {
+  /**
+   * The memory's summary budget in tokens (its `maxSummaryTokens`), counted
+   * with {@link Request.counter}; `undefined` when the memory has none. A
+   * summary over it fails the fold with `SummaryBudgetError`.
+   */
+  readonly maxSummaryTokens: number | undefined
+  /** The memory's token counter: what the memory counts the summary with. */
+  readonly counter: TokenCounter.Service
+}
+
+/**
+ * Builds a {@link Request}: no budget and the word counter unless given
+ * (what a memory passes is built from its own options and counter). For
+ * calling a summarizer outside a memory, in tests or a custom pipeline.
+ *
+ * @example
+ * ```ts
+ * const summary = mySummarizer.summarize("", turns, Summarizer.request({ maxSummaryTokens: 200 }))
+ * ```
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const request = (options?: {
+  readonly maxSummaryTokens?: number | undefined
+  readonly counter?: TokenCounter.Service | undefined
+}): Request => ({
+  maxSummaryTokens: options?.maxSummaryTokens,
+  counter: options?.counter ?? TokenCounter.wordCounter
+})
 
 /**
  * A summarizer.
@@ -36,10 +80,14 @@ import type { Message } from "../schema/Message.js"
  */
 export interface Service {
   /**
-   * The new summary, given the current one and the evicted messages (oldest
-   * first). Fails with `SummarizerError`.
+   * The new summary, given the current one, the evicted messages (oldest
+   * first) and the memory's {@link Request}. Fails with `SummarizerError`.
    */
-  readonly summarize: (summary: string, messages: ReadonlyArray<Message>) => Effect.Effect<string, SummarizerError>
+  readonly summarize: (
+    summary: string,
+    messages: ReadonlyArray<Message>,
+    request: Request
+  ) => Effect.Effect<string, SummarizerError>
   /**
    * The same call without an effect, when the summarizer has one (a
    * summarizer built from a synchronous function, {@link fromFunction}): the
@@ -49,7 +97,9 @@ export interface Service {
    * that may suspend ({@link fromEffect}, {@link withPolicy}, a timeout)
    * has none, and its folds go through the memory's one-permit `Semaphore`.
    */
-  readonly summarizeSync?: ((summary: string, messages: ReadonlyArray<Message>) => string | SummarizerError) | undefined
+  readonly summarizeSync?:
+    | ((summary: string, messages: ReadonlyArray<Message>, request: Request) => string | SummarizerError)
+    | undefined
 }
 
 /**
@@ -111,7 +161,8 @@ export function make(options: MakeOptions): Service {
     return { summarize }
   }
   return {
-    summarize: summarize ?? ((summary, messages) => Effect.suspend(() => fromSync(summarizeSync(summary, messages)))),
+    summarize: summarize ??
+      ((summary, messages, request) => Effect.suspend(() => fromSync(summarizeSync(summary, messages, request)))),
     summarizeSync
   }
 }
@@ -159,12 +210,14 @@ const checkString = (result: unknown): Exit.Exit<string, SummarizerError> =>
  * @since 0.1.0
  * @category constructors
  */
-export const fromFunction = (f: (summary: string, messages: ReadonlyArray<Message>) => string): Synchronous =>
+export const fromFunction = (
+  f: (summary: string, messages: ReadonlyArray<Message>, request: Request) => string
+): Synchronous =>
   make({
-    summarizeSync: (summary, messages) => {
+    summarizeSync: (summary, messages, request) => {
       let result: unknown
       try {
-        result = f(summary, messages)
+        result = f(summary, messages, request)
       } catch (cause) {
         return toError(cause)
       }
@@ -180,21 +233,38 @@ export const fromFunction = (f: (summary: string, messages: ReadonlyArray<Messag
   })
 
 /**
+ * A Promise-returning summarizer: the new summary (a string or a Promise of
+ * one) from the current summary, the evicted messages, an `AbortSignal` that
+ * fires when the call is interrupted (a timeout, a cancelled request: pass it
+ * to your SDK's `{ signal }`), and the memory's {@link Request}. The signal
+ * stays the third argument, as before the request existed, so a function
+ * written `(summary, messages, signal)` keeps working; the request is the
+ * fourth.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type PromiseFunction = (
+  summary: string,
+  messages: ReadonlyArray<Message>,
+  signal: AbortSignal,
+  request: Request
+) => string | PromiseLike<string>
+
+/**
  * Builds a summarizer from a function returning a string or a Promise of
- * one. The `AbortSignal` fires when the call is interrupted (a timeout, a
- * cancelled request). A rejection fails with `SummarizerError` whose `cause`
- * is the rejection reason.
+ * one (see {@link PromiseFunction}: the `AbortSignal` third, the request
+ * fourth). A rejection fails with `SummarizerError` whose `cause` is the
+ * rejection reason. The result has no `summarizeSync`.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const fromPromise = (
-  f: (summary: string, messages: ReadonlyArray<Message>, signal: AbortSignal) => string | PromiseLike<string>
-): Service => ({
-  summarize: (summary, messages) =>
+export const fromPromise = (f: PromiseFunction): Service => ({
+  summarize: (summary, messages, request) =>
     Effect.flatMap(
       Effect.tryPromise({
-        try: async (signal): Promise<unknown> => await f(summary, messages, signal),
+        try: async (signal): Promise<unknown> => await f(summary, messages, signal, request),
         catch: toError
       }),
       checkString
@@ -212,10 +282,10 @@ export const fromPromise = (
  * @category constructors
  */
 export const fromEffect = <E>(
-  f: (summary: string, messages: ReadonlyArray<Message>) => Effect.Effect<string, E>
+  f: (summary: string, messages: ReadonlyArray<Message>, request: Request) => Effect.Effect<string, E>
 ): Service => ({
-  summarize: (summary, messages) =>
-    Effect.flatMap(Effect.mapError(Effect.suspend(() => f(summary, messages)), toError), checkString)
+  summarize: (summary, messages, request) =>
+    Effect.flatMap(Effect.mapError(Effect.suspend(() => f(summary, messages, request)), toError), checkString)
 })
 
 /**
@@ -225,7 +295,7 @@ export const fromEffect = <E>(
  * @category layers
  */
 export const layerFunction = (
-  f: (summary: string, messages: ReadonlyArray<Message>) => string
+  f: (summary: string, messages: ReadonlyArray<Message>, request: Request) => string
 ): Layer.Layer<Summarizer> => Layer.succeed(Summarizer, fromFunction(f))
 
 /**
@@ -234,19 +304,35 @@ export const layerFunction = (
  * @since 0.1.0
  * @category layers
  */
-export const layerPromise = (
-  f: (summary: string, messages: ReadonlyArray<Message>, signal: AbortSignal) => string | PromiseLike<string>
-): Layer.Layer<Summarizer> => Layer.succeed(Summarizer, fromPromise(f))
+export const layerPromise = (f: PromiseFunction): Layer.Layer<Summarizer> => Layer.succeed(Summarizer, fromPromise(f))
 
 /**
- * Provides a summarizer from an Effect-returning function (see {@link fromEffect}).
+ * Provides a summarizer from an Effect-returning function (see
+ * {@link fromEffect}). The function may need services (an LLM client): they
+ * become the layer's requirements, read once when the layer is built and
+ * provided to every call.
+ *
+ * @example
+ * ```ts
+ * // Layer<Summarizer, never, MyClient>
+ * const layer = Summarizer.layerEffect((summary, messages, request) =>
+ *   Effect.flatMap(MyClient, (client) => client.summarize(summary, messages, request.maxSummaryTokens))
+ * )
+ * ```
  *
  * @since 0.1.0
  * @category layers
  */
-export const layerEffect = <E>(
-  f: (summary: string, messages: ReadonlyArray<Message>) => Effect.Effect<string, E>
-): Layer.Layer<Summarizer> => Layer.succeed(Summarizer, fromEffect(f))
+export const layerEffect = <E, R = never>(
+  f: (summary: string, messages: ReadonlyArray<Message>, request: Request) => Effect.Effect<string, E, R>
+): Layer.Layer<Summarizer, never, R> =>
+  Layer.effect(
+    Summarizer,
+    Effect.map(
+      Effect.context<R>(),
+      (context) => fromEffect((summary, messages, request) => Effect.provide(f(summary, messages, request), context))
+    )
+  )
 
 /**
  * Wraps the summarizer in context with a policy (retry, timeout, fallback):
@@ -267,10 +353,16 @@ export const layerEffect = <E>(
  * @since 0.1.0
  * @category layers
  */
-export const withPolicy = <E>(
-  policy: (call: Effect.Effect<string, SummarizerError>) => Effect.Effect<string, E>
-): Layer.Layer<Summarizer, never, Summarizer> =>
+export const withPolicy = <E, R = never>(
+  policy: (call: Effect.Effect<string, SummarizerError>) => Effect.Effect<string, E, R>
+): Layer.Layer<Summarizer, never, Summarizer | R> =>
   Layer.effect(
     Summarizer,
-    Effect.map(Summarizer, (inner) => fromEffect((summary, messages) => policy(inner.summarize(summary, messages))))
+    Effect.map(
+      Effect.zip(Summarizer, Effect.context<R>()),
+      ([inner, context]) =>
+        fromEffect((summary, messages, request) =>
+          Effect.provide(policy(inner.summarize(summary, messages, request)), context)
+        )
+    )
   )

@@ -10,13 +10,19 @@
  *
  * @internal
  */
+import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import { SummarizerError } from "../../Errors.js"
+import { SummarizerError, type TokenCountError } from "../../Errors.js"
+import { prefix } from "../../internal/text.js"
 import type { Message } from "../../schema/Message.js"
-import type { Service } from "../Summarizer.js"
+import type { Request, Service } from "../Summarizer.js"
 
 /** The checked synchronous form of a summarizer: never throws. @internal */
-export type SummarizeSync = (summary: string, messages: ReadonlyArray<Message>) => Exit.Exit<string, SummarizerError>
+export type SummarizeSync = (
+  summary: string,
+  messages: ReadonlyArray<Message>,
+  request: Request
+) => Exit.Exit<string, SummarizerError>
 
 const nonString = (): SummarizerError => new SummarizerError({ description: "summarizer returned a non-string" })
 
@@ -30,10 +36,38 @@ const nonString = (): SummarizerError => new SummarizerError({ description: "sum
 export const summarizeSyncOf = (service: Service): SummarizeSync | undefined => {
   const summarizeSync = service.summarizeSync
   if (summarizeSync === undefined) return undefined
-  return (summary, messages) => {
-    const result: unknown = summarizeSync(summary, messages)
+  return (summary, messages, request) => {
+    const result: unknown = summarizeSync(summary, messages, request)
     return typeof result === "string"
       ? Exit.succeed(result)
       : Exit.fail(result instanceof SummarizerError ? result : nonString())
   }
 }
+
+const ELLIPSIS = "…"
+
+/**
+ * `text` when `count` puts it within `maxTokens`; otherwise its longest
+ * prefix, cut between two graphemes and ending with `…`, that fits (`""`
+ * when none does). The last resort of the summarizers rollmem ships
+ * (docs/contract.md section 10.4): O(log n) counts.
+ *
+ * @internal
+ */
+export const fitToBudget = (
+  text: string,
+  maxTokens: number,
+  count: (text: string) => Effect.Effect<number, TokenCountError>
+): Effect.Effect<string, TokenCountError> =>
+  Effect.gen(function*() {
+    if ((yield* count(text)) <= maxTokens) return text
+    let keep = 0
+    let longest = text.length - 1
+    while (keep < longest) {
+      const mid = Math.ceil((keep + longest) / 2)
+      if ((yield* count(`${prefix(text, mid).trimEnd()}${ELLIPSIS}`)) <= maxTokens) keep = mid
+      else longest = mid - 1
+    }
+    const part = prefix(text, keep).trimEnd()
+    return part === "" ? "" : `${part}${ELLIPSIS}`
+  })
