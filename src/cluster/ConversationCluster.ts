@@ -272,22 +272,48 @@ export const layerWriter: Layer.Layer<ConversationStore.ConversationStore | Conv
 
 type Cluster = Sharding | Runners.Runners | MessageStorage.MessageStorage
 
+/**
+ * Runs `effect` holding a session advisory lock of the cluster's schema, on
+ * a connection of its own (outside the pool, which the cluster's storage
+ * needs meanwhile), closed after. `@effect/cluster` creates its tables
+ * (migrations) when its storage layers are built, and two processes creating
+ * them at once fail (PostgreSQL: duplicate key in
+ * `pg_type_typname_nsp_index`): building under this lock makes starting
+ * any number of processes at once safe.
+ */
+const holdingStartLock = <A, E, R>(
+  options: Options,
+  effect: Effect.Effect<A, E, R>
+): Effect.Effect<A, E | SqlError | EffectConfigError, R> =>
+  Effect.scoped(Effect.gen(function*() {
+    const context = yield* Layer.build(pg({ ...options, maxConnections: 1 }))
+    const sql = Context.get(context, PgClient.PgClient)
+    const key = `/${CONFIG_TABLE}/start`
+    return yield* Effect.acquireUseRelease(
+      sql`SELECT pg_advisory_lock(hashtext(current_schema() || ${key}))`,
+      () => effect,
+      () => Effect.ignore(sql`SELECT pg_advisory_unlock(hashtext(current_schema() || ${key}))`)
+    )
+  }))
+
 const sharding = (
   options: Options,
   clientOnly: boolean,
   address: Partial<ShardingConfig.ShardingConfig["Type"]>
 ): Layer.Layer<Cluster, ConfigError | SqlError | SocketServerError | EffectConfigError, SqlClient.SqlClient> =>
-  Layer.unwrapEffect(Effect.gen(function*() {
+  Layer.scopedContext(Effect.gen(function*() {
     const shardsPerGroup = yield* checkedShards(options)
     yield* checkShardsPerGroup(shardsPerGroup)
     const shardingConfig = { ...defaultSharding, ...options.sharding, ...address, shardsPerGroup }
-    return clientOnly
+    const layer = clientOnly
       ? NodeClusterSocket.layer({ clientOnly: true, storage: "sql", shardingConfig }) as Layer.Layer<
         Cluster,
         EffectConfigError,
         SqlClient.SqlClient
       >
       : NodeClusterSocket.layer({ storage: "sql", shardingConfig })
+    const scope = yield* Effect.scope
+    return yield* holdingStartLock(options, Layer.buildWithScope(layer, scope))
   }))
 
 /**
