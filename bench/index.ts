@@ -7,7 +7,7 @@
  *   npm run bench -- --quick    a smoke run (few samples; figures not meaningful)
  *   npm run bench -- --wall     time with the wall clock instead of this process's CPU time
  *   npm run bench -- --render=bench.json   print the tables of a saved run (measures nothing)
- *   npm run bench -- --only=replay,peers,checks,scaling,tokenizers,memory,policies,stores
+ *   npm run bench -- --only=replay,peers,checks,scaling,tokenizers,memory,policies,stores,formats,background,tracing
  *
  * Progress goes to stderr. See bench/README.md for what is measured and how.
  */
@@ -18,6 +18,8 @@ import { profiles, setClock, setQuick } from "./src/harness.js"
 import { countsOf } from "./src/peers.js"
 import { render, type Results } from "./src/render.js"
 import { countO200k, makeRuntime } from "./src/rollmem.js"
+import { runBackground } from "./src/sections/background.js"
+import { runFormats } from "./src/sections/formats.js"
 import { runMemory } from "./src/sections/memory.js"
 import { runChecks, runPeers } from "./src/sections/peers.js"
 import { runPolicies } from "./src/sections/policies.js"
@@ -25,6 +27,7 @@ import { runReplay } from "./src/sections/replay.js"
 import { runScaling } from "./src/sections/scaling.js"
 import { runStores } from "./src/sections/stores.js"
 import { runTokenizers } from "./src/sections/tokenizers.js"
+import { runTracing } from "./src/sections/tracing.js"
 
 const args = process.argv.slice(2)
 const renderArg = args.find((a) => a.startsWith("--render="))
@@ -115,6 +118,22 @@ if (enabled("policies")) {
 if (enabled("stores")) {
   log("7. stores")
   results.stores = await runStores(log, quick)
+}
+if (enabled("formats")) {
+  log("8. provider formats and command-line input")
+  results.formats = await runFormats(log, quick)
+}
+if (enabled("background")) {
+  log("9. background folding: add latency")
+  results.background = await runBackground(conversations, quick, log)
+}
+if (enabled("tracing")) {
+  log("10. telemetry cost")
+  results.tracing = await runTracing(conversations, runtime, {
+    rounds: quick ? 1 : 11,
+    warmUp: profiles.roundWarmUp,
+    perRound: profiles.round
+  })
 }
 await runtime.dispose()
 

@@ -6,7 +6,9 @@
  *
  * @since 0.1.0
  */
+import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import { describeParseError } from "./schema/Json.js"
 
 /**
  * Bad configuration: a budget that is not a positive integer, or a missing
@@ -39,6 +41,22 @@ export class StateDecodeError extends Schema.TaggedError<StateDecodeError>("roll
     cause: Schema.optional(Schema.Defect)
   }
 ) {
+  /**
+   * The error for a state that did not decode: `input` is what was decoded
+   * (a parsed JSON value), `error` the Schema's. The description names the
+   * wrong paths, bounded as `Json.describeParseError` bounds it (a circular
+   * or too deep value named by its path, a huge wrong value cut to 80
+   * characters, at most 2,000 characters in all).
+   *
+   * @since 0.2.0
+   */
+  static fromParseError({ error, input }: {
+    readonly error: ParseResult.ParseError
+    readonly input: unknown
+  }): StateDecodeError {
+    return new StateDecodeError(describeParseError(error, input, { messageLevel: 3, name: "state" }))
+  }
+
   override get message(): string {
     return `cannot read memory state: ${this.description}`
   }
@@ -58,6 +76,23 @@ export class InvalidMessageError extends Schema.TaggedError<InvalidMessageError>
     cause: Schema.optional(Schema.Defect)
   }
 ) {
+  /**
+   * The error for message fields that did not decode: `input` is the wire
+   * object decoded (`{ role, content, tool_calls?, ... }`), `error` the
+   * Schema's. The description names the wrong fields, bounded as
+   * `Json.describeParseError` bounds it (`metadata: nested deeper than 100
+   * levels`, a huge wrong value cut to 80 characters, at most 2,000
+   * characters in all).
+   *
+   * @since 0.2.0
+   */
+  static fromParseError({ error, input }: {
+    readonly error: ParseResult.ParseError
+    readonly input: unknown
+  }): InvalidMessageError {
+    return new InvalidMessageError(describeParseError(error, input, { messageLevel: 1, name: "message" }))
+  }
+
   override get message(): string {
     return `invalid message: ${this.description}`
   }

@@ -58,8 +58,9 @@
  *
  * @since 0.2.0
  */
+import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import { AdapterError } from "./adapters/AdapterError.js"
+import { AdapterError, type CheckOptions } from "./adapters/AdapterError.js"
 import * as AiSdk from "./adapters/AiSdk.js"
 import * as Anthropic from "./adapters/Anthropic.js"
 import * as Gemini from "./adapters/Gemini.js"
@@ -89,6 +90,8 @@ export {
   type AnthropicClient,
   /** @since 0.2.0 */
   anthropicSummarizer,
+  /** @since 0.2.0 */
+  type CheckOptions,
   /** @since 0.2.0 */
   Gemini,
   /** @since 0.2.0 */
@@ -128,7 +131,9 @@ export const METADATA_KEY: "rollmem.provider" = engine.METADATA_KEY as "rollmem.
  */
 export const MEDIA_TOKENS: number = engine.MEDIA_TOKENS
 
-const orThrow = <A>(result: Either.Either<A, AdapterError>): A => {
+// The adapters' effects never suspend: run one at once and throw its AdapterError.
+const orThrow = <A>(effect: Effect.Effect<A, AdapterError>): A => {
+  const result = Effect.runSync(Effect.either(effect))
   if (Either.isLeft(result)) throw result.left
   return result.right
 }
@@ -140,7 +145,7 @@ const orThrow = <A>(result: Either.Either<A, AdapterError>): A => {
  * @since 0.2.0
  * @category constructors
  */
-export const fromOpenAIChat = (messages: unknown): Array<Message.Message> => orThrow(OpenAiChat.decodeEither(messages))
+export const fromOpenAIChat = (messages: unknown): Array<Message.Message> => orThrow(OpenAiChat.decode(messages))
 
 /**
  * rollmem messages to OpenAI Chat Completions `messages` (see
@@ -153,7 +158,7 @@ export const fromOpenAIChat = (messages: unknown): Array<Message.Message> => orT
 export const toOpenAIChat = (
   messages: ReadonlyArray<Message.Message>,
   options?: OpenAiChat.EncodeOptions
-): Array<OpenAiChat.ChatMessage> => orThrow(OpenAiChat.encodeEither(messages, options))
+): Array<OpenAiChat.ChatMessage> => orThrow(OpenAiChat.encode(messages, options))
 
 /**
  * OpenAI Responses input items (or a response's `output`) to rollmem
@@ -163,8 +168,7 @@ export const toOpenAIChat = (
  * @since 0.2.0
  * @category constructors
  */
-export const fromOpenAIResponses = (items: unknown): Array<Message.Message> =>
-  orThrow(OpenAiResponses.decodeEither(items))
+export const fromOpenAIResponses = (items: unknown): Array<Message.Message> => orThrow(OpenAiResponses.decode(items))
 
 /**
  * rollmem messages to OpenAI Responses `input` items (see
@@ -177,7 +181,7 @@ export const fromOpenAIResponses = (items: unknown): Array<Message.Message> =>
 export const toOpenAIResponses = (
   messages: ReadonlyArray<Message.Message>,
   options?: OpenAiResponses.EncodeOptions
-): Array<OpenAiResponses.InputItem> => orThrow(OpenAiResponses.encodeEither(messages, options))
+): Array<OpenAiResponses.InputItem> => orThrow(OpenAiResponses.encode(messages, options))
 
 /**
  * An Anthropic `{ system?, messages }` to rollmem messages (see
@@ -186,7 +190,7 @@ export const toOpenAIResponses = (
  * @since 0.2.0
  * @category constructors
  */
-export const fromAnthropic = (request: unknown): Array<Message.Message> => orThrow(Anthropic.decodeEither(request))
+export const fromAnthropic = (request: unknown): Array<Message.Message> => orThrow(Anthropic.decode(request))
 
 /**
  * rollmem messages to an Anthropic `{ system?, messages }`, to spread into
@@ -200,7 +204,7 @@ export const fromAnthropic = (request: unknown): Array<Message.Message> => orThr
 export const toAnthropic = (
   messages: ReadonlyArray<Message.Message>,
   options?: Anthropic.EncodeOptions
-): Anthropic.Request => orThrow(Anthropic.encodeEither(messages, options))
+): Anthropic.Request => orThrow(Anthropic.encode(messages, options))
 
 /**
  * AI SDK `ModelMessage`s (`response.messages`) to rollmem messages (see
@@ -209,7 +213,7 @@ export const toAnthropic = (
  * @since 0.2.0
  * @category constructors
  */
-export const fromAiSdk = (messages: unknown): Array<Message.Message> => orThrow(AiSdk.decodeEither(messages))
+export const fromAiSdk = (messages: unknown): Array<Message.Message> => orThrow(AiSdk.decode(messages))
 
 /**
  * rollmem messages to AI SDK `ModelMessage`s (see {@link AiSdk}). Throws
@@ -222,7 +226,7 @@ export const fromAiSdk = (messages: unknown): Array<Message.Message> => orThrow(
 export const toAiSdk = (
   messages: ReadonlyArray<Message.Message>,
   options?: AiSdk.EncodeOptions
-): Array<AiSdk.ModelMessage> => orThrow(AiSdk.encodeEither(messages, options))
+): Array<AiSdk.ModelMessage> => orThrow(AiSdk.encode(messages, options))
 
 /**
  * A Gemini `{ systemInstruction?, contents }` to rollmem messages (see
@@ -231,7 +235,7 @@ export const toAiSdk = (
  * @since 0.2.0
  * @category constructors
  */
-export const fromGemini = (request: unknown): Array<Message.Message> => orThrow(Gemini.decodeEither(request))
+export const fromGemini = (request: unknown): Array<Message.Message> => orThrow(Gemini.decode(request))
 
 /**
  * rollmem messages to a Gemini `{ systemInstruction?, contents }` (see
@@ -243,7 +247,7 @@ export const fromGemini = (request: unknown): Array<Message.Message> => orThrow(
 export const toGemini = (
   messages: ReadonlyArray<Message.Message>,
   options?: Gemini.EncodeOptions
-): Gemini.Request => orThrow(Gemini.encodeEither(messages, options))
+): Gemini.Request => orThrow(Gemini.encode(messages, options))
 
 /**
  * Stored LangChain messages (`{ type, data }`) to rollmem messages (see
@@ -252,7 +256,7 @@ export const toGemini = (
  * @since 0.2.0
  * @category constructors
  */
-export const fromLangChain = (messages: unknown): Array<Message.Message> => orThrow(LangChain.decodeEither(messages))
+export const fromLangChain = (messages: unknown): Array<Message.Message> => orThrow(LangChain.decode(messages))
 
 /**
  * rollmem messages to stored LangChain messages (see {@link LangChain}).
@@ -262,4 +266,4 @@ export const fromLangChain = (messages: unknown): Array<Message.Message> => orTh
  * @category constructors
  */
 export const toLangChain = (messages: ReadonlyArray<Message.Message>): Array<LangChain.StoredMessage> =>
-  orThrow(LangChain.encodeEither(messages))
+  orThrow(LangChain.encode(messages))

@@ -24,6 +24,8 @@ export * as RollingMemory from "./strategies/RollingMemory.js"
 export * as Summarizer from "./services/Summarizer.js"
 /** @since 0.1.0 */
 export * as SummaryMemory from "./strategies/SummaryMemory.js"
+/** @since 0.2.0 */
+export * as Telemetry from "./Telemetry.js"
 /** @since 0.1.0 */
 export * as TokenCounter from "./services/TokenCounter.js"
 /** @since 0.2.0 */

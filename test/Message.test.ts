@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either, Equal, FastCheck as fc, Hash, Schema } from "effect"
+import { InvalidMessageError } from "../src/Errors.js"
 import * as MemoryState from "../src/schema/MemoryState.js"
 import * as Message from "../src/schema/Message.js"
 import * as SpecModel from "./support/specModel.js"
@@ -321,7 +322,12 @@ describe("decodeFields agrees with the Schema decoder", () => {
     [anyValue, anyValue, anyOptions],
     ([role, content, options]) => {
       const fast = Message.decodeFields(role, content, options as Message.MessageOptions | undefined)
-      const reference = decodeWireEither(wireOf(role, content, options))
+      // Options are an object (or absent) of the known keys only.
+      const refused = options !== undefined && options !== null &&
+        (typeof options !== "object" || Object.keys(options).some((key) => !Message.OPTION_KEYS.includes(key as never)))
+      const reference: Either.Either<Message.Message, unknown> = refused
+        ? Either.left("refused")
+        : decodeWireEither(wireOf(role, content, options))
       assert.strictEqual(Either.isRight(fast), Either.isRight(reference))
       if (Either.isRight(fast) && Either.isRight(reference)) {
         assert.strictEqual(Object.getPrototypeOf(fast.right), Message.Message.prototype)
@@ -378,5 +384,69 @@ describe("circular values", () => {
       state.buffer = buffer
       const error = yield* Effect.flip(MemoryState.fromJSON(state))
       assert.strictEqual(error.description, "buffer[1]: contains itself (circular)")
+    }))
+})
+
+describe("the constructors' errors are typed", () => {
+  const thrown = (f: () => unknown): unknown => {
+    try {
+      f()
+    } catch (error) {
+      return error
+    }
+    return undefined
+  }
+
+  it("a wrong field throws InvalidMessageError, never a ParseError", () => {
+    const error = thrown(() => Message.user(null as unknown as string))
+    assert.instanceOf(error, InvalidMessageError)
+    assert.strictEqual((error as InvalidMessageError).description, "content: Expected string, actual null")
+    const call = thrown(() => Message.assistant("", { toolCalls: [{ id: 7 as unknown as string, name: "f" }] }))
+    assert.instanceOf(call, InvalidMessageError)
+    assert.strictEqual(
+      (call as InvalidMessageError).description,
+      "tool_calls[0].id: Expected string, actual 7"
+    )
+  })
+
+  it("an unknown option is refused, naming the known ones", () => {
+    const error = thrown(() => Message.tool("r", { toolCallID: "c1" } as Message.MessageOptions))
+    assert.instanceOf(error, InvalidMessageError)
+    assert.strictEqual(
+      (error as InvalidMessageError).message,
+      "invalid message: unknown option \"toolCallID\"; the options are id, toolCalls, toolCallId, metadata"
+    )
+    const either = Message.decodeFields("tool", "r", { tool_call_id: "c1" } as Message.MessageOptions)
+    assert.deepStrictEqual(
+      Either.mapLeft(either, (e) => e.description),
+      Either.left("unknown option \"tool_call_id\"; the options are id, toolCalls, toolCallId, metadata")
+    )
+  })
+
+  it("options that are not an object are refused", () => {
+    const either = Message.decodeFields("user", "x", "c1" as unknown as Message.MessageOptions)
+    assert.deepStrictEqual(
+      Either.mapLeft(either, (e) => e.description),
+      Either.left("options must be an object, got \"c1\"")
+    )
+    assert.isTrue(Either.isRight(Message.decodeFields("user", "x", null as unknown as Message.MessageOptions)))
+  })
+
+  it("a message is its own options: role and content keys equal to the message's are allowed", () => {
+    const m = Message.tool("r", { toolCallId: "c1", metadata: { k: 1 } })
+    const again = Message.decodeFields(m.role, m.content, m)
+    assert.isTrue(Either.isRight(again) && Equal.equals(again.right, m))
+    const other = Message.decodeFields("user", m.content, m)
+    assert.deepStrictEqual(
+      Either.mapLeft(other, (e) => e.description),
+      Either.left("unknown option \"role\"; the options are id, toolCalls, toolCallId, metadata")
+    )
+  })
+
+  it.effect("in an Effect, decodeFields gives the error typed", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(Message.decodeFields("user", 42, {}))
+      assert.instanceOf(error, InvalidMessageError)
+      assert.strictEqual(error.description, "content: Expected string, actual 42")
     }))
 })

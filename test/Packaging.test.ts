@@ -50,6 +50,7 @@ describe("a library-only install", () => {
       "@effect/ai",
       "@effect/ai-openai",
       "@effect/cluster",
+      "@effect/opentelemetry",
       "@effect/platform",
       "@effect/platform-node",
       "@effect/rpc",

@@ -665,15 +665,16 @@ describe("rollmem replay bad input", () => {
       }
     }))
 
-  it.effect("a value that is not one of the choices, or not an integer, is refused by the parser", () =>
+  it.effect("a value that is not one of the choices, or not an integer, is refused naming its option", () =>
     Effect.gen(function*() {
       const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
-        [["--strategy", "lru"], "Expected one of the following cases: rolling, buffer, window, summary"],
-        [["--summarizer", "gpt"], "Expected one of the following cases: extractive, none"],
-        [["--format", "xml"], "Expected one of the following cases: table, json"],
-        [["--max-tokens", "abc"], "'abc' is not a integer"],
-        [["--max-messages", "1.5"], "'1.5' is not a integer"],
-        [["--summary-tokens", "ten"], "'ten' is not a integer"]
+        [["--strategy", "lru"], "rollmem: --strategy: 'lru' is not one of rolling, buffer, window, summary"],
+        [["--summarizer", "gpt"], "rollmem: --summarizer: 'gpt' is not one of extractive, none"],
+        [["--format=xml"], "rollmem: --format: 'xml' is not one of table, json"],
+        [["--max-tokens", "abc"], "rollmem: --max-tokens: 'abc' is not an integer"],
+        [["--max-messages", "1.5"], "rollmem: --max-messages: '1.5' is not an integer"],
+        [["--summary-tokens", "ten"], "rollmem: --max-summary-tokens: 'ten' is not an integer"],
+        [["--max-tokens", "10", "--target-tokens", "x"], "rollmem: --target-tokens: 'x' is not an integer"]
       ]
       for (const [args, message] of cases) {
         assertParseFailure(yield* run([example, "--tokenizer", "words", ...args]), message)

@@ -302,11 +302,11 @@ describe("rollmem --store bad input: one line, non-zero exit", () => {
         ]
       ]
       for (const [args, line] of cases) assertOneLineFailure(yield* run(args), line)
-      // A --format that is not a choice is refused by @effect/cli's parser, in its words.
+      // A --format that is not a choice is refused by @effect/cli's parser, naming the option.
       const xml = yield* run(["show", "support-chat", "--store", `sqlite:${db}`, "--format", "xml"])
       assert.isTrue(Exit.isFailure(xml.exit))
       assert.isTrue(ValidationError.isValidationError(failureOf(xml)))
-      assert.strictEqual(xml.stderr, "Expected one of the following cases: table, json\n")
+      assert.strictEqual(xml.stderr, "rollmem: --format: 'xml' is not one of table, json\n")
       assert.strictEqual(xml.stdout, "")
       assert.isFalse(fs.existsSync(absent))
       assert.isFalse(fs.existsSync(path.join(tmp, "no")))

@@ -123,6 +123,22 @@ describe("Promise facade", () => {
     assert.deepStrictEqual(memory.buffer, [])
   })
 
+  it("message options are checked like constructor options: an unknown key names the known ones", async () => {
+    const expected =
+      "invalid message: unknown option \"toolCallID\"; the options are id, toolCalls, toolCallId, metadata"
+    const memory = new RollingMemory()
+    assert.throws(() => memory.addToolMessage("r", { toolCallID: "c1" } as never), InvalidMessageError, expected)
+    assert.throws(() => memory.addMessage("tool", "r", { toolCallID: "c1" } as never), InvalidMessageError, expected)
+    assert.deepStrictEqual(memory.buffer, [])
+    const async = new AsyncRollingMemory({ summarize: async () => "" })
+    const error = await async.addToolMessage("r", { toolCallID: "c1" } as never).then(() => undefined, (e) => e)
+    assert.instanceOf(error, InvalidMessageError)
+    assert.strictEqual((error as InvalidMessageError).message, expected)
+    // A message passed to addMessages is its own options.
+    memory.addMessages([new Message({ role: "tool", content: "r", toolCallId: "c1" })])
+    assert.strictEqual(memory.buffer[0].toolCallId, "c1")
+  })
+
   it("a counter returning NaN throws TokenCountError and appends nothing", () => {
     const memory = new RollingMemory({ tokenCounter: (text) => text === "bad" ? Number.NaN : 1 })
     memory.addUserMessage("good")
@@ -268,7 +284,7 @@ describe("Promise facade options", () => {
       ],
       [
         () => new AsyncRollingMemory({ summarise: () => "" } as never),
-        "invalid option summarise: unknown option (known: maxTokens, targetTokens, boundary, pinSystem, summaryRole, clearToolResults, maxSummaryTokens, summarize, tokenCounter)"
+        "invalid option summarise: unknown option (known: maxTokens, targetTokens, boundary, pinSystem, summaryRole, clearToolResults, maxSummaryTokens, summarize, tokenCounter, fold, hardMaxTokens, foldRetries)"
       ],
       [
         () => new WindowMemory({ maxMessages: 3, max: 1 } as never),

@@ -2,6 +2,8 @@
  * The readable report: the sections in order, as Markdown tables.
  */
 import { formatTime, formatTiming, table, type Timing } from "./harness.js"
+import { type BackgroundResults, renderBackground } from "./sections/background.js"
+import { type FormatsResults, renderFormats } from "./sections/formats.js"
 import type { runMemory } from "./sections/memory.js"
 import type { runChecks, runPeers } from "./sections/peers.js"
 import { SUBSET_EVERY } from "./sections/peers.js"
@@ -10,6 +12,7 @@ import type { runReplay } from "./sections/replay.js"
 import type { runScaling } from "./sections/scaling.js"
 import { renderStores, type StoresResults } from "./sections/stores.js"
 import type { runTokenizers } from "./sections/tokenizers.js"
+import { renderTracing, type TracingResults } from "./sections/tracing.js"
 
 export interface Machine {
   readonly node: string
@@ -41,6 +44,9 @@ export interface Results {
   memory?: ReturnType<typeof runMemory>
   policies?: PoliciesResults
   stores?: StoresResults
+  formats?: FormatsResults
+  background?: BackgroundResults
+  tracing?: TracingResults
 }
 
 export const render = (r: Results): string => {
@@ -291,5 +297,8 @@ export const render = (r: Results): string => {
   }
   if (r.policies !== undefined) out.push(renderPolicies(r.policies, table))
   if (r.stores !== undefined) out.push(renderStores(r.stores, table))
+  if (r.formats !== undefined) out.push(renderFormats(r.formats, table))
+  if (r.background !== undefined) out.push(renderBackground(r.background, table))
+  if (r.tracing !== undefined) out.push(renderTracing(r.tracing, table))
   return out.join("\n")
 }

@@ -36,3 +36,18 @@ export class AdapterError extends Schema.TaggedError<AdapterError>("rollmem/Adap
     return `${this.format}: ${this.description}`
   }
 }
+
+/**
+ * What every checked `to…` / `encode` takes: `check` (default `true`)
+ * refuses, with `AdapterError` listing the `Validity` violations, messages
+ * the provider rejects (an orphaned tool result, a tool call without its
+ * results right after it, and where the provider requires it, a first turn
+ * after the system messages that is not a user turn). `check: false` writes
+ * them as they are.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface CheckOptions {
+  readonly check?: boolean | undefined
+}

@@ -42,7 +42,7 @@ import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import type * as Message from "../schema/Message.js"
-import type { AdapterError } from "./AdapterError.js"
+import type { AdapterError, CheckOptions } from "./AdapterError.js"
 import {
   Arr,
   type Draft,
@@ -333,17 +333,14 @@ export const format: Format<ModelMessage> = {
 }
 
 /**
- * Options of {@link encode}: `check` (default `true`) refuses, with
- * `AdapterError` listing the `Validity` violations, messages the provider
- * rejects: a tool result that does not follow its call, a tool call without
- * its results right after it. `check: false` writes them as they are.
+ * Options of {@link encode}: `check` (see `CheckOptions`).
  *
  * @since 0.2.0
  * @category models
  */
-export interface EncodeOptions {
-  readonly check?: boolean | undefined
-}
+export type EncodeOptions = CheckOptions
+
+const codec = engine.listCodec(format)
 
 /**
  * Reads `ModelMessage`s (any input, checked) into rollmem messages. Fails
@@ -353,8 +350,7 @@ export interface EncodeOptions {
  * @since 0.2.0
  * @category constructors
  */
-export const decode = (input: unknown): Effect.Effect<Array<Message.Message>, AdapterError> =>
-  Effect.suspend(() => engine.decode(format, input))
+export const decode: (input: unknown) => Effect.Effect<Array<Message.Message>, AdapterError> = codec.decode
 
 /**
  * Writes rollmem messages (a memory's `messages`) as `ModelMessage`s,
@@ -364,15 +360,7 @@ export const decode = (input: unknown): Effect.Effect<Array<Message.Message>, Ad
  * @since 0.2.0
  * @category constructors
  */
-export const encode = (
+export const encode: (
   messages: ReadonlyArray<Message.Message>,
   options?: EncodeOptions
-): Effect.Effect<Array<ModelMessage>, AdapterError> =>
-  Effect.suspend(() => engine.encodeChecked(format, messages, false, options))
-
-/** The Either form of {@link decode}, for the plain functions. @internal */
-export const decodeEither = (input: unknown) => engine.decode(format, input)
-
-/** The Either form of {@link encode}, for the plain functions. @internal */
-export const encodeEither = (messages: ReadonlyArray<Message.Message>, options?: EncodeOptions) =>
-  engine.encodeChecked(format, messages, false, options)
+) => Effect.Effect<Array<ModelMessage>, AdapterError> = codec.encode

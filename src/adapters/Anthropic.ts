@@ -417,6 +417,8 @@ const encodeSync = (
   )
 }
 
+const codec = engine.codec(decodeSync, encodeSync)
+
 /**
  * Reads a Messages request's `{ system?, messages }` (any JSON input,
  * checked; other keys refused) into rollmem messages. Fails with
@@ -426,8 +428,7 @@ const encodeSync = (
  * @since 0.2.0
  * @category constructors
  */
-export const decode = (input: unknown): Effect.Effect<Array<Message.Message>, AdapterError> =>
-  Effect.suspend(() => decodeSync(input))
+export const decode: (input: unknown) => Effect.Effect<Array<Message.Message>, AdapterError> = codec.decode
 
 /**
  * Writes rollmem messages (a memory's `messages`) as `{ system?, messages }`
@@ -439,13 +440,7 @@ export const decode = (input: unknown): Effect.Effect<Array<Message.Message>, Ad
  * @since 0.2.0
  * @category constructors
  */
-export const encode = (
+export const encode: (
   messages: ReadonlyArray<Message.Message>,
   options?: EncodeOptions
-): Effect.Effect<Request, AdapterError> => Effect.suspend(() => encodeSync(messages, options))
-
-/** @internal */
-export const decodeEither = decodeSync
-
-/** @internal */
-export const encodeEither = encodeSync
+) => Effect.Effect<Request, AdapterError> = codec.encode

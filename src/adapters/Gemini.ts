@@ -50,7 +50,7 @@ import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import type * as Message from "../schema/Message.js"
 import { formatParseError } from "../schema/ParseIssue.js"
-import { AdapterError } from "./AdapterError.js"
+import { AdapterError, type CheckOptions } from "./AdapterError.js"
 import {
   Arr,
   type DeriveContext,
@@ -277,18 +277,12 @@ const decodeSync = (input: unknown): Either.Either<Array<Message.Message>, Adapt
 }
 
 /**
- * Options of {@link encode}: `check` (default `true`) refuses, with
- * `AdapterError` listing the `Validity` violations, messages Gemini rejects:
- * a first turn (after the system messages) that is not a user turn, a tool
- * result that does not follow its call, a tool call without its results
- * right after it. `check: false` writes them as they are.
+ * Options of {@link encode}: `check` (see `CheckOptions`).
  *
  * @since 0.2.0
  * @category models
  */
-export interface EncodeOptions {
-  readonly check?: boolean | undefined
-}
+export type EncodeOptions = CheckOptions
 
 const encodeSync = (
   messages: ReadonlyArray<Message.Message>,
@@ -307,6 +301,8 @@ const encodeSync = (
   )
 }
 
+const codec = engine.codec(decodeSync, encodeSync)
+
 /**
  * Reads `{ systemInstruction?, contents }` (any input, checked; other keys
  * refused) into rollmem messages. Fails with `AdapterError` naming the path
@@ -315,8 +311,7 @@ const encodeSync = (
  * @since 0.2.0
  * @category constructors
  */
-export const decode = (input: unknown): Effect.Effect<Array<Message.Message>, AdapterError> =>
-  Effect.suspend(() => decodeSync(input))
+export const decode: (input: unknown) => Effect.Effect<Array<Message.Message>, AdapterError> = codec.decode
 
 /**
  * Writes rollmem messages (a memory's `messages`) as `{ systemInstruction?,
@@ -328,13 +323,7 @@ export const decode = (input: unknown): Effect.Effect<Array<Message.Message>, Ad
  * @since 0.2.0
  * @category constructors
  */
-export const encode = (
+export const encode: (
   messages: ReadonlyArray<Message.Message>,
   options?: EncodeOptions
-): Effect.Effect<Request, AdapterError> => Effect.suspend(() => encodeSync(messages, options))
-
-/** @internal */
-export const decodeEither = decodeSync
-
-/** @internal */
-export const encodeEither = encodeSync
+) => Effect.Effect<Request, AdapterError> = codec.encode

@@ -162,6 +162,8 @@ const estimate = (m: StoredMessage): number => {
 /** @internal */
 export const format: Format<StoredMessage> = { name: "langchain", item: StoredMessage, derive, render, estimate }
 
+const codec = engine.codec((input) => engine.decode(format, input), (messages) => engine.encode(format, messages))
+
 /**
  * Reads stored LangChain messages (any input, checked) into rollmem
  * messages. Fails with `AdapterError` naming the path of a field it does not
@@ -170,8 +172,7 @@ export const format: Format<StoredMessage> = { name: "langchain", item: StoredMe
  * @since 0.2.0
  * @category constructors
  */
-export const decode = (input: unknown): Effect.Effect<Array<Message.Message>, AdapterError> =>
-  Effect.suspend(() => engine.decode(format, input))
+export const decode: (input: unknown) => Effect.Effect<Array<Message.Message>, AdapterError> = codec.decode
 
 /**
  * Writes rollmem messages as stored LangChain messages, restoring what
@@ -181,11 +182,6 @@ export const decode = (input: unknown): Effect.Effect<Array<Message.Message>, Ad
  * @since 0.2.0
  * @category constructors
  */
-export const encode = (messages: ReadonlyArray<Message.Message>): Effect.Effect<Array<StoredMessage>, AdapterError> =>
-  Effect.suspend(() => engine.encode(format, messages))
-
-/** The Either form of {@link decode}, for the plain functions. @internal */
-export const decodeEither = (input: unknown) => engine.decode(format, input)
-
-/** The Either form of {@link encode}, for the plain functions. @internal */
-export const encodeEither = (messages: ReadonlyArray<Message.Message>) => engine.encode(format, messages)
+export const encode: (
+  messages: ReadonlyArray<Message.Message>
+) => Effect.Effect<Array<StoredMessage>, AdapterError> = codec.encode

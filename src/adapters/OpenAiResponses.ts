@@ -39,7 +39,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import type * as Message from "../schema/Message.js"
-import type { AdapterError } from "./AdapterError.js"
+import type { AdapterError, CheckOptions } from "./AdapterError.js"
 import {
   Arr,
   type Draft,
@@ -296,17 +296,14 @@ const estimate = (item: InputItem): number => {
 export const format: Format<InputItem> = { name: "openai-responses", item: InputItem, groups, derive, render, estimate }
 
 /**
- * Options of {@link encode}: `check` (default `true`) refuses, with
- * `AdapterError` listing the `Validity` violations, messages the provider
- * rejects: a tool result that does not follow its call, a tool call without
- * its results right after it. `check: false` writes them as they are.
+ * Options of {@link encode}: `check` (see `CheckOptions`).
  *
  * @since 0.2.0
  * @category models
  */
-export interface EncodeOptions {
-  readonly check?: boolean | undefined
-}
+export type EncodeOptions = CheckOptions
+
+const codec = engine.listCodec(format)
 
 /**
  * Reads Responses input items (or a response's `output`; any input,
@@ -316,8 +313,7 @@ export interface EncodeOptions {
  * @since 0.2.0
  * @category constructors
  */
-export const decode = (input: unknown): Effect.Effect<Array<Message.Message>, AdapterError> =>
-  Effect.suspend(() => engine.decode(format, input))
+export const decode: (input: unknown) => Effect.Effect<Array<Message.Message>, AdapterError> = codec.decode
 
 /**
  * Writes rollmem messages (a memory's `messages`) as Responses input items,
@@ -327,15 +323,7 @@ export const decode = (input: unknown): Effect.Effect<Array<Message.Message>, Ad
  * @since 0.2.0
  * @category constructors
  */
-export const encode = (
+export const encode: (
   messages: ReadonlyArray<Message.Message>,
   options?: EncodeOptions
-): Effect.Effect<Array<InputItem>, AdapterError> =>
-  Effect.suspend(() => engine.encodeChecked(format, messages, false, options))
-
-/** The Either form of {@link decode}, for the plain functions. @internal */
-export const decodeEither = (input: unknown) => engine.decode(format, input)
-
-/** The Either form of {@link encode}, for the plain functions. @internal */
-export const encodeEither = (messages: ReadonlyArray<Message.Message>, options?: EncodeOptions) =>
-  engine.encodeChecked(format, messages, false, options)
+) => Effect.Effect<Array<InputItem>, AdapterError> = codec.encode

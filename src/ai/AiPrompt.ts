@@ -87,9 +87,7 @@
 import * as Prompt from "@effect/ai/Prompt"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as ParseResult from "effect/ParseResult"
-import * as Schema from "effect/Schema"
-import { InvalidMessageError } from "../Errors.js"
+import type { InvalidMessageError } from "../Errors.js"
 import type { JsonObject } from "../schema/Json.js"
 import * as Message from "../schema/Message.js"
 
@@ -264,8 +262,6 @@ export const toPrompt = (messages: Iterable<Message.Message>): Prompt.Prompt => 
   return Prompt.fromMessages(out)
 }
 
-const decodeWire = Schema.decodeUnknownEither(Message.Message)
-
 const rollmemOptions = (options: Prompt.ProviderOptions): Record<string, unknown> => {
   const value = options[OPTIONS_KEY]
   return typeof value === "object" && value !== null ? value : {}
@@ -289,14 +285,22 @@ interface Draft {
   readonly toolCallId?: string
 }
 
-const wireOf = (draft: Draft, extra: Record<string, unknown>): Record<string, unknown> => {
-  const wire: Record<string, unknown> = { role: "role" in extra ? extra.role : draft.role, content: draft.content }
-  if ("id" in extra) wire.id = extra.id
-  if ("metadata" in extra) wire.metadata = extra.metadata
+/**
+ * The message a draft gives, through the decoder every message goes through
+ * (`Message.decodeFields`): the `"rollmem"` options of the Prompt message
+ * (`extra`) are untrusted, so a wrong type, metadata that is not JSON or is
+ * nested too deep, or a huge wrong value gives a bounded `InvalidMessageError`.
+ */
+const messageOf = (
+  draft: Draft,
+  extra: Record<string, unknown>
+): Either.Either<Message.Message, InvalidMessageError> => {
+  const options: Record<string, unknown> = {}
+  if ("id" in extra) options.id = extra.id
   const toolCallId = "toolCallId" in extra ? extra.toolCallId : draft.toolCallId
-  if (toolCallId !== undefined) wire.tool_call_id = toolCallId
+  if (toolCallId !== undefined) options.toolCallId = toolCallId
   if (draft.toolCalls !== undefined && draft.toolCalls.length > 0) {
-    wire.tool_calls = draft.toolCalls.map((part) => {
+    options.toolCalls = draft.toolCalls.map((part) => {
       const exact = rollmemOptions(part.options).arguments
       return {
         id: part.id,
@@ -305,35 +309,8 @@ const wireOf = (draft: Draft, extra: Record<string, unknown>): Record<string, un
       }
     })
   }
-  return wire
-}
-
-const isString = (u: unknown): u is string => typeof u === "string"
-
-/**
- * Builds the message at once when every field is a plain string (no
- * metadata to copy), the common case; `undefined` sends the fields through
- * the schema's decoder, which checks and copies them.
- */
-const build = (wire: Record<string, unknown>): Message.Message | undefined => {
-  const { content, id, role, tool_call_id, tool_calls } = wire
-  if (
-    "metadata" in wire || !isString(role) || !isString(content) || (id !== undefined && !isString(id)) ||
-    (tool_call_id !== undefined && !isString(tool_call_id))
-  ) return undefined
-  const calls = (tool_calls ?? []) as ReadonlyArray<Record<string, unknown>>
-  const toolCalls: Array<Message.ToolCall> = []
-  for (const call of calls) {
-    if (!isString(call.id) || !isString(call.name) || !isString(call.arguments)) return undefined
-    toolCalls.push(new Message.ToolCall({ id: call.id, name: call.name, arguments: call.arguments }, true))
-  }
-  return new Message.Message({
-    role,
-    content,
-    toolCalls,
-    ...(id !== undefined ? { id } : {}),
-    ...(tool_call_id !== undefined ? { toolCallId: tool_call_id } : {})
-  }, true)
+  if ("metadata" in extra) options.metadata = extra.metadata
+  return Message.decodeFields("role" in extra ? extra.role : draft.role, draft.content, options)
 }
 
 const draftsOf = (message: Prompt.Message): Array<Draft> => {
@@ -378,21 +355,8 @@ export const fromPromptMessage = (
   const out: Array<Message.Message> = []
   const drafts = draftsOf(message)
   for (let i = 0; i < drafts.length; i++) {
-    const wire = wireOf(drafts[i], i === 0 ? extra : {})
-    const direct = build(wire)
-    if (direct !== undefined) {
-      out.push(direct)
-      continue
-    }
-    const decoded = decodeWire(wire, { errors: "all" })
-    if (Either.isLeft(decoded)) {
-      return Either.left(
-        new InvalidMessageError({
-          description: ParseResult.TreeFormatter.formatErrorSync(decoded.left),
-          cause: decoded.left
-        })
-      )
-    }
+    const decoded = messageOf(drafts[i], i === 0 ? extra : {})
+    if (Either.isLeft(decoded)) return Either.left(decoded.left)
     out.push(decoded.right)
   }
   return Either.right(out)

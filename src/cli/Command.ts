@@ -30,30 +30,26 @@
  * @since 0.1.0
  */
 import * as Args from "@effect/cli/Args"
-import * as BuiltInOptions from "@effect/cli/BuiltInOptions"
 import type * as CliApp from "@effect/cli/CliApp"
 import * as CliConfig from "@effect/cli/CliConfig"
 import * as Command from "@effect/cli/Command"
-import * as Descriptor from "@effect/cli/CommandDescriptor"
-import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as CliOptions from "@effect/cli/Options"
-import * as Usage from "@effect/cli/Usage"
 import * as ValidationError from "@effect/cli/ValidationError"
 import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
-import * as HashMap from "effect/HashMap"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as Schema from "effect/Schema"
 import packageJson from "../../package.json" with { type: "json" }
 import { ConfigError } from "../Errors.js"
 import * as ExtractiveSummarizer from "../layers/ExtractiveSummarizer.js"
 import { layerByName } from "../layers/Tokenizers.js"
 import * as RollingMemory from "../strategies/RollingMemory.js"
 import * as Compare from "./Compare.js"
+import { CliFailure, fail, reportFailures } from "./Failure.js"
 import { exists, readInputs } from "./Input.js"
+import * as Preflight from "./Preflight.js"
 import * as Progress from "./Progress.js"
 import * as Render from "./Render.js"
 import {
@@ -70,7 +66,6 @@ import {
   summaryRoles
 } from "./Replay.js"
 import * as Store from "./Store.js"
-import * as UnknownOption from "./UnknownOption.js"
 
 /**
  * The output formats of `rollmem replay` and `rollmem show`.
@@ -82,19 +77,10 @@ export type Format = "table" | "json"
 
 const formats: ReadonlyArray<Format> = ["table", "json"]
 
-/**
- * The command failed; why was already printed on stderr as one line.
- *
- * @since 0.1.0
- * @category errors
- */
-export class CliFailure extends Schema.TaggedError<CliFailure>("rollmem/CliFailure")("CliFailure", {
-  reason: Schema.String
-}) {
-  override get message(): string {
-    return this.reason
-  }
-}
+export {
+  /** @since 0.1.0 */
+  CliFailure
+} from "./Failure.js"
 
 /**
  * The defaults of `rollmem replay`.
@@ -112,44 +98,17 @@ export const defaults = {
   format: "table"
 } as const
 
-/**
- * Every option a command knows, as its usage names them: its own, then
- * @effect/cli's built-in ones (`--help`, `--version`...).
- */
-const knownOptions = <A>(descriptor: Descriptor.Command<A>): Array<string> => [
-  ...UnknownOption.optionNames(Descriptor.getUsage(descriptor)),
-  ...UnknownOption.optionNames(
-    CliOptions.getUsage(BuiltInOptions.builtInOptions(descriptor, Usage.empty, HelpDoc.empty))
-  )
-]
-
-/**
- * A check of positional values (`<files>`, `<id>`), which @effect/cli may
- * have taken from a mistyped option: the first value shaped like an option
- * (see `UnknownOption.isOptionLike`) that `isValue` does not accept fails the
- * parse, naming the unknown option and the closest one `command` knows.
- */
-const refuseOptions = (
-  command: string,
-  known: () => ReadonlyArray<string>,
-  isValue: (value: string) => Effect.Effect<boolean, never, FileSystem.FileSystem>
-) =>
-(values: ReadonlyArray<string>): Effect.Effect<void, HelpDoc.HelpDoc, FileSystem.FileSystem> =>
-  Effect.forEach(values, (value) =>
-    UnknownOption.isOptionLike(value)
-      ? Effect.flatMap(
-        isValue(value),
-        (accepted) => accepted ? Effect.void : Effect.fail(HelpDoc.p(UnknownOption.message(value, known(), command)))
-      )
-      : Effect.void, { discard: true })
-
 /** A file named like an option is read when it exists. */
-const refuseReplayOptions = refuseOptions("rollmem replay", () => knownOptions(replayCommand.descriptor), exists)
+const refuseReplayOptions = Preflight.refuseOptions(
+  "rollmem replay",
+  () => Preflight.knownOptions(replayCommand.descriptor),
+  exists
+)
 
 /** Every id shaped like an option is taken for one (ids are not looked up while parsing). */
-const refuseShowOptions = refuseOptions(
+const refuseShowOptions = Preflight.refuseOptions(
   "rollmem show",
-  () => knownOptions(showCommand.descriptor),
+  () => Preflight.knownOptions(showCommand.descriptor),
   () => Effect.succeed(false)
 )
 
@@ -359,10 +318,6 @@ const optionsOf = (args: ReplayArgs): Options => ({
   clearToolResults: Option.getOrUndefined(args.clearToolResults)
 })
 
-/** Prints `rollmem: reason` on stderr, then fails with {@link CliFailure}. */
-const fail = (reason: string): Effect.Effect<never, CliFailure> =>
-  Effect.zipRight(Console.error(`rollmem: ${reason}`), Effect.fail(new CliFailure({ reason })))
-
 const tokenizerLayer = (name: string, framing: boolean) =>
   Layer.mapError(
     layerByName(name, { framing }),
@@ -465,16 +420,7 @@ export const runReplay = (
     }
   }).pipe(
     Effect.provide(tokenizerLayer(args.tokenizer, args.framing === true)),
-    Effect.catchTags({
-      ConfigError: (error) => fail(error.message),
-      TokenCountError: (error) => fail(error.message),
-      SummarizerError: (error) => fail(error.message),
-      SummaryBudgetError: (error) => fail(error.message),
-      ConversationConflictError: failWith,
-      ConversationDecodeError: failWith,
-      ConversationStoreError: failWith,
-      ReportError: failWith
-    })
+    reportFailures
   )
 
 /**
@@ -511,8 +457,6 @@ const requireReportDirectory = (file: string): Effect.Effect<void, ConfigError, 
       return yield* new ConfigError({ option: "--report", description: `no such directory ${directory}` })
     }
   })
-
-const failWith = (error: { readonly message: string }): Effect.Effect<never, CliFailure> => fail(error.message)
 
 /**
  * The arguments of `rollmem show` as given.
@@ -556,26 +500,9 @@ export const runShow = (args: ShowArgs): Effect.Effect<void, CliFailure, FileSys
       return yield* fail(`no conversation with id "${args.id}" in ${store.label}`)
     }
     yield* Console.log(format === "json" ? Store.stateJson(loaded.value.state) : Render.storedContext(loaded.value))
-  }).pipe(
-    Effect.catchTags({
-      ConfigError: (error) => fail(error.message),
-      TokenCountError: (error) => fail(error.message),
-      ConversationDecodeError: failWith,
-      ConversationStoreError: failWith
-    })
-  )
+  }).pipe(reportFailures)
 
-/**
- * The `show` subcommand.
- *
- * @since 0.1.0
- * @category constructors
- */
-export const showCommand = Command.make("show", {
-  id: Args.text({ name: "id" }).pipe(
-    Args.mapEffect((id) => Effect.as(refuseShowOptions([id]), id)),
-    Args.withDescription("The id of a stored conversation (an id starting with - is taken for an unknown option).")
-  ),
+const showOptions = {
   store: CliOptions.text("store").pipe(
     CliOptions.withPseudoName("STORE"),
     CliOptions.optional,
@@ -589,6 +516,20 @@ export const showCommand = Command.make("show", {
       "Output: the context as a model would be sent it, or the stored state as JSON (wire format) (default: table)."
     )
   )
+}
+
+/**
+ * The `show` subcommand.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const showCommand = Command.make("show", {
+  id: Args.text({ name: "id" }).pipe(
+    Args.mapEffect((id) => Effect.as(refuseShowOptions([id]), id)),
+    Args.withDescription("The id of a stored conversation (an id starting with - is taken for an unknown option).")
+  ),
+  ...showOptions
 }, runShow).pipe(
   Command.withDescription("Print a conversation stored by rollmem replay --store.")
 )
@@ -626,33 +567,9 @@ const cliConfig = CliConfig.make({ autoCorrectLimit: 0 })
 
 const app = Command.run(command, { name: "rollmem", version: packageJson.version })
 
-/**
- * The error for an option-shaped token @effect/cli would leave over after
- * the positional arguments (`rollmem show support-chat --stor db.sqlite`,
- * which it reports as "Received unknown argument" without a suggestion);
- * undefined when there is none, or when the command line does not parse
- * (then {@link cli} lets @effect/cli report it).
- */
-const leftoverOption = (
-  args: ReadonlyArray<string>
-): Effect.Effect<HelpDoc.HelpDoc | undefined, never, CliApp.CliApp.Environment> =>
-  Descriptor.parse(command.descriptor, ["rollmem", ...args], cliConfig).pipe(
-    Effect.map((directive) => {
-      if (directive._tag !== "UserDefined") return undefined
-      const token = directive.leftover.find(UnknownOption.isOptionLike)
-      const subcommands = Command.getSubcommands(command)
-      const name = args.find((arg) => HashMap.has(subcommands, arg))
-      const subcommand = name === undefined ? undefined : HashMap.unsafeGet(subcommands, name)
-      return token === undefined || subcommand === undefined
-        ? undefined
-        : HelpDoc.p(UnknownOption.message(token, knownOptions(subcommand), `rollmem ${name}`))
-    }),
-    Effect.orElseSucceed(() => undefined)
-  )
-
-/** Prints `error` on stderr and fails with it, as @effect/cli does with its own parse errors. */
-const refuse = (error: HelpDoc.HelpDoc): Effect.Effect<never, ValidationError.ValidationError> =>
-  Effect.zipRight(Console.error(HelpDoc.toAnsiText(error)), Effect.fail(ValidationError.invalidValue(error)))
+/** Each subcommand's options, for {@link Preflight.check} to name the one whose value is refused. */
+const subcommandOptions = (name: string): ReadonlyArray<CliOptions.Options<unknown>> =>
+  Object.values(name === "show" ? showOptions : options)
 
 /**
  * Runs the command line on `argv` (as `process.argv`: the first two entries
@@ -672,7 +589,7 @@ const refuse = (error: HelpDoc.HelpDoc): Effect.Effect<never, ValidationError.Va
 export const cli = (
   argv: ReadonlyArray<string>
 ): Effect.Effect<void, CliFailure | ValidationError.ValidationError, CliApp.CliApp.Environment> =>
-  leftoverOption(argv.slice(2)).pipe(
-    Effect.flatMap((error) => error === undefined ? app(argv) : refuse(error)),
+  Preflight.check(command, "rollmem", argv.slice(2), subcommandOptions, cliConfig).pipe(
+    Effect.flatMap((error) => error === undefined ? app(argv) : Preflight.refuse(error)),
     Effect.provideService(CliConfig.CliConfig, cliConfig)
   )

@@ -17,11 +17,7 @@ import * as ExtractiveSummarizer from "../layers/ExtractiveSummarizer.js"
 import * as Message from "../schema/Message.js"
 import * as Summarizer from "../services/Summarizer.js"
 import * as TokenCounter from "../services/TokenCounter.js"
-import * as BufferMemory from "../strategies/BufferMemory.js"
-import type { Memory } from "../strategies/Memory.js"
-import * as RollingMemory from "../strategies/RollingMemory.js"
-import * as SummaryMemory from "../strategies/SummaryMemory.js"
-import * as WindowMemory from "../strategies/WindowMemory.js"
+import * as Memory from "../strategies/Memory.js"
 import * as Validity from "../Validity.js"
 import type { Conversation } from "./Input.js"
 import * as Measure from "./Measure.js"
@@ -32,7 +28,7 @@ import * as Measure from "./Measure.js"
  * @since 0.1.0
  * @category models
  */
-export type Strategy = Memory["strategy"]
+export type Strategy = Memory.Memory["strategy"]
 
 /**
  * The strategies, in the order the help lists them.
@@ -127,36 +123,32 @@ export interface Policies {
 }
 
 /**
- * The options of a rolling memory for a configuration.
+ * The options of the configured strategy's memory (`Memory.make`): every
+ * option the command line sets, keeping those the strategy takes
+ * (`Memory.optionKeys`). The summary budget bounds a memory's summary only
+ * when there is a summarizer.
  *
  * @since 0.2.0
  * @category combinators
  */
-export const rollingOptions = (config: Config): RollingMemory.Options => ({
-  maxTokens: config.maxTokens,
-  targetTokens: config.policies.targetTokens,
-  boundary: config.policies.boundary,
-  pinSystem: config.policies.pinSystem,
-  summaryRole: config.policies.summaryRole,
-  clearToolResults: config.policies.clearToolResults === undefined
-    ? undefined
-    : { keep: config.policies.clearToolResults },
-  maxSummaryTokens: config.summarizer === undefined ? undefined : config.summaryTokens
-})
-
-/**
- * The options of a window memory for a configuration.
- *
- * @since 0.2.0
- * @category combinators
- */
-export const windowOptions = (config: Config): WindowMemory.Options => ({
-  maxMessages: config.maxMessages,
-  targetMessages: config.policies.targetMessages,
-  boundary: config.policies.boundary,
-  pinSystem: config.policies.pinSystem,
-  summaryRole: config.policies.summaryRole
-})
+export const memoryOptions = (config: Config): Memory.Options => {
+  const all: Record<string, unknown> = {
+    maxTokens: config.maxTokens,
+    targetTokens: config.policies.targetTokens,
+    maxMessages: config.maxMessages,
+    targetMessages: config.policies.targetMessages,
+    boundary: config.policies.boundary,
+    pinSystem: config.policies.pinSystem,
+    summaryRole: config.policies.summaryRole,
+    clearToolResults: config.policies.clearToolResults === undefined
+      ? undefined
+      : { keep: config.policies.clearToolResults },
+    maxSummaryTokens: config.summarizer === undefined ? undefined : config.summaryTokens
+  }
+  const options: Record<string, unknown> = { strategy: config.strategy }
+  for (const key of Memory.optionKeys[config.strategy]) options[key] = all[key]
+  return options as unknown as Memory.Options
+}
 
 /**
  * What one conversation's replay gives. Token figures are in the units of
@@ -360,25 +352,10 @@ const withoutSummarizer = Effect.mapInputContext(Context.omit(Summarizer.Summari
 const makeMemory = (
   config: Config,
   summarizer: Summarizer.Service | undefined
-): Effect.Effect<Memory, ConfigError> => {
-  switch (config.strategy) {
-    case "rolling":
-      return withSummarizer(RollingMemory.make(rollingOptions(config)), summarizer)
-    case "buffer":
-      return BufferMemory.make({ summaryRole: config.policies.summaryRole })
-    case "window":
-      return WindowMemory.make(windowOptions(config))
-    case "summary":
-      return summarizer === undefined
-        ? Effect.fail(
-          new ConfigError({ option: "--summarizer", description: "the summary strategy needs a summarizer" })
-        )
-        : withSummarizer(
-          SummaryMemory.make({ summaryRole: config.policies.summaryRole, maxSummaryTokens: config.summaryTokens }),
-          summarizer
-        )
-  }
-}
+): Effect.Effect<Memory.Memory, ConfigError> =>
+  config.strategy === "summary" && summarizer === undefined
+    ? Effect.fail(new ConfigError({ option: "--summarizer", description: "the summary strategy needs a summarizer" }))
+    : withSummarizer(Memory.make(memoryOptions(config)), summarizer)
 
 /**
  * Hands a conversation's memory to `use` and returns what `use` returns:
@@ -394,7 +371,7 @@ export type Open<E, R> = <A, E1>(
   id: string,
   config: Config,
   summarizer: Summarizer.Service | undefined,
-  use: (memory: Memory) => Effect.Effect<A, E1, TokenCounter.TokenCounter>
+  use: (memory: Memory.Memory) => Effect.Effect<A, E1, TokenCounter.TokenCounter>
 ) => Effect.Effect<A, E1 | E | ConfigError, R | TokenCounter.TokenCounter>
 
 /**
@@ -566,7 +543,7 @@ const limitsOf = (config: Config): Measure.Limits => ({
 })
 
 const replayInto = (
-  memory: Memory,
+  memory: Memory.Memory,
   conversation: Conversation,
   counter: MessageCounter,
   recorder: Measure.Recorder,

@@ -33,7 +33,7 @@ import * as Conversation from "../store/Conversation.js"
 import * as ConversationStore from "../store/ConversationStore.js"
 import * as BufferMemory from "../strategies/BufferMemory.js"
 import { exists } from "./Input.js"
-import { type Config, type Open, rollingOptions, windowOptions, withSummarizer } from "./Replay.js"
+import { memoryOptions, type Open, withSummarizer } from "./Replay.js"
 
 /**
  * A checked `--store` value: where the conversations are, and how messages
@@ -84,25 +84,6 @@ export const layer = (spec: StoreSpec): Layer.Layer<ConversationStore.Conversati
   )
 
 /**
- * The `withMemory` options of a replay configuration.
- *
- * @since 0.1.0
- * @category combinators
- */
-export const strategyOptions = (config: Config): Conversation.StrategyOptions => {
-  switch (config.strategy) {
-    case "rolling":
-      return { strategy: "rolling", ...rollingOptions(config) }
-    case "buffer":
-      return { strategy: "buffer", summaryRole: config.policies.summaryRole }
-    case "window":
-      return { strategy: "window", ...windowOptions(config) }
-    case "summary":
-      return { strategy: "summary", summaryRole: config.policies.summaryRole, maxSummaryTokens: config.summaryTokens }
-  }
-}
-
-/**
  * Opens a conversation's memory in the `ConversationStore` for a replay:
  * `Conversation.withMemory` with the configured strategy, the stored state
  * cleared first so the replay starts empty and its final state replaces the
@@ -118,7 +99,7 @@ export const open: Open<Conversation.WithMemoryError, ConversationStore.Conversa
   use
 ) =>
   withSummarizer(
-    Conversation.withMemory(id, strategyOptions(config), (memory) => Effect.zipRight(memory.clear, use(memory))),
+    Conversation.withMemory(id, memoryOptions(config), (memory) => Effect.zipRight(memory.clear, use(memory))),
     summarizer
   )
 

@@ -33,6 +33,10 @@
  *
  * @since 0.1.0
  */
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schedule from "effect/Schedule"
+import * as Scope from "effect/Scope"
 import { ConfigError } from "../Errors.js"
 import * as Summarizer from "../services/Summarizer.js"
 import { buildBuffer, buildRolling, buildSummary, buildWindow } from "../strategies/internal/builders.js"
@@ -46,7 +50,8 @@ import {
   type CountTokens,
   restore,
   type Summarize,
-  SyncMemory
+  SyncMemory,
+  unwrap
 } from "./internal.js"
 
 export {
@@ -114,7 +119,7 @@ export {
  * @since 0.2.0
  * @category models
  */
-export type RollingPolicies = Omit<EffectRolling.Options, "maxTokens">
+export type RollingPolicies = Omit<EffectRolling.Options, "maxTokens" | "fold" | "hardMaxTokens" | "foldRetry">
 
 /**
  * Options of `RollingMemory`.
@@ -144,6 +149,24 @@ export interface AsyncRollingOptions extends RollingPolicies {
   readonly summarize?: AsyncSummarize | undefined
   /** Counts tokens; default: whitespace-separated words. */
   readonly tokenCounter?: CountTokens | undefined
+  /**
+   * When folds run (docs/contract.md section 5.1): `"blocking"` (default),
+   * or `"background"`: an add resolves once its turn is appended, and folds
+   * run one at a time behind it until `dispose()`. Needs `summarize`.
+   */
+  readonly fold?: "blocking" | "background" | undefined
+  /**
+   * With `fold: "background"`: the buffer's hard cap in tokens (default
+   * twice `maxTokens`); an add that would pass it waits for the fold in
+   * flight and rejects with that fold's error if it fails (its turn stays).
+   */
+  readonly hardMaxTokens?: number | undefined
+  /**
+   * With `fold: "background"`: how many times a failed fold is retried,
+   * after 0.5 s, 1 s, 2 s, ... (default 0). A fold that still fails is
+   * kept in `lastFoldFailure`; the next add over the budget starts a new one.
+   */
+  readonly foldRetries?: number | undefined
 }
 
 /**
@@ -194,6 +217,7 @@ const checkOptions = (options: unknown, known: ReadonlyArray<string>): void => {
 }
 
 const policyKeys = ["boundary", "pinSystem", "summaryRole"]
+const backgroundKeys = ["fold", "hardMaxTokens", "foldRetries"]
 const rollingKeys = [
   "maxTokens",
   "targetTokens",
@@ -221,25 +245,51 @@ const requireSummarize = <F>(options: { readonly summarize?: F }): F => {
   return options.summarize
 }
 
-// The Rolling and AsyncRolling classes differ only in how `summarize` becomes a Summarizer.
+// The Rolling and AsyncRolling classes differ in how `summarize` becomes a Summarizer, and in
+// background folds (async only: `scope` owns them).
 const rollingMemory = <F>(
   options: RollingPolicies & {
     readonly maxTokens?: number | undefined
     readonly summarize?: F | undefined
     readonly tokenCounter?: CountTokens | undefined
+    readonly fold?: "blocking" | "background" | undefined
+    readonly hardMaxTokens?: number | undefined
+    readonly foldRetries?: number | undefined
   },
-  toSummarizer: (summarize: F) => Summarizer.Service
+  toSummarizer: (summarize: F) => Summarizer.Service,
+  scope?: Scope.Scope
 ) => {
-  checkOptions(options, rollingKeys)
+  checkOptions(options, scope === undefined ? rollingKeys : [...rollingKeys, ...backgroundKeys])
   return build(
     options.summarize === undefined ? undefined : toSummarizer(checkFunction("summarize", options.summarize)),
     checkFunction("tokenCounter", options.tokenCounter),
     (services, state) => {
-      const { summarize: _summarize, tokenCounter: _tokenCounter, ...rolling } = options
-      return buildRolling(services, rolling, state)
+      const { foldRetries, summarize: _summarize, tokenCounter: _tokenCounter, ...rolling } = options
+      const retries = checkRetries(foldRetries)
+      return buildRolling(
+        services,
+        retries === undefined ? rolling : { ...rolling, foldRetry: backoff(retries) },
+        state,
+        rolling.fold === "background" ? scope : undefined
+      )
     }
   )
 }
+
+// `foldRetries`: absent, or a non-negative integer.
+const checkRetries = (value: unknown): number | undefined => {
+  if (value === undefined) return undefined
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 0) {
+    throw new ConfigError({
+      option: "foldRetries",
+      description: `must be a non-negative integer, got ${String(value)}`
+    })
+  }
+  return value
+}
+
+const backoff = (retries: number): Schedule.Schedule<unknown, unknown> =>
+  Schedule.exponential("500 millis").pipe(Schedule.intersect(Schedule.recurs(retries)))
 
 // The same for the Summary and AsyncSummary classes.
 const summaryMemory = <F>(
@@ -288,10 +338,25 @@ export class RollingMemory extends SyncMemory {
 export class AsyncRollingMemory extends AsyncMemory {
   /** The token budget of the buffer. */
   readonly maxTokens: number
+  /** When folds run: `"blocking"` (default) or `"background"`. */
+  readonly fold: "blocking" | "background"
+  /** @internal */
+  private readonly rolling: EffectRolling.RollingMemory
   constructor(options: AsyncRollingOptions = {}) {
-    const memory = rollingMemory(options, Summarizer.fromPromise)
-    super(memory)
+    const scope = Effect.runSync(Scope.make())
+    const memory = rollingMemory(options, Summarizer.fromPromise, scope)
+    super(memory, scope)
+    this.rolling = memory
     this.maxTokens = memory.maxTokens
+    this.fold = memory.fold
+  }
+  /**
+   * With background folds: the error of the last fold that failed after its
+   * retries (your summarizer's own error), until a fold commits; `undefined`
+   * when none failed, and always with blocking folds.
+   */
+  get lastFoldFailure(): unknown {
+    return Option.match(Effect.runSync(this.rolling.lastFoldFailure), { onNone: () => undefined, onSome: unwrap })
   }
   /** Restores from a wire-format state (any strategy's); throws `StateDecodeError` on a bad one. */
   static fromJSON(data: unknown, options: AsyncRollingOptions = {}): AsyncRollingMemory {

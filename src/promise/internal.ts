@@ -8,6 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as Scope from "effect/Scope"
 import { SummarizerError } from "../Errors.js"
 import * as MemoryState from "../schema/MemoryState.js"
 import * as Message from "../schema/Message.js"
@@ -59,7 +60,8 @@ export type AsyncSummarize = (
 export type CountTokens = (text: string) => number
 
 /** The error a caller sees: a summarizer's own error rather than our wrapper. */
-const unwrap = (error: unknown): unknown => {
+/** @internal */
+export const unwrap = (error: unknown): unknown => {
   // Errors raised inside a span are proxies: hand back the instance the caller created.
   const original = Cause.originalError(error)
   return original instanceof SummarizerError && original.cause !== undefined
@@ -112,11 +114,14 @@ export abstract class BaseMemory {
   protected readonly step: AddStep
   /** Adds still running a summarizer call. @internal */
   protected readonly inFlight = new Set<Fiber.RuntimeFiber<void, unknown>>()
+  /** The scope owning background folds, closed by `dispose()`. @internal */
+  protected readonly scope: Scope.CloseableScope | undefined
 
   /** @internal */
-  protected constructor(memory: Memory) {
+  protected constructor(memory: Memory, scope?: Scope.CloseableScope) {
     this.memory = memory
     this.step = stepOf(memory) ?? memory.add
+    this.scope = scope
   }
 
   /** The running summary, `""` when none. */
@@ -172,11 +177,20 @@ export abstract class BaseMemory {
    * Cancels the summarizer calls in flight and resolves once they have
    * stopped: their `AbortSignal` fires, their adds reject with a
    * `DOMException` named `"AbortError"`, nothing of those folds is committed
-   * and the turns stay in the buffer. The memory stays usable.
+   * and the turns stay in the buffer. The memory stays usable; with
+   * background folds (`fold: "background"`), no fold starts after it
+   * (adds still append).
    */
   dispose(): Promise<void> {
     const fibers = [...this.inFlight]
-    return fibers.length === 0 ? Promise.resolve() : Effect.runPromise(Fiber.interruptAll(fibers))
+    const scope = this.scope
+    if (fibers.length === 0 && scope === undefined) return Promise.resolve()
+    return Effect.runPromise(
+      Effect.zipRight(
+        fibers.length === 0 ? Effect.void : Fiber.interruptAll(fibers),
+        scope === undefined ? Effect.void : Scope.close(scope, Exit.void)
+      )
+    )
   }
 }
 

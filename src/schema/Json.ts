@@ -12,7 +12,7 @@
 import * as Hash from "effect/Hash"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import { formatKey, formatValue } from "./ParseIssue.js"
+import { formatKey, formatParseError, formatValue } from "./ParseIssue.js"
 
 /**
  * A JSON value.
@@ -154,6 +154,61 @@ export const findCycle = (u: unknown, limit: number, pathLength: number = 3): st
     return undefined
   }
   return walk(u, 1, "")
+}
+
+/**
+ * Where a decoder's input holds messages, for {@link describeParseError}.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Limits {
+  /**
+   * The level at which a message sits in the input (`1`: the input is a
+   * message; `3`: a state, whose messages are `buffer[i]`). Its metadata's
+   * {@link MAX_DEPTH} levels start one level below; a path names at most
+   * this many keys.
+   */
+  readonly messageLevel: number
+  /** What to call the input itself when it is the value at fault (`"state"`). */
+  readonly name: string
+}
+
+/**
+ * The description of a failed decode of `input`, the same for every decoder
+ * of rollmem (a message, a state, a stored record, a prompt), as the fields
+ * of a domain error (`{ description, cause }`): a value that contains itself
+ * is named as circular (`buffer[0].metadata: contains itself (circular)`),
+ * one nested deeper than any valid input as too deep (`metadata: nested
+ * deeper than 100 levels`), both found without recursion whatever the depth
+ * and without the parse error as `cause` (printing it would walk the whole
+ * value); anything else as {@link formatParseError} describes it, at most
+ * 2,000 characters whatever the size of the wrong value, with the parse
+ * error as `cause`.
+ *
+ * The domain errors are built from it: `InvalidMessageError.fromParseError`,
+ * `StateDecodeError.fromParseError`, `ConversationDecodeError.fromParseError`.
+ *
+ * @example
+ * ```ts
+ * // input { version: 2, buffer: [{ role: "user", content: "x", metadata: <nested 20,000 levels> }] }
+ * // { description: "buffer[0].metadata: nested deeper than 100 levels" }
+ * ```
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const describeParseError = (
+  error: ParseResult.ParseError,
+  input: unknown,
+  limits: Limits
+): { readonly description: string; readonly cause?: ParseResult.ParseError } => {
+  const limit = MAX_DEPTH + limits.messageLevel
+  const cycle = findCycle(input, limit, limits.messageLevel)
+  if (cycle !== undefined) return { description: `${cycle || limits.name}: contains itself (circular)` }
+  const tooDeep = findTooDeep(input, limit, limits.messageLevel)
+  if (tooDeep !== undefined) return { description: `${tooDeep || limits.name}: nested deeper than ${MAX_DEPTH} levels` }
+  return { description: formatParseError(error), cause: error }
 }
 
 const JsonObjectFromSelf = Schema.declare(

@@ -23,9 +23,8 @@
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { StateDecodeError } from "../Errors.js"
-import { findCycle, findTooDeep, MAX_DEPTH } from "./Json.js"
 import { Message } from "./Message.js"
-import { formatParseError, formatValue } from "./ParseIssue.js"
+import { formatValue } from "./ParseIssue.js"
 
 /**
  * The version writers put in every state.
@@ -103,19 +102,10 @@ export const MemoryStateSchema: Schema.Schema<MemoryState, Encoded> = Schema.tra
  * @category constructors
  */
 export const fromJSON = (input: unknown): Effect.Effect<MemoryState, StateDecodeError> =>
-  Effect.mapError(Schema.decodeUnknown(MemoryStateSchema)(input, { errors: "all" }), (cause) => {
-    // Schema's error formatter is recursive: a value nested deeper than any
-    // valid state (metadata's 100 levels start at level 4) would overflow the
-    // stack when the error is described, so it is named without it.
-    const cycle = findCycle(input, MAX_DEPTH + 3)
-    if (cycle !== undefined) {
-      return new StateDecodeError({ description: `${cycle || "state"}: contains itself (circular)` })
-    }
-    const tooDeep = findTooDeep(input, MAX_DEPTH + 3)
-    return tooDeep === undefined
-      ? new StateDecodeError({ description: formatParseError(cause), cause })
-      : new StateDecodeError({ description: `${tooDeep || "state"}: nested deeper than ${MAX_DEPTH} levels` })
-  })
+  Effect.mapError(
+    Schema.decodeUnknown(MemoryStateSchema)(input, { errors: "all" }),
+    (error) => StateDecodeError.fromParseError({ error, input })
+  )
 
 /**
  * Reads a state from a JSON string. Fails with {@link StateDecodeError} on

@@ -29,8 +29,8 @@ import * as Hash from "effect/Hash"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { InvalidMessageError } from "../Errors.js"
-import { findCycle, findTooDeep, jsonEquals, jsonHash, type JsonObject, JsonObjectSchema, MAX_DEPTH } from "./Json.js"
-import { formatParseError } from "./ParseIssue.js"
+import { jsonEquals, jsonHash, type JsonObject, JsonObjectSchema } from "./Json.js"
+import { formatValue } from "./ParseIssue.js"
 
 /**
  * The role of a message written by the user.
@@ -103,9 +103,11 @@ const ToolCalls = Schema.Array(ToolCall)
  * - `metadata`: JSON data, never interpreted nor counted; omitted when empty.
  *
  * Two messages with equal fields are `Equal.equals` (tool calls and metadata
- * compared deeply). `new Message(...)` validates its fields and throws a
- * `ParseError` on bad ones; decode untrusted input with
- * `Schema.decodeUnknown(Message)` to get the error typed instead.
+ * compared deeply). `new Message(...)` validates its fields and throws
+ * Schema's `ParseError` on bad ones: build messages with {@link make},
+ * {@link user}... (which throw {@link InvalidMessageError}) or
+ * {@link decodeFields} (which returns it), and decode untrusted wire input
+ * with {@link decodeUnknown}.
  *
  * @since 0.1.0
  * @category schemas
@@ -240,7 +242,11 @@ export const freeze = (message: Message): Message => {
 
 /**
  * Options accepted by the message constructors {@link user}, {@link assistant},
- * {@link system}, {@link tool} and {@link make}.
+ * {@link system}, {@link tool}, {@link make} and {@link decodeFields}. Any
+ * other key is refused (`InvalidMessageError`: `unknown option "toolCallID";
+ * the options are id, toolCalls, toolCallId, metadata`), except `role` and
+ * `content` equal to the message's own, so a message can be passed as its
+ * own options.
  *
  * @since 0.1.0
  * @category models
@@ -268,6 +274,35 @@ const unsafeMessage = (fields: {
   toolCallId?: string
   metadata: JsonObject
 }): Message => Object.assign(Object.create(Message.prototype) as Message, fields)
+
+/**
+ * The keys {@link MessageOptions} may have.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const OPTION_KEYS: ReadonlyArray<keyof MessageOptions> = ["id", "toolCalls", "toolCallId", "metadata"]
+
+const optionKeys: ReadonlySet<string> = new Set(OPTION_KEYS)
+
+/**
+ * Why `options` are not options at all (not an object, or a key
+ * {@link MessageOptions} does not have), or `undefined` when they are.
+ * `role` and `content` keys are allowed when equal to the message's own.
+ */
+const optionsProblem = (role: unknown, content: unknown, options: unknown): string | undefined => {
+  if (options === undefined || options === null) return undefined
+  if (typeof options !== "object" || Array.isArray(options)) {
+    return `options must be an object, got ${formatValue(options)}`
+  }
+  for (const key of Object.keys(options)) {
+    if (optionKeys.has(key)) continue
+    const value = (options as Record<string, unknown>)[key]
+    if ((key === "role" && value === role) || (key === "content" && value === content)) continue
+    return `unknown option ${formatValue(key)}; the options are ${OPTION_KEYS.join(", ")}`
+  }
+  return undefined
+}
 
 /**
  * The common shapes of a message's fields, checked by hand: strings, plain
@@ -309,31 +344,32 @@ const fastFields = (role: unknown, content: unknown, options: unknown): Message 
 }
 
 /**
- * Builds a message from a role, content and options; throws a `ParseError`
- * when a field has the wrong type (use `Schema.decodeUnknown(Message)` for a
- * typed failure).
+ * Builds a message from a role, content and options ({@link MessageOptions}).
+ * A synchronous constructor: it throws {@link InvalidMessageError} (never
+ * Schema's `ParseError`) when a field has the wrong type or an option is
+ * unknown; inside an `Effect`, use {@link decodeFields} to get the error
+ * typed (`Effect.fromEither`) instead of a defect.
+ *
+ * @example
+ * ```ts
+ * import { Message } from "rollmem"
+ *
+ * Message.make("tool", "42", { toolCallId: "c1" }) // a tool result for call c1
+ * Message.make("tool", "42", { toolCallID: "c1" } as Message.MessageOptions)
+ * // throws InvalidMessageError: unknown option "toolCallID"; the options are id, toolCalls, toolCallId, metadata
+ * ```
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make = (role: string, content: string, options?: MessageOptions): Message =>
-  fastFields(role, content, options) ?? new Message({
-    role,
-    content,
-    ...(options?.id !== undefined ? { id: options.id } : {}),
-    ...(options?.toolCallId !== undefined ? { toolCallId: options.toolCallId } : {}),
-    ...(options?.toolCalls !== undefined && options.toolCalls.length > 0
-      ? {
-        toolCalls: options.toolCalls.map((c) =>
-          c instanceof ToolCall ? c : new ToolCall({ id: c.id, name: c.name, arguments: c.arguments ?? "" })
-        )
-      }
-      : {}),
-    ...(options?.metadata !== undefined ? { metadata: options.metadata } : {})
-  })
+export const make = (role: string, content: string, options?: MessageOptions): Message => {
+  const decoded = decodeFields(role, content, options)
+  if (Either.isLeft(decoded)) throw decoded.left
+  return decoded.right
+}
 
 /**
- * A `user` message.
+ * A `user` message. Throws {@link InvalidMessageError} as {@link make} does.
  *
  * @since 0.1.0
  * @category constructors
@@ -341,7 +377,7 @@ export const make = (role: string, content: string, options?: MessageOptions): M
 export const user = (content: string, options?: MessageOptions): Message => make(USER, content, options)
 
 /**
- * An `assistant` message (pass `toolCalls` in the options for a tool call).
+ * An `assistant` message (pass `toolCalls` in the options for a tool call). Throws {@link InvalidMessageError} as {@link make} does.
  *
  * @since 0.1.0
  * @category constructors
@@ -349,7 +385,7 @@ export const user = (content: string, options?: MessageOptions): Message => make
 export const assistant = (content: string, options?: MessageOptions): Message => make(ASSISTANT, content, options)
 
 /**
- * A `system` message.
+ * A `system` message. Throws {@link InvalidMessageError} as {@link make} does.
  *
  * @since 0.1.0
  * @category constructors
@@ -357,7 +393,7 @@ export const assistant = (content: string, options?: MessageOptions): Message =>
 export const system = (content: string, options?: MessageOptions): Message => make(SYSTEM, content, options)
 
 /**
- * A `tool` result; `toolCallId` links it to the call it answers.
+ * A `tool` result; `toolCallId` links it to the call it answers. Throws {@link InvalidMessageError} as {@link make} does.
  *
  * @since 0.1.0
  * @category constructors
@@ -367,14 +403,30 @@ export const tool = (content: string, options?: MessageOptions): Message => make
 const decodeWire = Schema.decodeUnknownEither(Message)
 
 /**
+ * Decodes one message in the wire format (`{ role, content, tool_calls?,
+ * tool_call_id?, id?, metadata? }`, docs/contract.md section 2) from
+ * untrusted input: the decoder every message of rollmem goes through
+ * ({@link decodeFields}, the `@effect/ai` prompt conversion). Fails with
+ * {@link InvalidMessageError} built by `InvalidMessageError.fromParseError`:
+ * the wrong fields named, metadata nested deeper than 100 levels or
+ * containing itself named by its path, a huge wrong value cut to 80
+ * characters with its size, at most 2,000 characters in all.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const decodeUnknown = (input: unknown): Either.Either<Message, InvalidMessageError> =>
+  Either.mapLeft(decodeWire(input, { errors: "all" }), (error) => InvalidMessageError.fromParseError({ error, input }))
+
+/**
  * Builds a message from untrusted fields (a facade's arguments, parsed
  * input), validating every field and copying metadata safely
  * (prototype-safe, at most 100 levels deep). Tool calls may be given as
  * `ToolCall`s or plain `{ id, name, arguments? }` objects.
  *
- * Fails with `InvalidMessageError` naming the wrong field; the description
- * is bounded like `MemoryState.fromJSON`'s (a huge wrong value is printed
- * cut to 80 characters, with its size).
+ * Fails with `InvalidMessageError` naming the wrong field or the unknown
+ * option (see {@link MessageOptions}); the description is bounded like
+ * `MemoryState.fromJSON`'s (see {@link decodeUnknown}).
  *
  * @since 0.1.0
  * @category constructors
@@ -384,6 +436,8 @@ export const decodeFields = (
   content: unknown,
   options?: MessageOptions | undefined
 ): Either.Either<Message, InvalidMessageError> => {
+  const problem = optionsProblem(role, content, options)
+  if (problem !== undefined) return Either.left(new InvalidMessageError({ description: problem }))
   const fast = fastFields(role, content, options)
   if (fast !== undefined) return Either.right(fast)
   const o: Record<string, unknown> = typeof options === "object" && options !== null ? { ...options } : {}
@@ -396,13 +450,5 @@ export const decodeFields = (
       : o.toolCalls
   }
   if (o.metadata !== undefined) wire.metadata = o.metadata
-  return Either.mapLeft(decodeWire(wire, { errors: "all" }), (cause) => {
-    // Metadata sits at level 2: a deeper value would overflow Schema's recursive error formatter.
-    const cycle = findCycle(wire, MAX_DEPTH + 1, 1)
-    if (cycle !== undefined) return new InvalidMessageError({ description: `${cycle}: contains itself (circular)` })
-    const tooDeep = findTooDeep(wire, MAX_DEPTH + 1, 1)
-    return tooDeep === undefined
-      ? new InvalidMessageError({ description: formatParseError(cause), cause })
-      : new InvalidMessageError({ description: `${tooDeep}: nested deeper than ${MAX_DEPTH} levels` })
-  })
+  return decodeUnknown(wire)
 }

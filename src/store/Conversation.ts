@@ -60,12 +60,7 @@ import * as Schedule from "effect/Schedule"
 import { type AddError, ConfigError, type TokenCountError } from "../Errors.js"
 import * as MemoryState from "../schema/MemoryState.js"
 import type { Message } from "../schema/Message.js"
-import * as Summarizer from "../services/Summarizer.js"
-import * as BufferMemory from "../strategies/BufferMemory.js"
-import type { Memory } from "../strategies/Memory.js"
-import * as RollingMemory from "../strategies/RollingMemory.js"
-import * as SummaryMemory from "../strategies/SummaryMemory.js"
-import * as WindowMemory from "../strategies/WindowMemory.js"
+import * as Memory from "../strategies/Memory.js"
 import {
   type ConversationConflictError,
   type ConversationDecodeError,
@@ -94,11 +89,7 @@ import {
  * @since 0.1.0
  * @category models
  */
-export type StrategyOptions =
-  | { readonly strategy: "rolling" } & RollingMemory.Options
-  | { readonly strategy: "buffer" } & BufferMemory.Options
-  | { readonly strategy: "window" } & WindowMemory.Options
-  | { readonly strategy: "summary" } & SummaryMemory.Options
+export type StrategyOptions = Memory.Options
 
 /**
  * Options of {@link withMemory}: the strategy, and how to retry on a
@@ -209,64 +200,22 @@ export const restoreMemory = (
 const restore = (
   options: StrategyOptions,
   state: MemoryState.MemoryState
-): Effect.Effect<Memory, ConfigError | TokenCountError> => {
-  switch (options.strategy) {
-    case "rolling":
-      return RollingMemory.fromState(state, strategyOptions(options))
-    case "buffer":
-      return BufferMemory.fromState(state, strategyOptions(options))
-    case "window":
-      return WindowMemory.fromState(state, strategyOptions(options))
-    case "summary":
-      return Effect.flatMap(
-        Effect.serviceOption(Summarizer.Summarizer),
-        (summarizer): Effect.Effect<Memory, ConfigError | TokenCountError> =>
-          Option.isNone(summarizer)
-            ? Effect.fail(
-              new ConfigError({
-                option: "summarizer",
-                description: "the summary strategy needs a Summarizer in context"
-              })
-            )
-            : Effect.provideService(
-              SummaryMemory.fromState(state, strategyOptions(options)),
-              Summarizer.Summarizer,
-              summarizer.value
-            )
-      )
-    default:
-      return Effect.fail(unknownStrategy(options))
-  }
-}
+): Effect.Effect<Memory.Memory, ConfigError | TokenCountError> => Memory.make(withoutRetry(options), state)
 
-// A strategy's own options: without `strategy` (and `retry`, when given the whole options).
-const strategyOptions = <O extends { readonly strategy: string }>(options: O): Omit<O, "strategy" | "retry"> => {
-  const { retry: _retry, strategy: _strategy, ...rest } = options as O & { readonly retry?: unknown }
-  return rest
+// The memory's options: without `retry`, when given the whole options.
+const withoutRetry = (options: StrategyOptions): Memory.Options => {
+  const { retry: _retry, ...rest } = options as Options
+  return rest as Memory.Options
 }
 
 /**
  * The option keys of each strategy besides `strategy` (and `retry`, which
- * {@link withMemory} takes for every strategy). A new strategy option is
- * added here and nowhere else.
+ * {@link withMemory} takes for every strategy): `Memory.optionKeys`.
  *
  * @since 0.2.0
  * @category constants
  */
-export const strategyKeys: { readonly [S in StrategyOptions["strategy"]]: ReadonlyArray<string> } = {
-  rolling: [
-    "maxTokens",
-    "targetTokens",
-    "boundary",
-    "pinSystem",
-    "clearToolResults",
-    "summaryRole",
-    "maxSummaryTokens"
-  ],
-  buffer: ["summaryRole"],
-  window: ["maxMessages", "targetMessages", "boundary", "pinSystem", "summaryRole"],
-  summary: ["summaryRole", "maxSummaryTokens"]
-}
+export const strategyKeys: { readonly [S in StrategyOptions["strategy"]]: ReadonlyArray<string> } = Memory.optionKeys
 
 const unknownStrategy = (options: { readonly strategy?: unknown }) =>
   new ConfigError({
@@ -322,7 +271,7 @@ export const checkOptions = (
  * or an interruption before the append) is taken out again; an add whose
  * summarizer failed stays: its turn was appended.
  */
-const recording = (memory: Memory, log: Array<Operation>): Memory => {
+const recording = (memory: Memory.Memory, log: Array<Operation>): Memory.Memory => {
   // one add of one or several messages (docs/contract.md section 10.7), recorded as one operation
   const add = (messages: ReadonlyArray<Message>, run: Effect.Effect<void, AddError>) =>
     Effect.suspend(() => {
@@ -429,9 +378,9 @@ const isConflict = (error: unknown): error is ConversationConflictError =>
 export const withMemory: <A, E, R>(
   id: string,
   options: Options,
-  f: (memory: Memory) => Effect.Effect<A, E, R>
+  f: (memory: Memory.Memory) => Effect.Effect<A, E, R>
 ) => Effect.Effect<A, E | WithMemoryError, R | ConversationStore> = Effect.fn("Conversation.withMemory")(
-  function*<A, E, R>(id: string, options: Options, f: (memory: Memory) => Effect.Effect<A, E, R>) {
+  function*<A, E, R>(id: string, options: Options, f: (memory: Memory.Memory) => Effect.Effect<A, E, R>) {
     yield* checkOptions(options)
     const store = yield* ConversationStore
     const loaded = yield* store.load(id)

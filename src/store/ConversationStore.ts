@@ -80,8 +80,8 @@ import type * as ParseResult from "effect/ParseResult"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import { ConfigError } from "../Errors.js"
+import { describeParseError } from "../schema/Json.js"
 import * as MemoryState from "../schema/MemoryState.js"
-import { formatParseError } from "../schema/ParseIssue.js"
 
 /**
  * A stored conversation: its memory state and the revision it was saved at.
@@ -214,6 +214,27 @@ export class ConversationDecodeError extends Schema.TaggedError<ConversationDeco
   description: Schema.String,
   cause: Schema.optional(Schema.Defect)
 }) {
+  /**
+   * The error for a stored record of conversation `conversationId` that did
+   * not decode: `input` is what was decoded (the stored JSON text or row),
+   * `error` the Schema's. The description names the wrong paths, bounded as
+   * `Json.describeParseError` bounds every decoder's (a huge wrong value cut
+   * to 80 characters, at most 2,000 characters in all).
+   *
+   * @since 0.2.0
+   */
+  static fromParseError({ conversationId, error, input }: {
+    readonly conversationId: string
+    readonly error: ParseResult.ParseError
+    readonly input: unknown
+  }): ConversationDecodeError {
+    return new ConversationDecodeError({
+      conversationId,
+      // A record holds its state's messages at state.buffer[i].
+      ...describeParseError(error, input, { messageLevel: 4, name: "record" })
+    })
+  }
+
   override get message(): string {
     return `cannot read stored conversation ${JSON.stringify(this.conversationId)}: ${this.description}`
   }
@@ -314,8 +335,7 @@ const decodeWith = <I>(schema: Schema.Schema<Record, I>) => {
   return (id: string, input: unknown): Effect.Effect<Record, ConversationDecodeError> =>
     Effect.mapError(
       decode(input, { errors: "all" }),
-      (cause: ParseResult.ParseError) =>
-        new ConversationDecodeError({ conversationId: id, description: formatParseError(cause), cause })
+      (error) => ConversationDecodeError.fromParseError({ conversationId: id, error, input })
     )
 }
 

@@ -1,13 +1,33 @@
 /**
  * The interface every strategy implements: add turns, read the context back,
- * clear, and export the state (docs/contract.md sections 2 and 5 to 8).
+ * clear, and export the state (docs/contract.md sections 2 and 5 to 8); and
+ * {@link make}, one constructor over the four strategies, for code that
+ * chooses the strategy at run time (the store, the command line).
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Memory, Message } from "rollmem"
+ *
+ * const program = Effect.gen(function*() {
+ *   const memory = yield* Memory.make({ strategy: "window", maxMessages: 10 })
+ *   yield* memory.add(Message.user("hi"))
+ *   return yield* memory.context // "user: hi"
+ * })
+ * ```
  *
  * @since 0.1.0
  */
-import type * as Effect from "effect/Effect"
-import type { AddError } from "../Errors.js"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { type AddError, ConfigError, type TokenCountError } from "../Errors.js"
 import type * as MemoryState from "../schema/MemoryState.js"
 import type { Message } from "../schema/Message.js"
+import * as Summarizer from "../services/Summarizer.js"
+import * as BufferMemory from "./BufferMemory.js"
+import * as RollingMemory from "./RollingMemory.js"
+import * as SummaryMemory from "./SummaryMemory.js"
+import * as WindowMemory from "./WindowMemory.js"
 
 /**
  * A conversation memory.
@@ -69,3 +89,120 @@ export interface Memory {
   /** The state in the wire format (version 2), ready for `JSON.stringify`. */
   readonly toJSON: Effect.Effect<MemoryState.Encoded>
 }
+
+/**
+ * A strategy and its options, for {@link make}. The state is the same for
+ * every strategy (docs/contract.md section 2), so a state written by one can
+ * be restored by another.
+ *
+ * - `rolling`: `RollingMemory.Options` (`maxTokens` default 2000, the context
+ *   policies); uses the `Summarizer` in context if any, else drops evicted turns;
+ * - `buffer`: `BufferMemory.Options` (`summaryRole`);
+ * - `window`: `WindowMemory.Options` (`maxMessages` required, ...);
+ * - `summary`: `SummaryMemory.Options`; a `Summarizer` must be in context.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Options =
+  | { readonly strategy: "rolling" } & RollingMemory.Options
+  | { readonly strategy: "buffer" } & BufferMemory.Options
+  | { readonly strategy: "window" } & WindowMemory.Options
+  | { readonly strategy: "summary" } & SummaryMemory.Options
+
+/**
+ * The option keys of each strategy besides `strategy`. A new strategy option
+ * is added here (and in the strategy's `Options`) and nowhere else.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const optionKeys: { readonly [S in Options["strategy"]]: ReadonlyArray<string> } = {
+  rolling: [
+    "maxTokens",
+    "targetTokens",
+    "boundary",
+    "pinSystem",
+    "clearToolResults",
+    "summaryRole",
+    "maxSummaryTokens"
+  ],
+  buffer: ["summaryRole"],
+  window: ["maxMessages", "targetMessages", "boundary", "pinSystem", "summaryRole"],
+  summary: ["summaryRole", "maxSummaryTokens"]
+}
+
+type Build = (
+  options: never,
+  state: MemoryState.MemoryState | undefined
+) => Effect.Effect<Memory, ConfigError | TokenCountError>
+
+const needsSummarizer = new ConfigError({
+  option: "summarizer",
+  description: "the summary strategy needs a Summarizer in context"
+})
+
+// One entry per strategy, each over its public constructors.
+const builders: { readonly [S in Options["strategy"]]: Build } = {
+  rolling: (options: RollingMemory.Options, state) =>
+    state === undefined ? RollingMemory.make(options) : RollingMemory.fromState(state, options),
+  buffer: (options: BufferMemory.Options, state) =>
+    state === undefined ? BufferMemory.make(options) : BufferMemory.fromState(state, options),
+  window: (options: WindowMemory.Options, state) =>
+    state === undefined ? WindowMemory.make(options) : WindowMemory.fromState(state, options),
+  summary: (options: SummaryMemory.Options, state) =>
+    Effect.flatMap(Effect.serviceOption(Summarizer.Summarizer), (summarizer) =>
+      Option.isNone(summarizer)
+        ? Effect.fail(needsSummarizer)
+        : Effect.provideService(
+          state === undefined ? SummaryMemory.make(options) : SummaryMemory.fromState(state, options),
+          Summarizer.Summarizer,
+          summarizer.value
+        ))
+}
+
+const describe = (value: unknown): string =>
+  value === null ? "null" : typeof value === "string" ? JSON.stringify(value) : typeof value
+
+/**
+ * Builds a memory of the strategy `options.strategy` with the rest of
+ * `options`, empty or holding `state` (restored verbatim, not pruned, each
+ * message counted once), through that strategy's own `make` / `fromState`.
+ * The services are read from the context as those read them: the
+ * `TokenCounter` (default: word count) and the `Summarizer` (optional for
+ * `rolling`, required for `summary`).
+ *
+ * Fails with `ConfigError` for an option the strategy refuses, an unknown
+ * strategy (`option: "strategy"`, listing the known ones) or a `summary`
+ * strategy without a `Summarizer` in context (`option: "summarizer"`), and
+ * with `TokenCountError` when a restored message cannot be counted.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Memory, MemoryState, Message } from "rollmem"
+ *
+ * const state = MemoryState.make("", [Message.user("hi")])
+ * const memory = Memory.make({ strategy: "rolling", maxTokens: 500 }, state)
+ * ```
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const make: {
+  (options: Options): Effect.Effect<Memory, ConfigError>
+  (options: Options, state: MemoryState.MemoryState | undefined): Effect.Effect<Memory, ConfigError | TokenCountError>
+} = ((options: Options, state?: MemoryState.MemoryState): Effect.Effect<Memory, ConfigError | TokenCountError> => {
+  const { strategy, ...rest } = options
+  const build: Build | undefined = typeof strategy === "string" && Object.hasOwn(builders, strategy)
+    ? builders[strategy]
+    : undefined
+  return build === undefined
+    ? Effect.fail(
+      new ConfigError({
+        option: "strategy",
+        description: `must be one of ${Object.keys(builders).join(", ")}, got ${describe(strategy)}`
+      })
+    )
+    : build(rest as never, state)
+}) as typeof make

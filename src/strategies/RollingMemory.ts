@@ -33,7 +33,10 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
-import type { ConfigError, StateDecodeError, TokenCountError } from "../Errors.js"
+import type * as Option from "effect/Option"
+import type * as Schedule from "effect/Schedule"
+import type * as Scope from "effect/Scope"
+import type { AddError, ConfigError, StateDecodeError, TokenCountError } from "../Errors.js"
 import * as MemoryState from "../schema/MemoryState.js"
 import { buildRolling, DEFAULT_MAX_TOKENS as DEFAULT } from "./internal/builders.js"
 import { withServices } from "./internal/core.js"
@@ -101,6 +104,33 @@ export interface Options {
    * committed. A positive integer; default none.
    */
   readonly maxSummaryTokens?: number | undefined
+  /**
+   * When folds run (docs/contract.md section 5.1). `"blocking"` (default):
+   * an add that must prune completes after its fold, as the Python original
+   * does. `"background"`: an add completes once its turn is counted and
+   * appended; the folds run one at a time in a fiber owned by the memory's
+   * scope, so only {@link makeScoped} takes it (`make` fails with
+   * `ConfigError`), and it needs a `Summarizer`. The buffer may pass
+   * `maxTokens` while a fold runs, never `hardMaxTokens`.
+   */
+  readonly fold?: "blocking" | "background" | undefined
+  /**
+   * With `fold: "background"`: the hard cap of the buffer, in tokens
+   * (pinned messages aside, like `maxTokens`). An add that would leave the
+   * buffer over it waits for the fold in flight (back-pressure) and gets that
+   * fold's error if it fails after its retries (its turn stays), unless the
+   * newest unit alone is over the cap. A positive integer at least
+   * `maxTokens`; default twice `maxTokens`.
+   */
+  readonly hardMaxTokens?: number | undefined
+  /**
+   * With `fold: "background"`: how a failed fold is retried (each attempt
+   * re-plans its cutoff), e.g. `Schedule.exponential("1 second").pipe(Schedule.intersect(Schedule.recurs(3)))`.
+   * Default: not retried; the next add over the budget starts a new fold.
+   * A fold that still fails is reported: `lastFoldFailure`, the waiting adds'
+   * error, and the fold's span and metrics.
+   */
+  readonly foldRetry?: Schedule.Schedule<unknown, AddError> | undefined
 }
 
 /**
@@ -115,13 +145,22 @@ export interface RollingMemory extends Memory {
   readonly maxTokens: number
   /** The low-water mark a prune evicts down to (`maxTokens` unless set). */
   readonly targetTokens: number
+  /** When folds run: `"blocking"` (default) or `"background"` (see {@link Options.fold}). */
+  readonly fold: "blocking" | "background"
+  /**
+   * With background folds: the error of the last fold that failed after its
+   * retries, until a fold commits. Always `None` with blocking folds (the
+   * add that folded got the error).
+   */
+  readonly lastFoldFailure: Effect.Effect<Option.Option<AddError>>
 }
 
 const build = (
   options: Options | undefined,
-  state: MemoryState.MemoryState | undefined
+  state: MemoryState.MemoryState | undefined,
+  scope?: Scope.Scope
 ): Effect.Effect<RollingMemory, ConfigError | TokenCountError> =>
-  withServices((services) => buildRolling(services, options, state))
+  withServices((services) => buildRolling(services, options, state, scope))
 
 /**
  * Builds an empty RollingMemory. Reads `TokenCounter` (default: word count)
@@ -152,6 +191,41 @@ const build = (
  */
 export const make = (options?: Options): Effect.Effect<RollingMemory, ConfigError> =>
   build(options, undefined) as Effect.Effect<RollingMemory, ConfigError>
+
+/**
+ * Builds a RollingMemory whose folds may run in the background
+ * (`fold: "background"`, docs/contract.md section 5.1), owned by the
+ * current `Scope`: closing the scope interrupts the fold in flight
+ * (committing nothing) and starts no other; the memory stays readable and
+ * its adds still append. With `state`, restores it first (each message
+ * counted once, not pruned). Takes every option of {@link make}. Fails with
+ * `ConfigError` (as `make`, and `fold: "background"` without a `Summarizer`)
+ * or `TokenCountError` (restoring).
+ *
+ * @example
+ * ```ts
+ * import { Effect, Schedule } from "effect"
+ * import { Message, RollingMemory } from "rollmem"
+ *
+ * const program = Effect.scoped(Effect.gen(function*() {
+ *   const memory = yield* RollingMemory.makeScoped({
+ *     maxTokens: 8000,
+ *     targetTokens: 4000,
+ *     fold: "background", // an add never waits on the summarizer below 16,000 tokens
+ *     foldRetry: Schedule.exponential("1 second").pipe(Schedule.intersect(Schedule.recurs(3)))
+ *   })
+ *   yield* memory.add(Message.user("Book me a flight to Rome"))
+ * }))
+ * ```
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const makeScoped = (
+  options?: Options,
+  state?: MemoryState.MemoryState
+): Effect.Effect<RollingMemory, ConfigError | TokenCountError, Scope.Scope> =>
+  Effect.flatMap(Effect.scope, (scope) => build(options, state, scope))
 
 /**
  * Builds a RollingMemory holding a state. The buffer is restored verbatim

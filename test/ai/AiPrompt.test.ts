@@ -440,6 +440,43 @@ describe("AiPrompt.fromPrompt on prompts from elsewhere", () => {
     }))
 })
 
+describe("AiPrompt decodes through the message decoder", () => {
+  const left = (either: Either.Either<unknown, InvalidMessageError>): InvalidMessageError => {
+    assert.isTrue(Either.isLeft(either))
+    return (either as Either.Left<InvalidMessageError, unknown>).left
+  }
+
+  it("metadata nested 20,000 levels under options.rollmem is named as too deep, not a RangeError", () => {
+    let deep: Record<string, unknown> = {}
+    for (let i = 0; i < 20_000; i++) deep = { a: deep }
+    const prompt = Prompt.fromMessages([Prompt.userMessage({ content: [], options: { rollmem: { metadata: deep } } })])
+    const error = left(AiPrompt.fromPromptMessage(prompt.content[0]))
+    assert.instanceOf(error, InvalidMessageError)
+    assert.strictEqual(error.description, "metadata: nested deeper than 100 levels")
+  })
+
+  it("a 5 MB wrong id gives a bounded description", () => {
+    const id = { text: "x".repeat(5 * 1024 * 1024) }
+    const prompt = Prompt.fromMessages([Prompt.systemMessage({ content: "", options: { rollmem: { id } } })])
+    const error = left(AiPrompt.fromPromptMessage(prompt.content[0]))
+    assert.strictEqual(
+      error.description,
+      `id: Expected string, actual {"text":"${"x".repeat(71)}… [object of 1 key]`
+    )
+    assert.strictEqual(error.description.length, 127)
+  })
+
+  it("metadata that contains itself is named as circular, as Message.decodeFields names it", () => {
+    const metadata: Record<string, unknown> = { a: 1 }
+    metadata.self = metadata
+    const prompt = Prompt.fromMessages([Prompt.userMessage({ content: [], options: { rollmem: { metadata } } })])
+    const error = left(AiPrompt.fromPromptMessage(prompt.content[0]))
+    const direct = Message.decodeFields("user", "", { metadata: metadata as never })
+    assert.strictEqual(error.description, "metadata: contains itself (circular)")
+    assert.strictEqual(left(direct).description, error.description)
+  })
+})
+
 describe("AiPrompt with a Chat", () => {
   it.effect.skipIf(!hasData("conversations-tooltalk.jsonl"))(
     "a memory's context seeds a Chat; the Chat's history, exported and re-imported, loads back into a memory",

@@ -14,6 +14,7 @@
  *
  * @internal
  */
+import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
@@ -22,7 +23,7 @@ import { jsonEquals } from "../../schema/Json.js"
 import * as Message from "../../schema/Message.js"
 import { formatParseError } from "../../schema/ParseIssue.js"
 import * as Validity from "../../Validity.js"
-import { AdapterError } from "../AdapterError.js"
+import { AdapterError, type CheckOptions } from "../AdapterError.js"
 
 /**
  * The metadata key under which a message keeps the provider items it came
@@ -371,17 +372,8 @@ export const stringify = (value: unknown): string => JSON.stringify(value) ?? ""
 /** Role names a context may not open with or hold mid-way, in the providers' words. @internal */
 export const messageLabel = (r: Rendered): string => `message ${r.index} (role ${JSON.stringify(r.message.role)})`
 
-/**
- * Options every `to…` takes: `check` (default `true`) refuses messages a
- * strict provider rejects (see `Validity`): an orphaned tool result, an
- * unanswered tool call and, with `firstTurn`, a context whose first turn
- * (after system messages) is not a user turn.
- *
- * @internal
- */
-export interface CheckOptions {
-  readonly check?: boolean | undefined
-}
+/** Options every checked `to…` takes (the public {@link CheckOptions}). @internal */
+export type { CheckOptions }
 
 /** The `AdapterError` for the violations a provider rejects, if any. @internal */
 export const check = (
@@ -410,3 +402,40 @@ export const encodeChecked = <Item>(
   const error = check(format.name, messages, firstTurn, options)
   return error === undefined ? encode(format, messages) : Either.left(error)
 }
+
+/**
+ * What an adapter module exports, built from its Either forms: the Effect
+ * functions `decode` / `encode`, suspended (nothing runs until the effect
+ * does) and never asynchronous (the plain `to…` / `from…` run them at once).
+ *
+ * @internal
+ */
+export interface Codec<Request, Options> {
+  readonly decode: (input: unknown) => Effect.Effect<Array<Message.Message>, AdapterError>
+  readonly encode: (
+    messages: ReadonlyArray<Message.Message>,
+    options?: Options
+  ) => Effect.Effect<Request, AdapterError>
+}
+
+/** A {@link Codec} from a module's own Either forms (a request with several parts). @internal */
+export const codec = <Request, Options>(
+  decodeEither: (input: unknown) => Either.Either<Array<Message.Message>, AdapterError>,
+  encodeEither: (messages: ReadonlyArray<Message.Message>, options?: Options) => Either.Either<Request, AdapterError>
+): Codec<Request, Options> => ({
+  decode: (input) => Effect.suspend(() => decodeEither(input)),
+  encode: (messages, options) => Effect.suspend(() => encodeEither(messages, options))
+})
+
+/**
+ * The {@link Codec} of a format whose request is the list of its items,
+ * checked with `Validity` before writing unless `check: false` (`firstTurn`:
+ * whether a first turn that is not a user turn is refused too).
+ *
+ * @internal
+ */
+export const listCodec = <Item>(format: Format<Item>, firstTurn = false): Codec<Array<Item>, CheckOptions> =>
+  codec(
+    (input) => decode(format, input),
+    (messages, options) => encodeChecked(format, messages, firstTurn, options)
+  )

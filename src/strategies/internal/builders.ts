@@ -9,7 +9,10 @@
  */
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import { ConfigError, type TokenCountError } from "../../Errors.js"
+import * as Option from "effect/Option"
+import * as Schedule from "effect/Schedule"
+import type * as Scope from "effect/Scope"
+import { type AddError, ConfigError, type TokenCountError } from "../../Errors.js"
 import type * as MemoryState from "../../schema/MemoryState.js"
 import type { Message } from "../../schema/Message.js"
 import { countNow, countSyncOf } from "../../services/internal/counting.js"
@@ -19,6 +22,7 @@ import type { BufferMemory } from "../BufferMemory.js"
 import type { RollingMemory } from "../RollingMemory.js"
 import type { SummaryMemory } from "../SummaryMemory.js"
 import type { WindowMemory } from "../WindowMemory.js"
+import { type Background, backgroundFolder } from "./background.js"
 import {
   adding,
   checkPositiveInteger,
@@ -33,7 +37,7 @@ import {
   type Step,
   type SummaryRole
 } from "./core.js"
-import type { Plan } from "./eviction.js"
+import type { Entry, Plan } from "./eviction.js"
 import {
   checkMaxSummaryTokens,
   checkPruning,
@@ -101,13 +105,69 @@ export interface RollingBuildOptions extends PolicyOptions {
   readonly targetTokens?: number | undefined
   readonly summaryRole?: SummaryRole | undefined
   readonly maxSummaryTokens?: number | undefined
+  readonly fold?: "blocking" | "background" | undefined
+  readonly hardMaxTokens?: number | undefined
+  readonly foldRetry?: Schedule.Schedule<unknown, AddError> | undefined
+}
+
+/**
+ * Checks the background-folding options (docs/contract.md section 5.1):
+ * `undefined` for blocking folds, else the settings. `scope` is the one a
+ * scoped constructor gives; `fold: "background"` without one, or without a
+ * summarizer, is a `ConfigError`.
+ */
+const checkBackground = (
+  options: RollingBuildOptions | undefined,
+  maxTokens: number,
+  hasSummarizer: boolean,
+  scope: Scope.Scope | undefined
+): ConfigError | Background | undefined => {
+  const fold: unknown = options?.fold
+  const hard: unknown = options?.hardMaxTokens
+  const retry: unknown = options?.foldRetry
+  if (fold !== undefined && fold !== "blocking" && fold !== "background") {
+    return new ConfigError({ option: "fold", description: `must be "blocking" or "background", got ${String(fold)}` })
+  }
+  if (fold !== "background") {
+    if (hard !== undefined) {
+      return new ConfigError({ option: "hardMaxTokens", description: "needs fold: \"background\"" })
+    }
+    if (retry !== undefined) return new ConfigError({ option: "foldRetry", description: "needs fold: \"background\"" })
+    return undefined
+  }
+  if (scope === undefined) {
+    return new ConfigError({
+      option: "fold",
+      description: "\"background\" needs a scope that owns the folds: use RollingMemory.makeScoped"
+    })
+  }
+  if (!hasSummarizer) {
+    return new ConfigError({
+      option: "fold",
+      description: "\"background\" needs a Summarizer (without one, evicted turns are dropped at once)"
+    })
+  }
+  const hardMax = hard === undefined ? 2 * maxTokens : hard
+  const invalid = checkPositiveInteger("hardMaxTokens", hardMax)
+  if (invalid !== undefined) return invalid
+  if ((hardMax as number) < maxTokens) {
+    return new ConfigError({
+      option: "hardMaxTokens",
+      description: `must be at least maxTokens (${maxTokens}), got ${hardMax}`
+    })
+  }
+  if (retry !== undefined && !Schedule.isSchedule(retry)) {
+    return new ConfigError({ option: "foldRetry", description: "must be a Schedule" })
+  }
+  return { scope, hardMax: hardMax as number, retry: retry as Schedule.Schedule<unknown, AddError> | undefined }
 }
 
 /** @internal */
 export const buildRolling = (
   services: Services,
   options: RollingBuildOptions | undefined,
-  state: MemoryState.MemoryState | undefined
+  state: MemoryState.MemoryState | undefined,
+  scope?: Scope.Scope
 ): Effect.Effect<RollingMemory, ConfigError | TokenCountError> => {
   const maxTokens = options?.maxTokens === undefined ? DEFAULT_MAX_TOKENS : options.maxTokens
   const invalid = checkPositiveInteger("maxTokens", maxTokens)
@@ -119,7 +179,28 @@ export const buildRolling = (
   const maxSummaryTokens = checkMaxSummaryTokens(options?.maxSummaryTokens)
   if (maxSummaryTokens instanceof ConfigError) return Effect.fail(maxSummaryTokens)
   const { counter, summarizer } = services
+  const background = checkBackground(options, maxTokens, summarizer !== undefined, scope)
+  if (background instanceof ConfigError) return Effect.fail(background)
   const coreOptions = { index: indexConfig(pruning), summaryRole, maxSummaryTokens }
+  const fields = (policy: { readonly target: number }) => ({
+    strategy: "rolling" as const,
+    maxTokens,
+    targetTokens: policy.target,
+    fold: background === undefined ? "blocking" as const : "background" as const
+  })
+  if (background !== undefined && summarizer !== undefined) {
+    return Effect.flatMap(makeCore(counter, state, coreOptions), (core) => {
+      const recount: Recount = { sync: countSyncOf(counter), effect: (text) => countNow(counter, text) }
+      const start = () => startPrune(core.index, pruning, recount)
+      const pinned = (entry: Entry) => pruning.pinSystem && entry.systemLike
+      const folder = backgroundFolder(core, summarizer, pruning.policy, start, pinned, background)
+      const memory = makeMemory<RollingMemory>(core, folder.step, folder.stepMany, {
+        ...fields(pruning.policy),
+        lastFoldFailure: folder.lastFailure
+      })
+      return Effect.as(folder.register, memory)
+    })
+  }
   return mapNow(makeCore(counter, state, coreOptions), (core) => {
     const index = core.index
     const policy = pruning.policy
@@ -131,13 +212,11 @@ export const buildRolling = (
     // result orphaned): the prune starts when it holds the lock.
     const prune = summarizer === undefined ? dropper(core, start) : folder(core, summarizer, start)
     const { step, stepMany } = adding(core, () => index.needsPrune(policy) ? prune() : done)
-    return makeMemory<RollingMemory>(core, step, stepMany, {
-      strategy: "rolling",
-      maxTokens,
-      targetTokens: policy.target
-    })
+    return makeMemory<RollingMemory>(core, step, stepMany, { ...fields(policy), lastFoldFailure: noFailure })
   })
 }
+
+const noFailure: Effect.Effect<Option.Option<AddError>> = Effect.succeed(Option.none())
 
 /** @internal */
 export const buildBuffer = (

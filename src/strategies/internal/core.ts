@@ -19,6 +19,7 @@ import * as Summarizer from "../../services/Summarizer.js"
 import * as TokenCounter from "../../services/TokenCounter.js"
 import type { Memory } from "../Memory.js"
 import { type Config, type Entry, EvictionIndex, type Plan } from "./eviction.js"
+import { observeFold, observeFoldNow } from "./observe.js"
 
 /** The services a memory reads once, when it is built. @internal */
 export interface Services {
@@ -67,6 +68,8 @@ export interface Core {
   readonly maxSummaryTokens: number | undefined
   /** How the summary reads back (docs/contract.md section 10.6). */
   readonly summaryRole: SummaryRole
+  /** The strategy whose core this is, set by {@link makeMemory}: the folds' telemetry label (section 11). */
+  strategy?: Memory["strategy"]
 }
 
 /** The role the summary reads back as: `"system"` (default) or `"user"`. @internal */
@@ -287,14 +290,18 @@ export const fold = (
   plan: Plan<Message.Message>
 ): Effect.Effect<void, AddError> => {
   const generation = core.generation
-  return Effect.onExit(
-    Effect.flatMap(
-      Effect.suspend(() => summarizer.summarize(core.summary, plan.messages)),
-      (summary): Effect.Effect<void, AddError> =>
-        // a hand-written service skips the constructors' check
-        typeof summary !== "string" ? Effect.fail(nonString()) : countAndCommit(core, generation, plan, summary)
-    ),
-    (exit) => Exit.isSuccess(exit) ? Effect.void : Effect.sync(() => core.index.abort(plan))
+  return observeFold(
+    core,
+    plan,
+    Effect.onExit(
+      Effect.flatMap(
+        Effect.suspend(() => summarizer.summarize(core.summary, plan.messages)),
+        (summary): Effect.Effect<void, AddError> =>
+          // a hand-written service skips the constructors' check
+          typeof summary !== "string" ? Effect.fail(nonString()) : countAndCommit(core, generation, plan, summary)
+      ),
+      (exit) => Exit.isSuccess(exit) ? Effect.void : Effect.sync(() => core.index.abort(plan))
+    )
   )
 }
 
@@ -306,20 +313,21 @@ export const fold = (
  *
  * @internal
  */
-export const foldNow = (core: Core, summarizeSync: SummarizeSync, plan: Plan<Message.Message>): Step => {
-  const generation = core.generation
-  const exit = summarizeSync(core.summary, plan.messages)
-  if (Exit.isFailure(exit)) {
-    core.index.abort(plan)
-    return exit
-  }
-  const committed = countAndCommit(core, generation, plan, exit.value)
-  if (Exit.isExit(committed)) {
-    if (Exit.isFailure(committed)) core.index.abort(plan)
-    return committed
-  }
-  return Effect.onExit(committed, (e) => Exit.isSuccess(e) ? Effect.void : Effect.sync(() => core.index.abort(plan)))
-}
+export const foldNow = (core: Core, summarizeSync: SummarizeSync, plan: Plan<Message.Message>): Step =>
+  observeFoldNow(core, plan, (): Step => {
+    const generation = core.generation
+    const exit = summarizeSync(core.summary, plan.messages)
+    if (Exit.isFailure(exit)) {
+      core.index.abort(plan)
+      return exit
+    }
+    const committed = countAndCommit(core, generation, plan, exit.value)
+    if (Exit.isExit(committed)) {
+      if (Exit.isFailure(committed)) core.index.abort(plan)
+      return committed
+    }
+    return Effect.onExit(committed, (e) => Exit.isSuccess(e) ? Effect.void : Effect.sync(() => core.index.abort(plan)))
+  })
 
 /** The summary as a leading system message, then the buffer. @internal */
 export const messagesOf = (summary: string, buffer: ReadonlyArray<Message.Message>): Array<Message.Message> =>
@@ -385,6 +393,7 @@ export const makeMemory = <M extends Memory>(
   // No spread nor computed key in the literal: V8 makes such objects slow to
   // build. The owner is kept so a copy (`{ ...memory, add }`) does not pass for it.
   const owned: typeof memory & { [stepKey]?: OwnedStep } = Object.assign(memory, fields)
+  core.strategy = fields.strategy
   owned[stepKey] = { owner: memory, step }
   return memory as unknown as M
 }

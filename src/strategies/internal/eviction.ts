@@ -171,6 +171,20 @@ export interface Plan<A> {
   readonly reach: number
 }
 
+/**
+ * The tokens a plan evicts (its units' and the orphans' outside them, as
+ * counted now): what the summarizer is handed, in the buffer's measure.
+ * O(planned units + orphans).
+ *
+ * @internal
+ */
+export const plannedTokens = <A>(plan: Plan<A>): number => {
+  let tokens = 0
+  for (let i = 0; i < plan.units.length; i++) tokens += plan.units[i].tokens
+  for (let i = 0; i < plan.orphans.length; i++) tokens += plan.orphans[i].tokens
+  return tokens
+}
+
 interface Cleared<A> {
   readonly node: Node<A>
   readonly item: A
@@ -220,6 +234,8 @@ export class EvictionIndex<A> {
   private planIds = 0
   /** How many times the index was rebuilt from its messages (the O(n) fallback). */
   rebuilds = 0
+  /** The id of the last plan {@link commit} evicted, 0 before any. */
+  lastCommitted = 0
 
   constructor(config?: Config) {
     this.pinSystem = config?.pinSystem === true
@@ -245,6 +261,11 @@ export class EvictionIndex<A> {
   /** The measure the budget bounds: the unpinned messages, in tokens or messages. */
   measure(measure: Measure): number {
     return measure === "tokens" ? this.liveTokens : this.liveCount
+  }
+
+  /** The newest unit's measure (0 when there is none): what no prune evicts. O(1). */
+  newestUnit(measure: Measure): number {
+    return this.uTail === undefined ? 0 : this.measureOf(this.uTail, measure)
   }
 
   /** Number of units (pinned messages are in none). */
@@ -631,6 +652,7 @@ export class EvictionIndex<A> {
   commit(plan: Plan<A>): boolean {
     if (this.pending !== plan) return false
     this.pending = undefined
+    this.lastCommitted = plan.id
     this.journal = []
     for (let i = 0; i < plan.units.length; i++) {
       const unit = plan.units[i]

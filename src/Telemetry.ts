@@ -1,0 +1,182 @@
+/**
+ * What a memory reports about its folds, through Effect's own `Tracer` and
+ * `Metric` (docs/contract.md section 11): one span per fold and six metrics.
+ * An add that does not fold reports nothing and costs nothing.
+ *
+ * Nothing here needs configuring: provide an exporting tracer and a metric
+ * reader to the program (with `@effect/opentelemetry`, an optional peer) and
+ * every fold shows up. Metrics live in Effect's global metric registry, so
+ * the Promise facade's folds are counted too; spans need a fiber whose
+ * tracer is not Effect's built-in one (see {@link FOLD_SPAN}).
+ *
+ * @example
+ * ```ts
+ * import * as Otlp from "@effect/opentelemetry/Otlp"
+ * import { FetchHttpClient } from "@effect/platform"
+ * import { Effect, Layer, Metric, MetricLabel } from "effect"
+ * import { Message, RollingMemory, Summarizer, Telemetry } from "rollmem"
+ *
+ * const program = Effect.gen(function*() {
+ *   const memory = yield* RollingMemory.make({ maxTokens: 500 })
+ *   yield* memory.add(Message.user("hello"))
+ *   // the committed folds of every RollingMemory so far
+ *   const committed = Metric.taggedWithLabels(Telemetry.folds, [
+ *     MetricLabel.make("strategy", "rolling"),
+ *     MetricLabel.make("outcome", "committed")
+ *   ])
+ *   return (yield* Metric.value(committed)).count
+ * }).pipe(Effect.withSpan("chat.turn")) // each fold's span is a child of this one
+ *
+ * program.pipe(
+ *   Effect.provide(Summarizer.layerFunction((summary, messages) => `${summary} ${messages.length} turns`)),
+ *   // spans and metrics over OTLP/HTTP
+ *   Effect.provide(
+ *     Otlp.layerJson({ baseUrl: "http://localhost:4318", resource: { serviceName: "chat" } }).pipe(
+ *       Layer.provide(FetchHttpClient.layer)
+ *     )
+ *   ),
+ *   Effect.runPromise
+ * )
+ * ```
+ *
+ * @since 0.2.0
+ */
+import * as Metric from "effect/Metric"
+import * as MetricBoundaries from "effect/MetricBoundaries"
+
+/**
+ * The name of the span of a fold: `"rollmem.fold"`.
+ *
+ * A fold is one summarizer call and its commit (docs/contract.md section 5;
+ * a SummaryMemory folds on every add). Its span is a child of the span
+ * current in the add that folds (the caller's), and the summarizer's own
+ * spans (an `@effect/ai` model call, say) are its children. An add that does
+ * not fold opens no span.
+ *
+ * When a span is recorded: whenever the fold runs in a fiber whose tracer is
+ * enabled and is not Effect's built-in tracer (whose spans go nowhere), that
+ * is, as soon as a program provides one (`@effect/opentelemetry`'s
+ * `NodeSdk.layer`, `Effect.withTracer`). A fold with a summarizer built from a
+ * plain function runs in the add's own step, without a fiber of its own: it
+ * reads the calling fiber (`Fiber.getCurrentFiber`), so through the Effect
+ * API it gets its span like any other, while the Promise facade's synchronous
+ * adds, which run in no fiber, record none (their metrics still count).
+ *
+ * Attributes (all numbers are counts at the fold's end unless said):
+ *
+ * | key | value |
+ * |---|---|
+ * | `rollmem.strategy` | `"rolling"` or `"summary"` |
+ * | `rollmem.outcome` | a {@link FoldOutcome} |
+ * | `rollmem.evicted_messages` | messages handed to the summarizer (evicted when the outcome is `"committed"`) |
+ * | `rollmem.evicted_tokens` | their tokens, as counted when added |
+ * | `rollmem.buffer_tokens_before` | the buffer's tokens when the fold started (after the turn that triggered it) |
+ * | `rollmem.buffer_tokens_after` | the buffer's tokens when it ended |
+ * | `rollmem.summary_tokens` | the summary's tokens when it ended |
+ * | `rollmem.error` | a failed fold's error tag (`"SummarizerError"`, ...), else absent |
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const FOLD_SPAN = "rollmem.fold"
+
+/**
+ * How a fold ended:
+ *
+ * - `"committed"`: the summary was stored and the evicted turns removed;
+ * - `"failed"`: the summarizer (or the summary's count or budget check)
+ *   failed; nothing changed beyond the append;
+ * - `"discarded"`: the summarizer succeeded but its result was dropped, since
+ *   `clear` ran meanwhile (or, with a synchronous summarizer that adds to
+ *   its own memory, a nested fold committed first);
+ * - `"interrupted"`: the add was interrupted during the fold; nothing
+ *   changed beyond the append.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type FoldOutcome = "committed" | "failed" | "discarded" | "interrupted"
+
+/**
+ * Folds, by `strategy` and `outcome` (a {@link FoldOutcome}). A monotonic
+ * counter: `rollmem_folds`.
+ *
+ * @since 0.2.0
+ * @category metrics
+ */
+export const folds: Metric.Metric.Counter<number> = Metric.counter("rollmem_folds", {
+  description: "rollmem folds (summarizer calls), by strategy and outcome",
+  incremental: true
+})
+
+/**
+ * Messages handed to the summarizer, by `strategy` and the fold's
+ * `outcome`: those of committed folds left the buffer; the others stayed.
+ * A monotonic counter: `rollmem_evicted_messages`.
+ *
+ * @since 0.2.0
+ * @category metrics
+ */
+export const evictedMessages: Metric.Metric.Counter<number> = Metric.counter("rollmem_evicted_messages", {
+  description: "messages handed to the summarizer by rollmem folds, by strategy and fold outcome",
+  incremental: true
+})
+
+/**
+ * Failed folds, by `strategy` and `error`, the error's tag
+ * (`"SummarizerError"`, `"SummaryBudgetError"`, `"TokenCountError"`, or
+ * `"defect"`). Interruptions are not failures (see {@link folds}). A
+ * monotonic counter: `rollmem_summarizer_failures`.
+ *
+ * @since 0.2.0
+ * @category metrics
+ */
+export const summarizerFailures: Metric.Metric.Counter<number> = Metric.counter("rollmem_summarizer_failures", {
+  description: "rollmem folds that failed, by strategy and error tag",
+  incremental: true
+})
+
+/**
+ * How long each fold took, summarizer call included, by `strategy`,
+ * `outcome` and `time_unit: "milliseconds"`: a histogram in milliseconds
+ * with `Metric.timer`'s buckets (0.5 ms doubling 35 times), read from the
+ * fiber's `Clock` (so `TestClock` drives it in tests; the facade's
+ * synchronous adds read the system clock). `rollmem_fold_duration`.
+ *
+ * @since 0.2.0
+ * @category metrics
+ */
+export const foldDuration: Metric.Metric.Histogram<number> = Metric.histogram(
+  "rollmem_fold_duration",
+  MetricBoundaries.exponential({ start: 0.5, factor: 2, count: 35 }),
+  "rollmem fold latency in milliseconds (summarizer call and commit), by strategy and outcome"
+)
+
+/** 1, 2, 4, ... 2^23 (8,388,608) tokens, then +Infinity. */
+const tokenBoundaries = MetricBoundaries.exponential({ start: 1, factor: 2, count: 24 })
+
+/**
+ * The buffer's tokens after each fold, by `strategy` and `outcome`: a
+ * histogram with buckets 1, 2, 4, ... 2^23 tokens. `rollmem_buffer_tokens`.
+ *
+ * @since 0.2.0
+ * @category metrics
+ */
+export const bufferTokens: Metric.Metric.Histogram<number> = Metric.histogram(
+  "rollmem_buffer_tokens",
+  tokenBoundaries,
+  "rollmem buffer tokens after a fold, by strategy and outcome"
+)
+
+/**
+ * The summary's tokens after each fold, by `strategy` and `outcome`: a
+ * histogram with buckets 1, 2, 4, ... 2^23 tokens. `rollmem_summary_tokens`.
+ *
+ * @since 0.2.0
+ * @category metrics
+ */
+export const summaryTokens: Metric.Metric.Histogram<number> = Metric.histogram(
+  "rollmem_summary_tokens",
+  tokenBoundaries,
+  "rollmem summary tokens after a fold, by strategy and outcome"
+)

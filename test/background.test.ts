@@ -1,0 +1,361 @@
+/**
+ * Background folding (docs/contract.md section 5.1): an add completes once its
+ * turn is appended; folds run one at a time in the memory's scope; the hard
+ * cap holds adds back; failures are retried on the given Schedule, reported
+ * and never lose a turn; `clear` and closing the scope commit nothing of the
+ * fold in flight. Time and concurrency through Deferred gates and the
+ * TestClock, never sleeps.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Cause, Deferred, Effect, Exit, Fiber, Option, Schedule, Scope, TestClock } from "effect"
+import type { Memory } from "../src/index.js"
+import { ConfigError, Message, RollingMemory, Summarizer, SummarizerError } from "../src/index.js"
+import * as Facade from "../src/promise/index.js"
+import { assertAccounting, encodeFold, foldedIds, gated, idsOf, range, turn } from "./reliability/support/harness.js"
+
+const provideSummarizer = (service: Summarizer.Service) => Effect.provideService(Summarizer.Summarizer, service)
+
+/** A background RollingMemory in `scope`: budget 4 words (two turns), hard cap 8. */
+const background = (service: Summarizer.Service, scope: Scope.Scope, options: RollingMemory.Options = {}) =>
+  RollingMemory.makeScoped({ maxTokens: 4, hardMaxTokens: 8, fold: "background", ...options }).pipe(
+    provideSummarizer(service),
+    Scope.extend(scope)
+  )
+
+const ids = (memory: Memory.Memory) => Effect.map(memory.buffer, idsOf)
+
+const addAll = (memory: Memory.Memory, from: number, n: number) =>
+  Effect.forEach(range(from, n), (i) => memory.add(turn(i)), { discard: true })
+
+describe("fold: \"background\"", () => {
+  it.effect("an add returns once appended; the fold runs behind it and commits", () =>
+    Effect.gen(function*() {
+      const g = yield* gated()
+      const scope = yield* Scope.make()
+      const memory = yield* background(g.service, scope)
+      assert.strictEqual((memory as RollingMemory.RollingMemory).fold, "background")
+      yield* addAll(memory, 1, 3) // 6 words: over the budget, under the cap
+      // every add completed while the fold waits at its gate
+      assert.deepStrictEqual(yield* Deferred.await(g.started(0)), ["t1"])
+      assert.deepStrictEqual(yield* ids(memory), ["t1", "t2", "t3"])
+      assert.strictEqual(yield* memory.summary, "")
+      yield* g.release(0)
+      yield* Effect.yieldNow()
+      assert.strictEqual(yield* memory.summary, "<t1>")
+      assert.deepStrictEqual(yield* ids(memory), ["t2", "t3"])
+      assert.strictEqual(g.calls.length, 1)
+      yield* Scope.close(scope, Exit.void)
+    }))
+
+  it.effect("back-pressure: an add that would pass the hard cap is held back until a fold makes room", () =>
+    Effect.gen(function*() {
+      const g = yield* gated()
+      const scope = yield* Scope.make()
+      const memory = yield* background(g.service, scope)
+      yield* addAll(memory, 1, 4) // 8 words: at the cap, not over
+      assert.deepStrictEqual(yield* Deferred.await(g.started(0)), ["t1", "t2"], "planned when it started: 8 cut to 4")
+      const fifth = yield* Effect.fork(memory.add(turn(5))) // would make 10 words: over the cap
+      const sixth = yield* Effect.fork(memory.add(turn(6)))
+      yield* Effect.repeatN(Effect.yieldNow(), 4) // the add, then the fold it starts, run
+      assert.isNull(fifth.unsafePoll(), "the add waits")
+      assert.deepStrictEqual(yield* ids(memory), ["t1", "t2", "t3", "t4"], "counted, not appended: the cap holds")
+      assert.strictEqual(yield* memory.bufferTokens, 8)
+      yield* g.release(0)
+      assert.isTrue(Exit.isSuccess(yield* Fiber.await(fifth)))
+      assert.isTrue(Exit.isSuccess(yield* Fiber.await(sixth)))
+      assert.strictEqual(yield* memory.summary, "<t1><t2>")
+      assert.deepStrictEqual(yield* ids(memory), ["t3", "t4", "t5", "t6"], "admitted in arrival order")
+      // the loop goes on: 8 words, over the budget: a second fold
+      assert.deepStrictEqual(yield* Deferred.await(g.started(1)), ["t3", "t4"])
+      yield* g.release(1)
+      yield* Effect.yieldNow()
+      assert.strictEqual(yield* memory.summary, "<t1><t2><t3><t4>")
+      assert.deepStrictEqual(yield* ids(memory), ["t5", "t6"])
+      yield* Scope.close(scope, Exit.void)
+    }))
+
+  it.effect("an add interrupted while held back appends nothing; the others are admitted", () =>
+    Effect.gen(function*() {
+      const g = yield* gated()
+      const scope = yield* Scope.make()
+      const memory = yield* background(g.service, scope)
+      yield* addAll(memory, 1, 4)
+      yield* Deferred.await(g.started(0))
+      const fifth = yield* Effect.fork(memory.add(turn(5)))
+      const sixth = yield* Effect.fork(memory.add(turn(6)))
+      yield* Effect.repeatN(Effect.yieldNow(), 4) // the add, then the fold it starts, run
+      yield* Fiber.interrupt(fifth)
+      yield* g.release(0)
+      assert.isTrue(Exit.isSuccess(yield* Fiber.await(sixth)))
+      assert.deepStrictEqual(yield* ids(memory), ["t3", "t4", "t6"])
+      yield* Scope.close(scope, Exit.void)
+    }))
+
+  it.effect("a newest unit alone over the hard cap does not wait", () =>
+    Effect.gen(function*() {
+      const g = yield* gated()
+      const scope = yield* Scope.make()
+      const memory = yield* background(g.service, scope)
+      yield* memory.add(Message.user("a b c d e f g h i j", { id: "big" })) // 10 words, alone
+      yield* Effect.yieldNow()
+      assert.strictEqual(g.calls.length, 0, "nothing older to fold")
+      assert.deepStrictEqual(yield* ids(memory), ["big"])
+      yield* Scope.close(scope, Exit.void)
+    }))
+
+  it.effect("folds run one at a time, each planned when it starts", () =>
+    Effect.gen(function*() {
+      const g = yield* gated()
+      const scope = yield* Scope.make()
+      const memory = yield* background(g.service, scope, { hardMaxTokens: 100 })
+      yield* addAll(memory, 1, 3)
+      yield* Deferred.await(g.started(0))
+      yield* addAll(memory, 4, 5) // 16 words while the first fold is in flight
+      assert.strictEqual(g.calls.length, 1, "no second call while one is in flight")
+      yield* g.release(0)
+      // the second fold's cutoff is computed now, on the buffer as it is (14 words down to 4)
+      assert.deepStrictEqual(yield* Deferred.await(g.started(1)), ["t2", "t3", "t4", "t5", "t6"])
+      yield* g.release(1)
+      yield* Effect.yieldNow()
+      assertAccounting(yield* memory.state, range(1, 8).map((i) => `t${i}`), "summarize")
+      assert.deepStrictEqual(yield* ids(memory), ["t7", "t8"])
+      yield* Scope.close(scope, Exit.void)
+    }))
+
+  it.effect("a failing fold is retried on the Schedule; a final failure is reported and reaches the waiting adds", () =>
+    Effect.gen(function*() {
+      let calls = 0
+      const failing = Summarizer.fromEffect((summary: string, messages: ReadonlyArray<Message.Message>) =>
+        Effect.suspend(() => {
+          calls++
+          return calls <= 3
+            ? Effect.fail(new Error(`overloaded ${calls}`))
+            : Effect.succeed(encodeFold(summary, messages))
+        })
+      )
+      const scope = yield* Scope.make()
+      const memory = (yield* background(failing, scope, {
+        foldRetry: Schedule.spaced("1 second").pipe(Schedule.intersect(Schedule.recurs(1)))
+      })) as RollingMemory.RollingMemory
+      yield* addAll(memory, 1, 4) // at the cap
+      const waiting = yield* Effect.fork(memory.add(turn(5))) // over it: waits
+      yield* Effect.yieldNow() // the first call fails
+      assert.strictEqual(calls, 1)
+      yield* TestClock.adjust("1 second") // the retry runs and fails too
+      const exit = yield* Fiber.await(waiting)
+      assert.strictEqual(calls, 2, "one call and one retry")
+      assert.isTrue(Exit.isFailure(exit))
+      const error = Exit.isFailure(exit) ? Cause.failureOption(exit.cause) : Option.none()
+      assert.isTrue(Option.isSome(error) && error.value instanceof SummarizerError)
+      assert.strictEqual(((Option.getOrThrow(error) as SummarizerError).cause as Error).message, "overloaded 2")
+      const last = yield* memory.lastFoldFailure
+      assert.strictEqual(
+        Option.isSome(last) && ((last.value as SummarizerError).cause as Error).message,
+        "overloaded 2"
+      )
+      // nothing lost: the held-back turn is appended when the fold gives up
+      assert.deepStrictEqual(yield* ids(memory), ["t1", "t2", "t3", "t4", "t5"])
+      assert.strictEqual(yield* memory.summary, "")
+      // the buffer is over the cap now: the next add is held back and starts a new fold,
+      // whose retry succeeds, admits it and clears the report
+      const sixth = yield* Effect.fork(memory.add(turn(6)))
+      yield* Effect.repeatN(Effect.yieldNow(), 4) // the add, then the fold it starts, run
+      assert.strictEqual(calls, 3)
+      assert.isNull(sixth.unsafePoll())
+      yield* TestClock.adjust("1 second")
+      assert.isTrue(Exit.isSuccess(yield* Fiber.await(sixth)))
+      yield* Effect.repeatN(Effect.yieldNow(), 4)
+      // call 4 folded t1..t3 (10 words down to 4); t6 then made 6: call 5 folded t4
+      assert.strictEqual(calls, 5)
+      assert.strictEqual(yield* memory.summary, "<t1><t2><t3><t4>")
+      assert.deepStrictEqual(yield* ids(memory), ["t5", "t6"])
+      assert.isTrue(Option.isNone(yield* memory.lastFoldFailure))
+      assertAccounting(yield* memory.state, range(1, 6).map((i) => `t${i}`), "summarize")
+      yield* Scope.close(scope, Exit.void)
+    }))
+
+  it.effect("clear during a background fold discards it; the memory stays cleared", () =>
+    Effect.gen(function*() {
+      const g = yield* gated()
+      const scope = yield* Scope.make()
+      const memory = yield* background(g.service, scope)
+      yield* addAll(memory, 1, 3)
+      yield* Deferred.await(g.started(0))
+      yield* memory.clear
+      yield* g.release(0)
+      yield* Effect.yieldNow()
+      assert.strictEqual(yield* memory.summary, "")
+      assert.deepStrictEqual(yield* ids(memory), [])
+      yield* addAll(memory, 10, 1)
+      assert.deepStrictEqual(yield* ids(memory), ["t10"])
+      yield* Scope.close(scope, Exit.void)
+    }))
+
+  it.effect("closing the scope interrupts the fold in flight, commits nothing, and wakes a waiting add", () =>
+    Effect.gen(function*() {
+      const g = yield* gated()
+      const scope = yield* Scope.make()
+      const memory = yield* background(g.service, scope)
+      yield* addAll(memory, 1, 4)
+      yield* Deferred.await(g.started(0))
+      const waiting = yield* Effect.fork(memory.add(turn(5)))
+      yield* Effect.yieldNow()
+      yield* Scope.close(scope, Exit.void)
+      assert.strictEqual(g.interrupted(), 1, "the summarizer call was interrupted")
+      // the held-back add is admitted: its turn appended, the add completed
+      assert.isTrue(Exit.isSuccess(yield* Fiber.await(waiting)))
+      assert.strictEqual(yield* memory.summary, "")
+      assert.deepStrictEqual(yield* ids(memory), ["t1", "t2", "t3", "t4", "t5"])
+      // after closing: adds append, no fold starts
+      yield* memory.add(turn(6))
+      assert.strictEqual(g.calls.length, 1)
+      assert.deepStrictEqual((yield* ids(memory)).length, 6)
+    }))
+
+  it.effect("refused where it cannot work: make (no scope), no summarizer, a cap under the budget", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const noScope = yield* Effect.flip(
+        RollingMemory.make({ fold: "background" }).pipe(provideSummarizer(Summarizer.fromFunction(() => "")))
+      )
+      assert.instanceOf(noScope, ConfigError)
+      assert.strictEqual(noScope.option, "fold")
+      assert.include(noScope.description, "makeScoped")
+      const noSummarizer = (yield* Effect.flip(
+        RollingMemory.makeScoped({ fold: "background" }).pipe(Scope.extend(scope))
+      )) as ConfigError
+      assert.strictEqual(noSummarizer.option, "fold")
+      assert.include(noSummarizer.description, "Summarizer")
+      const low = (yield* Effect.flip(
+        background(Summarizer.fromFunction(() => ""), scope, { maxTokens: 10, hardMaxTokens: 5 })
+      )) as ConfigError
+      assert.deepStrictEqual([low.option, low.description], [
+        "hardMaxTokens",
+        "must be at least maxTokens (10), got 5"
+      ])
+      const blocking = yield* Effect.flip(
+        RollingMemory.make({ hardMaxTokens: 10 }).pipe(provideSummarizer(Summarizer.fromFunction(() => "")))
+      )
+      assert.strictEqual(blocking.option, "hardMaxTokens")
+      yield* Scope.close(scope, Exit.void)
+    }))
+
+  for (const failEvery of [0, 5]) {
+    const what = failEvery === 0 ? "no failures: the hard cap holds at every step" : "one call in 5 fails: nothing lost"
+    it.effect(`1,000 concurrent adds, random latencies, ${what}`, () =>
+      Effect.gen(function*() {
+        let inFlight = 0
+        let maxInFlight = 0
+        let calls = 0
+        let seed = 7 + failEvery
+        const random = (bound: number) => {
+          seed = (seed * 1103515245 + 12345) % 2147483648
+          return seed % bound
+        }
+        const service = Summarizer.fromEffect((summary: string, messages: ReadonlyArray<Message.Message>) =>
+          Effect.suspend(() => {
+            calls++
+            maxInFlight = Math.max(maxInFlight, ++inFlight)
+            const fail = failEvery > 0 && random(failEvery) === 0
+            return Effect.sleep(`${random(30)} millis`).pipe(
+              Effect.zipRight(fail ? Effect.fail("overloaded") : Effect.succeed(encodeFold(summary, messages))),
+              Effect.ensuring(Effect.sync(() => inFlight--))
+            )
+          })
+        )
+        const scope = yield* Scope.make()
+        const memory = yield* background(service, scope, { maxTokens: 30, hardMaxTokens: 60 })
+        const fibers: Array<Fiber.RuntimeFiber<void, unknown>> = []
+        let peak = 0
+        const watch = Effect.map(memory.bufferTokens, (tokens) => {
+          peak = Math.max(peak, tokens)
+        })
+        for (let step = 0; step < 100; step++) {
+          for (const i of range(step * 10 + 1, 10)) fibers.push(yield* Effect.fork(memory.add(turn(i))))
+          yield* Effect.yieldNow()
+          yield* watch
+          yield* TestClock.adjust("5 millis")
+          yield* watch
+        }
+        while (fibers.some((f) => f.unsafePoll() === null)) {
+          yield* TestClock.adjust("5 millis")
+          yield* watch
+        }
+        const exits = yield* Effect.forEach(fibers, Fiber.await)
+        const failed = exits.filter(Exit.isFailure)
+        for (const exit of failed) {
+          const error = Cause.failureOption(exit.cause)
+          assert.isTrue(Option.isSome(error) && error.value instanceof SummarizerError)
+        }
+        assert.strictEqual(maxInFlight, 1, "one fold at a time")
+        assert.isAbove(calls, 20)
+        if (failEvery === 0) {
+          assert.strictEqual(failed.length, 0)
+          assert.isAtMost(peak, 60, "never over the hard cap")
+          assert.isAbove(peak, 30, "over the budget while folds ran")
+        } else {
+          assert.isAbove(failed.length, 0)
+        }
+        // every turn once, in arrival order (held-back adds are admitted oldest first)
+        const state = yield* memory.state
+        assert.deepStrictEqual(
+          [...foldedIds(state.summary), ...idsOf(state.buffer)],
+          range(1, 1_000).map((i) => `t${i}`)
+        )
+        yield* Scope.close(scope, Exit.void)
+      }), 60_000)
+  }
+})
+
+describe("AsyncRollingMemory with fold: \"background\"", () => {
+  it("an add resolves before its fold; dispose() cancels the fold in flight and commits nothing", async () => {
+    let release: ((summary: string) => void) | undefined
+    let aborted = false
+    const memory = new Facade.AsyncRollingMemory({
+      maxTokens: 4,
+      fold: "background",
+      summarize: (_summary, messages, signal) =>
+        new Promise<string>((resolve) => {
+          signal.addEventListener("abort", () => {
+            aborted = true
+          })
+          release = () => resolve(messages.map((m) => m.id).join(","))
+        })
+    })
+    assert.strictEqual(memory.fold, "background")
+    await memory.addUserMessage("a b", { id: "t1" })
+    await memory.addUserMessage("c d", { id: "t2" })
+    await memory.addUserMessage("e f", { id: "t3" }) // over the budget: resolves anyway
+    await new Promise((resolve) => setImmediate(resolve))
+    assert.isDefined(release, "the fold started")
+    assert.deepStrictEqual(memory.buffer.map((m) => m.id), ["t1", "t2", "t3"])
+    await memory.dispose()
+    assert.isTrue(aborted)
+    assert.strictEqual(memory.summary, "")
+    assert.deepStrictEqual(memory.buffer.map((m) => m.id), ["t1", "t2", "t3"])
+  })
+
+  it("a failed fold is kept in lastFoldFailure as the summarizer's own error", async () => {
+    const boom = new Error("model overloaded")
+    const memory = new Facade.AsyncRollingMemory({
+      maxTokens: 4,
+      fold: "background",
+      summarize: () => Promise.reject(boom)
+    })
+    await memory.addUserMessage("a b", { id: "t1" })
+    await memory.addUserMessage("c d", { id: "t2" })
+    await memory.addUserMessage("e f", { id: "t3" })
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve))
+    assert.strictEqual(memory.lastFoldFailure, boom)
+    assert.deepStrictEqual(memory.buffer.map((m) => m.id), ["t1", "t2", "t3"])
+    await memory.dispose()
+  })
+
+  it("options are checked: background on the synchronous class, bad foldRetries", () => {
+    assert.throws(() => new Facade.RollingMemory({ fold: "background" } as Facade.RollingOptions), /fold/)
+    assert.throws(
+      () => new Facade.AsyncRollingMemory({ fold: "background", foldRetries: -1, summarize: () => "" }),
+      /foldRetries/
+    )
+  })
+})
