@@ -53,9 +53,9 @@ import type { Sharding } from "@effect/cluster/Sharding"
 import type * as ShardingConfig from "@effect/cluster/ShardingConfig"
 import * as NodeClusterSocket from "@effect/platform-node/NodeClusterSocket"
 import type { SocketServerError } from "@effect/platform/SocketServer"
+import * as PgClient from "@effect/sql-pg/PgClient"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import * as PgClient from "@effect/sql-pg/PgClient"
 import type { ConfigError as EffectConfigError } from "effect/ConfigError"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -183,7 +183,8 @@ export const checkShardsPerGroup = (
     if (recorded !== shardsPerGroup) {
       return yield* new ConfigError({
         option: "shardsPerGroup",
-        description: `is ${shardsPerGroup} in this process but ${recorded} in the cluster (recorded in ${CONFIG_TABLE}` +
+        description:
+          `is ${shardsPerGroup} in this process but ${recorded} in the cluster (recorded in ${CONFIG_TABLE}` +
           ` by the first process): every runner and client must use the same value, or messages to the shards` +
           ` a runner does not know wait forever. To change it, stop every process and run DELETE FROM ${CONFIG_TABLE}`
       })
@@ -371,4 +372,7 @@ export const layerClient = (
   layerWriter.pipe(
     Layer.provide(sharding(options, true, { runnerAddress: Option.none() })),
     Layer.provide(pg(options))
-  ) as Layer.Layer<ConversationStore.ConversationStore | Conversation.Writer, ConfigError | SqlError | EffectConfigError>
+  ) as Layer.Layer<
+    ConversationStore.ConversationStore | Conversation.Writer,
+    ConfigError | SqlError | EffectConfigError
+  >

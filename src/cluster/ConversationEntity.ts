@@ -44,7 +44,6 @@ import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import type * as Scope from "effect/Scope"
 import { ConfigError, TokenCountError } from "../Errors.js"
 import * as MemoryState from "../schema/MemoryState.js"
 import { Message } from "../schema/Message.js"
@@ -184,6 +183,13 @@ export const Delete = Rpc.make("Delete", {
  */
 export const ConversationEntity = Entity.make("rollmem/Conversation", [Apply, Read, Delete])
 
+interface Services {
+  readonly store: ConversationStore["Type"]
+  readonly provide: <A, E>(
+    effect: Effect.Effect<A, E, Summarizer.Summarizer | TokenCounter.TokenCounter>
+  ) => Effect.Effect<A, E>
+}
+
 interface Current {
   readonly revision: number
   readonly state: MemoryState.MemoryState
@@ -213,119 +219,122 @@ const mayFold = (current: Current): boolean => current.state.buffer.length > 0
  * The handlers of one conversation entity (built per entity, on the runner
  * that owns it).
  */
-const makeHandlers = Effect.gen(function*() {
-  const address = yield* Entity.CurrentAddress
-  const id = address.entityId
-  const store = yield* ConversationStore
-  const scope = yield* Effect.scope
-  const lock = yield* Effect.makeSemaphore(1)
-  let current: Current | undefined
-  // Bumped by every clear and every reload: a fold begun before it is discarded.
-  let epoch = 0
-  let foldOptions: Conversation.StrategyOptions | undefined
-  let folding: Fiber.RuntimeFiber<void> | undefined
-  let again = false
+const makeHandlers = (services: Services) =>
+  Effect.gen(function*() {
+    const address = yield* Entity.CurrentAddress
+    const id = address.entityId
+    const store = services.store
+    const scope = yield* Effect.scope
+    const lock = yield* Effect.makeSemaphore(1)
+    let current: Current | undefined
+    // Bumped by every clear and every reload: a fold begun before it is discarded.
+    let epoch = 0
+    let foldOptions: Conversation.StrategyOptions | undefined
+    let folding: Fiber.RuntimeFiber<void> | undefined
+    let again = false
 
-  const reload = Effect.gen(function*() {
-    const loaded = yield* store.load(id)
-    epoch++
-    current = Option.match(loaded, {
-      onNone: () => EMPTY,
-      onSome: (stored) => ({ revision: stored.revision, state: stored.state, requestIds: stored.requestIds ?? [] })
+    const reload = Effect.gen(function*() {
+      const loaded = yield* store.load(id)
+      epoch++
+      current = Option.match(loaded, {
+        onNone: () => EMPTY,
+        onSome: (stored) => ({ revision: stored.revision, state: stored.state, requestIds: stored.requestIds ?? [] })
+      })
+      return current
     })
-    return current
-  })
-  const loadedState = Effect.suspend(() => current === undefined ? reload : Effect.succeed(current))
+    const loadedState = Effect.suspend(() => current === undefined ? reload : Effect.succeed(current))
 
-  // Appends the request and saves, in one compare-and-set; on a conflict (another owner wrote: fencing),
-  // reloads and tries again, which also finds the request if the other owner applied it.
-  const append = (payload: typeof Apply.payloadSchema.Type) =>
-    Effect.gen(function*() {
-      for (let attempt = 0;; attempt++) {
-        const before = yield* loadedState
-        if (before.requestIds.includes(payload.requestId)) {
-          return { revision: before.revision, duplicate: true }
-        }
-        const { cleared, state } = applyRaw(before.state, payload.operations)
-        const requestIds = [...before.requestIds, payload.requestId].slice(-REQUEST_IDS_KEPT)
-        const saved = yield* Effect.either(store.save(id, state, before.revision, { requestIds }))
-        if (saved._tag === "Right") {
-          if (cleared) epoch++
-          current = { revision: saved.right, state, requestIds }
-          return { revision: saved.right, duplicate: false }
-        }
-        if (saved.left._tag !== "ConversationConflictError" || attempt >= 5) return yield* saved.left
-        yield* reload
-      }
-    })
-
-  // Prunes the state with the newest request's strategy and saves it; appends made meanwhile stay after it.
-  const foldOnce = Effect.gen(function*() {
-    const options = foldOptions
-    const snapshot = current
-    if (options === undefined || snapshot === undefined || !mayFold(snapshot)) return
-    const startEpoch = epoch
-    const memory = yield* Conversation.restoreMemory(options, MemoryState.make(snapshot.state.summary, []))
-    yield* memory.addMessages(snapshot.state.buffer)
-    const folded = yield* memory.state
-    if (folded.summary === snapshot.state.summary && folded.buffer.length === snapshot.state.buffer.length) return
-    yield* lock.withPermits(1)(Effect.gen(function*() {
-      const now = current
-      if (now === undefined || epoch !== startEpoch) return
-      const state = MemoryState.make(folded.summary, [
-        ...folded.buffer,
-        ...now.state.buffer.slice(snapshot.state.buffer.length)
-      ])
-      const saved = yield* Effect.either(store.save(id, state, now.revision, { requestIds: now.requestIds }))
-      if (saved._tag === "Right") current = { ...now, revision: saved.right, state }
-      else yield* Effect.zipRight(reload, Effect.fail(saved.left))
-    }))
-  })
-
-  // One fold at a time; a request appended while a fold runs asks for another after it.
-  const scheduleFold: Effect.Effect<void> = Effect.suspend(() => {
-    if (folding !== undefined) {
-      again = true
-      return Effect.void
-    }
-    return Effect.asVoid(Effect.tap(
-      Effect.forkIn(
-        Effect.gen(function*() {
-          do {
-            again = false
-            yield* Effect.catchAllCause(
-              foldOnce,
-              (cause) => Effect.logWarning("rollmem: a fold of the conversation failed; its turns stay", cause)
-            )
-          } while (again)
-        }).pipe(Effect.ensuring(Effect.sync(() => (folding = undefined)))),
-        scope
-      ),
-      (fiber) => Effect.sync(() => (folding = fiber))
-    ))
-  })
-
-  return ConversationEntity.of({
-    Apply: (envelope) =>
+    // Appends the request and saves, in one compare-and-set; on a conflict (another owner wrote: fencing),
+    // reloads and tries again, which also finds the request if the other owner applied it.
+    const append = (payload: typeof Apply.payloadSchema.Type) =>
       Effect.gen(function*() {
-        const options = yield* Conversation.checkOptions(envelope.payload.options)
-        const { retry: _retry, ...strategy } = options
-        const reply = yield* lock.withPermits(1)(append(envelope.payload))
-        if (!reply.duplicate) foldOptions = strategy
-        yield* scheduleFold
-        return reply
-      }),
-    Read: () =>
-      Effect.map(lock.withPermits(1)(loadedState), (c) =>
-        c.revision === NO_REVISION ? null : { revision: c.revision, state: c.state }),
-    Delete: () =>
-      lock.withPermits(1)(Effect.gen(function*() {
-        yield* store.delete(id)
-        epoch++
-        current = undefined
+        for (let attempt = 0;; attempt++) {
+          const before = yield* loadedState
+          if (before.requestIds.includes(payload.requestId)) {
+            return { revision: before.revision, duplicate: true }
+          }
+          const { cleared, state } = applyRaw(before.state, payload.operations)
+          const requestIds = [...before.requestIds, payload.requestId].slice(-REQUEST_IDS_KEPT)
+          const saved = yield* Effect.either(store.save(id, state, before.revision, { requestIds }))
+          if (saved._tag === "Right") {
+            if (cleared) epoch++
+            current = { revision: saved.right, state, requestIds }
+            return { revision: saved.right, duplicate: false }
+          }
+          if (saved.left._tag !== "ConversationConflictError" || attempt >= 5) return yield* saved.left
+          yield* reload
+        }
+      })
+
+    // Prunes the state with the newest request's strategy and saves it; appends made meanwhile stay after it.
+    const foldOnce = Effect.gen(function*() {
+      const options = foldOptions
+      const snapshot = current
+      if (options === undefined || snapshot === undefined || !mayFold(snapshot)) return
+      const startEpoch = epoch
+      const memory = yield* Conversation.restoreMemory(options, MemoryState.make(snapshot.state.summary, []))
+      yield* memory.addMessages(snapshot.state.buffer)
+      const folded = yield* memory.state
+      if (folded.summary === snapshot.state.summary && folded.buffer.length === snapshot.state.buffer.length) return
+      yield* lock.withPermits(1)(Effect.gen(function*() {
+        const now = current
+        if (now === undefined || epoch !== startEpoch) return
+        const state = MemoryState.make(folded.summary, [
+          ...folded.buffer,
+          ...now.state.buffer.slice(snapshot.state.buffer.length)
+        ])
+        const saved = yield* Effect.either(store.save(id, state, now.revision, { requestIds: now.requestIds }))
+        if (saved._tag === "Right") current = { ...now, revision: saved.right, state }
+        else yield* Effect.zipRight(reload, Effect.fail(saved.left))
       }))
+    })
+
+    // One fold at a time; a request appended while a fold runs asks for another after it.
+    const scheduleFold: Effect.Effect<void> = Effect.suspend(() => {
+      if (folding !== undefined) {
+        again = true
+        return Effect.void
+      }
+      return Effect.asVoid(Effect.tap(
+        Effect.forkIn(
+          Effect.gen(function*() {
+            do {
+              again = false
+              yield* Effect.catchAllCause(
+                foldOnce,
+                (cause) => Effect.logWarning("rollmem: a fold of the conversation failed; its turns stay", cause)
+              )
+            } while (again)
+          }).pipe(Effect.ensuring(Effect.sync(() => (folding = undefined)))),
+          scope
+        ),
+        (fiber) => Effect.sync(() => (folding = fiber))
+      ))
+    })
+
+    return ConversationEntity.of({
+      Apply: (envelope) =>
+        services.provide(Effect.gen(function*() {
+          const options = yield* Conversation.checkOptions(envelope.payload.options)
+          const { retry: _retry, ...strategy } = options
+          const reply = yield* lock.withPermits(1)(append(envelope.payload))
+          if (!reply.duplicate) foldOptions = strategy
+          yield* scheduleFold
+          return reply
+        })),
+      Read: () =>
+        Effect.map(
+          lock.withPermits(1)(loadedState),
+          (c) => c.revision === NO_REVISION ? null : { revision: c.revision, state: c.state }
+        ),
+      Delete: () =>
+        lock.withPermits(1)(Effect.gen(function*() {
+          yield* store.delete(id)
+          epoch++
+          current = undefined
+        }))
+    })
   })
-})
 
 /**
  * Serves {@link ConversationEntity} on this runner: registers the entity
@@ -353,34 +362,16 @@ export const layer = (options?: {
     const summarizer = yield* Effect.serviceOption(Summarizer.Summarizer)
     const counter = yield* TokenCounter.TokenCounter
     const store = yield* ConversationStore
-    const build: Effect.Effect<
-      ReturnType<typeof ConversationEntity.of<any>>,
-      never,
-      Entity.CurrentAddress | Scope.Scope
-    > = makeHandlers.pipe(
-      Effect.provideService(ConversationStore, store),
-      Effect.provideService(TokenCounter.TokenCounter, counter),
-      (effect) =>
-        Option.isSome(summarizer) ? Effect.provideService(effect, Summarizer.Summarizer, summarizer.value) : effect
-    )
-    return ConversationEntity.toLayer(
-      Effect.map(build, (handlers) => withServices(handlers, summarizer, counter)),
-      { maxIdleTime: options?.maxIdleTime }
-    ) as Layer.Layer<never, never, Sharding>
-  }))
-
-// The handlers run in the runner's context, not the layer's: give each the services captured at build.
-const withServices = <H extends Record<string, (envelope: any) => Effect.Effect<any, any, any>>>(
-  handlers: H,
-  summarizer: Option.Option<Summarizer.Service>,
-  counter: TokenCounter.Service
-): H => {
-  const wrapped: Record<string, (envelope: any) => Effect.Effect<any, any, any>> = {}
-  for (const [name, handler] of Object.entries(handlers)) {
-    wrapped[name] = (envelope) => {
-      const run = Effect.provideService(handler(envelope), TokenCounter.TokenCounter, counter)
-      return Option.isSome(summarizer) ? Effect.provideService(run, Summarizer.Summarizer, summarizer.value) : run
+    // The services captured here, given to each request (and the fold it forks) whatever the runner's context.
+    const services: Services = {
+      store,
+      provide: <A, E>(effect: Effect.Effect<A, E, Summarizer.Summarizer | TokenCounter.TokenCounter>) => {
+        const counted = Effect.provideService(effect, TokenCounter.TokenCounter, counter)
+        // Without a summarizer the memories find none (they read it with `serviceOption`).
+        return Option.isSome(summarizer)
+          ? Effect.provideService(counted, Summarizer.Summarizer, summarizer.value)
+          : counted as Effect.Effect<A, E>
+      }
     }
-  }
-  return wrapped as H
-}
+    return ConversationEntity.toLayer(makeHandlers(services), { maxIdleTime: options?.maxIdleTime })
+  }))

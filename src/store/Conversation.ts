@@ -195,7 +195,7 @@ export class Writer extends Context.Tag("rollmem/Conversation/Writer")<Writer, {
 export const restoreMemory = (
   options: StrategyOptions,
   state: MemoryState.MemoryState
-): Effect.Effect<Memory, ConfigError | TokenCountError> => restore(options, state)
+): Effect.Effect<Memory.Memory, ConfigError | TokenCountError> => restore(options, state)
 
 const restore = (
   options: StrategyOptions,

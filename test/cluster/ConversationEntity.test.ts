@@ -62,8 +62,10 @@ const storedWhen = (id: string, done: (state: MemoryState.MemoryState) => boolea
     ))
 
 const apply = (id: string, requestId: string, operations: ReadonlyArray<Conversation.Operation>) =>
-  Effect.flatMap(Entity.client, (client) =>
-    client(id).Apply({ requestId, options: { strategy: "rolling", maxTokens: 3 }, operations }))
+  Effect.flatMap(
+    Entity.client,
+    (client) => client(id).Apply({ requestId, options: { strategy: "rolling", maxTokens: 3 }, operations })
+  )
 
 describe("ConversationEntity", () => {
   it.scopedLive("withMemory writes through the entity; the entity folds with its runner's summarizer", () =>
@@ -133,8 +135,11 @@ describe("ConversationEntity", () => {
     return Effect.gen(function*() {
       for (const text of ["a", "b", "c", "d"]) yield* add("c5", text)
       yield* Deferred.await(started)
-      yield* Conversation.withMemory("c5", { strategy: "rolling", maxTokens: 3 }, (m) =>
-        Effect.zipRight(m.clear, m.add(Message.user("x"))))
+      yield* Conversation.withMemory(
+        "c5",
+        { strategy: "rolling", maxTokens: 3 },
+        (m) => Effect.zipRight(m.clear, m.add(Message.user("x")))
+      )
       yield* Deferred.succeed(release, undefined)
       // The fold's fiber finishes (the memory store never suspends) and finds the clear.
       yield* Effect.repeatN(Effect.yieldNow(), 50)
@@ -149,7 +154,11 @@ describe("ConversationEntity", () => {
       yield* add("c6", "a")
       const store = yield* Store
       const stored = Option.getOrThrow(yield* store.load("c6"))
-      yield* store.save("c6", MemoryState.make("", [...stored.state.buffer, Message.user("elsewhere")]), stored.revision)
+      yield* store.save(
+        "c6",
+        MemoryState.make("", [...stored.state.buffer, Message.user("elsewhere")]),
+        stored.revision
+      )
       yield* add("c6", "b")
       assert.deepStrictEqual(contents(Option.getOrThrow(yield* store.load("c6")).state), ["a", "elsewhere", "b"])
     }).pipe(Effect.provide(cluster(Summarizer.layerFunction((s) => s)))))

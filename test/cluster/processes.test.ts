@@ -157,22 +157,9 @@ describe.skipIf(pg.unreachable !== undefined && !ci)("conversation entities acro
     return
   }
 
-  it.scoped(`${RUNNERS.length} runners x ${WRITERS.length} writers x ${TURNS} turns: every turn once, in order`, () =>
-    Effect.gen(function*() {
-      const url = yield* schema
-      const rs = yield* runners(url)
-      yield* ready(rs)
-      const ws = yield* writers(url, WRITERS)
-      yield* ready(ws)
-      yield* go(ws)
-      const results = yield* exitedAll(ws)
-      assertDone(ws, results)
-      assertAccounting((yield* loadShared(url)).state, WRITERS, TURNS)
-      assert.isDefined(owner(rs), "one runner folded the conversation")
-    }), 300_000)
-
-  for (const signal of ["SIGTERM", "SIGKILL"] as const) {
-    it.scoped(`the owner stopped with ${signal} while ${WRITERS.length} writers write: nothing lost, nothing twice`, () =>
+  it.scoped(
+    `${RUNNERS.length} runners x ${WRITERS.length} writers x ${TURNS} turns: every turn once, in order`,
+    () =>
       Effect.gen(function*() {
         const url = yield* schema
         const rs = yield* runners(url)
@@ -180,44 +167,69 @@ describe.skipIf(pg.unreachable !== undefined && !ci)("conversation entities acro
         const ws = yield* writers(url, WRITERS)
         yield* ready(ws)
         yield* go(ws)
-        const stopped = yield* ownerOnceFolded(rs)
-        stopped.child.kill(signal)
-        const exit = yield* Effect.promise(() => stopped.exited)
-        if (signal === "SIGKILL") assert.strictEqual(exit.signal, "SIGKILL")
         const results = yield* exitedAll(ws)
         assertDone(ws, results)
         assertAccounting((yield* loadShared(url)).state, WRITERS, TURNS)
-        const others = rs.filter((r) => r !== stopped)
-        assert.isTrue(others.some((r) => r.stdout().includes("fold shared\n")), "another runner took it over")
-      }), 300_000)
+        assert.isDefined(owner(rs), "one runner folded the conversation")
+      }),
+    300_000
+  )
+
+  for (const signal of ["SIGTERM", "SIGKILL"] as const) {
+    it.scoped(
+      `the owner stopped with ${signal} while ${WRITERS.length} writers write: nothing lost, nothing twice`,
+      () =>
+        Effect.gen(function*() {
+          const url = yield* schema
+          const rs = yield* runners(url)
+          yield* ready(rs)
+          const ws = yield* writers(url, WRITERS)
+          yield* ready(ws)
+          yield* go(ws)
+          const stopped = yield* ownerOnceFolded(rs)
+          stopped.child.kill(signal)
+          const exit = yield* Effect.promise(() => stopped.exited)
+          if (signal === "SIGKILL") assert.strictEqual(exit.signal, "SIGKILL")
+          const results = yield* exitedAll(ws)
+          assertDone(ws, results)
+          assertAccounting((yield* loadShared(url)).state, WRITERS, TURNS)
+          const others = rs.filter((r) => r !== stopped)
+          assert.isTrue(others.some((r) => r.stdout().includes("fold shared\n")), "another runner took it over")
+        }),
+      300_000
+    )
   }
 
-  it.scoped("a client or a runner with another shardsPerGroup fails fast with ConfigError", () =>
-    Effect.gen(function*() {
-      const url = yield* schema
-      const [runner] = yield* startAll([["r0", ["runner", url, String(SHARDS), String(yield* freePort)]]])
-      yield* ready([runner])
-      const started = Date.now()
-      const [client, other] = yield* startAll([
-        ["w-32", ["writer", url, String(SHARDS * 2), "w", "1"]],
-        ["r-32", ["runner", url, String(SHARDS * 2), String(yield* freePort)]]
-      ])
-      const [c, r] = yield* exitedAll([client, other])
-      for (const e of [c, r]) {
-        assert.strictEqual(e.code, 1)
-        assert.include(
-          e.stdout + e.stderr,
-          `ConfigError: invalid option shardsPerGroup: is ${SHARDS * 2} in this process but ${SHARDS} in the cluster`
-        )
-        assert.notInclude(e.stdout, "ready")
-      }
-      assert.isBelow(Date.now() - started, 30_000)
-      // The cluster itself is unaffected: a client with the right value writes.
-      const [good] = yield* writers(url, ["w"])
-      yield* ready([good])
-      yield* go([good])
-      assertDone([good], yield* exitedAll([good]))
-    }), 60_000)
+  it.scoped(
+    "a client or a runner with another shardsPerGroup fails fast with ConfigError",
+    () =>
+      Effect.gen(function*() {
+        const url = yield* schema
+        const [runner] = yield* startAll([["r0", ["runner", url, String(SHARDS), String(yield* freePort)]]])
+        yield* ready([runner])
+        const started = Date.now()
+        const [client, other] = yield* startAll([
+          ["w-32", ["writer", url, String(SHARDS * 2), "w", "1"]],
+          ["r-32", ["runner", url, String(SHARDS * 2), String(yield* freePort)]]
+        ])
+        const [c, r] = yield* exitedAll([client, other])
+        for (const e of [c, r]) {
+          assert.strictEqual(e.code, 1)
+          assert.include(
+            e.stdout + e.stderr,
+            `ConfigError: invalid option shardsPerGroup: is ${SHARDS * 2} in this process but ${SHARDS} in the cluster`
+          )
+          assert.notInclude(e.stdout, "ready")
+        }
+        assert.isBelow(Date.now() - started, 30_000)
+        // The cluster itself is unaffected: a client with the right value writes.
+        const [good] = yield* writers(url, ["w"])
+        yield* ready([good])
+        yield* go([good])
+        assertDone([good], yield* exitedAll([good]))
+      }),
+    60_000
+  )
 })
 
 if (pg.unreachable !== undefined && !ci) {
