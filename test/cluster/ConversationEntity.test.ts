@@ -9,6 +9,7 @@ import * as TestRunner from "@effect/cluster/TestRunner"
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Deferred, Effect, Layer, Option, Schedule } from "effect"
 import { ConversationCluster, ConversationEntity } from "../../src/cluster.js"
+import { Conversations } from "../../src/promise/Conversations.js"
 import * as MemoryState from "../../src/schema/MemoryState.js"
 import * as Message from "../../src/schema/Message.js"
 import * as Summarizer from "../../src/services/Summarizer.js"
@@ -162,6 +163,24 @@ describe("ConversationEntity", () => {
       yield* add("c6", "b")
       assert.deepStrictEqual(contents(Option.getOrThrow(yield* store.load("c6")).state), ["a", "elsewhere", "b"])
     }).pipe(Effect.provide(cluster(Summarizer.layerFunction((s) => s)))))
+
+  it.live("Conversations (the Promise facade) works unchanged over the entity: store is the client layer", () =>
+    Effect.promise(async () => {
+      const conversations = new Conversations({ store: cluster(folding), strategy: "rolling", maxTokens: 3 })
+      try {
+        for (const text of ["a", "b"]) await conversations.use("p1", (memory) => memory.addUserMessage(text))
+        assert.strictEqual(await conversations.use("p1", async (memory) => memory.getContext()), "user: a\nuser: b")
+        assert.deepStrictEqual(await conversations.load("p1"), {
+          version: 2,
+          summary: "",
+          buffer: [{ role: "user", content: "a" }, { role: "user", content: "b" }]
+        })
+        await conversations.delete("p1")
+        assert.isUndefined(await conversations.load("p1"))
+      } finally {
+        await conversations.dispose()
+      }
+    }))
 
   it.scopedLive("bad strategy options are a ConfigError from the entity; nothing is applied", () =>
     Effect.gen(function*() {

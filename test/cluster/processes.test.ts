@@ -187,7 +187,14 @@ describe.skipIf(pg.unreachable !== undefined && !ci)("conversation entities acro
           yield* ready(ws)
           yield* go(ws)
           const stopped = yield* ownerOnceFolded(rs)
+          const acks = ws.map((w) => w.stdout().split("\n").filter((l) => l.startsWith("ack ")).length)
+          const killedAt = Date.now()
           stopped.child.kill(signal)
+          // How long the conversation is unavailable: until any writer's next turn is acknowledged.
+          yield* Effect.promise(() => Promise.race(ws.map((w, i) => w.printed(`ack ${acks[i]}`))))
+          process.stderr.write(
+            `owner stopped with ${signal}: next turn acknowledged after ${Date.now() - killedAt} ms\n`
+          )
           const exit = yield* Effect.promise(() => stopped.exited)
           if (signal === "SIGKILL") assert.strictEqual(exit.signal, "SIGKILL")
           const results = yield* exitedAll(ws)
