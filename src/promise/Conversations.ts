@@ -281,9 +281,7 @@ export class Conversations {
       const error = Cause.squash(built.cause)
       throw new ConfigError({
         option: "store",
-        description: `cannot open ${this.storeName}: ${
-          error instanceof Error ? error.message : String(error)
-        }`
+        description: `cannot open ${this.storeName}: ${error instanceof Error ? error.message : String(error)}`
       })
     }
     return squash(await Runtime.runPromiseExit(built.value)(effect))
