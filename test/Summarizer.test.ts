@@ -66,6 +66,36 @@ describe("Summarizer.fromFunction", () => {
   })
 })
 
+describe("Summarizer.make", () => {
+  it.effect("summarizeSync alone: summarize runs it; the service keeps the synchronous form", () =>
+    Effect.gen(function*() {
+      const service = Summarizer.make({ summarizeSync: joined })
+      assert.strictEqual(service.summarizeSync, joined)
+      assert.strictEqual(yield* service.summarize("s", turns), "s|user: book a flight; assistant: to Rome?")
+      const own = new SummarizerError({ description: "no" })
+      assert.strictEqual(yield* Effect.flip(Summarizer.make({ summarizeSync: () => own }).summarize("", turns)), own)
+    }))
+
+  it("summarize alone: no synchronous form", () => {
+    const service = Summarizer.make({ summarize: () => Effect.succeed("x") })
+    assert.isFalse("summarizeSync" in service)
+  })
+
+  it("fromFunction has a summarizeSync; fromPromise, fromEffect and withPolicy have none", () => {
+    const sync = Summarizer.fromFunction(joined)
+    assert.strictEqual(sync.summarizeSync("s", turns), "s|user: book a flight; assistant: to Rome?")
+    assert.strictEqual(Summarizer.fromPromise(async () => "x").summarizeSync, undefined)
+    assert.strictEqual(Summarizer.fromEffect(() => Effect.succeed("x")).summarizeSync, undefined)
+    const wrapped = Effect.runSync(
+      Effect.provide(
+        Summarizer.Summarizer,
+        Layer.provide(Summarizer.withPolicy((call) => call), Summarizer.layerFunction(joined))
+      )
+    )
+    assert.strictEqual(wrapped.summarizeSync, undefined)
+  })
+})
+
 describe("Summarizer.fromPromise", () => {
   it.effect("awaits the function's Promise", () =>
     Effect.gen(function*() {

@@ -14,6 +14,7 @@ import { createRequire } from "node:module"
 import * as os from "node:os"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
+import { fromOpenAIChat } from "../src/adapters.js"
 import { CliFailure } from "../src/cli/Command.js"
 import * as Input from "../src/cli/Input.js"
 import * as Progress from "../src/cli/Progress.js"
@@ -294,8 +295,8 @@ const openAiExport = {
         function: { name: "get_weather", arguments: "{\"city\":\"Rome\"}" }
       }]
     },
-    { role: "tool", tool_call_id: "call_1", name: "get_weather", content: "{\"temp\": 21}" },
-    { role: "assistant", content: [{ type: "text", text: "It is 21°C in Rome." }, { type: "image_url" }] }
+    { role: "tool", tool_call_id: "call_1", content: "{\"temp\": 21}" },
+    { role: "assistant", content: [{ type: "text", text: "It is 21°C in Rome." }] }
   ]
 }
 const openAiWire = [
@@ -309,6 +310,11 @@ const openAiWire = [
   { role: "tool", content: "{\"temp\": 21}", tool_call_id: "call_1" },
   { role: "assistant", content: "It is 21°C in Rome." }
 ]
+
+const withoutMetadata = (message: unknown): unknown => {
+  const { metadata: _metadata, ...rest } = message as Record<string, unknown>
+  return rest
+}
 
 const FIGURE_KEYS = [
   "id",
@@ -535,12 +541,14 @@ describe("rollmem replay on the real transcripts", () => {
 })
 
 describe("rollmem replay input formats", () => {
-  it.effect("reads an OpenAI chat export: null content, nested tool calls, content parts, unknown keys", () =>
+  it.effect("reads an OpenAI chat export: null content, nested tool calls, content parts, other keys of the export", () =>
     Effect.gen(function*() {
       const file = write("export.json", JSON.stringify(openAiExport, null, 2))
       const report = yield* runJson([file, "--strategy", "buffer", "--tokenizer", "words", "--show", "export.json"])
       assert.strictEqual(report.conversations[0].id, "export.json")
-      assert.deepStrictEqual(report.show!.messages, openAiWire)
+      // Read by the OpenAI adapter: what a message has no field for (a participant's name, a refusal) is kept.
+      assert.deepStrictEqual(report.show!.messages, fromOpenAIChat(openAiExport.messages).map((m) => m.toJSON()))
+      assert.deepStrictEqual(report.show!.messages.map(withoutMetadata), openAiWire)
     }))
 
   it.effect("reads a bare array of messages, and a pretty-printed object in a file of any name", () =>
@@ -558,7 +566,7 @@ describe("rollmem replay input formats", () => {
         "chat.txt"
       ])
       assert.deepStrictEqual(report.conversations.map((c) => c.id), ["array.json", "chat.txt"])
-      assert.deepStrictEqual(report.show!.messages, openAiWire)
+      assert.deepStrictEqual(report.show!.messages.map(withoutMetadata), openAiWire)
     }))
 
   it("names a JSON Lines conversation without an id after its file and line, and skips blank lines", () => {
@@ -587,17 +595,20 @@ describe("rollmem replay input formats", () => {
     assert.deepStrictEqual(inputs.conversations.map((c) => c.id), ["ok", "ok2"])
     assert.strictEqual(inputs.problems.length, 4)
     assert.match(inputs.problems[0], /^t\.jsonl:2: /)
-    assert.strictEqual(inputs.problems[1], "t.jsonl:3: messages[0].role: is missing")
-    assert.strictEqual(inputs.problems[2], "t.jsonl:4: messages[0].tool_calls[0].id: is missing")
-    assert.strictEqual(inputs.problems[3], "t.jsonl:5: Expected an object {\"id\", \"messages\"}, actual [1,2]")
+    assert.strictEqual(inputs.problems[1], "t.jsonl:3: rollmem: messages[0].role: is missing")
+    assert.strictEqual(inputs.problems[2], "t.jsonl:4: rollmem: messages[0].tool_calls[0].id: is missing")
+    assert.strictEqual(
+      inputs.problems[3],
+      "t.jsonl:5: expected a conversation object ({\"id\", \"messages\"}), got [1,2]"
+    )
   })
 
   it("reports a malformed JSON document once, with the file name", () => {
     assert.deepStrictEqual(Input.parseText("x.json", "x.json", "{\"messages\": 3}").problems, [
-      "x.json: messages: Expected ReadonlyArray<Message>, actual 3"
+      "x.json: rollmem: messages: Expected ReadonlyArray<Message>, actual 3"
     ])
     assert.deepStrictEqual(Input.parseText("y.json", "y.json", "\"text\"").problems, [
-      "y.json: expected an array of messages or an object with \"messages\""
+      "y.json: expected an array of messages or a conversation object"
     ])
   })
 })
@@ -785,7 +796,7 @@ describe("rollmem replay --help", () => {
     Effect.gen(function*() {
       const r = yield* run(["--help"])
       assert.isTrue(Exit.isSuccess(r.exit))
-      assert.deepStrictEqual(helpEntries(r.stdout).slice(0, 19), [
+      assert.deepStrictEqual(helpEntries(r.stdout).slice(0, 21), [
         ["<files> 1+", "A user-defined piece of text."],
         ["--strategy rolling | buffer | window | summary", "One of the following: rolling, buffer, window, summary"],
         ["--max-tokens N", "An integer."],
@@ -800,6 +811,14 @@ describe("rollmem replay --help", () => {
         ["--summary-role system | user", "One of the following: system, user"],
         ["--clear-tool-results KEEP", "An integer."],
         ["--format table | json", "One of the following: table, json"],
+        [
+          "--input-format auto | openai | anthropic | ai-sdk | gemini | rollmem",
+          "One of the following: auto, openai, anthropic, ai-sdk, gemini, rollmem"
+        ],
+        [
+          "--output-format openai | anthropic | ai-sdk | gemini",
+          "One of the following: openai, anthropic, ai-sdk, gemini"
+        ],
         ["--show ID", "A user-defined piece of text."],
         ["--store STORE", "A user-defined piece of text."],
         ["--framing", "A true or false value."],
@@ -814,27 +833,39 @@ describe("rollmem replay progress bar", () => {
     const writes: Array<string> = []
     return { writes, output: { isTTY, write: (text: string) => Effect.sync(() => void writes.push(text)) } }
   }
+  // over 1 MiB of input: the bar counts bytes read (the input is streamed, its messages unknown in advance)
+  const big = () => {
+    const text = `${fs.readFileSync(example, "utf8").trim()}\n`
+    return write("big.jsonl", text.repeat(Math.ceil((2 ** 20 + 1) / Buffer.byteLength(text))))
+  }
   const seven = () => write("seven.jsonl", `${fs.readFileSync(example, "utf8").trim()}\n`.repeat(7))
 
-  it.effect("is drawn on a TTY stderr for more than 300 messages, then erased; stdout is untouched", () =>
-    Effect.gen(function*() {
-      const { output, writes } = recorder(true)
-      const r = yield* run([seven(), "--tokenizer", "words", "--format", "json"], output)
-      assert.isTrue(Exit.isSuccess(r.exit))
-      assert.strictEqual((JSON.parse(r.stdout) as JsonReport).totals.messages, 329)
-      assert.strictEqual(writes.at(-2), Progress.frame(329, 329))
-      assert.strictEqual(writes.at(-1), "\r\x1b[K")
-      assert.isAbove(writes.length, 3)
-      assert.isTrue(writes.slice(0, -1).every((w) => w.startsWith("\r[")))
-    }))
+  it.effect(
+    "is drawn on a TTY stderr for inputs over 1 MiB, then erased; stdout is untouched",
+    () =>
+      Effect.gen(function*() {
+        const { output, writes } = recorder(true)
+        const file = big()
+        const size = fs.statSync(file).size
+        const r = yield* run([file, "--tokenizer", "words", "--format", "json"], output)
+        assert.isTrue(Exit.isSuccess(r.exit))
+        const lines = fs.readFileSync(file, "utf8").trim().split("\n").length
+        assert.strictEqual((JSON.parse(r.stdout) as JsonReport).totals.messages, lines * 47)
+        assert.strictEqual(writes.at(-2), Progress.frame(size, size, "bytes"))
+        assert.strictEqual(writes.at(-1), "\r\x1b[K")
+        assert.isAbove(writes.length, 3)
+        assert.isTrue(writes.slice(0, -1).every((w) => w.startsWith("\r[")))
+      }),
+    120_000
+  )
 
-  it.effect("is not drawn when stderr is not a TTY, or for a few hundred messages or fewer", () =>
+  it.effect("is not drawn when stderr is not a TTY, or for an input of 1 MiB or less", () =>
     Effect.gen(function*() {
       const pipe = recorder(false)
       yield* run([seven(), "--tokenizer", "words"], pipe.output)
       assert.deepStrictEqual(pipe.writes, [])
       const small = recorder(true)
-      yield* run([example, "--tokenizer", "words"], small.output)
+      yield* run([seven(), "--tokenizer", "words"], small.output)
       assert.deepStrictEqual(small.writes, [])
     }))
 
@@ -844,5 +875,11 @@ describe("rollmem replay progress bar", () => {
     assert.isFalse(Progress.shouldShow(true, 300))
     assert.isTrue(Progress.shouldShow(true, 301))
     assert.isFalse(Progress.shouldShow(false, 10_000))
+    assert.strictEqual(
+      Progress.frame(3 * 2 ** 20, 6 * 2 ** 20, "bytes"),
+      `\r[${"#".repeat(15)}${"-".repeat(15)}] 3/6 MB`
+    )
+    assert.isFalse(Progress.shouldShow(true, 2 ** 20, "bytes"))
+    assert.isTrue(Progress.shouldShow(true, 2 ** 20 + 1, "bytes"))
   })
 })

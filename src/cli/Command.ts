@@ -8,10 +8,12 @@
  * A command line that does not parse (an unknown option, named with the
  * closest known one: `rollmem: unknown option --max-token; did you mean
  * --max-tokens?`; a `--strategy`, `--summarizer` or `--format` that is not
- * one of its choices, a budget that is not an integer, an option without its
- * value, the last in @effect/cli's own words) is refused before anything is
- * read: its message on stderr, followed by a blank line as @effect/cli prints
- * its errors, and the command fails with @effect/cli's `ValidationError`.
+ * one of its choices or a budget that is not an integer, named with its
+ * option: `rollmem: --max-tokens: 'abc' is not an integer`, see
+ * `Preflight.ts`; an option without its value, in @effect/cli's own words) is
+ * refused before anything is read: its message on stderr, followed by a blank
+ * line as @effect/cli prints its errors, and the command fails with
+ * @effect/cli's `ValidationError`.
  * Every other expected failure (an unreadable file, a malformed line, an
  * unknown tokenizer, a budget that is not positive, an unknown `--show` id, a
  * `--store` value that is not a store, an id that is not stored)
@@ -23,6 +25,7 @@
  * ```sh
  * rollmem replay conversations.jsonl --strategy rolling --max-tokens 2000 --tokenizer o200k_base
  * rollmem replay chat-export.json --format json
+ * rollmem replay anthropic-logs.jsonl --input-format anthropic --show chat-7 --output-format openai
  * rollmem replay conversations.jsonl --store sqlite:conversations.db
  * rollmem show support-chat --store sqlite:conversations.db
  * ```
@@ -39,8 +42,10 @@ import type * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
 import packageJson from "../../package.json" with { type: "json" }
 import { ConfigError } from "../Errors.js"
 import * as ExtractiveSummarizer from "../layers/ExtractiveSummarizer.js"
@@ -48,17 +53,19 @@ import { layerByName } from "../layers/Tokenizers.js"
 import * as RollingMemory from "../strategies/RollingMemory.js"
 import * as Compare from "./Compare.js"
 import { CliFailure, fail, reportFailures } from "./Failure.js"
-import { exists, readInputs } from "./Input.js"
+import * as Formats from "./Formats.js"
+import { exists, stream as readStream, totalBytes as totalBytesOf } from "./Input.js"
 import * as Preflight from "./Preflight.js"
 import * as Progress from "./Progress.js"
 import * as Render from "./Render.js"
 import {
   boundaries,
   type Config,
+  type FinalContext,
   makeConfig,
   type Options,
   type Outcome,
-  replay,
+  replayStream,
   strategies,
   type Strategy,
   type SummarizerChoice,
@@ -95,7 +102,8 @@ export const defaults = {
   tokenizer: "o200k_base",
   summarizer: "extractive",
   summaryTokens: ExtractiveSummarizer.DEFAULT_MAX_TOKENS,
-  format: "table"
+  format: "table",
+  inputFormat: "auto"
 } as const
 
 /** A file named like an option is read when it exists. */
@@ -205,6 +213,22 @@ const options = {
     CliOptions.withDefault(defaults.format),
     CliOptions.withDescription("Output: a table, or one JSON document { conversations, totals } (default: table).")
   ),
+  inputFormat: CliOptions.choice("input-format", Formats.inputFormats).pipe(
+    CliOptions.withDefault(defaults.inputFormat),
+    CliOptions.withDescription(
+      "The transcripts' format: openai (Chat Completions messages), anthropic ({system, messages}), ai-sdk " +
+        "(ModelMessage), gemini ({systemInstruction, contents}), rollmem (its wire format), or auto: detected per " +
+        "conversation. A message the format does not define refuses its conversation, naming file:line and the " +
+        "field (default: auto)."
+    )
+  ),
+  outputFormat: CliOptions.choice("output-format", Formats.outputFormats).pipe(
+    CliOptions.optional,
+    CliOptions.withDescription(
+      "Print the final context of --show in this provider's request shape (JSON), checked as that provider " +
+        "checks it: openai, anthropic, ai-sdk or gemini (default: rollmem's own rendering)."
+    )
+  ),
   show: CliOptions.text("show").pipe(
     CliOptions.withPseudoName("ID"),
     CliOptions.optional,
@@ -268,6 +292,10 @@ export interface ReplayArgs {
   readonly summaryRole: "system" | "user"
   readonly clearToolResults: Option.Option<number>
   readonly format: Format
+  /** The transcripts' format (`--input-format`); default `auto`. */
+  readonly inputFormat?: Formats.InputFormat | undefined
+  /** The provider shape `--show`'s context is printed in (`--output-format`). */
+  readonly outputFormat?: Option.Option<Formats.OutputFormat> | undefined
   readonly show: Option.Option<string>
   readonly store: Option.Option<string>
   /** Where to write the HTML report, if anywhere. */
@@ -349,54 +377,97 @@ export const runReplay = (
     const reportPath = Option.getOrUndefined(args.report)
     if (reportPath !== undefined) yield* requireReportDirectory(reportPath)
     const show = Option.getOrUndefined(args.show)
-    const inputs = yield* readInputs(args.files)
-    for (const problem of inputs.problems) yield* Console.error(`rollmem: ${problem}`)
-    const skipped = inputs.problems.length
-    // The problems are already printed: only the exit code is left to set.
-    if (inputs.conversations.length === 0 && skipped > 0) return yield* new CliFailure({ reason: "nothing read" })
-    if (show !== undefined && !inputs.conversations.some((c) => c.id === show)) {
-      return yield* new ConfigError({ option: "--show", description: `no conversation with id "${show}" was read` })
+    const outputFormat = args.outputFormat === undefined ? undefined : Option.getOrUndefined(args.outputFormat)
+    if (outputFormat !== undefined && show === undefined) {
+      return yield* new ConfigError({
+        option: "--output-format",
+        description: "prints the context of --show ID: give --show"
+      })
     }
-    const total = inputs.conversations.reduce((n, c) => n + c.messages.length, 0)
+    // The input is streamed: each conversation is replayed as it is read and then let go, so memory is
+    // bounded by the largest conversation (plus each one's figures), not by the input; problems are
+    // printed as they are met. Progress is counted in bytes of input.
+    const inputFormat = args.inputFormat ?? defaults.inputFormat
+    const totalBytes = yield* totalBytesOf(args.files)
+    const counts = { conversations: 0, skipped: 0 }
+    const pass = (update: (done: number, total: number) => Effect.Effect<void>, report: boolean) => {
+      let read = 0
+      return readStream(args.files, inputFormat).pipe(
+        Stream.tap((item) =>
+          Effect.zipRight(
+            item._tag === "Problem" && item.problem !== "" && report
+              ? Effect.zipRight(
+                Effect.sync(() => counts.skipped++),
+                Console.error(`rollmem: ${item.problem}`)
+              )
+              : Effect.void,
+            Effect.suspend(() => update(read += item.bytes, totalBytes))
+          )
+        ),
+        Stream.filterMap((item) => {
+          if (item._tag !== "Conversation") return Option.none()
+          if (report) counts.conversations++
+          return Option.some(item.conversation)
+        })
+      )
+    }
+    // The problems are already printed: only the exit code is left to set.
+    const nothingRead = Effect.suspend(() =>
+      counts.conversations === 0 && counts.skipped > 0 ? new CliFailure({ reason: "nothing read" }) : Effect.void
+    )
+    const skippedInputs = Effect.suspend(() =>
+      counts.skipped > 0
+        ? fail(`skipped ${counts.skipped} input${counts.skipped === 1 ? "" : "s"} that could not be read (see above)`)
+        : Effect.void
+    )
     if (args.compare.length > 0) {
       if (store !== undefined || show !== undefined) {
         return yield* new ConfigError({ option: "--compare", description: "cannot be combined with --store or --show" })
       }
-      const bar = yield* Progress.make(total * (args.compare.length + 1))
-      const columns = yield* Compare.compare(inputs.conversations, base, args.compare, bar.update).pipe(
+      const bar = yield* Progress.make(totalBytes, "bytes")
+      const columns = yield* Compare.compareStream(pass(bar.update, true), base, args.compare).pipe(
         Effect.ensuring(bar.done)
       )
+      yield* nothingRead
       const unit = args.tokenizer === "words" ? "words" : "tokens"
-      const title = describeConfig(args, config, inputs.conversations.length)
+      const title = describeConfig(args, config, counts.conversations)
       yield* Console.log(format === "json" ? Render.compareJson(columns) : Render.compareTable(columns, title, unit))
       if (reportPath !== undefined) {
-        // The report also shows each conversation under the base options: replayed once more, keeping every
-        // final context (the comparison keeps totals only).
-        const again = yield* Progress.make(total)
-        const outcome = yield* replay(inputs.conversations, config, { onProgress: again.update, finals: true }).pipe(
+        // The report also shows each conversation under the base options: the input is read once more,
+        // keeping every final context and timeline (the comparison keeps totals only).
+        const again = yield* Progress.make(totalBytes, "bytes")
+        const outcome = yield* replayStream(pass(again.update, false), config, { finals: true }).pipe(
           Effect.ensuring(again.done)
         )
         yield* writeReport(reportPath, outcome, columns, { title, unit, config, format })
       }
-      if (skipped > 0) {
-        return yield* fail(`skipped ${skipped} input${skipped === 1 ? "" : "s"} that could not be read (see above)`)
-      }
-      return
+      return yield* skippedInputs
     }
-    const bar = yield* Progress.make(total)
-    const finals = reportPath !== undefined
+    const bar = yield* Progress.make(totalBytes, "bytes")
+    // the report shows every final context and timeline: only then are they kept
+    const keep = { show, finals: reportPath !== undefined, timelines: reportPath !== undefined }
     const outcome = yield* (store === undefined
-      ? replay(inputs.conversations, config, { show, onProgress: bar.update, finals })
-      : replay(inputs.conversations, config, { show, onProgress: bar.update, open: Store.open, finals }).pipe(
+      ? replayStream(pass(bar.update, true), config, keep)
+      : replayStream(pass(bar.update, true), config, { ...keep, open: Store.open }).pipe(
         Effect.provide(Store.layer(store))
       )).pipe(Effect.ensuring(bar.done))
+    yield* nothingRead
+    if (show !== undefined && outcome.shown === undefined) {
+      return yield* new ConfigError({ option: "--show", description: `no conversation with id "${show}" was read` })
+    }
     const unit = args.tokenizer === "words" ? "words" : "tokens"
-    const title = describeConfig(args, config, inputs.conversations.length)
+    const title = describeConfig(args, config, counts.conversations)
+    const request = outputFormat === undefined || outcome.shown === undefined
+      ? undefined
+      : yield* providerRequest(outcome.shown, outputFormat)
     if (format === "json") {
-      yield* Console.log(Render.json(outcome))
+      yield* Console.log(Render.json(outcome, request))
     } else {
       yield* Console.log(Render.table(outcome, title, unit))
-      if (outcome.shown !== undefined) {
+      if (request !== undefined) {
+        yield* Console.log(`\nFinal context of ${outcome.shown!.id} as a ${request.format} request:`)
+        yield* Console.log(JSON.stringify(request.body, null, 2))
+      } else if (outcome.shown !== undefined) {
         const figures = outcome.report.conversations.find((f) => f.id === show)
         const budget: Render.Budget = {
           strategy: config.strategy,
@@ -415,9 +486,7 @@ export const runReplay = (
       }
     }
     if (reportPath !== undefined) yield* writeReport(reportPath, outcome, undefined, { title, unit, config, format })
-    if (skipped > 0) {
-      return yield* fail(`skipped ${skipped} input${skipped === 1 ? "" : "s"} that could not be read (see above)`)
-    }
+    return yield* skippedInputs
   }).pipe(
     Effect.provide(tokenizerLayer(args.tokenizer, args.framing === true)),
     reportFailures
@@ -447,6 +516,20 @@ const writeReport = (
     const bytes = yield* Report.write(path, document)
     const line = `Report: ${path} (${(bytes / 1024).toFixed(0)} KB; open it in a browser).`
     yield* settings.format === "json" ? Console.error(line) : Console.log(`\n${line}`)
+  })
+
+/**
+ * The shown final context in a provider's request shape; fails with
+ * `ConfigError` (option `--output-format`) naming why that provider would
+ * refuse it (an orphaned tool result, a first turn that is not the user's).
+ */
+const providerRequest = (shown: FinalContext, format: Formats.OutputFormat) =>
+  Either.match(Formats.encode(shown.messages, format), {
+    onLeft: (description) =>
+      Effect.fail(
+        new ConfigError({ option: "--output-format", description: `the final context of ${shown.id}: ${description}` })
+      ),
+    onRight: (body) => Effect.succeed({ format, body })
   })
 
 /** Fails with `ConfigError` (option `--report`) when the directory that would hold the report does not exist. */

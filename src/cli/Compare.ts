@@ -20,10 +20,20 @@
  * @since 0.2.0
  */
 import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
 import { type AddError, ConfigError } from "../Errors.js"
 import type * as TokenCounter from "../services/TokenCounter.js"
 import type { Conversation } from "./Input.js"
-import { type Config, makeConfig, type Options, replay, type Report } from "./Replay.js"
+import {
+  type Config,
+  type Figures,
+  makeConfig,
+  type Options,
+  replay,
+  replayConversation,
+  type Report,
+  totalsOf
+} from "./Replay.js"
 import * as UnknownOption from "./UnknownOption.js"
 
 /**
@@ -157,6 +167,74 @@ export interface Column {
 }
 
 /**
+ * Checks every set against the base options: the columns to replay, the
+ * base options first. Fails with `ConfigError` for a set {@link parse} or
+ * `makeConfig` refuses (naming the set).
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const columnsOf = (
+  base: Options,
+  sets: ReadonlyArray<string>
+): Effect.Effect<
+  Array<{ readonly set: string | undefined; readonly options: Options; readonly config: Config }>,
+  ConfigError,
+  TokenCounter.TokenCounter
+> =>
+  Effect.gen(function*() {
+    const columns: Array<{ readonly set: string | undefined; readonly options: Options; readonly config: Config }> = [
+      { set: undefined, options: base, config: yield* makeConfig(base) }
+    ]
+    for (const text of sets) {
+      const set = yield* parse(text)
+      const options = apply(base, set)
+      const config = yield* makeConfig(options).pipe(
+        Effect.mapError((error) =>
+          new ConfigError({
+            option: "--compare",
+            description: `"${set.text}": ${error.option.replace(/^--/, "")} ${error.description}`
+          })
+        )
+      )
+      columns.push({ set: set.text, options, config })
+    }
+    return columns
+  })
+
+/**
+ * {@link compare} over a stream: each conversation, as it arrives, is
+ * replayed under every column in turn, so no more than one conversation is
+ * held at a time besides the figures. `onConversation` runs after each.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const compareStream = <E, R>(
+  conversations: Stream.Stream<Conversation, E, R>,
+  base: Options,
+  sets: ReadonlyArray<string>,
+  onConversation: Effect.Effect<void> = Effect.void
+): Effect.Effect<Array<Column>, ConfigError | AddError | E, TokenCounter.TokenCounter | R> =>
+  Effect.gen(function*() {
+    const columns = yield* columnsOf(base, sets)
+    const figures = columns.map((): Array<Figures> => [])
+    yield* Stream.runForEach(conversations, (conversation) =>
+      Effect.zipRight(
+        Effect.forEach(columns, (column, i) =>
+          Effect.map(replayConversation(conversation, column.config), (result) => {
+            figures[i].push(result.figures)
+          }), { discard: true }),
+        onConversation
+      ))
+    return columns.map(({ options, set }, i): Column => ({
+      set,
+      options,
+      report: { conversations: figures[i], totals: totalsOf(figures[i]) }
+    }))
+  })
+
+/**
  * Replays `conversations` under the base options, then under each set
  * applied to them, each into fresh memories (the same engine as `rollmem
  * replay`, {@link replay}). Every set is parsed and checked before anything
@@ -175,22 +253,7 @@ export const compare = (
   onProgress?: (done: number, total: number) => Effect.Effect<void>
 ): Effect.Effect<Array<Column>, ConfigError | AddError, TokenCounter.TokenCounter> =>
   Effect.gen(function*() {
-    const columns: Array<{ readonly set: string | undefined; readonly options: Options; readonly config: Config }> = [
-      { set: undefined, options: base, config: yield* makeConfig(base) }
-    ]
-    for (const text of sets) {
-      const set = yield* parse(text)
-      const options = apply(base, set)
-      const config = yield* makeConfig(options).pipe(
-        Effect.mapError((error) =>
-          new ConfigError({
-            option: "--compare",
-            description: `"${set.text}": ${error.option.replace(/^--/, "")} ${error.description}`
-          })
-        )
-      )
-      columns.push({ set: set.text, options, config })
-    }
+    const columns = yield* columnsOf(base, sets)
     const each = conversations.reduce((n, c) => n + c.messages.length, 0)
     const total = each * columns.length
     const out: Array<Column> = []

@@ -4,17 +4,21 @@
  * chat export).
  *
  * - A `.json` file, or a file whose text starts with `[`, is one document: an
- *   array of messages or an object with `messages`. Its conversation id is
- *   the file name.
+ *   array of messages or a conversation object, whose id is the file name;
+ *   or an array of conversation objects, each named by its `id` (else
+ *   `file[i]`).
  * - Any other file is JSON Lines: each non-blank line is
  *   `{"id": "...", "messages": [...]}` (other keys ignored; a line without an
  *   id gets `file:line`). A file that is one JSON object spread over several
  *   lines is read as a document.
  *
- * Messages are the wire format of docs/contract.md section 2, also accepting OpenAI's
- * shapes: `content: null` (or missing) is `""`, a content array keeps its
- * text parts, a tool call may be `{"id", "type": "function", "function":
- * {"name", "arguments"}}`, and unknown keys are ignored.
+ * Each conversation is read in the format `--input-format` names, or
+ * detected per conversation (`auto`, the default): OpenAI chat, Anthropic
+ * Messages, AI SDK, Gemini or rollmem's wire format (docs/contract.md
+ * section 2), see `Formats.ts`. A message the format does not define (an
+ * unknown key, an unknown part type, a tool call that cannot be read) refuses
+ * its conversation with a problem naming `file:line` and the field; nothing
+ * is dropped silently.
  *
  * Nothing here fails: a file that cannot be read, a malformed line or
  * document becomes a one-line {@link Inputs.problems problem} and is skipped.
@@ -28,8 +32,9 @@ import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import { Message } from "../schema/Message.js"
-import { formatParseError } from "../schema/ParseIssue.js"
+import type { Message } from "../schema/Message.js"
+import { formatParseError, formatValue } from "../schema/ParseIssue.js"
+import * as Formats from "./Formats.js"
 import * as Lines from "./Lines.js"
 
 /**
@@ -55,111 +60,58 @@ export interface Inputs {
   readonly problems: ReadonlyArray<string>
 }
 
-const NullableString = Schema.optional(Schema.NullOr(Schema.String))
-
-const WireToolCall = Schema.Struct({ id: Schema.String, name: Schema.String, arguments: NullableString }).annotations({
-  identifier: "ToolCall"
-})
-
-const OpenAiToolCall = Schema.Struct({
-  id: Schema.String,
-  type: Schema.optional(Schema.String),
-  function: Schema.Struct({ name: Schema.String, arguments: NullableString })
-}).annotations({ identifier: "OpenAiToolCall" })
-
-const ContentPart = Schema.Struct({ type: Schema.String, text: Schema.optional(Schema.String) }).annotations({
-  identifier: "ContentPart"
-})
-
-const InputWire = Schema.Struct({
-  role: Schema.String,
-  content: Schema.optional(Schema.NullOr(Schema.Union(Schema.String, Schema.Array(ContentPart)))),
-  id: NullableString,
-  tool_calls: Schema.optional(Schema.NullOr(Schema.Array(Schema.Union(WireToolCall, OpenAiToolCall)))),
-  tool_call_id: NullableString,
-  metadata: Schema.optional(Schema.Unknown)
-}).annotations({ identifier: "Message" })
-
-type InputWire = typeof InputWire.Type
-
-const contentOf = (content: InputWire["content"]): string => {
-  if (content === undefined || content === null) return ""
-  if (typeof content === "string") return content
-  return content.flatMap((part) => part.type === "text" && part.text !== undefined ? [part.text] : []).join("\n")
-}
-
-const toWire = (input: InputWire): typeof Message.Encoded => ({
-  role: input.role,
-  content: contentOf(input.content),
-  ...(input.id === undefined || input.id === null ? {} : { id: input.id }),
-  ...(input.tool_call_id === undefined || input.tool_call_id === null ? {} : { tool_call_id: input.tool_call_id }),
-  ...(input.tool_calls === undefined || input.tool_calls === null ? {} : {
-    tool_calls: input.tool_calls.map((call) =>
-      "function" in call
-        ? { id: call.id, name: call.function.name, arguments: call.function.arguments ?? "" }
-        : { id: call.id, name: call.name, arguments: call.arguments ?? "" }
-    )
-  }),
-  // Checked by the message schema (JSON data, nesting depth).
-  ...(input.metadata === undefined
-    ? {}
-    : { metadata: input.metadata as NonNullable<typeof Message.Encoded["metadata"]> })
-})
-
 /**
- * A message as found in a transcript: the wire format, or OpenAI's chat
- * format (see the module docs), decoded to a {@link Message}.
+ * One thing read from the input, in file and line order: a conversation, or
+ * a problem line (`file:line: ...`) for something that could not be read.
+ * `bytes` is how much of the input it stands for (a JSON Lines line with its
+ * line break, or a whole file): what progress is counted in.
  *
- * @since 0.1.0
- * @category schemas
+ * @since 0.2.0
+ * @category models
  */
-export const InputMessage: Schema.Schema<Message, InputWire> = Schema.transform(InputWire, Message, {
-  strict: true,
-  decode: toWire,
-  encode: (wire): InputWire => wire
-}).annotations({ identifier: "Message" })
+export type Item =
+  | { readonly _tag: "Conversation"; readonly conversation: Conversation; readonly bytes: number }
+  | { readonly _tag: "Problem"; readonly problem: string; readonly bytes: number }
 
-const Messages = Schema.Array(InputMessage)
-
-/**
- * One line of a JSON Lines transcript: `{"id", "messages"}`, other keys ignored.
- *
- * @since 0.1.0
- * @category schemas
- */
-export const ConversationLine = Schema.Struct({ id: Schema.optional(Schema.String), messages: Messages }).annotations({
-  identifier: "an object {\"id\", \"messages\"}"
-})
-
-const decodeLine = Schema.decodeUnknownEither(Schema.parseJson(ConversationLine))
-const decodeMessages = Schema.decodeUnknownEither(Messages)
-const decodeDocument = Schema.decodeUnknownEither(Schema.Struct({ messages: Messages }))
 const parseJson = Schema.decodeUnknownEither(Schema.parseJson())
 
 const describe = (error: ParseResult.ParseError): string => formatParseError(error)
 
+const LineId = Schema.Struct({ id: Schema.optional(Schema.String) })
+const decodeId = Schema.decodeUnknownEither(LineId)
+
 const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
+/** Whether a value is a conversation object rather than a message: it holds `messages` or `contents`, no `role`. */
+const isConversation = (u: unknown): u is Record<string, unknown> =>
+  isObject(u) && !("role" in u) && (Array.isArray(u.messages) || Array.isArray(u.contents))
+
 /**
- * Reads one JSON document (array of messages, or object with `messages`) as
- * a conversation named `id`.
+ * Reads one JSON document as a conversation named `id`: a conversation
+ * object, or an array of messages; or, an array of conversation objects,
+ * each as a conversation named by its `id` (else `file[i]`), a problem
+ * naming `file[i]`.
  */
-const readDocument = (file: string, id: string, value: unknown): Inputs => {
-  const decoded = Array.isArray(value)
-    ? decodeMessages(value, { errors: "first" })
-    : isObject(value)
-    ? Either.map(decodeDocument(value, { errors: "first" }), (doc) => doc.messages)
-    : Either.left(undefined)
-  return Either.match(decoded, {
-    onLeft: (error) => ({
-      conversations: [],
-      problems: [
-        `${file}: ${
-          error === undefined ? "expected an array of messages or an object with \"messages\"" : describe(error)
-        }`
-      ]
-    }),
-    onRight: (messages) => ({ conversations: [{ id, messages }], problems: [] })
+const readDocument = (file: string, id: string, value: unknown, format: Formats.InputFormat): Inputs => {
+  if (Array.isArray(value) && value.length > 0 && value.every(isConversation)) {
+    const into = { conversations: [] as Array<Conversation>, problems: [] as Array<string> }
+    value.forEach((item, i) => {
+      const where = `${file}[${i}]`
+      Either.match(Formats.decode(item, format), {
+        onLeft: (problem) => into.problems.push(`${where}: ${problem}`),
+        onRight: (decoded) =>
+          into.conversations.push({ id: typeof item.id === "string" ? item.id : where, messages: decoded.messages })
+      })
+    })
+    return into
+  }
+  const conversation = Formats.conversationOf(value)
+  if (conversation === undefined) {
+    return { conversations: [], problems: [`${file}: expected an array of messages or a conversation object`] }
+  }
+  return Either.match(Formats.decode(conversation, format), {
+    onLeft: (problem) => ({ conversations: [], problems: [`${file}: ${problem}`] }),
+    onRight: (decoded) => ({ conversations: [{ id, messages: decoded.messages }], problems: [] })
   })
 }
 
@@ -168,21 +120,32 @@ const readLine = (
   file: string,
   number: number,
   text: string,
-  into: { conversations: Array<Conversation>; problems: Array<string> }
+  into: { conversations: Array<Conversation>; problems: Array<string> },
+  format: Formats.InputFormat
 ) => {
   const line = text.trim()
   if (line === "") return
-  Either.match(decodeLine(line, { errors: "first" }), {
-    onLeft: (error) => into.problems.push(`${file}:${number}: ${describe(error)}`),
-    onRight: (conversation) =>
-      into.conversations.push({ id: conversation.id ?? `${file}:${number}`, messages: conversation.messages })
+  const where = `${file}:${number}`
+  const parsed = parseJson(line)
+  if (Either.isLeft(parsed)) return into.problems.push(`${where}: ${describe(parsed.left)}`)
+  const value = parsed.right
+  if (!isObject(value)) {
+    return into.problems.push(
+      `${where}: expected a conversation object ({"id", "messages"}), got ${formatValue(value)}`
+    )
+  }
+  const id = decodeId(value)
+  if (Either.isLeft(id)) return into.problems.push(`${where}: ${describe(id.left)}`)
+  Either.match(Formats.decode(value, format), {
+    onLeft: (problem) => into.problems.push(`${where}: ${problem}`),
+    onRight: (decoded) => into.conversations.push({ id: id.right.id ?? where, messages: decoded.messages })
   })
 }
 
-const readLines = (file: string, text: string): Inputs => {
+const readLines = (file: string, text: string, format: Formats.InputFormat): Inputs => {
   const into = { conversations: [] as Array<Conversation>, problems: [] as Array<string> }
   const lines = text.split("\n")
-  for (let i = 0; i < lines.length; i++) readLine(file, i + 1, lines[i], into)
+  for (let i = 0; i < lines.length; i++) readLine(file, i + 1, lines[i], into, format)
   return into
 }
 
@@ -198,64 +161,104 @@ export const tooLong = (file: string, line: number, bytes: number, limit: number
     limit.toLocaleString("en-US")
   } bytes, the longest line read (V8's longest string); skipped`
 
+/** The items of what one read gave, the first standing for `bytes`. */
+const itemsOf = (inputs: Inputs, bytes: number): Array<Item> => {
+  const items: Array<Item> = []
+  for (const conversation of inputs.conversations) items.push({ _tag: "Conversation", conversation, bytes: 0 })
+  for (const problem of inputs.problems) items.push({ _tag: "Problem", problem, bytes: 0 })
+  if (items.length > 0) items[0] = { ...items[0], bytes }
+  return items
+}
+
 /**
- * Reads a JSON Lines file as a stream, one line at a time, so no more than
- * one line is ever held as text; a line over `limit` bytes is a problem
- * (`file:line: a line of N bytes, longer than ...`) and the lines after it
- * are still read.
+ * The items of a JSON Lines file, read as a stream, one line at a time, so
+ * no more than one line is ever held as text; a line over `limit` bytes is
+ * a problem (`file:line: a line of N bytes, longer than ...`) and the lines
+ * after it are still read.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const streamLineItems = (
+  file: string,
+  limit: number = Lines.MAX_LINE_BYTES,
+  format: Formats.InputFormat = "auto"
+): Stream.Stream<Item, never, FileSystem.FileSystem> =>
+  Stream.unwrap(Effect.map(FileSystem.FileSystem, (fs) => {
+    let first = true
+    return Lines.lines(fs.stream(file, { chunkSize: FileSystem.MiB(1) }), limit).pipe(
+      Stream.mapConcat((line): Array<Item> => {
+        const bytes = line.bytes + 1
+        if (line._tag === "TooLong") {
+          return [{ _tag: "Problem", problem: tooLong(file, line.line, line.bytes, limit), bytes }]
+        }
+        const text = first && line.text.charCodeAt(0) === 0xfeff ? line.text.slice(1) : line.text
+        first = false
+        const into = { conversations: [] as Array<Conversation>, problems: [] as Array<string> }
+        readLine(file, line.line, text, into, format)
+        const items = itemsOf(into, bytes)
+        return items.length === 0 ? [{ _tag: "Problem", problem: "", bytes }] : items
+      }),
+      Stream.catchAll((error) =>
+        Stream.make<Array<Item>>({ _tag: "Problem", problem: `${file}: ${describeReadError(error)}`, bytes: 0 })
+      )
+    )
+  }))
+
+/**
+ * Reads a JSON Lines file as a stream (see {@link streamLineItems}) and
+ * collects what it read.
  *
  * @since 0.2.0
  * @category constructors
  */
 export const streamLines = (
   file: string,
-  limit: number = Lines.MAX_LINE_BYTES
+  limit: number = Lines.MAX_LINE_BYTES,
+  format: Formats.InputFormat = "auto"
 ): Effect.Effect<Inputs, never, FileSystem.FileSystem> =>
-  Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const into = { conversations: [] as Array<Conversation>, problems: [] as Array<string> }
-    let first = true
-    const read = yield* Effect.either(Stream.runForEach(
-      Lines.lines(fs.stream(file, { chunkSize: FileSystem.MiB(1) }), limit),
-      (line) =>
-        Effect.sync(() => {
-          const text = line._tag === "Text" && first && line.text.charCodeAt(0) === 0xfeff
-            ? line.text.slice(1)
-            : undefined
-          first = false
-          if (line._tag === "TooLong") into.problems.push(tooLong(file, line.line, line.bytes, limit))
-          else readLine(file, line.line, text ?? line.text, into)
-        })
-    ))
-    if (Either.isLeft(read)) into.problems.push(`${file}: ${describeReadError(read.left)}`)
-    return into
-  })
+  Effect.map(Stream.runCollect(streamLineItems(file, limit, format)), collect)
+
+const collect = (items: Iterable<Item>): Inputs => {
+  const conversations: Array<Conversation> = []
+  const problems: Array<string> = []
+  for (const item of items) {
+    if (item._tag === "Conversation") conversations.push(item.conversation)
+    else if (item.problem !== "") problems.push(item.problem)
+  }
+  return { conversations, problems }
+}
 
 /**
  * Reads the text of one transcript (see the module docs for the formats).
  * `file` names the file in problems; `name` (the file name) is the id of a
- * plain JSON document. Pure.
+ * plain JSON document; `format` is `--input-format` (default `auto`). Pure.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const parseText = (file: string, name: string, text: string): Inputs => {
+export const parseText = (
+  file: string,
+  name: string,
+  text: string,
+  format: Formats.InputFormat = "auto"
+): Inputs => {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
   const start = body.trimStart()
   const lower = name.toLowerCase()
-  if (lower.endsWith(".jsonl") || lower.endsWith(".ndjson")) return readLines(file, body)
+  if (lower.endsWith(".jsonl") || lower.endsWith(".ndjson")) return readLines(file, body, format)
   if (lower.endsWith(".json") || start.startsWith("[")) {
     return Either.match(parseJson(body), {
       onLeft: (error) => ({ conversations: [], problems: [`${file}: ${describe(error)}`] }),
-      onRight: (value) => readDocument(file, name, value)
+      onRight: (value) => readDocument(file, name, value, format)
     })
   }
   if (start.startsWith("{") && /\n\s*\S/.test(start)) {
     // One object over several lines (a pretty-printed export), or JSON Lines.
     const whole = parseJson(body)
-    if (Either.isRight(whole) && isObject(whole.right)) return readDocument(file, name, whole.right)
+    if (Either.isRight(whole) && isObject(whole.right)) return readDocument(file, name, whole.right, format)
   }
-  return readLines(file, body)
+  return readLines(file, body, format)
 }
 
 const describeReadError = (error: unknown): string => {
@@ -282,43 +285,76 @@ export const exists = (path: string): Effect.Effect<boolean, never, FileSystem.F
   Effect.flatMap(FileSystem.FileSystem, (fs) => Effect.orElseSucceed(fs.exists(path), () => false))
 
 /**
- * Reads every file in order with the platform `FileSystem`. A file that
- * cannot be read is a problem (`file: no such file`), and the others are
- * still read.
+ * The items of every file, in order, with the platform `FileSystem`, each
+ * conversation in `format` (`--input-format`, default `auto`): JSON Lines
+ * files, and any file too big to be one string, are streamed line by line
+ * (memory bounded by the longest line, not the file); other files are read
+ * whole. A file that cannot be read is a problem (`file: no such file`), and
+ * the others are still read. An empty line is an item with an empty problem
+ * (its bytes only): skip it.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const stream = (
+  files: ReadonlyArray<string>,
+  format: Formats.InputFormat = "auto"
+): Stream.Stream<Item, never, FileSystem.FileSystem | Path.Path> =>
+  Stream.flatMap(Stream.fromIterable(files), (file) =>
+    Stream.unwrap(Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const path = yield* Path.Path
+      const lower = file.toLowerCase()
+      const info = yield* Effect.either(fs.stat(file))
+      const size = Either.isRight(info) ? Number(info.right.size) : 0
+      if (
+        Either.isRight(info) && info.right.type === "File" &&
+        (size > Lines.MAX_LINE_BYTES || lower.endsWith(".jsonl") || lower.endsWith(".ndjson"))
+      ) {
+        return streamLineItems(file, Lines.MAX_LINE_BYTES, format)
+      }
+      const read = yield* Effect.either(fs.readFileString(file))
+      if (Either.isLeft(read)) {
+        return Stream.make<Array<Item>>({
+          _tag: "Problem",
+          problem: `${file}: ${describeReadError(read.left)}`,
+          bytes: size
+        })
+      }
+      return Stream.fromIterable(itemsOf(parseText(file, path.basename(file), read.right, format), size))
+    })), { concurrency: 1 })
+
+/**
+ * The total size of the files in bytes (what {@link stream}'s items add up
+ * to); a file that cannot be read counts 0.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const totalBytes = (files: ReadonlyArray<string>): Effect.Effect<number, never, FileSystem.FileSystem> =>
+  Effect.flatMap(
+    FileSystem.FileSystem,
+    (fs) =>
+      Effect.reduce(
+        files,
+        0,
+        (sum, file) =>
+          Effect.map(
+            Effect.either(fs.stat(file)),
+            (info) => sum + (Either.isRight(info) && info.right.type === "File" ? Number(info.right.size) : 0)
+          )
+      )
+  )
+
+/**
+ * Reads every file in order (see {@link stream}) and collects what it read:
+ * the conversations and the problem lines.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const readInputs = (
-  files: ReadonlyArray<string>
+  files: ReadonlyArray<string>,
+  format: Formats.InputFormat = "auto"
 ): Effect.Effect<Inputs, never, FileSystem.FileSystem | Path.Path> =>
-  Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const path = yield* Path.Path
-    const conversations: Array<Conversation> = []
-    const problems: Array<string> = []
-    for (const file of files) {
-      // JSON Lines, and any file too big to be one string, are streamed line by line.
-      const lower = file.toLowerCase()
-      const info = yield* Effect.either(fs.stat(file))
-      const big = Either.isRight(info) && Number(info.right.size) > Lines.MAX_LINE_BYTES
-      if (
-        Either.isRight(info) && info.right.type === "File" &&
-        (big || lower.endsWith(".jsonl") || lower.endsWith(".ndjson"))
-      ) {
-        const inputs = yield* streamLines(file)
-        conversations.push(...inputs.conversations)
-        problems.push(...inputs.problems)
-        continue
-      }
-      const read = yield* Effect.either(fs.readFileString(file))
-      if (Either.isLeft(read)) {
-        problems.push(`${file}: ${describeReadError(read.left)}`)
-        continue
-      }
-      const inputs = parseText(file, path.basename(file), read.right)
-      conversations.push(...inputs.conversations)
-      problems.push(...inputs.problems)
-    }
-    return { conversations, problems }
-  })
+  Effect.map(Stream.runCollect(stream(files, format)), collect)

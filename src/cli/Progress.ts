@@ -43,6 +43,24 @@ export class ProgressOutput extends Context.Reference<ProgressOutput>()("rollmem
  */
 export const THRESHOLD = 300
 
+/**
+ * The bar is shown for inputs of more than this many bytes, when progress
+ * is counted in bytes (a streamed input: 1 MiB).
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const THRESHOLD_BYTES = 2 ** 20
+
+/**
+ * What progress is counted in: messages replayed, or bytes of input read
+ * (a streamed input, whose messages are not known in advance).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Unit = "messages" | "bytes"
+
 const WIDTH = 30
 
 /**
@@ -52,38 +70,45 @@ const WIDTH = 30
  * @since 0.1.0
  * @category guards
  */
-export const shouldShow = (isTTY: boolean, total: number): boolean => isTTY && total > THRESHOLD
+export const shouldShow = (isTTY: boolean, total: number, unit: Unit = "messages"): boolean =>
+  isTTY && total > (unit === "bytes" ? THRESHOLD_BYTES : THRESHOLD)
+
+const MiB = 2 ** 20
 
 /**
- * One frame of the bar: carriage return, `[####------] done/total messages`.
+ * One frame of the bar: carriage return, `[####------] done/total messages`
+ * (or `done/total MB` when counted in bytes).
  *
  * @since 0.1.0
  * @category combinators
  */
-export const frame = (done: number, total: number): string => {
-  const filled = total === 0 ? WIDTH : Math.floor((done / total) * WIDTH)
-  return `\r[${"#".repeat(filled)}${"-".repeat(WIDTH - filled)}] ${done}/${total} messages`
+export const frame = (done: number, total: number, unit: Unit = "messages"): string => {
+  const filled = total === 0 ? WIDTH : Math.min(WIDTH, Math.floor((done / total) * WIDTH))
+  const count = unit === "bytes"
+    ? `${(done / MiB).toFixed(0)}/${(total / MiB).toFixed(0)} MB`
+    : `${done}/${total} messages`
+  return `\r[${"#".repeat(filled)}${"-".repeat(WIDTH - filled)}] ${count}`
 }
 
 /**
- * A bar for a run of `total` messages: `update` draws a frame when the
+ * A bar for a run of `total` messages (or bytes of input, `unit: "bytes"`): `update` draws a frame when the
  * filled width changes, `done` erases the line. Both do nothing when the bar
  * is not to be shown (see {@link shouldShow}).
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make = (total: number): Effect.Effect<{
+export const make = (total: number, unit: Unit = "messages"): Effect.Effect<{
   readonly update: (done: number, total: number) => Effect.Effect<void>
   readonly done: Effect.Effect<void>
 }> =>
   Effect.map(ProgressOutput, (output) => {
-    if (!shouldShow(output.isTTY, total)) return { update: () => Effect.void, done: Effect.void }
+    if (!shouldShow(output.isTTY, total, unit)) return { update: () => Effect.void, done: Effect.void }
     let last = ""
     return {
       update: (done, all) =>
         Effect.suspend(() => {
-          const text = frame(done, all)
+          const text = frame(done, all, unit)
           const bar = text.slice(0, WIDTH + 3)
           if (bar === last.slice(0, WIDTH + 3) && done !== all) return Effect.void
           last = text

@@ -224,12 +224,16 @@ const encodeMessages = Schema.encodeSync(Schema.Array(Message.Message))
  * The report as one JSON document (2-space indent): `conversations` (each
  * with `id` and the figures' camelCase keys), `totals`, and, when a final
  * context was asked for, `show`: `{ id, context, messages }` with the
- * messages in the wire format.
+ * messages in the wire format, and with `--output-format` the same context
+ * in that provider's shape, `request: { format, body }`.
  *
  * @since 0.1.0
  * @category combinators
  */
-export const json = (outcome: Outcome): string =>
+export const json = (
+  outcome: Outcome,
+  request?: { readonly format: string; readonly body: unknown } | undefined
+): string =>
   JSON.stringify(
     {
       conversations: outcome.report.conversations,
@@ -238,7 +242,8 @@ export const json = (outcome: Outcome): string =>
         show: {
           id: outcome.shown.id,
           context: outcome.shown.context,
-          messages: encodeMessages(outcome.shown.messages)
+          messages: encodeMessages(outcome.shown.messages),
+          ...(request === undefined ? {} : { request })
         }
       })
     },

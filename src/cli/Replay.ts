@@ -12,6 +12,7 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Equal from "effect/Equal"
+import * as Stream from "effect/Stream"
 import { type AddError, ConfigError, SummarizerError, type TokenCountError } from "../Errors.js"
 import * as ExtractiveSummarizer from "../layers/ExtractiveSummarizer.js"
 import * as Message from "../schema/Message.js"
@@ -691,6 +692,53 @@ export const totalsOf = (figures: ReadonlyArray<Figures>): Totals => {
 export const PROGRESS_EVERY = 100
 
 /**
+ * Replays the conversations of a stream as they arrive, each into its own
+ * memory (a fresh one, or the one `open` gives, see {@link Open}), holding
+ * no more than one conversation at a time besides the figures: `show`
+ * names a conversation whose final context to keep; `finals` keeps every
+ * final context and `timelines` (default `true`) every timeline (what an
+ * HTML report shows: without them, memory is bounded by the largest
+ * conversation, not the input). `onMessage` runs after each message.
+ * Fails like {@link replayConversation}, or with the stream's error.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const replayStream = <E = never, R = never, E2 = never, R2 = never>(
+  conversations: Stream.Stream<Conversation, E2, R2>,
+  config: Config,
+  options?: {
+    readonly show?: string | undefined
+    readonly open?: Open<E, R> | undefined
+    readonly finals?: boolean | undefined
+    readonly timelines?: boolean | undefined
+    readonly onMessage?: Effect.Effect<void> | undefined
+    readonly onConversation?: Effect.Effect<void> | undefined
+  }
+): Effect.Effect<Outcome, ConfigError | AddError | E | E2, TokenCounter.TokenCounter | R | R2> =>
+  Effect.suspend(() => {
+    const open: Open<E, R> = options?.open ?? fresh
+    const onMessage = options?.onMessage ?? Effect.void
+    const keepTimelines = options?.timelines !== false
+    const figures: Array<Figures> = []
+    const timelines: Array<Measure.Timeline> = []
+    const finals: Array<FinalContext> = []
+    let shown: FinalContext | undefined
+    const each = (conversation: Conversation) =>
+      Effect.flatMap(replayConversation(conversation, config, onMessage, open), (result) => {
+        figures.push(result.figures)
+        if (keepTimelines) timelines.push(result.timeline)
+        if (options?.finals === true) finals.push(result.final)
+        if (shown === undefined && conversation.id === options?.show) shown = result.final
+        return options?.onConversation ?? Effect.void
+      })
+    return Effect.map(
+      Stream.runForEach(conversations, each),
+      (): Outcome => ({ report: { conversations: figures, totals: totalsOf(figures) }, shown, timelines, finals })
+    )
+  })
+
+/**
  * Replays every conversation, in order, each into its own memory: a fresh
  * one, or the one `open` gives (see {@link Open}). `show` names a conversation whose final context to keep; `onProgress`
  * receives (messages replayed, messages in all) every {@link PROGRESS_EVERY}
@@ -710,26 +758,18 @@ export const replay = <E = never, R = never>(
     readonly finals?: boolean | undefined
   }
 ): Effect.Effect<Outcome, ConfigError | AddError | E, TokenCounter.TokenCounter | R> =>
-  Effect.gen(function*() {
+  Effect.suspend(() => {
     const total = conversations.reduce((n, c) => n + c.messages.length, 0)
     const onProgress = options?.onProgress
-    const open: Open<E, R> = options?.open ?? fresh
     let done = 0
-    const onMessage = onProgress === undefined ? Effect.void : Effect.suspend(() => {
-      done++
-      return done % PROGRESS_EVERY === 0 ? onProgress(done, total) : Effect.void
+    return replayStream(Stream.fromIterable(conversations), config, {
+      show: options?.show,
+      open: options?.open,
+      finals: options?.finals,
+      onMessage: onProgress === undefined ? undefined : Effect.suspend(() => {
+        done++
+        return done % PROGRESS_EVERY === 0 ? onProgress(done, total) : Effect.void
+      }),
+      onConversation: onProgress === undefined ? undefined : Effect.suspend(() => onProgress(done, total))
     })
-    const figures: Array<Figures> = []
-    const timelines: Array<Measure.Timeline> = []
-    const finals: Array<FinalContext> = []
-    let shown: FinalContext | undefined
-    for (const conversation of conversations) {
-      const result = yield* replayConversation(conversation, config, onMessage, open)
-      figures.push(result.figures)
-      timelines.push(result.timeline)
-      if (options?.finals === true) finals.push(result.final)
-      if (shown === undefined && conversation.id === options?.show) shown = result.final
-      if (onProgress !== undefined) yield* onProgress(done, total)
-    }
-    return { report: { conversations: figures, totals: totalsOf(figures) }, shown, timelines, finals }
   })

@@ -27,7 +27,6 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import { SummarizerError } from "../Errors.js"
 import type { Message } from "../schema/Message.js"
-import { fromSummarizeSync } from "./internal/summarizing.js"
 
 /**
  * A summarizer.
@@ -41,6 +40,80 @@ export interface Service {
    * first). Fails with `SummarizerError`.
    */
   readonly summarize: (summary: string, messages: ReadonlyArray<Message>) => Effect.Effect<string, SummarizerError>
+  /**
+   * The same call without an effect, when the summarizer has one (a
+   * summarizer built from a synchronous function, {@link fromFunction}): the
+   * new summary or the `SummarizerError`; it never throws. A memory whose
+   * summarizer has it folds within the add's own step, where nothing can
+   * interleave, so the fold takes no lock and starts no fiber. Any wrapper
+   * that may suspend ({@link fromEffect}, {@link withPolicy}, a timeout)
+   * has none, and its folds go through the memory's one-permit `Semaphore`.
+   */
+  readonly summarizeSync?: ((summary: string, messages: ReadonlyArray<Message>) => string | SummarizerError) | undefined
+}
+
+/**
+ * A summarizer with a synchronous form (what {@link fromFunction} builds).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Synchronous extends Service {
+  readonly summarizeSync: NonNullable<Service["summarizeSync"]>
+}
+
+/**
+ * What {@link make} builds a summarizer from: `summarize`, `summarizeSync`,
+ * or both (they must summarize alike).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type MakeOptions =
+  | { readonly summarize: Service["summarize"]; readonly summarizeSync?: Service["summarizeSync"] }
+  | {
+    readonly summarize?: Service["summarize"] | undefined
+    readonly summarizeSync: NonNullable<Service["summarizeSync"]>
+  }
+
+const fromSync = (result: string | SummarizerError): Effect.Effect<string, SummarizerError> =>
+  typeof result === "string" ? Effect.succeed(result) : Effect.fail(result)
+
+/**
+ * Builds a summarizer, filling what is missing (as `KeyValueStore.make`
+ * fills its optional members): with `summarizeSync` alone, `summarize` runs
+ * it when the effect runs; with `summarize` alone, the summarizer has no
+ * synchronous form, and a memory folds with it under its lock.
+ *
+ * @example
+ * ```ts
+ * import { Summarizer } from "rollmem"
+ *
+ * const joined = Summarizer.make({
+ *   summarizeSync: (summary, turns) => [summary, ...turns.map((t) => t.content)].join(" ").trim()
+ * })
+ * ```
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export function make(
+  options: {
+    readonly summarize?: Service["summarize"] | undefined
+    readonly summarizeSync: Synchronous["summarizeSync"]
+  }
+): Synchronous
+export function make(options: MakeOptions): Service
+export function make(options: MakeOptions): Service {
+  const { summarize, summarizeSync } = options
+  if (summarizeSync === undefined) {
+    if (summarize === undefined) throw new TypeError("Summarizer.make needs summarize or summarizeSync")
+    return { summarize }
+  }
+  return {
+    summarize: summarize ?? ((summary, messages) => Effect.suspend(() => fromSync(summarizeSync(summary, messages)))),
+    summarizeSync
+  }
 }
 
 /**
@@ -60,13 +133,14 @@ const toError = (cause: unknown): SummarizerError =>
 
 const describe = (cause: unknown): string => cause instanceof Error ? cause.message : String(cause)
 
+const notString = (result: unknown): SummarizerError =>
+  new SummarizerError({
+    description: `summarizer returned ${result === null ? "null" : typeof result}, not a string`,
+    cause: new TypeError(`summarizer must return a string, got ${result === null ? "null" : typeof result}`)
+  })
+
 const checkString = (result: unknown): Exit.Exit<string, SummarizerError> =>
-  typeof result === "string" ? Exit.succeed(result) : Exit.fail(
-    new SummarizerError({
-      description: `summarizer returned ${result === null ? "null" : typeof result}, not a string`,
-      cause: new TypeError(`summarizer must return a string, got ${result === null ? "null" : typeof result}`)
-    })
-  )
+  typeof result === "string" ? Exit.succeed(result) : Exit.fail(notString(result))
 
 /**
  * Builds a summarizer from a synchronous function. A throw, or a result that
@@ -75,30 +149,34 @@ const checkString = (result: unknown): Exit.Exit<string, SummarizerError> =>
  * `TypeError`) and the promise gets a rejection handler, so a later rejection
  * is not unhandled: use {@link fromPromise} for asynchronous summarizers.
  *
- * A memory calls such a summarizer within the add that needs the fold, in
- * the same synchronous step (no lock, no fiber): the function must not
- * block on I/O. Wrapping it with {@link withPolicy} makes it an ordinary
- * effectful summarizer again.
+ * The result has a `summarizeSync` ({@link Synchronous}): a memory calls it
+ * within the add that needs the fold, in the same synchronous step (no lock,
+ * no fiber), so the function must not block on I/O. Wrapping it
+ * ({@link withPolicy}, {@link fromEffect} over its `summarize`) gives a
+ * summarizer without `summarizeSync`, whose folds go through the memory's
+ * `Semaphore` like any effectful summarizer's.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const fromFunction = (f: (summary: string, messages: ReadonlyArray<Message>) => string): Service =>
-  fromSummarizeSync((summary, messages) => {
-    let result: unknown
-    try {
-      result = f(summary, messages)
-    } catch (cause) {
-      return Exit.fail(toError(cause))
+export const fromFunction = (f: (summary: string, messages: ReadonlyArray<Message>) => string): Synchronous =>
+  make({
+    summarizeSync: (summary, messages) => {
+      let result: unknown
+      try {
+        result = f(summary, messages)
+      } catch (cause) {
+        return toError(cause)
+      }
+      if (isThenable(result)) {
+        result.then(undefined, () => undefined)
+        const cause = new TypeError(
+          "summarizer returned a Promise in a synchronous memory; use an async memory (AsyncRollingMemory) for an async summarizer"
+        )
+        return new SummarizerError({ description: cause.message, cause })
+      }
+      return typeof result === "string" ? result : notString(result)
     }
-    if (isThenable(result)) {
-      result.then(undefined, () => undefined)
-      const cause = new TypeError(
-        "summarizer returned a Promise in a synchronous memory; use an async memory (AsyncRollingMemory) for an async summarizer"
-      )
-      return Exit.fail(new SummarizerError({ description: cause.message, cause }))
-    }
-    return checkString(result)
   })
 
 /**
@@ -127,6 +205,8 @@ export const fromPromise = (
  * Builds a summarizer from a function returning an Effect. Any failure that
  * is not already a `SummarizerError` (a `TimeoutException` from
  * `Effect.timeout`, a model error) becomes one, with the original as `cause`.
+ * The result has no `summarizeSync`, even when `f` never suspends: a memory
+ * folds with it under its one-permit `Semaphore`.
  *
  * @since 0.1.0
  * @category constructors
@@ -171,7 +251,10 @@ export const layerEffect = <E>(
 /**
  * Wraps the summarizer in context with a policy (retry, timeout, fallback):
  * `policy` receives each call's Effect and may fail with anything, which
- * becomes a `SummarizerError` carrying it.
+ * becomes a `SummarizerError` carrying it. The wrapped summarizer is built
+ * with {@link fromEffect}, so it has no `summarizeSync`: a synchronous
+ * summarizer ({@link fromFunction}) wrapped here folds under the memory's
+ * `Semaphore` instead of in the add's own step.
  *
  * @example
  * ```ts

@@ -1,0 +1,251 @@
+/**
+ * The provider formats of the command line: reading a conversation in
+ * OpenAI chat, Anthropic Messages, AI SDK `ModelMessage`, Gemini `contents`
+ * or rollmem's own wire format (`--input-format`), detected per conversation
+ * by default, and printing a final context in a provider's shape
+ * (`--output-format`). Every conversion goes through the adapters of
+ * `rollmem/adapters` (`fromOpenAIChat`, `toAnthropic`, ...), which are
+ * strict: an unknown key or part type is an error naming it, never a silent
+ * drop, so a turn whose tool calls cannot be read refuses its conversation.
+ *
+ * A conversation is an object (a JSON Lines line, or a JSON document):
+ *
+ * | format | keys read |
+ * |---|---|
+ * | `rollmem` | `messages`: the wire format of docs/contract.md section 2 (no other key in a message) |
+ * | `openai` | `messages`: Chat Completions messages |
+ * | `anthropic` | `system` (optional), `messages`: Messages API message params |
+ * | `ai-sdk` | `messages`: `ModelMessage`s |
+ * | `gemini` | `systemInstruction` (optional), `contents` |
+ *
+ * Other keys of the conversation object (`id`, `model`, `meta`...) are not
+ * messages and are ignored. A JSON array is the `messages` of a
+ * conversation (the `contents` of a Gemini one when its items have `parts`).
+ *
+ * **Detection** (`auto`): `contents` or items with `parts` is Gemini; a
+ * top-level `system`, or a `tool_use`, `tool_result`, `thinking`,
+ * `redacted_thinking` or `document` block, or an `image` block with a
+ * `source`, is Anthropic; a `tool-call`, `tool-result`, `reasoning` or `file`
+ * part, or an `image` part with an `image`, is the AI SDK; a `developer` or
+ * `function` role, a `null` content, nested tool calls (`function`), a
+ * `function_call`, or an `image_url`, `input_audio` or `refusal` part is
+ * OpenAI. Anything else is read as rollmem's format, then as OpenAI's (plain
+ * text turns read the same either way); when neither reads it, rollmem's
+ * error is reported.
+ *
+ * @example
+ * ```ts
+ * decode({ system: "Be brief.", messages: [{ role: "user", content: "hi" }] }, "auto")
+ * // Either.right({ format: "anthropic", messages: [system: Be brief., user: hi] })
+ * ```
+ *
+ * @since 0.2.0
+ */
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
+import {
+  fromAiSdk,
+  fromAnthropic,
+  fromGemini,
+  fromOpenAIChat,
+  toAiSdk,
+  toAnthropic,
+  toGemini,
+  toOpenAIChat
+} from "../adapters.js"
+import { Message } from "../schema/Message.js"
+import { formatParseError } from "../schema/ParseIssue.js"
+
+/**
+ * A format a conversation is read in.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Format = "rollmem" | "openai" | "anthropic" | "ai-sdk" | "gemini"
+
+/**
+ * What `--input-format` takes: a format, or `auto` (detected per conversation).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type InputFormat = "auto" | Format
+
+/**
+ * The choices of `--input-format`, `auto` first (the default).
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const inputFormats: ReadonlyArray<InputFormat> = ["auto", "openai", "anthropic", "ai-sdk", "gemini", "rollmem"]
+
+/**
+ * What `--output-format` takes: a provider's shape.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type OutputFormat = "openai" | "anthropic" | "ai-sdk" | "gemini"
+
+/**
+ * The choices of `--output-format`.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const outputFormats: ReadonlyArray<OutputFormat> = ["openai", "anthropic", "ai-sdk", "gemini"]
+
+/**
+ * A conversation read: its messages and the format they were read in.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Decoded {
+  readonly format: Format
+  readonly messages: ReadonlyArray<Message>
+}
+
+type Conversation = { readonly [key: string]: unknown }
+
+const isObject = (u: unknown): u is Conversation => typeof u === "object" && u !== null && !Array.isArray(u)
+
+const decodeWire = Schema.decodeUnknownEither(
+  Schema.Struct({ messages: Schema.Array(Message.annotations({ identifier: "Message" })) })
+)
+
+/** The adapters' plain functions throw their `AdapterError`, whose message names the format and the path. */
+const adapt = (read: () => ReadonlyArray<Message>): Either.Either<ReadonlyArray<Message>, string> =>
+  Either.try({ try: read, catch: (error) => error instanceof Error ? error.message : String(error) })
+
+/** Only the keys a request has: `{ system: undefined }` would be refused as a wrong `system`. */
+const pick = (conversation: Conversation, keys: ReadonlyArray<string>): Conversation => {
+  const out: Record<string, unknown> = {}
+  for (const key of keys) if (conversation[key] !== undefined) out[key] = conversation[key]
+  return out
+}
+
+const readers: { readonly [F in Format]: (c: Conversation) => Either.Either<ReadonlyArray<Message>, string> } = {
+  rollmem: (c) =>
+    Either.mapBoth(decodeWire({ messages: c.messages }, { errors: "first", onExcessProperty: "error" }), {
+      onLeft: (error) => `rollmem: ${formatParseError(error)}`,
+      onRight: (wire) => wire.messages
+    }),
+  openai: (c) => adapt(() => fromOpenAIChat(c.messages)),
+  anthropic: (c) => adapt(() => fromAnthropic(pick(c, ["system", "messages"]))),
+  "ai-sdk": (c) => adapt(() => fromAiSdk(c.messages)),
+  gemini: (c) => adapt(() => fromGemini(pick(c, ["systemInstruction", "contents"])))
+}
+
+const anthropicBlocks = new Set(["tool_use", "tool_result", "thinking", "redacted_thinking", "document"])
+const aiSdkParts = new Set(["tool-call", "tool-result", "reasoning", "file"])
+const openAiParts = new Set(["image_url", "input_audio", "refusal"])
+const openAiRoles = new Set(["developer", "function"])
+
+/** The format a part marks, if it marks one. */
+const partFormat = (part: unknown): Format | undefined => {
+  if (!isObject(part) || typeof part.type !== "string") return undefined
+  if (anthropicBlocks.has(part.type) || (part.type === "image" && "source" in part)) return "anthropic"
+  if (aiSdkParts.has(part.type) || (part.type === "image" && "image" in part)) return "ai-sdk"
+  if (openAiParts.has(part.type)) return "openai"
+  return undefined
+}
+
+/** The format a message marks, if it marks one. */
+const messageFormat = (message: unknown): Format | undefined => {
+  if (!isObject(message)) return undefined
+  if ("parts" in message) return "gemini"
+  if (typeof message.role === "string" && openAiRoles.has(message.role)) return "openai"
+  if (message.content === null || "function_call" in message) return "openai"
+  if (Array.isArray(message.tool_calls) && message.tool_calls.some((call) => isObject(call) && "function" in call)) {
+    return "openai"
+  }
+  if (Array.isArray(message.content)) {
+    for (const part of message.content) {
+      const format = partFormat(part)
+      if (format !== undefined) return format
+    }
+  }
+  return undefined
+}
+
+/**
+ * The format a conversation object marks (see the module docs), or
+ * `undefined` when it marks none.
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const detect = (conversation: Conversation): Format | undefined => {
+  if ("contents" in conversation || "systemInstruction" in conversation) return "gemini"
+  if ("system" in conversation) return "anthropic"
+  if (!Array.isArray(conversation.messages)) return undefined
+  for (const message of conversation.messages) {
+    const format = messageFormat(message)
+    if (format !== undefined) return format
+  }
+  return undefined
+}
+
+/**
+ * A JSON document as a conversation object: an array is its `messages`
+ * (its `contents` when its first item has `parts`); an object is itself;
+ * anything else is none.
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const conversationOf = (value: unknown): Conversation | undefined => {
+  if (Array.isArray(value)) {
+    return isObject(value[0]) && "parts" in value[0] ? { contents: value } : { messages: value }
+  }
+  return isObject(value) ? value : undefined
+}
+
+/**
+ * Reads a conversation object in `format` (`auto`: detected, see the module
+ * docs). Fails with one line naming the format, the path and what is wrong
+ * there (`openai-chat: [2].tool_calls[0].type: is missing`): a turn that
+ * cannot be read refuses its conversation, never replayed without its tool
+ * calls.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const decode = (conversation: Conversation, format: InputFormat): Either.Either<Decoded, string> => {
+  const read = (f: Format) => Either.map(readers[f](conversation), (messages): Decoded => ({ format: f, messages }))
+  if (format !== "auto") return read(format)
+  const detected = detect(conversation)
+  if (detected !== undefined) return read(detected)
+  const wire = read("rollmem")
+  return Either.isRight(wire) ? wire : Either.orElse(read("openai"), () => wire)
+}
+
+/**
+ * A context in a provider's shape, as that provider's request takes it:
+ * OpenAI's `messages`, Anthropic's `{ system, messages }`, the AI SDK's
+ * `messages`, Gemini's `{ systemInstruction, contents }`. The context is
+ * checked first (`Validity`): a context that provider would refuse (an
+ * orphaned tool result, a first turn that is not the user's) fails with the
+ * adapter's description naming the violation.
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const encode = (messages: ReadonlyArray<Message>, format: OutputFormat): Either.Either<unknown, string> =>
+  Either.try({
+    try: (): unknown => {
+      switch (format) {
+        case "openai":
+          return toOpenAIChat(messages)
+        case "anthropic":
+          return toAnthropic(messages)
+        case "ai-sdk":
+          return toAiSdk(messages)
+        case "gemini":
+          return toGemini(messages)
+      }
+    },
+    catch: (error) => error instanceof Error ? error.message : String(error)
+  })
