@@ -138,6 +138,27 @@ describe("the request (contract 10.4)", () => {
     }))
 })
 
+describe("a summarizer that throws or rejects with null or undefined (one rule)", () => {
+  it.effect("fails with SummarizerError whose cause is the value, from every constructor", () =>
+    Effect.gen(function*() {
+      for (const value of [null, undefined]) {
+        const services = [
+          Summarizer.fromFunction(() => {
+            throw value
+          }),
+          Summarizer.fromPromise(() => Promise.reject(value)),
+          Summarizer.fromEffect(() => Effect.fail(value))
+        ]
+        for (const service of services) {
+          const error = yield* Effect.flip(service.summarize("", turns, Summarizer.request()))
+          assert.instanceOf(error, SummarizerError)
+          assert.strictEqual(error.cause, value)
+          assert.strictEqual(error.description, String(value))
+        }
+      }
+    }))
+})
+
 describe("Summarizer.fromPromise", () => {
   it.effect("awaits the function's Promise", () =>
     Effect.gen(function*() {

@@ -69,7 +69,10 @@ export type CountTokens = (text: string) => number
 export const unwrap = (error: unknown): unknown => {
   // Errors raised inside a span are proxies: hand back the instance the caller created.
   const original = Cause.originalError(error)
-  return original instanceof SummarizerError && original.cause !== undefined
+  // One rule for a summarizer that throws (or rejects with) `null` or
+  // `undefined`: there is no error to hand back, so the caller gets the
+  // `SummarizerError` whose `cause` is that value.
+  return original instanceof SummarizerError && original.cause !== undefined && original.cause !== null
     ? Cause.originalError(original.cause)
     : original
 }
