@@ -28,9 +28,9 @@ export interface Services {
 }
 
 /** Reads the services from the context, then builds. @internal */
-export const withServices = <A, E, R = never>(
+export const withServices = <A, E>(
   build: (services: Services) => Effect.Effect<A, E>
-): Effect.Effect<A, E, R> =>
+): Effect.Effect<A, E> =>
   Effect.contextWithEffect((context: Context.Context<never>) => {
     const summarizer = Context.getOption(context as Context.Context<Summarizer.Summarizer>, Summarizer.Summarizer)
     return build({
