@@ -73,14 +73,18 @@ const start = (args: ReadonlyArray<string>): Started => {
   const ready = new Promise<void>((resolve, reject) => {
     child.stdout!.on("data", (c) => {
       stdout += String(c)
-      if (stdout.startsWith("ready\n")) resolve()
+      // The runner logs to stdout too (`Listening on: …`): `ready` is a line of its own.
+      if (stdout.split("\n").includes("ready")) resolve()
     })
     child.once("exit", () => reject(new Error(`a process exited before it was ready: ${stderr}${stdout}`)))
   })
   const exited = new Promise<string>((resolve, reject) =>
     child.once(
       "exit",
-      (code) => code === 0 ? resolve(stdout.split("\n")[1]) : reject(new Error(`a writer failed: ${stderr}${stdout}`))
+      (code) =>
+        code === 0
+          ? resolve(stdout.split("\n").filter((line) => line.startsWith("{")).pop() ?? "")
+          : reject(new Error(`a writer failed: ${stderr}${stdout}`))
     )
   )
   return { child, ready, exited }
