@@ -8,7 +8,8 @@ export default defineConfig([
       tokenizers: "src/tokenizers.ts",
       store: "src/store.ts",
       ai: "src/ai.ts",
-      adapters: "src/adapters.ts"
+      adapters: "src/adapters.ts",
+      cluster: "src/cluster.ts"
     },
     format: ["esm", "cjs"],
     dts: true,

@@ -7,7 +7,7 @@
  *   npm run bench -- --quick    a smoke run (few samples; figures not meaningful)
  *   npm run bench -- --wall     time with the wall clock instead of this process's CPU time
  *   npm run bench -- --render=bench.json   print the tables of a saved run (measures nothing)
- *   npm run bench -- --only=replay,peers,checks,scaling,tokenizers,memory,policies,stores,formats,background,tracing
+ *   npm run bench -- --only=replay,peers,checks,scaling,tokenizers,memory,policies,stores,formats,background,tracing,cluster
  *
  * Progress goes to stderr. See bench/README.md for what is measured and how.
  */
@@ -19,6 +19,7 @@ import { countsOf } from "./src/peers.js"
 import { render, type Results } from "./src/render.js"
 import { countO200k, makeRuntime } from "./src/rollmem.js"
 import { runBackground } from "./src/sections/background.js"
+import { runCluster } from "./src/sections/cluster.js"
 import { runFormats } from "./src/sections/formats.js"
 import { runMemory } from "./src/sections/memory.js"
 import { runChecks, runPeers } from "./src/sections/peers.js"
@@ -122,6 +123,10 @@ if (enabled("stores")) {
 if (enabled("formats")) {
   log("8. provider formats and command-line input")
   results.formats = await runFormats(log, quick)
+}
+if (enabled("cluster")) {
+  log("cluster: one hot conversation, entity vs compare-and-set")
+  results.cluster = await runCluster(log, quick)
 }
 if (enabled("background")) {
   log("9. background folding: add latency")

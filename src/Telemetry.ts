@@ -51,7 +51,9 @@ import * as MetricBoundaries from "effect/MetricBoundaries"
  * a SummaryMemory folds on every add). Its span is a child of the span
  * current in the add that folds (the caller's), and the summarizer's own
  * spans (an `@effect/ai` model call, say) are its children. An add that does
- * not fold opens no span.
+ * not fold opens no span. A background fold (`fold: "background"`) runs
+ * after its add returned: its span is a root with a link to the span of the
+ * add that started it.
  *
  * When a span is recorded: whenever the fold runs in a fiber whose tracer is
  * enabled and is not Effect's built-in tracer (whose spans go nowhere), that

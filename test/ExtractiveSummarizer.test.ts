@@ -17,8 +17,12 @@ const { gists } = ExtractiveSummarizer
 const call = (id: string, name: string, args: string) =>
   Message.assistant("", { toolCalls: [{ id, name, arguments: args }] })
 
+// the counter in context plays the memory's, as a memory passes it in the request
 const summarize = (maxTokens: number, summary: string, messages: ReadonlyArray<Message.Message>) =>
-  Effect.flatMap(ExtractiveSummarizer.make({ maxTokens }), (s) => s.summarize(summary, messages))
+  Effect.flatMap(
+    Effect.zip(ExtractiveSummarizer.make({ maxTokens }), TokenCounter.TokenCounter),
+    ([s, counter]) => s.summarize(summary, messages, Summarizer.request({ counter }))
+  )
 
 describe("ExtractiveSummarizer.gists", () => {
   it("keeps the first sentence and the key terms of the rest", () => {
@@ -151,7 +155,7 @@ describe("ExtractiveSummarizer.make", () => {
       const summarizer = yield* ExtractiveSummarizer.make()
       assert.strictEqual(ExtractiveSummarizer.DEFAULT_MAX_TOKENS, 400)
       const lines = Array.from({ length: 500 }, (_, i) => Message.user(`w${i}`))
-      const summary = yield* summarizer.summarize("", lines)
+      const summary = yield* summarizer.summarize("", lines, Summarizer.request())
       // 500 lines of 2 words: the newest 200 fit in the default 400.
       assert.strictEqual(summary.split("\n").length, 200)
       assert.strictEqual(summary.split("\n")[0], "user: w300")
@@ -203,7 +207,7 @@ describe("ExtractiveSummarizer.make", () => {
         let summary = ""
         for (let i = 0; i < messages.length; i += 3) {
           const batch = messages.slice(i, i + 3)
-          summary = yield* summarizer.summarize(summary, batch)
+          summary = yield* summarizer.summarize(summary, batch, Summarizer.request())
           assert.isAtMost(TokenCounter.wordCount(summary), maxTokens)
           const newest = gists(batch).at(-1)
           if (newest !== undefined && TokenCounter.wordCount(newest) <= maxTokens) {
@@ -218,7 +222,7 @@ describe("Summarizer wrapping", () => {
   it.effect("works under Summarizer.withPolicy like any summarizer", () =>
     Effect.gen(function*() {
       const summarizer = yield* Summarizer.Summarizer
-      assert.strictEqual(yield* summarizer.summarize("", [Message.user("hi")]), "user: hi")
+      assert.strictEqual(yield* summarizer.summarize("", [Message.user("hi")], Summarizer.request()), "user: hi")
     }).pipe(
       Effect.provide(
         Summarizer.withPolicy((call) => call).pipe(
@@ -281,4 +285,45 @@ describe("ExtractiveSummarizer cuts between characters (emoji, CJK, combining ma
       }
     }
   )
+})
+
+describe("ExtractiveSummarizer and the memory's summary budget (contract 10.4)", () => {
+  const conversation = [
+    Message.user("My parcel with order 48213 never arrived at my flat in Lyon last Tuesday."),
+    Message.assistant("I am sorry to hear that. Let me check order 48213 with Acme Shipping right away."),
+    Message.user("Thanks. I paid $39.90 for express delivery and I need it before Friday."),
+    Message.assistant("The carrier lost it. I can refund or resend.")
+  ]
+
+  it.effect("a 52-word conversation folded at a 20-token budget gives a summary of at most 20", () =>
+    Effect.gen(function*() {
+      assert.strictEqual(conversation.reduce((n, m) => n + TokenCounter.wordCount(m.tokenText), 0), 52)
+      const memory = yield* RollingMemory.make({ maxTokens: 16, maxSummaryTokens: 20 })
+      for (const message of conversation) yield* memory.add(message)
+      const summary = yield* memory.summary
+      assert.strictEqual(yield* memory.summaryTokens, TokenCounter.wordCount(summary))
+      // the older gists are dropped, oldest first, until the summary fits
+      assert.strictEqual(summary, "user: Thanks. I paid $39.90 for express delivery and I need it before Friday.")
+      assert.strictEqual(yield* memory.summaryTokens, 14)
+    }).pipe(Effect.provide(ExtractiveSummarizer.layer())))
+
+  it.effect("counts with the memory's counter even when the tokenizer layer is merged beside it", () =>
+    Effect.gen(function*() {
+      const memory = yield* RollingMemory.make({ maxTokens: 60, maxSummaryTokens: 40 })
+      for (const message of conversation) yield* memory.add(message)
+      const summary = yield* memory.summary
+      assert.isTrue(summary.length > 0)
+      // 40 characters, not 40 words
+      assert.isAtMost(summary.length, 40)
+      assert.strictEqual(summary, "user: Thanks. I paid $39.90 for …")
+      assert.strictEqual(yield* memory.summaryTokens, summary.length)
+    }).pipe(
+      Effect.provide(Layer.merge(ExtractiveSummarizer.layer(), TokenCounter.layerFunction((text) => text.length)))
+    ))
+
+  it.effect("RollingMemory.make() compiles and runs with ExtractiveSummarizer.layer() alone", () =>
+    Effect.gen(function*() {
+      const memory = yield* RollingMemory.make().pipe(Effect.provide(ExtractiveSummarizer.layer()))
+      assert.strictEqual(memory.maxTokens, 2000)
+    }))
 })

@@ -49,11 +49,15 @@ describe("a library-only install", () => {
     assert.deepStrictEqual(optional, [
       "@effect/ai",
       "@effect/ai-openai",
+      "@effect/cluster",
       "@effect/opentelemetry",
       "@effect/platform",
+      "@effect/platform-node",
+      "@effect/rpc",
       "@effect/sql",
       "@effect/sql-pg",
       "@effect/sql-sqlite-node",
+      "@effect/workflow",
       "ai-tokenizer",
       "gpt-tokenizer",
       "ioredis",
@@ -62,8 +66,23 @@ describe("a library-only install", () => {
   })
 
   it("the command line's packages are not peers: they are bundled into dist/bin.js", () => {
-    for (const cli of ["@effect/cli", "@effect/platform-node", "@effect/printer", "@effect/printer-ansi"]) {
+    // @effect/platform-node is bundled too; it is an optional peer for rollmem/cluster alone.
+    for (const cli of ["@effect/cli", "@effect/printer", "@effect/printer-ansi"]) {
       assert.notProperty(packageJson.peerDependencies, cli)
+    }
+  })
+
+  it("rollmem/cluster alone loads the cluster's packages, and no core entry loads it", () => {
+    assert.deepStrictEqual(packagesLoadedBy("src/cluster.ts"), [
+      "@effect/cluster",
+      "@effect/platform-node",
+      "@effect/rpc",
+      "@effect/sql",
+      "@effect/sql-pg",
+      "effect"
+    ])
+    for (const entry of ["src/index.ts", "src/promise/index.ts", "src/store.ts", "src/tokenizers.ts"]) {
+      assert.notInclude(packagesLoadedBy(entry), "@effect/cluster", entry)
     }
   })
 })

@@ -9,7 +9,7 @@ import { NodeSdk } from "@effect/opentelemetry"
 import { assert, describe, it } from "@effect/vitest"
 import { type DataPoint, type Histogram, MetricReader } from "@opentelemetry/sdk-metrics"
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
-import { Deferred, Effect, Fiber, Metric, MetricLabel, Option, Tracer } from "effect"
+import { Deferred, Effect, Exit, Fiber, Metric, MetricLabel, Option, Scope, Tracer } from "effect"
 import * as Facade from "../src/promise/index.js"
 import * as Message from "../src/schema/Message.js"
 import * as Summarizer from "../src/services/Summarizer.js"
@@ -246,6 +246,43 @@ describe("Telemetry", () => {
         ],
         [1, 1]
       )
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("a background fold is a root span linked to the add that started it; the summarizer's span nests in it", () => {
+    const { exporter, layer } = otel()
+    return Effect.gen(function*() {
+      const folded = yield* Deferred.make<void>()
+      const summarizer = Summarizer.fromEffect((summary, messages) =>
+        Effect.succeed(firstWords(summary, messages)).pipe(
+          Effect.withSpan("summarize"),
+          Effect.zipLeft(Deferred.succeed(folded, undefined))
+        )
+      )
+      const scope = yield* Scope.make()
+      const memory = yield* RollingMemory.makeScoped({ maxTokens: 10, fold: "background" }).pipe(
+        Effect.provideService(Summarizer.Summarizer, summarizer),
+        Scope.extend(scope)
+      )
+      yield* Effect.forEach(turns("u1", "a1", "u2"), (m) => memory.add(m), { discard: true }).pipe(
+        Effect.withSpan("turn")
+      )
+      yield* Deferred.await(folded)
+      // until the fold has committed, then close the memory's scope
+      yield* Effect.zipRight(Effect.yieldNow(), memory.summary).pipe(Effect.repeat({ until: (s) => s !== "" }))
+      yield* Scope.close(scope, Exit.void)
+      assert.deepStrictEqual(yield* memory.summary, "u1 a1")
+      const spans = exporter.getFinishedSpans()
+      const byName = (name: string) => spans.find((s) => s.name === name)!
+      const [turn, fold, summarize] = [byName("turn"), byName("rollmem.fold"), byName("summarize")]
+      assert.deepStrictEqual(spans.map((s) => s.name).sort(), ["rollmem.fold", "summarize", "turn"])
+      assert.deepStrictEqual(parentOf(fold), undefined)
+      assert.notStrictEqual(fold.spanContext().traceId, turn.spanContext().traceId)
+      assert.deepStrictEqual(fold.links.map((l) => [l.context.spanId, { ...l.attributes }]), [
+        [turn.spanContext().spanId, { "rollmem.link": "started by" }]
+      ])
+      assert.deepStrictEqual(parentOf(summarize), fold.spanContext().spanId)
+      assert.deepStrictEqual(spanAttributes(fold), foldAttributes("committed", 12, 4, 2))
     }).pipe(Effect.provide(layer))
   })
 

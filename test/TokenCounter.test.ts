@@ -102,6 +102,56 @@ describe("TokenCounter.fromFunction", () => {
   })
 })
 
+describe("TokenCounter.make", () => {
+  it.effect("countSync alone: count runs it, checked; the service keeps the synchronous form", () =>
+    Effect.gen(function*() {
+      const countSync = (text: string) => text.length
+      const counter = TokenCounter.make({ countSync })
+      assert.strictEqual(counter.countSync, countSync)
+      assert.strictEqual(yield* counter.count("hello"), 5)
+      const error = yield* Effect.flip(TokenCounter.make({ countSync: () => -1 }).count("x"))
+      assert.strictEqual(error.description, "token counter returned -1, not a non-negative integer")
+      const own = new TokenCountError({ description: "no vocabulary" })
+      assert.strictEqual(yield* Effect.flip(TokenCounter.make({ countSync: () => own }).count("x")), own)
+    }))
+
+  it.effect("count alone: no synchronous form", () =>
+    Effect.gen(function*() {
+      const counter = TokenCounter.make({ count: (text) => Effect.succeed(text.length * 2) })
+      assert.isFalse("countSync" in counter)
+      assert.strictEqual(yield* counter.count("abc"), 6)
+    }))
+
+  it.effect("both: kept as given", () =>
+    Effect.gen(function*() {
+      const count = (text: string) => Effect.succeed(text.length)
+      const countSync = (text: string) => text.length
+      const counter = TokenCounter.make({ count, countSync })
+      assert.strictEqual(counter.count, count)
+      assert.strictEqual(counter.countSync, countSync)
+    }))
+
+  it("fromFunction, the word counter and layerFunction's counter have a countSync", () => {
+    assert.strictEqual(TokenCounter.fromFunction((text) => text.length).countSync("abc"), 3)
+    assert.strictEqual(TokenCounter.wordCounter.countSync?.("a b"), 2)
+    const boom = new Error("boom")
+    const failed = TokenCounter.fromFunction(() => {
+      throw boom
+    }).countSync("x")
+    assert.instanceOf(failed, TokenCountError)
+    assert.strictEqual((failed as TokenCountError).cause, boom)
+  })
+
+  it.effect("countText: an empty text is 0 without calling the counter", () =>
+    Effect.gen(function*() {
+      let calls = 0
+      const counter = TokenCounter.fromFunction(() => ++calls)
+      assert.strictEqual(yield* TokenCounter.countText(counter, ""), 0)
+      assert.strictEqual(calls, 0)
+      assert.strictEqual(yield* TokenCounter.countText(counter, "a"), 1)
+    }))
+})
+
 describe("TokenCounter.validate and checkedCount", () => {
   it("validate accepts exactly the non-negative integers", () => {
     assert.deepStrictEqual(

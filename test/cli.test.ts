@@ -118,12 +118,12 @@ const byHand = (
     let summarizerOutputTokens = 0
     const inner = yield* ExtractiveSummarizer.make({ maxTokens: options.summaryTokens ?? 400 })
     const counting: Summarizer.Service = {
-      summarize: (summary, messages) =>
+      summarize: (summary, messages, request) =>
         Effect.gen(function*() {
           calls++
           summarizerInputTokens += yield* countText(summary)
           for (const m of messages) summarizerInputTokens += yield* countText(m.tokenText)
-          const result = yield* inner.summarize(summary, messages)
+          const result = yield* inner.summarize(summary, messages, request)
           summarizerOutputTokens += yield* countText(result)
           return result
         }).pipe(Effect.orDie)

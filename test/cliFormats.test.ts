@@ -312,3 +312,27 @@ describe("Formats.detect", () => {
     assert.deepStrictEqual(Either.map(Formats.decode(plain, "auto"), (d): string => d.format), Either.right("rollmem"))
   })
 })
+
+describe("rollmem replay reads a JSON array of conversations", () => {
+  it.effect("each conversation in its own format, named by its id or its index; a bad one names file[i]", () =>
+    Effect.gen(function*() {
+      const conversations = [
+        anthropicLine,
+        aiSdkLine,
+        { messages: [{ role: "user", content: "hi" }] },
+        { id: "bad", messages: [{ role: "user", content: "hi", toolCallID: "x" }] }
+      ]
+      const file = write("all.json", JSON.stringify(conversations, null, 2))
+      const r = yield* replay([file, "--format", "json"])
+      assert.isTrue(Exit.isFailure(r.exit))
+      assert.deepStrictEqual(r.stderr.split("\n"), [
+        `rollmem: ${file}[3]: rollmem: messages[0].toolCallID: is unexpected, expected: "role" | "content" | "id" | ` +
+        `"tool_calls" | "tool_call_id" | "metadata"`,
+        "rollmem: skipped 1 input that could not be read (see above)"
+      ])
+      assert.deepStrictEqual(
+        (JSON.parse(r.stdout) as Report).conversations.map((c) => [c.id, c.messages]),
+        [["weather", 5], ["sdk", 4], [`${file}[2]`, 1]]
+      )
+    }))
+})

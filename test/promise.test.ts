@@ -8,6 +8,7 @@ import {
   Message,
   RollingMemory,
   StateDecodeError,
+  SummarizerError,
   SummaryMemory,
   TokenCountError,
   WindowMemory
@@ -352,4 +353,40 @@ describe("Promise facade values", () => {
     )
     assert.strictEqual(one.bufferTokens, 1)
   })
+})
+
+describe("a summarizer that throws null or undefined (one rule)", () => {
+  const fill = (memory: { addUserMessage: (c: string) => unknown }) => {
+    memory.addUserMessage("a b")
+    return memory.addUserMessage("c d")
+  }
+  for (const value of [null, undefined]) {
+    it(`sync: throwing ${String(value)} throws a SummarizerError whose cause is ${String(value)}`, () => {
+      const memory = new RollingMemory({
+        maxTokens: 2,
+        summarize: () => {
+          throw value
+        }
+      })
+      let thrown: unknown = "nothing"
+      try {
+        fill(memory)
+      } catch (e) {
+        thrown = e
+      }
+      assert.instanceOf(thrown, SummarizerError)
+      assert.strictEqual((thrown as SummarizerError).cause, value)
+      assert.strictEqual((thrown as SummarizerError).description, String(value))
+      assert.deepStrictEqual(memory.buffer.map(String), ["user: a b", "user: c d"])
+    })
+
+    it(`async: rejecting with ${String(value)} rejects with a SummarizerError whose cause is ${String(value)}`, async () => {
+      const memory = new AsyncRollingMemory({ maxTokens: 2, summarize: () => Promise.reject(value) })
+      await memory.addUserMessage("a b")
+      const thrown = await memory.addUserMessage("c d").then(() => "nothing", (e: unknown) => e)
+      assert.instanceOf(thrown, SummarizerError)
+      assert.strictEqual((thrown as SummarizerError).cause, value)
+      assert.deepStrictEqual(memory.buffer.map(String), ["user: a b", "user: c d"])
+    })
+  }
 })

@@ -3,6 +3,7 @@
  */
 import { formatTime, formatTiming, table, type Timing } from "./harness.js"
 import { type BackgroundResults, renderBackground } from "./sections/background.js"
+import { type ClusterResults, renderCluster } from "./sections/cluster.js"
 import { type FormatsResults, renderFormats } from "./sections/formats.js"
 import type { runMemory } from "./sections/memory.js"
 import type { runChecks, runPeers } from "./sections/peers.js"
@@ -44,6 +45,7 @@ export interface Results {
   memory?: ReturnType<typeof runMemory>
   policies?: PoliciesResults
   stores?: StoresResults
+  cluster?: ClusterResults
   formats?: FormatsResults
   background?: BackgroundResults
   tracing?: TracingResults
@@ -297,6 +299,7 @@ export const render = (r: Results): string => {
   }
   if (r.policies !== undefined) out.push(renderPolicies(r.policies, table))
   if (r.stores !== undefined) out.push(renderStores(r.stores, table))
+  if (r.cluster !== undefined) out.push(renderCluster(r.cluster, table))
   if (r.formats !== undefined) out.push(renderFormats(r.formats, table))
   if (r.background !== undefined) out.push(renderBackground(r.background, table))
   if (r.tracing !== undefined) out.push(renderTracing(r.tracing, table))

@@ -28,9 +28,13 @@
  *
  * @since 0.2.0
  */
+import * as Effect from "effect/Effect"
 import * as SummaryPrompt from "../ai/SummaryPrompt.js"
 import { ConfigError, SummarizerError } from "../Errors.js"
 import type * as Message from "../schema/Message.js"
+import { fitToBudget } from "../services/internal/summarizing.js"
+import type * as Summarizer from "../services/Summarizer.js"
+import * as TokenCounter from "../services/TokenCounter.js"
 
 /**
  * What the facade passes a summarizer beside the summary and the turns: an
@@ -45,7 +49,8 @@ export type SummarizeRequest = AbortSignal | {
 } | undefined
 
 /**
- * A `summarize` function for the async facade classes.
+ * A `summarize` function for the async facade classes: the facade passes the
+ * `AbortSignal` third and the memory's `Summarizer.Request` fourth.
  *
  * @since 0.2.0
  * @category models
@@ -53,7 +58,8 @@ export type SummarizeRequest = AbortSignal | {
 export type PromiseSummarize = (
   summary: string,
   messages: ReadonlyArray<Message.Message>,
-  request?: SummarizeRequest
+  signal?: SummarizeRequest,
+  request?: Summarizer.Request
 ) => Promise<string>
 
 /**
@@ -62,7 +68,9 @@ export type PromiseSummarize = (
  * - `model`: the model to call (required).
  * - `maxSummaryTokens`: the summary budget (tokens, default 400): the word
  *   limit of the instructions and the request's output cap. A smaller
- *   budget in the facade's request wins.
+ *   budget in the memory's request wins; the reply is counted with the
+ *   memory's counter and, as a last resort, cut (between two graphemes) to
+ *   its longest prefix that fits, so it never fails the memory's check.
  * - `prompt`: replaces the default instructions (`SummaryPrompt.instructions`);
  *   the user message stays the summary and the turns.
  *
@@ -130,14 +138,25 @@ const checkOptions = (options: SummarizerOptions): number => {
   return budget
 }
 
-const split = (request: SummarizeRequest, budget: number) => {
-  if (request === undefined) return { signal: undefined, budget }
-  if (typeof AbortSignal !== "undefined" && request instanceof AbortSignal) return { signal: request, budget }
-  const r = request as { readonly signal?: AbortSignal; readonly maxSummaryTokens?: number }
-  return {
-    signal: r.signal,
-    budget: r.maxSummaryTokens === undefined ? budget : Math.min(budget, r.maxSummaryTokens)
-  }
+const smaller = (budget: number, max: number | undefined): number => max === undefined ? budget : Math.min(budget, max)
+
+const split = (third: SummarizeRequest, fourth: Summarizer.Request | undefined, budget: number) => {
+  const own = smaller(budget, fourth?.maxSummaryTokens)
+  if (third === undefined) return { signal: undefined, budget: own }
+  if (typeof AbortSignal !== "undefined" && third instanceof AbortSignal) return { signal: third, budget: own }
+  const r = third as { readonly signal?: AbortSignal; readonly maxSummaryTokens?: number }
+  return { signal: r.signal, budget: smaller(own, r.maxSummaryTokens) }
+}
+
+// The reply within `max` tokens of the memory's counter (the word count without a request).
+const fit = (text: string, max: number, request: Summarizer.Request | undefined): Promise<string> => {
+  const counter = request?.counter ?? TokenCounter.wordCounter
+  return Effect.runPromise(
+    Effect.mapError(
+      fitToBudget(text, max, (t) => TokenCounter.countText(counter, t)),
+      (cause) => new SummarizerError({ description: cause.message, cause })
+    )
+  )
 }
 
 const prompts = (
@@ -163,8 +182,8 @@ const noText = (): SummarizerError => new SummarizerError({ description: "the mo
  */
 export const openAIChatSummarizer = (client: OpenAIChatClient, options: SummarizerOptions): PromiseSummarize => {
   const budget = checkOptions(options)
-  return async (summary, messages, request) => {
-    const { budget: max, signal } = split(request, budget)
+  return async (summary, messages, third, request) => {
+    const { budget: max, signal } = split(third, request, budget)
     const { system, user } = prompts(options, summary, messages, max)
     const completion = await client.chat.completions.create({
       model: options.model,
@@ -173,7 +192,7 @@ export const openAIChatSummarizer = (client: OpenAIChatClient, options: Summariz
     }, signal === undefined ? undefined : { signal })
     const text = completion.choices[0]?.message.content
     if (typeof text !== "string" || text.trim() === "") throw noText()
-    return text.trim()
+    return fit(text.trim(), max, request)
   }
 }
 
@@ -189,8 +208,8 @@ export const openAIChatSummarizer = (client: OpenAIChatClient, options: Summariz
  */
 export const anthropicSummarizer = (client: AnthropicClient, options: SummarizerOptions): PromiseSummarize => {
   const budget = checkOptions(options)
-  return async (summary, messages, request) => {
-    const { budget: max, signal } = split(request, budget)
+  return async (summary, messages, third, request) => {
+    const { budget: max, signal } = split(third, request, budget)
     const { system, user } = prompts(options, summary, messages, max)
     const reply = await client.messages.create({
       model: options.model,
@@ -200,6 +219,6 @@ export const anthropicSummarizer = (client: AnthropicClient, options: Summarizer
     }, signal === undefined ? undefined : { signal })
     const text = reply.content.flatMap((b) => b.type === "text" && typeof b.text === "string" ? [b.text] : []).join("")
     if (text.trim() === "") throw noText()
-    return text.trim()
+    return fit(text.trim(), max, request)
   }
 }

@@ -5,12 +5,13 @@
  * Each call is incremental: the model gets the current summary and the turns
  * leaving the buffer (rendered with their roles, tool calls and tool
  * results by `SummaryPrompt.renderTranscript`) and writes the updated summary. The
- * summary has a budget in tokens, stated in the prompt and checked with the
- * `TokenCounter` in context when the layer is built (default: word count).
- * A reply over budget is sent back once with a request to compress it; if
- * the second reply is still over budget the call fails with
- * `SummarizerError` whose `cause` is a {@link SummaryBudgetError}, and the
- * memory keeps its state (docs/contract.md section 5).
+ * summary has a budget in tokens (the smaller of `maxSummaryTokens` and the
+ * memory's own `maxSummaryTokens`), stated in the prompt and checked with the
+ * memory's token counter (both come in the fold's `Summarizer.Request`). A
+ * reply over budget is sent back once with a request to compress it; if the
+ * second reply is still over budget it is cut, as a last resort, to its
+ * longest prefix that fits (between two graphemes, ending with `…`), so the
+ * summary never fails the memory's budget check (docs/contract.md section 10.4).
  *
  * Retry, timeout and fallback are not built in: compose them with
  * `Summarizer.withPolicy` and the helpers of `SummarizerPolicy`.
@@ -37,9 +38,9 @@ import * as LanguageModel from "@effect/ai/LanguageModel"
 import * as Prompt from "@effect/ai/Prompt"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Schema from "effect/Schema"
 import { type ConfigError, SummarizerError } from "../Errors.js"
 import * as Message from "../schema/Message.js"
+import { fitToBudget } from "../services/internal/summarizing.js"
 import * as Summarizer from "../services/Summarizer.js"
 import * as TokenCounter from "../services/TokenCounter.js"
 import { positiveInteger } from "../strategies/internal/core.js"
@@ -103,26 +104,6 @@ export interface Options {
 }
 
 /**
- * The summary is still over budget after the model was asked to compress
- * it: `tokens` is the size of the second reply, `maxTokens` the budget.
- * Found as the `cause` of the `SummarizerError`.
- *
- * @since 0.1.0
- * @category errors
- */
-export class SummaryBudgetError extends Schema.TaggedError<SummaryBudgetError>("rollmem/SummaryBudgetError")(
-  "SummaryBudgetError",
-  {
-    tokens: Schema.Number,
-    maxTokens: Schema.Number
-  }
-) {
-  override get message(): string {
-    return `summary is ${this.tokens} tokens after compression, over the budget of ${this.maxTokens}`
-  }
-}
-
-/**
  * The default prompt: a system message with {@link SummaryPrompt.instructions}
  * (keep facts, names, numbers, decisions, open tasks and tool outcomes;
  * write in the conversation's language; at most `maxTokens` tokens) and a
@@ -154,13 +135,14 @@ export const defaultCompressPrompt = (input: CompressInput): Prompt.Prompt =>
   ])
 
 /**
- * Builds the summarizer from the `LanguageModel` and the `TokenCounter` in
- * context (both captured now). Each call asks the model once, and once more
- * to compress when the reply is over `maxSummaryTokens`. The reply is
- * trimmed. A call fails with `SummarizerError` whose `cause` is the model's
- * `AiError`, a `TokenCountError`, a {@link SummaryBudgetError}, or the
- * `ParseError` of a custom prompt that is not a valid `Prompt` input; an
- * empty reply (a refusal) fails too.
+ * Builds the summarizer from the `LanguageModel` in context (captured now).
+ * Each call asks the model once, and once more to compress when the reply is
+ * over the budget (the smaller of `maxSummaryTokens` and the request's),
+ * counted with the request's counter (the memory's); a second reply still
+ * over it is cut to fit. The reply is trimmed. A call fails with
+ * `SummarizerError` whose `cause` is the model's `AiError`, a
+ * `TokenCountError`, or the `ParseError` of a custom prompt that is not a
+ * valid `Prompt` input; an empty reply (a refusal) fails too.
  *
  * Fails with `ConfigError` when `maxSummaryTokens` is not a positive integer.
  *
@@ -171,12 +153,11 @@ export const make = (
   options?: Options
 ): Effect.Effect<Summarizer.Service, ConfigError, LanguageModel.LanguageModel> =>
   Effect.gen(function*() {
-    const maxTokens = yield* positiveInteger(
+    const ownBudget = yield* positiveInteger(
       "maxSummaryTokens",
       options?.maxSummaryTokens ?? DEFAULT_MAX_SUMMARY_TOKENS
     )
     const model = yield* LanguageModel.LanguageModel
-    const counter = yield* TokenCounter.TokenCounter
     const buildPrompt = options?.prompt ?? defaultPrompt
     const buildCompressPrompt = options?.compressPrompt ?? defaultCompressPrompt
 
@@ -194,12 +175,13 @@ export const make = (
         })
       )
 
-    // A summary counts as its text: the token text of a message without tool fields.
-    const measure = (text: string) => TokenCounter.checkedCount(counter, Message.system(text).tokenText)
-
     return Summarizer.fromEffect(
       Effect.fn("LanguageModelSummarizer.summarize")(
-        function*(summary: string, messages: ReadonlyArray<Message.Message>) {
+        function*(summary: string, messages: ReadonlyArray<Message.Message>, request: Summarizer.Request) {
+          const max = request.maxSummaryTokens
+          const maxTokens = max === undefined ? ownBudget : Math.min(ownBudget, max)
+          // A summary counts as its text (the memory counts it so), with the memory's counter.
+          const measure = (text: string) => TokenCounter.countText(request.counter, text)
           const input: PromptInput = {
             summary,
             messages,
@@ -216,8 +198,7 @@ export const make = (
           if (tokens <= maxTokens) {
             return shorter
           }
-          const cause = new SummaryBudgetError({ tokens, maxTokens })
-          return yield* new SummarizerError({ description: cause.message, cause })
+          return yield* fitToBudget(shorter, maxTokens, measure)
         }
       )
     )
@@ -225,8 +206,7 @@ export const make = (
 
 /**
  * Provides the summarizer of {@link make}. Requires `LanguageModel`; the
- * `TokenCounter` that enforces the budget is the one in this layer's context
- * (provide it with `Layer.provide`, or get the word count by default).
+ * budget is counted with the counter of the memory that calls it.
  *
  * Fails with `ConfigError` when `maxSummaryTokens` is not a positive integer.
  *

@@ -79,8 +79,8 @@ export const isTransient = (error: unknown): boolean => {
 
 /**
  * Wraps the summarizer in context so that a call that fails goes to the
- * summarizer of `fallback` instead (`Effect.orElse`), with the same summary
- * and messages. When both fail, the fallback's `SummarizerError` is the
+ * summarizer of `fallback` instead (`Effect.orElse`), with the same summary,
+ * messages and request. When both fail, the fallback's `SummarizerError` is the
  * result. `fallback` is built once, with this layer.
  *
  * @example
@@ -103,8 +103,11 @@ export const withFallback = <E, R>(
       const primary = yield* Summarizer.Summarizer
       const secondary = Context.get(yield* Layer.build(fallback), Summarizer.Summarizer)
       return Summarizer.Summarizer.of({
-        summarize: (summary, messages) =>
-          Effect.orElse(primary.summarize(summary, messages), () => secondary.summarize(summary, messages))
+        summarize: (summary, messages, request) =>
+          Effect.orElse(
+            primary.summarize(summary, messages, request),
+            () => secondary.summarize(summary, messages, request)
+          )
       })
     })
   )

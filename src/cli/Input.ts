@@ -4,8 +4,9 @@
  * chat export).
  *
  * - A `.json` file, or a file whose text starts with `[`, is one document: an
- *   array of messages or an object with `messages`. Its conversation id is
- *   the file name.
+ *   array of messages or a conversation object, whose id is the file name;
+ *   or an array of conversation objects, each named by its `id` (else
+ *   `file[i]`).
  * - Any other file is JSON Lines: each non-blank line is
  *   `{"id": "...", "messages": [...]}` (other keys ignored; a line without an
  *   id gets `file:line`). A file that is one JSON object spread over several
@@ -81,11 +82,29 @@ const decodeId = Schema.decodeUnknownEither(LineId)
 
 const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
+/** Whether a value is a conversation object rather than a message: it holds `messages` or `contents`, no `role`. */
+const isConversation = (u: unknown): u is Record<string, unknown> =>
+  isObject(u) && !("role" in u) && (Array.isArray(u.messages) || Array.isArray(u.contents))
+
 /**
- * Reads one JSON document (a conversation object, or an array of messages)
- * as a conversation named `id`.
+ * Reads one JSON document as a conversation named `id`: a conversation
+ * object, or an array of messages; or, an array of conversation objects,
+ * each as a conversation named by its `id` (else `file[i]`), a problem
+ * naming `file[i]`.
  */
 const readDocument = (file: string, id: string, value: unknown, format: Formats.InputFormat): Inputs => {
+  if (Array.isArray(value) && value.length > 0 && value.every(isConversation)) {
+    const into = { conversations: [] as Array<Conversation>, problems: [] as Array<string> }
+    value.forEach((item, i) => {
+      const where = `${file}[${i}]`
+      Either.match(Formats.decode(item, format), {
+        onLeft: (problem) => into.problems.push(`${where}: ${problem}`),
+        onRight: (decoded) =>
+          into.conversations.push({ id: typeof item.id === "string" ? item.id : where, messages: decoded.messages })
+      })
+    })
+    return into
+  }
   const conversation = Formats.conversationOf(value)
   if (conversation === undefined) {
     return { conversations: [], problems: [`${file}: expected an array of messages or a conversation object`] }

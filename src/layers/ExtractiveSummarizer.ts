@@ -16,11 +16,13 @@
  *
  * Turns with nothing to keep (an empty tool result) give no line. The new
  * lines are appended to the existing summary (one gist per line); while the
- * summary is over `maxTokens` (counted with the `TokenCounter` in context),
- * the oldest line is dropped; a single line still over budget is cut at a word
+ * summary is over its budget (the smaller of `maxTokens` and the memory's
+ * `maxSummaryTokens`, counted with the memory's token counter: both come in
+ * the fold's `Summarizer.Request`), the oldest line is dropped; a single line still over budget is cut at a word
  * boundary, or between two characters inside a word longer than 40
  * characters or a line of one word (a CJK sentence has no spaces). The
- * summary therefore never exceeds `maxTokens`. Every cut falls between two
+ * summary therefore never exceeds the budget, and never fails the memory's
+ * `maxSummaryTokens` check. Every cut falls between two
  * characters as a reader sees them (grapheme boundaries): never half of an
  * emoji's surrogate pair, never a combining accent without its letter.
  *
@@ -33,15 +35,12 @@
  * import { ExtractiveSummarizer, Message, RollingMemory } from "rollmem"
  * import * as Tokenizers from "rollmem/tokenizers"
  *
- * // The summarizer counts its budget with the token counter it is built with:
- * const layers = ExtractiveSummarizer.layer({ maxTokens: 300 }).pipe(
- *   Layer.provideMerge(Tokenizers.layerByName("o200k_base"))
- * )
+ * // The summarizer counts its budget with the memory's counter (o200k_base here):
  * const program = Effect.gen(function*() {
- *   const memory = yield* RollingMemory.make({ maxTokens: 2000 })
+ *   const memory = yield* RollingMemory.make({ maxTokens: 2000, maxSummaryTokens: 300 })
  *   yield* memory.add(Message.user("My order 48213 never arrived."))
  *   return yield* memory.messages
- * }).pipe(Effect.provide(layers))
+ * }).pipe(Effect.provide(Layer.merge(ExtractiveSummarizer.layer(), Tokenizers.layerByName("o200k_base"))))
  * ```
  *
  * @since 0.1.0
@@ -73,9 +72,9 @@ export const DEFAULT_MAX_TOKENS = 400
  */
 export interface Options {
   /**
-   * Most tokens the summary may hold, counted with the `TokenCounter` in
-   * context when the summarizer is built: a positive integer, default
-   * {@link DEFAULT_MAX_TOKENS}.
+   * Most tokens the summary may hold, counted with the memory's token
+   * counter: a positive integer, default {@link DEFAULT_MAX_TOKENS}. A
+   * memory's smaller `maxSummaryTokens` wins.
    */
   readonly maxTokens?: number | undefined
 }
@@ -291,7 +290,7 @@ const fit = (
     let start = 0
     while (start < lines.length) {
       const text = lines.slice(start).join("\n")
-      if ((yield* countText(counter, text)) <= maxTokens) return text
+      if ((yield* TokenCounter.countText(counter, text)) <= maxTokens) return text
       start++
     }
     if (lines.length === 0) return ""
@@ -301,8 +300,9 @@ const fit = (
     let high = words.length - 1
     while (low < high) {
       const mid = Math.ceil((low + high) / 2)
-      if ((yield* countText(counter, `${words.slice(0, mid).join(" ")} ${ELLIPSIS}`)) <= maxTokens) low = mid
-      else high = mid - 1
+      if ((yield* TokenCounter.countText(counter, `${words.slice(0, mid).join(" ")} ${ELLIPSIS}`)) <= maxTokens) {
+        low = mid
+      } else high = mid - 1
     }
     // The next word may be a whole sentence (CJK has no spaces, a URL, a line with no space at all):
     // then keep its longest prefix that fits, cut between two graphemes.
@@ -314,7 +314,7 @@ const fit = (
       let longest = next.length - 1
       while (keep < longest) {
         const mid = Math.ceil((keep + longest) / 2)
-        if ((yield* countText(counter, `${lead}${prefix(next, mid)}${ELLIPSIS}`)) <= maxTokens) keep = mid
+        if ((yield* TokenCounter.countText(counter, `${lead}${prefix(next, mid)}${ELLIPSIS}`)) <= maxTokens) keep = mid
         else longest = mid - 1
       }
       const part = prefix(next, keep)
@@ -323,30 +323,27 @@ const fit = (
     return low === 0 ? "" : `${kept} ${ELLIPSIS}`
   })
 
-const countText = (counter: TokenCounter.Service, text: string): Effect.Effect<number, TokenCountError> =>
-  text === "" ? Effect.succeed(0) : TokenCounter.checkedCount(counter, text)
-
 /**
- * Builds the extractive summarizer with the `TokenCounter` in context (the
- * word count when none is provided). Fails with `ConfigError` when
- * `maxTokens` is not a positive integer. A token counter failure during a
- * call fails that call with `SummarizerError` carrying it.
+ * Builds the extractive summarizer. Each call counts with the memory's token
+ * counter and fits the smaller of `maxTokens` and the memory's
+ * `maxSummaryTokens`, both read from the call's `Summarizer.Request`, so the
+ * summarizer needs no `TokenCounter` of its own. Fails with `ConfigError`
+ * when `maxTokens` is not a positive integer. A token counter failure during
+ * a call fails that call with `SummarizerError` carrying it.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make = (
-  options?: Options
-): Effect.Effect<Summarizer.Service, ConfigError, TokenCounter.TokenCounter> =>
+export const make = (options?: Options): Effect.Effect<Summarizer.Service, ConfigError> =>
   Effect.gen(function*() {
-    const maxTokens = yield* positiveInteger("maxTokens", options?.maxTokens ?? DEFAULT_MAX_TOKENS)
-    const counter = yield* TokenCounter.TokenCounter
+    const ownBudget = yield* positiveInteger("maxTokens", options?.maxTokens ?? DEFAULT_MAX_TOKENS)
     return Summarizer.Summarizer.of({
-      summarize: (summary, messages) =>
+      summarize: (summary, messages, request) =>
         Effect.suspend(() => {
           const lines = summary.split("\n").filter((line) => line.trim() !== "")
           for (const line of gists(messages)) lines.push(line)
-          return fit(counter, maxTokens, lines)
+          const max = request.maxSummaryTokens
+          return fit(request.counter, max === undefined ? ownBudget : Math.min(ownBudget, max), lines)
         }).pipe(
           Effect.mapError((cause) => new SummarizerError({ description: cause.message, cause }))
         )
@@ -354,15 +351,18 @@ export const make = (
   })
 
 /**
- * Provides the extractive summarizer (see {@link make}). It counts its budget
- * with the `TokenCounter` of the context it is built in: provide the memory's
- * counter to this layer (`Layer.provideMerge(tokenizerLayer)`), not merely
- * beside it, or it counts words. Fails with `ConfigError`.
+ * Provides the extractive summarizer (see {@link make}). It needs nothing:
+ * it counts with the counter of the memory that calls it, so providing the
+ * tokenizer layer beside it (`Layer.merge`) or to it gives the same counts.
+ * Fails with `ConfigError`.
+ *
+ * @example
+ * ```ts
+ * const program = RollingMemory.make().pipe(Effect.provide(ExtractiveSummarizer.layer()))
+ * ```
  *
  * @since 0.1.0
  * @category layers
  */
-export const layer = (
-  options?: Options
-): Layer.Layer<Summarizer.Summarizer, ConfigError, TokenCounter.TokenCounter> =>
+export const layer = (options?: Options): Layer.Layer<Summarizer.Summarizer, ConfigError> =>
   Layer.effect(Summarizer.Summarizer, make(options))

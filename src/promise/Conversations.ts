@@ -56,7 +56,11 @@ import { AsyncMemory, type AsyncSummarize, type CountTokens, type MessageOptions
  * - `"postgres://user@host:5432/db"` (or `postgresql://`): PostgreSQL, safe
  *   across hosts (optional peer `@effect/sql-pg`);
  * - `"redis://host:6379"` (or `rediss://`): Redis, safe across hosts
- *   (optional peer `ioredis`).
+ *   (optional peer `ioredis`);
+ * - a `Layer` providing a `ConversationStore` (and, for the conversation
+ *   entity of `rollmem/cluster`, a `Conversation.Writer`): e.g.
+ *   `ConversationCluster.layerClient({ url })`, so that every `use()`
+ *   writes through the entity.
  *
  * @since 0.1.0
  * @category models
@@ -69,6 +73,7 @@ export type StoreOption =
   | `postgresql://${string}`
   | `redis://${string}`
   | `rediss://${string}`
+  | Layer.Layer<ConversationStore.ConversationStore, unknown>
 
 /**
  * Options of {@link Conversations}: the store, the strategy with its budget,
@@ -226,13 +231,21 @@ export class Conversations {
   private runtime: ManagedRuntime.ManagedRuntime<Services, unknown>
   private readonly options: Conversation.Options
   private readonly layer: Layer.Layer<Services, unknown>
-  private readonly location: ConversationStore.Location
+  private readonly storeName: string
   private disposed = false
 
   constructor(options: ConversationsOptions) {
     const checked = squash(Effect.runSyncExit(Conversation.checkOptions(options, STORE_KEYS)))
     const { store, summarize, tokenCounter, ...strategy } = checked as ConversationsOptions
-    this.location = checkStore(store)
+    let storeLayer: Layer.Layer<ConversationStore.ConversationStore, unknown>
+    if (Layer.isLayer(store)) {
+      storeLayer = store as Layer.Layer<ConversationStore.ConversationStore, unknown>
+      this.storeName = "the store layer"
+    } else {
+      const location = checkStore(store)
+      storeLayer = ConversationStore.layerLocation(location)
+      this.storeName = ConversationStore.describeLocation(location)
+    }
     checkFunction("summarize", summarize)
     checkFunction("tokenCounter", tokenCounter)
     if (strategy.strategy === "summary" && summarize === undefined) {
@@ -240,7 +253,7 @@ export class Conversations {
     }
     this.options = strategy
     this.layer = Layer.mergeAll(
-      ConversationStore.layerLocation(this.location),
+      storeLayer,
       summarize === undefined
         ? Layer.empty
         : Layer.succeed(Summarizer.Summarizer, Summarizer.fromPromise(summarize)),
@@ -268,9 +281,7 @@ export class Conversations {
       const error = Cause.squash(built.cause)
       throw new ConfigError({
         option: "store",
-        description: `cannot open ${ConversationStore.describeLocation(this.location)}: ${
-          error instanceof Error ? error.message : String(error)
-        }`
+        description: `cannot open ${this.storeName}: ${error instanceof Error ? error.message : String(error)}`
       })
     }
     return squash(await Runtime.runPromiseExit(built.value)(effect))

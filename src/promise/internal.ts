@@ -29,27 +29,32 @@ export type MessageOptions = Message.MessageOptions
 
 /**
  * A synchronous summarizer: the new summary from the current one (`""` when
- * none) and the evicted messages, oldest first. Must return a string.
+ * none), the evicted messages, oldest first, and the memory's request
+ * (`{ maxSummaryTokens, counter }`, docs/contract.md section 10.4; a function
+ * may ignore it). Must return a string.
  *
  * @since 0.1.0
  * @category models
  */
-export type Summarize = (summary: string, messages: ReadonlyArray<Message.Message>) => string
+export type Summarize = (
+  summary: string,
+  messages: ReadonlyArray<Message.Message>,
+  request: Summarizer.Request
+) => string
 
 /**
  * An asynchronous summarizer: returns a string or a Promise of one. The
  * `AbortSignal` fires when the call is interrupted (through the Effect API:
  * a timeout or an interrupted add); pass it to your SDK (`{ signal }`) to
- * cancel the request. It also fires when `dispose()` cancels the call.
+ * cancel the request. It also fires when `dispose()` cancels the call. The
+ * signal stays the third argument (a function written before the request
+ * existed keeps working); the memory's request (`{ maxSummaryTokens,
+ * counter }`) is the fourth.
  *
  * @since 0.1.0
  * @category models
  */
-export type AsyncSummarize = (
-  summary: string,
-  messages: ReadonlyArray<Message.Message>,
-  signal: AbortSignal
-) => string | PromiseLike<string>
+export type AsyncSummarize = Summarizer.PromiseFunction
 
 /**
  * A token counter: tokens in one message's token text, a non-negative integer.
@@ -64,7 +69,10 @@ export type CountTokens = (text: string) => number
 export const unwrap = (error: unknown): unknown => {
   // Errors raised inside a span are proxies: hand back the instance the caller created.
   const original = Cause.originalError(error)
-  return original instanceof SummarizerError && original.cause !== undefined
+  // One rule for a summarizer that throws (or rejects with) `null` or
+  // `undefined`: there is no error to hand back, so the caller gets the
+  // `SummarizerError` whose `cause` is that value.
+  return original instanceof SummarizerError && original.cause !== undefined && original.cause !== null
     ? Cause.originalError(original.cause)
     : original
 }

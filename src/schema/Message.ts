@@ -283,8 +283,6 @@ const unsafeMessage = (fields: {
  */
 export const OPTION_KEYS: ReadonlyArray<keyof MessageOptions> = ["id", "toolCalls", "toolCallId", "metadata"]
 
-const optionKeys: ReadonlySet<string> = new Set(OPTION_KEYS)
-
 /**
  * Why `options` are not options at all (not an object, or a key
  * {@link MessageOptions} does not have), or `undefined` when they are.
@@ -295,8 +293,10 @@ const optionsProblem = (role: unknown, content: unknown, options: unknown): stri
   if (typeof options !== "object" || Array.isArray(options)) {
     return `options must be an object, got ${formatValue(options)}`
   }
-  for (const key of Object.keys(options)) {
-    if (optionKeys.has(key)) continue
+  // for-in allocates no key array (this runs on every add of the facade); inherited keys are not options.
+  for (const key in options) {
+    if (key === "id" || key === "toolCalls" || key === "toolCallId" || key === "metadata") continue
+    if (!Object.hasOwn(options, key)) continue
     const value = (options as Record<string, unknown>)[key]
     if ((key === "role" && value === role) || (key === "content" && value === content)) continue
     return `unknown option ${formatValue(key)}; the options are ${OPTION_KEYS.join(", ")}`

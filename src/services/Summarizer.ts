@@ -1,18 +1,21 @@
 /**
  * The `Summarizer` service: folds evicted turns into the running summary.
  *
- * A summarizer receives the current summary (`""` when none) and the evicted
- * messages, oldest first, and returns the new summary. Wrap it in any policy
- * with Effect's own combinators; a final failure leaves the memory as it was
- * right after the new turn was appended.
+ * A summarizer receives the current summary (`""` when none), the evicted
+ * messages, oldest first, and the memory's {@link Request} (its summary
+ * budget `maxSummaryTokens` and its token counter), and returns the new
+ * summary. A function may ignore the request; a summary the memory counts
+ * over its budget fails the fold with `SummaryBudgetError`. Wrap a
+ * summarizer in any policy with Effect's own combinators; a final failure
+ * leaves the memory as it was right after the new turn was appended.
  *
  * @example
  * ```ts
  * import { Effect, Schedule } from "effect"
  * import { Summarizer } from "rollmem"
  *
- * const layer = Summarizer.layerEffect((summary, messages) =>
- *   callMyModel(summary, messages).pipe(
+ * const layer = Summarizer.layerEffect((summary, messages, request) =>
+ *   callMyModel(summary, messages, request.maxSummaryTokens).pipe(
  *     Effect.retry(Schedule.exponential("200 millis").pipe(Schedule.jittered, Schedule.intersect(Schedule.recurs(3)))),
  *     Effect.timeout("20 seconds")
  *   )
@@ -27,7 +30,47 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import { SummarizerError } from "../Errors.js"
 import type { Message } from "../schema/Message.js"
-import { fromSummarizeSync } from "./internal/summarizing.js"
+import * as TokenCounter from "./TokenCounter.js"
+
+/**
+ * What a memory asks of a fold beside the summary and the messages
+ * (docs/contract.md section 10.4). Built once per memory; fields may be added
+ * in later versions, so read the ones you need.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Request {
+  /**
+   * The memory's summary budget in tokens (its `maxSummaryTokens`), counted
+   * with {@link Request.counter}; `undefined` when the memory has none. A
+   * summary over it fails the fold with `SummaryBudgetError`.
+   */
+  readonly maxSummaryTokens: number | undefined
+  /** The memory's token counter: what the memory counts the summary with. */
+  readonly counter: TokenCounter.Service
+}
+
+/**
+ * Builds a {@link Request}: no budget and the word counter unless given
+ * (what a memory passes is built from its own options and counter). For
+ * calling a summarizer outside a memory, in tests or a custom pipeline.
+ *
+ * @example
+ * ```ts
+ * const summary = mySummarizer.summarize("", turns, Summarizer.request({ maxSummaryTokens: 200 }))
+ * ```
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const request = (options?: {
+  readonly maxSummaryTokens?: number | undefined
+  readonly counter?: TokenCounter.Service | undefined
+}): Request => ({
+  maxSummaryTokens: options?.maxSummaryTokens,
+  counter: options?.counter ?? TokenCounter.wordCounter
+})
 
 /**
  * A summarizer.
@@ -37,10 +80,91 @@ import { fromSummarizeSync } from "./internal/summarizing.js"
  */
 export interface Service {
   /**
-   * The new summary, given the current one and the evicted messages (oldest
-   * first). Fails with `SummarizerError`.
+   * The new summary, given the current one, the evicted messages (oldest
+   * first) and the memory's {@link Request}. Fails with `SummarizerError`.
    */
-  readonly summarize: (summary: string, messages: ReadonlyArray<Message>) => Effect.Effect<string, SummarizerError>
+  readonly summarize: (
+    summary: string,
+    messages: ReadonlyArray<Message>,
+    request: Request
+  ) => Effect.Effect<string, SummarizerError>
+  /**
+   * The same call without an effect, when the summarizer has one (a
+   * summarizer built from a synchronous function, {@link fromFunction}): the
+   * new summary or the `SummarizerError`; it never throws. A memory whose
+   * summarizer has it folds within the add's own step, where nothing can
+   * interleave, so the fold takes no lock and starts no fiber. Any wrapper
+   * that may suspend ({@link fromEffect}, {@link withPolicy}, a timeout)
+   * has none, and its folds go through the memory's one-permit `Semaphore`.
+   */
+  readonly summarizeSync?:
+    | ((summary: string, messages: ReadonlyArray<Message>, request: Request) => string | SummarizerError)
+    | undefined
+}
+
+/**
+ * A summarizer with a synchronous form (what {@link fromFunction} builds).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Synchronous extends Service {
+  readonly summarizeSync: NonNullable<Service["summarizeSync"]>
+}
+
+/**
+ * What {@link make} builds a summarizer from: `summarize`, `summarizeSync`,
+ * or both (they must summarize alike).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type MakeOptions =
+  | { readonly summarize: Service["summarize"]; readonly summarizeSync?: Service["summarizeSync"] }
+  | {
+    readonly summarize?: Service["summarize"] | undefined
+    readonly summarizeSync: NonNullable<Service["summarizeSync"]>
+  }
+
+const fromSync = (result: string | SummarizerError): Effect.Effect<string, SummarizerError> =>
+  typeof result === "string" ? Effect.succeed(result) : Effect.fail(result)
+
+/**
+ * Builds a summarizer, filling what is missing (as `KeyValueStore.make`
+ * fills its optional members): with `summarizeSync` alone, `summarize` runs
+ * it when the effect runs; with `summarize` alone, the summarizer has no
+ * synchronous form, and a memory folds with it under its lock.
+ *
+ * @example
+ * ```ts
+ * import { Summarizer } from "rollmem"
+ *
+ * const joined = Summarizer.make({
+ *   summarizeSync: (summary, turns) => [summary, ...turns.map((t) => t.content)].join(" ").trim()
+ * })
+ * ```
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export function make(
+  options: {
+    readonly summarize?: Service["summarize"] | undefined
+    readonly summarizeSync: Synchronous["summarizeSync"]
+  }
+): Synchronous
+export function make(options: MakeOptions): Service
+export function make(options: MakeOptions): Service {
+  const { summarize, summarizeSync } = options
+  if (summarizeSync === undefined) {
+    if (summarize === undefined) throw new TypeError("Summarizer.make needs summarize or summarizeSync")
+    return { summarize }
+  }
+  return {
+    summarize: summarize ??
+      ((summary, messages, request) => Effect.suspend(() => fromSync(summarizeSync(summary, messages, request)))),
+    summarizeSync
+  }
 }
 
 /**
@@ -60,13 +184,14 @@ const toError = (cause: unknown): SummarizerError =>
 
 const describe = (cause: unknown): string => cause instanceof Error ? cause.message : String(cause)
 
+const notString = (result: unknown): SummarizerError =>
+  new SummarizerError({
+    description: `summarizer returned ${result === null ? "null" : typeof result}, not a string`,
+    cause: new TypeError(`summarizer must return a string, got ${result === null ? "null" : typeof result}`)
+  })
+
 const checkString = (result: unknown): Exit.Exit<string, SummarizerError> =>
-  typeof result === "string" ? Exit.succeed(result) : Exit.fail(
-    new SummarizerError({
-      description: `summarizer returned ${result === null ? "null" : typeof result}, not a string`,
-      cause: new TypeError(`summarizer must return a string, got ${result === null ? "null" : typeof result}`)
-    })
-  )
+  typeof result === "string" ? Exit.succeed(result) : Exit.fail(notString(result))
 
 /**
  * Builds a summarizer from a synchronous function. A throw, or a result that
@@ -75,48 +200,71 @@ const checkString = (result: unknown): Exit.Exit<string, SummarizerError> =>
  * `TypeError`) and the promise gets a rejection handler, so a later rejection
  * is not unhandled: use {@link fromPromise} for asynchronous summarizers.
  *
- * A memory calls such a summarizer within the add that needs the fold, in
- * the same synchronous step (no lock, no fiber): the function must not
- * block on I/O. Wrapping it with {@link withPolicy} makes it an ordinary
- * effectful summarizer again.
+ * The result has a `summarizeSync` ({@link Synchronous}): a memory calls it
+ * within the add that needs the fold, in the same synchronous step (no lock,
+ * no fiber), so the function must not block on I/O. Wrapping it
+ * ({@link withPolicy}, {@link fromEffect} over its `summarize`) gives a
+ * summarizer without `summarizeSync`, whose folds go through the memory's
+ * `Semaphore` like any effectful summarizer's.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const fromFunction = (f: (summary: string, messages: ReadonlyArray<Message>) => string): Service =>
-  fromSummarizeSync((summary, messages) => {
-    let result: unknown
-    try {
-      result = f(summary, messages)
-    } catch (cause) {
-      return Exit.fail(toError(cause))
+export const fromFunction = (
+  f: (summary: string, messages: ReadonlyArray<Message>, request: Request) => string
+): Synchronous =>
+  make({
+    summarizeSync: (summary, messages, request) => {
+      let result: unknown
+      try {
+        result = f(summary, messages, request)
+      } catch (cause) {
+        return toError(cause)
+      }
+      if (isThenable(result)) {
+        result.then(undefined, () => undefined)
+        const cause = new TypeError(
+          "summarizer returned a Promise in a synchronous memory; use an async memory (AsyncRollingMemory) for an async summarizer"
+        )
+        return new SummarizerError({ description: cause.message, cause })
+      }
+      return typeof result === "string" ? result : notString(result)
     }
-    if (isThenable(result)) {
-      result.then(undefined, () => undefined)
-      const cause = new TypeError(
-        "summarizer returned a Promise in a synchronous memory; use an async memory (AsyncRollingMemory) for an async summarizer"
-      )
-      return Exit.fail(new SummarizerError({ description: cause.message, cause }))
-    }
-    return checkString(result)
   })
 
 /**
+ * A Promise-returning summarizer: the new summary (a string or a Promise of
+ * one) from the current summary, the evicted messages, an `AbortSignal` that
+ * fires when the call is interrupted (a timeout, a cancelled request: pass it
+ * to your SDK's `{ signal }`), and the memory's {@link Request}. The signal
+ * stays the third argument, as before the request existed, so a function
+ * written `(summary, messages, signal)` keeps working; the request is the
+ * fourth.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type PromiseFunction = (
+  summary: string,
+  messages: ReadonlyArray<Message>,
+  signal: AbortSignal,
+  request: Request
+) => string | PromiseLike<string>
+
+/**
  * Builds a summarizer from a function returning a string or a Promise of
- * one. The `AbortSignal` fires when the call is interrupted (a timeout, a
- * cancelled request). A rejection fails with `SummarizerError` whose `cause`
- * is the rejection reason.
+ * one (see {@link PromiseFunction}: the `AbortSignal` third, the request
+ * fourth). A rejection fails with `SummarizerError` whose `cause` is the
+ * rejection reason. The result has no `summarizeSync`.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const fromPromise = (
-  f: (summary: string, messages: ReadonlyArray<Message>, signal: AbortSignal) => string | PromiseLike<string>
-): Service => ({
-  summarize: (summary, messages) =>
+export const fromPromise = (f: PromiseFunction): Service => ({
+  summarize: (summary, messages, request) =>
     Effect.flatMap(
       Effect.tryPromise({
-        try: async (signal): Promise<unknown> => await f(summary, messages, signal),
+        try: async (signal): Promise<unknown> => await f(summary, messages, signal, request),
         catch: toError
       }),
       checkString
@@ -127,15 +275,17 @@ export const fromPromise = (
  * Builds a summarizer from a function returning an Effect. Any failure that
  * is not already a `SummarizerError` (a `TimeoutException` from
  * `Effect.timeout`, a model error) becomes one, with the original as `cause`.
+ * The result has no `summarizeSync`, even when `f` never suspends: a memory
+ * folds with it under its one-permit `Semaphore`.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const fromEffect = <E>(
-  f: (summary: string, messages: ReadonlyArray<Message>) => Effect.Effect<string, E>
+  f: (summary: string, messages: ReadonlyArray<Message>, request: Request) => Effect.Effect<string, E>
 ): Service => ({
-  summarize: (summary, messages) =>
-    Effect.flatMap(Effect.mapError(Effect.suspend(() => f(summary, messages)), toError), checkString)
+  summarize: (summary, messages, request) =>
+    Effect.flatMap(Effect.mapError(Effect.suspend(() => f(summary, messages, request)), toError), checkString)
 })
 
 /**
@@ -145,7 +295,7 @@ export const fromEffect = <E>(
  * @category layers
  */
 export const layerFunction = (
-  f: (summary: string, messages: ReadonlyArray<Message>) => string
+  f: (summary: string, messages: ReadonlyArray<Message>, request: Request) => string
 ): Layer.Layer<Summarizer> => Layer.succeed(Summarizer, fromFunction(f))
 
 /**
@@ -154,24 +304,43 @@ export const layerFunction = (
  * @since 0.1.0
  * @category layers
  */
-export const layerPromise = (
-  f: (summary: string, messages: ReadonlyArray<Message>, signal: AbortSignal) => string | PromiseLike<string>
-): Layer.Layer<Summarizer> => Layer.succeed(Summarizer, fromPromise(f))
+export const layerPromise = (f: PromiseFunction): Layer.Layer<Summarizer> => Layer.succeed(Summarizer, fromPromise(f))
 
 /**
- * Provides a summarizer from an Effect-returning function (see {@link fromEffect}).
+ * Provides a summarizer from an Effect-returning function (see
+ * {@link fromEffect}). The function may need services (an LLM client): they
+ * become the layer's requirements, read once when the layer is built and
+ * provided to every call.
+ *
+ * @example
+ * ```ts
+ * // Layer<Summarizer, never, MyClient>
+ * const layer = Summarizer.layerEffect((summary, messages, request) =>
+ *   Effect.flatMap(MyClient, (client) => client.summarize(summary, messages, request.maxSummaryTokens))
+ * )
+ * ```
  *
  * @since 0.1.0
  * @category layers
  */
-export const layerEffect = <E>(
-  f: (summary: string, messages: ReadonlyArray<Message>) => Effect.Effect<string, E>
-): Layer.Layer<Summarizer> => Layer.succeed(Summarizer, fromEffect(f))
+export const layerEffect = <E, R = never>(
+  f: (summary: string, messages: ReadonlyArray<Message>, request: Request) => Effect.Effect<string, E, R>
+): Layer.Layer<Summarizer, never, R> =>
+  Layer.effect(
+    Summarizer,
+    Effect.map(
+      Effect.context<R>(),
+      (context) => fromEffect((summary, messages, request) => Effect.provide(f(summary, messages, request), context))
+    )
+  )
 
 /**
  * Wraps the summarizer in context with a policy (retry, timeout, fallback):
  * `policy` receives each call's Effect and may fail with anything, which
- * becomes a `SummarizerError` carrying it.
+ * becomes a `SummarizerError` carrying it. The wrapped summarizer is built
+ * with {@link fromEffect}, so it has no `summarizeSync`: a synchronous
+ * summarizer ({@link fromFunction}) wrapped here folds under the memory's
+ * `Semaphore` instead of in the add's own step.
  *
  * @example
  * ```ts
@@ -184,10 +353,16 @@ export const layerEffect = <E>(
  * @since 0.1.0
  * @category layers
  */
-export const withPolicy = <E>(
-  policy: (call: Effect.Effect<string, SummarizerError>) => Effect.Effect<string, E>
-): Layer.Layer<Summarizer, never, Summarizer> =>
+export const withPolicy = <E, R = never>(
+  policy: (call: Effect.Effect<string, SummarizerError>) => Effect.Effect<string, E, R>
+): Layer.Layer<Summarizer, never, Summarizer | R> =>
   Layer.effect(
     Summarizer,
-    Effect.map(Summarizer, (inner) => fromEffect((summary, messages) => policy(inner.summarize(summary, messages))))
+    Effect.map(
+      Effect.zip(Summarizer, Effect.context<R>()),
+      ([inner, context]) =>
+        fromEffect((summary, messages, request) =>
+          Effect.provide(policy(inner.summarize(summary, messages, request)), context)
+        )
+    )
   )

@@ -23,7 +23,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { TokenCountError } from "../Errors.js"
-import { countNow, fromCountSync, fromFunctionLabelled, isCount } from "./internal/counting.js"
+import { countNow, guardCount, isCount, makeService } from "./internal/counting.js"
 
 /**
  * A token counter.
@@ -39,6 +39,54 @@ export interface Service {
    * (`<|endoftext|>`) is ordinary text.
    */
   readonly count: (text: string) => Effect.Effect<number, TokenCountError>
+  /**
+   * The same count without an effect, when the counter has one (every counter
+   * built from a plain function: the word count, the model tokenizers,
+   * {@link fromFunction}). It returns the raw count, which a memory checks as
+   * it checks `count`'s, or the `TokenCountError` a failure became; it never
+   * throws. A memory whose counter has it counts a message in the same step as
+   * the append, with no effect per message.
+   */
+  readonly countSync?: ((text: string) => number | TokenCountError) | undefined
+}
+
+/**
+ * What {@link make} builds a counter from: `count`, `countSync`, or both
+ * (they must count alike).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type MakeOptions =
+  | { readonly count: Service["count"]; readonly countSync?: Service["countSync"] }
+  | { readonly count?: Service["count"] | undefined; readonly countSync: NonNullable<Service["countSync"]> }
+
+/**
+ * Builds a counter, filling what is missing (as `KeyValueStore.make` fills
+ * its optional members): with `countSync` alone, `count` runs it (checked,
+ * when the effect runs); with `count` alone, the counter has no synchronous
+ * form and a memory runs its effect once per message.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { TokenCounter } from "rollmem"
+ *
+ * // synchronous: adds count in the append's own step
+ * const characters = TokenCounter.make({ countSync: (text) => text.length })
+ * // effectful (a remote tokenizer, say): each count runs its effect
+ * const remote = TokenCounter.make({ count: (text) => Effect.succeed(text.length) })
+ * ```
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export function make(
+  options: { readonly count?: Service["count"] | undefined; readonly countSync: NonNullable<Service["countSync"]> }
+): Service & { readonly countSync: NonNullable<Service["countSync"]> }
+export function make(options: MakeOptions): Service
+export function make(options: MakeOptions): Service {
+  return makeService(options.count, options.countSync)
 }
 
 // Python's str.split() whitespace: U+0009-U+000D, U+001C-U+0020, U+0085, U+00A0,
@@ -78,9 +126,10 @@ export const wordCount = (text: string): number => {
 }
 
 /**
- * Builds a counter from a plain function. A throw becomes `TokenCountError`
- * with the thrown value as `cause`. The function is called when the count
- * runs, once per message a memory adds.
+ * Builds a counter from a plain function (through {@link make}, as its
+ * `countSync`). A throw becomes `TokenCountError` with the thrown value as
+ * `cause`. The function is called when the count runs, once per message a
+ * memory adds, in the add's own step.
  *
  * @example
  * ```ts
@@ -92,7 +141,10 @@ export const wordCount = (text: string): number => {
  * @since 0.1.0
  * @category constructors
  */
-export const fromFunction = (count: (text: string) => number): Service => fromFunctionLabelled(undefined, count)
+export const fromFunction = (
+  count: (text: string) => number
+): Service & { readonly countSync: (text: string) => number | TokenCountError } =>
+  make({ countSync: guardCount(undefined, count) })
 
 /**
  * The word counter (the default).
@@ -100,7 +152,7 @@ export const fromFunction = (count: (text: string) => number): Service => fromFu
  * @since 0.1.0
  * @category constructors
  */
-export const wordCounter: Service = fromCountSync(wordCount)
+export const wordCounter: Service = make({ countSync: wordCount })
 
 /**
  * The token counter service. Defaults to {@link wordCounter} when no layer
@@ -150,3 +202,18 @@ export const validate: (count: unknown) => count is number = isCount
  */
 export const checkedCount = (counter: Service, text: string): Effect.Effect<number, TokenCountError> =>
   Effect.suspend(() => countNow(counter, text))
+
+/**
+ * {@link checkedCount} of a text that may be empty: `""` is 0 tokens without
+ * calling the counter (a summary that is empty, a message without content).
+ *
+ * @example
+ * ```ts
+ * TokenCounter.countText(TokenCounter.wordCounter, "") // Effect.succeed(0)
+ * ```
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const countText = (counter: Service, text: string): Effect.Effect<number, TokenCountError> =>
+  text === "" ? Effect.succeed(0) : checkedCount(counter, text)

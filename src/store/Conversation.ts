@@ -51,6 +51,7 @@
  * @since 0.1.0
  */
 import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
@@ -138,9 +139,63 @@ export type WithMemoryError =
 
 const emptyState = MemoryState.make("", [])
 
-type Operation =
+/**
+ * What a {@link withMemory} call did to its memory, one entry per call of
+ * `add`/`addMessages` (the messages of one add) or `clear`, in call order.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type Operation =
   | { readonly _tag: "add"; readonly messages: ReadonlyArray<Message> }
   | { readonly _tag: "clear" }
+
+/**
+ * One {@link withMemory} call's writes, as a {@link Writer} receives them.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Request {
+  /** A fresh id (a random UUID) per call: a writer applies each request once, however often it is delivered. */
+  readonly requestId: string
+  /** The strategy and its options, as given to `withMemory` (without `retry`). */
+  readonly options: StrategyOptions
+  /** The adds and clears, in the order the call made them; never empty. */
+  readonly operations: ReadonlyArray<Operation>
+}
+
+/**
+ * Where {@link withMemory} sends its writes instead of saving them itself,
+ * when one is in context: the conversation entity's client of
+ * `rollmem/cluster` provides one (with a `ConversationStore` whose `load`
+ * reads through the entity). Without a `Writer`, `withMemory` saves with the
+ * store's compare-and-set and re-applies on a conflict.
+ *
+ * `apply` must apply the request's operations to the newest state, in order,
+ * once, and succeed only once they are stored.
+ *
+ * @since 0.3.0
+ * @category tags
+ */
+export class Writer extends Context.Tag("rollmem/Conversation/Writer")<Writer, {
+  readonly apply: (id: string, request: Request) => Effect.Effect<void, WithMemoryError>
+}>() {}
+
+/**
+ * A memory of the strategy `options` name, restored from `state` (counted
+ * once, not pruned), with the `Summarizer` and `TokenCounter` in context:
+ * what {@link withMemory} hands its callback. Fails with `ConfigError` for
+ * the summary strategy without a `Summarizer`, or an option the strategy
+ * refuses, and `TokenCountError` when the counter fails on a stored turn.
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const restoreMemory = (
+  options: StrategyOptions,
+  state: MemoryState.MemoryState
+): Effect.Effect<Memory.Memory, ConfigError | TokenCountError> => restore(options, state)
 
 const restore = (
   options: StrategyOptions,
@@ -297,7 +352,9 @@ const isConflict = (error: unknown): error is ConversationConflictError =>
  * memory, saves it, and returns what `f` returned.
  *
  * `f` may add turns, clear, and read (context, messages, summary) as with any
- * memory; an absent conversation starts empty. The save writes only if no
+ * memory; an absent conversation starts empty. With a {@link Writer} in
+ * context (the conversation entity's client), the adds and clears are sent
+ * to it as one request instead of being saved here. The save writes only if no
  * other writer saved since the load. On a conflict `f` is not run again: the
  * newer state is loaded and the adds and clears `f` made are re-applied to
  * it, in the order `f` called them, then saved; this repeats per
@@ -331,6 +388,12 @@ export const withMemory: <A, E, R>(
     const log: Array<Operation> = []
     const result = yield* f(recording(memory, log))
     if (log.length === 0) return result
+    const writer = yield* Effect.serviceOption(Writer)
+    if (Option.isSome(writer)) {
+      const { retry: _retry, ...strategy } = options
+      yield* writer.value.apply(id, { requestId: crypto.randomUUID(), options: strategy, operations: log.slice() })
+      return result
+    }
     yield* Effect.catchTag(
       store.save(id, yield* memory.state, revisionOf(loaded)),
       "ConversationConflictError",

@@ -12,8 +12,11 @@
  *
  * The key-value layers write the record as one JSON string
  * (`{"revision":3,"state":{"version":2,...}}`) under the key
- * `prefix + id`; the SQL layers write it as one row `(id, revision, state)`
- * of the table `rollmem_conversations`, `state` holding the same JSON text.
+ * `prefix + id`; the SQL layers write it as one row `(id, revision, state,
+ * request_ids)` of the table `rollmem_conversations`, `state` holding the
+ * same JSON text. A save may store request ids beside the state
+ * ({@link SaveOptions}), in the same compare-and-set: what lets a writer
+ * apply a redelivered request once.
  *
  * `save` is a compare-and-set: it writes only if the stored revision is still
  * the one the caller loaded (`0` when the conversation was not stored), and
@@ -91,6 +94,33 @@ export interface Stored {
   readonly revision: number
   /** The memory state (summary and buffer). */
   readonly state: MemoryState.MemoryState
+  /**
+   * The ids of the requests applied to this state, oldest first, as the
+   * last save wrote them (its {@link SaveOptions.requestIds}); absent when
+   * that save gave none. A writer that applies each request once (the
+   * conversation entity of `rollmem/cluster`) writes them in the same
+   * compare-and-set as the state and skips a request whose id is listed.
+   */
+  readonly requestIds?: ReadonlyArray<string> | undefined
+}
+
+/**
+ * Options of a save, beside the state.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface SaveOptions {
+  /**
+   * Request ids to store with the state, in the same compare-and-set (one
+   * record, one statement, one script): a later load returns them as
+   * {@link Stored.requestIds}. Default: none (a save without them removes
+   * those of the previous save). The state's wire format is unchanged: the
+   * ids sit beside it (a `requestIds` key of the key-value record, a
+   * `request_ids` column of the SQL row, a `requestIds` field of the Redis
+   * hash).
+   */
+  readonly requestIds?: ReadonlyArray<string> | undefined
 }
 
 /**
@@ -125,12 +155,14 @@ export interface Service {
    * {@link ConversationStoreError} when the backend fails, and with
    * {@link ConversationDecodeError} when a store that must read the stored
    * record to compare revisions (the key-value layers) cannot decode it:
-   * nothing is overwritten.
+   * nothing is overwritten. `options.requestIds` are written with the
+   * state, in the same compare-and-set ({@link SaveOptions}).
    */
   readonly save: (
     id: string,
     state: MemoryState.MemoryState,
-    expectedRevision: number
+    expectedRevision: number,
+    options?: SaveOptions
   ) => Effect.Effect<number, ConversationConflictError | ConversationDecodeError | ConversationStoreError>
   /**
    * Removes the conversation; removing one that is not stored succeeds.
@@ -246,7 +278,11 @@ const Revision = Schema.Int.pipe(Schema.positive())
  * @category schemas
  */
 export const StoredJson: Schema.Schema<Stored, string> = Schema.parseJson(
-  Schema.Struct({ revision: Revision, state: MemoryState.MemoryStateSchema })
+  Schema.Struct({
+    revision: Revision,
+    state: MemoryState.MemoryStateSchema,
+    requestIds: Schema.optional(Schema.Array(Schema.String))
+  })
 )
 
 /**
@@ -257,19 +293,42 @@ export const StoredJson: Schema.Schema<Stored, string> = Schema.parseJson(
 interface Record {
   readonly revision: number
   readonly state: MemoryState.MemoryState | null
+  readonly requestIds?: ReadonlyArray<string> | undefined
 }
 
+const RequestIds = Schema.Array(Schema.String)
+
 const RecordJson: Schema.Schema<Record, string> = Schema.parseJson(
-  Schema.Struct({ revision: Revision, state: Schema.NullOr(MemoryState.MemoryStateSchema) })
+  Schema.Struct({
+    revision: Revision,
+    state: Schema.NullOr(MemoryState.MemoryStateSchema),
+    requestIds: Schema.optional(RequestIds)
+  })
 )
 
-const Row = Schema.Struct({
-  revision: Revision,
-  state: Schema.NullOr(Schema.parseJson(MemoryState.MemoryStateSchema))
-})
+// The SQL row; `request_ids` is null (or absent, in a table an older writer created) when none were saved.
+const Row = Schema.transform(
+  Schema.Struct({
+    revision: Revision,
+    state: Schema.NullOr(Schema.parseJson(MemoryState.MemoryStateSchema)),
+    request_ids: Schema.optionalWith(Schema.NullOr(Schema.parseJson(RequestIds)), { default: () => null })
+  }),
+  Schema.typeSchema(Schema.Struct({
+    revision: Revision,
+    state: Schema.NullOr(MemoryState.MemoryStateSchema),
+    requestIds: Schema.optional(RequestIds)
+  })),
+  {
+    strict: true,
+    decode: ({ request_ids, ...rest }) => request_ids === null ? rest : { ...rest, requestIds: request_ids },
+    encode: ({ requestIds, ...rest }) => ({ ...rest, request_ids: requestIds ?? null })
+  }
+)
 
 const encodeRecord = Schema.encodeSync(RecordJson)
 const encodeState = Schema.encodeSync(Schema.parseJson(MemoryState.MemoryStateSchema))
+const encodeRequestIds = (options: SaveOptions | undefined): string | null =>
+  options?.requestIds === undefined ? null : JSON.stringify(options.requestIds)
 
 const decodeWith = <I>(schema: Schema.Schema<Record, I>) => {
   const decode = Schema.decodeUnknown(schema)
@@ -285,7 +344,13 @@ const decodeRow = decodeWith(Row)
 
 /** A stored conversation, or none for a tombstone. */
 const live = (record: Record): Option.Option<Stored> =>
-  record.state === null ? Option.none() : Option.some({ revision: record.revision, state: record.state })
+  record.state === null
+    ? Option.none()
+    : Option.some(
+      record.requestIds === undefined
+        ? { revision: record.revision, state: record.state }
+        : { revision: record.revision, state: record.state, requestIds: record.requestIds }
+    )
 
 const conflict = (id: string, expectedRevision: number) =>
   new ConversationConflictError({ conversationId: id, expectedRevision })
@@ -346,12 +411,20 @@ const makeOn = (kv: KeyValues, options: KeyValueOptions | undefined): Effect.Eff
     // Reads take the lock too: a file-system store truncates a file before
     // writing it, so a read beside a write could see half a record.
     const load = (id: string) => lock.withPermits(1)(Effect.map(read(id, "load"), Option.flatMap(live)))
-    const save = (id: string, state: MemoryState.MemoryState, expectedRevision: number) =>
+    const save = (
+      id: string,
+      state: MemoryState.MemoryState,
+      expectedRevision: number,
+      options?: SaveOptions
+    ) =>
       lock.withPermits(1)(Effect.gen(function*() {
         const stored = yield* read(id, "save")
         const revision = nextRevision(stored, expectedRevision)
         if (revision === undefined) return yield* conflict(id, expectedRevision)
-        yield* Effect.mapError(kv.set(prefix + id, encodeRecord({ revision, state })), storeError(id, "save"))
+        const record: Record = options?.requestIds === undefined
+          ? { revision, state }
+          : { revision, state, requestIds: options.requestIds }
+        yield* Effect.mapError(kv.set(prefix + id, encodeRecord(record)), storeError(id, "save"))
         return revision
       }))
     // A record that does not decode is removed as it is: nothing to keep a revision of.
@@ -503,7 +576,9 @@ const quotedName = (name: string): string => name.split(".").map((part) => `"${p
  *
  * Migration: the first layout had `state NOT NULL` and no tombstones; the
  * column becomes nullable (PostgreSQL: `ALTER COLUMN`; SQLite: the table is
- * rebuilt with the same rows). Reading the columns by name leaves room for
+ * rebuilt with the same rows). A table without the nullable `request_ids`
+ * column (layouts before 0.3.0) gets it (`ADD COLUMN`; its rows read as
+ * saved without request ids). Reading the columns by name leaves room for
  * more columns.
  */
 const ensureTable = (sql: SqlClient.SqlClient, name: string): Effect.Effect<void, SqlError> => {
@@ -511,29 +586,39 @@ const ensureTable = (sql: SqlClient.SqlClient, name: string): Effect.Effect<void
   const create = sql`CREATE TABLE IF NOT EXISTS ${table} (
     id TEXT PRIMARY KEY NOT NULL,
     revision INTEGER NOT NULL,
-    state TEXT
+    state TEXT,
+    request_ids TEXT
   )`
   return sql.onDialectOrElse({
     pg: () =>
       sql.withTransaction(Effect.gen(function*() {
         yield* sql`SELECT pg_advisory_xact_lock(hashtext(current_schema() || ${`/${name}`}))`
         yield* create
-        const rows = yield* sql<{ readonly notnull: boolean }>`SELECT attnotnull AS notnull FROM pg_attribute
-          WHERE attrelid = ${quotedName(name)}::regclass AND attname = 'state'`
-        if (rows[0]?.notnull === true) yield* sql`ALTER TABLE ${table} ALTER COLUMN state DROP NOT NULL`
+        const rows = yield* sql<{ readonly name: string; readonly notnull: boolean }>`SELECT attname AS name,
+          attnotnull AS notnull FROM pg_attribute
+          WHERE attrelid = ${quotedName(name)}::regclass AND attname IN ('state', 'request_ids') AND NOT attisdropped`
+        if (rows.find((r) => r.name === "state")?.notnull === true) {
+          yield* sql`ALTER TABLE ${table} ALTER COLUMN state DROP NOT NULL`
+        }
+        // Only when missing: ALTER TABLE takes the table's strongest lock even when it changes nothing.
+        if (!rows.some((r) => r.name === "request_ids")) yield* sql`ALTER TABLE ${table} ADD COLUMN request_ids TEXT`
       })),
     sqlite: () =>
       Effect.zipRight(
         create,
         retryTransient(sql.withTransaction(Effect.gen(function*() {
           const columns = yield* sql<{ readonly name: string; readonly notnull: number }>`PRAGMA table_info(${table})`
+          if (!columns.some((c) => c.name === "request_ids")) {
+            yield* sql`ALTER TABLE ${table} ADD COLUMN request_ids TEXT`
+          }
           if (columns.find((c) => c.name === "state")?.notnull !== 1) return
           const rebuilt = sql(`${name}_rollmem_migration`)
           yield* sql`DROP TABLE IF EXISTS ${rebuilt}`
           yield* sql`CREATE TABLE ${rebuilt} (
             id TEXT PRIMARY KEY NOT NULL,
             revision INTEGER NOT NULL,
-            state TEXT
+            state TEXT,
+            request_ids TEXT
           )`
           yield* sql`INSERT INTO ${rebuilt} (id, revision, state) SELECT id, revision, state FROM ${table}`
           yield* sql`DROP TABLE ${table}`
@@ -546,9 +631,11 @@ const ensureTable = (sql: SqlClient.SqlClient, name: string): Effect.Effect<void
 
 /**
  * Builds a store on the `SqlClient` in context. Creates the table
- * `(id TEXT PRIMARY KEY, revision INTEGER, state TEXT)` if it is missing
- * (race-free: see below) and migrates a table of the first layout (`state
- * NOT NULL`); fails with the `SqlError` when it cannot.
+ * `(id TEXT PRIMARY KEY, revision INTEGER, state TEXT, request_ids TEXT)`
+ * if it is missing (race-free: see below) and migrates a table of an
+ * earlier layout (`state NOT NULL`, no `request_ids`); fails with the
+ * `SqlError` when it cannot. `request_ids` holds the save's
+ * {@link SaveOptions.requestIds} as a JSON array, or NULL.
  *
  * Each operation is one statement, atomic for every connection and process
  * sharing the database, at any isolation level:
@@ -593,18 +680,24 @@ export const makeSql = (
     const load = (id: string) =>
       Effect.flatMap(
         Effect.mapError(
-          retryTransient(sql<typeof Row.Encoded>`SELECT revision, state FROM ${table} WHERE id = ${id}`),
+          retryTransient(
+            sql<typeof Row.Encoded>`SELECT revision, state, request_ids FROM ${table} WHERE id = ${id}`
+          ),
           storeError(id, "load")
         ),
         (rows) => rows.length === 0 ? Effect.succeedNone : Effect.map(decodeRow(id, rows[0]), live)
       )
-    const save = (id: string, state: MemoryState.MemoryState, expectedRevision: number) => {
+    const save = (id: string, state: MemoryState.MemoryState, expectedRevision: number, options?: SaveOptions) => {
       const json = encodeState(state)
+      const requestIds = encodeRequestIds(options)
       const statement = expectedRevision === NO_REVISION
-        ? sql<{ readonly revision: number }>`INSERT INTO ${table} (id, revision, state) VALUES (${id}, 1, ${json})
-            ON CONFLICT (id) DO UPDATE SET revision = ${table}.revision + 1, state = excluded.state
+        ? sql<{ readonly revision: number }>`INSERT INTO ${table} (id, revision, state, request_ids)
+            VALUES (${id}, 1, ${json}, ${requestIds})
+            ON CONFLICT (id) DO UPDATE SET revision = ${table}.revision + 1, state = excluded.state,
+              request_ids = excluded.request_ids
             WHERE ${table}.state IS NULL RETURNING revision`
-        : sql<{ readonly revision: number }>`UPDATE ${table} SET revision = ${expectedRevision + 1}, state = ${json}
+        : sql<{ readonly revision: number }>`UPDATE ${table}
+            SET revision = ${expectedRevision + 1}, state = ${json}, request_ids = ${requestIds}
             WHERE id = ${id} AND revision = ${expectedRevision} AND state IS NOT NULL RETURNING revision`
       return statement.pipe(
         Effect.catchIf(isTransientSqlError, () => Effect.succeed([])),
@@ -617,7 +710,8 @@ export const makeSql = (
     const remove = (id: string) =>
       Effect.asVoid(Effect.mapError(
         retryTransient(
-          sql`UPDATE ${table} SET revision = revision + 1, state = NULL WHERE id = ${id} AND state IS NOT NULL`
+          sql`UPDATE ${table} SET revision = revision + 1, state = NULL, request_ids = NULL
+            WHERE id = ${id} AND state IS NOT NULL`
         ),
         storeError(id, "delete")
       ))
@@ -754,7 +848,8 @@ export interface RedisOptions {
   readonly prefix?: string | undefined
 }
 
-// KEYS[1]: the conversation's hash; ARGV[1]: the expected revision; ARGV[2]: the state's JSON.
+// KEYS[1]: the conversation's hash; ARGV[1]: the expected revision; ARGV[2]: the state's JSON;
+// ARGV[3]: the request ids' JSON, or "" for none.
 // Returns the new revision, or 0 for a conflict. See nextRevision for the rule.
 const SAVE_SCRIPT = `
 local stored = redis.call('HMGET', KEYS[1], 'revision', 'state')
@@ -767,6 +862,11 @@ elseif (not live) or revision ~= expected then
   return 0
 end
 redis.call('HSET', KEYS[1], 'revision', revision + 1, 'state', ARGV[2])
+if ARGV[3] == '' then
+  redis.call('HDEL', KEYS[1], 'requestIds')
+else
+  redis.call('HSET', KEYS[1], 'requestIds', ARGV[3])
+end
 return revision + 1
 `
 
@@ -774,18 +874,31 @@ return revision + 1
 const DELETE_SCRIPT = `
 if redis.call('HEXISTS', KEYS[1], 'state') == 1 then
   redis.call('HINCRBY', KEYS[1], 'revision', 1)
-  redis.call('HDEL', KEYS[1], 'state')
+  redis.call('HDEL', KEYS[1], 'state', 'requestIds')
 end
 return 0
 `
 
-const RedisRow = Schema.Struct({
-  revision: Schema.compose(Schema.NumberFromString, Revision),
-  state: Schema.NullOr(Schema.parseJson(MemoryState.MemoryStateSchema))
-})
+const RedisRow = Schema.transform(
+  Schema.Struct({
+    revision: Schema.compose(Schema.NumberFromString, Revision),
+    state: Schema.NullOr(Schema.parseJson(MemoryState.MemoryStateSchema)),
+    requestIds: Schema.NullOr(Schema.parseJson(RequestIds))
+  }),
+  Schema.typeSchema(Schema.Struct({
+    revision: Revision,
+    state: Schema.NullOr(MemoryState.MemoryStateSchema),
+    requestIds: Schema.optional(RequestIds)
+  })),
+  {
+    strict: true,
+    decode: ({ requestIds, ...rest }) => requestIds === null ? rest : { ...rest, requestIds },
+    encode: ({ requestIds, ...rest }) => ({ ...rest, requestIds: requestIds ?? null })
+  }
+)
 
 interface RedisCommands {
-  readonly rollmemSave: (key: string, expected: number, state: string) => Promise<number>
+  readonly rollmemSave: (key: string, expected: number, state: string, requestIds: string) => Promise<number>
   readonly rollmemDelete: (key: string) => Promise<number>
   readonly hmget: (key: string, ...fields: Array<string>) => Promise<Array<string | null>>
 }
@@ -794,8 +907,8 @@ interface RedisCommands {
  * A store in Redis (5 or later, or a compatible server), through `ioredis`
  * (an optional peer dependency: `npm i ioredis@5`). Each conversation is one
  * hash under `prefix + id` with the fields `revision` and `state` (the
- * wire-format JSON); a deleted conversation keeps `revision` alone (its
- * tombstone). A save is one Lua script, atomic on the server: it compares
+ * wire-format JSON), and `requestIds` when the save gave some; a deleted
+ * conversation keeps `revision` alone (its tombstone). A save is one Lua script, atomic on the server: it compares
  * the stored revision with the expected one and writes revision and state
  * together, or writes nothing (a {@link ConversationConflictError}). Safe for
  * any number of processes on any number of hosts, and on Redis Cluster (one
@@ -858,18 +971,19 @@ export const layerRedis = (options?: RedisOptions): Layer.Layer<ConversationStor
       const load = (id: string) =>
         Effect.flatMap(
           Effect.tryPromise({
-            try: () => commands.hmget(prefix + id, "revision", "state"),
+            try: () => commands.hmget(prefix + id, "revision", "state", "requestIds"),
             catch: storeError(id, "load")
           }),
-          ([revision, state]) =>
+          ([revision, state, requestIds]) =>
             revision === null && state === null
               ? Effect.succeedNone
-              : Effect.map(decode(id, { revision, state }), live)
+              : Effect.map(decode(id, { revision, state, requestIds }), live)
         )
-      const save = (id: string, state: MemoryState.MemoryState, expectedRevision: number) =>
+      const save = (id: string, state: MemoryState.MemoryState, expectedRevision: number, options?: SaveOptions) =>
         Effect.flatMap(
           Effect.tryPromise({
-            try: () => commands.rollmemSave(prefix + id, expectedRevision, encodeState(state)),
+            try: () =>
+              commands.rollmemSave(prefix + id, expectedRevision, encodeState(state), encodeRequestIds(options) ?? ""),
             catch: storeError(id, "save")
           }),
           (revision) => revision === 0 ? Effect.fail(conflict(id, expectedRevision)) : Effect.succeed(revision)

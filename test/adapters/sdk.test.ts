@@ -340,6 +340,31 @@ describe("ready summarizers over the user's own client", () => {
     assert.strictEqual(requests.length, sent)
   })
 
+  it("openAIChatSummarizer: the memory's smaller maxSummaryTokens wins and a longer reply is cut to fit it", async () => {
+    replies = {
+      "/chat/completions": {
+        id: "chatcmpl-4",
+        object: "chat.completion",
+        created: 1,
+        model: "gpt-4o-mini",
+        choices: [{
+          index: 0,
+          finish_reason: "stop",
+          logprobs: null,
+          message: { role: "assistant", content: "one two three four five six" }
+        }]
+      }
+    }
+    const client = new OpenAI({ apiKey: "test", baseURL: base, maxRetries: 0 })
+    const summarize = openAIChatSummarizer(client, { model: "gpt-4o-mini", maxSummaryTokens: 50 })
+    const memory = new AsyncRollingMemory({ maxTokens: 3, maxSummaryTokens: 3, summarize })
+    await memory.addUserMessage("one two")
+    await memory.addAssistantMessage("three four")
+    assert.strictEqual(memory.summary, "one two three…")
+    assert.strictEqual(memory.summaryTokens, 3)
+    assert.strictEqual((last().body as { max_completion_tokens: number }).max_completion_tokens, 3)
+  })
+
   it("a missing model is a ConfigError", () => {
     const client = new OpenAI({ apiKey: "test", baseURL: base })
     assert.throws(() => openAIChatSummarizer(client, { model: "" }), ConfigError)

@@ -71,7 +71,7 @@ describe("LanguageModelSummarizer", () => {
   it.effect("sends the default incremental prompt and returns the trimmed reply", () =>
     Effect.gen(function*() {
       const { prompts, summarizer } = yield* setup(["  Rome: 18C sunny.\n"])
-      const summary = yield* summarizer.summarize("User plans a trip.", turns.slice(0, 3))
+      const summary = yield* summarizer.summarize("User plans a trip.", turns.slice(0, 3), Summarizer.request())
       assert.strictEqual(summary, "Rome: 18C sunny.")
       const [prompt] = yield* prompts
       assert.deepStrictEqual(prompt.content.map((m) => m.role), ["system", "user"])
@@ -107,14 +107,14 @@ describe("LanguageModelSummarizer", () => {
   it.effect("says so when there is no summary yet", () =>
     Effect.gen(function*() {
       const { prompts, summarizer } = yield* setup(["ok"])
-      yield* summarizer.summarize("", turns.slice(0, 1))
+      yield* summarizer.summarize("", turns.slice(0, 1), Summarizer.request())
       assert.include(userText((yield* prompts)[0]), "<summary>\n(none yet)\n</summary>")
     }))
 
   it.effect("asks once more to compress a reply over budget, and keeps the shorter one", () =>
     Effect.gen(function*() {
       const { prompts, summarizer } = yield* setup(["one two three four five six", "one two three"])
-      assert.strictEqual(yield* summarizer.summarize("", turns), "one two three")
+      assert.strictEqual(yield* summarizer.summarize("", turns, Summarizer.request()), "one two three")
       const sent = yield* prompts
       assert.strictEqual(sent.length, 2)
       assert.strictEqual(
@@ -132,27 +132,28 @@ describe("LanguageModelSummarizer", () => {
       )
     }))
 
-  it.effect("fails with SummarizerError (cause SummaryBudgetError) when still over budget; the memory keeps its state", () =>
+  it.effect("cuts a second reply still over budget to its longest prefix that fits; the memory commits it", () =>
     Effect.gen(function*() {
       const model = yield* scriptedModel(["a b c d e f", "a b c d e f g"])
       const layer = LanguageModelSummarizer.layer({ maxSummaryTokens: 5 }).pipe(Layer.provide(model.layer))
       const memory = yield* RollingMemory.fromState({ summary: "old summary", buffer: turns.slice(0, 1) }, {
-        maxTokens: 4
+        maxTokens: 4,
+        maxSummaryTokens: 5
       }).pipe(Effect.provide(layer))
-      const error = yield* Effect.flip(memory.add(Message.user("and in Paris?")))
-      assert.instanceOf(error, SummarizerError)
-      assert.instanceOf(error.cause, LanguageModelSummarizer.SummaryBudgetError)
-      assert.deepStrictEqual(
-        { tokens: error.cause.tokens, maxTokens: error.cause.maxTokens },
-        { tokens: 7, maxTokens: 5 }
-      )
-      assert.strictEqual(error.description, "summary is 7 tokens after compression, over the budget of 5")
-      assert.strictEqual(yield* memory.summary, "old summary")
-      assert.deepStrictEqual((yield* memory.buffer).map(String), [
-        "user: Weather in Rome tomorrow?",
-        "user: and in Paris?"
-      ])
+      yield* memory.add(Message.user("and in Paris?"))
+      // the longest prefix within 5 words: the ellipsis sticks to the last one
+      assert.strictEqual(yield* memory.summary, "a b c d e…")
+      assert.strictEqual(yield* memory.summaryTokens, 5)
+      assert.deepStrictEqual((yield* memory.buffer).map(String), ["user: and in Paris?"])
       assert.strictEqual((yield* Ref.get(model.prompts)).length, 2)
+    }))
+
+  it.effect("takes the smaller of its budget and the request's", () =>
+    Effect.gen(function*() {
+      const { prompts, summarizer } = yield* setup(["one two three", "one two"], { maxSummaryTokens: 10 })
+      const summary = yield* summarizer.summarize("", turns, Summarizer.request({ maxSummaryTokens: 2 }))
+      assert.strictEqual(summary, "one two")
+      assert.include(userText((yield* prompts)[1]), "This summary is 3 tokens, over the limit of 2:")
     }))
 
   it.effect("folds into a RollingMemory, incrementally", () =>
@@ -175,18 +176,16 @@ describe("LanguageModelSummarizer", () => {
       assert.include(userText(sent[1]), "[user]\nseven eight\n\n[assistant]\nnine ten eleven\n</turns>")
     }))
 
-  it.effect("enforces the budget with the TokenCounter in the layer's context", () =>
+  it.effect("enforces the budget with the request's counter (the memory's)", () =>
     Effect.gen(function*() {
       const model = yield* scriptedModel(["abcdefghij", "abc"])
       const summarizer = yield* Effect.provide(
         Summarizer.Summarizer,
-        LanguageModelSummarizer.layer({ maxSummaryTokens: 5 }).pipe(
-          Layer.provide(model.layer),
-          Layer.provide(TokenCounter.layerFunction((text) => text.length))
-        )
+        LanguageModelSummarizer.layer({ maxSummaryTokens: 5 }).pipe(Layer.provide(model.layer))
       )
+      const counter = TokenCounter.fromFunction((text) => text.length)
       // One word but 10 characters: over a budget of 5 characters.
-      assert.strictEqual(yield* summarizer.summarize("", turns), "abc")
+      assert.strictEqual(yield* summarizer.summarize("", turns, Summarizer.request({ counter })), "abc")
       assert.include(userText((yield* Ref.get(model.prompts))[1]), "This summary is 10 tokens")
     }))
 
@@ -200,7 +199,7 @@ describe("LanguageModelSummarizer", () => {
         },
         compressPrompt: (input) => [{ role: "user", content: `Plus court (${input.draftTokens}): ${input.draft}` }]
       })
-      assert.strictEqual(yield* summarizer.summarize("S", turns.slice(0, 1)), "x")
+      assert.strictEqual(yield* summarizer.summarize("S", turns.slice(0, 1), Summarizer.request()), "x")
       assert.deepStrictEqual(inputs, [{
         summary: "S",
         messages: turns.slice(0, 1),
@@ -216,7 +215,7 @@ describe("LanguageModelSummarizer", () => {
     Effect.gen(function*() {
       const failure = new AiError.UnknownError({ module: "M", method: "generateText", description: "boom" })
       const failed = yield* setup([Effect.fail(failure)])
-      const error = yield* Effect.flip(failed.summarizer.summarize("", turns))
+      const error = yield* Effect.flip(failed.summarizer.summarize("", turns, Summarizer.request()))
       assert.instanceOf(error, SummarizerError)
       // A failure crossing a span (Effect.fn, LanguageModel.generateText) comes back as an equal copy.
       assert.instanceOf(error.cause, AiError.UnknownError)
@@ -224,13 +223,13 @@ describe("LanguageModelSummarizer", () => {
       assert.strictEqual(error.description, failure.message)
 
       const empty = yield* setup(["  \n"])
-      const emptyError = yield* Effect.flip(empty.summarizer.summarize("", turns))
+      const emptyError = yield* Effect.flip(empty.summarizer.summarize("", turns, Summarizer.request()))
       assert.strictEqual(emptyError.description, "the model returned an empty summary")
 
       const bad = yield* setup(["x"], {
         prompt: () => [{ role: "nobody", content: "?" } as unknown as Prompt.MessageEncoded]
       })
-      const badError = yield* Effect.flip(bad.summarizer.summarize("", turns))
+      const badError = yield* Effect.flip(bad.summarizer.summarize("", turns, Summarizer.request()))
       assert.strictEqual(badError.description, "the prompt is not a valid Prompt input")
       assert.strictEqual((yield* bad.prompts).length, 0)
     }))

@@ -235,7 +235,7 @@ describe.skipIf(!hasData("conversations-tooltalk.jsonl"))(
         const extractive = yield* ExtractiveSummarizer.make({ maxTokens: 50 }).pipe(
           Effect.provide(TokenCounter.layerWordCount)
         )
-        const offline = yield* extractive.summarize("S3.", reference.batches[3])
+        const offline = yield* extractive.summarize("S3.", reference.batches[3], Summarizer.request())
         assert.isTrue(offline.startsWith("S3.\n"))
         assert.include(texts[8], `<summary>\n${offline}\n</summary>`)
         assert.include(texts[9], "<summary>\nSummary 8.\n</summary>")

@@ -3,7 +3,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Cause, Effect, Fiber, Layer, Option, Ref, Schedule, TestClock } from "effect"
 import * as LanguageModelSummarizer from "../../src/ai/LanguageModelSummarizer.js"
 import * as SummarizerPolicy from "../../src/ai/SummarizerPolicy.js"
-import { SummarizerError } from "../../src/Errors.js"
+import { SummarizerError, SummaryBudgetError } from "../../src/Errors.js"
 import * as Message from "../../src/schema/Message.js"
 import * as Summarizer from "../../src/services/Summarizer.js"
 import * as RollingMemory from "../../src/strategies/RollingMemory.js"
@@ -44,7 +44,7 @@ describe("SummarizerPolicy.isTransient", () => {
       statusError(404),
       new AiError.HttpRequestError({ ...transport, reason: "InvalidUrl" }),
       new AiError.MalformedOutput({ module: "T", method: "m", description: "bad" }),
-      new LanguageModelSummarizer.SummaryBudgetError({ tokens: 9, maxTokens: 5 }),
+      new SummaryBudgetError({ tokens: 9, maxSummaryTokens: 5 }),
       new Error("x"),
       "timeout",
       undefined

@@ -190,8 +190,8 @@ const summarizerFaults: ReadonlyArray<SummarizerFault> = [
       const inner = Summarizer.fromEffect((sum: string, ms: ReadonlyArray<Message.Message>) =>
         s.healed ? Effect.succeed(ok(sum, ms)) : Effect.never
       )
-      return Summarizer.fromEffect((sum: string, ms: ReadonlyArray<Message.Message>) =>
-        Effect.timeout(inner.summarize(sum, ms), "30 seconds")
+      return Summarizer.fromEffect((sum: string, ms: ReadonlyArray<Message.Message>, req: Summarizer.Request) =>
+        Effect.timeout(inner.summarize(sum, ms, req), "30 seconds")
       )
     },
     check: (exit) => {
@@ -271,9 +271,11 @@ describe("summarizer faults leave the state as right after the append", () => {
       const inner = Summarizer.fromEffect(() =>
         Effect.onInterrupt(Effect.never, () => Effect.sync(() => interrupted++))
       )
-      const service = Summarizer.fromEffect((sum: string, ms: ReadonlyArray<Message.Message>) =>
-        Effect.timeout(inner.summarize(sum, ms), "10 seconds")
-      )
+      const service = Summarizer.fromEffect((
+        sum: string,
+        ms: ReadonlyArray<Message.Message>,
+        req: Summarizer.Request
+      ) => Effect.timeout(inner.summarize(sum, ms, req), "10 seconds"))
       const memory = yield* build("rolling", { summarizer: service })
       yield* memory.add(turn(1))
       yield* memory.add(turn(2))
@@ -314,12 +316,14 @@ describe("summarizer faults leave the state as right after the append", () => {
     Effect.gen(function*() {
       let attempts = 0
       const { calls, service: inner } = recording()
-      const flaky = Summarizer.fromEffect((sum: string, ms: ReadonlyArray<Message.Message>) =>
-        ++attempts <= 2 ? Effect.fail(modelDown) : inner.summarize(sum, ms)
+      const flaky = Summarizer.fromEffect((sum: string, ms: ReadonlyArray<Message.Message>, req: Summarizer.Request) =>
+        ++attempts <= 2 ? Effect.fail(modelDown) : inner.summarize(sum, ms, req)
       )
-      const service = Summarizer.fromEffect((sum: string, ms: ReadonlyArray<Message.Message>) =>
-        Effect.retry(flaky.summarize(sum, ms), Schedule.recurs(2))
-      )
+      const service = Summarizer.fromEffect((
+        sum: string,
+        ms: ReadonlyArray<Message.Message>,
+        req: Summarizer.Request
+      ) => Effect.retry(flaky.summarize(sum, ms, req), Schedule.recurs(2)))
       const memory = yield* build("rolling", { summarizer: service })
       for (const n of [1, 2, 3]) yield* memory.add(turn(n))
       assert.strictEqual(attempts, 3)
@@ -332,8 +336,12 @@ describe("summarizer faults leave the state as right after the append", () => {
       const s: Switch = { healed: false }
       const { calls, service: inner } = recording()
       let failures = 0
-      const service = Summarizer.fromEffect((sum: string, ms: ReadonlyArray<Message.Message>) =>
-        s.healed ? inner.summarize(sum, ms) : Effect.suspend(() => {
+      const service = Summarizer.fromEffect((
+        sum: string,
+        ms: ReadonlyArray<Message.Message>,
+        req: Summarizer.Request
+      ) =>
+        s.healed ? inner.summarize(sum, ms, req) : Effect.suspend(() => {
           failures++
           return Effect.fail(modelDown)
         })
@@ -442,10 +450,14 @@ describe("an interrupted add loses nothing", () => {
       Effect.gen(function*() {
         // A summarizer that takes several steps, so interruption can land anywhere in it.
         const { service: inner } = recording()
-        const stepping = Summarizer.fromEffect((sum: string, ms: ReadonlyArray<Message.Message>) =>
+        const stepping = Summarizer.fromEffect((
+          sum: string,
+          ms: ReadonlyArray<Message.Message>,
+          req: Summarizer.Request
+        ) =>
           Effect.zipRight(
             Effect.forEach(range(0, 6), () => Effect.yieldNow(), { discard: true }),
-            inner.summarize(sum, ms)
+            inner.summarize(sum, ms, req)
           )
         )
         const seen = new Set<string>()

@@ -163,6 +163,26 @@ const conformance = ({ layer, raw }: StoreUnderTest) => {
       assertState((yield* loadSome("c")).state, stateB)
     }).pipe(Effect.provide(layer)))
 
+  it.effect("request ids are saved with the state, in the same compare-and-set; a save without them drops them", () =>
+    Effect.gen(function*() {
+      const store = yield* Store
+      assert.strictEqual(yield* store.save("r", stateA, 0, { requestIds: ["a", "b"] }), 1)
+      const first = yield* loadSome("r")
+      assert.deepStrictEqual(first.requestIds, ["a", "b"])
+      assertState(first.state, stateA)
+      const stale = yield* Effect.flip(store.save("r", stateB, 0, { requestIds: ["x"] }))
+      assert.instanceOf(stale, ConversationStore.ConversationConflictError)
+      assert.deepStrictEqual((yield* loadSome("r")).requestIds, ["a", "b"])
+      assert.strictEqual(yield* store.save("r", stateB, 1, { requestIds: [] }), 2)
+      assert.deepStrictEqual((yield* loadSome("r")).requestIds, [])
+      assert.strictEqual(yield* store.save("r", stateC, 2), 3)
+      assert.isUndefined((yield* loadSome("r")).requestIds)
+      yield* store.save("r", stateC, 3, { requestIds: ["z"] })
+      yield* store.delete("r")
+      assert.strictEqual(yield* store.save("r", stateA, 0), 6)
+      assert.isUndefined((yield* loadSome("r")).requestIds)
+    }).pipe(Effect.provide(layer)))
+
   it.effect("deleting a conversation that is not stored succeeds", () =>
     Effect.gen(function*() {
       const store = yield* Store

@@ -33,11 +33,19 @@ const OLD_LAYOUT = `CREATE TABLE rollmem_conversations (
 const OLD_ROW = `INSERT INTO rollmem_conversations (id, revision, state)
   VALUES ('old', 2, '{"version":2,"summary":"s","buffer":[{"role":"user","content":"kept"}]}')`
 
-/** The migrated table keeps the row, and delete-then-create continues its revisions. */
+/** A table of the 0.2 layout: tombstones, no `request_ids`. */
+const LAYOUT_0_2 = `CREATE TABLE rollmem_conversations (
+  id TEXT PRIMARY KEY NOT NULL, revision INTEGER NOT NULL, state TEXT)`
+
+/**
+ * The migrated table keeps the row (read with no request ids), takes request
+ * ids, and delete-then-create continues its revisions.
+ */
 const afterMigration = Effect.gen(function*() {
   const store = yield* Store
   const stored = Option.getOrThrow(yield* store.load("old"))
   assert.strictEqual(stored.revision, 2)
+  assert.isUndefined(stored.requestIds)
   assert.deepStrictEqual(MemoryState.toJSON(stored.state), {
     version: 2,
     summary: "s",
@@ -45,7 +53,8 @@ const afterMigration = Effect.gen(function*() {
   })
   yield* store.delete("old")
   assert.isTrue(Option.isNone(yield* store.load("old")))
-  assert.strictEqual(yield* store.save("old", stateA, 0), 4)
+  assert.strictEqual(yield* store.save("old", stateA, 0, { requestIds: ["r1"] }), 4)
+  assert.deepStrictEqual(Option.getOrThrow(yield* store.load("old")).requestIds, ["r1"])
   assert.instanceOf(yield* Effect.flip(store.save("old", stateB, 2)), ConversationStore.ConversationConflictError)
 })
 
@@ -66,8 +75,25 @@ describe("SQLite", () => {
       >
       const tables = check.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all()
       check.close()
-      assert.deepStrictEqual(columns.map((c) => [c.name, c.notnull]), [["id", 1], ["revision", 1], ["state", 0]])
+      assert.deepStrictEqual(columns.map((c) => [c.name, c.notnull]), [
+        ["id", 1],
+        ["revision", 1],
+        ["state", 0],
+        ["request_ids", 0]
+      ])
       assert.deepStrictEqual(tables, [{ name: "rollmem_conversations" }])
+    }))
+
+  it.scoped("a table of the 0.2 layout gets the request_ids column when two stores open it at once", () =>
+    Effect.gen(function*() {
+      const filename = `${yield* tempDirectory}/v2.db`
+      const db = new Sqlite(filename)
+      db.exec(LAYOUT_0_2)
+      db.exec(OLD_ROW)
+      db.close()
+      const layer = ConversationStore.layerSqlite({ filename })
+      yield* Effect.all([Layer.build(layer), Layer.build(Layer.fresh(layer))], { concurrency: 2 })
+      yield* Effect.provide(afterMigration, Layer.fresh(layer))
     }))
 
   it.scoped("a write lock held elsewhere past the busy timeout is a lost race (SQLITE_BUSY), not a failure", () =>
@@ -120,8 +146,21 @@ describe.skipIf(servers.pg.unreachable !== undefined)("PostgreSQL", () => {
       assert.deepStrictEqual(rows, [
         { column_name: "id", is_nullable: "NO" },
         { column_name: "revision", is_nullable: "NO" },
-        { column_name: "state", is_nullable: "YES" }
+        { column_name: "state", is_nullable: "YES" },
+        { column_name: "request_ids", is_nullable: "YES" }
       ])
+    }))
+
+  it.scoped("a table of the 0.2 layout gets the request_ids column; its rows are kept", () =>
+    Effect.gen(function*() {
+      const { url } = yield* pgSchema()
+      yield* pgRun(url, LAYOUT_0_2)
+      yield* pgRun(url, OLD_ROW)
+      yield* Effect.all([
+        Effect.provide(Store, ConversationStore.layerPg({ url })),
+        Effect.provide(Store, ConversationStore.layerPg({ url }))
+      ], { concurrency: 2 })
+      yield* Effect.provide(afterMigration, ConversationStore.layerPg({ url }))
     }))
 
   it.scoped("16 stores built at once on an empty schema: every one builds, one table", () =>

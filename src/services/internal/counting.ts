@@ -2,10 +2,10 @@
  * Counting in the same step as an append.
  *
  * A counter built from a plain function (the word counter, the model
- * tokenizers, `TokenCounter.fromFunction`) also carries that function under
- * a symbol, so a memory can count a message without running an effect per
- * message. The function returns the raw count (checked here) or the
- * `TokenCountError` a throw became; it never throws.
+ * tokenizers, `TokenCounter.fromFunction`) has a `countSync` member, so a
+ * memory can count a message without running an effect per message. It
+ * returns the raw count (checked here) or the `TokenCountError` a throw
+ * became; it never throws.
  *
  * @internal
  */
@@ -14,9 +14,7 @@ import * as Exit from "effect/Exit"
 import { TokenCountError } from "../../Errors.js"
 import type { Service } from "../TokenCounter.js"
 
-const countSyncKey = Symbol.for("rollmem/TokenCounter/countSync")
-
-type CountSync = (text: string) => unknown
+type CountSync = NonNullable<Service["countSync"]>
 
 /** A non-negative integer. @internal */
 export const isCount = (count: unknown): count is number =>
@@ -31,31 +29,50 @@ const invalid = (n: unknown): TokenCountError =>
 const checked = (n: unknown): Exit.Exit<number, TokenCountError> =>
   n instanceof TokenCountError ? Exit.fail(n) : isCount(n) ? Exit.succeed(n) : Exit.fail(invalid(n))
 
-/** A counter whose `count` runs `countSync` when the effect runs. @internal */
-export const fromCountSync = (countSync: CountSync): Service => {
-  const service: Service & { [countSyncKey]?: CountSync } = {
-    count: (text) => Effect.suspend(() => checked(countSync(text)))
-  }
-  // assigned, not in the literal nor defined: either makes the object slow to build
-  service[countSyncKey] = countSync
-  return service
-}
-
 /**
- * A counter from a plain function; a throw becomes `TokenCountError` with
- * the thrown value as `cause` and a description prefixed by `label`.
+ * A counter from its members (`TokenCounter.make`): `count` runs `countSync`
+ * when only that is given; without `countSync` the service has none.
  *
  * @internal
  */
-export const fromFunctionLabelled = (label: string | undefined, count: (text: string) => number): Service =>
-  fromCountSync((text) => {
-    try {
-      return count(text)
-    } catch (cause) {
-      const description = label === undefined ? String(cause) : `${label}: ${String(cause)}`
-      return new TokenCountError({ description, cause })
-    }
-  })
+export const makeService = (
+  count: Service["count"] | undefined,
+  countSync: CountSync | undefined
+): Service => {
+  if (countSync === undefined) {
+    if (count === undefined) throw new TypeError("TokenCounter.make needs count or countSync")
+    return { count }
+  }
+  return count === undefined ? fromCountSync(countSync) : { count, countSync }
+}
+
+/** A counter whose `count` runs `countSync` (checked) when the effect runs. @internal */
+export const fromCountSync = (countSync: CountSync): Service & { readonly countSync: CountSync } => ({
+  count: (text) => Effect.suspend(() => checked(countSync(text))),
+  countSync
+})
+
+/**
+ * A plain counting function as a `countSync`: a throw becomes
+ * `TokenCountError` with the thrown value as `cause` and a description
+ * prefixed by `label`.
+ *
+ * @internal
+ */
+export const guardCount = (label: string | undefined, count: (text: string) => number): CountSync => (text) => {
+  try {
+    return count(text)
+  } catch (cause) {
+    const description = label === undefined ? String(cause) : `${label}: ${String(cause)}`
+    return new TokenCountError({ description, cause })
+  }
+}
+
+/** A counter from a plain function (see {@link guardCount}). @internal */
+export const fromFunctionLabelled = (
+  label: string | undefined,
+  count: (text: string) => number
+): Service & { readonly countSync: CountSync } => fromCountSync(guardCount(label, count))
 
 /**
  * The checked synchronous form of a counter built from a plain function: the
@@ -65,7 +82,7 @@ export const fromFunctionLabelled = (label: string | undefined, count: (text: st
  * @internal
  */
 export const countSyncOf = (counter: Service): ((text: string) => number | TokenCountError) | undefined => {
-  const countSync = (counter as { readonly [countSyncKey]?: CountSync })[countSyncKey]
+  const countSync = counter.countSync
   if (countSync === undefined) return undefined
   return (text) => {
     const n = countSync(text)
@@ -82,7 +99,7 @@ export const countSyncOf = (counter: Service): ((text: string) => number | Token
  * @internal
  */
 export const countNow = (counter: Service, text: string): Effect.Effect<number, TokenCountError> => {
-  const countSync = (counter as { readonly [countSyncKey]?: CountSync })[countSyncKey]
+  const countSync = counter.countSync
   if (countSync !== undefined) return checked(countSync(text))
   return Effect.flatMap(counter.count(text), (n) => isCount(n) ? Effect.succeed(n) : Effect.fail(invalid(n)))
 }

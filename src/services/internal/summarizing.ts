@@ -2,35 +2,72 @@
  * Folding in the same step as an append.
  *
  * A summarizer built from a synchronous function (`Summarizer.fromFunction`)
- * also carries its synchronous form under a symbol. A memory calls it in the
- * step that appends the turn, so the fold is atomic: nothing can interleave
- * with it, and it needs neither the prune lock nor a fiber. Summarizers that
- * may suspend (Promises, effects, policies such as timeouts) go through the
- * lock.
+ * has a `summarizeSync` member. A memory calls it in the step that appends
+ * the turn, so the fold is atomic: nothing can interleave with it, and it
+ * needs neither the prune lock nor a fiber. Summarizers that may suspend
+ * (Promises, effects, policies such as timeouts) have none and go through
+ * the lock.
  *
  * @internal
  */
 import * as Effect from "effect/Effect"
-import type * as Exit from "effect/Exit"
-import type { SummarizerError } from "../../Errors.js"
+import * as Exit from "effect/Exit"
+import { SummarizerError, type TokenCountError } from "../../Errors.js"
+import { prefix } from "../../internal/text.js"
 import type { Message } from "../../schema/Message.js"
-import type { Service } from "../Summarizer.js"
+import type { Request, Service } from "../Summarizer.js"
 
-const summarizeSyncKey = Symbol.for("rollmem/Summarizer/summarizeSync")
+/** The checked synchronous form of a summarizer: never throws. @internal */
+export type SummarizeSync = (
+  summary: string,
+  messages: ReadonlyArray<Message>,
+  request: Request
+) => Exit.Exit<string, SummarizerError>
 
-/** The synchronous form of a summarizer: never throws. @internal */
-export type SummarizeSync = (summary: string, messages: ReadonlyArray<Message>) => Exit.Exit<string, SummarizerError>
+const nonString = (): SummarizerError => new SummarizerError({ description: "summarizer returned a non-string" })
 
-/** A summarizer whose `summarize` runs `summarizeSync` when the effect runs. @internal */
-export const fromSummarizeSync = (summarizeSync: SummarizeSync): Service => {
-  const service: Service & { [summarizeSyncKey]?: SummarizeSync } = {
-    summarize: (summary, messages) => Effect.suspend(() => summarizeSync(summary, messages))
+/**
+ * The summarizer's synchronous form, if it has one, as an `Exit`; a result
+ * that is neither a string nor a `SummarizerError` (a hand-written service)
+ * fails with `SummarizerError`.
+ *
+ * @internal
+ */
+export const summarizeSyncOf = (service: Service): SummarizeSync | undefined => {
+  const summarizeSync = service.summarizeSync
+  if (summarizeSync === undefined) return undefined
+  return (summary, messages, request) => {
+    const result: unknown = summarizeSync(summary, messages, request)
+    return typeof result === "string"
+      ? Exit.succeed(result)
+      : Exit.fail(result instanceof SummarizerError ? result : nonString())
   }
-  // assigned, not in the literal nor defined: either makes the object slow to build
-  service[summarizeSyncKey] = summarizeSync
-  return service
 }
 
-/** The summarizer's synchronous form, if it has one. @internal */
-export const summarizeSyncOf = (service: Service): SummarizeSync | undefined =>
-  (service as { readonly [summarizeSyncKey]?: SummarizeSync })[summarizeSyncKey]
+const ELLIPSIS = "…"
+
+/**
+ * `text` when `count` puts it within `maxTokens`; otherwise its longest
+ * prefix, cut between two graphemes and ending with `…`, that fits (`""`
+ * when none does). The last resort of the summarizers rollmem ships
+ * (docs/contract.md section 10.4): O(log n) counts.
+ *
+ * @internal
+ */
+export const fitToBudget = (
+  text: string,
+  maxTokens: number,
+  count: (text: string) => Effect.Effect<number, TokenCountError>
+): Effect.Effect<string, TokenCountError> =>
+  Effect.gen(function*() {
+    if ((yield* count(text)) <= maxTokens) return text
+    let keep = 0
+    let longest = text.length - 1
+    while (keep < longest) {
+      const mid = Math.ceil((keep + longest) / 2)
+      if ((yield* count(`${prefix(text, mid).trimEnd()}${ELLIPSIS}`)) <= maxTokens) keep = mid
+      else longest = mid - 1
+    }
+    const part = prefix(text, keep).trimEnd()
+    return part === "" ? "" : `${part}${ELLIPSIS}`
+  })

@@ -25,6 +25,7 @@ import type * as Message from "../../schema/Message.js"
 import type * as Summarizer from "../../services/Summarizer.js"
 import { type Core, counting, countingMany, done, entryOf, fold, type Step } from "./core.js"
 import type { Entry, Plan, Policy } from "./eviction.js"
+import { linkedToCaller } from "./observe.js"
 
 /** The checked background settings of a memory. @internal */
 export interface Background {
@@ -134,7 +135,8 @@ export const backgroundFolder = (
   const launch: Effect.Effect<void> = Effect.suspend(() => {
     if (running || closed) return Effect.void
     running = true
-    return Effect.asVoid(Effect.forkIn(loop, settings.scope))
+    // its folds' spans are roots linked to this add's span (docs/contract.md section 11)
+    return Effect.asVoid(Effect.forkIn(linkedToCaller(loop), settings.scope))
   })
 
   const afterAppend = (): Step => !closed && !running && index.needsPrune(policy) ? launch : done

@@ -28,9 +28,9 @@ export interface Services {
 }
 
 /** Reads the services from the context, then builds. @internal */
-export const withServices = <A, E, R = never>(
+export const withServices = <A, E>(
   build: (services: Services) => Effect.Effect<A, E>
-): Effect.Effect<A, E, R> =>
+): Effect.Effect<A, E> =>
   Effect.contextWithEffect((context: Context.Context<never>) => {
     const summarizer = Context.getOption(context as Context.Context<Summarizer.Summarizer>, Summarizer.Summarizer)
     return build({
@@ -66,6 +66,8 @@ export interface Core {
   summaryTokens: number
   /** The summary budget, if any. */
   readonly maxSummaryTokens: number | undefined
+  /** What every fold passes the summarizer (docs/contract.md section 10.4), built once. */
+  readonly request: Summarizer.Request
   /** How the summary reads back (docs/contract.md section 10.6). */
   readonly summaryRole: SummaryRole
   /** The strategy whose core this is, set by {@link makeMemory}: the folds' telemetry label (section 11). */
@@ -213,6 +215,7 @@ export const makeCore = (
     counter,
     summaryTokens: 0,
     maxSummaryTokens: options?.maxSummaryTokens,
+    request: { maxSummaryTokens: options?.maxSummaryTokens, counter },
     summaryRole: options?.summaryRole ?? "system"
   }
   if (state === undefined) return Exit.succeed(core)
@@ -295,7 +298,7 @@ export const fold = (
     plan,
     Effect.onExit(
       Effect.flatMap(
-        Effect.suspend(() => summarizer.summarize(core.summary, plan.messages)),
+        Effect.suspend(() => summarizer.summarize(core.summary, plan.messages, core.request)),
         (summary): Effect.Effect<void, AddError> =>
           // a hand-written service skips the constructors' check
           typeof summary !== "string" ? Effect.fail(nonString()) : countAndCommit(core, generation, plan, summary)
@@ -316,7 +319,7 @@ export const fold = (
 export const foldNow = (core: Core, summarizeSync: SummarizeSync, plan: Plan<Message.Message>): Step =>
   observeFoldNow(core, plan, (): Step => {
     const generation = core.generation
-    const exit = summarizeSync(core.summary, plan.messages)
+    const exit = summarizeSync(core.summary, plan.messages, core.request)
     if (Exit.isFailure(exit)) {
       core.index.abort(plan)
       return exit

@@ -221,3 +221,21 @@ export const observeFoldNow = <E>(
   end(observation, step as Exit.Exit<void, E>)
   return step
 }
+
+const withoutParent = (context: Context.Context<never>): Context.Context<never> =>
+  Context.omit(Tracer.ParentSpan)(context) as Context.Context<never>
+
+/**
+ * Runs `effect`, a background fold loop (docs/contract.md section 5.1), with
+ * no parent span and a link to the caller's current span, if any: each of its
+ * folds is a root span linked to the add that started the loop (the add has
+ * returned by then), and the summarizer's spans still nest in the fold's.
+ *
+ * @internal
+ */
+export const linkedToCaller = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+  Effect.withFiberRuntime<A, E>((fiber) => {
+    const caller = fiber.currentSpan
+    const root = Effect.mapInputContext(effect, withoutParent)
+    return caller === undefined ? root : Effect.linkSpans(root, caller, { "rollmem.link": "started by" })
+  })

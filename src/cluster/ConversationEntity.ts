@@ -1,0 +1,377 @@
+/**
+ * A conversation as an `@effect/cluster` entity: one entity per conversation
+ * id, owned by one runner at a time, which applies every writer's requests to
+ * that conversation in turn. Writers on any number of hosts never conflict:
+ * they send their turns to the owner instead of racing on the store.
+ *
+ * The entity keeps the conversation's state in memory while it runs and
+ * persists it through the `ConversationStore` (PostgreSQL in a cluster) with
+ * the store's compare-and-set, which stays as a fencing guard: if two runners
+ * ever believe they own the conversation (a paused runner whose shard lease
+ * ran out), the stale one's save conflicts, it reloads, and nothing is
+ * overwritten.
+ *
+ * A request is applied in two steps:
+ *
+ * 1. **Append.** Its adds and clears are applied to the state as they are
+ *    (adds appended, clears emptying summary and buffer), and the state is
+ *    saved with the request's id among the stored request ids, in one
+ *    compare-and-set. The writer gets its reply here: a slow summarizer never
+ *    holds a writer.
+ * 2. **Fold.** Then, in the background, the entity prunes the state with the
+ *    strategy of the newest request (its options travel with each request)
+ *    and the `Summarizer` of the runner (the summarizer runs where the entity
+ *    runs), and saves the result. Requests appended while the summarizer
+ *    runs are kept after the folded state; a clear meanwhile discards the
+ *    fold. A failed fold leaves the turns in the buffer, to be folded after
+ *    the next request.
+ *
+ * Delivery is at-least-once: `Apply` messages are persisted by the cluster,
+ * and a runner that dies before replying has its unanswered messages
+ * delivered again to the next owner. A request whose id is already stored
+ * with the state is not applied again (its reply says `duplicate: true`),
+ * so each request is applied once.
+ *
+ * @since 0.3.0
+ */
+import * as ClusterSchema from "@effect/cluster/ClusterSchema"
+import * as Entity from "@effect/cluster/Entity"
+import type { Sharding } from "@effect/cluster/Sharding"
+import * as Rpc from "@effect/rpc/Rpc"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import { ConfigError, TokenCountError } from "../Errors.js"
+import * as MemoryState from "../schema/MemoryState.js"
+import { Message } from "../schema/Message.js"
+import * as Summarizer from "../services/Summarizer.js"
+import * as TokenCounter from "../services/TokenCounter.js"
+import * as Conversation from "../store/Conversation.js"
+import {
+  ConversationConflictError,
+  ConversationDecodeError,
+  ConversationStore,
+  ConversationStoreError,
+  NO_REVISION
+} from "../store/ConversationStore.js"
+
+/**
+ * How many request ids the entity keeps with the state (the newest ones):
+ * a request delivered again after this many newer requests were applied to
+ * the same conversation would be applied twice. The cluster redelivers a
+ * message only while it is unanswered, so the window is far wider than any
+ * redelivery.
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const REQUEST_IDS_KEPT = 256
+
+/**
+ * One operation of a request, as it travels: `{ _tag: "add", messages }` or
+ * `{ _tag: "clear" }`; messages in the wire format (docs/contract.md
+ * section 1).
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const Operation: Schema.Schema<Conversation.Operation, OperationEncoded> = Schema.Union(
+  Schema.Struct({ _tag: Schema.Literal("add"), messages: Schema.Array(Message) }),
+  Schema.Struct({ _tag: Schema.Literal("clear") })
+)
+
+/**
+ * The encoded side of {@link Operation}.
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export type OperationEncoded =
+  | { readonly _tag: "add"; readonly messages: ReadonlyArray<typeof Message.Encoded> }
+  | { readonly _tag: "clear" }
+
+/**
+ * The strategy options of a request: `strategy` and that strategy's options
+ * as plain data (checked by the entity with `Conversation.checkOptions`).
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const StrategyOptions = Schema.Struct(
+  { strategy: Schema.Literal("rolling", "buffer", "window", "summary") },
+  Schema.Record({ key: Schema.String, value: Schema.Unknown })
+)
+
+/**
+ * The errors an `Apply` can end with, as they travel back to the writer.
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const ApplyError = Schema.Union(
+  ConfigError,
+  TokenCountError,
+  ConversationConflictError,
+  ConversationDecodeError,
+  ConversationStoreError
+)
+
+/**
+ * A stored conversation as `Read` returns it (`null` when not stored).
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const StoredSchema = Schema.NullOr(Schema.Struct({
+  revision: Schema.Number,
+  state: MemoryState.MemoryStateSchema
+}))
+
+/**
+ * Applies one request: its operations, in order, once. Persisted
+ * (`ClusterSchema.Persisted`): delivered at least once, even when the owner
+ * dies. Replies with the revision that holds the request and whether it had
+ * been applied before (`duplicate`).
+ *
+ * @since 0.3.0
+ * @category rpcs
+ */
+export const Apply = Rpc.make("Apply", {
+  payload: {
+    requestId: Schema.String,
+    options: StrategyOptions,
+    operations: Schema.Array(Operation)
+  },
+  success: Schema.Struct({ revision: Schema.Number, duplicate: Schema.Boolean }),
+  error: ApplyError
+}).annotate(ClusterSchema.Persisted, true)
+
+/**
+ * Reads the conversation as the entity holds it (appended requests included,
+ * folds that have not finished excluded).
+ *
+ * @since 0.3.0
+ * @category rpcs
+ */
+export const Read = Rpc.make("Read", {
+  success: StoredSchema,
+  error: Schema.Union(ConversationDecodeError, ConversationStoreError)
+})
+
+/**
+ * Deletes the conversation (`ConversationStore.delete`: a tombstone keeps
+ * its revision). Persisted.
+ *
+ * @since 0.3.0
+ * @category rpcs
+ */
+export const Delete = Rpc.make("Delete", {
+  error: Schema.Union(ConversationDecodeError, ConversationStoreError)
+}).annotate(ClusterSchema.Persisted, true)
+
+/**
+ * The entity type `rollmem/Conversation`, one entity per conversation id,
+ * with the RPCs {@link Apply}, {@link Read} and {@link Delete}. Runners serve
+ * it with {@link layer}; any process of the cluster sends to it with
+ * `ConversationEntity.client` (or the layers of `ConversationCluster`).
+ *
+ * @since 0.3.0
+ * @category entities
+ */
+export const ConversationEntity = Entity.make("rollmem/Conversation", [Apply, Read, Delete])
+
+interface Services {
+  readonly store: ConversationStore["Type"]
+  readonly provide: <A, E>(
+    effect: Effect.Effect<A, E, Summarizer.Summarizer | TokenCounter.TokenCounter>
+  ) => Effect.Effect<A, E>
+}
+
+interface Current {
+  readonly revision: number
+  readonly state: MemoryState.MemoryState
+  readonly requestIds: ReadonlyArray<string>
+}
+
+const EMPTY: Current = { revision: NO_REVISION, state: MemoryState.empty, requestIds: [] }
+
+const applyRaw = (state: MemoryState.MemoryState, operations: ReadonlyArray<Conversation.Operation>) => {
+  let summary = state.summary
+  let buffer: Array<Message> = state.buffer.slice()
+  let cleared = false
+  for (const operation of operations) {
+    if (operation._tag === "clear") {
+      summary = ""
+      buffer = []
+      cleared = true
+    } else buffer.push(...operation.messages)
+  }
+  return { state: MemoryState.make(summary, buffer), cleared }
+}
+
+/** Whether a fold may change the state: only a buffer is ever pruned. */
+const mayFold = (current: Current): boolean => current.state.buffer.length > 0
+
+/**
+ * The handlers of one conversation entity (built per entity, on the runner
+ * that owns it).
+ */
+const makeHandlers = (services: Services) =>
+  Effect.gen(function*() {
+    const address = yield* Entity.CurrentAddress
+    const id = address.entityId
+    const store = services.store
+    const scope = yield* Effect.scope
+    const lock = yield* Effect.makeSemaphore(1)
+    let current: Current | undefined
+    // Bumped by every clear and every reload: a fold begun before it is discarded.
+    let epoch = 0
+    let foldOptions: Conversation.StrategyOptions | undefined
+    let folding: Fiber.RuntimeFiber<void> | undefined
+    let again = false
+
+    const reload = Effect.gen(function*() {
+      const loaded = yield* store.load(id)
+      epoch++
+      current = Option.match(loaded, {
+        onNone: () => EMPTY,
+        onSome: (stored) => ({ revision: stored.revision, state: stored.state, requestIds: stored.requestIds ?? [] })
+      })
+      return current
+    })
+    const loadedState = Effect.suspend(() => current === undefined ? reload : Effect.succeed(current))
+
+    // Appends the request and saves, in one compare-and-set; on a conflict (another owner wrote: fencing),
+    // reloads and tries again, which also finds the request if the other owner applied it.
+    const append = (payload: typeof Apply.payloadSchema.Type) =>
+      Effect.gen(function*() {
+        for (let attempt = 0;; attempt++) {
+          const before = yield* loadedState
+          if (before.requestIds.includes(payload.requestId)) {
+            return { revision: before.revision, duplicate: true }
+          }
+          const { cleared, state } = applyRaw(before.state, payload.operations)
+          const requestIds = [...before.requestIds, payload.requestId].slice(-REQUEST_IDS_KEPT)
+          const saved = yield* Effect.either(store.save(id, state, before.revision, { requestIds }))
+          if (saved._tag === "Right") {
+            if (cleared) epoch++
+            current = { revision: saved.right, state, requestIds }
+            return { revision: saved.right, duplicate: false }
+          }
+          if (saved.left._tag !== "ConversationConflictError" || attempt >= 5) return yield* saved.left
+          yield* reload
+        }
+      })
+
+    // Prunes the state with the newest request's strategy and saves it; appends made meanwhile stay after it.
+    const foldOnce = Effect.gen(function*() {
+      const options = foldOptions
+      const snapshot = current
+      if (options === undefined || snapshot === undefined || !mayFold(snapshot)) return
+      const startEpoch = epoch
+      const memory = yield* Conversation.restoreMemory(options, MemoryState.make(snapshot.state.summary, []))
+      yield* memory.addMessages(snapshot.state.buffer)
+      const folded = yield* memory.state
+      if (folded.summary === snapshot.state.summary && folded.buffer.length === snapshot.state.buffer.length) return
+      yield* lock.withPermits(1)(Effect.gen(function*() {
+        const now = current
+        if (now === undefined || epoch !== startEpoch) return
+        const state = MemoryState.make(folded.summary, [
+          ...folded.buffer,
+          ...now.state.buffer.slice(snapshot.state.buffer.length)
+        ])
+        const saved = yield* Effect.either(store.save(id, state, now.revision, { requestIds: now.requestIds }))
+        if (saved._tag === "Right") current = { ...now, revision: saved.right, state }
+        else yield* Effect.zipRight(reload, Effect.fail(saved.left))
+      }))
+    })
+
+    // One fold at a time; a request appended while a fold runs asks for another after it.
+    const scheduleFold: Effect.Effect<void> = Effect.suspend(() => {
+      if (folding !== undefined) {
+        again = true
+        return Effect.void
+      }
+      return Effect.asVoid(Effect.tap(
+        Effect.forkIn(
+          Effect.gen(function*() {
+            do {
+              again = false
+              yield* Effect.catchAllCause(
+                foldOnce,
+                (cause) => Effect.logWarning("rollmem: a fold of the conversation failed; its turns stay", cause)
+              )
+            } while (again)
+          }).pipe(Effect.ensuring(Effect.sync(() => (folding = undefined)))),
+          scope
+        ),
+        (fiber) => Effect.sync(() => (folding = fiber))
+      ))
+    })
+
+    return ConversationEntity.of({
+      Apply: (envelope) =>
+        services.provide(Effect.gen(function*() {
+          const options = yield* Conversation.checkOptions(envelope.payload.options)
+          const { retry: _retry, ...strategy } = options
+          const reply = yield* lock.withPermits(1)(append(envelope.payload))
+          if (!reply.duplicate) foldOptions = strategy
+          yield* scheduleFold
+          return reply
+        })),
+      Read: () =>
+        Effect.map(
+          lock.withPermits(1)(loadedState),
+          (c) => c.revision === NO_REVISION ? null : { revision: c.revision, state: c.state }
+        ),
+      Delete: () =>
+        lock.withPermits(1)(Effect.gen(function*() {
+          yield* store.delete(id)
+          epoch++
+          current = undefined
+        }))
+    })
+  })
+
+/**
+ * Serves {@link ConversationEntity} on this runner: registers the entity
+ * with the `Sharding` in context. Needs the `ConversationStore` the entity
+ * persists to (every runner must use the same one), and uses the
+ * `Summarizer` and `TokenCounter` provided to this layer, if any (the
+ * rolling strategy without a summarizer drops evicted turns; the summary
+ * strategy fails each fold with `ConfigError` without one).
+ *
+ * An entity stops after `maxIdleTime` without a message (default: the
+ * cluster's `entityMaxIdleTime`, one minute); its state is in the store, and
+ * the next message loads it again.
+ *
+ * @since 0.3.0
+ * @category layers
+ */
+export const layer = (options?: {
+  readonly maxIdleTime?: Duration.DurationInput | undefined
+}): Layer.Layer<
+  never,
+  never,
+  ConversationStore | Sharding
+> =>
+  Layer.unwrapEffect(Effect.gen(function*() {
+    const summarizer = yield* Effect.serviceOption(Summarizer.Summarizer)
+    const counter = yield* TokenCounter.TokenCounter
+    const store = yield* ConversationStore
+    // The services captured here, given to each request (and the fold it forks) whatever the runner's context.
+    const services: Services = {
+      store,
+      provide: <A, E>(effect: Effect.Effect<A, E, Summarizer.Summarizer | TokenCounter.TokenCounter>) => {
+        const counted = Effect.provideService(effect, TokenCounter.TokenCounter, counter)
+        // Without a summarizer the memories find none (they read it with `serviceOption`).
+        return Option.isSome(summarizer)
+          ? Effect.provideService(counted, Summarizer.Summarizer, summarizer.value)
+          : counted as Effect.Effect<A, E>
+      }
+    }
+    return ConversationEntity.toLayer(makeHandlers(services), { maxIdleTime: options?.maxIdleTime })
+  }))

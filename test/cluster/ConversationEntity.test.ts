@@ -1,0 +1,198 @@
+/**
+ * The conversation entity in one process (`@effect/cluster`'s `TestRunner`:
+ * in-memory sharding, messages serialized as between runners), over the
+ * in-memory store: `withMemory` through the entity, requests applied once,
+ * appends committed before the fold, a clear during a fold, and the store's
+ * compare-and-set as a fencing guard.
+ */
+import * as TestRunner from "@effect/cluster/TestRunner"
+import { assert, describe, it } from "@effect/vitest"
+import { Context, Deferred, Effect, Layer, Option, Schedule } from "effect"
+import { ConversationCluster, ConversationEntity } from "../../src/cluster.js"
+import { Conversations } from "../../src/promise/Conversations.js"
+import * as MemoryState from "../../src/schema/MemoryState.js"
+import * as Message from "../../src/schema/Message.js"
+import * as Summarizer from "../../src/services/Summarizer.js"
+import * as Conversation from "../../src/store/Conversation.js"
+import * as ConversationStore from "../../src/store/ConversationStore.js"
+import { fold } from "../store/fold.js"
+
+const Entity = ConversationEntity.ConversationEntity
+
+/** The store the entity persists to, reached directly (the `ConversationStore` in context reads through the entity). */
+class Store extends Context.Tag("test/RawStore")<Store, ConversationStore.Service>() {}
+
+/** The entity on a test runner, with `withMemory`'s services over it, and the store it persists to. */
+const cluster = (summarizer: Layer.Layer<Summarizer.Summarizer>) =>
+  Layer.unwrapEffect(Effect.map(
+    Effect.provide(ConversationStore.ConversationStore, ConversationStore.layerMemory),
+    (raw) =>
+      Layer.mergeAll(
+        ConversationCluster.layerWriter,
+        ConversationEntity.layer().pipe(
+          Layer.provide(summarizer),
+          Layer.provide(Layer.succeed(ConversationStore.ConversationStore, raw))
+        ),
+        Layer.succeed(Store, raw)
+      ).pipe(Layer.provideMerge(TestRunner.layer))
+  ))
+
+const folding = Summarizer.layerFunction((summary, messages) => fold(summary, messages))
+
+const contents = (state: MemoryState.MemoryState) => state.buffer.map((m) => m.content)
+
+const add = (id: string, text: string) =>
+  Conversation.withMemory(id, { strategy: "rolling", maxTokens: 3 }, (memory) => memory.add(Message.user(text)))
+
+/** The state the entity holds, through its `Read`. */
+const read = (id: string) =>
+  Effect.flatMap(Entity.client, (client) => client(id).Read()).pipe(
+    Effect.map((stored) => stored === null ? MemoryState.empty : stored.state)
+  )
+
+/** Waits until the store holds a state satisfying `done` (the fold runs in the background). */
+const storedWhen = (id: string, done: (state: MemoryState.MemoryState) => boolean) =>
+  Effect.flatMap(Store, (store) =>
+    store.load(id).pipe(
+      Effect.map(Option.map((s) => s.state)),
+      Effect.flatMap((state) =>
+        Option.isSome(state) && done(state.value) ? Effect.succeed(state.value) : Effect.fail("not yet" as const)
+      ),
+      // Polled on the live clock: a tight loop would starve the runner's timers.
+      Effect.retry({ while: (e) => e === "not yet", schedule: Schedule.spaced("5 millis") })
+    ))
+
+const apply = (id: string, requestId: string, operations: ReadonlyArray<Conversation.Operation>) =>
+  Effect.flatMap(
+    Entity.client,
+    (client) => client(id).Apply({ requestId, options: { strategy: "rolling", maxTokens: 3 }, operations })
+  )
+
+describe("ConversationEntity", () => {
+  it.scopedLive("withMemory writes through the entity; the entity folds with its runner's summarizer", () =>
+    Effect.gen(function*() {
+      for (const text of ["a", "b", "c", "d", "e"]) yield* add("c1", text)
+      const state = yield* storedWhen("c1", (s) => s.summary !== "" && s.buffer.length <= 3)
+      assert.deepStrictEqual(contents(state), ["c", "d", "e"])
+      assert.deepStrictEqual(state.summary.match(/[a-e]/g), ["a", "b"])
+      const loaded = yield* Conversation.withMemory("c1", { strategy: "rolling", maxTokens: 3 }, (m) => m.context)
+      assert.strictEqual(loaded, `system: ${state.summary}\nuser: c\nuser: d\nuser: e`)
+    }).pipe(Effect.provide(cluster(folding))))
+
+  it.scopedLive("a request delivered twice is applied once: the second reply says duplicate", () =>
+    Effect.gen(function*() {
+      const operations = [{ _tag: "add" as const, messages: [Message.user("once")] }]
+      const first = yield* apply("c2", "req-1", operations)
+      const second = yield* apply("c2", "req-1", operations)
+      assert.deepStrictEqual(first, { revision: 1, duplicate: false })
+      assert.deepStrictEqual(second, { revision: 1, duplicate: true })
+      const stored = Option.getOrThrow(yield* Effect.flatMap(Store, (s) => s.load("c2")))
+      assert.deepStrictEqual(contents(stored.state), ["once"])
+      assert.deepStrictEqual(stored.requestIds, ["req-1"])
+    }).pipe(Effect.provide(cluster(folding))))
+
+  it.scopedLive("a request id stored before a restart is still known: a redelivery after a crash is applied once", () =>
+    Effect.gen(function*() {
+      // The store already holds the request (the owner saved it, then died before replying).
+      const store = yield* Store
+      yield* store.save("c3", MemoryState.make("", [Message.user("saved")]), 0, { requestIds: ["req-9"] })
+      const again = yield* apply("c3", "req-9", [{ _tag: "add", messages: [Message.user("saved")] }])
+      assert.deepStrictEqual(again, { revision: 1, duplicate: true })
+      assert.deepStrictEqual(contents(yield* read("c3")), ["saved"])
+    }).pipe(Effect.provide(cluster(folding))))
+
+  it.scopedLive("a slow summarizer holds no writer: appends are stored while it runs, and kept after its fold", () => {
+    const release = Deferred.unsafeMake<void>(undefined as never)
+    const started = Deferred.unsafeMake<void>(undefined as never)
+    const slow = Summarizer.layerEffect((summary, messages) =>
+      Effect.zipRight(
+        Effect.zipRight(Deferred.succeed(started, undefined), Deferred.await(release)),
+        Effect.succeed(fold(summary, messages))
+      )
+    )
+    return Effect.gen(function*() {
+      for (const text of ["a", "b", "c", "d"]) yield* add("c4", text)
+      yield* Deferred.await(started)
+      // The fold of [a] waits; writers go on.
+      yield* add("c4", "e")
+      yield* add("c4", "f")
+      assert.deepStrictEqual(contents(yield* read("c4")), ["a", "b", "c", "d", "e", "f"])
+      yield* Deferred.succeed(release, undefined)
+      const state = yield* storedWhen("c4", (s) => s.buffer.length <= 3)
+      const all = [...state.summary.match(/[a-f]/g)!, ...contents(state)]
+      assert.deepStrictEqual(all, ["a", "b", "c", "d", "e", "f"])
+    }).pipe(Effect.provide(cluster(slow)))
+  })
+
+  it.scopedLive("a clear while a fold runs wins: the fold is discarded", () => {
+    const release = Deferred.unsafeMake<void>(undefined as never)
+    const started = Deferred.unsafeMake<void>(undefined as never)
+    const slow = Summarizer.layerEffect((summary, messages) =>
+      Effect.zipRight(
+        Effect.zipRight(Deferred.succeed(started, undefined), Deferred.await(release)),
+        Effect.succeed(fold(summary, messages))
+      )
+    )
+    return Effect.gen(function*() {
+      for (const text of ["a", "b", "c", "d"]) yield* add("c5", text)
+      yield* Deferred.await(started)
+      yield* Conversation.withMemory(
+        "c5",
+        { strategy: "rolling", maxTokens: 3 },
+        (m) => Effect.zipRight(m.clear, m.add(Message.user("x")))
+      )
+      yield* Deferred.succeed(release, undefined)
+      // The fold's fiber finishes (the memory store never suspends) and finds the clear.
+      yield* Effect.repeatN(Effect.yieldNow(), 50)
+      const stored = Option.getOrThrow(yield* Effect.flatMap(Store, (s) => s.load("c5")))
+      assert.strictEqual(stored.state.summary, "")
+      assert.deepStrictEqual(contents(stored.state), ["x"])
+    }).pipe(Effect.provide(cluster(slow)))
+  })
+
+  it.scopedLive("another writer's save (a second owner) is never overwritten: the entity reloads and applies on top", () =>
+    Effect.gen(function*() {
+      yield* add("c6", "a")
+      const store = yield* Store
+      const stored = Option.getOrThrow(yield* store.load("c6"))
+      yield* store.save(
+        "c6",
+        MemoryState.make("", [...stored.state.buffer, Message.user("elsewhere")]),
+        stored.revision
+      )
+      yield* add("c6", "b")
+      assert.deepStrictEqual(contents(Option.getOrThrow(yield* store.load("c6")).state), ["a", "elsewhere", "b"])
+    }).pipe(Effect.provide(cluster(Summarizer.layerFunction((s) => s)))))
+
+  it.live("Conversations (the Promise facade) works unchanged over the entity: store is the client layer", () =>
+    Effect.promise(async () => {
+      const conversations = new Conversations({ store: cluster(folding), strategy: "rolling", maxTokens: 3 })
+      try {
+        for (const text of ["a", "b"]) await conversations.use("p1", (memory) => memory.addUserMessage(text))
+        assert.strictEqual(await conversations.use("p1", async (memory) => memory.getContext()), "user: a\nuser: b")
+        assert.deepStrictEqual(await conversations.load("p1"), {
+          version: 2,
+          summary: "",
+          buffer: [{ role: "user", content: "a" }, { role: "user", content: "b" }]
+        })
+        await conversations.delete("p1")
+        assert.isUndefined(await conversations.load("p1"))
+      } finally {
+        await conversations.dispose()
+      }
+    }))
+
+  it.scopedLive("bad strategy options are a ConfigError from the entity; nothing is applied", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(
+        Effect.flatMap(Entity.client, (client) =>
+          client("c7").Apply({
+            requestId: "r",
+            options: { strategy: "rolling", maxTokens: -1 },
+            operations: [{ _tag: "add", messages: [Message.user("no")] }]
+          }))
+      )
+      assert.strictEqual(error._tag, "ConfigError")
+      assert.isTrue(Option.isNone(yield* Effect.flatMap(Store, (s) => s.load("c7"))))
+    }).pipe(Effect.provide(cluster(folding))))
+})
