@@ -19,21 +19,10 @@ import {
   encodeFold,
   foldedIds,
   idsOf,
+  prng,
   range
 } from "./support/harness.js"
 import { build } from "./support/strategies.js"
-
-/** A seeded pseudo-random generator (mulberry32): the same latencies on every run. */
-const prng = (seed: number) => {
-  let a = seed >>> 0
-  return (bound: number): number => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return (((t ^ (t >>> 14)) >>> 0) % bound)
-  }
-}
 
 /**
  * Turn `n`: mostly user and assistant turns of one to three words, with a

@@ -14,19 +14,7 @@ import { Effect, Exit, Fiber, TestClock } from "effect"
 import type { Memory } from "../../src/index.js"
 import { Message, RollingMemory, Summarizer, SummarizerError, TokenCounter } from "../../src/index.js"
 import * as SpecModel from "../support/specModel.js"
-import { encodeFold, foldedIds, idsOf, range } from "./support/harness.js"
-
-/** A seeded pseudo-random generator (mulberry32). */
-const prng = (seed: number) => {
-  let a = seed >>> 0
-  return (bound: number): number => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return (((t ^ (t >>> 14)) >>> 0) % bound)
-  }
-}
+import { encodeFold, foldedIds, idsOf, prng, range } from "./support/harness.js"
 
 const PLACEHOLDER = "[gone]"
 const SYSTEM = Message.system("You are a booking agent. Follow the airline policy.", { id: "sys" })

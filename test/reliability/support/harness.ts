@@ -159,3 +159,15 @@ export const accountingHolds = (
 
 /** `n` consecutive integers from `from`. */
 export const range = (from: number, n: number): Array<number> => Array.from({ length: n }, (_, i) => from + i)
+
+/** A seeded pseudo-random generator (mulberry32): the same sequence on every run. */
+export const prng = (seed: number) => {
+  let a = seed >>> 0
+  return (bound: number): number => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return (((t ^ (t >>> 14)) >>> 0) % bound)
+  }
+}
