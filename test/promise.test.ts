@@ -293,11 +293,11 @@ describe("Promise facade options", () => {
     const cases: ReadonlyArray<[() => unknown, string]> = [
       [
         () => new RollingMemory({ maxToken: 10 } as never),
-        "invalid option maxToken: unknown option (known: maxTokens, targetTokens, boundary, pinSystem, summaryRole, clearToolResults, maxSummaryTokens, summarize, tokenCounter)"
+        "invalid option maxToken: unknown option (known: maxTokens, targetTokens, boundary, pinSystem, clearToolResults, summaryRole, maxSummaryTokens, summarize, tokenCounter)"
       ],
       [
         () => new AsyncRollingMemory({ summarise: () => "" } as never),
-        "invalid option summarise: unknown option (known: maxTokens, targetTokens, boundary, pinSystem, summaryRole, clearToolResults, maxSummaryTokens, summarize, tokenCounter, fold, hardMaxTokens, foldRetries)"
+        "invalid option summarise: unknown option (known: maxTokens, targetTokens, boundary, pinSystem, clearToolResults, summaryRole, maxSummaryTokens, summarize, tokenCounter, fold, hardMaxTokens, foldRetries)"
       ],
       [
         () => new WindowMemory({ maxMessages: 3, max: 1 } as never),
@@ -305,7 +305,7 @@ describe("Promise facade options", () => {
       ],
       [
         () => new SummaryMemory({ summarize: () => "", tokenCounter: () => 1 } as never),
-        "invalid option tokenCounter: unknown option (known: summarize, summaryRole, maxSummaryTokens)"
+        "invalid option tokenCounter: unknown option (known: summaryRole, maxSummaryTokens, summarize)"
       ]
     ]
     for (const [make, message] of cases) {

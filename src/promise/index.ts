@@ -38,9 +38,11 @@ import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import * as Scope from "effect/Scope"
 import { ConfigError } from "../Errors.js"
+import { checkOptionKeys } from "../internal/options.js"
 import type * as MemoryState from "../schema/MemoryState.js"
 import * as Summarizer from "../services/Summarizer.js"
 import { buildBuffer, buildRolling, buildSummary, buildWindow } from "../strategies/internal/builders.js"
+import * as keys from "../strategies/internal/keys.js"
 import type * as EffectRolling from "../strategies/RollingMemory.js"
 import type * as EffectSummary from "../strategies/SummaryMemory.js"
 import type * as EffectWindow from "../strategies/WindowMemory.js"
@@ -202,36 +204,16 @@ export interface AsyncSummaryOptions extends EffectSummary.Options {
   readonly summarize: AsyncSummarize
 }
 
-// Plain JavaScript can pass anything: `null` or a non-object is a ConfigError,
-// not a TypeError, and a misspelt key (`maxToken`) is refused rather than
-// silently leaving the default in place.
+// The one options check of every constructor (`null`, a non-object, a misspelt key: ConfigError).
 const checkOptions = (options: unknown, known: ReadonlyArray<string>): void => {
-  if (typeof options !== "object" || options === null) {
-    throw new ConfigError({
-      option: "options",
-      description: `must be an object, got ${options === null ? "null" : typeof options}`
-    })
-  }
-  for (const key of Object.keys(options)) {
-    if (!known.includes(key)) {
-      throw new ConfigError({ option: key, description: `unknown option (known: ${known.join(", ")})` })
-    }
-  }
+  const invalid = checkOptionKeys(options, known)
+  if (invalid !== undefined) throw invalid
 }
 
-const policyKeys = ["boundary", "pinSystem", "summaryRole"]
+// The Effect API's keys, with the facade's functions in place of services.
+const rollingKeys = [...keys.rolling, "summarize", "tokenCounter"]
 const backgroundKeys = ["fold", "hardMaxTokens", "foldRetries"]
-const rollingKeys = [
-  "maxTokens",
-  "targetTokens",
-  ...policyKeys,
-  "clearToolResults",
-  "maxSummaryTokens",
-  "summarize",
-  "tokenCounter"
-]
-const windowKeys = ["maxMessages", "targetMessages", ...policyKeys]
-const summaryKeys = ["summarize", "summaryRole", "maxSummaryTokens"]
+const summaryKeys = [...keys.summary, "summarize"]
 
 // Throws `ConfigError` unless `value` is absent or a function.
 const checkFunction = <F>(option: string, value: F): F => {
@@ -268,13 +250,13 @@ const rollingMemory = <F>(
     options.summarize === undefined ? undefined : toSummarizer(checkFunction("summarize", options.summarize)),
     checkFunction("tokenCounter", options.tokenCounter),
     state,
-    (services, state) => {
+    (services, fill) => {
       const { foldRetries, summarize: _summarize, tokenCounter: _tokenCounter, ...rolling } = options
       const retries = checkRetries(foldRetries)
       return buildRolling(
         services,
         retries === undefined ? rolling : { ...rolling, foldRetry: backoff(retries) },
-        state,
+        fill,
         rolling.fold === "background" ? scope : undefined
       )
     }
@@ -309,7 +291,7 @@ const summaryMemory = <F>(
     summarizer,
     undefined,
     state,
-    (services, state) => buildSummary({ counter: services.counter, summarizer }, state, summary)
+    (services, fill) => buildSummary({ counter: services.counter, summarizer }, fill, summary)
   )
 }
 
@@ -410,12 +392,12 @@ export class WindowMemory extends SyncMemory {
   /** With `restored`: holding that state (what {@link WindowMemory.fromJSON} decoded). @internal */
   constructor(options: WindowOptions, restored: Restored)
   constructor(options: WindowOptions, restored?: Restored) {
-    checkOptions(options, windowKeys)
+    checkOptions(options, keys.window)
     const built = build(
       undefined,
       undefined,
       stateOf(restored),
-      (services, state) => buildWindow(services, options, state)
+      (services, fill) => buildWindow(services, options, fill)
     )
     super(built)
     this.maxMessages = built.memory.maxMessages

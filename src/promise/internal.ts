@@ -9,12 +9,12 @@ import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Scope from "effect/Scope"
-import { SummarizerError } from "../Errors.js"
+import { SummarizerError, type TokenCountError } from "../Errors.js"
 import * as MemoryState from "../schema/MemoryState.js"
 import * as Message from "../schema/Message.js"
 import * as Summarizer from "../services/Summarizer.js"
 import * as TokenCounter from "../services/TokenCounter.js"
-import { type Built, done, type Services } from "../strategies/internal/core.js"
+import { type Built, done, type Fill, fillWith, type Services } from "../strategies/internal/core.js"
 import type { Memory } from "../strategies/Memory.js"
 
 /**
@@ -329,11 +329,11 @@ export const build = <M extends Memory, E>(
   summarizer: Summarizer.Service | undefined,
   counter: CountTokens | undefined,
   state: MemoryState.MemoryState | undefined,
-  make: (services: Services, state: MemoryState.MemoryState | undefined) => Effect.Effect<Built<M>, E>
+  make: (services: Services, fill: Fill<TokenCountError>) => Effect.Effect<Built<M>, E>
 ): Built<M> => {
   const built = make({
     counter: counter === undefined ? TokenCounter.wordCounter : TokenCounter.fromFunction(counter),
     summarizer
-  }, state)
+  }, fillWith(state))
   return squash(Exit.isExit(built) ? built as Exit.Exit<Built<M>, E> : Effect.runSyncExit(built))
 }

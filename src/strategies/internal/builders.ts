@@ -15,7 +15,6 @@ import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import { type AddError, ConfigError, type TokenCountError } from "../../Errors.js"
-import type * as MemoryState from "../../schema/MemoryState.js"
 import type { Message } from "../../schema/Message.js"
 import { countNow, countSyncOf } from "../../services/internal/counting.js"
 import { summarizeSyncOf } from "../../services/internal/summarizing.js"
@@ -31,6 +30,7 @@ import {
   checkPositiveInteger,
   type Core,
   done,
+  type Fill,
   fold,
   foldNow,
   makeCore,
@@ -166,12 +166,12 @@ const checkBackground = (
 }
 
 /** @internal */
-export const buildRolling = (
+export const buildRolling = <E>(
   services: Services,
   options: RollingBuildOptions | undefined,
-  state: MemoryState.MemoryState | undefined,
+  fill: Fill<E>,
   scope?: Scope.Scope
-): Effect.Effect<Built<RollingMemory>, ConfigError | TokenCountError> => {
+): Effect.Effect<Built<RollingMemory>, ConfigError | E> => {
   const maxTokens = options?.maxTokens === undefined ? DEFAULT_MAX_TOKENS : options.maxTokens
   const invalid = checkPositiveInteger("maxTokens", maxTokens)
   if (invalid !== undefined) return Effect.fail(invalid)
@@ -192,7 +192,7 @@ export const buildRolling = (
     fold: background === undefined ? "blocking" as const : "background" as const
   })
   if (background !== undefined && summarizer !== undefined) {
-    return Effect.flatMap(makeCore(counter, state, coreOptions), (core) => {
+    return Effect.flatMap(fill(makeCore(counter, coreOptions)), (core) => {
       const recount: Recount = { sync: countSyncOf(counter), effect: (text) => countNow(counter, text) }
       const start = () => startPrune(core.index, pruning, recount)
       const pinned = (entry: Entry) => pruning.pinSystem && entry.systemLike
@@ -204,7 +204,7 @@ export const buildRolling = (
       return Effect.as(folder.register, built)
     })
   }
-  return mapNow(makeCore(counter, state, coreOptions), (core) => {
+  return mapNow(fill(makeCore(counter, coreOptions)), (core) => {
     const index = core.index
     const policy = pruning.policy
     const recount: Recount = { sync: countSyncOf(counter), effect: (text) => countNow(counter, text) }
@@ -222,14 +222,14 @@ export const buildRolling = (
 const noFailure: Effect.Effect<Option.Option<AddError>> = Effect.succeed(Option.none())
 
 /** @internal */
-export const buildBuffer = (
+export const buildBuffer = <E>(
   services: Services,
-  state: MemoryState.MemoryState | undefined,
+  fill: Fill<E>,
   options?: { readonly summaryRole?: SummaryRole | undefined }
-): Effect.Effect<Built<BufferMemory>, ConfigError | TokenCountError> => {
+): Effect.Effect<Built<BufferMemory>, ConfigError | E> => {
   const summaryRole = checkSummaryRole(options?.summaryRole)
   if (summaryRole instanceof ConfigError) return Effect.fail(summaryRole)
-  return mapNow(makeCore(services.counter, state, { summaryRole }), (core) => {
+  return mapNow(fill(makeCore(services.counter, { summaryRole })), (core) => {
     const { step, stepMany } = adding(core, () => done)
     return makeMemory<BufferMemory>(core, step, stepMany, { strategy: "buffer" })
   })
@@ -243,11 +243,11 @@ export interface WindowBuildOptions extends PolicyOptions {
 }
 
 /** @internal */
-export const buildWindow = (
+export const buildWindow = <E>(
   services: Services,
   options: WindowBuildOptions,
-  state: MemoryState.MemoryState | undefined
-): Effect.Effect<Built<WindowMemory>, ConfigError | TokenCountError> => {
+  fill: Fill<E>
+): Effect.Effect<Built<WindowMemory>, ConfigError | E> => {
   const maxMessages = options?.maxMessages
   const invalid = checkPositiveInteger("maxMessages", maxMessages)
   if (invalid !== undefined) return Effect.fail(invalid)
@@ -256,7 +256,7 @@ export const buildWindow = (
   const summaryRole = checkSummaryRole(options?.summaryRole)
   if (summaryRole instanceof ConfigError) return Effect.fail(summaryRole)
   const counter = services.counter
-  return mapNow(makeCore(counter, state, { index: indexConfig(pruning), summaryRole }), (core) => {
+  return mapNow(fill(makeCore(counter, { index: indexConfig(pruning), summaryRole })), (core) => {
     const index = core.index
     const policy = pruning.policy
     const recount: Recount = { sync: countSyncOf(counter), effect: (text) => countNow(counter, text) }
@@ -271,16 +271,16 @@ export const buildWindow = (
 }
 
 /** @internal */
-export const buildSummary = (
+export const buildSummary = <E>(
   services: Services & { readonly summarizer: Summarizer.Service },
-  state: MemoryState.MemoryState | undefined,
+  fill: Fill<E>,
   options?: { readonly summaryRole?: SummaryRole | undefined; readonly maxSummaryTokens?: number | undefined }
-): Effect.Effect<Built<SummaryMemory>, ConfigError | TokenCountError> => {
+): Effect.Effect<Built<SummaryMemory>, ConfigError | E> => {
   const summaryRole = checkSummaryRole(options?.summaryRole)
   if (summaryRole instanceof ConfigError) return Effect.fail(summaryRole)
   const maxSummaryTokens = checkMaxSummaryTokens(options?.maxSummaryTokens)
   if (maxSummaryTokens instanceof ConfigError) return Effect.fail(maxSummaryTokens)
-  return mapNow(makeCore(services.counter, state, { summaryRole, maxSummaryTokens }), (core) => {
+  return mapNow(fill(makeCore(services.counter, { summaryRole, maxSummaryTokens })), (core) => {
     const index = core.index
     // every pending turn, folded at once
     const foldPending = folder(core, services.summarizer, () => Exit.succeed(index.planAll()))

@@ -206,26 +206,40 @@ export const countingMany = <E>(
     )
 }
 
+/** Builds an empty core. @internal */
+export const makeCore = (counter: TokenCounter.Service, options?: CoreOptions): Core => ({
+  summary: "",
+  generation: 0,
+  index: new EvictionIndex(options?.index),
+  counter,
+  summaryTokens: 0,
+  maxSummaryTokens: options?.maxSummaryTokens,
+  request: { maxSummaryTokens: options?.maxSummaryTokens, counter },
+  summaryRole: options?.summaryRole ?? "system"
+})
+
 /**
- * Builds a core from a restored state: counts the summary and each message
- * once, never prunes. @internal
+ * What a builder puts into its new core before handing the memory out:
+ * nothing ({@link fillEmpty}, which cannot fail), or a restored state
+ * ({@link fillState}, which counts, so may fail with `TokenCountError`). A
+ * builder's error type is its `Fill`'s with its `ConfigError`s.
+ *
+ * @internal
  */
-export const makeCore = (
-  counter: TokenCounter.Service,
-  state: MemoryState.MemoryState | undefined,
-  options?: CoreOptions
-): Effect.Effect<Core, TokenCountError> => {
-  const core: Core = {
-    summary: state?.summary ?? "",
-    generation: 0,
-    index: new EvictionIndex(options?.index),
-    counter,
-    summaryTokens: 0,
-    maxSummaryTokens: options?.maxSummaryTokens,
-    request: { maxSummaryTokens: options?.maxSummaryTokens, counter },
-    summaryRole: options?.summaryRole ?? "system"
-  }
-  if (state === undefined) return Exit.succeed(core)
+export type Fill<E> = (core: Core) => Effect.Effect<Core, E>
+
+/** An empty memory: the core as it is. @internal */
+export const fillEmpty: Fill<never> = (core) => Exit.succeed(core)
+
+/**
+ * A restored state: counts the summary and each message once, never prunes.
+ * An `Exit` when the counter counts at once (see {@link mapNow}).
+ *
+ * @internal
+ */
+export const fillState = (state: MemoryState.MemoryState): Fill<TokenCountError> => (core) => {
+  core.summary = state.summary
+  const counter = core.counter
   const summarized = core.summary === "" ? Exit.succeed(core) : mapNow(countText(counter)(core.summary), (tokens) => {
     core.summaryTokens = tokens
     return core
@@ -243,6 +257,10 @@ export const makeCore = (
     )
   )
 }
+
+/** {@link fillEmpty} without a state, else {@link fillState}. @internal */
+export const fillWith = (state: MemoryState.MemoryState | undefined): Fill<TokenCountError> =>
+  state === undefined ? fillEmpty : fillState(state)
 
 /** The `ConfigError` for an option that is not a positive integer, if it is not. @internal */
 export const checkPositiveInteger = (option: string, value: unknown): ConfigError | undefined =>
