@@ -1,4 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
 import {
   AsyncRollingMemory,
   AsyncSummaryMemory,
@@ -13,6 +14,7 @@ import {
   TokenCountError,
   WindowMemory
 } from "../src/promise/index.js"
+import * as EffectRolling from "../src/strategies/RollingMemory.js"
 
 const w5 = (p: string) => `${p} ${p} ${p} ${p} ${p}`
 
@@ -257,6 +259,16 @@ describe("Promise facade", () => {
     assert.strictEqual(memory.summary, "S(a,b)")
     assert.deepStrictEqual(memory.buffer.map((m) => m.content), ["c1 c2", "d1 d2"])
     assert.strictEqual(memory.bufferTokens, 4)
+  })
+
+  it("a memory carries no hidden property; a stray constructor argument is not taken for a restored state", () => {
+    const memory = Effect.runSync(EffectRolling.make({ maxTokens: 10 }))
+    assert.deepStrictEqual(Object.getOwnPropertySymbols(memory), [])
+    const saved = JSON.parse(JSON.stringify(new RollingMemory()))
+    // @ts-expect-error -- only fromJSON passes a restored state
+    const buffer = new BufferMemory({ summary: "s", buffer: [] })
+    assert.deepStrictEqual(buffer.summary, "")
+    assert.deepStrictEqual(BufferMemory.fromJSON({ ...saved, summary: "kept" }).summary, "kept")
   })
 
   it("clear empties summary and buffer", () => {

@@ -21,7 +21,7 @@ import * as Effect from "effect/Effect"
 import type { ConfigError, StateDecodeError, TokenCountError } from "../Errors.js"
 import * as MemoryState from "../schema/MemoryState.js"
 import { buildBuffer } from "./internal/builders.js"
-import { withServices } from "./internal/core.js"
+import { memoryOf, withServices } from "./internal/core.js"
 import type { Memory } from "./Memory.js"
 
 /**
@@ -49,7 +49,7 @@ const build = (
   state: MemoryState.MemoryState | undefined,
   options?: Options
 ): Effect.Effect<BufferMemory, ConfigError | TokenCountError> =>
-  withServices((services) => buildBuffer(services, state, options))
+  withServices((services) => Effect.map(buildBuffer(services, state, options), memoryOf))
 
 /**
  * Builds an empty BufferMemory. Reads `TokenCounter` (default: word count)

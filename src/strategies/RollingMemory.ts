@@ -39,7 +39,7 @@ import type * as Scope from "effect/Scope"
 import type { AddError, ConfigError, StateDecodeError, TokenCountError } from "../Errors.js"
 import * as MemoryState from "../schema/MemoryState.js"
 import { buildRolling, DEFAULT_MAX_TOKENS as DEFAULT } from "./internal/builders.js"
-import { withServices } from "./internal/core.js"
+import { memoryOf, withServices } from "./internal/core.js"
 import type { Memory } from "./Memory.js"
 
 /**
@@ -160,7 +160,7 @@ const build = (
   state: MemoryState.MemoryState | undefined,
   scope?: Scope.Scope
 ): Effect.Effect<RollingMemory, ConfigError | TokenCountError> =>
-  withServices((services) => buildRolling(services, options, state, scope))
+  withServices((services) => Effect.map(buildRolling(services, options, state, scope), memoryOf))
 
 /**
  * Builds an empty RollingMemory. Reads `TokenCounter` (default: word count)

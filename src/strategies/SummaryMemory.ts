@@ -27,7 +27,7 @@ import type { ConfigError, StateDecodeError, TokenCountError } from "../Errors.j
 import * as MemoryState from "../schema/MemoryState.js"
 import * as Summarizer from "../services/Summarizer.js"
 import { buildSummary } from "./internal/builders.js"
-import { withServices } from "./internal/core.js"
+import { memoryOf, withServices } from "./internal/core.js"
 import type { Memory } from "./Memory.js"
 
 /**
@@ -63,7 +63,10 @@ const build = (
 ): Effect.Effect<SummaryMemory, ConfigError | TokenCountError, Summarizer.Summarizer> =>
   Effect.flatMap(
     Summarizer.Summarizer,
-    (summarizer) => withServices((services) => buildSummary({ counter: services.counter, summarizer }, state, options))
+    (summarizer) =>
+      withServices((services) =>
+        Effect.map(buildSummary({ counter: services.counter, summarizer }, state, options), memoryOf)
+      )
   )
 
 /**

@@ -24,7 +24,7 @@ import * as Effect from "effect/Effect"
 import type { ConfigError, StateDecodeError, TokenCountError } from "../Errors.js"
 import * as MemoryState from "../schema/MemoryState.js"
 import { buildWindow } from "./internal/builders.js"
-import { withServices } from "./internal/core.js"
+import { memoryOf, withServices } from "./internal/core.js"
 import type { Memory } from "./Memory.js"
 
 /**
@@ -85,7 +85,7 @@ const build = (
   options: Options,
   state: MemoryState.MemoryState | undefined
 ): Effect.Effect<WindowMemory, ConfigError | TokenCountError> =>
-  withServices((services) => buildWindow(services, options, state))
+  withServices((services) => Effect.map(buildWindow(services, options, state), memoryOf))
 
 /**
  * Builds an empty WindowMemory. Reads `TokenCounter` (default: word count)

@@ -7,7 +7,7 @@
  */
 import * as TestRunner from "@effect/cluster/TestRunner"
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Deferred, Effect, Layer, Option, Schedule } from "effect"
+import { Context, Deferred, Effect, Layer, Option, Queue, Stream, SubscriptionRef } from "effect"
 import { ConversationCluster, ConversationEntity } from "../../src/cluster.js"
 import { Conversations } from "../../src/promise/Conversations.js"
 import * as MemoryState from "../../src/schema/MemoryState.js"
@@ -22,20 +22,36 @@ const Entity = ConversationEntity.ConversationEntity
 /** The store the entity persists to, reached directly (the `ConversationStore` in context reads through the entity). */
 class Store extends Context.Tag("test/RawStore")<Store, ConversationStore.Service>() {}
 
+/** Every state the store saved, newest last, by conversation id: what the tests wait on. */
+class Saved extends Context.Tag("test/Saved")<
+  Saved,
+  SubscriptionRef.SubscriptionRef<ReadonlyMap<string, MemoryState.MemoryState>>
+>() {}
+
 /** The entity on a test runner, with `withMemory`'s services over it, and the store it persists to. */
 const cluster = (summarizer: Layer.Layer<Summarizer.Summarizer>) =>
-  Layer.unwrapEffect(Effect.map(
-    Effect.provide(ConversationStore.ConversationStore, ConversationStore.layerMemory),
-    (raw) =>
-      Layer.mergeAll(
-        ConversationCluster.layerWriter,
-        ConversationEntity.layer().pipe(
-          Layer.provide(summarizer),
-          Layer.provide(Layer.succeed(ConversationStore.ConversationStore, raw))
-        ),
-        Layer.succeed(Store, raw)
-      ).pipe(Layer.provideMerge(TestRunner.layer))
-  ))
+  Layer.unwrapEffect(Effect.gen(function*() {
+    const memory = yield* Effect.provide(ConversationStore.ConversationStore, ConversationStore.layerMemory)
+    const saved = yield* SubscriptionRef.make<ReadonlyMap<string, MemoryState.MemoryState>>(new Map())
+    // Each save that lands is published, so a test waits for the state it expects instead of polling.
+    const raw: ConversationStore.Service = {
+      ...memory,
+      save: (id, state, expected, options) =>
+        Effect.tap(
+          memory.save(id, state, expected, options),
+          () => SubscriptionRef.update(saved, (all) => new Map(all).set(id, state))
+        )
+    }
+    return Layer.mergeAll(
+      ConversationCluster.layerWriter,
+      ConversationEntity.layer().pipe(
+        Layer.provide(summarizer),
+        Layer.provide(Layer.succeed(ConversationStore.ConversationStore, raw))
+      ),
+      Layer.succeed(Store, raw),
+      Layer.succeed(Saved, saved)
+    ).pipe(Layer.provideMerge(TestRunner.layer))
+  }))
 
 const folding = Summarizer.layerFunction((summary, messages) => fold(summary, messages))
 
@@ -50,16 +66,13 @@ const read = (id: string) =>
     Effect.map((stored) => stored === null ? MemoryState.empty : stored.state)
   )
 
-/** Waits until the store holds a state satisfying `done` (the fold runs in the background). */
+/** Waits until the store saved a state satisfying `done` (the fold runs in the background): the saves signal it. */
 const storedWhen = (id: string, done: (state: MemoryState.MemoryState) => boolean) =>
-  Effect.flatMap(Store, (store) =>
-    store.load(id).pipe(
-      Effect.map(Option.map((s) => s.state)),
-      Effect.flatMap((state) =>
-        Option.isSome(state) && done(state.value) ? Effect.succeed(state.value) : Effect.fail("not yet" as const)
-      ),
-      // Polled on the live clock: a tight loop would starve the runner's timers.
-      Effect.retry({ while: (e) => e === "not yet", schedule: Schedule.spaced("5 millis") })
+  Effect.flatMap(Saved, (saved) =>
+    saved.changes.pipe(
+      Stream.filterMap((all) => Option.filter(Option.fromNullable(all.get(id)), done)),
+      Stream.runHead,
+      Effect.map(Option.getOrThrow)
     ))
 
 const apply = (id: string, requestId: string, operations: ReadonlyArray<Conversation.Operation>) =>
@@ -126,27 +139,29 @@ describe("ConversationEntity", () => {
 
   it.scopedLive("a clear while a fold runs wins: the fold is discarded", () => {
     const release = Deferred.unsafeMake<void>(undefined as never)
-    const started = Deferred.unsafeMake<void>(undefined as never)
+    const calls = Effect.runSync(Queue.unbounded<{ readonly summary: string; readonly turns: Array<string> }>())
+    // The first call waits for `release`; each call is reported, so the test knows when the next fold started.
     const slow = Summarizer.layerEffect((summary, messages) =>
       Effect.zipRight(
-        Effect.zipRight(Deferred.succeed(started, undefined), Deferred.await(release)),
-        Effect.succeed(fold(summary, messages))
+        Queue.offer(calls, { summary, turns: messages.map((m) => m.content) }),
+        Effect.as(Deferred.await(release), fold(summary, messages))
       )
     )
     return Effect.gen(function*() {
       for (const text of ["a", "b", "c", "d"]) yield* add("c5", text)
-      yield* Deferred.await(started)
+      assert.deepStrictEqual(yield* Queue.take(calls), { summary: "", turns: ["a"] })
       yield* Conversation.withMemory(
         "c5",
         { strategy: "rolling", maxTokens: 3 },
         (m) => Effect.zipRight(m.clear, m.add(Message.user("x")))
       )
       yield* Deferred.succeed(release, undefined)
-      // The fold's fiber finishes (the memory store never suspends) and finds the clear.
-      yield* Effect.repeatN(Effect.yieldNow(), 50)
-      const stored = Option.getOrThrow(yield* Effect.flatMap(Store, (s) => s.load("c5")))
-      assert.strictEqual(stored.state.summary, "")
-      assert.deepStrictEqual(contents(stored.state), ["x"])
+      // Folds run one at a time: the next fold's call comes after the discarded one ended, and sees no summary.
+      for (const text of ["y", "z", "w"]) yield* add("c5", text)
+      assert.deepStrictEqual(yield* Queue.take(calls), { summary: "", turns: ["x"] })
+      const state = yield* storedWhen("c5", (s) => s.summary !== "")
+      assert.deepStrictEqual(state.summary.match(/[a-z]/g), ["x"])
+      assert.deepStrictEqual(contents(state), ["y", "z", "w"])
     }).pipe(Effect.provide(cluster(slow)))
   })
 

@@ -1,9 +1,11 @@
 /**
  * How each strategy builds a memory from its services, options and an
- * optional restored state. The public constructors read the services from
- * the context; the Promise facade passes its own. Each builder returns an
- * `Exit` when nothing suspends (a synchronous counter), so the facade builds
- * a memory without starting a fiber.
+ * optional restored state. Each builder returns the memory with its
+ * synchronous add steps (`Built`): the public constructors hand out the
+ * memory and read the services from the context; the Promise facade passes
+ * its own services and keeps the steps. Each builder returns an `Exit` when
+ * nothing suspends (a synchronous counter, see `mapNow`), so the facade
+ * builds a memory without running an effect.
  *
  * @internal
  */
@@ -25,6 +27,7 @@ import type { WindowMemory } from "../WindowMemory.js"
 import { type Background, backgroundFolder } from "./background.js"
 import {
   adding,
+  type Built,
   checkPositiveInteger,
   type Core,
   done,
@@ -168,7 +171,7 @@ export const buildRolling = (
   options: RollingBuildOptions | undefined,
   state: MemoryState.MemoryState | undefined,
   scope?: Scope.Scope
-): Effect.Effect<RollingMemory, ConfigError | TokenCountError> => {
+): Effect.Effect<Built<RollingMemory>, ConfigError | TokenCountError> => {
   const maxTokens = options?.maxTokens === undefined ? DEFAULT_MAX_TOKENS : options.maxTokens
   const invalid = checkPositiveInteger("maxTokens", maxTokens)
   if (invalid !== undefined) return Effect.fail(invalid)
@@ -194,11 +197,11 @@ export const buildRolling = (
       const start = () => startPrune(core.index, pruning, recount)
       const pinned = (entry: Entry) => pruning.pinSystem && entry.systemLike
       const folder = backgroundFolder(core, summarizer, pruning.policy, start, pinned, background)
-      const memory = makeMemory<RollingMemory>(core, folder.step, folder.stepMany, {
+      const built = makeMemory<RollingMemory>(core, folder.step, folder.stepMany, {
         ...fields(pruning.policy),
         lastFoldFailure: folder.lastFailure
       })
-      return Effect.as(folder.register, memory)
+      return Effect.as(folder.register, built)
     })
   }
   return mapNow(makeCore(counter, state, coreOptions), (core) => {
@@ -223,7 +226,7 @@ export const buildBuffer = (
   services: Services,
   state: MemoryState.MemoryState | undefined,
   options?: { readonly summaryRole?: SummaryRole | undefined }
-): Effect.Effect<BufferMemory, ConfigError | TokenCountError> => {
+): Effect.Effect<Built<BufferMemory>, ConfigError | TokenCountError> => {
   const summaryRole = checkSummaryRole(options?.summaryRole)
   if (summaryRole instanceof ConfigError) return Effect.fail(summaryRole)
   return mapNow(makeCore(services.counter, state, { summaryRole }), (core) => {
@@ -244,7 +247,7 @@ export const buildWindow = (
   services: Services,
   options: WindowBuildOptions,
   state: MemoryState.MemoryState | undefined
-): Effect.Effect<WindowMemory, ConfigError | TokenCountError> => {
+): Effect.Effect<Built<WindowMemory>, ConfigError | TokenCountError> => {
   const maxMessages = options?.maxMessages
   const invalid = checkPositiveInteger("maxMessages", maxMessages)
   if (invalid !== undefined) return Effect.fail(invalid)
@@ -272,7 +275,7 @@ export const buildSummary = (
   services: Services & { readonly summarizer: Summarizer.Service },
   state: MemoryState.MemoryState | undefined,
   options?: { readonly summaryRole?: SummaryRole | undefined; readonly maxSummaryTokens?: number | undefined }
-): Effect.Effect<SummaryMemory, ConfigError | TokenCountError> => {
+): Effect.Effect<Built<SummaryMemory>, ConfigError | TokenCountError> => {
   const summaryRole = checkSummaryRole(options?.summaryRole)
   if (summaryRole instanceof ConfigError) return Effect.fail(summaryRole)
   const maxSummaryTokens = checkMaxSummaryTokens(options?.maxSummaryTokens)
