@@ -48,6 +48,8 @@ type AnyFiber = Fiber.RuntimeFiber<unknown, unknown>
 interface Labels {
   /** `strategy`, `outcome`: folds, evicted messages, buffer and summary tokens. */
   readonly outcome: Readonly<Record<Telemetry.FoldOutcome, ReadonlyArray<MetricLabel.MetricLabel>>>
+  /** `strategy`, `outcome: "dropped"`: messages dropped by a prune without a summarizer. */
+  readonly dropped: ReadonlyArray<MetricLabel.MetricLabel>
   /** `strategy`, `outcome`, `time_unit`: fold duration. */
   readonly duration: Readonly<Record<Telemetry.FoldOutcome, ReadonlyArray<MetricLabel.MetricLabel>>>
   /** `strategy`, `error`, by error tag: summarizer failures (built on the first failure with that tag). */
@@ -66,7 +68,8 @@ const makeLabels = (extra: ReadonlyArray<MetricLabel.MetricLabel>, strategy: str
     outcome[o] = [...byStrategy, MetricLabel.make("outcome", o)]
     duration[o] = [...outcome[o], milliseconds]
   }
-  return { outcome, duration, failure: new Map(), strategy: byStrategy }
+  const dropped = [...byStrategy, MetricLabel.make("outcome", "dropped")]
+  return { outcome, dropped, duration, failure: new Map(), strategy: byStrategy }
 }
 
 /** Label sets without fiber labels, by strategy. */
@@ -255,6 +258,20 @@ export const observeFoldNow = <A, E>(
   if (!Exit.isExit(step)) return observed(core, plan, strategy, start, clock, fiber, span, step)
   end(core, plan, strategy, start, clock, fiber, span, step as Exit.Exit<void, E>)
   return step
+}
+
+/**
+ * A prune without a summarizer (RollingMemory without one, WindowMemory)
+ * dropped `messages` turns: counted in `rollmem_evicted_messages` with
+ * `outcome: "dropped"` (docs/contract.md section 11), with the calling
+ * fiber's metric labels. Not a fold: no span, no other metric.
+ *
+ * @internal
+ */
+export const observeDrop = (core: Core, messages: number): void => {
+  const current = Fiber.getCurrentFiber()
+  const labels = labelsOf(current._tag === "Some" ? current.value : undefined, core.strategy ?? "rolling")
+  Telemetry.evictedMessages.unsafeUpdate(messages, labels.dropped)
 }
 
 const withoutParent = (context: Context.Context<never>): Context.Context<never> =>
