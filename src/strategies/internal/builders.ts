@@ -41,6 +41,7 @@ import {
   type SummaryRole
 } from "./core.js"
 import type { Entry, Plan } from "./eviction.js"
+import { observeDrop } from "./observe.js"
 import {
   checkMaxSummaryTokens,
   checkPruning,
@@ -91,7 +92,7 @@ const dropper = (
   start: () => Effect.Effect<Plan<Message> | undefined, TokenCountError>
 ): () => Step => {
   const then = (plan: Plan<Message> | undefined): Step => {
-    if (plan !== undefined) core.index.commit(plan)
+    if (plan !== undefined && core.index.commit(plan)) observeDrop(core, plan.messages.length)
     return done
   }
   return () => {

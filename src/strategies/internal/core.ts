@@ -342,20 +342,22 @@ export const fold = (
  * @internal
  */
 export const foldNow = (core: Core, summarizeSync: SummarizeSync, plan: Plan<Message.Message>): Step =>
-  observeFoldNow(core, plan, (): Step => {
-    const generation = core.generation
-    const exit = summarizeSync(core.summary, plan.messages, core.request)
-    if (Exit.isFailure(exit)) {
-      core.index.abort(plan)
-      return exit
-    }
-    const committed = countAndCommit(core, generation, plan, exit.value)
-    if (Exit.isExit(committed)) {
-      if (Exit.isFailure(committed)) core.index.abort(plan)
-      return committed
-    }
-    return Effect.onExit(committed, (e) => Exit.isSuccess(e) ? Effect.void : Effect.sync(() => core.index.abort(plan)))
-  })
+  observeFoldNow(core, plan, summarizeSync, foldSync)
+
+const foldSync = (core: Core, plan: Plan<Message.Message>, summarizeSync: SummarizeSync): Step => {
+  const generation = core.generation
+  const exit = summarizeSync(core.summary, plan.messages, core.request)
+  if (Exit.isFailure(exit)) {
+    core.index.abort(plan)
+    return exit
+  }
+  const committed = countAndCommit(core, generation, plan, exit.value)
+  if (Exit.isExit(committed)) {
+    if (Exit.isFailure(committed)) core.index.abort(plan)
+    return committed
+  }
+  return Effect.onExit(committed, (e) => Exit.isSuccess(e) ? Effect.void : Effect.sync(() => core.index.abort(plan)))
+}
 
 /** The summary as a leading system message, then the buffer. @internal */
 export const messagesOf = (summary: string, buffer: ReadonlyArray<Message.Message>): Array<Message.Message> =>
