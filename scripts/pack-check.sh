@@ -31,12 +31,12 @@ done
 cd "$tmp/library"
 cat > library.mjs <<'JS'
 import { Effect } from "effect"
-import { Message, RollingMemory } from "rollmem"
+import { Message, RollingMemory, Summarizer } from "rollmem"
 import { Conversations, RollingMemory as Facade } from "rollmem/promise"
 import { ConversationStore } from "rollmem/store"
 import * as Tokenizers from "rollmem/tokenizers"
 const context = await Effect.runPromise(Effect.gen(function*() {
-  const memory = yield* RollingMemory.make({ maxTokens: 5 })
+  const memory = yield* RollingMemory.make({ maxTokens: 5 }).pipe(Effect.provide(Summarizer.layerDrop))
   yield* memory.add(Message.user("one two three"))
   yield* memory.add(Message.assistant("four five six"))
   return yield* memory.context
@@ -75,11 +75,11 @@ echo "== model tokens: npm i gpt-tokenizer@4.0.0"
 npm install --no-audit --no-fund gpt-tokenizer@4.0.0 >/dev/null
 cat > esm.mjs <<'JS'
 import { Effect } from "effect"
-import { Message, RollingMemory } from "rollmem"
+import { Message, RollingMemory, Summarizer } from "rollmem"
 import { RollingMemory as Facade } from "rollmem/promise"
 import * as Tokenizers from "rollmem/tokenizers"
 const context = await Effect.runPromise(Effect.gen(function*() {
-  const memory = yield* RollingMemory.make({ maxTokens: 5 })
+  const memory = yield* RollingMemory.make({ maxTokens: 5 }).pipe(Effect.provide(Summarizer.layerDrop))
   yield* memory.add(Message.user("one two three"))
   yield* memory.add(Message.assistant("four five six"))
   return yield* memory.context

@@ -50,7 +50,7 @@ describe("Memory.make: one constructor over the four strategies", () => {
     Effect.gen(function*() {
       const result = yield* Effect.flatMap(Memory.make({ strategy: "rolling", maxTokens: 7 }), run)
       assert.strictEqual(result.context, "user: seven eight nine\nassistant: ten eleven twelve")
-    }))
+    }).pipe(Effect.provide(Summarizer.layerDrop)))
 
   it.effect("a state is restored verbatim, not pruned", () =>
     Effect.gen(function*() {
@@ -60,7 +60,7 @@ describe("Memory.make: one constructor over the four strategies", () => {
       assert.strictEqual(yield* memory.bufferTokens, 12)
     }))
 
-  it.effect("an unknown strategy, a missing summarizer and a bad option are ConfigErrors", () =>
+  it.effect("an unknown strategy, the dropping summarizer for the summary strategy and a bad option are ConfigErrors", () =>
     Effect.gen(function*() {
       const unknown = yield* Effect.flip(Memory.make({ strategy: "lru" } as unknown as Memory.Options))
       assert.instanceOf(unknown, ConfigError)
@@ -71,11 +71,11 @@ describe("Memory.make: one constructor over the four strategies", () => {
       const summary = yield* Effect.flip(Memory.make({ strategy: "summary" }))
       assert.strictEqual(
         summary.message,
-        "invalid option summarizer: the summary strategy needs a Summarizer in context"
+        "invalid option summarizer: SummaryMemory needs a summarizer that summarizes: Summarizer.drop would drop every turn"
       )
       const budget = yield* Effect.flip(Memory.make({ strategy: "window", maxMessages: 0 }))
       assert.strictEqual(budget.option, "maxMessages")
-    }))
+    }).pipe(Effect.provide(Summarizer.layerDrop)))
 })
 
 describe("options are checked alike in every constructor (one rule with the Promise facade)", () => {
@@ -126,7 +126,7 @@ describe("options are checked alike in every constructor (one rule with the Prom
           "unknown option for the rolling strategy (known: strategy, maxTokens, targetTokens, boundary, pinSystem, clearToolResults, summaryRole, maxSummaryTokens)"
         ]
       )
-    }))
+    }).pipe(Effect.provide(Summarizer.layerDrop)))
 
   it.effect("null or a non-object is a ConfigError on option \"options\"", () =>
     Effect.gen(function*() {
@@ -141,5 +141,58 @@ describe("options are checked alike in every constructor (one rule with the Prom
         )
         assert.deepStrictEqual(fields(yield* Effect.flip(Memory.make(value as never))), expected)
       }
+    }).pipe(Effect.provide(Summarizer.layerDrop)))
+})
+
+describe("the Summarizer is explicit in the types: dropping is provided on purpose", () => {
+  it("RollingMemory's constructors and Memory.make's rolling and summary strategies require a Summarizer", () => {
+    // @ts-expect-error -- RollingMemory.make needs a Summarizer (Summarizer.layerDrop to drop)
+    const make: Effect.Effect<unknown, unknown, never> = RollingMemory.make()
+    // @ts-expect-error -- so does restoring
+    const restored: Effect.Effect<unknown, unknown, never> = RollingMemory.fromState(MemoryState.empty)
+    // @ts-expect-error -- and the dispatcher with the rolling strategy
+    const dispatched: Effect.Effect<unknown, unknown, never> = Memory.make({ strategy: "rolling" })
+    // buffer and window never summarize: nothing required
+    const buffer: Effect.Effect<unknown, unknown, never> = Memory.make({ strategy: "buffer" })
+    const window: Effect.Effect<unknown, unknown, never> = Memory.make({ strategy: "window", maxMessages: 2 })
+    assert.deepStrictEqual([make, restored, dispatched, buffer, window].map(Effect.isEffect), [
+      true,
+      true,
+      true,
+      true,
+      true
+    ])
+  })
+
+  it.effect("Summarizer.drop is recognised: evicted turns are dropped, no summarizer call", () =>
+    Effect.gen(function*() {
+      let calls = 0
+      const spy: Summarizer.Service = {
+        summarize: (summary) => Effect.sync(() => (calls++, summary)),
+        summarizeSync: (summary) => (calls++, summary)
+      }
+      const dropping = yield* RollingMemory.make({ maxTokens: 7 }).pipe(Effect.provide(Summarizer.layerDrop))
+      const spied = yield* RollingMemory.make({ maxTokens: 7 }).pipe(
+        Effect.provideService(Summarizer.Summarizer, spy)
+      )
+      for (const turn of turns) {
+        yield* dropping.add(turn)
+        yield* spied.add(turn)
+      }
+      assert.strictEqual(yield* dropping.context, "user: seven eight nine\nassistant: ten eleven twelve")
+      assert.strictEqual(yield* dropping.summary, "")
+      // any other summarizer, even one that returns the summary unchanged, is called: once here
+      assert.strictEqual(calls, 1)
+      assert.strictEqual(yield* spied.context, "user: seven eight nine\nassistant: ten eleven twelve")
+      assert.strictEqual(yield* Summarizer.drop.summarize("kept", turns, Summarizer.request()), "kept")
+    }))
+
+  it.effect("SummaryMemory refuses the dropping summarizer: ConfigError on option summarizer", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(SummaryMemory.make().pipe(Effect.provide(Summarizer.layerDrop)))
+      assert.deepStrictEqual([error.option, error.description], [
+        "summarizer",
+        "SummaryMemory needs a summarizer that summarizes: Summarizer.drop would drop every turn"
+      ])
     }))
 })

@@ -5,7 +5,7 @@ import * as claude from "ai-tokenizer/encoding/claude"
 import * as o200k from "ai-tokenizer/encoding/o200k_base"
 import * as AiTokenizerSdk from "ai-tokenizer/sdk"
 import { Effect, FastCheck as fc, Layer, Option, Schema } from "effect"
-import { ConfigError, Message, RollingMemory, TokenCounter, TokenCountError } from "../src/index.js"
+import { ConfigError, Message, RollingMemory, Summarizer, TokenCounter, TokenCountError } from "../src/index.js"
 import * as Tokenizers from "../src/tokenizers.js"
 import { DATA_FILES, dataLines } from "./support/data.js"
 
@@ -220,7 +220,7 @@ describe("tokenizers", () => {
       yield* memory.add(Message.assistant("<|endoftext|>")) // 7 tokens: over budget, the user turn goes
       assert.deepStrictEqual((yield* memory.buffer).map((m) => m.content), ["<|endoftext|>"])
       assert.strictEqual(yield* memory.bufferTokens, 7)
-    }).pipe(Effect.provide(Tokenizers.layerO200kBase)))
+    }).pipe(Effect.provide(Summarizer.layerDrop)).pipe(Effect.provide(Tokenizers.layerO200kBase)))
 })
 
 // ---------------------------------------------------------------------------
@@ -420,7 +420,9 @@ describe("ai-tokenizer", () => {
       yield* memory.add(Message.user("May 3")) // 3 + 4: over 20, the oldest unit goes
       assert.deepStrictEqual((yield* memory.buffer).map((m) => m.content), ["May 3"])
       assert.strictEqual(yield* memory.bufferTokens, 7)
-    }).pipe(Effect.provide(Tokenizers.layerModel("gpt-4o", { framing: true }))))
+    }).pipe(Effect.provide(Summarizer.layerDrop)).pipe(
+      Effect.provide(Tokenizers.layerModel("gpt-4o", { framing: true }))
+    ))
 
   it("framing: layers memoize by what they count", () => {
     assert.strictEqual(Tokenizers.layerModel("gpt-4o", { framing: false }), Tokenizers.layerByName("o200k_base"))

@@ -238,7 +238,7 @@ describe("fold: \"background\"", () => {
       )
       assert.strictEqual(blocking.option, "hardMaxTokens")
       yield* Scope.close(scope, Exit.void)
-    }))
+    }).pipe(Effect.provide(Summarizer.layerDrop)))
 
   for (const failEvery of [0, 5]) {
     const what = failEvery === 0 ? "no failures: the hard cap holds at every step" : "one call in 5 fails: nothing lost"

@@ -134,7 +134,7 @@ const byHand = (
         ? RollingMemory.make({ maxTokens: options.maxTokens ?? 2000 }).pipe(
           Effect.provideService(Summarizer.Summarizer, counting)
         )
-        : RollingMemory.make({ maxTokens: options.maxTokens ?? 2000 })
+        : RollingMemory.make({ maxTokens: options.maxTokens ?? 2000 }).pipe(Effect.provide(Summarizer.layerDrop))
       : options.strategy === "buffer"
       ? BufferMemory.make()
       : options.strategy === "window"
@@ -383,7 +383,7 @@ describe("rollmem replay on the example transcript", () => {
         // (33,739 - 22,343) x 1 + 22,343 x 0.1 + 1,145 + 454 x 4
         cost: 11396 + 22343 * 0.1 + 1145 + 1816
       })
-    }).pipe(Effect.provide(o200k)))
+    }).pipe(Effect.provide(Summarizer.layerDrop)).pipe(Effect.provide(o200k)))
 
   it.effect("--framing counts each message with its provider's overhead; Claude and Gemini model names", () =>
     Effect.gen(function*() {
@@ -476,7 +476,7 @@ describe("rollmem replay on the example transcript", () => {
       assert.deepStrictEqual(Object.keys(shown.show!), ["id", "context", "messages"])
       const { context } = yield* byHand(readJsonl(example)[0], { strategy: "rolling" })
       assert.strictEqual(shown.show!.context, context)
-    }).pipe(Effect.provide(TokenCounter.layerWordCount)))
+    }).pipe(Effect.provide(Summarizer.layerDrop)).pipe(Effect.provide(TokenCounter.layerWordCount)))
 
   it.effect("every strategy gives the figures of a replay by hand", () =>
     Effect.gen(function*() {
@@ -500,7 +500,7 @@ describe("rollmem replay on the example transcript", () => {
       const buffer = yield* runJson([example, "--tokenizer", "words", "--strategy", "buffer"])
       assert.strictEqual(buffer.totals.evictedMessages, 0)
       assert.strictEqual(buffer.totals.peakBufferTokens, buffer.totals.finalBufferTokens)
-    }).pipe(Effect.provide(TokenCounter.layerWordCount)))
+    }).pipe(Effect.provide(Summarizer.layerDrop)).pipe(Effect.provide(TokenCounter.layerWordCount)))
 })
 
 describe("rollmem replay on the real transcripts", () => {
@@ -513,7 +513,7 @@ describe("rollmem replay on the real transcripts", () => {
         assert.strictEqual(report.totals.conversations, 202)
         assert.strictEqual(report.totals.messages, 5348)
         yield* checkAgainstHand(report, readJsonl(file), { strategy: "rolling", maxTokens: 2000 })
-      }).pipe(Effect.provide(o200k))
+      }).pipe(Effect.provide(Summarizer.layerDrop)).pipe(Effect.provide(o200k))
   )
 
   it.effect.skipIf(!hasData)("chat: window of 6 messages, words", () =>
@@ -523,7 +523,7 @@ describe("rollmem replay on the real transcripts", () => {
       assert.strictEqual(report.totals.conversations, 211)
       assert.strictEqual(report.totals.messages, 1544)
       yield* checkAgainstHand(report, readJsonl(file), { strategy: "window", maxMessages: 6 })
-    }).pipe(Effect.provide(TokenCounter.layerWordCount)))
+    }).pipe(Effect.provide(Summarizer.layerDrop)).pipe(Effect.provide(TokenCounter.layerWordCount)))
 
   it.effect.skipIf(!hasData)(
     "tooltalk: summary strategy and rolling without summarizer, cl100k_base",
@@ -536,7 +536,7 @@ describe("rollmem replay on the real transcripts", () => {
         yield* checkAgainstHand(summary, conversations, { strategy: "summary" })
         const rolling = yield* runJson([file, "--tokenizer", "gpt-4", "--max-tokens", "300", "--summarizer", "none"])
         yield* checkAgainstHand(rolling, conversations, { strategy: "rolling", maxTokens: 300, summarizer: "none" })
-      }).pipe(Effect.provide(Tokenizers.layerByName("cl100k_base")))
+      }).pipe(Effect.provide(Summarizer.layerDrop)).pipe(Effect.provide(Tokenizers.layerByName("cl100k_base")))
   )
 })
 
@@ -549,7 +549,7 @@ describe("rollmem replay input formats", () => {
       // Read by the OpenAI adapter: what a message has no field for (a participant's name, a refusal) is kept.
       assert.deepStrictEqual(report.show!.messages, fromOpenAIChat(openAiExport.messages).map((m) => m.toJSON()))
       assert.deepStrictEqual(report.show!.messages.map(withoutMetadata), openAiWire)
-    }))
+    }).pipe(Effect.provide(Summarizer.layerDrop)))
 
   it.effect("reads a bare array of messages, and a pretty-printed object in a file of any name", () =>
     Effect.gen(function*() {

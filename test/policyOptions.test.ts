@@ -27,7 +27,8 @@ const configError = (effect: Effect.Effect<unknown, unknown, never>) => {
 
 describe("options are checked (ConfigError)", () => {
   it("RollingMemory", () => {
-    const bad = (options: unknown) => configError(RollingMemory.make(options as RollingMemory.Options))
+    const bad = (options: unknown) =>
+      configError(RollingMemory.make(options as RollingMemory.Options).pipe(Effect.provide(Summarizer.layerDrop)))
     assert.strictEqual(
       bad({ maxTokens: 100, targetTokens: 101 }),
       "invalid option targetTokens: must be at most maxTokens (100), got 101"
@@ -122,7 +123,7 @@ describe("summaryTokens, contextTokens, summaryRole, pinned messages read back",
       yield* memory.clear
       assert.strictEqual(yield* memory.summaryTokens, 0)
       assert.strictEqual(yield* memory.contextTokens, 0)
-    }))
+    }).pipe(Effect.provide(Summarizer.layerDrop)))
 
   it("the facade exposes them, and the options", () => {
     const memory = new Facade.RollingMemory({

@@ -14,6 +14,7 @@ import {
   TokenCountError,
   WindowMemory
 } from "../src/promise/index.js"
+import * as Summarizer from "../src/services/Summarizer.js"
 import * as EffectRolling from "../src/strategies/RollingMemory.js"
 
 const w5 = (p: string) => `${p} ${p} ${p} ${p} ${p}`
@@ -262,7 +263,7 @@ describe("Promise facade", () => {
   })
 
   it("a memory carries no hidden property; a stray constructor argument is not taken for a restored state", () => {
-    const memory = Effect.runSync(EffectRolling.make({ maxTokens: 10 }))
+    const memory = Effect.runSync(EffectRolling.make({ maxTokens: 10 }).pipe(Effect.provide(Summarizer.layerDrop)))
     assert.deepStrictEqual(Object.getOwnPropertySymbols(memory), [])
     const saved = JSON.parse(JSON.stringify(new RollingMemory()))
     // @ts-expect-error -- only fromJSON passes a restored state

@@ -75,8 +75,8 @@ const runs: ReadonlyArray<Run> = [
     name: "RollingMemory maxTokens 300, word counter, no summarizer",
     summarizes: false,
     failEvery: 0,
-    make: () => RollingMemory.make({ maxTokens: 300 }),
-    restore: (json) => RollingMemory.fromJSON(json, { maxTokens: 300 }),
+    make: () => RollingMemory.make({ maxTokens: 300 }).pipe(Effect.provide(Summarizer.layerDrop)),
+    restore: (json) => RollingMemory.fromJSON(json, { maxTokens: 300 }).pipe(Effect.provide(Summarizer.layerDrop)),
     model: () => SpecModel.rolling({ maxTokens: 300, count }),
     prunes: true
   },

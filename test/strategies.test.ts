@@ -57,9 +57,7 @@ const provide = <A, E>(
   counter: Layer.Layer<TokenCounter.TokenCounter> | undefined
 ): Effect.Effect<A, E> => {
   const withCounter = counter === undefined ? effect : Effect.provide(effect, counter)
-  return summarizer === undefined
-    ? (withCounter as Effect.Effect<A, E>)
-    : Effect.provide(withCounter, summarizer)
+  return Effect.provide(withCounter, summarizer ?? Summarizer.layerDrop)
 }
 
 const rolling = (maxTokens: number, withSummarizer: boolean): Subject => ({
@@ -354,7 +352,7 @@ describe("random budgets (contract 4, 5, 7)", () => {
   const pruning: ReadonlyArray<{
     readonly name: string
     readonly summarizes: boolean
-    readonly make: (budget: number) => Effect.Effect<Memory, ConfigError>
+    readonly make: (budget: number) => Effect.Effect<Memory, ConfigError, Summarizer.Summarizer>
     readonly model: (budget: number, summarize: SpecModel.Summarize) => SpecModel.Strategy
   }> = [
     {
@@ -392,7 +390,7 @@ describe("random budgets (contract 4, 5, 7)", () => {
           }
           const { calls, layer } = recording(failing())
           const build = strategy.make(budget)
-          const memory = yield* (strategy.summarizes ? Effect.provide(build, layer) : build)
+          const memory = yield* Effect.provide(build, strategy.summarizes ? layer : Summarizer.layerDrop)
           // Exactly the model, add by add.
           yield* runAgainstModel(memory, strategy.model(budget, failing()), calls, SpecModel.empty, turns)
           // The invariants, checked directly on a second run.
@@ -499,7 +497,7 @@ describe("RollingMemory (contract 5)", () => {
       for (const m of [u("u1"), a("a1"), u("u2"), a("a2"), u("u3")]) yield* memory.add(m)
       assert.strictEqual(yield* memory.summary, "kept")
       assertMessages(yield* memory.buffer, [u("u3")])
-    }))
+    }).pipe(Effect.provide(Summarizer.layerDrop)))
 
   it.effect("defaults maxTokens to 2000", () =>
     Effect.gen(function*() {
@@ -510,7 +508,7 @@ describe("RollingMemory (contract 5)", () => {
       yield* memory.add(big)
       yield* memory.add(u("x"))
       assertMessages(yield* memory.buffer, [u("x")])
-    }))
+    }).pipe(Effect.provide(Summarizer.layerDrop)))
 
   it.effect("rejects maxTokens 0, -1, 1.5, NaN, Infinity with a typed ConfigError", () =>
     Effect.gen(function*() {
@@ -521,7 +519,7 @@ describe("RollingMemory (contract 5)", () => {
         const restored = yield* Effect.flip(RollingMemory.fromJSON({ version: 2 }, { maxTokens }))
         assert.instanceOf(restored, ConfigError)
       }
-    }))
+    }).pipe(Effect.provide(Summarizer.layerDrop)))
 
   it.effect("a failing summarizer leaves the state as right after the append, typed, with the cause", () =>
     Effect.gen(function*() {

@@ -9,7 +9,6 @@
  *
  * @since 0.1.0
  */
-import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Equal from "effect/Equal"
 import * as Stream from "effect/Stream"
@@ -348,8 +347,6 @@ export const summaryRoles: ReadonlyArray<Policies["summaryRole"]> = ["system", "
 /** Whether a strategy folds evicted turns with a summarizer (buffer and window never do). */
 const usesSummarizer = (strategy: Strategy): boolean => strategy === "rolling" || strategy === "summary"
 
-const withoutSummarizer = Effect.mapInputContext(Context.omit(Summarizer.Summarizer))
-
 const makeMemory = (
   config: Config,
   summarizer: Summarizer.Service | undefined
@@ -385,8 +382,9 @@ export const fresh: Open<never, never> = (_id, config, summarizer, use) =>
   Effect.flatMap(makeMemory(config, summarizer), use)
 
 /**
- * Runs `effect` with `summarizer` as the `Summarizer` service, or with no
- * `Summarizer` in context when it is undefined.
+ * Runs `effect` with `summarizer` as the `Summarizer` service, or with
+ * `Summarizer.drop` when it is undefined (`--summarizer none`: evicted turns
+ * are dropped, on purpose).
  *
  * @since 0.1.0
  * @category combinators
@@ -395,9 +393,7 @@ export const withSummarizer = <A, E, R>(
   effect: Effect.Effect<A, E, R>,
   summarizer: Summarizer.Service | undefined
 ): Effect.Effect<A, E, Exclude<R, Summarizer.Summarizer>> =>
-  summarizer === undefined
-    ? withoutSummarizer(effect) as Effect.Effect<A, E, Exclude<R, Summarizer.Summarizer>>
-    : Effect.provideService(effect, Summarizer.Summarizer, summarizer)
+  Effect.provideService(effect, Summarizer.Summarizer, summarizer ?? Summarizer.drop)
 
 /**
  * Whether the first non-system message of `messages` is a user turn;

@@ -301,7 +301,7 @@ const makeHandlers = (services: Services) =>
             do {
               again = false
               yield* Effect.catchAllCause(
-                foldOnce,
+                services.provide(foldOnce),
                 (cause) => Effect.logWarning("rollmem: a fold of the conversation failed; its turns stay", cause)
               )
             } while (again)
@@ -340,9 +340,10 @@ const makeHandlers = (services: Services) =>
  * Serves {@link ConversationEntity} on this runner: registers the entity
  * with the `Sharding` in context. Needs the `ConversationStore` the entity
  * persists to (every runner must use the same one), and uses the
- * `Summarizer` and `TokenCounter` provided to this layer, if any (the
- * rolling strategy without a summarizer drops evicted turns; the summary
- * strategy fails each fold with `ConfigError` without one).
+ * `Summarizer` and `TokenCounter` provided to this layer, if any (without
+ * a summarizer the memories get `Summarizer.drop`: the rolling strategy
+ * drops evicted turns, the summary strategy fails each fold with
+ * `ConfigError`).
  *
  * An entity stops after `maxIdleTime` without a message (default: the
  * cluster's `entityMaxIdleTime`, one minute); its state is in the store, and
@@ -367,10 +368,12 @@ export const layer = (options?: {
       store,
       provide: <A, E>(effect: Effect.Effect<A, E, Summarizer.Summarizer | TokenCounter.TokenCounter>) => {
         const counted = Effect.provideService(effect, TokenCounter.TokenCounter, counter)
-        // Without a summarizer the memories find none (they read it with `serviceOption`).
-        return Option.isSome(summarizer)
-          ? Effect.provideService(counted, Summarizer.Summarizer, summarizer.value)
-          : counted as Effect.Effect<A, E>
+        // Without a summarizer the rolling strategy drops, on purpose (the summary strategy refuses to).
+        return Effect.provideService(
+          counted,
+          Summarizer.Summarizer,
+          Option.getOrElse(summarizer, () => Summarizer.drop)
+        )
       }
     }
     return ConversationEntity.toLayer(makeHandlers(services), { maxIdleTime: options?.maxIdleTime })

@@ -254,8 +254,9 @@ export class Conversations {
     this.options = strategy
     this.layer = Layer.mergeAll(
       storeLayer,
+      // no summarize function: the rolling strategy drops evicted turns, on purpose
       summarize === undefined
-        ? Layer.empty
+        ? Summarizer.layerDrop
         : Layer.succeed(Summarizer.Summarizer, Summarizer.fromPromise(summarize)),
       tokenCounter === undefined
         ? TokenCounter.layerWordCount

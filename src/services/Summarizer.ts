@@ -168,8 +168,10 @@ export function make(options: MakeOptions): Service {
 }
 
 /**
- * The summarizer service. Optional for RollingMemory (without one, evicted
- * turns are dropped), required for SummaryMemory.
+ * The summarizer service. Required by RollingMemory's and SummaryMemory's
+ * constructors (`make`, `makeScoped`, `fromState`, `fromJSON`), which read
+ * it once, when the memory is built: providing it to `add` has no effect.
+ * To drop evicted turns on purpose, provide {@link layerDrop}.
  *
  * @since 0.1.0
  * @category tags
@@ -366,3 +368,41 @@ export const withPolicy = <E, R = never>(
         )
     )
   )
+
+/**
+ * The summarizer that drops: a RollingMemory built with it drops the
+ * evicted turns at once, as the Python package does without a summarizer.
+ * The memory recognises it when it is built and never calls it: dropping
+ * costs no summarizer call, takes no lock, and is reported as dropping (no
+ * `rollmem.fold` span nor fold metrics). Called directly, it returns the
+ * summary unchanged. SummaryMemory refuses it (`ConfigError`, option
+ * `summarizer`): it would drop every turn.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { RollingMemory, Summarizer } from "rollmem"
+ *
+ * const memory = RollingMemory.make({ maxTokens: 2000 }).pipe(Effect.provideService(Summarizer.Summarizer, Summarizer.drop))
+ * ```
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const drop: Synchronous = make({ summarizeSync: (summary) => summary })
+
+/**
+ * Provides {@link drop}: evicted turns are dropped, on purpose.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { RollingMemory, Summarizer } from "rollmem"
+ *
+ * const memory = RollingMemory.make({ maxTokens: 2000 }).pipe(Effect.provide(Summarizer.layerDrop))
+ * ```
+ *
+ * @since 0.3.0
+ * @category layers
+ */
+export const layerDrop: Layer.Layer<Summarizer> = Layer.succeed(Summarizer, drop)

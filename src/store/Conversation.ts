@@ -61,6 +61,7 @@ import { type AddError, ConfigError, type TokenCountError } from "../Errors.js"
 import { checkObject, checkOptionKeys } from "../internal/options.js"
 import * as MemoryState from "../schema/MemoryState.js"
 import type { Message } from "../schema/Message.js"
+import * as Summarizer from "../services/Summarizer.js"
 import * as Memory from "../strategies/Memory.js"
 import {
   type ConversationConflictError,
@@ -78,8 +79,8 @@ import {
  *
  * - `rolling`: RollingMemory, `maxTokens` default 2000 and the other
  *   `RollingMemory.Options` (context policies: `targetTokens`, `boundary`,
- *   `pinSystem`, `clearToolResults`, `summaryRole`, `maxSummaryTokens`); uses
- *   the `Summarizer` in context if any;
+ *   `pinSystem`, `clearToolResults`, `summaryRole`, `maxSummaryTokens`); folds
+ *   with the `Summarizer` in context (`Summarizer.layerDrop` drops);
  * - `buffer`: BufferMemory (`summaryRole`);
  * - `window`: WindowMemory, `maxMessages` required, and the other
  *   `WindowMemory.Options` (`targetMessages`, `boundary`, `pinSystem`,
@@ -196,12 +197,13 @@ export class Writer extends Context.Tag("rollmem/Conversation/Writer")<Writer, {
 export const restoreMemory = (
   options: StrategyOptions,
   state: MemoryState.MemoryState
-): Effect.Effect<Memory.Memory, ConfigError | TokenCountError> => restore(options, state)
+): Effect.Effect<Memory.Memory, ConfigError | TokenCountError, Summarizer.Summarizer> => restore(options, state)
 
 const restore = (
   options: StrategyOptions,
   state: MemoryState.MemoryState
-): Effect.Effect<Memory.Memory, ConfigError | TokenCountError> => Memory.make(withoutRetry(options), state)
+): Effect.Effect<Memory.Memory, ConfigError | TokenCountError, Summarizer.Summarizer> =>
+  Memory.make(withoutRetry(options), state)
 
 // The memory's options: the strategy's own keys, without `retry` or a wrapper's keys (checked by `checkOptions`).
 const withoutRetry = (options: StrategyOptions): Memory.Options => {
@@ -258,7 +260,9 @@ export const checkOptions = (
     if (unknown !== undefined) return yield* unknown
     const checked = options as Options
     // The strategy's own checks: building an empty memory checks its budget.
-    if (checked.strategy !== "summary") yield* restore(checked, emptyState)
+    if (checked.strategy !== "summary") {
+      yield* Effect.provideService(restore(checked, emptyState), Summarizer.Summarizer, Summarizer.drop)
+    }
     return checked
   })
 
@@ -372,11 +376,14 @@ const isConflict = (error: unknown): error is ConversationConflictError =>
  * @since 0.1.0
  * @category combinators
  */
-export const withMemory: <A, E, R>(
+export const withMemory: <A, E, R, O extends Options = Options>(
   id: string,
-  options: Options,
+  options: O,
   f: (memory: Memory.Memory) => Effect.Effect<A, E, R>
-) => Effect.Effect<A, E | WithMemoryError, R | ConversationStore> = Effect.fn("Conversation.withMemory")(
+) => Effect.Effect<A, E | WithMemoryError, R | ConversationStore | Memory.Requirements<O>> = Effect.fn(
+  "Conversation.withMemory"
+)(
+  // Typed for any strategy here (a Summarizer); the signature above narrows it per strategy, as Memory.make does.
   function*<A, E, R>(id: string, options: Options, f: (memory: Memory.Memory) => Effect.Effect<A, E, R>) {
     yield* checkOptions(options)
     const store = yield* ConversationStore
@@ -398,4 +405,8 @@ export const withMemory: <A, E, R>(
     )
     return result
   }
-)
+) as <A, E, R, O extends Options = Options>(
+  id: string,
+  options: O,
+  f: (memory: Memory.Memory) => Effect.Effect<A, E, R>
+) => Effect.Effect<A, E | WithMemoryError, R | ConversationStore | Memory.Requirements<O>>

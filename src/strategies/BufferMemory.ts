@@ -22,7 +22,7 @@ import type { ConfigError, StateDecodeError, TokenCountError } from "../Errors.j
 import { checkOptionKeys } from "../internal/options.js"
 import * as MemoryState from "../schema/MemoryState.js"
 import { buildBuffer } from "./internal/builders.js"
-import { type Fill, fillEmpty, fillState, memoryOf, withServices } from "./internal/core.js"
+import { type Fill, fillEmpty, fillState, memoryOf, withCounter } from "./internal/core.js"
 import * as keys from "./internal/keys.js"
 import type { Memory } from "./Memory.js"
 
@@ -52,7 +52,7 @@ const build = <E>(fill: Fill<E>, options?: Options): Effect.Effect<BufferMemory,
   const invalid = options === undefined ? undefined : checkOptionKeys(options, keys.buffer)
   return invalid !== undefined
     ? Effect.fail(invalid)
-    : withServices((services) => Effect.map(buildBuffer(services, fill, options), memoryOf))
+    : withCounter((counter) => Effect.map(buildBuffer({ counter, summarizer: undefined }, fill, options), memoryOf))
 }
 
 /**

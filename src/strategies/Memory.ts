@@ -19,7 +19,6 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
 import { type AddError, ConfigError, type TokenCountError } from "../Errors.js"
 import { checkObject, checkOptionKeys } from "../internal/options.js"
 import type * as MemoryState from "../schema/MemoryState.js"
@@ -98,10 +97,10 @@ export interface Memory {
  * be restored by another.
  *
  * - `rolling`: `RollingMemory.Options` (`maxTokens` default 2000, the context
- *   policies); uses the `Summarizer` in context if any, else drops evicted turns;
+ *   policies); needs a `Summarizer` (`Summarizer.layerDrop` to drop evicted turns);
  * - `buffer`: `BufferMemory.Options` (`summaryRole`);
  * - `window`: `WindowMemory.Options` (`maxMessages` required, ...);
- * - `summary`: `SummaryMemory.Options`; a `Summarizer` must be in context.
+ * - `summary`: `SummaryMemory.Options`; needs a `Summarizer` (not the dropping one).
  *
  * @since 0.2.0
  * @category models
@@ -128,15 +127,21 @@ export const optionKeys: { readonly [S in Options["strategy"]]: ReadonlyArray<st
   summary: keys.summary
 }
 
+/**
+ * What {@link make} requires for options `O`: a `Summarizer` for the
+ * `rolling` and `summary` strategies (or a strategy not known statically),
+ * nothing for `buffer` and `window`.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type Requirements<O extends Options> = O["strategy"] extends "buffer" | "window" ? never
+  : Summarizer.Summarizer
+
 type Build = (
   options: never,
   state: MemoryState.MemoryState | undefined
-) => Effect.Effect<Memory, ConfigError | TokenCountError>
-
-const needsSummarizer = new ConfigError({
-  option: "summarizer",
-  description: "the summary strategy needs a Summarizer in context"
-})
+) => Effect.Effect<Memory, ConfigError | TokenCountError, Summarizer.Summarizer>
 
 // One entry per strategy, each over its public constructors.
 const builders: { readonly [S in Options["strategy"]]: Build } = {
@@ -147,14 +152,7 @@ const builders: { readonly [S in Options["strategy"]]: Build } = {
   window: (options: WindowMemory.Options, state) =>
     state === undefined ? WindowMemory.make(options) : WindowMemory.fromState(state, options),
   summary: (options: SummaryMemory.Options, state) =>
-    Effect.flatMap(Effect.serviceOption(Summarizer.Summarizer), (summarizer) =>
-      Option.isNone(summarizer)
-        ? Effect.fail(needsSummarizer)
-        : Effect.provideService(
-          state === undefined ? SummaryMemory.make(options) : SummaryMemory.fromState(state, options),
-          Summarizer.Summarizer,
-          summarizer.value
-        ))
+    state === undefined ? SummaryMemory.make(options) : SummaryMemory.fromState(state, options)
 }
 
 const describe = (value: unknown): string =>
@@ -165,37 +163,40 @@ const describe = (value: unknown): string =>
  * `options`, empty or holding `state` (restored verbatim, not pruned, each
  * message counted once), through that strategy's own `make` / `fromState`.
  * The services are read from the context as those read them: the
- * `TokenCounter` (default: word count) and the `Summarizer` (optional for
- * `rolling`, required for `summary`).
+ * `TokenCounter` (default: word count) and the `Summarizer`, required for
+ * `rolling` and `summary` ({@link Requirements}; `Summarizer.layerDrop` to
+ * drop evicted turns with `rolling`).
  *
  * Fails with `ConfigError` for options that are not an object (`option:
  * "options"`), an unknown key (naming it and listing the strategy's keys,
  * {@link optionKeys}), an option the strategy refuses, an unknown
  * strategy (`option: "strategy"`, listing the known ones) or a `summary`
- * strategy without a `Summarizer` in context (`option: "summarizer"`), and
+ * strategy given `Summarizer.drop` (`option: "summarizer"`), and
  * with `TokenCountError` when a restored message cannot be counted.
  *
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import { Memory, MemoryState, Message } from "rollmem"
+ * import { Memory, MemoryState, Message, Summarizer } from "rollmem"
  *
  * const state = MemoryState.make("", [Message.user("hi")])
+ * // Effect<Memory, ConfigError | TokenCountError, Summarizer>
  * const memory = Memory.make({ strategy: "rolling", maxTokens: 500 }, state)
+ * const dropping = memory.pipe(Effect.provide(Summarizer.layerDrop))
  * ```
  *
  * @since 0.2.0
  * @category constructors
  */
-export function make(options: Options): Effect.Effect<Memory, ConfigError>
-export function make(
-  options: Options,
+export function make<O extends Options>(options: O): Effect.Effect<Memory, ConfigError, Requirements<O>>
+export function make<O extends Options>(
+  options: O,
   state: MemoryState.MemoryState | undefined
-): Effect.Effect<Memory, ConfigError | TokenCountError>
+): Effect.Effect<Memory, ConfigError | TokenCountError, Requirements<O>>
 export function make(
   options: Options,
   state?: MemoryState.MemoryState
-): Effect.Effect<Memory, ConfigError | TokenCountError> {
+): Effect.Effect<Memory, ConfigError | TokenCountError, Summarizer.Summarizer> {
   const notObject = checkObject(options)
   if (notObject !== undefined) return Effect.fail(notObject)
   const { strategy, ...rest } = options

@@ -6,7 +6,8 @@
  * `maxTokens`, evicts the oldest whole units (a tool call with its results),
  * aligned so the buffer opens on a turn that is not a response. The evicted
  * turns go to the `Summarizer` in one call; only when it succeeds is the new
- * summary stored and the prefix removed. Without a summarizer in context the
+ * summary stored and the prefix removed. The `Summarizer` is required: with
+ * `Summarizer.drop` (`Summarizer.layerDrop`, chosen on purpose) the
  * evicted turns are dropped.
  *
  * Adding never waits behind a summarizer call in flight: the append happens
@@ -39,6 +40,7 @@ import type * as Scope from "effect/Scope"
 import type { AddError, ConfigError, StateDecodeError, TokenCountError } from "../Errors.js"
 import { checkOptionKeys } from "../internal/options.js"
 import * as MemoryState from "../schema/MemoryState.js"
+import type * as Summarizer from "../services/Summarizer.js"
 import { buildRolling, DEFAULT_MAX_TOKENS as DEFAULT } from "./internal/builders.js"
 import { type Fill, fillEmpty, fillState, fillWith, memoryOf, withServices } from "./internal/core.js"
 import * as keys from "./internal/keys.js"
@@ -164,7 +166,7 @@ const build = <E>(
   options: Options | undefined,
   fill: Fill<E>,
   scope?: Scope.Scope
-): Effect.Effect<RollingMemory, ConfigError | E> => {
+): Effect.Effect<RollingMemory, ConfigError | E, Summarizer.Summarizer> => {
   const invalid = options === undefined ? undefined : checkOptionKeys(options, known)
   return invalid !== undefined
     ? Effect.fail(invalid)
@@ -173,7 +175,8 @@ const build = <E>(
 
 /**
  * Builds an empty RollingMemory. Reads `TokenCounter` (default: word count)
- * and, if present, `Summarizer` from the context.
+ * and `Summarizer` (required; `Summarizer.layerDrop` drops evicted turns, on
+ * purpose) from the context, once: providing them to `add` changes nothing.
  *
  * Fails with `ConfigError` when the options are not an object (`null`
  * included: `option: "options"`), hold an unknown key (a misspelt
@@ -201,7 +204,8 @@ const build = <E>(
  * @since 0.1.0
  * @category constructors
  */
-export const make = (options?: Options): Effect.Effect<RollingMemory, ConfigError> => build(options, fillEmpty)
+export const make = (options?: Options): Effect.Effect<RollingMemory, ConfigError, Summarizer.Summarizer> =>
+  build(options, fillEmpty)
 
 /**
  * Builds a RollingMemory whose folds may run in the background
@@ -235,7 +239,7 @@ export const make = (options?: Options): Effect.Effect<RollingMemory, ConfigErro
 export const makeScoped = (
   options?: Options,
   state?: MemoryState.MemoryState
-): Effect.Effect<RollingMemory, ConfigError | TokenCountError, Scope.Scope> =>
+): Effect.Effect<RollingMemory, ConfigError | TokenCountError, Scope.Scope | Summarizer.Summarizer> =>
   Effect.flatMap(Effect.scope, (scope) => build(options, fillWith(state), scope))
 
 /**
@@ -251,7 +255,8 @@ export const makeScoped = (
 export const fromState = (
   state: MemoryState.MemoryState,
   options?: Options
-): Effect.Effect<RollingMemory, ConfigError | TokenCountError> => build(options, fillState(state))
+): Effect.Effect<RollingMemory, ConfigError | TokenCountError, Summarizer.Summarizer> =>
+  build(options, fillState(state))
 
 /**
  * Restores a RollingMemory from a parsed JSON state (any strategy's:
@@ -263,5 +268,5 @@ export const fromState = (
 export const fromJSON = (
   input: unknown,
   options?: Options
-): Effect.Effect<RollingMemory, StateDecodeError | ConfigError | TokenCountError> =>
+): Effect.Effect<RollingMemory, StateDecodeError | ConfigError | TokenCountError, Summarizer.Summarizer> =>
   Effect.flatMap(MemoryState.fromJSON(input), (state) => build(options, fillState(state)))

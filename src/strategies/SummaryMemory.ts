@@ -23,12 +23,12 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
-import type { ConfigError, StateDecodeError, TokenCountError } from "../Errors.js"
+import { ConfigError, type StateDecodeError, type TokenCountError } from "../Errors.js"
 import { checkOptionKeys } from "../internal/options.js"
 import * as MemoryState from "../schema/MemoryState.js"
 import * as Summarizer from "../services/Summarizer.js"
 import { buildSummary } from "./internal/builders.js"
-import { type Fill, fillEmpty, fillState, memoryOf, withServices } from "./internal/core.js"
+import { type Fill, fillEmpty, fillState, memoryOf, withCounter } from "./internal/core.js"
 import * as keys from "./internal/keys.js"
 import type { Memory } from "./Memory.js"
 
@@ -59,23 +59,27 @@ export interface Options {
   readonly maxSummaryTokens?: number | undefined
 }
 
+const dropping = new ConfigError({
+  option: "summarizer",
+  description: "SummaryMemory needs a summarizer that summarizes: Summarizer.drop would drop every turn"
+})
+
 // An empty memory (`fillEmpty`) cannot fail to count; a restored one (`fillState`) can.
 const build = <E>(
   fill: Fill<E>,
   options?: Options
 ): Effect.Effect<SummaryMemory, ConfigError | E, Summarizer.Summarizer> => {
   const invalid = options === undefined ? undefined : checkOptionKeys(options, keys.summary)
-  return invalid !== undefined ? Effect.fail(invalid) : Effect.flatMap(
-    Summarizer.Summarizer,
-    (summarizer) =>
-      withServices((services) =>
-        Effect.map(buildSummary({ counter: services.counter, summarizer }, fill, options), memoryOf)
-      )
-  )
+  if (invalid !== undefined) return Effect.fail(invalid)
+  return Effect.flatMap(Summarizer.Summarizer, (summarizer) =>
+    summarizer === Summarizer.drop
+      ? Effect.fail(dropping)
+      : withCounter((counter) => Effect.map(buildSummary({ counter, summarizer }, fill, options), memoryOf)))
 }
 
 /**
- * Builds an empty SummaryMemory. Requires a `Summarizer` in context; reads
+ * Builds an empty SummaryMemory. Requires a `Summarizer` in context (not
+ * `Summarizer.drop`: `ConfigError`, option `summarizer`); reads
  * `TokenCounter` (default: word count) for `bufferTokens` only. Fails with
  * `ConfigError` for options that are not an object, an unknown key (naming
  * it and the known ones) or a wrong `summaryRole` or `maxSummaryTokens`.

@@ -25,7 +25,7 @@ import type { ConfigError, StateDecodeError, TokenCountError } from "../Errors.j
 import { checkOptionKeys } from "../internal/options.js"
 import * as MemoryState from "../schema/MemoryState.js"
 import { buildWindow } from "./internal/builders.js"
-import { type Fill, fillEmpty, fillState, memoryOf, withServices } from "./internal/core.js"
+import { type Fill, fillEmpty, fillState, memoryOf, withCounter } from "./internal/core.js"
 import * as keys from "./internal/keys.js"
 import type { Memory } from "./Memory.js"
 
@@ -88,7 +88,7 @@ const build = <E>(options: Options, fill: Fill<E>): Effect.Effect<WindowMemory, 
   const invalid = options === undefined ? undefined : checkOptionKeys(options, keys.window)
   return invalid !== undefined
     ? Effect.fail(invalid)
-    : withServices((services) => Effect.map(buildWindow(services, options, fill), memoryOf))
+    : withCounter((counter) => Effect.map(buildWindow({ counter, summarizer: undefined }, options, fill), memoryOf))
 }
 
 /**

@@ -5,6 +5,7 @@ import { Effect, Either, Equal, FastCheck as fc, Ref, Schema } from "effect"
 import * as AiPrompt from "../../src/ai/AiPrompt.js"
 import { InvalidMessageError } from "../../src/Errors.js"
 import * as Message from "../../src/schema/Message.js"
+import * as Summarizer from "../../src/services/Summarizer.js"
 import * as RollingMemory from "../../src/strategies/RollingMemory.js"
 import { DATA_FILES, hasData, loadConversations, scriptedModel } from "./support.js"
 
@@ -506,6 +507,6 @@ describe("AiPrompt with a Chat", () => {
         const target = yield* RollingMemory.make({ maxTokens: 100_000 })
         for (const message of history) yield* target.add(message)
         assert.deepStrictEqual((yield* target.buffer).slice(0, -2), yield* source.buffer)
-      })
+      }).pipe(Effect.provide(Summarizer.layerDrop))
   )
 })

@@ -6,6 +6,7 @@ import { Effect, Layer } from "effect"
 import * as TokenizerCounter from "../../src/ai/TokenizerCounter.js"
 import { TokenCountError } from "../../src/Errors.js"
 import * as Message from "../../src/schema/Message.js"
+import * as Summarizer from "../../src/services/Summarizer.js"
 import { TokenCounter } from "../../src/services/TokenCounter.js"
 import * as RollingMemory from "../../src/strategies/RollingMemory.js"
 
@@ -87,7 +88,7 @@ describe("TokenizerCounter", () => {
       const addError = yield* Effect.flip(memory.add(Message.user("hi")))
       assert.instanceOf(addError, TokenCountError)
       assert.deepStrictEqual(yield* memory.buffer, [])
-    }))
+    }).pipe(Effect.provide(Summarizer.layerDrop)))
 
   it.effect("drives a RollingMemory's budget", () =>
     Effect.gen(function*() {
@@ -100,7 +101,7 @@ describe("TokenizerCounter", () => {
       // and is an assistant turn, so it goes too.
       assert.deepStrictEqual((yield* memory.buffer).map((m) => m.content), ["ab"])
       assert.strictEqual(yield* memory.bufferTokens, 2)
-    }).pipe(
+    }).pipe(Effect.provide(Summarizer.layerDrop)).pipe(
       Effect.provide(TokenizerCounter.layer.pipe(Layer.provide(Layer.succeed(Tokenizer.Tokenizer, charTokenizer))))
     ))
 })

@@ -58,7 +58,10 @@ const folding = Summarizer.layerFunction((summary, messages) => fold(summary, me
 const contents = (state: MemoryState.MemoryState) => state.buffer.map((m) => m.content)
 
 const add = (id: string, text: string) =>
-  Conversation.withMemory(id, { strategy: "rolling", maxTokens: 3 }, (memory) => memory.add(Message.user(text)))
+  // the memory handed to the callback is the writer's: the runner's summarizer folds, the writer's local one never saves
+  Conversation.withMemory(id, { strategy: "rolling", maxTokens: 3 }, (memory) => memory.add(Message.user(text))).pipe(
+    Effect.provide(Summarizer.layerDrop)
+  )
 
 /** The state the entity holds, through its `Read`. */
 const read = (id: string) =>
@@ -90,7 +93,7 @@ describe("ConversationEntity", () => {
       assert.deepStrictEqual(state.summary.match(/[a-e]/g), ["a", "b"])
       const loaded = yield* Conversation.withMemory("c1", { strategy: "rolling", maxTokens: 3 }, (m) => m.context)
       assert.strictEqual(loaded, `system: ${state.summary}\nuser: c\nuser: d\nuser: e`)
-    }).pipe(Effect.provide(cluster(folding))))
+    }).pipe(Effect.provide(Summarizer.layerDrop)).pipe(Effect.provide(cluster(folding))))
 
   it.scopedLive("a request delivered twice is applied once: the second reply says duplicate", () =>
     Effect.gen(function*() {
@@ -154,7 +157,7 @@ describe("ConversationEntity", () => {
         "c5",
         { strategy: "rolling", maxTokens: 3 },
         (m) => Effect.zipRight(m.clear, m.add(Message.user("x")))
-      )
+      ).pipe(Effect.provide(Summarizer.layerDrop))
       yield* Deferred.succeed(release, undefined)
       // Folds run one at a time: the next fold's call comes after the discarded one ended, and sees no summary.
       for (const text of ["y", "z", "w"]) yield* add("c5", text)
@@ -177,7 +180,7 @@ describe("ConversationEntity", () => {
       )
       yield* add("c6", "b")
       assert.deepStrictEqual(contents(Option.getOrThrow(yield* store.load("c6")).state), ["a", "elsewhere", "b"])
-    }).pipe(Effect.provide(cluster(Summarizer.layerFunction((s) => s)))))
+    }).pipe(Effect.provide(Summarizer.layerDrop)).pipe(Effect.provide(cluster(Summarizer.layerFunction((s) => s)))))
 
   it.live("Conversations (the Promise facade) works unchanged over the entity: store is the client layer", () =>
     Effect.promise(async () => {

@@ -673,7 +673,7 @@ describe("bad options give ConfigError and build nothing", () => {
         )
         const restored = yield* Effect.exit(RollingMemory.fromJSON({ version: 2 }, { maxTokens: value as number }))
         assert.instanceOf(failureOf(restored), ConfigError)
-      }))
+      }).pipe(Effect.provide(Summarizer.layerDrop)))
 
     it.effect(`maxMessages ${shown}`, () =>
       Effect.gen(function*() {
@@ -701,5 +701,5 @@ describe("bad options give ConfigError and build nothing", () => {
       assert.strictEqual((yield* RollingMemory.make()).maxTokens, 2000)
       assert.strictEqual((yield* RollingMemory.make({})).maxTokens, 2000)
       assert.strictEqual((yield* BufferMemory.make()).strategy, "buffer")
-    }))
+    }).pipe(Effect.provide(Summarizer.layerDrop)))
 })

@@ -83,7 +83,7 @@ describe("Conversation.withMemory", () => {
         }))
       assert.strictEqual(result, "system: S\nuser: u0\nuser: u1")
       yield* assertStored("c", 2, "S", [u("u0"), u("u1")])
-    }).pipe(Effect.provide(ConversationStore.layerMemory)))
+    }).pipe(Effect.provide(Summarizer.layerDrop)).pipe(Effect.provide(ConversationStore.layerMemory)))
 
   it.effect("saves nothing when the caller neither adds nor clears", () =>
     Effect.gen(function*() {
@@ -96,7 +96,7 @@ describe("Conversation.withMemory", () => {
         yield* assertStored("c", 1, "", [u("u0")])
       }).pipe(Effect.provide(layer))
       assert.strictEqual(counts.saves, 1, "only the seed saved")
-    }))
+    }).pipe(Effect.provide(Summarizer.layerDrop)))
 
   it.effect("saves nothing when the caller's effect fails, and fails with its error", () =>
     Effect.gen(function*() {
@@ -107,7 +107,7 @@ describe("Conversation.withMemory", () => {
       )
       assert.strictEqual(error, "model down")
       yield* assertStored("c", 1, "", [u("u0")])
-    }).pipe(Effect.provide(ConversationStore.layerMemory)))
+    }).pipe(Effect.provide(Summarizer.layerDrop)).pipe(Effect.provide(ConversationStore.layerMemory)))
 
   it.effect("on a conflict re-applies the caller's adds to the newer state without running the caller again", () =>
     Effect.gen(function*() {
@@ -128,7 +128,7 @@ describe("Conversation.withMemory", () => {
       assert.strictEqual(runs, 1, "the caller's effect ran once")
       assert.strictEqual(result, "user: u0\nuser: a1\nassistant: a2", "the caller's result, from its own view")
       yield* assertStored("c", 3, "", [u("u0"), u("b1"), u("a1"), a("a2")])
-    }).pipe(Effect.provide(ConversationStore.layerMemory)))
+    }).pipe(Effect.provide(Summarizer.layerDrop)).pipe(Effect.provide(ConversationStore.layerMemory)))
 
   it.effect("re-applies clears in their place among the adds", () =>
     Effect.gen(function*() {
@@ -145,7 +145,7 @@ describe("Conversation.withMemory", () => {
         Conversation.withMemory("c", { strategy: "buffer" }, (memory) => memory.add(u("b1")))
       )
       yield* assertStored("c", 3, "", [u("a2")])
-    }).pipe(Effect.provide(ConversationStore.layerMemory)))
+    }).pipe(Effect.provide(Summarizer.layerDrop)).pipe(Effect.provide(ConversationStore.layerMemory)))
 
   it.effect("re-applied adds prune and fold as usual, in one summarizer call per prune", () => {
     const summarizer = recording(labels)
@@ -329,7 +329,7 @@ describe("Conversation.withMemory", () => {
       assert.instanceOf(error, ConversationStore.ConversationStoreError)
       assert.strictEqual(error.message, "cannot save conversation \"c\"")
       assert.strictEqual(counts.saves, 1)
-    }))
+    }).pipe(Effect.provide(Summarizer.layerDrop)))
 
   it.effect("every strategy: window prunes by count, summary folds every turn", () =>
     Effect.gen(function*() {
@@ -374,5 +374,5 @@ describe("Conversation.withMemory", () => {
       assert.deepStrictEqual([nul.option, nul.description], ["options", "must be an object, got null"])
       assert.isFalse(ran)
       assert.isTrue(Option.isNone(yield* Effect.flatMap(Store, (store) => store.load("c"))), "nothing saved")
-    }).pipe(Effect.provide(ConversationStore.layerMemory)))
+    }).pipe(Effect.provide(Summarizer.layerDrop)).pipe(Effect.provide(ConversationStore.layerMemory)))
 })

@@ -7,6 +7,7 @@ import { assert, describe, it, layer as withLayer } from "@effect/vitest"
 import { Effect, FastCheck as fc, Option } from "effect"
 import * as MemoryState from "../../src/schema/MemoryState.js"
 import * as Message from "../../src/schema/Message.js"
+import * as Summarizer from "../../src/services/Summarizer.js"
 import * as Conversation from "../../src/store/Conversation.js"
 import * as ConversationStore from "../../src/store/ConversationStore.js"
 import * as arbitraries from "../support/arbitraries.js"
@@ -247,7 +248,7 @@ const conformance = ({ layer, raw }: StoreUnderTest) => {
       const stored = yield* loadSome("w")
       assert.strictEqual(stored.revision, 1)
       assertState(stored.state, MemoryState.make("", [Message.user("hello")]))
-    }).pipe(Effect.provide(layer)))
+    }).pipe(Effect.provide(Summarizer.layerDrop)).pipe(Effect.provide(layer)))
 
   if (raw === undefined) return
 

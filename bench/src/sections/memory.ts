@@ -9,7 +9,7 @@
  * so only rollmem's own bookkeeping remains.
  */
 import { Effect, Schema } from "effect"
-import { Message, RollingMemory, TokenCounter } from "../../../dist/index.js"
+import { Message, RollingMemory, Summarizer, TokenCounter } from "../../../dist/index.js"
 import type { Conversation } from "../data.js"
 
 export interface MemoryFigures {
@@ -47,7 +47,7 @@ export const runMemory = (conversations: ReadonlyArray<Conversation>): MemoryFig
         const memory = yield* RollingMemory.make({ maxTokens: Number.MAX_SAFE_INTEGER })
         for (const m of messages()) yield* memory.add(m)
         return memory
-      }).pipe(Effect.provide(TokenCounter.layerWordCount))
+      }).pipe(Effect.provide(TokenCounter.layerWordCount), Effect.provide(Summarizer.layerDrop))
     )
   // Whole: each message decoded from JSON here, held only by the memory.
   const before = heap()

@@ -21,23 +21,39 @@ import type { Memory } from "../Memory.js"
 import { type Config, type Entry, EvictionIndex, type Plan } from "./eviction.js"
 import { observeFold, observeFoldNow } from "./observe.js"
 
-/** The services a memory reads once, when it is built. @internal */
+/**
+ * The services a memory reads once, when it is built. `summarizer`
+ * `undefined`: evicted turns are dropped (`Summarizer.drop`, or a facade
+ * class without a summarize function).
+ *
+ * @internal
+ */
 export interface Services {
   readonly counter: TokenCounter.Service
   readonly summarizer: Summarizer.Service | undefined
 }
 
-/** Reads the services from the context, then builds. @internal */
+/**
+ * Reads the `TokenCounter` (a reference with a default) and the
+ * `Summarizer` (required: `Summarizer.drop` stands for dropping) from the
+ * context, then builds.
+ *
+ * @internal
+ */
 export const withServices = <A, E>(
   build: (services: Services) => Effect.Effect<A, E>
-): Effect.Effect<A, E> =>
-  Effect.contextWithEffect((context: Context.Context<never>) => {
-    const summarizer = Context.getOption(context as Context.Context<Summarizer.Summarizer>, Summarizer.Summarizer)
+): Effect.Effect<A, E, Summarizer.Summarizer> =>
+  Effect.contextWithEffect((context: Context.Context<Summarizer.Summarizer>) => {
+    const summarizer = Context.get(context, Summarizer.Summarizer)
     return build({
       counter: Context.get(context, TokenCounter.TokenCounter),
-      summarizer: summarizer._tag === "Some" ? summarizer.value : undefined
+      summarizer: summarizer === Summarizer.drop ? undefined : summarizer
     })
   })
+
+/** Reads the `TokenCounter` from the context, then builds (a strategy that never summarizes). @internal */
+export const withCounter = <A, E>(build: (counter: TokenCounter.Service) => Effect.Effect<A, E>): Effect.Effect<A, E> =>
+  Effect.flatMap(TokenCounter.TokenCounter, build)
 
 /**
  * `Effect.map`, applied at once when `self` is already an `Exit`, so the

@@ -53,6 +53,8 @@ const provide = <A, E>(
   if (needsSummarizer && services.summarizer !== undefined) {
     provided = Effect.provideService(provided, Summarizer.Summarizer, services.summarizer)
   }
+  // dropping, on purpose
+  if (strategy === "rolling-drop") provided = Effect.provideService(provided, Summarizer.Summarizer, Summarizer.drop)
   if (services.counter !== undefined) {
     provided = Effect.provideService(provided, TokenCounter.TokenCounter, services.counter)
   }
