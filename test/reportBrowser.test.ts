@@ -19,6 +19,7 @@ import type { BrowserContext, Page } from "playwright-core"
 import * as TokenizerLayers from "../src/layers/Tokenizers.js"
 import type { ConversationReport, ReportDocument, WireMessage } from "../src/report/Data.js"
 import * as Message from "../src/schema/Message.js"
+import * as Summarizer from "../src/services/Summarizer.js"
 import * as RollingMemory from "../src/strategies/RollingMemory.js"
 import * as Validity from "../src/Validity.js"
 import { artifacts, launch, missingBrowser, requireBrowser } from "./support/browser.js"
@@ -181,7 +182,7 @@ const rejectedRequestPoints = (file: string, maxTokens: number) =>
       counts.push(rejected)
     }
     return counts
-  }).pipe(Effect.provide(TokenizerLayers.layerO200kBase))
+  }).pipe(Effect.provide(TokenizerLayers.layerO200kBase), Effect.provide(Summarizer.layerDrop))
 
 describe.skipIf(skipBrowser)(`report in headless Chromium${why(missingBrowser)}`, () => {
   it.effect("one hostile conversation: the transcript's HTML and </script> are shown as text, never run", () =>
