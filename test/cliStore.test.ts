@@ -61,9 +61,7 @@ const finalState = (
 ) =>
   Effect.gen(function*() {
     const summarizer = yield* ExtractiveSummarizer.make({ maxTokens: 400 })
-    const memory = yield* (summarize
-      ? Effect.provideService(make, Summarizer.Summarizer, summarizer)
-      : make as Effect.Effect<Memory.Memory, unknown>)
+    const memory = yield* Effect.provideService(make, Summarizer.Summarizer, summarize ? summarizer : Summarizer.drop)
     for (const message of messages) yield* memory.add(message)
     return {
       state: MemoryState.toJSON(yield* memory.state),
