@@ -1,7 +1,9 @@
 /**
  * What a memory reports about its folds, through Effect's own `Tracer` and
  * `Metric` (docs/contract.md section 11): one span per fold and six metrics.
- * An add that does not fold reports nothing and costs nothing.
+ * An add that neither folds nor drops turns reports nothing and costs
+ * nothing; one that drops turns (no summarizer) counts them in
+ * {@link evictedMessages}.
  *
  * Nothing here needs configuring: provide an exporting tracer and a metric
  * reader to the program (with `@effect/opentelemetry`, an optional peer) and
@@ -114,7 +116,11 @@ export const folds: Metric.Metric.Counter<number> = Metric.counter("rollmem_fold
 /**
  * Messages handed to the summarizer, by `strategy` and the fold's
  * `outcome`: those of committed folds left the buffer; the others stayed.
- * A monotonic counter: `rollmem_evicted_messages`.
+ * Turns dropped by a prune without a summarizer (a RollingMemory without
+ * one, a WindowMemory) are counted here too, with `outcome: "dropped"`
+ * (strategy `"rolling"` or `"window"`); such a prune is not a fold: it opens
+ * no span and updates no other metric. A monotonic counter:
+ * `rollmem_evicted_messages`.
  *
  * @since 0.2.0
  * @category metrics

@@ -4,7 +4,11 @@ import { ConfigError } from "../src/Errors.js"
 import * as MemoryState from "../src/schema/MemoryState.js"
 import * as Message from "../src/schema/Message.js"
 import * as Summarizer from "../src/services/Summarizer.js"
+import * as BufferMemory from "../src/strategies/BufferMemory.js"
 import * as Memory from "../src/strategies/Memory.js"
+import * as RollingMemory from "../src/strategies/RollingMemory.js"
+import * as SummaryMemory from "../src/strategies/SummaryMemory.js"
+import * as WindowMemory from "../src/strategies/WindowMemory.js"
 
 const turns = [
   Message.user("one two three"),
@@ -71,5 +75,71 @@ describe("Memory.make: one constructor over the four strategies", () => {
       )
       const budget = yield* Effect.flip(Memory.make({ strategy: "window", maxMessages: 0 }))
       assert.strictEqual(budget.option, "maxMessages")
+    }))
+})
+
+describe("options are checked alike in every constructor (one rule with the Promise facade)", () => {
+  const rollingKnown =
+    "maxTokens, targetTokens, boundary, pinSystem, clearToolResults, summaryRole, maxSummaryTokens, fold, hardMaxTokens, foldRetry"
+  const fields = (error: { readonly _tag: string }) =>
+    error instanceof ConfigError ? [error.option, error.description] : [error._tag]
+
+  it.effect("a misspelt key is a ConfigError naming it and the known keys, not a silent default", () =>
+    Effect.gen(function*() {
+      const misspelt = { maxToken: 100 } as RollingMemory.Options
+      assert.deepStrictEqual(fields(yield* Effect.flip(RollingMemory.make(misspelt))), [
+        "maxToken",
+        `unknown option (known: ${rollingKnown})`
+      ])
+      assert.deepStrictEqual(
+        fields(yield* Effect.flip(RollingMemory.fromState(MemoryState.empty, misspelt))),
+        ["maxToken", `unknown option (known: ${rollingKnown})`]
+      )
+      assert.deepStrictEqual(
+        fields(yield* Effect.flip(Effect.scoped(RollingMemory.makeScoped(misspelt)))),
+        ["maxToken", `unknown option (known: ${rollingKnown})`]
+      )
+      assert.deepStrictEqual(
+        fields(yield* Effect.flip(RollingMemory.fromJSON(MemoryState.toJSON(MemoryState.empty), misspelt))),
+        ["maxToken", `unknown option (known: ${rollingKnown})`]
+      )
+      assert.deepStrictEqual(
+        fields(yield* Effect.flip(BufferMemory.make({ role: "user" } as BufferMemory.Options))),
+        ["role", "unknown option (known: summaryRole)"]
+      )
+      assert.deepStrictEqual(
+        fields(yield* Effect.flip(WindowMemory.make({ maxMessages: 2, max: 3 } as WindowMemory.Options))),
+        ["max", "unknown option (known: maxMessages, targetMessages, boundary, pinSystem, summaryRole)"]
+      )
+      assert.deepStrictEqual(
+        fields(
+          yield* Effect.flip(
+            SummaryMemory.make({ maxSummaryToken: 9 } as SummaryMemory.Options).pipe(Effect.provide(summarizer))
+          )
+        ),
+        ["maxSummaryToken", "unknown option (known: summaryRole, maxSummaryTokens)"]
+      )
+      assert.deepStrictEqual(
+        fields(yield* Effect.flip(Memory.make({ strategy: "rolling", maxToken: 100 } as Memory.Options))),
+        [
+          "maxToken",
+          "unknown option for the rolling strategy (known: strategy, maxTokens, targetTokens, boundary, pinSystem, clearToolResults, summaryRole, maxSummaryTokens)"
+        ]
+      )
+    }))
+
+  it.effect("null or a non-object is a ConfigError on option \"options\"", () =>
+    Effect.gen(function*() {
+      for (const [value, got] of [[null, "null"], [5, "number"], ["x", "string"], [[], "array"]] as const) {
+        const expected = ["options", `must be an object, got ${got}`]
+        assert.deepStrictEqual(fields(yield* Effect.flip(RollingMemory.make(value as never))), expected)
+        assert.deepStrictEqual(fields(yield* Effect.flip(BufferMemory.make(value as never))), expected)
+        assert.deepStrictEqual(fields(yield* Effect.flip(WindowMemory.make(value as never))), expected)
+        assert.deepStrictEqual(
+          fields(yield* Effect.flip(SummaryMemory.make(value as never).pipe(Effect.provide(summarizer)))),
+          expected
+        )
+        assert.deepStrictEqual(fields(yield* Effect.flip(Memory.make(value as never))), expected)
+      }
     }))
 })

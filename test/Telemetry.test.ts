@@ -14,6 +14,7 @@ import * as Facade from "../src/promise/index.js"
 import * as Message from "../src/schema/Message.js"
 import * as Summarizer from "../src/services/Summarizer.js"
 import * as RollingMemory from "../src/strategies/RollingMemory.js"
+import * as WindowMemory from "../src/strategies/WindowMemory.js"
 import * as Telemetry from "../src/Telemetry.js"
 
 class TestReader extends MetricReader {
@@ -358,4 +359,25 @@ describe("Telemetry", () => {
       assert.deepStrictEqual((yield* foldCount("rolling", "committed")) - rolling, 2)
       assert.deepStrictEqual((yield* foldCount("summary", "committed")) - summary, 3)
     }))
+
+  it.effect("a prune without a summarizer counts its dropped turns (outcome dropped), opens no span, counts no fold", () => {
+    const { exporter, layer, reader } = otel()
+    return Effect.gen(function*() {
+      const before = yield* collect(reader)
+      const window = yield* WindowMemory.make({ maxMessages: 2 })
+      yield* Effect.forEach(turns("u1", "a1", "u2", "a2", "u3"), (m) => window.add(m), { discard: true }).pipe(
+        Effect.withSpan("caller")
+      )
+      // the Promise facade's RollingMemory without a summarizer: 4 words a turn, a budget of 10
+      const rolling = new Facade.RollingMemory({ maxTokens: 10 })
+      for (const m of turns("u1", "a1", "u2", "a2", "u3")) rolling.addMessage(m.role, m.content)
+      assert.deepStrictEqual((yield* window.buffer).map((m) => m.content), ["u3 w w w"])
+      assert.deepStrictEqual(rolling.getMessages().map((m) => m.content), ["u3 w w w"])
+      assert.deepStrictEqual(delta(before, yield* collect(reader)), {
+        "rollmem_evicted_messages{outcome=dropped,strategy=window}": 4,
+        "rollmem_evicted_messages{outcome=dropped,strategy=rolling}": 4
+      })
+      assert.deepStrictEqual(exporter.getFinishedSpans().map((span) => span.name), ["caller"])
+    }).pipe(Effect.provide(layer))
+  })
 })

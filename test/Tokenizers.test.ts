@@ -457,7 +457,7 @@ describe("ai-tokenizer", () => {
         [
           Tokenizers.layerModel("gpt-4o", null as unknown as Tokenizers.LoadOptions),
           "options",
-          "expected an object, got null"
+          "must be an object, got null"
         ],
         [
           Tokenizers.layerModel("gpt-4o", { engine: "tiktoken" as Tokenizers.Engine }),

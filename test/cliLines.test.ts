@@ -54,4 +54,22 @@ describe("Input.streamLines: a JSON Lines file read line by line", () => {
       ])
       fs.rmSync(dir, { recursive: true })
     }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.effect("a blank line is a Blank item: its bytes count for progress, and it is neither a conversation nor a problem", () =>
+    Effect.gen(function*() {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "rollmem-lines-"))
+      const file = path.join(dir, "blank.jsonl")
+      const line = "{\"id\":\"a\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"
+      fs.writeFileSync(file, `${line}\n  \n${line.replace("\"a\"", "\"b\"")}\n`)
+      const items = Chunk.toArray(yield* Stream.runCollect(Input.streamLineItems(file)))
+      assert.deepStrictEqual(items.map((item) => [item._tag, item.bytes]), [
+        ["Conversation", line.length + 1],
+        ["Blank", 3],
+        ["Conversation", line.length + 1]
+      ])
+      const inputs = yield* Input.streamLines(file)
+      assert.deepStrictEqual(inputs.conversations.map((c) => c.id), ["a", "b"])
+      assert.deepStrictEqual(inputs.problems, [])
+      fs.rmSync(dir, { recursive: true })
+    }).pipe(Effect.provide(NodeContext.layer)))
 })

@@ -1,4 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
 import {
   AsyncRollingMemory,
   AsyncSummaryMemory,
@@ -13,6 +14,7 @@ import {
   TokenCountError,
   WindowMemory
 } from "../src/promise/index.js"
+import * as EffectRolling from "../src/strategies/RollingMemory.js"
 
 const w5 = (p: string) => `${p} ${p} ${p} ${p} ${p}`
 
@@ -259,6 +261,16 @@ describe("Promise facade", () => {
     assert.strictEqual(memory.bufferTokens, 4)
   })
 
+  it("a memory carries no hidden property; a stray constructor argument is not taken for a restored state", () => {
+    const memory = Effect.runSync(EffectRolling.make({ maxTokens: 10 }))
+    assert.deepStrictEqual(Object.getOwnPropertySymbols(memory), [])
+    const saved = JSON.parse(JSON.stringify(new RollingMemory()))
+    // @ts-expect-error -- only fromJSON passes a restored state
+    const buffer = new BufferMemory({ summary: "s", buffer: [] })
+    assert.deepStrictEqual(buffer.summary, "")
+    assert.deepStrictEqual(BufferMemory.fromJSON({ ...saved, summary: "kept" }).summary, "kept")
+  })
+
   it("clear empties summary and buffer", () => {
     const memory = new RollingMemory({ maxTokens: 1, summarize: (s, m) => s + m.length })
     memory.addUserMessage("a")
@@ -281,11 +293,11 @@ describe("Promise facade options", () => {
     const cases: ReadonlyArray<[() => unknown, string]> = [
       [
         () => new RollingMemory({ maxToken: 10 } as never),
-        "invalid option maxToken: unknown option (known: maxTokens, targetTokens, boundary, pinSystem, summaryRole, clearToolResults, maxSummaryTokens, summarize, tokenCounter)"
+        "invalid option maxToken: unknown option (known: maxTokens, targetTokens, boundary, pinSystem, clearToolResults, summaryRole, maxSummaryTokens, summarize, tokenCounter)"
       ],
       [
         () => new AsyncRollingMemory({ summarise: () => "" } as never),
-        "invalid option summarise: unknown option (known: maxTokens, targetTokens, boundary, pinSystem, summaryRole, clearToolResults, maxSummaryTokens, summarize, tokenCounter, fold, hardMaxTokens, foldRetries)"
+        "invalid option summarise: unknown option (known: maxTokens, targetTokens, boundary, pinSystem, clearToolResults, summaryRole, maxSummaryTokens, summarize, tokenCounter, fold, hardMaxTokens, foldRetries)"
       ],
       [
         () => new WindowMemory({ maxMessages: 3, max: 1 } as never),
@@ -293,7 +305,7 @@ describe("Promise facade options", () => {
       ],
       [
         () => new SummaryMemory({ summarize: () => "", tokenCounter: () => 1 } as never),
-        "invalid option tokenCounter: unknown option (known: summarize, summaryRole, maxSummaryTokens)"
+        "invalid option tokenCounter: unknown option (known: summaryRole, maxSummaryTokens, summarize)"
       ]
     ]
     for (const [make, message] of cases) {

@@ -408,7 +408,7 @@ export const runReplay = (
       return readStream(args.files, inputFormat).pipe(
         Stream.tap((item) =>
           Effect.zipRight(
-            item._tag === "Problem" && item.problem !== "" && report
+            item._tag === "Problem" && report
               ? Effect.zipRight(
                 Effect.sync(() => counts.skipped++),
                 Console.error(`rollmem: ${item.problem}`)

@@ -61,8 +61,9 @@ export interface Inputs {
 }
 
 /**
- * One thing read from the input, in file and line order: a conversation, or
- * a problem line (`file:line: ...`) for something that could not be read.
+ * One thing read from the input, in file and line order: a conversation, a
+ * problem line (`file:line: ...`) for something that could not be read, or
+ * a blank JSON Lines line (`Blank`: nothing to replay, nothing to report).
  * `bytes` is how much of the input it stands for (a JSON Lines line with its
  * line break, or a whole file): what progress is counted in.
  *
@@ -72,6 +73,7 @@ export interface Inputs {
 export type Item =
   | { readonly _tag: "Conversation"; readonly conversation: Conversation; readonly bytes: number }
   | { readonly _tag: "Problem"; readonly problem: string; readonly bytes: number }
+  | { readonly _tag: "Blank"; readonly bytes: number }
 
 const parseJson = Schema.decodeUnknownEither(Schema.parseJson())
 
@@ -197,7 +199,7 @@ export const streamLineItems = (
         const into = { conversations: [] as Array<Conversation>, problems: [] as Array<string> }
         readLine(file, line.line, text, into, format)
         const items = itemsOf(into, bytes)
-        return items.length === 0 ? [{ _tag: "Problem", problem: "", bytes }] : items
+        return items.length === 0 ? [{ _tag: "Blank", bytes }] : items
       }),
       Stream.catchAll((error) =>
         Stream.make<Array<Item>>({ _tag: "Problem", problem: `${file}: ${describeReadError(error)}`, bytes: 0 })
@@ -224,7 +226,7 @@ const collect = (items: Iterable<Item>): Inputs => {
   const problems: Array<string> = []
   for (const item of items) {
     if (item._tag === "Conversation") conversations.push(item.conversation)
-    else if (item.problem !== "") problems.push(item.problem)
+    else if (item._tag === "Problem") problems.push(item.problem)
   }
   return { conversations, problems }
 }

@@ -424,9 +424,6 @@ export const withSummarizer = <A, E, R>(
     ? withoutSummarizer(effect) as Effect.Effect<A, E, Exclude<R, Summarizer.Summarizer>>
     : Effect.provideService(effect, Summarizer.Summarizer, summarizer)
 
-const countText0 = (counter: TokenCounter.Service, text: string): Effect.Effect<number, TokenCountError> =>
-  text === "" ? Effect.succeed(0) : TokenCounter.checkedCount(counter, text)
-
 /**
  * Whether the first non-system message of `messages` is a user turn;
  * `null` when every message is a system message (or there is none).
@@ -456,7 +453,7 @@ const makeMessageCounter = (counter: TokenCounter.Service): MessageCounter => {
     const known = byText.get(text)
     return known !== undefined
       ? Effect.succeed(known)
-      : Effect.map(countText0(counter, text), (n) => {
+      : Effect.map(TokenCounter.countText(counter, text), (n) => {
         byText.set(text, n)
         return n
       })

@@ -59,6 +59,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { ConfigError } from "../Errors.js"
+import { checkOptionKeys } from "../internal/options.js"
 import { fromFunctionLabelled } from "../services/internal/counting.js"
 import * as TokenCounter from "../services/TokenCounter.js"
 
@@ -604,18 +605,8 @@ const checkOptions = (
   options: unknown
 ): Either.Either<{ engine: Engine | undefined; framing: boolean }, ConfigError> => {
   if (options === undefined) return Either.right({ engine: undefined, framing: false })
-  if (options === null || typeof options !== "object" || Array.isArray(options)) {
-    return Either.left(
-      new ConfigError({ option: "options", description: `expected an object, got ${describe(options)}` })
-    )
-  }
-  for (const key of Object.keys(options)) {
-    if (!optionKeys.includes(key)) {
-      return Either.left(
-        new ConfigError({ option: key, description: `unknown option (known: ${optionKeys.join(", ")})` })
-      )
-    }
-  }
+  const invalid = checkOptionKeys(options, optionKeys)
+  if (invalid !== undefined) return Either.left(invalid)
   const { engine, framing } = options as { readonly engine?: unknown; readonly framing?: unknown }
   if (engine !== undefined && !(typeof engine === "string" && (engines as ReadonlyArray<string>).includes(engine))) {
     return Either.left(

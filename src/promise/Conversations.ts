@@ -45,7 +45,7 @@ import * as TokenCounter from "../services/TokenCounter.js"
 import * as Conversation from "../store/Conversation.js"
 import * as ConversationStore from "../store/ConversationStore.js"
 import type { Memory } from "../strategies/Memory.js"
-import { AsyncMemory, type AsyncSummarize, type CountTokens, type MessageOptions, squash } from "./internal.js"
+import { AsyncMemory, type AsyncSummarize, type CountTokens, type MessageOptions, squash, wrapped } from "./internal.js"
 
 /**
  * Where conversations are stored:
@@ -126,7 +126,7 @@ export class ConversationMemory extends AsyncMemory {
 
   /** @internal */
   constructor(memory: Memory, id: string) {
-    super(memory)
+    super(wrapped(memory))
     this.id = id
   }
 

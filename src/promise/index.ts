@@ -38,8 +38,11 @@ import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import * as Scope from "effect/Scope"
 import { ConfigError } from "../Errors.js"
+import { checkOptionKeys } from "../internal/options.js"
+import type * as MemoryState from "../schema/MemoryState.js"
 import * as Summarizer from "../services/Summarizer.js"
 import { buildBuffer, buildRolling, buildSummary, buildWindow } from "../strategies/internal/builders.js"
+import * as keys from "../strategies/internal/keys.js"
 import type * as EffectRolling from "../strategies/RollingMemory.js"
 import type * as EffectSummary from "../strategies/SummaryMemory.js"
 import type * as EffectWindow from "../strategies/WindowMemory.js"
@@ -48,7 +51,9 @@ import {
   type AsyncSummarize,
   build,
   type CountTokens,
-  restore,
+  decodeOrThrow,
+  type Restored,
+  stateOf,
   type Summarize,
   SyncMemory,
   unwrap
@@ -199,36 +204,16 @@ export interface AsyncSummaryOptions extends EffectSummary.Options {
   readonly summarize: AsyncSummarize
 }
 
-// Plain JavaScript can pass anything: `null` or a non-object is a ConfigError,
-// not a TypeError, and a misspelt key (`maxToken`) is refused rather than
-// silently leaving the default in place.
+// The one options check of every constructor (`null`, a non-object, a misspelt key: ConfigError).
 const checkOptions = (options: unknown, known: ReadonlyArray<string>): void => {
-  if (typeof options !== "object" || options === null) {
-    throw new ConfigError({
-      option: "options",
-      description: `must be an object, got ${options === null ? "null" : typeof options}`
-    })
-  }
-  for (const key of Object.keys(options)) {
-    if (!known.includes(key)) {
-      throw new ConfigError({ option: key, description: `unknown option (known: ${known.join(", ")})` })
-    }
-  }
+  const invalid = checkOptionKeys(options, known)
+  if (invalid !== undefined) throw invalid
 }
 
-const policyKeys = ["boundary", "pinSystem", "summaryRole"]
+// The Effect API's keys, with the facade's functions in place of services.
+const rollingKeys = [...keys.rolling, "summarize", "tokenCounter"]
 const backgroundKeys = ["fold", "hardMaxTokens", "foldRetries"]
-const rollingKeys = [
-  "maxTokens",
-  "targetTokens",
-  ...policyKeys,
-  "clearToolResults",
-  "maxSummaryTokens",
-  "summarize",
-  "tokenCounter"
-]
-const windowKeys = ["maxMessages", "targetMessages", ...policyKeys]
-const summaryKeys = ["summarize", "summaryRole", "maxSummaryTokens"]
+const summaryKeys = [...keys.summary, "summarize"]
 
 // Throws `ConfigError` unless `value` is absent or a function.
 const checkFunction = <F>(option: string, value: F): F => {
@@ -257,19 +242,21 @@ const rollingMemory = <F>(
     readonly foldRetries?: number | undefined
   },
   toSummarizer: (summarize: F) => Summarizer.Service,
+  state: MemoryState.MemoryState | undefined,
   scope?: Scope.Scope
 ) => {
   checkOptions(options, scope === undefined ? rollingKeys : [...rollingKeys, ...backgroundKeys])
   return build(
     options.summarize === undefined ? undefined : toSummarizer(checkFunction("summarize", options.summarize)),
     checkFunction("tokenCounter", options.tokenCounter),
-    (services, state) => {
+    state,
+    (services, fill) => {
       const { foldRetries, summarize: _summarize, tokenCounter: _tokenCounter, ...rolling } = options
       const retries = checkRetries(foldRetries)
       return buildRolling(
         services,
         retries === undefined ? rolling : { ...rolling, foldRetry: backoff(retries) },
-        state,
+        fill,
         rolling.fold === "background" ? scope : undefined
       )
     }
@@ -294,7 +281,8 @@ const backoff = (retries: number): Schedule.Schedule<unknown, unknown> =>
 // The same for the Summary and AsyncSummary classes.
 const summaryMemory = <F>(
   options: EffectSummary.Options & { readonly summarize: F },
-  toSummarizer: (summarize: F) => Summarizer.Service
+  toSummarizer: (summarize: F) => Summarizer.Service,
+  state: MemoryState.MemoryState | undefined
 ) => {
   checkOptions(options, summaryKeys)
   const summarizer = toSummarizer(requireSummarize(options))
@@ -302,7 +290,8 @@ const summaryMemory = <F>(
   return build(
     summarizer,
     undefined,
-    (services, state) => buildSummary({ counter: services.counter, summarizer }, state, summary)
+    state,
+    (services, fill) => buildSummary({ counter: services.counter, summarizer }, fill, summary)
   )
 }
 
@@ -316,14 +305,17 @@ const summaryMemory = <F>(
 export class RollingMemory extends SyncMemory {
   /** The token budget of the buffer. */
   readonly maxTokens: number
-  constructor(options: RollingOptions = {}) {
-    const memory = rollingMemory(options, Summarizer.fromFunction)
-    super(memory)
-    this.maxTokens = memory.maxTokens
+  constructor(options?: RollingOptions)
+  /** With `restored`: holding that state (what {@link RollingMemory.fromJSON} decoded). @internal */
+  constructor(options: RollingOptions | undefined, restored: Restored)
+  constructor(options: RollingOptions = {}, restored?: Restored) {
+    const built = rollingMemory(options, Summarizer.fromFunction, stateOf(restored))
+    super(built)
+    this.maxTokens = built.memory.maxTokens
   }
   /** Restores from a wire-format state (any strategy's); throws `StateDecodeError` on a bad one. */
   static fromJSON(data: unknown, options: RollingOptions = {}): RollingMemory {
-    return restore(data, () => new RollingMemory(options))
+    return new RollingMemory(options, decodeOrThrow(data))
   }
 }
 
@@ -342,13 +334,16 @@ export class AsyncRollingMemory extends AsyncMemory {
   readonly fold: "blocking" | "background"
   /** @internal */
   private readonly rolling: EffectRolling.RollingMemory
-  constructor(options: AsyncRollingOptions = {}) {
+  constructor(options?: AsyncRollingOptions)
+  /** With `restored`: holding that state (what {@link AsyncRollingMemory.fromJSON} decoded). @internal */
+  constructor(options: AsyncRollingOptions | undefined, restored: Restored)
+  constructor(options: AsyncRollingOptions = {}, restored?: Restored) {
     const scope = Effect.runSync(Scope.make())
-    const memory = rollingMemory(options, Summarizer.fromPromise, scope)
-    super(memory, scope)
-    this.rolling = memory
-    this.maxTokens = memory.maxTokens
-    this.fold = memory.fold
+    const built = rollingMemory(options, Summarizer.fromPromise, stateOf(restored), scope)
+    super(built, scope)
+    this.rolling = built.memory
+    this.maxTokens = built.memory.maxTokens
+    this.fold = built.memory.fold
   }
   /**
    * With background folds: the error of the last fold that failed after its
@@ -360,7 +355,7 @@ export class AsyncRollingMemory extends AsyncMemory {
   }
   /** Restores from a wire-format state (any strategy's); throws `StateDecodeError` on a bad one. */
   static fromJSON(data: unknown, options: AsyncRollingOptions = {}): AsyncRollingMemory {
-    return restore(data, () => new AsyncRollingMemory(options))
+    return new AsyncRollingMemory(options, decodeOrThrow(data))
   }
 }
 
@@ -371,17 +366,15 @@ export class AsyncRollingMemory extends AsyncMemory {
  * @category constructors
  */
 export class BufferMemory extends SyncMemory {
-  constructor() {
-    const memory = build(
-      undefined,
-      undefined,
-      buildBuffer
-    )
-    super(memory)
+  constructor()
+  /** With `restored`: holding that state (what {@link BufferMemory.fromJSON} decoded). @internal */
+  constructor(restored: Restored)
+  constructor(restored?: Restored) {
+    super(build(undefined, undefined, stateOf(restored), buildBuffer))
   }
   /** Restores from a wire-format state (any strategy's); throws `StateDecodeError` on a bad one. */
   static fromJSON(data: unknown): BufferMemory {
-    return restore(data, () => new BufferMemory())
+    return new BufferMemory(decodeOrThrow(data))
   }
 }
 
@@ -395,19 +388,23 @@ export class BufferMemory extends SyncMemory {
 export class WindowMemory extends SyncMemory {
   /** The message budget of the buffer. */
   readonly maxMessages: number
-  constructor(options: WindowOptions) {
-    checkOptions(options, windowKeys)
-    const memory = build(
+  constructor(options: WindowOptions)
+  /** With `restored`: holding that state (what {@link WindowMemory.fromJSON} decoded). @internal */
+  constructor(options: WindowOptions, restored: Restored)
+  constructor(options: WindowOptions, restored?: Restored) {
+    checkOptions(options, keys.window)
+    const built = build(
       undefined,
       undefined,
-      (services, state) => buildWindow(services, options, state)
+      stateOf(restored),
+      (services, fill) => buildWindow(services, options, fill)
     )
-    super(memory)
-    this.maxMessages = memory.maxMessages
+    super(built)
+    this.maxMessages = built.memory.maxMessages
   }
   /** Restores from a wire-format state (any strategy's); throws `StateDecodeError` on a bad one. */
   static fromJSON(data: unknown, options: WindowOptions): WindowMemory {
-    return restore(data, () => new WindowMemory(options))
+    return new WindowMemory(options, decodeOrThrow(data))
   }
 }
 
@@ -419,12 +416,15 @@ export class WindowMemory extends SyncMemory {
  * @category constructors
  */
 export class SummaryMemory extends SyncMemory {
-  constructor(options: SummaryOptions) {
-    super(summaryMemory(options, Summarizer.fromFunction))
+  constructor(options: SummaryOptions)
+  /** With `restored`: holding that state (what {@link SummaryMemory.fromJSON} decoded). @internal */
+  constructor(options: SummaryOptions, restored: Restored)
+  constructor(options: SummaryOptions, restored?: Restored) {
+    super(summaryMemory(options, Summarizer.fromFunction, stateOf(restored)))
   }
   /** Restores from a wire-format state (any strategy's); throws `StateDecodeError` on a bad one. */
   static fromJSON(data: unknown, options: SummaryOptions): SummaryMemory {
-    return restore(data, () => new SummaryMemory(options))
+    return new SummaryMemory(options, decodeOrThrow(data))
   }
 }
 
@@ -436,11 +436,14 @@ export class SummaryMemory extends SyncMemory {
  * @category constructors
  */
 export class AsyncSummaryMemory extends AsyncMemory {
-  constructor(options: AsyncSummaryOptions) {
-    super(summaryMemory(options, Summarizer.fromPromise))
+  constructor(options: AsyncSummaryOptions)
+  /** With `restored`: holding that state (what {@link AsyncSummaryMemory.fromJSON} decoded). @internal */
+  constructor(options: AsyncSummaryOptions, restored: Restored)
+  constructor(options: AsyncSummaryOptions, restored?: Restored) {
+    super(summaryMemory(options, Summarizer.fromPromise, stateOf(restored)))
   }
   /** Restores from a wire-format state (any strategy's); throws `StateDecodeError` on a bad one. */
   static fromJSON(data: unknown, options: AsyncSummaryOptions): AsyncSummaryMemory {
-    return restore(data, () => new AsyncSummaryMemory(options))
+    return new AsyncSummaryMemory(options, decodeOrThrow(data))
   }
 }

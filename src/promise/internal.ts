@@ -9,12 +9,12 @@ import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Scope from "effect/Scope"
-import { SummarizerError } from "../Errors.js"
+import { SummarizerError, type TokenCountError } from "../Errors.js"
 import * as MemoryState from "../schema/MemoryState.js"
 import * as Message from "../schema/Message.js"
 import * as Summarizer from "../services/Summarizer.js"
 import * as TokenCounter from "../services/TokenCounter.js"
-import { done, type Services, stepOf } from "../strategies/internal/core.js"
+import { type Built, done, type Fill, fillWith, type Services } from "../strategies/internal/core.js"
 import type { Memory } from "../strategies/Memory.js"
 
 /**
@@ -83,25 +83,36 @@ export const squash = <A, E>(exit: Exit.Exit<A, E>): A => {
   throw unwrap(Cause.squash(exit.cause))
 }
 
-/** Per-class construction input, set just before `new` by the static constructors. */
-/** @internal */
-export let restoring: MemoryState.MemoryState | undefined
-
-/** @internal */
-export const takeRestoring = (): MemoryState.MemoryState | undefined => {
-  const state = restoring
-  restoring = undefined
-  return state
+/**
+ * A state a facade class's `fromJSON` decoded, passed to its constructor.
+ * A class of its own, so that no other argument passes for one: a stray
+ * argument of a plain JavaScript caller is ignored, as it always was.
+ *
+ * @internal
+ */
+export class Restored {
+  constructor(readonly state: MemoryState.MemoryState) {}
 }
 
-/** @internal */
-export const decodeOrThrow = (data: unknown): MemoryState.MemoryState =>
-  squash(Effect.runSyncExit(MemoryState.fromJSON(data)))
+/** Decodes a wire-format state; throws `StateDecodeError` on a bad one. @internal */
+export const decodeOrThrow = (data: unknown): Restored =>
+  new Restored(squash(Effect.runSyncExit(MemoryState.fromJSON(data))))
+
+/** The state a constructor was given, if it is one. @internal */
+export const stateOf = (restored: Restored | undefined): MemoryState.MemoryState | undefined =>
+  restored instanceof Restored ? restored.state : undefined
 
 const toMessage = (role: unknown, content: unknown, options?: MessageOptions): Message.Message =>
   Either.getOrThrowWith(Message.decodeFields(role, content, options), (e) => e)
 
-type AddStep = (message: Message.Message) => Effect.Effect<void, unknown>
+/**
+ * A memory the facade did not build (the recording memory of a stored
+ * conversation): its steps are its own `add` and `addMessages`, each run as
+ * an effect.
+ *
+ * @internal
+ */
+export const wrapped = (memory: Memory): Built<Memory> => ({ memory, step: memory.add, stepMany: memory.addMessages })
 
 /**
  * What every facade class shares: the synchronous reads, `clear`, `toJSON`
@@ -118,17 +129,20 @@ type AddStep = (message: Message.Message) => Effect.Effect<void, unknown>
 export abstract class BaseMemory {
   /** @internal */
   protected readonly memory: Memory
-  /** @internal */
-  protected readonly step: AddStep
+  /** The synchronous part of the memory's `add`, from its builder. @internal */
+  protected readonly step: Built<Memory>["step"]
+  /** The synchronous part of the memory's `addMessages`. @internal */
+  protected readonly stepMany: Built<Memory>["stepMany"]
   /** Adds still running a summarizer call. @internal */
   protected readonly inFlight = new Set<Fiber.RuntimeFiber<void, unknown>>()
   /** The scope owning background folds, closed by `dispose()`. @internal */
   protected readonly scope: Scope.CloseableScope | undefined
 
   /** @internal */
-  protected constructor(memory: Memory, scope?: Scope.CloseableScope) {
-    this.memory = memory
-    this.step = stepOf(memory) ?? memory.add
+  protected constructor(built: Built<Memory>, scope?: Scope.CloseableScope) {
+    this.memory = built.memory
+    this.step = built.step
+    this.stepMany = built.stepMany
     this.scope = scope
   }
 
@@ -224,8 +238,8 @@ export abstract class SyncMemory extends BaseMemory {
    * on `InvalidMessageError` or `TokenCountError` none is added.
    */
   addMessages(messages: ReadonlyArray<Message.Message>): void {
-    const checked = messages.map((m) => toMessage(m.role, m.content, m))
-    squash(Effect.runSyncExit(this.memory.addMessages(checked)))
+    const rest = this.stepMany(messages.map((m) => toMessage(m.role, m.content, m)))
+    if (rest !== done) squash(Exit.isExit(rest) ? rest : Effect.runSyncExit(rest))
   }
   /** Adds a `user` message. */
   addUserMessage(content: string, options?: MessageOptions): void {
@@ -268,8 +282,7 @@ export abstract class AsyncMemory extends BaseMemory {
    * `addMessage`; on `InvalidMessageError` or `TokenCountError` none is added.
    */
   async addMessages(messages: ReadonlyArray<Message.Message>): Promise<void> {
-    const checked = messages.map((m) => toMessage(m.role, m.content, m))
-    return this.run(this.memory.addMessages(checked))
+    return this.run(this.stepMany(messages.map((m) => toMessage(m.role, m.content, m))))
   }
   private async run(rest: Effect.Effect<void, unknown>): Promise<void> {
     if (rest === done) return
@@ -305,30 +318,22 @@ export abstract class AsyncMemory extends BaseMemory {
 }
 
 /**
- * Builds a memory with the facade's services. A synchronous counter builds
- * it at once (the builder returns an `Exit`); otherwise the builder's effect
- * runs synchronously.
+ * Builds a memory with the facade's services, empty or holding `state` (a
+ * `fromJSON`'s decoded state), with its add steps. A synchronous counter
+ * builds it at once (the builder returns an `Exit`); otherwise the builder's
+ * effect runs synchronously.
  *
  * @internal
  */
 export const build = <M extends Memory, E>(
   summarizer: Summarizer.Service | undefined,
   counter: CountTokens | undefined,
-  make: (services: Services, state: MemoryState.MemoryState | undefined) => Effect.Effect<M, E>
-): M => {
+  state: MemoryState.MemoryState | undefined,
+  make: (services: Services, fill: Fill<TokenCountError>) => Effect.Effect<Built<M>, E>
+): Built<M> => {
   const built = make({
     counter: counter === undefined ? TokenCounter.wordCounter : TokenCounter.fromFunction(counter),
     summarizer
-  }, takeRestoring())
-  return squash(Exit.isExit(built) ? built as Exit.Exit<M, E> : Effect.runSyncExit(built))
-}
-
-/** @internal */
-export const restore = <T>(data: unknown, construct: () => T): T => {
-  restoring = decodeOrThrow(data)
-  try {
-    return construct()
-  } finally {
-    restoring = undefined
-  }
+  }, fillWith(state))
+  return squash(Exit.isExit(built) ? built as Exit.Exit<Built<M>, E> : Effect.runSyncExit(built))
 }

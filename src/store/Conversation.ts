@@ -58,6 +58,7 @@ import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import { type AddError, ConfigError, type TokenCountError } from "../Errors.js"
+import { checkObject, checkOptionKeys } from "../internal/options.js"
 import * as MemoryState from "../schema/MemoryState.js"
 import type { Message } from "../schema/Message.js"
 import * as Memory from "../strategies/Memory.js"
@@ -202,10 +203,13 @@ const restore = (
   state: MemoryState.MemoryState
 ): Effect.Effect<Memory.Memory, ConfigError | TokenCountError> => Memory.make(withoutRetry(options), state)
 
-// The memory's options: without `retry`, when given the whole options.
+// The memory's options: the strategy's own keys, without `retry` or a wrapper's keys (checked by `checkOptions`).
 const withoutRetry = (options: StrategyOptions): Memory.Options => {
-  const { retry: _retry, ...rest } = options as Options
-  return rest as Memory.Options
+  const picked: Record<string, unknown> = { strategy: options.strategy }
+  for (const key of Memory.optionKeys[options.strategy] ?? []) {
+    if (Object.hasOwn(options, key)) picked[key] = (options as unknown as Record<string, unknown>)[key]
+  }
+  return picked as unknown as Memory.Options
 }
 
 /**
@@ -243,22 +247,15 @@ export const checkOptions = (
   extraKeys: ReadonlyArray<string> = []
 ): Effect.Effect<Options, ConfigError | TokenCountError> =>
   Effect.gen(function*() {
-    if (typeof options !== "object" || options === null) {
-      return yield* new ConfigError({ option: "options", description: `must be an object, got ${describe(options)}` })
-    }
+    const notObject = checkObject(options)
+    if (notObject !== undefined) return yield* notObject
     const strategy = (options as { readonly strategy?: unknown }).strategy
     if (typeof strategy !== "string" || !Object.hasOwn(strategyKeys, strategy)) {
-      return yield* unknownStrategy(options)
+      return yield* unknownStrategy(options as { readonly strategy?: unknown })
     }
     const known = ["strategy", "retry", ...strategyKeys[strategy as StrategyOptions["strategy"]], ...extraKeys]
-    for (const key of Object.keys(options)) {
-      if (!known.includes(key)) {
-        return yield* new ConfigError({
-          option: key,
-          description: `unknown option for the ${strategy} strategy (known: ${known.join(", ")})`
-        })
-      }
-    }
+    const unknown = checkOptionKeys(options, known, `the ${strategy} strategy`)
+    if (unknown !== undefined) return yield* unknown
     const checked = options as Options
     // The strategy's own checks: building an empty memory checks its budget.
     if (checked.strategy !== "summary") yield* restore(checked, emptyState)

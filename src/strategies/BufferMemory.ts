@@ -19,9 +19,11 @@
  */
 import * as Effect from "effect/Effect"
 import type { ConfigError, StateDecodeError, TokenCountError } from "../Errors.js"
+import { checkOptionKeys } from "../internal/options.js"
 import * as MemoryState from "../schema/MemoryState.js"
 import { buildBuffer } from "./internal/builders.js"
-import { withServices } from "./internal/core.js"
+import { type Fill, fillEmpty, fillState, memoryOf, withServices } from "./internal/core.js"
+import * as keys from "./internal/keys.js"
 import type { Memory } from "./Memory.js"
 
 /**
@@ -45,21 +47,24 @@ export interface Options {
   readonly summaryRole?: "system" | "user" | undefined
 }
 
-const build = (
-  state: MemoryState.MemoryState | undefined,
-  options?: Options
-): Effect.Effect<BufferMemory, ConfigError | TokenCountError> =>
-  withServices((services) => buildBuffer(services, state, options))
+// An empty memory (`fillEmpty`) cannot fail to count; a restored one (`fillState`) can.
+const build = <E>(fill: Fill<E>, options?: Options): Effect.Effect<BufferMemory, ConfigError | E> => {
+  const invalid = options === undefined ? undefined : checkOptionKeys(options, keys.buffer)
+  return invalid !== undefined
+    ? Effect.fail(invalid)
+    : withServices((services) => Effect.map(buildBuffer(services, fill, options), memoryOf))
+}
 
 /**
  * Builds an empty BufferMemory. Reads `TokenCounter` (default: word count)
- * from the context, for `bufferTokens` only.
+ * from the context, for `bufferTokens` only. Fails with `ConfigError` for
+ * options that are not an object, an unknown key (naming it and the known
+ * ones) or a wrong `summaryRole`.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make = (options?: Options): Effect.Effect<BufferMemory, ConfigError> =>
-  build(undefined, options) as Effect.Effect<BufferMemory, ConfigError>
+export const make = (options?: Options): Effect.Effect<BufferMemory, ConfigError> => build(fillEmpty, options)
 
 /**
  * Builds a BufferMemory holding a state. Fails with `TokenCountError`.
@@ -70,7 +75,7 @@ export const make = (options?: Options): Effect.Effect<BufferMemory, ConfigError
 export const fromState = (
   state: MemoryState.MemoryState,
   options?: Options
-): Effect.Effect<BufferMemory, ConfigError | TokenCountError> => build(state, options)
+): Effect.Effect<BufferMemory, ConfigError | TokenCountError> => build(fillState(state), options)
 
 /**
  * Restores a BufferMemory from a parsed JSON state (any strategy's). Fails
@@ -83,4 +88,4 @@ export const fromJSON = (
   input: unknown,
   options?: Options
 ): Effect.Effect<BufferMemory, StateDecodeError | ConfigError | TokenCountError> =>
-  Effect.flatMap(MemoryState.fromJSON(input), (state) => build(state, options))
+  Effect.flatMap(MemoryState.fromJSON(input), (state) => build(fillState(state), options))

@@ -21,10 +21,12 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { type AddError, ConfigError, type TokenCountError } from "../Errors.js"
+import { checkObject, checkOptionKeys } from "../internal/options.js"
 import type * as MemoryState from "../schema/MemoryState.js"
 import type { Message } from "../schema/Message.js"
 import * as Summarizer from "../services/Summarizer.js"
 import * as BufferMemory from "./BufferMemory.js"
+import * as keys from "./internal/keys.js"
 import * as RollingMemory from "./RollingMemory.js"
 import * as SummaryMemory from "./SummaryMemory.js"
 import * as WindowMemory from "./WindowMemory.js"
@@ -111,25 +113,19 @@ export type Options =
   | { readonly strategy: "summary" } & SummaryMemory.Options
 
 /**
- * The option keys of each strategy besides `strategy`. A new strategy option
- * is added here (and in the strategy's `Options`) and nowhere else.
+ * The option keys of each strategy besides `strategy`: what {@link make}
+ * takes (RollingMemory's background-folding options, which need
+ * `RollingMemory.makeScoped`, are not among them). Every constructor checks
+ * its options against the same lists (`strategies/internal/keys.ts`).
  *
  * @since 0.2.0
  * @category constants
  */
 export const optionKeys: { readonly [S in Options["strategy"]]: ReadonlyArray<string> } = {
-  rolling: [
-    "maxTokens",
-    "targetTokens",
-    "boundary",
-    "pinSystem",
-    "clearToolResults",
-    "summaryRole",
-    "maxSummaryTokens"
-  ],
-  buffer: ["summaryRole"],
-  window: ["maxMessages", "targetMessages", "boundary", "pinSystem", "summaryRole"],
-  summary: ["summaryRole", "maxSummaryTokens"]
+  rolling: keys.rolling,
+  buffer: keys.buffer,
+  window: keys.window,
+  summary: keys.summary
 }
 
 type Build = (
@@ -172,7 +168,9 @@ const describe = (value: unknown): string =>
  * `TokenCounter` (default: word count) and the `Summarizer` (optional for
  * `rolling`, required for `summary`).
  *
- * Fails with `ConfigError` for an option the strategy refuses, an unknown
+ * Fails with `ConfigError` for options that are not an object (`option:
+ * "options"`), an unknown key (naming it and listing the strategy's keys,
+ * {@link optionKeys}), an option the strategy refuses, an unknown
  * strategy (`option: "strategy"`, listing the known ones) or a `summary`
  * strategy without a `Summarizer` in context (`option: "summarizer"`), and
  * with `TokenCountError` when a restored message cannot be counted.
@@ -189,20 +187,26 @@ const describe = (value: unknown): string =>
  * @since 0.2.0
  * @category constructors
  */
-export const make: {
-  (options: Options): Effect.Effect<Memory, ConfigError>
-  (options: Options, state: MemoryState.MemoryState | undefined): Effect.Effect<Memory, ConfigError | TokenCountError>
-} = ((options: Options, state?: MemoryState.MemoryState): Effect.Effect<Memory, ConfigError | TokenCountError> => {
+export function make(options: Options): Effect.Effect<Memory, ConfigError>
+export function make(
+  options: Options,
+  state: MemoryState.MemoryState | undefined
+): Effect.Effect<Memory, ConfigError | TokenCountError>
+export function make(
+  options: Options,
+  state?: MemoryState.MemoryState
+): Effect.Effect<Memory, ConfigError | TokenCountError> {
+  const notObject = checkObject(options)
+  if (notObject !== undefined) return Effect.fail(notObject)
   const { strategy, ...rest } = options
-  const build: Build | undefined = typeof strategy === "string" && Object.hasOwn(builders, strategy)
-    ? builders[strategy]
-    : undefined
-  return build === undefined
-    ? Effect.fail(
+  if (typeof strategy !== "string" || !Object.hasOwn(builders, strategy)) {
+    return Effect.fail(
       new ConfigError({
         option: "strategy",
         description: `must be one of ${Object.keys(builders).join(", ")}, got ${describe(strategy)}`
       })
     )
-    : build(rest as never, state)
-}) as typeof make
+  }
+  const unknown = checkOptionKeys(options, ["strategy", ...optionKeys[strategy]], `the ${strategy} strategy`)
+  return unknown === undefined ? builders[strategy](rest as never, state) : Effect.fail(unknown)
+}

@@ -37,9 +37,11 @@ import type * as Option from "effect/Option"
 import type * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import type { AddError, ConfigError, StateDecodeError, TokenCountError } from "../Errors.js"
+import { checkOptionKeys } from "../internal/options.js"
 import * as MemoryState from "../schema/MemoryState.js"
 import { buildRolling, DEFAULT_MAX_TOKENS as DEFAULT } from "./internal/builders.js"
-import { withServices } from "./internal/core.js"
+import { type Fill, fillEmpty, fillState, fillWith, memoryOf, withServices } from "./internal/core.js"
+import * as keys from "./internal/keys.js"
 import type { Memory } from "./Memory.js"
 
 /**
@@ -166,18 +168,28 @@ export interface RollingMemory extends Memory {
   readonly lastFoldFailure: Effect.Effect<Option.Option<AddError>>
 }
 
-const build = (
+const known = [...keys.rolling, ...keys.background]
+
+// An empty memory (`fillEmpty`) cannot fail to count; a restored one (`fillState`) can.
+const build = <E>(
   options: Options | undefined,
-  state: MemoryState.MemoryState | undefined,
+  fill: Fill<E>,
   scope?: Scope.Scope
-): Effect.Effect<RollingMemory, ConfigError | TokenCountError> =>
-  withServices((services) => buildRolling(services, options, state, scope))
+): Effect.Effect<RollingMemory, ConfigError | E> => {
+  const invalid = options === undefined ? undefined : checkOptionKeys(options, known)
+  return invalid !== undefined
+    ? Effect.fail(invalid)
+    : withServices((services) => Effect.map(buildRolling(services, options, fill, scope), memoryOf))
+}
 
 /**
  * Builds an empty RollingMemory. Reads `TokenCounter` (default: word count)
  * and, if present, `Summarizer` from the context.
  *
- * Fails with `ConfigError` when an option is wrong: `maxTokens`,
+ * Fails with `ConfigError` when the options are not an object (`null`
+ * included: `option: "options"`), hold an unknown key (a misspelt
+ * `maxToken` is refused, not left to its default: the error names it and
+ * lists the known keys), or an option is wrong: `maxTokens`,
  * `targetTokens` or `maxSummaryTokens` not a positive integer, `targetTokens`
  * over `maxTokens`, `boundary`, `pinSystem`, `summaryRole` or
  * `clearToolResults` of the wrong type or value.
@@ -200,8 +212,7 @@ const build = (
  * @since 0.1.0
  * @category constructors
  */
-export const make = (options?: Options): Effect.Effect<RollingMemory, ConfigError> =>
-  build(options, undefined) as Effect.Effect<RollingMemory, ConfigError>
+export const make = (options?: Options): Effect.Effect<RollingMemory, ConfigError> => build(options, fillEmpty)
 
 /**
  * Builds a RollingMemory whose folds may run in the background
@@ -236,7 +247,7 @@ export const makeScoped = (
   options?: Options,
   state?: MemoryState.MemoryState
 ): Effect.Effect<RollingMemory, ConfigError | TokenCountError, Scope.Scope> =>
-  Effect.flatMap(Effect.scope, (scope) => build(options, state, scope))
+  Effect.flatMap(Effect.scope, (scope) => build(options, fillWith(state), scope))
 
 /**
  * Builds a RollingMemory holding a state. The buffer is restored verbatim
@@ -251,7 +262,7 @@ export const makeScoped = (
 export const fromState = (
   state: MemoryState.MemoryState,
   options?: Options
-): Effect.Effect<RollingMemory, ConfigError | TokenCountError> => build(options, state)
+): Effect.Effect<RollingMemory, ConfigError | TokenCountError> => build(options, fillState(state))
 
 /**
  * Restores a RollingMemory from a parsed JSON state (any strategy's:
@@ -264,4 +275,4 @@ export const fromJSON = (
   input: unknown,
   options?: Options
 ): Effect.Effect<RollingMemory, StateDecodeError | ConfigError | TokenCountError> =>
-  Effect.flatMap(MemoryState.fromJSON(input), (state) => build(options, state))
+  Effect.flatMap(MemoryState.fromJSON(input), (state) => build(options, fillState(state)))

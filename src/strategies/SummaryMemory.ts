@@ -24,10 +24,12 @@
  */
 import * as Effect from "effect/Effect"
 import type { ConfigError, StateDecodeError, TokenCountError } from "../Errors.js"
+import { checkOptionKeys } from "../internal/options.js"
 import * as MemoryState from "../schema/MemoryState.js"
 import * as Summarizer from "../services/Summarizer.js"
 import { buildSummary } from "./internal/builders.js"
-import { withServices } from "./internal/core.js"
+import { type Fill, fillEmpty, fillState, memoryOf, withServices } from "./internal/core.js"
+import * as keys from "./internal/keys.js"
 import type { Memory } from "./Memory.js"
 
 /**
@@ -57,24 +59,32 @@ export interface Options {
   readonly maxSummaryTokens?: number | undefined
 }
 
-const build = (
-  state: MemoryState.MemoryState | undefined,
+// An empty memory (`fillEmpty`) cannot fail to count; a restored one (`fillState`) can.
+const build = <E>(
+  fill: Fill<E>,
   options?: Options
-): Effect.Effect<SummaryMemory, ConfigError | TokenCountError, Summarizer.Summarizer> =>
-  Effect.flatMap(
+): Effect.Effect<SummaryMemory, ConfigError | E, Summarizer.Summarizer> => {
+  const invalid = options === undefined ? undefined : checkOptionKeys(options, keys.summary)
+  return invalid !== undefined ? Effect.fail(invalid) : Effect.flatMap(
     Summarizer.Summarizer,
-    (summarizer) => withServices((services) => buildSummary({ counter: services.counter, summarizer }, state, options))
+    (summarizer) =>
+      withServices((services) =>
+        Effect.map(buildSummary({ counter: services.counter, summarizer }, fill, options), memoryOf)
+      )
   )
+}
 
 /**
  * Builds an empty SummaryMemory. Requires a `Summarizer` in context; reads
- * `TokenCounter` (default: word count) for `bufferTokens` only.
+ * `TokenCounter` (default: word count) for `bufferTokens` only. Fails with
+ * `ConfigError` for options that are not an object, an unknown key (naming
+ * it and the known ones) or a wrong `summaryRole` or `maxSummaryTokens`.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const make = (options?: Options): Effect.Effect<SummaryMemory, ConfigError, Summarizer.Summarizer> =>
-  build(undefined, options) as Effect.Effect<SummaryMemory, ConfigError, Summarizer.Summarizer>
+  build(fillEmpty, options)
 
 /**
  * Builds a SummaryMemory holding a state; restored turns are pending and are
@@ -86,7 +96,8 @@ export const make = (options?: Options): Effect.Effect<SummaryMemory, ConfigErro
 export const fromState = (
   state: MemoryState.MemoryState,
   options?: Options
-): Effect.Effect<SummaryMemory, ConfigError | TokenCountError, Summarizer.Summarizer> => build(state, options)
+): Effect.Effect<SummaryMemory, ConfigError | TokenCountError, Summarizer.Summarizer> =>
+  build(fillState(state), options)
 
 /**
  * Restores a SummaryMemory from a parsed JSON state (any strategy's). Fails
@@ -99,4 +110,4 @@ export const fromJSON = (
   input: unknown,
   options?: Options
 ): Effect.Effect<SummaryMemory, StateDecodeError | ConfigError | TokenCountError, Summarizer.Summarizer> =>
-  Effect.flatMap(MemoryState.fromJSON(input), (state) => build(state, options))
+  Effect.flatMap(MemoryState.fromJSON(input), (state) => build(fillState(state), options))

@@ -22,9 +22,11 @@
  */
 import * as Effect from "effect/Effect"
 import type { ConfigError, StateDecodeError, TokenCountError } from "../Errors.js"
+import { checkOptionKeys } from "../internal/options.js"
 import * as MemoryState from "../schema/MemoryState.js"
 import { buildWindow } from "./internal/builders.js"
-import { withServices } from "./internal/core.js"
+import { type Fill, fillEmpty, fillState, memoryOf, withServices } from "./internal/core.js"
+import * as keys from "./internal/keys.js"
 import type { Memory } from "./Memory.js"
 
 /**
@@ -81,17 +83,20 @@ export interface WindowMemory extends Memory {
   readonly targetMessages: number
 }
 
-const build = (
-  options: Options,
-  state: MemoryState.MemoryState | undefined
-): Effect.Effect<WindowMemory, ConfigError | TokenCountError> =>
-  withServices((services) => buildWindow(services, options, state))
+// An empty memory (`fillEmpty`) cannot fail to count; a restored one (`fillState`) can.
+const build = <E>(options: Options, fill: Fill<E>): Effect.Effect<WindowMemory, ConfigError | E> => {
+  const invalid = options === undefined ? undefined : checkOptionKeys(options, keys.window)
+  return invalid !== undefined
+    ? Effect.fail(invalid)
+    : withServices((services) => Effect.map(buildWindow(services, options, fill), memoryOf))
+}
 
 /**
  * Builds an empty WindowMemory. Reads `TokenCounter` (default: word count)
  * from the context, for `bufferTokens` only.
  *
- * Fails with `ConfigError` when an option is wrong: `maxMessages` or
+ * Fails with `ConfigError` when the options are not an object, hold an
+ * unknown key (naming it and the known ones), or an option is wrong: `maxMessages` or
  * `targetMessages` not a positive integer, `targetMessages` over
  * `maxMessages`, `boundary`, `pinSystem` or `summaryRole` of the wrong type
  * or value.
@@ -99,8 +104,7 @@ const build = (
  * @since 0.1.0
  * @category constructors
  */
-export const make = (options: Options): Effect.Effect<WindowMemory, ConfigError> =>
-  build(options, undefined) as Effect.Effect<WindowMemory, ConfigError>
+export const make = (options: Options): Effect.Effect<WindowMemory, ConfigError> => build(options, fillEmpty)
 
 /**
  * Builds a WindowMemory holding a state, restored verbatim (not pruned).
@@ -112,7 +116,7 @@ export const make = (options: Options): Effect.Effect<WindowMemory, ConfigError>
 export const fromState = (
   state: MemoryState.MemoryState,
   options: Options
-): Effect.Effect<WindowMemory, ConfigError | TokenCountError> => build(options, state)
+): Effect.Effect<WindowMemory, ConfigError | TokenCountError> => build(options, fillState(state))
 
 /**
  * Restores a WindowMemory from a parsed JSON state (any strategy's). Fails
@@ -125,4 +129,4 @@ export const fromJSON = (
   input: unknown,
   options: Options
 ): Effect.Effect<WindowMemory, StateDecodeError | ConfigError | TokenCountError> =>
-  Effect.flatMap(MemoryState.fromJSON(input), (state) => build(options, state))
+  Effect.flatMap(MemoryState.fromJSON(input), (state) => build(options, fillState(state)))

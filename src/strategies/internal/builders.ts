@@ -1,9 +1,11 @@
 /**
  * How each strategy builds a memory from its services, options and an
- * optional restored state. The public constructors read the services from
- * the context; the Promise facade passes its own. Each builder returns an
- * `Exit` when nothing suspends (a synchronous counter), so the facade builds
- * a memory without starting a fiber.
+ * optional restored state. Each builder returns the memory with its
+ * synchronous add steps (`Built`): the public constructors hand out the
+ * memory and read the services from the context; the Promise facade passes
+ * its own services and keeps the steps. Each builder returns an `Exit` when
+ * nothing suspends (a synchronous counter, see `mapNow`), so the facade
+ * builds a memory without running an effect.
  *
  * @internal
  */
@@ -13,7 +15,6 @@ import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import { type AddError, ConfigError, type TokenCountError } from "../../Errors.js"
-import type * as MemoryState from "../../schema/MemoryState.js"
 import type { Message } from "../../schema/Message.js"
 import { countNow, countSyncOf } from "../../services/internal/counting.js"
 import { summarizeSyncOf } from "../../services/internal/summarizing.js"
@@ -25,9 +26,11 @@ import type { WindowMemory } from "../WindowMemory.js"
 import { type Background, backgroundFolder } from "./background.js"
 import {
   adding,
+  type Built,
   checkPositiveInteger,
   type Core,
   done,
+  type Fill,
   fold,
   foldNow,
   makeCore,
@@ -38,6 +41,7 @@ import {
   type SummaryRole
 } from "./core.js"
 import type { Entry, Plan } from "./eviction.js"
+import { observeDrop } from "./observe.js"
 import {
   checkMaxSummaryTokens,
   checkPruning,
@@ -88,7 +92,7 @@ const dropper = (
   start: () => Effect.Effect<Plan<Message> | undefined, TokenCountError>
 ): () => Step => {
   const then = (plan: Plan<Message> | undefined): Step => {
-    if (plan !== undefined) core.index.commit(plan)
+    if (plan !== undefined && core.index.commit(plan)) observeDrop(core, plan.messages.length)
     return done
   }
   return () => {
@@ -163,12 +167,12 @@ const checkBackground = (
 }
 
 /** @internal */
-export const buildRolling = (
+export const buildRolling = <E>(
   services: Services,
   options: RollingBuildOptions | undefined,
-  state: MemoryState.MemoryState | undefined,
+  fill: Fill<E>,
   scope?: Scope.Scope
-): Effect.Effect<RollingMemory, ConfigError | TokenCountError> => {
+): Effect.Effect<Built<RollingMemory>, ConfigError | E> => {
   const maxTokens = options?.maxTokens === undefined ? DEFAULT_MAX_TOKENS : options.maxTokens
   const invalid = checkPositiveInteger("maxTokens", maxTokens)
   if (invalid !== undefined) return Effect.fail(invalid)
@@ -189,19 +193,19 @@ export const buildRolling = (
     fold: background === undefined ? "blocking" as const : "background" as const
   })
   if (background !== undefined && summarizer !== undefined) {
-    return Effect.flatMap(makeCore(counter, state, coreOptions), (core) => {
+    return Effect.flatMap(fill(makeCore(counter, coreOptions)), (core) => {
       const recount: Recount = { sync: countSyncOf(counter), effect: (text) => countNow(counter, text) }
       const start = () => startPrune(core.index, pruning, recount)
       const pinned = (entry: Entry) => pruning.pinSystem && entry.systemLike
       const folder = backgroundFolder(core, summarizer, pruning.policy, start, pinned, background)
-      const memory = makeMemory<RollingMemory>(core, folder.step, folder.stepMany, {
+      const built = makeMemory<RollingMemory>(core, folder.step, folder.stepMany, {
         ...fields(pruning.policy),
         lastFoldFailure: folder.lastFailure
       })
-      return Effect.as(folder.register, memory)
+      return Effect.as(folder.register, built)
     })
   }
-  return mapNow(makeCore(counter, state, coreOptions), (core) => {
+  return mapNow(fill(makeCore(counter, coreOptions)), (core) => {
     const index = core.index
     const policy = pruning.policy
     const recount: Recount = { sync: countSyncOf(counter), effect: (text) => countNow(counter, text) }
@@ -219,14 +223,14 @@ export const buildRolling = (
 const noFailure: Effect.Effect<Option.Option<AddError>> = Effect.succeed(Option.none())
 
 /** @internal */
-export const buildBuffer = (
+export const buildBuffer = <E>(
   services: Services,
-  state: MemoryState.MemoryState | undefined,
+  fill: Fill<E>,
   options?: { readonly summaryRole?: SummaryRole | undefined }
-): Effect.Effect<BufferMemory, ConfigError | TokenCountError> => {
+): Effect.Effect<Built<BufferMemory>, ConfigError | E> => {
   const summaryRole = checkSummaryRole(options?.summaryRole)
   if (summaryRole instanceof ConfigError) return Effect.fail(summaryRole)
-  return mapNow(makeCore(services.counter, state, { summaryRole }), (core) => {
+  return mapNow(fill(makeCore(services.counter, { summaryRole })), (core) => {
     const { step, stepMany } = adding(core, () => done)
     return makeMemory<BufferMemory>(core, step, stepMany, { strategy: "buffer" })
   })
@@ -240,11 +244,11 @@ export interface WindowBuildOptions extends PolicyOptions {
 }
 
 /** @internal */
-export const buildWindow = (
+export const buildWindow = <E>(
   services: Services,
   options: WindowBuildOptions,
-  state: MemoryState.MemoryState | undefined
-): Effect.Effect<WindowMemory, ConfigError | TokenCountError> => {
+  fill: Fill<E>
+): Effect.Effect<Built<WindowMemory>, ConfigError | E> => {
   const maxMessages = options?.maxMessages
   const invalid = checkPositiveInteger("maxMessages", maxMessages)
   if (invalid !== undefined) return Effect.fail(invalid)
@@ -253,7 +257,7 @@ export const buildWindow = (
   const summaryRole = checkSummaryRole(options?.summaryRole)
   if (summaryRole instanceof ConfigError) return Effect.fail(summaryRole)
   const counter = services.counter
-  return mapNow(makeCore(counter, state, { index: indexConfig(pruning), summaryRole }), (core) => {
+  return mapNow(fill(makeCore(counter, { index: indexConfig(pruning), summaryRole })), (core) => {
     const index = core.index
     const policy = pruning.policy
     const recount: Recount = { sync: countSyncOf(counter), effect: (text) => countNow(counter, text) }
@@ -268,16 +272,16 @@ export const buildWindow = (
 }
 
 /** @internal */
-export const buildSummary = (
+export const buildSummary = <E>(
   services: Services & { readonly summarizer: Summarizer.Service },
-  state: MemoryState.MemoryState | undefined,
+  fill: Fill<E>,
   options?: { readonly summaryRole?: SummaryRole | undefined; readonly maxSummaryTokens?: number | undefined }
-): Effect.Effect<SummaryMemory, ConfigError | TokenCountError> => {
+): Effect.Effect<Built<SummaryMemory>, ConfigError | E> => {
   const summaryRole = checkSummaryRole(options?.summaryRole)
   if (summaryRole instanceof ConfigError) return Effect.fail(summaryRole)
   const maxSummaryTokens = checkMaxSummaryTokens(options?.maxSummaryTokens)
   if (maxSummaryTokens instanceof ConfigError) return Effect.fail(maxSummaryTokens)
-  return mapNow(makeCore(services.counter, state, { summaryRole, maxSummaryTokens }), (core) => {
+  return mapNow(fill(makeCore(services.counter, { summaryRole, maxSummaryTokens })), (core) => {
     const index = core.index
     // every pending turn, folded at once
     const foldPending = folder(core, services.summarizer, () => Exit.succeed(index.planAll()))

@@ -39,56 +39,71 @@ const liveClock = Context.get(DefaultServices.liveServices, Clock.Clock)
 
 type AnyFiber = Fiber.RuntimeFiber<unknown, unknown>
 
-interface Observation {
-  readonly core: Core
-  readonly strategy: string
-  readonly planId: number
-  readonly messages: number
-  readonly start: bigint
-  readonly clock: Clock.Clock
-  readonly fiber: AnyFiber | undefined
-  readonly span: Tracer.Span | undefined
+/**
+ * One strategy's metric labels, built once per strategy (and per set of
+ * fiber labels): Effect's metrics cache their hooks by the label array's
+ * identity, so a fold neither builds a label nor looks a metric up in the
+ * registry once its labels were seen.
+ */
+interface Labels {
+  /** `strategy`, `outcome`: folds, evicted messages, buffer and summary tokens. */
+  readonly outcome: Readonly<Record<Telemetry.FoldOutcome, ReadonlyArray<MetricLabel.MetricLabel>>>
+  /** `strategy`, `outcome: "dropped"`: messages dropped by a prune without a summarizer. */
+  readonly dropped: ReadonlyArray<MetricLabel.MetricLabel>
+  /** `strategy`, `outcome`, `time_unit`: fold duration. */
+  readonly duration: Readonly<Record<Telemetry.FoldOutcome, ReadonlyArray<MetricLabel.MetricLabel>>>
+  /** `strategy`, `error`, by error tag: summarizer failures (built on the first failure with that tag). */
+  readonly failure: Map<string, ReadonlyArray<MetricLabel.MetricLabel>>
+  readonly strategy: ReadonlyArray<MetricLabel.MetricLabel>
 }
 
-// Label arrays are cached by value: Effect's metrics cache their hooks by the
-// array's identity, so a fold does no registry lookup once its labels were seen.
-const labelCache = new Map<string, ReadonlyArray<MetricLabel.MetricLabel>>()
+const OUTCOMES: ReadonlyArray<Telemetry.FoldOutcome> = ["committed", "failed", "discarded", "interrupted"]
+const milliseconds = MetricLabel.make("time_unit", "milliseconds")
 
-const labels = (key: string, make: () => ReadonlyArray<MetricLabel.MetricLabel>) => {
-  let cached = labelCache.get(key)
+const makeLabels = (extra: ReadonlyArray<MetricLabel.MetricLabel>, strategy: string): Labels => {
+  const byStrategy = [...extra, MetricLabel.make("strategy", strategy)]
+  const outcome = {} as Record<Telemetry.FoldOutcome, ReadonlyArray<MetricLabel.MetricLabel>>
+  const duration = {} as Record<Telemetry.FoldOutcome, ReadonlyArray<MetricLabel.MetricLabel>>
+  for (const o of OUTCOMES) {
+    outcome[o] = [...byStrategy, MetricLabel.make("outcome", o)]
+    duration[o] = [...outcome[o], milliseconds]
+  }
+  const dropped = [...byStrategy, MetricLabel.make("outcome", "dropped")]
+  return { outcome, dropped, duration, failure: new Map(), strategy: byStrategy }
+}
+
+/** Label sets without fiber labels, by strategy. */
+const ownLabels = new Map<string, Labels>()
+/** Label sets with a fiber's metric labels, by that label array (a `FiberRef` value, kept while in use), then strategy. */
+const taggedLabels = new WeakMap<ReadonlyArray<MetricLabel.MetricLabel>, Map<string, Labels>>()
+
+const labelsOf = (fiber: AnyFiber | undefined, strategy: string): Labels => {
+  const extra = fiber === undefined ? noLabels : fiber.getFiberRef(FiberRef.currentMetricLabels)
+  let byStrategy = ownLabels
+  if (extra.length !== 0) {
+    byStrategy = taggedLabels.get(extra)!
+    if (byStrategy === undefined) {
+      byStrategy = new Map()
+      taggedLabels.set(extra, byStrategy)
+    }
+  }
+  let labels = byStrategy.get(strategy)
+  if (labels === undefined) {
+    labels = makeLabels(extra, strategy)
+    byStrategy.set(strategy, labels)
+  }
+  return labels
+}
+
+const noLabels: ReadonlyArray<MetricLabel.MetricLabel> = []
+
+const failureLabels = (labels: Labels, error: string): ReadonlyArray<MetricLabel.MetricLabel> => {
+  let cached = labels.failure.get(error)
   if (cached === undefined) {
-    cached = make()
-    labelCache.set(key, cached)
+    cached = [...labels.strategy, MetricLabel.make("error", error)]
+    labels.failure.set(error, cached)
   }
   return cached
-}
-
-const outcomeLabels = (strategy: string, outcome: string) =>
-  labels(
-    `o\u0000${strategy}\u0000${outcome}`,
-    () => [MetricLabel.make("strategy", strategy), MetricLabel.make("outcome", outcome)]
-  )
-
-const durationLabels = (strategy: string, outcome: string) =>
-  labels(`d\u0000${strategy}\u0000${outcome}`, () => [
-    MetricLabel.make("strategy", strategy),
-    MetricLabel.make("outcome", outcome),
-    MetricLabel.make("time_unit", "milliseconds")
-  ])
-
-const failureLabels = (strategy: string, error: string) =>
-  labels(
-    `f\u0000${strategy}\u0000${error}`,
-    () => [MetricLabel.make("strategy", strategy), MetricLabel.make("error", error)]
-  )
-
-const withFiberLabels = (
-  fiber: AnyFiber | undefined,
-  own: ReadonlyArray<MetricLabel.MetricLabel>
-): ReadonlyArray<MetricLabel.MetricLabel> => {
-  if (fiber === undefined) return own
-  const extra = fiber.getFiberRef(FiberRef.currentMetricLabels)
-  return extra.length === 0 ? own : [...extra, ...own]
 }
 
 const withoutDisabled = (span: Option.Option<Tracer.AnySpan>): Option.Option<Tracer.AnySpan> => {
@@ -98,8 +113,19 @@ const withoutDisabled = (span: Option.Option<Tracer.AnySpan>): Option.Option<Tra
   return span
 }
 
-/** The fold's span, as `Effect.withSpan` would open it in `fiber`; `undefined` when none is to be recorded. */
-const startSpan = (fiber: AnyFiber, clock: Clock.Clock): Tracer.Span | undefined => {
+/**
+ * The fold's span, as `Effect.withSpan` would open it in `fiber`, with its
+ * first attributes; `undefined` when none is to be recorded. With Effect's
+ * built-in tracer (no tracer provided) this is one comparison.
+ */
+const startSpan = (
+  fiber: AnyFiber | undefined,
+  clock: Clock.Clock,
+  core: Core,
+  plan: Plan<Message.Message>,
+  strategy: string
+): Tracer.Span | undefined => {
+  if (fiber === undefined) return undefined
   const tracer = fiber.currentTracer
   if (tracer === nativeTracer || !fiber.getFiberRef(FiberRef.currentTracerEnabled)) return undefined
   const timing = fiber.getFiberRef(FiberRef.currentTracerTimingEnabled)
@@ -112,25 +138,11 @@ const startSpan = (fiber: AnyFiber, clock: Clock.Clock): Tracer.Span | undefined
     "internal"
   )
   HashMap.forEach(fiber.getFiberRef(FiberRef.currentTracerSpanAnnotations), (value, key) => span.attribute(key, value))
+  span.attribute("rollmem.strategy", strategy)
+  span.attribute("rollmem.evicted_messages", plan.messages.length)
+  span.attribute("rollmem.evicted_tokens", plannedTokens(plan))
+  span.attribute("rollmem.buffer_tokens_before", core.index.tokens)
   return span
-}
-
-const begin = (
-  core: Core,
-  plan: Plan<Message.Message>,
-  clock: Clock.Clock,
-  fiber: AnyFiber | undefined
-): Observation => {
-  const start = clock.unsafeCurrentTimeNanos()
-  const strategy = core.strategy ?? "rolling"
-  const span = fiber === undefined ? undefined : startSpan(fiber, clock)
-  if (span !== undefined) {
-    span.attribute("rollmem.strategy", strategy)
-    span.attribute("rollmem.evicted_messages", plan.messages.length)
-    span.attribute("rollmem.evicted_tokens", plannedTokens(plan))
-    span.attribute("rollmem.buffer_tokens_before", core.index.tokens)
-  }
-  return { core, strategy, planId: plan.id, messages: plan.messages.length, start, clock, fiber, span }
 }
 
 const errorTag = (cause: Cause.Cause<unknown>): string => {
@@ -142,13 +154,26 @@ const errorTag = (cause: Cause.Cause<unknown>): string => {
     : "unknown"
 }
 
-const end = (observation: Observation, exit: Exit.Exit<unknown, unknown>): void => {
-  const { core, fiber, span, strategy } = observation
-  const now = observation.clock.unsafeCurrentTimeNanos()
+/**
+ * Ends a fold's observation: its metrics, and its span if it has one.
+ * Plain arguments, no record: a synchronous fold allocates nothing here once
+ * its labels were seen (the clock's readings aside).
+ */
+const end = (
+  core: Core,
+  plan: Plan<Message.Message>,
+  strategy: string,
+  start: bigint,
+  clock: Clock.Clock,
+  fiber: AnyFiber | undefined,
+  span: Tracer.Span | undefined,
+  exit: Exit.Exit<unknown, unknown>
+): void => {
+  const now = clock.unsafeCurrentTimeNanos()
   let outcome: Telemetry.FoldOutcome
   let error: string | undefined
-  if (Exit.isSuccess(exit)) {
-    outcome = core.index.lastCommitted === observation.planId ? "committed" : "discarded"
+  if (exit._tag === "Success") {
+    outcome = core.index.lastCommitted === plan.id ? "committed" : "discarded"
   } else if (Cause.isInterruptedOnly(exit.cause)) {
     outcome = "interrupted"
   } else {
@@ -156,18 +181,14 @@ const end = (observation: Observation, exit: Exit.Exit<unknown, unknown>): void 
     error = errorTag(exit.cause)
   }
   const after = core.index.tokens
-  const labels = withFiberLabels(fiber, outcomeLabels(strategy, outcome))
-  Telemetry.folds.unsafeUpdate(1, labels)
-  Telemetry.evictedMessages.unsafeUpdate(observation.messages, labels)
-  Telemetry.bufferTokens.unsafeUpdate(after, labels)
-  Telemetry.summaryTokens.unsafeUpdate(core.summaryTokens, labels)
-  Telemetry.foldDuration.unsafeUpdate(
-    Number(now - observation.start) / 1e6,
-    withFiberLabels(fiber, durationLabels(strategy, outcome))
-  )
-  if (error !== undefined) {
-    Telemetry.summarizerFailures.unsafeUpdate(1, withFiberLabels(fiber, failureLabels(strategy, error)))
-  }
+  const labels = labelsOf(fiber, strategy)
+  const byOutcome = labels.outcome[outcome]
+  Telemetry.folds.unsafeUpdate(1, byOutcome)
+  Telemetry.evictedMessages.unsafeUpdate(plan.messages.length, byOutcome)
+  Telemetry.bufferTokens.unsafeUpdate(after, byOutcome)
+  Telemetry.summaryTokens.unsafeUpdate(core.summaryTokens, byOutcome)
+  Telemetry.foldDuration.unsafeUpdate(Number(now - start) / 1e6, labels.duration[outcome])
+  if (error !== undefined) Telemetry.summarizerFailures.unsafeUpdate(1, failureLabels(labels, error))
   if (span !== undefined) {
     span.attribute("rollmem.outcome", outcome)
     span.attribute("rollmem.buffer_tokens_after", after)
@@ -178,10 +199,19 @@ const end = (observation: Observation, exit: Exit.Exit<unknown, unknown>): void 
 }
 
 /** Runs `effect` with `span` (if any) as its parent span, then ends the observation with its exit. */
-const observed = <E>(observation: Observation, effect: Effect.Effect<void, E>): Effect.Effect<void, E> =>
+const observed = <E>(
+  core: Core,
+  plan: Plan<Message.Message>,
+  strategy: string,
+  start: bigint,
+  clock: Clock.Clock,
+  fiber: AnyFiber | undefined,
+  span: Tracer.Span | undefined,
+  effect: Effect.Effect<void, E>
+): Effect.Effect<void, E> =>
   Effect.onExit(
-    observation.span === undefined ? effect : Effect.withParentSpan(effect, observation.span),
-    (exit) => Effect.sync(() => end(observation, exit))
+    span === undefined ? effect : Effect.withParentSpan(effect, span),
+    (exit) => Effect.sync(() => end(core, plan, strategy, start, clock, fiber, span, exit))
   )
 
 /**
@@ -195,31 +225,53 @@ export const observeFold = <E>(
   plan: Plan<Message.Message>,
   fold: Effect.Effect<void, E>
 ): Effect.Effect<void, E> =>
-  Effect.withFiberRuntime<void, E>((fiber) =>
-    observed(begin(core, plan, Context.get(fiber.currentDefaultServices, Clock.Clock), fiber), fold)
-  )
+  Effect.withFiberRuntime<void, E>((fiber) => {
+    const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
+    const strategy = core.strategy ?? "rolling"
+    const start = clock.unsafeCurrentTimeNanos()
+    const span = startSpan(fiber, clock, core, plan, strategy)
+    return observed(core, plan, strategy, start, clock, fiber, span, fold)
+  })
 
 /**
- * `core.ts`'s `foldNow` observed: `fold` runs at once, in the caller's step
- * (the calling fiber, if any, gives the clock, the tracer and the parent
- * span); what it leaves to run (a summary count that suspends) is observed
- * to its end.
+ * `core.ts`'s `foldNow` observed: `fold(core, plan, arg)` runs at once, in
+ * the caller's step (the calling fiber, if any, gives the clock, the tracer
+ * and the parent span); what it leaves to run (a summary count that
+ * suspends) is observed to its end. `fold` is a module-level function, so an
+ * observed synchronous fold allocates no closure.
  *
  * @internal
  */
-export const observeFoldNow = <E>(
+export const observeFoldNow = <A, E>(
   core: Core,
   plan: Plan<Message.Message>,
-  fold: () => Effect.Effect<void, E>
+  arg: A,
+  fold: (core: Core, plan: Plan<Message.Message>, arg: A) => Effect.Effect<void, E>
 ): Effect.Effect<void, E> => {
   const current = Fiber.getCurrentFiber()
   const fiber = current._tag === "Some" ? current.value : undefined
   const clock = fiber === undefined ? liveClock : Context.get(fiber.currentDefaultServices, Clock.Clock)
-  const observation = begin(core, plan, clock, fiber)
-  const step = fold()
-  if (!Exit.isExit(step)) return observed(observation, step)
-  end(observation, step as Exit.Exit<void, E>)
+  const strategy = core.strategy ?? "rolling"
+  const start = clock.unsafeCurrentTimeNanos()
+  const span = startSpan(fiber, clock, core, plan, strategy)
+  const step = fold(core, plan, arg)
+  if (!Exit.isExit(step)) return observed(core, plan, strategy, start, clock, fiber, span, step)
+  end(core, plan, strategy, start, clock, fiber, span, step as Exit.Exit<void, E>)
   return step
+}
+
+/**
+ * A prune without a summarizer (RollingMemory without one, WindowMemory)
+ * dropped `messages` turns: counted in `rollmem_evicted_messages` with
+ * `outcome: "dropped"` (docs/contract.md section 11), with the calling
+ * fiber's metric labels. Not a fold: no span, no other metric.
+ *
+ * @internal
+ */
+export const observeDrop = (core: Core, messages: number): void => {
+  const current = Fiber.getCurrentFiber()
+  const labels = labelsOf(current._tag === "Some" ? current.value : undefined, core.strategy ?? "rolling")
+  Telemetry.evictedMessages.unsafeUpdate(messages, labels.dropped)
 }
 
 const withoutParent = (context: Context.Context<never>): Context.Context<never> =>
