@@ -796,7 +796,7 @@ describe("rollmem replay --help", () => {
     Effect.gen(function*() {
       const r = yield* run(["--help"])
       assert.isTrue(Exit.isSuccess(r.exit))
-      assert.deepStrictEqual(helpEntries(r.stdout).slice(0, 21), [
+      assert.deepStrictEqual(helpEntries(r.stdout).slice(0, 22), [
         ["<files> 1+", "A user-defined piece of text."],
         ["--strategy rolling | buffer | window | summary", "One of the following: rolling, buffer, window, summary"],
         ["--max-tokens N", "An integer."],
@@ -810,6 +810,7 @@ describe("rollmem replay --help", () => {
         ["--pin-system", "A true or false value."],
         ["--summary-role system | user", "One of the following: system, user"],
         ["--clear-tool-results KEEP", "An integer."],
+        ["--clear-until target | budget", "One of the following: target, budget"],
         ["--format table | json", "One of the following: table, json"],
         [
           "--input-format auto | openai | anthropic | ai-sdk | gemini | rollmem",

@@ -42,8 +42,9 @@ const policyOptions: fc.Arbitrary<DriverOptions> = fc.tuple(
   fc.integer({ min: 0, max: 100 }),
   fc.constantFrom<"aligned" | "turn">("aligned", "turn"),
   fc.boolean(),
-  fc.option(fc.nat({ max: 4 }), { nil: undefined })
-).map(([measure, budget0, targetPct, boundary, pinSystem, keep]) => {
+  fc.option(fc.nat({ max: 4 }), { nil: undefined }),
+  fc.constantFrom<"target" | "budget" | undefined>(undefined, "target", "budget")
+).map(([measure, budget0, targetPct, boundary, pinSystem, keep, until]) => {
   const budget = measure === "messages" ? Math.max(1, Math.round(budget0 / 5)) : budget0
   const target = Math.max(1, Math.round((budget * targetPct) / 100))
   return {
@@ -52,7 +53,9 @@ const policyOptions: fc.Arbitrary<DriverOptions> = fc.tuple(
     target,
     boundary,
     pinSystem,
-    clear: keep === undefined || measure === "messages" ? undefined : { keep, placeholder: "[gone]" }
+    clear: keep === undefined || measure === "messages"
+      ? undefined
+      : { keep, placeholder: "[gone]", ...(until === undefined ? {} : { until }) }
   }
 })
 
@@ -377,6 +380,71 @@ describe("SPEC 10.5 tool-result clearing: exact cases", () => {
     ])
   })
 
+  // u1 (5 words), then three exchanges of a call (1) and a 10-word result (11 with its id): 41 > 35 at r3
+  const clearingAdds = [[u("u1")], [call("r1"), big("r1")], [call("r2"), big("r2")], [call("r3"), big("r3")]]
+
+  it("until target (default) folds when clearing cannot reach the target; until budget stops within the budget", () => {
+    const target = both(tokens(35, { target: 15, clear: { keep: 1 } }), clearingAdds)
+    // r1 and r2 cleared (41 -> 27), still over 15: u1, r1 and r2 folded (27 -> 12)
+    assert.deepStrictEqual(target.calls, [[
+      "user: u1 w w w w",
+      "assistant:  [tool calls: f({})]",
+      "tool: [tool result cleared]",
+      "assistant:  [tool calls: f({})]",
+      "tool: [tool result cleared]"
+    ]])
+    assert.deepStrictEqual(target.buffer, ["assistant:  [tool calls: f({})]", "tool: a b c d e f g h i j"])
+    assert.strictEqual(target.lib.index.tokens, 12)
+    // the explicit default is the same
+    const explicit = both(tokens(35, { target: 15, clear: { keep: 1, until: "target" } }), clearingAdds)
+    assert.deepStrictEqual(explicit.calls, target.calls)
+    // until budget: r1 cleared (41 -> 34 <= 35), no fold, r2 untouched
+    const budget = both(tokens(35, { target: 15, clear: { keep: 1, until: "budget" } }), clearingAdds)
+    assert.deepStrictEqual(budget.calls, [])
+    assert.deepStrictEqual(budget.buffer, [
+      "user: u1 w w w w",
+      "assistant:  [tool calls: f({})]",
+      "tool: [tool result cleared]",
+      "assistant:  [tool calls: f({})]",
+      "tool: a b c d e f g h i j",
+      "assistant:  [tool calls: f({})]",
+      "tool: a b c d e f g h i j"
+    ])
+    assert.strictEqual(budget.lib.index.tokens, 34)
+  })
+
+  it("until budget still folds down to the target when clearing cannot get within the budget", () => {
+    const long = Message.user(Array.from({ length: 20 }, (_, i) => `w${i}`).join(" "))
+    const budget = both(tokens(35, { target: 15, clear: { keep: 1, until: "budget" } }), [...clearingAdds, [long]])
+    // 34 + 20 = 54: r2 cleared (47), r3 spared: still over 35, so everything but the newest unit is folded (to 20)
+    assert.deepStrictEqual(budget.calls, [[
+      "user: u1 w w w w",
+      "assistant:  [tool calls: f({})]",
+      "tool: [tool result cleared]",
+      "assistant:  [tool calls: f({})]",
+      "tool: [tool result cleared]",
+      "assistant:  [tool calls: f({})]",
+      "tool: a b c d e f g h i j"
+    ]])
+    assert.deepStrictEqual(budget.buffer, [String(long)])
+    assert.strictEqual(budget.lib.index.tokens, 20)
+  })
+
+  it("until budget in turn mode: a prune cleared within the budget still repairs", () => {
+    // an assistant greeting, then a user turn: the turn-mode repair evicts the greeting in the same prune
+    const adds = [[a("hello")], [call("r1"), big("r1")], [call("r2"), big("r2")], [u("u1")]]
+    // 5 + 12 + 12 + 5 = 34 > 30: r1 cleared (27 <= 30); the buffer does not open on the user turn
+    const budget = both(tokens(30, { target: 10, boundary: "turn", clear: { keep: 1, until: "budget" } }), adds)
+    assert.deepStrictEqual(budget.calls, [[
+      "assistant: hello w w w w",
+      "assistant:  [tool calls: f({})]",
+      "tool: [tool result cleared]",
+      "assistant:  [tool calls: f({})]",
+      "tool: a b c d e f g h i j"
+    ]])
+    assert.deepStrictEqual(budget.buffer, ["user: u1 w w w w"])
+  })
+
   it("an aborted prune undoes its clearings", () => {
     const lib = driven(tokens(12, { clear: { keep: 0 } }))
     for (const m of [u("u1"), call("r1"), big("r1"), u("u2")]) lib.append(m)
@@ -405,6 +473,8 @@ describe("SPEC 10 on every real conversation", () => {
     tokens(100, { boundary: "turn" }),
     tokens(100, { boundary: "turn", pinSystem: true, target: 50, clear: { keep: 3 } }),
     tokens(400, { target: 200, clear: { keep: 3 } }),
+    tokens(400, { target: 200, clear: { keep: 3, until: "budget" } }),
+    tokens(100, { boundary: "turn", pinSystem: true, target: 50, clear: { keep: 3, until: "budget" } }),
     tokens(400, { boundary: "turn", pinSystem: true }),
     { measure: "messages", budget: 6, boundary: "turn", pinSystem: true, target: 3 }
   ]
@@ -533,6 +603,7 @@ describe("SPEC 10 through RollingMemory and WindowMemory", () => {
     for (
       const options of [
         tokens(300, { boundary: "turn", pinSystem: true, target: 150, clear: { keep: 3 } }),
+        tokens(300, { pinSystem: true, target: 150, clear: { keep: 3, until: "budget" } }),
         { measure: "messages", budget: 8, boundary: "turn", pinSystem: true } as const
       ]
     ) {

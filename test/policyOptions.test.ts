@@ -49,11 +49,11 @@ describe("options are checked (ConfigError)", () => {
     )
     assert.strictEqual(
       bad({ clearToolResults: 3 }),
-      "invalid option clearToolResults: must be an object { keep, placeholder? }, got 3"
+      "invalid option clearToolResults: must be an object { keep, placeholder?, until? }, got 3"
     )
     assert.strictEqual(
       bad({ clearToolResults: null }),
-      "invalid option clearToolResults: must be an object { keep, placeholder? }, got null"
+      "invalid option clearToolResults: must be an object { keep, placeholder?, until? }, got null"
     )
     assert.strictEqual(
       bad({ clearToolResults: { keep: -1 } }),
@@ -65,7 +65,15 @@ describe("options are checked (ConfigError)", () => {
     )
     assert.strictEqual(
       bad({ clearToolResults: { kep: 1 } }),
-      "invalid option clearToolResults.kep: unknown option (known: keep, placeholder)"
+      "invalid option clearToolResults.kep: unknown option (known: keep, placeholder, until)"
+    )
+    assert.strictEqual(
+      bad({ clearToolResults: { keep: 1, until: "buget" } }),
+      "invalid option clearToolResults.until: must be \"target\" or \"budget\", got \"buget\""
+    )
+    assert.strictEqual(
+      bad({ clearToolResults: { keep: 1, until: true } }),
+      "invalid option clearToolResults.until: must be \"target\" or \"budget\", got boolean"
     )
   })
 

@@ -60,6 +60,7 @@ import * as Progress from "./Progress.js"
 import * as Render from "./Render.js"
 import {
   boundaries,
+  clearUntils,
   type Config,
   type FinalContext,
   makeConfig,
@@ -209,6 +210,14 @@ const options = {
         "(rolling; default: off)."
     )
   ),
+  clearUntil: CliOptions.choice("clear-until", clearUntils).pipe(
+    CliOptions.optional,
+    CliOptions.withDescription(
+      "Where --clear-tool-results stops: target clears until the buffer is within --target-tokens and folds " +
+        "when it is not; budget clears until it is within --max-tokens and folds (down to the target) only when " +
+        "it is not: fewer summarizer calls (needs --clear-tool-results; default: target)."
+    )
+  ),
   format: CliOptions.choice("format", formats).pipe(
     CliOptions.withDefault(defaults.format),
     CliOptions.withDescription("Output: a table, or one JSON document { conversations, totals } (default: table).")
@@ -291,6 +300,8 @@ export interface ReplayArgs {
   readonly pinSystem: boolean
   readonly summaryRole: "system" | "user"
   readonly clearToolResults: Option.Option<number>
+  /** Where clearing stops (`--clear-until`); default: not given (`target`). */
+  readonly clearUntil?: Option.Option<"target" | "budget"> | undefined
   readonly format: Format
   /** The transcripts' format (`--input-format`); default `auto`. */
   readonly inputFormat?: Formats.InputFormat | undefined
@@ -324,7 +335,8 @@ const describeConfig = (args: ReplayArgs, config: Config, count: number): string
     ...(p.boundary === "turn" ? ["boundary turn"] : []),
     ...(p.pinSystem ? ["pin-system"] : []),
     ...(p.summaryRole === "user" ? ["summary-role user"] : []),
-    ...(p.clearToolResults !== undefined ? [`clear-tool-results ${p.clearToolResults}`] : [])
+    ...(p.clearToolResults !== undefined ? [`clear-tool-results ${p.clearToolResults}`] : []),
+    ...(p.clearUntil !== undefined ? [`clear-until ${p.clearUntil}`] : [])
   ]
   return `rollmem replay: ${count} conversation${count === 1 ? "" : "s"}, strategy ${config.strategy}${budget}` +
     `${policies.length === 0 ? "" : ` (${policies.join(", ")})`}${summarizer}, tokenizer ${args.tokenizer}` +
@@ -343,7 +355,8 @@ const optionsOf = (args: ReplayArgs): Options => ({
   boundary: args.boundary,
   pinSystem: args.pinSystem,
   summaryRole: args.summaryRole,
-  clearToolResults: Option.getOrUndefined(args.clearToolResults)
+  clearToolResults: Option.getOrUndefined(args.clearToolResults),
+  clearUntil: args.clearUntil === undefined ? undefined : Option.getOrUndefined(args.clearUntil)
 })
 
 const tokenizerLayer = (name: string, framing: boolean) =>

@@ -1,7 +1,8 @@
 /**
  * Option sets for `rollmem replay --compare` and the bench: a set is written
  * with the command line's own option names, without dashes, comma-separated:
- * `max-tokens=2000,target-tokens=1000,clear-tool-results=3,boundary=turn,pin-system`.
+ * `max-tokens=2000,target-tokens=1000,clear-tool-results=3,boundary=turn,pin-system`
+ * (`clear-until=budget` with `clear-tool-results`).
  * A set changes the replay's options (the command line's, or the bench's
  * base) and leaves the others as they are; a flag without a value (such as
  * `pin-system`) is set to true.
@@ -80,7 +81,8 @@ export const keys: ReadonlyArray<Key> = [
   textKey("boundary", (o, boundary) => ({ ...o, boundary })),
   { name: "pin-system", kind: "flag", apply: (o, value) => ({ ...o, pinSystem: value === "true" }) },
   textKey("summary-role", (o, summaryRole) => ({ ...o, summaryRole })),
-  integerKey("clear-tool-results", (o, clearToolResults) => ({ ...o, clearToolResults }))
+  integerKey("clear-tool-results", (o, clearToolResults) => ({ ...o, clearToolResults })),
+  textKey("clear-until", (o, clearUntil) => ({ ...o, clearUntil }))
 ]
 
 /**

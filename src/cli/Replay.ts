@@ -82,6 +82,8 @@ export interface Options {
   readonly summaryRole?: string | undefined
   /** Clear old tool results, sparing this many most recent (rolling); undefined: off. */
   readonly clearToolResults?: number | undefined
+  /** Where clearing stops: `"target"` (default) or `"budget"`; needs `clearToolResults`. */
+  readonly clearUntil?: string | undefined
 }
 
 /**
@@ -120,6 +122,8 @@ export interface Policies {
   readonly summaryRole: "system" | "user"
   /** How many of the most recent tool results clearing spares; undefined: no clearing. */
   readonly clearToolResults: number | undefined
+  /** Where clearing stops (SPEC 10.5); undefined: not given (the default, `"target"`). */
+  readonly clearUntil?: "target" | "budget" | undefined
 }
 
 /**
@@ -142,7 +146,10 @@ export const memoryOptions = (config: Config): Memory.Options => {
     summaryRole: config.policies.summaryRole,
     clearToolResults: config.policies.clearToolResults === undefined
       ? undefined
-      : { keep: config.policies.clearToolResults },
+      : {
+        keep: config.policies.clearToolResults,
+        ...(config.policies.clearUntil === undefined ? {} : { until: config.policies.clearUntil })
+      },
     maxSummaryTokens: config.summarizer === undefined ? undefined : config.summaryTokens
   }
   const options: Record<string, unknown> = { strategy: config.strategy }
@@ -290,7 +297,16 @@ export const makeConfig = (options: Options): Effect.Effect<Config, ConfigError,
       summaryRole: yield* oneOf("--summary-role", summaryRoles, options.summaryRole ?? "system"),
       clearToolResults: options.clearToolResults === undefined
         ? undefined
-        : yield* nonNegative("--clear-tool-results", options.clearToolResults)
+        : yield* nonNegative("--clear-tool-results", options.clearToolResults),
+      clearUntil: options.clearUntil === undefined
+        ? undefined
+        : yield* oneOf("--clear-until", clearUntils, options.clearUntil)
+    }
+    if (policies.clearUntil !== undefined && policies.clearToolResults === undefined) {
+      return yield* new ConfigError({
+        option: "--clear-until",
+        description: "needs --clear-tool-results (it says where tool-result clearing stops)"
+      })
     }
     if (strategy === "summary" && summarizer === "none") {
       return yield* new ConfigError({
@@ -343,6 +359,15 @@ export const boundaries: ReadonlyArray<Policies["boundary"]> = ["aligned", "turn
  * @category constants
  */
 export const summaryRoles: ReadonlyArray<Policies["summaryRole"]> = ["system", "user"]
+
+/**
+ * Where tool-result clearing stops (SPEC 10.5): within the target (default)
+ * or within the budget.
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const clearUntils: ReadonlyArray<NonNullable<Policies["clearUntil"]>> = ["target", "budget"]
 
 /** Whether a strategy folds evicted turns with a summarizer (buffer and window never do). */
 const usesSummarizer = (strategy: Strategy): boolean => strategy === "rolling" || strategy === "summary"

@@ -100,8 +100,19 @@ export interface Options {
    * the `keep` most recent (a non-negative integer), until the buffer is
    * within the target; no summarizer is called when that suffices. Cleared
    * content is dropped, not summarized. Default off.
+   *
+   * `until: "budget"` clears only until the buffer is within the budget
+   * (`maxTokens`) instead, and folds (down to the target, as usual) only
+   * when clearing cannot get there: fewer summarizer calls when a target is
+   * set, at the price of a fuller buffer. Default `"target"`.
    */
-  readonly clearToolResults?: { readonly keep: number; readonly placeholder?: string | undefined } | undefined
+  readonly clearToolResults?:
+    | {
+      readonly keep: number
+      readonly placeholder?: string | undefined
+      readonly until?: "target" | "budget" | undefined
+    }
+    | undefined
   /**
    * The summary budget, in tokens (docs/contract.md section 10.4): a summary
    * counted over it fails the fold with `SummaryBudgetError`, nothing

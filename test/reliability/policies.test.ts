@@ -1,8 +1,9 @@
 /**
  * The reliability suite with every context policy on (contract section 10):
  * a RollingMemory with a low-water mark, turn boundaries, a pinned system
- * prompt and tool-result clearing, under 1,000 concurrent adds with folds in
- * flight (TestClock-driven latencies), summarizer failures, `clear` at random
+ * prompt and tool-result clearing (until the target, and until the budget),
+ * under 1,000 concurrent adds with folds in flight (TestClock-driven
+ * latencies), summarizer failures, `clear` at random
  * moments and interrupted adds. At every clock step the accounting invariant
  * holds with its two new cases: the pinned prompt never leaves the buffer, and
  * a cleared tool result keeps its place and every field but its content.
@@ -183,14 +184,17 @@ const drive = (
     return yield* Effect.forEach(fibers, Fiber.await)
   })
 
-const setup = (seed: number, failEvery: number) =>
+/** The options with clearing stopping within the budget rather than the target (`until: "budget"`). */
+const UNTIL_BUDGET = { ...OPTIONS, clearToolResults: { ...OPTIONS.clearToolResults, until: "budget" } } as const
+
+const setup = (seed: number, failEvery: number, options: RollingMemory.Options = OPTIONS) =>
   Effect.gen(function*() {
     const turns = range(1, 1_000).map(turnOf)
     const byText = new Map([SYSTEM, ...turns].map((m) => [m.tokenText, m.id!] as const))
     assert.strictEqual(byText.size, 1_001, "token texts are unique")
     const originals = new Map([SYSTEM, LAST, ...turns].map((m) => [m.id!, m] as const))
     const h = harness(seed, byText, failEvery)
-    const memory: Memory.Memory = yield* RollingMemory.make(OPTIONS).pipe(
+    const memory: Memory.Memory = yield* RollingMemory.make(options).pipe(
       Effect.provideService(Summarizer.Summarizer, h.summarizer),
       Effect.provideService(TokenCounter.TokenCounter, h.counter)
     )
@@ -215,12 +219,14 @@ const settle = (memory: Memory.Memory, h: Harness) =>
   })
 
 describe("every context policy on: target, turn boundaries, pinned prompt, clearing", () => {
-  for (const seed of [1, 2]) {
+  for (const [seed, options] of [[1, OPTIONS], [2, OPTIONS], [4, UNTIL_BUDGET]] as const) {
     it.effect(
-      `1,000 concurrent adds, failing folds, clears at random moments (seed ${seed})`,
+      `1,000 concurrent adds, failing folds, clears at random moments (seed ${seed}${
+        options === UNTIL_BUDGET ? ", clearing until the budget" : ""
+      })`,
       () =>
         Effect.gen(function*() {
-          const { h, memory, originals, turns } = yield* setup(seed, 6)
+          const { h, memory, originals, turns } = yield* setup(seed, 6, options)
           const random = prng(seed * 97)
           const clear = () =>
             Effect.zipRight(

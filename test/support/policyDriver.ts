@@ -44,8 +44,9 @@ export const driven = (options: DriverOptions, count: (text: string) => number =
     if (!index.needsPrune(policy)) return undefined
     const over = index.measure(policy.measure) > policy.budget
     const clear = options.clear
+    const until = clear?.until === "budget" ? policy.budget : policy.target
     if (over && clear !== undefined) {
-      while (index.measure(policy.measure) > policy.target) {
+      while (index.measure(policy.measure) > until) {
         const slot = index.nextClearable(clear.keep)
         if (slot === undefined) break
         const cleared = withContent(slot.item, clear.placeholder ?? SpecModel.PLACEHOLDER)
@@ -54,7 +55,10 @@ export const driven = (options: DriverOptions, count: (text: string) => number =
         else index.passClearable(slot)
       }
     }
-    const plan = index.plan(policy, over)
+    const plan = index.plan(
+      policy,
+      over && !(clear?.until === "budget" && index.measure(policy.measure) <= policy.budget)
+    )
     if (plan === undefined) index.keepClearings()
     return plan
   }

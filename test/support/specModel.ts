@@ -462,6 +462,8 @@ export interface ClearOptions {
   readonly keep: number
   /** Default `"[tool result cleared]"`. */
   readonly placeholder?: string | undefined
+  /** Where clearing stops: within the target (default) or within the budget. */
+  readonly until?: "target" | "budget" | undefined
 }
 
 /** The SPEC 10.5 default placeholder. */
@@ -484,14 +486,15 @@ export interface PolicyStrategyOptions extends PolicyOptions {
 /**
  * SPEC 10.5: clears tool results oldest first, sparing the `keep` newest,
  * skipping those whose count would not drop, until the unpinned messages
- * weigh at most the target. Returns the new buffer.
+ * weigh at most the target (or the budget, with `until: "budget"`). Returns
+ * the new buffer.
  */
 const clearResults = <M extends ModelMessage>(
   buffer: ReadonlyArray<M>,
   options: PolicyStrategyOptions & { readonly clear: ClearOptions },
   count: (text: string) => number
 ): Array<M> => {
-  const target = options.target ?? options.budget
+  const target = options.clear.until === "budget" ? options.budget : options.target ?? options.budget
   const placeholder = options.clear.placeholder ?? PLACEHOLDER
   const out = [...buffer]
   const pinned = (m: ModelMessage) => options.pinSystem === true && isSystemLike(m)
@@ -517,7 +520,10 @@ const prune10 = <M extends ModelMessage>(appended: ModelState<M>, options: Polic
   const buffer = over && options.clear !== undefined
     ? clearResults(appended.buffer, { ...options, clear: options.clear }, count)
     : [...appended.buffer]
-  const evicted = prunePlan(buffer, weigh(buffer), options, over)
+  // cleared to within the budget (`until: "budget"`): no step 1, only turn-mode repairs
+  const within = options.clear?.until === "budget" &&
+    !pruneStarts(buffer, weigh(buffer), { ...options, boundary: "aligned" })
+  const evicted = prunePlan(buffer, weigh(buffer), options, over && !within)
   const cleared: ModelState<M> = { summary: appended.summary, buffer }
   if (evicted.length === 0) return { state: cleared, calls: noCalls, failed: false }
   const gone = new Set(evicted)

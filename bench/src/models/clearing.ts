@@ -7,8 +7,8 @@
  * - `target` (docs/contract.md section 10.5, what rollmem does): once over the
  *   budget, clear old tool results until the buffer is within the target;
  *   if it is not, fold down to the target;
- * - `budget` (an alternative): clear until within the budget, and fold only
- *   when clearing cannot get there.
+ * - `budget` (`clearToolResults.until: "budget"`, opt-in): clear until within
+ *   the budget, and fold only when clearing cannot get there.
  *
  * Idealised: a fold evicts single messages (not units) down to the target,
  * keeping the newest message; a cleared result costs 8 tokens; a message

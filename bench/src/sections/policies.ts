@@ -9,7 +9,8 @@
  * the same run.
  *
  * An option set whose options this build does not have yet is listed as
- * unavailable rather than replayed.
+ * unavailable rather than replayed. The "until budget" sets are contract
+ * 10.5's `clearToolResults.until: "budget"`.
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Effect, Layer } from "effect"
@@ -42,7 +43,12 @@ export const optionSets = (b: number): ReadonlyArray<{ readonly name: string; re
     { name: "turn + pinned + target 50%", set: `boundary=turn,pin-system,${target}` },
     { name: "turn + pinned + clearing 3", set: `boundary=turn,pin-system,${clear}` },
     { name: "turn + pinned + target 50% + clearing 3", set: `boundary=turn,pin-system,${target},${clear}` },
-    { name: "pinned + target 50% + clearing 3", set: `pin-system,${target},${clear}` }
+    { name: "pinned + target 50% + clearing 3", set: `pin-system,${target},${clear}` },
+    { name: "pinned + target 50% + clearing 3 until budget", set: `pin-system,${target},${clear},clear-until=budget` },
+    {
+      name: "turn + pinned + target 50% + clearing 3 until budget",
+      set: `boundary=turn,pin-system,${target},${clear},clear-until=budget`
+    }
   ]
 }
 
@@ -143,6 +149,22 @@ export const checkGoals = (rows: ReadonlyArray<PolicyRow>): Array<Goal> => {
       agentic,
       2_000,
       "pin-system,target-tokens=1000,clear-tool-results=3",
+      (t, o) => {
+        const ratio = callsRatio(t, o)
+        return {
+          met: ratio <= 0.25 && t.prefixReuse >= 0.88,
+          detail: `${ratio.toFixed(3)}x calls (${t.summarizerCalls} vs ${o.summarizerCalls}), reuse ${
+            pct(t.prefixReuse)
+          }`
+        }
+      }
+    ),
+    versus(
+      rows,
+      "agentic 2,000, pinSystem + target 1,000 + clearing 3 until budget: <= 0.25x calls, >= 88% reuse",
+      agentic,
+      2_000,
+      "pin-system,target-tokens=1000,clear-tool-results=3,clear-until=budget",
       (t, o) => {
         const ratio = callsRatio(t, o)
         return {

@@ -16,11 +16,22 @@ import type { Boundary, Config, EvictionIndex, Plan, Policy } from "./eviction.j
 /** The placeholder of a cleared tool result by default (docs/contract.md section 10.5). @internal */
 export const DEFAULT_PLACEHOLDER = "[tool result cleared]"
 
+/**
+ * Where clearing stops (docs/contract.md section 10.5): `"target"` (default)
+ * clears until the buffer is within the target and folds when it is not;
+ * `"budget"` clears until it is within the budget and folds (down to the
+ * target) only when it is not.
+ *
+ * @internal
+ */
+export type ClearUntil = "target" | "budget"
+
 /** Tool-result clearing, checked (docs/contract.md section 10.5). @internal */
 export interface Clearing {
   /** The most recent tool results spared. */
   readonly keep: number
   readonly placeholder: string
+  readonly until: ClearUntil
 }
 
 /** A memory's pruning configuration, checked. @internal */
@@ -60,7 +71,9 @@ const cleared = (message: Message.Message, placeholder: string): Message.Message
  * nothing is to be evicted (clearings stand), else the pending {@link Plan}
  * to fold and then commit or abort. Clearing (a prune started over the
  * budget, with `clearToolResults`) recounts each cleared result once; with a
- * synchronous counter the whole start is one step (an `Exit`).
+ * synchronous counter the whole start is one step (an `Exit`). With
+ * `until: "budget"`, a prune that clearing brings within the budget evicts
+ * only what a turn-mode repair needs (as one started within the budget).
  *
  * @internal
  */
@@ -73,16 +86,20 @@ export const startPrune = (
   if (!index.needsPrune(policy)) return Exit.succeed(undefined)
   const over = index.measure(policy.measure) > policy.budget
   const clearing = pruning.clearing
+  // clearing stops within the target (default) or within the budget
+  const toBudget = clearing !== undefined && clearing.until === "budget"
+  const until = toBudget ? policy.budget : policy.target
   const plan = () => {
-    const planned = index.plan(policy, over)
+    // cleared to within the budget: step 1 does not run (turn-mode repairs only)
+    const planned = index.plan(policy, over && !(toBudget && index.measure(policy.measure) <= policy.budget))
     if (planned === undefined) index.keepClearings()
     return planned
   }
   if (!over || clearing === undefined) return Exit.succeed(plan())
   const sync = recount.sync
-  // one clearing at a time, oldest first, while over the target
+  // one clearing at a time, oldest first, while over where clearing stops
   const next = (): Effect.Effect<Plan<Message.Message> | undefined, TokenCountError> => {
-    while (index.measure(policy.measure) > policy.target) {
+    while (index.measure(policy.measure) > until) {
       const slot = index.nextClearable(clearing.keep)
       if (slot === undefined) break
       if (slot.item.content === clearing.placeholder) {
@@ -132,7 +149,13 @@ const fail = (option: string, problem: string): ConfigError => new ConfigError({
 export interface PolicyOptions {
   readonly boundary?: Boundary | undefined
   readonly pinSystem?: boolean | undefined
-  readonly clearToolResults?: { readonly keep: number; readonly placeholder?: string | undefined } | undefined
+  readonly clearToolResults?:
+    | {
+      readonly keep: number
+      readonly placeholder?: string | undefined
+      readonly until?: ClearUntil | undefined
+    }
+    | undefined
 }
 
 /** Checks `summaryRole`: `"system"` (default) or `"user"`. @internal */
@@ -182,21 +205,28 @@ export const checkPruning = (
   if (clear !== undefined) {
     if (measure !== "tokens") return fail("clearToolResults", "is a RollingMemory option")
     if (typeof clear !== "object" || clear === null) {
-      return fail("clearToolResults", `must be an object { keep, placeholder? }, got ${describe(clear)}`)
+      return fail("clearToolResults", `must be an object { keep, placeholder?, until? }, got ${describe(clear)}`)
     }
     for (const key of Object.keys(clear)) {
-      if (key !== "keep" && key !== "placeholder") {
-        return fail(`clearToolResults.${key}`, "unknown option (known: keep, placeholder)")
+      if (key !== "keep" && key !== "placeholder" && key !== "until") {
+        return fail(`clearToolResults.${key}`, "unknown option (known: keep, placeholder, until)")
       }
     }
-    const { keep, placeholder } = clear as { readonly keep?: unknown; readonly placeholder?: unknown }
+    const { keep, placeholder, until } = clear as {
+      readonly keep?: unknown
+      readonly placeholder?: unknown
+      readonly until?: unknown
+    }
     if (typeof keep !== "number" || !Number.isInteger(keep) || keep < 0) {
       return fail("clearToolResults.keep", `must be a non-negative integer, got ${describe(keep)}`)
     }
     if (placeholder !== undefined && typeof placeholder !== "string") {
       return fail("clearToolResults.placeholder", `must be a string, got ${describe(placeholder)}`)
     }
-    clearing = { keep, placeholder: placeholder ?? DEFAULT_PLACEHOLDER }
+    if (until !== undefined && until !== "target" && until !== "budget") {
+      return fail("clearToolResults.until", `must be "target" or "budget", got ${describe(until)}`)
+    }
+    clearing = { keep, placeholder: placeholder ?? DEFAULT_PLACEHOLDER, until: until ?? "target" }
   }
   return {
     policy: { measure, budget, target: (target as number | undefined) ?? budget },
