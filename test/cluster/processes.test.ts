@@ -18,85 +18,30 @@
  * changes. Without a PostgreSQL server the suite is skipped with one line
  * saying how to point it at one; under `CI=true` that is a failure.
  */
-import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Option, type Scope } from "effect"
-import { buildSync } from "esbuild"
-import { type ChildProcess, spawn } from "node:child_process"
-import * as fs from "node:fs"
 import * as net from "node:net"
 import { fileURLToPath } from "node:url"
 import * as ConversationStore from "../../src/store/ConversationStore.js"
 import { assertAccounting } from "../store/accounting.js"
 import { ci, pgSchema, probePg, skipNote } from "../store/servers.js"
+import {
+  bundleFixture,
+  type Exited,
+  exitedAll,
+  go,
+  type Process,
+  ready,
+  startAll as startProcesses
+} from "../support/processes.js"
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url))
-const SOURCE = fileURLToPath(new URL("./fixtures/node.ts", import.meta.url))
-const BUNDLE = `${ROOT}node_modules/.cache/rollmem-test/cluster-${process.pid}.mjs`
+const BUNDLE = bundleFixture(fileURLToPath(new URL("./fixtures/node.ts", import.meta.url)), "cluster")
 
 const pg = await probePg()
 
-beforeAll(() => {
-  buildSync({
-    entryPoints: [SOURCE],
-    bundle: true,
-    packages: "external",
-    format: "esm",
-    platform: "node",
-    target: "node20",
-    outfile: BUNDLE,
-    logLevel: "error"
-  })
-})
-afterAll(() => fs.rmSync(BUNDLE, { force: true }))
+type Node = Process
 
-interface Exited {
-  readonly code: number | null
-  readonly signal: NodeJS.Signals | null
-  readonly stdout: string
-  readonly stderr: string
-}
-
-interface Node {
-  readonly name: string
-  readonly child: ChildProcess
-  readonly exited: Promise<Exited>
-  readonly stdout: () => string
-  /** Resolves once the process has printed `line`. */
-  readonly printed: (line: string) => Promise<void>
-}
-
-const start = (name: string, args: ReadonlyArray<string>): Node => {
-  const child = spawn(process.execPath, [BUNDLE, ...args], { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] })
-  let stdout = ""
-  let stderr = ""
-  const waiting: Array<{ readonly line: string; readonly resolve: () => void }> = []
-  child.stderr!.on("data", (chunk) => (stderr += String(chunk)))
-  child.stdout!.on("data", (chunk) => {
-    stdout += String(chunk)
-    for (const w of waiting) if (stdout.includes(`${w.line}\n`)) w.resolve()
-  })
-  const exited = new Promise<Exited>((resolve) =>
-    child.once("exit", (code, signal) => resolve({ code, signal, stdout, stderr }))
-  )
-  const printed = (line: string) =>
-    new Promise<void>((resolve, reject) => {
-      if (stdout.includes(`${line}\n`)) return resolve()
-      waiting.push({ line, resolve })
-      void exited.then((e) => reject(new Error(`${name} exited before printing ${line}: ${e.stderr}${e.stdout}`)))
-    })
-  return { name, child, exited, stdout: () => stdout, printed }
-}
-
-/** Starts processes, killed when the test's scope closes if they are still running. */
-const startAll = (specs: ReadonlyArray<readonly [string, ReadonlyArray<string>]>) =>
-  Effect.acquireRelease(
-    Effect.sync(() => specs.map(([name, args]) => start(name, args))),
-    (all) =>
-      Effect.promise(async () => {
-        for (const n of all) if (n.child.exitCode === null && n.child.signalCode === null) n.child.kill("SIGKILL")
-        await Promise.all(all.map((n) => n.exited))
-      })
-  )
+const startAll = (specs: ReadonlyArray<readonly [string, ReadonlyArray<string>]>) => startProcesses(BUNDLE, specs)
 
 const SHARDS = 16
 const RUNNERS = ["r0", "r1", "r2"]
@@ -119,13 +64,6 @@ const runners = (url: string, shards = SHARDS) =>
 
 const writers = (url: string, names: ReadonlyArray<string>, shards = SHARDS) =>
   startAll(names.map((name) => [name, ["writer", url, String(shards), name, String(TURNS)]] as const))
-
-/** Waits until every node printed `ready`. */
-const ready = (all: ReadonlyArray<Node>) => Effect.promise(() => Promise.all(all.map((n) => n.printed("ready"))))
-
-const go = (all: ReadonlyArray<Node>) => Effect.sync(() => all.forEach((w) => w.child.stdin!.end("go\n")))
-
-const exitedAll = (all: ReadonlyArray<Node>) => Effect.promise(() => Promise.all(all.map((n) => n.exited)))
 
 const assertDone = (all: ReadonlyArray<Node>, results: ReadonlyArray<Exited>) => {
   for (const [i, r] of results.entries()) {

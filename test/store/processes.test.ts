@@ -15,102 +15,38 @@
  * more, and the suite starts 70 of them. Nothing sleeps: the test waits for
  * each process's lines and exit, bounded by the test's timeout.
  */
-import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Option, type Scope } from "effect"
-import { buildSync } from "esbuild"
-import { type ChildProcess, spawn } from "node:child_process"
-import * as fs from "node:fs"
 import { fileURLToPath } from "node:url"
 import type * as MemoryState from "../../src/schema/MemoryState.js"
 import * as ConversationStore from "../../src/store/ConversationStore.js"
+import {
+  bundleFixture,
+  type Exited,
+  exitedAll,
+  go,
+  type Process,
+  ready,
+  startAll as startProcesses
+} from "../support/processes.js"
 import { assertAccounting, foldsOf } from "./accounting.js"
 import { turn } from "./fold.js"
 import { reportUnreachable, servers, tempDirectory } from "./layers.js"
 import { pgSchema, redisPrefix, redisUrl } from "./servers.js"
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url))
-const SOURCE = fileURLToPath(new URL("./fixtures/writer.ts", import.meta.url))
-// Inside the repository, so that the bundle's imports resolve to its node_modules.
-const BUNDLE = `${ROOT}node_modules/.cache/rollmem-test/writer-${process.pid}.mjs`
-
-beforeAll(() => {
-  buildSync({
-    entryPoints: [SOURCE],
-    bundle: true,
-    packages: "external",
-    format: "esm",
-    platform: "node",
-    target: "node20",
-    outfile: BUNDLE,
-    logLevel: "error"
-  })
-})
-afterAll(() => fs.rmSync(BUNDLE, { force: true }))
+const BUNDLE = bundleFixture(fileURLToPath(new URL("./fixtures/writer.ts", import.meta.url)), "writer")
 
 type Spec =
   | { readonly kind: "sqlite"; readonly filename: string }
   | { readonly kind: "pg"; readonly url: string }
   | { readonly kind: "redis"; readonly url: string; readonly prefix: string }
 
-interface Exited {
-  readonly code: number | null
-  readonly signal: NodeJS.Signals | null
-  readonly stdout: string
-  readonly stderr: string
-}
-
-interface Writer {
-  readonly name: string
-  readonly child: ChildProcess
-  readonly ready: Promise<void>
-  readonly exited: Promise<Exited>
-  /** Resolves once the writer has printed `line`. */
-  readonly printed: (line: string) => Promise<void>
-}
-
-const start = (spec: Spec, mode: "write" | "replica", name: string, turns: number): Writer => {
-  const child = spawn(process.execPath, [BUNDLE, JSON.stringify(spec), mode, name, String(turns)], {
-    cwd: ROOT,
-    stdio: ["pipe", "pipe", "pipe"]
-  })
-  let stdout = ""
-  let stderr = ""
-  const waiting: Array<{ readonly line: string; readonly resolve: () => void }> = []
-  child.stderr!.on("data", (chunk) => (stderr += String(chunk)))
-  child.stdout!.on("data", (chunk) => {
-    stdout += String(chunk)
-    for (const w of waiting) if (stdout.includes(`${w.line}\n`)) w.resolve()
-  })
-  const exited = new Promise<Exited>((resolve) =>
-    child.once("exit", (code, signal) => resolve({ code, signal, stdout, stderr }))
-  )
-  const printed = (line: string) =>
-    new Promise<void>((resolve, reject) => {
-      if (stdout.includes(`${line}\n`)) return resolve()
-      waiting.push({ line, resolve })
-      void exited.then((e) => reject(new Error(`writer ${name} exited before printing ${line}: ${e.stderr}`)))
-    })
-  return { name, child, ready: printed("ready"), exited, printed }
-}
-
 /** Starts writers, killed when the test's scope closes if they are still running. */
 const startAll = (spec: Spec, mode: "write" | "replica", names: ReadonlyArray<string>, turns: number) =>
-  Effect.acquireRelease(
-    Effect.sync(() => names.map((name) => start(spec, mode, name, turns))),
-    (all) =>
-      Effect.sync(() => {
-        for (const w of all) if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill("SIGKILL")
-      })
-  )
+  startProcesses(BUNDLE, names.map((name) => [name, [JSON.stringify(spec), mode, name, String(turns)]] as const))
 
 /** Waits until every writer is ready, then lets them all go at once. */
-const goAll = (all: ReadonlyArray<Writer>) =>
-  Effect.promise(async () => {
-    await Promise.all(all.map((w) => w.ready))
-    for (const w of all) w.child.stdin!.end("go\n")
-  })
-
-const exitedAll = (all: ReadonlyArray<Writer>) => Effect.promise(() => Promise.all(all.map((w) => w.exited)))
+const goAll = (all: ReadonlyArray<Process>) => Effect.zipRight(ready(all), go(all))
 
 const layerOf = (spec: Spec): Layer.Layer<ConversationStore.ConversationStore> =>
   Layer.orDie<ConversationStore.ConversationStore, unknown, never>(
@@ -132,7 +68,7 @@ const conflictsOf = (exited: Exited): number => {
   return (JSON.parse(last) as { conflicts: number }).conflicts
 }
 
-const assertExitedCleanly = (all: ReadonlyArray<Writer>, results: ReadonlyArray<Exited>) => {
+const assertExitedCleanly = (all: ReadonlyArray<Process>, results: ReadonlyArray<Exited>) => {
   for (const [i, r] of results.entries()) assert.strictEqual(r.code, 0, `writer ${all[i].name}: ${r.stderr}`)
 }
 
