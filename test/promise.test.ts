@@ -298,7 +298,7 @@ describe("Promise facade options", () => {
       ],
       [
         () => new AsyncRollingMemory({ summarise: () => "" } as never),
-        "invalid option summarise: unknown option (known: maxTokens, targetTokens, boundary, pinSystem, clearToolResults, summaryRole, maxSummaryTokens, summarize, tokenCounter, fold, hardMaxTokens, foldRetries)"
+        "invalid option summarise: unknown option (known: maxTokens, targetTokens, boundary, pinSystem, clearToolResults, summaryRole, maxSummaryTokens, summarize, tokenCounter, fold, hardMaxTokens, foldRetries, timeout)"
       ],
       [
         () => new WindowMemory({ maxMessages: 3, max: 1 } as never),

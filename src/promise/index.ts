@@ -33,11 +33,12 @@
  *
  * @since 0.1.0
  */
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import * as Scope from "effect/Scope"
-import { ConfigError } from "../Errors.js"
+import { ConfigError, SummarizerError } from "../Errors.js"
 import { checkOptionKeys } from "../internal/options.js"
 import type * as MemoryState from "../schema/MemoryState.js"
 import * as Summarizer from "../services/Summarizer.js"
@@ -172,6 +173,17 @@ export interface AsyncRollingOptions extends RollingPolicies {
    * kept in `lastFoldFailure`; the next add over the budget starts a new one.
    */
   readonly foldRetries?: number | undefined
+  /**
+   * How long one summarizer call may take, in milliseconds (a positive
+   * integer; default: no limit). A call that has not settled by then is
+   * abandoned: the `AbortSignal` passed to `summarize` is aborted, and the
+   * fold fails as any failed fold does (docs/contract.md section 5): nothing
+   * is committed, the turn stays in the buffer. A blocking add rejects with
+   * a `DOMException` named `"TimeoutError"` (as `AbortSignal.timeout` gives);
+   * with background folds, the fold is retried (`foldRetries`) and then
+   * kept in `lastFoldFailure`.
+   */
+  readonly timeout?: number | undefined
 }
 
 /**
@@ -202,6 +214,15 @@ export interface SummaryOptions extends EffectSummary.Options {
 export interface AsyncSummaryOptions extends EffectSummary.Options {
   /** Folds each turn into the summary (required); may return a Promise. */
   readonly summarize: AsyncSummarize
+  /**
+   * How long one summarizer call may take, in milliseconds (a positive
+   * integer; default: no limit). A call that has not settled by then is
+   * abandoned: the `AbortSignal` passed to `summarize` is aborted, and the
+   * fold fails as any failed fold does (docs/contract.md section 5): nothing
+   * is committed, the turn stays in the buffer. The add rejects with
+   * a `DOMException` named `"TimeoutError"` (as `AbortSignal.timeout` gives).
+   */
+  readonly timeout?: number | undefined
 }
 
 // The one options check of every constructor (`null`, a non-object, a misspelt key: ConfigError).
@@ -212,8 +233,41 @@ const checkOptions = (options: unknown, known: ReadonlyArray<string>): void => {
 
 // The Effect API's keys, with the facade's functions in place of services.
 const rollingKeys = [...keys.rolling, "summarize", "tokenCounter"]
-const backgroundKeys = ["fold", "hardMaxTokens", "foldRetries"]
+const asyncRollingKeys = [...rollingKeys, "fold", "hardMaxTokens", "foldRetries", "timeout"]
 const summaryKeys = [...keys.summary, "summarize"]
+const asyncSummaryKeys = [...summaryKeys, "timeout"]
+
+// `timeout`: absent, or a positive integer (milliseconds).
+const checkTimeout = (value: unknown): number | undefined => {
+  if (value === undefined) return undefined
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value <= 0) {
+    throw new ConfigError({
+      option: "timeout",
+      description: `must be a positive integer (milliseconds), got ${String(value)}`
+    })
+  }
+  return value
+}
+
+// The async classes' summarizer: `summarize` as a Promise function, each call bounded by `timeout` when given.
+const promiseSummarizer = (timeout: unknown) => {
+  const millis = checkTimeout(timeout)
+  return (summarize: AsyncSummarize): Summarizer.Service => {
+    const summarizer = Summarizer.fromPromise(summarize)
+    if (millis === undefined) return summarizer
+    const duration = Duration.millis(millis)
+    // Interrupting the call aborts its AbortSignal (Effect.tryPromise).
+    const onTimeout = () =>
+      new SummarizerError({
+        description: `no summary within ${millis} ms (the timeout option)`,
+        cause: new DOMException(`the summarizer did not settle within ${millis} ms`, "TimeoutError")
+      })
+    return {
+      summarize: (summary, messages, request) =>
+        Effect.timeoutFail(summarizer.summarize(summary, messages, request), { duration, onTimeout })
+    }
+  }
+}
 
 // Throws `ConfigError` unless `value` is absent or a function.
 const checkFunction = <F>(option: string, value: F): F => {
@@ -245,13 +299,14 @@ const rollingMemory = <F>(
   state: MemoryState.MemoryState | undefined,
   scope?: Scope.Scope
 ) => {
-  checkOptions(options, scope === undefined ? rollingKeys : [...rollingKeys, ...backgroundKeys])
+  checkOptions(options, scope === undefined ? rollingKeys : asyncRollingKeys)
   return build(
     options.summarize === undefined ? undefined : toSummarizer(checkFunction("summarize", options.summarize)),
     checkFunction("tokenCounter", options.tokenCounter),
     state,
     (services, fill) => {
-      const { foldRetries, summarize: _summarize, tokenCounter: _tokenCounter, ...rolling } = options
+      const { foldRetries, summarize: _summarize, timeout: _timeout, tokenCounter: _tokenCounter, ...rolling } =
+        options as typeof options & { readonly timeout?: unknown }
       const retries = checkRetries(foldRetries)
       return buildRolling(
         services,
@@ -282,11 +337,14 @@ const backoff = (retries: number): Schedule.Schedule<unknown, unknown> =>
 const summaryMemory = <F>(
   options: EffectSummary.Options & { readonly summarize: F },
   toSummarizer: (summarize: F) => Summarizer.Service,
-  state: MemoryState.MemoryState | undefined
+  state: MemoryState.MemoryState | undefined,
+  known: ReadonlyArray<string> = summaryKeys
 ) => {
-  checkOptions(options, summaryKeys)
+  checkOptions(options, known)
   const summarizer = toSummarizer(requireSummarize(options))
-  const { summarize: _summarize, ...summary } = options
+  const { summarize: _summarize, timeout: _timeout, ...summary } = options as typeof options & {
+    readonly timeout?: unknown
+  }
   return build(
     summarizer,
     undefined,
@@ -339,7 +397,7 @@ export class AsyncRollingMemory extends AsyncMemory {
   constructor(options: AsyncRollingOptions | undefined, restored: Restored)
   constructor(options: AsyncRollingOptions = {}, restored?: Restored) {
     const scope = Effect.runSync(Scope.make())
-    const built = rollingMemory(options, Summarizer.fromPromise, stateOf(restored), scope)
+    const built = rollingMemory(options, promiseSummarizer(options?.timeout), stateOf(restored), scope)
     super(built, scope)
     this.rolling = built.memory
     this.maxTokens = built.memory.maxTokens
@@ -440,7 +498,7 @@ export class AsyncSummaryMemory extends AsyncMemory {
   /** With `restored`: holding that state (what {@link AsyncSummaryMemory.fromJSON} decoded). @internal */
   constructor(options: AsyncSummaryOptions, restored: Restored)
   constructor(options: AsyncSummaryOptions, restored?: Restored) {
-    super(summaryMemory(options, Summarizer.fromPromise, stateOf(restored)))
+    super(summaryMemory(options, promiseSummarizer(options?.timeout), stateOf(restored), asyncSummaryKeys))
   }
   /** Restores from a wire-format state (any strategy's); throws `StateDecodeError` on a bad one. */
   static fromJSON(data: unknown, options: AsyncSummaryOptions): AsyncSummaryMemory {
