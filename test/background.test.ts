@@ -191,6 +191,30 @@ describe("fold: \"background\"", () => {
       yield* Scope.close(scope, Exit.void)
     }))
 
+  it.effect("clear lets the held-back adds in at once, in arrival order; the fold in flight is discarded", () =>
+    Effect.gen(function*() {
+      const g = yield* gated()
+      const scope = yield* Scope.make()
+      const memory = yield* background(g.service, scope)
+      yield* addAll(memory, 1, 4) // 8 words: at the cap
+      yield* Deferred.await(g.started(0))
+      const fifth = yield* Effect.fork(memory.add(turn(5)))
+      const sixth = yield* Effect.fork(memory.add(turn(6)))
+      yield* Effect.repeatN(Effect.yieldNow(), 4)
+      assert.isNull(fifth.unsafePoll(), "held back by the cap")
+      yield* memory.clear
+      // the fold is still at its gate: the adds complete without it
+      assert.isTrue(Exit.isSuccess(yield* Fiber.await(fifth)))
+      assert.isTrue(Exit.isSuccess(yield* Fiber.await(sixth)))
+      assert.deepStrictEqual(yield* ids(memory), ["t5", "t6"])
+      yield* g.release(0)
+      yield* Effect.yieldNow()
+      assert.strictEqual(yield* memory.summary, "", "the fold started before the clear commits nothing")
+      assert.deepStrictEqual(yield* ids(memory), ["t5", "t6"])
+      assert.strictEqual(g.calls.length, 1)
+      yield* Scope.close(scope, Exit.void)
+    }))
+
   it.effect("closing the scope interrupts the fold in flight, commits nothing, and wakes a waiting add", () =>
     Effect.gen(function*() {
       const g = yield* gated()

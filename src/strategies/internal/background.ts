@@ -9,6 +9,7 @@
  * over the cap is not held back (no fold could make room). When the folds
  * fail after their retries, or can evict nothing more, the held-back turns
  * are appended anyway (nothing is lost) and their adds get the fold's error.
+ * A `clear` lets in at once the held-back adds that then fit.
  *
  * @internal
  */
@@ -162,6 +163,10 @@ export const backgroundFolder = (
     const entry = entryOf(message, tokens)
     return { entry, weight: pinned(entry) ? 0 : tokens }
   }
+
+  // A clear empties the buffer: the held-back adds that now fit go in at once, oldest first (the fold in
+  // flight is discarded when it returns).
+  core.afterClear = () => admit(undefined)
 
   return {
     step: counting(core.counter, (message, tokens): Step => {

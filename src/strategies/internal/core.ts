@@ -95,6 +95,8 @@ export interface Core {
   readonly summaryRole: SummaryRole
   /** The strategy whose core this is, set by {@link makeMemory}: the folds' telemetry label (section 11). */
   strategy?: Memory["strategy"]
+  /** Runs after each `clear` (background folding: held-back adds are let in, docs/contract.md section 5.1). */
+  afterClear: (() => void) | undefined
 }
 
 /** The role the summary reads back as: `"system"` (default) or `"user"`. @internal */
@@ -231,7 +233,8 @@ export const makeCore = (counter: TokenCounter.Service, options?: CoreOptions): 
   summaryTokens: 0,
   maxSummaryTokens: options?.maxSummaryTokens,
   request: { maxSummaryTokens: options?.maxSummaryTokens, counter },
-  summaryRole: options?.summaryRole ?? "system"
+  summaryRole: options?.summaryRole ?? "system",
+  afterClear: undefined
 })
 
 /**
@@ -442,6 +445,7 @@ export const makeMemory = <M extends Memory>(
       core.summary = ""
       core.summaryTokens = 0
       core.index.clear()
+      core.afterClear?.()
     }),
     state,
     toJSON: Effect.map(state, MemoryState.toJSON)
