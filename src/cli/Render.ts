@@ -89,6 +89,15 @@ export const legend = (unit: string): Array<string> => [
   `sum-out x4, in input-${unit.replace(/s$/, "")} units.`
 ]
 
+/** Column widths for `rows` (the first column left-aligned, the others right-aligned): a row's line and the rule. */
+const layout = (rows: ReadonlyArray<ReadonlyArray<string>>) => {
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => row[i].length)))
+  const line = (row: ReadonlyArray<string>): string =>
+    row.map((cell, i) => i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i])).join("  ").trimEnd()
+  const rule = "-".repeat(widths.reduce((n, w) => n + w, 0) + 2 * (widths.length - 1))
+  return { line, rule }
+}
+
 /**
  * The report as a table: a title line, one row per conversation, a totals
  * row, and a legend naming the units.
@@ -101,10 +110,7 @@ export const table = (outcome: Outcome, title: string, unit: string): string => 
   const { columns: first, row: last } = totalsCells(totals)
   const rows = conversations.map((f) => [fitId(f.id), ...COLUMNS.map((c) => c.row(f))])
   const all = [first, ...rows, last]
-  const widths = first.map((_, i) => Math.max(...all.map((row) => row[i].length)))
-  const line = (row: ReadonlyArray<string>): string =>
-    row.map((cell, i) => i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i])).join("  ").trimEnd()
-  const rule = "-".repeat(widths.reduce((n, w) => n + w, 0) + 2 * (widths.length - 1))
+  const { line, rule } = layout(all)
   return [
     title,
     "",
@@ -316,10 +322,7 @@ export const compareTable = (
   const first = [`figure (${unit})`, ...heads]
   const rows = COMPARE_ROWS.map((row) => [row.title, ...columns.map((c) => row.cell(c.report.totals, base))])
   const all = [first, ...rows]
-  const widths = first.map((_, i) => Math.max(...all.map((row) => row[i].length)))
-  const line = (row: ReadonlyArray<string>): string =>
-    row.map((cell, i) => i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i])).join("  ").trimEnd()
-  const rule = "-".repeat(widths.reduce((n, w) => n + w, 0) + 2 * (widths.length - 1))
+  const { line, rule } = layout(all)
   return [
     title,
     "",
