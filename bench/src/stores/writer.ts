@@ -14,6 +14,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
 import * as Message from "../../../src/schema/Message.js"
+import * as Summarizer from "../../../src/services/Summarizer.js"
 import * as Conversation from "../../../src/store/Conversation.js"
 import * as ConversationStore from "../../../src/store/ConversationStore.js"
 
@@ -72,7 +73,7 @@ const program = Effect.gen(function*() {
       { strategy: "rolling", maxTokens: 200, retry },
       (memory) =>
         memory.add(Message.user(`writer ${index} turn ${i}: a line of about twelve words, as a chat turn would be`))
-    )
+    ).pipe(Effect.provide(Summarizer.layerDrop)) // no summarizer: evicted turns are dropped
   }
   const used = process.cpuUsage(cpu)
   process.stdout.write(
