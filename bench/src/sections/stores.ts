@@ -56,7 +56,7 @@ export interface StoresResults {
   readonly skipped: ReadonlyArray<string>
 }
 
-/** CPU ticks (1/100 s) used so far by every process whose command is `comm`. */
+/** CPU ticks (1/100 s) used so far by every process whose command is `comm`, and by its ended children. */
 const ticksOf = (comm: string): number | undefined => {
   let total = 0
   let found = false
@@ -67,7 +67,9 @@ const ticksOf = (comm: string): number | undefined => {
       const name = stat.slice(stat.indexOf("(") + 1, close)
       if (name !== comm) continue
       const fields = stat.slice(close + 2).split(" ")
-      total += Number(fields[11]) + Number(fields[12])
+      // utime + stime, and cutime + cstime: a PostgreSQL backend that ends during the run (each
+      // writer's connections do) leaves its CPU time in the postmaster's children's time
+      total += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])
       found = true
     } catch {
       // the process ended meanwhile
