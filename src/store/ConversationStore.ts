@@ -590,19 +590,25 @@ const ensureTable = (sql: SqlClient.SqlClient, name: string): Effect.Effect<void
     request_ids TEXT
   )`
   return sql.onDialectOrElse({
+    // Under REPEATABLE READ or SERIALIZABLE the transaction's snapshot is taken by its first statement,
+    // before the lock is granted: a process that waited can then fail on the table another one just
+    // created. A new attempt (a new snapshot, the table there) succeeds; bounded, then the error.
     pg: () =>
-      sql.withTransaction(Effect.gen(function*() {
-        yield* sql`SELECT pg_advisory_xact_lock(hashtext(current_schema() || ${`/${name}`}))`
-        yield* create
-        const rows = yield* sql<{ readonly name: string; readonly notnull: boolean }>`SELECT attname AS name,
+      Effect.retry(
+        sql.withTransaction(Effect.gen(function*() {
+          yield* sql`SELECT pg_advisory_xact_lock(hashtext(current_schema() || ${`/${name}`}))`
+          yield* create
+          const rows = yield* sql<{ readonly name: string; readonly notnull: boolean }>`SELECT attname AS name,
           attnotnull AS notnull FROM pg_attribute
           WHERE attrelid = ${quotedName(name)}::regclass AND attname IN ('state', 'request_ids') AND NOT attisdropped`
-        if (rows.find((r) => r.name === "state")?.notnull === true) {
-          yield* sql`ALTER TABLE ${table} ALTER COLUMN state DROP NOT NULL`
-        }
-        // Only when missing: ALTER TABLE takes the table's strongest lock even when it changes nothing.
-        if (!rows.some((r) => r.name === "request_ids")) yield* sql`ALTER TABLE ${table} ADD COLUMN request_ids TEXT`
-      })),
+          if (rows.find((r) => r.name === "state")?.notnull === true) {
+            yield* sql`ALTER TABLE ${table} ALTER COLUMN state DROP NOT NULL`
+          }
+          // Only when missing: ALTER TABLE takes the table's strongest lock even when it changes nothing.
+          if (!rows.some((r) => r.name === "request_ids")) yield* sql`ALTER TABLE ${table} ADD COLUMN request_ids TEXT`
+        })),
+        { times: 5 }
+      ),
     sqlite: () =>
       Effect.zipRight(
         create,
