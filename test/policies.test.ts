@@ -343,11 +343,12 @@ describe("SPEC 10.1 low-water mark: exact cases", () => {
 
 describe("SPEC 10.5 tool-result clearing: exact cases", () => {
   const big = (id: string) => result(id, "a b c d e f g h i j")
+  // u1 (5 words), then three exchanges of a call (1) and a 10-word result (11 with its id): 41 words at r3
+  const clearingAdds = [[u("u1")], [call("r1"), big("r1")], [call("r2"), big("r2")], [call("r3"), big("r3")]]
 
   it("clears the oldest results in place, spares the newest `keep`, and calls no summarizer when that suffices", () => {
-    const adds = [[u("u1")], [call("r1"), big("r1")], [call("r2"), big("r2")], [call("r3"), big("r3")]]
     // 5 + 3 * (1 + 11) = 41 > 40: clearing r1 (11 -> 4 words: "[tool result cleared]" has 3, plus the id) suffices
-    const cleared = both(tokens(40, { clear: { keep: 1 } }), adds)
+    const cleared = both(tokens(40, { clear: { keep: 1 } }), clearingAdds)
     assert.deepStrictEqual(cleared.calls, [])
     assert.deepStrictEqual(cleared.buffer, [
       "user: u1 w w w w",
@@ -379,9 +380,6 @@ describe("SPEC 10.5 tool-result clearing: exact cases", () => {
       "user: u2 w w w w"
     ])
   })
-
-  // u1 (5 words), then three exchanges of a call (1) and a 10-word result (11 with its id): 41 > 35 at r3
-  const clearingAdds = [[u("u1")], [call("r1"), big("r1")], [call("r2"), big("r2")], [call("r3"), big("r3")]]
 
   it("until target (default) folds when clearing cannot reach the target; until budget stops within the budget", () => {
     const target = both(tokens(35, { target: 15, clear: { keep: 1 } }), clearingAdds)

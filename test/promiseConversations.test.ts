@@ -6,6 +6,7 @@ import * as path from "node:path"
 import { ConfigError, Conversations, type ConversationsOptions, DisposedError } from "../src/promise/index.js"
 import { servers } from "./store/layers.js"
 import { pgSchema, skipNote } from "./store/servers.js"
+import { rejection } from "./support/promises.js"
 
 /** The ConfigError `f` throws. */
 const configError = (f: () => unknown): ConfigError => {
@@ -16,16 +17,6 @@ const configError = (f: () => unknown): ConfigError => {
     return error as ConfigError
   }
   return assert.fail("no ConfigError thrown")
-}
-
-/** What `promise` rejects with. */
-const rejection = async (promise: Promise<unknown>): Promise<unknown> => {
-  try {
-    await promise
-  } catch (error) {
-    return error
-  }
-  return assert.fail("the promise resolved")
 }
 
 // Plain JavaScript may pass anything: these casts stand for it.

@@ -7,6 +7,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { AsyncRollingMemory, AsyncSummaryMemory, ConfigError, RollingMemory } from "../src/promise/index.js"
+import { rejection } from "./support/promises.js"
 
 /** A summarizer that never settles, keeping the signal of each call. */
 const hanging = () => {
@@ -16,15 +17,6 @@ const hanging = () => {
     return new Promise<string>(() => {})
   }
   return { signals, summarize }
-}
-
-const rejection = async (promise: Promise<unknown>): Promise<unknown> => {
-  try {
-    await promise
-  } catch (error) {
-    return error
-  }
-  return assert.fail("expected a rejection")
 }
 
 const assertTimeout = (error: unknown, millis: number) => {
