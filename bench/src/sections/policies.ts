@@ -107,6 +107,15 @@ const versus = (
 
 const callsRatio = (t: Totals, o: Totals) => o.summarizerCalls === 0 ? 0 : t.summarizerCalls / o.summarizerCalls
 
+/** The goal "at most `maxRatio` times the original's calls, at least `minReuse` prefix reuse". */
+const callsAndReuse = (maxRatio: number, minReuse: number) => (t: Totals, o: Totals) => {
+  const ratio = callsRatio(t, o)
+  return {
+    met: ratio <= maxRatio && t.prefixReuse >= minReuse,
+    detail: `${ratio.toFixed(3)}x calls (${t.summarizerCalls} vs ${o.summarizerCalls}), reuse ${pct(t.prefixReuse)}`
+  }
+}
+
 export const checkGoals = (rows: ReadonlyArray<PolicyRow>): Array<Goal> => {
   const long = "conversations-long.jsonl"
   const agentic = "conversations-agentic.jsonl"
@@ -133,15 +142,7 @@ export const checkGoals = (rows: ReadonlyArray<PolicyRow>): Array<Goal> => {
       long,
       8_000,
       "target-tokens=4000,clear-tool-results=3",
-      (t, o) => {
-        const ratio = callsRatio(t, o)
-        return {
-          met: ratio <= 0.3 && t.prefixReuse >= 0.82,
-          detail: `${ratio.toFixed(3)}x calls (${t.summarizerCalls} vs ${o.summarizerCalls}), reuse ${
-            pct(t.prefixReuse)
-          }`
-        }
-      }
+      callsAndReuse(0.3, 0.82)
     ),
     versus(
       rows,
@@ -149,15 +150,7 @@ export const checkGoals = (rows: ReadonlyArray<PolicyRow>): Array<Goal> => {
       agentic,
       2_000,
       "pin-system,target-tokens=1000,clear-tool-results=3",
-      (t, o) => {
-        const ratio = callsRatio(t, o)
-        return {
-          met: ratio <= 0.25 && t.prefixReuse >= 0.88,
-          detail: `${ratio.toFixed(3)}x calls (${t.summarizerCalls} vs ${o.summarizerCalls}), reuse ${
-            pct(t.prefixReuse)
-          }`
-        }
-      }
+      callsAndReuse(0.25, 0.88)
     ),
     versus(
       rows,
@@ -165,15 +158,7 @@ export const checkGoals = (rows: ReadonlyArray<PolicyRow>): Array<Goal> => {
       agentic,
       2_000,
       "pin-system,target-tokens=1000,clear-tool-results=3,clear-until=budget",
-      (t, o) => {
-        const ratio = callsRatio(t, o)
-        return {
-          met: ratio <= 0.25 && t.prefixReuse >= 0.88,
-          detail: `${ratio.toFixed(3)}x calls (${t.summarizerCalls} vs ${o.summarizerCalls}), reuse ${
-            pct(t.prefixReuse)
-          }`
-        }
-      }
+      callsAndReuse(0.25, 0.88)
     )
   ]
   const measured = rows.filter((r) => r.totals !== undefined)
