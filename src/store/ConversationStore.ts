@@ -537,6 +537,12 @@ const importModule = <A>(load: () => Promise<A>, what: string): Effect.Effect<A>
     catch: (cause) => new Error(`rollmem/store: ${what} is not installed (npm i ${what})`, { cause })
   }))
 
+/** The driver's error code (a PostgreSQL SQLSTATE, an SQLite result code) behind a `SqlError`. */
+const sqlStateOf = (error: SqlError): unknown =>
+  typeof error.cause === "object" && error.cause !== null
+    ? (error.cause as { readonly code?: unknown }).code
+    : undefined
+
 /**
  * Whether a database error is the losing side of a race rather than a
  * failure: PostgreSQL's serialization failure (SQLSTATE 40001, under
@@ -548,14 +554,23 @@ const importModule = <A>(load: () => Promise<A>, what: string): Effect.Effect<A>
  * @category guards
  */
 export const isTransientSqlError = (error: SqlError): boolean => {
-  const code = typeof error.cause === "object" && error.cause !== null
-    ? (error.cause as { readonly code?: unknown }).code
-    : undefined
+  const code = sqlStateOf(error)
   return typeof code === "string" &&
     (code === "40001" || code === "40P01" || code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"))
 }
 
 const TRANSIENT_RETRIES = 5
+
+/**
+ * What a replica that waited for the table's lock can meet under REPEATABLE READ or SERIALIZABLE
+ * (a snapshot older than the table another replica created): a transient error, or the table or its
+ * row type reported as existing (SQLSTATE 42P07, 23505). A new attempt, with a new snapshot, succeeds.
+ */
+const isCreationRace = (error: SqlError): boolean => {
+  if (isTransientSqlError(error)) return true
+  const code = sqlStateOf(error)
+  return code === "42P07" || code === "23505"
+}
 
 /** Retries a read or a delete that lost a race (bounded); a save reports it as a conflict instead. */
 const retryTransient = <A, R>(effect: Effect.Effect<A, SqlError, R>): Effect.Effect<A, SqlError, R> =>
@@ -607,7 +622,7 @@ const ensureTable = (sql: SqlClient.SqlClient, name: string): Effect.Effect<void
           // Only when missing: ALTER TABLE takes the table's strongest lock even when it changes nothing.
           if (!rows.some((r) => r.name === "request_ids")) yield* sql`ALTER TABLE ${table} ADD COLUMN request_ids TEXT`
         })),
-        { times: 5 }
+        { times: 5, while: isCreationRace }
       ),
     sqlite: () =>
       Effect.zipRight(
