@@ -91,6 +91,11 @@ describe("the async facade's timeout option", () => {
       assert.throws(() => new AsyncSummaryMemory({ summarize, timeout: timeout as number }), ConfigError, "timeout")
     }
     assert.throws(
+      () => new AsyncRollingMemory({ maxTokens: 3, timeout: 10 }),
+      ConfigError,
+      "timeout: needs summarize: without one, no call is made to bound"
+    )
+    assert.throws(
       () => new RollingMemory({ summarize: (s: string) => s, timeout: 10 } as never),
       ConfigError,
       "timeout"

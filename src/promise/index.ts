@@ -175,7 +175,7 @@ export interface AsyncRollingOptions extends RollingPolicies {
   readonly foldRetries?: number | undefined
   /**
    * How long one summarizer call may take, in milliseconds (a positive
-   * integer; default: no limit). A call that has not settled by then is
+   * integer; default: no limit; needs `summarize`). A call that has not settled by then is
    * abandoned: the `AbortSignal` passed to `summarize` is aborted, and the
    * fold fails as any failed fold does (docs/contract.md section 5): nothing
    * is committed, the turn stays in the buffer. A blocking add rejects with
@@ -250,9 +250,10 @@ const checkTimeout = (value: unknown): number | undefined => {
 }
 
 // The async classes' summarizer: `summarize` as a Promise function, each call bounded by `timeout` when given.
+// Checked when the summarizer is built, after the options' keys.
 const promiseSummarizer = (timeout: unknown) => {
-  const millis = checkTimeout(timeout)
   return (summarize: AsyncSummarize): Summarizer.Service => {
+    const millis = checkTimeout(timeout)
     const summarizer = Summarizer.fromPromise(summarize)
     if (millis === undefined) return summarizer
     const duration = Duration.millis(millis)
@@ -396,6 +397,12 @@ export class AsyncRollingMemory extends AsyncMemory {
   /** With `restored`: holding that state (what {@link AsyncRollingMemory.fromJSON} decoded). @internal */
   constructor(options: AsyncRollingOptions | undefined, restored: Restored)
   constructor(options: AsyncRollingOptions = {}, restored?: Restored) {
+    if (options?.timeout !== undefined && options.summarize === undefined) {
+      throw new ConfigError({
+        option: "timeout",
+        description: "needs summarize: without one, no call is made to bound"
+      })
+    }
     const scope = Effect.runSync(Scope.make())
     const built = rollingMemory(options, promiseSummarizer(options?.timeout), stateOf(restored), scope)
     super(built, scope)

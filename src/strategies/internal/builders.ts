@@ -148,7 +148,7 @@ const checkBackground = (
   if (!hasSummarizer) {
     return new ConfigError({
       option: "fold",
-      description: "\"background\" needs a Summarizer (without one, evicted turns are dropped at once)"
+      description: "\"background\" needs a real Summarizer: with Summarizer.drop, evicted turns are dropped at once"
     })
   }
   const hardMax = hard === undefined ? 2 * maxTokens : hard

@@ -81,10 +81,12 @@ const labelsOf = (fiber: AnyFiber | undefined, strategy: string): Labels => {
   const extra = fiber === undefined ? noLabels : fiber.getFiberRef(FiberRef.currentMetricLabels)
   let byStrategy = ownLabels
   if (extra.length !== 0) {
-    byStrategy = taggedLabels.get(extra)!
-    if (byStrategy === undefined) {
+    const tagged = taggedLabels.get(extra)
+    if (tagged === undefined) {
       byStrategy = new Map()
       taggedLabels.set(extra, byStrategy)
+    } else {
+      byStrategy = tagged
     }
   }
   let labels = byStrategy.get(strategy)
