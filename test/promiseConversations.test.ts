@@ -134,12 +134,12 @@ describe("Promise facade: stored conversations", () => {
       [
         { store: "memory", strategy: "rolling", maxToken: 100 },
         "maxToken",
-        "unknown option for the rolling strategy (known: strategy, retry, maxTokens, targetTokens, boundary, pinSystem, clearToolResults, summaryRole, maxSummaryTokens, store, summarize, tokenCounter)"
+        "unknown option for the rolling strategy (known: strategy, maxTokens, targetTokens, boundary, pinSystem, clearToolResults, summaryRole, maxSummaryTokens, retry, store, summarize, tokenCounter)"
       ],
       [
         { store: "memory", strategy: "buffer", maxTokens: 100 },
         "maxTokens",
-        "unknown option for the buffer strategy (known: strategy, retry, summaryRole, store, summarize, tokenCounter)"
+        "unknown option for the buffer strategy (known: strategy, summaryRole, retry, store, summarize, tokenCounter)"
       ],
       [{ store: "memory", strategy: "rolling", maxTokens: 0 }, "maxTokens", "must be a positive integer, got 0"],
       [{ store: "memory", strategy: "window", maxMessages: 1.5 }, "maxMessages", "must be a positive integer, got 1.5"],

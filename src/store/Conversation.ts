@@ -58,10 +58,10 @@ import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import { type AddError, ConfigError, type TokenCountError } from "../Errors.js"
-import { checkObject, checkOptionKeys } from "../internal/options.js"
 import * as MemoryState from "../schema/MemoryState.js"
 import type { Message } from "../schema/Message.js"
 import * as Summarizer from "../services/Summarizer.js"
+import * as keys from "../strategies/internal/keys.js"
 import * as Memory from "../strategies/Memory.js"
 import {
   type ConversationConflictError,
@@ -208,7 +208,7 @@ const restore = (
 // The memory's options: the strategy's own keys, without `retry` or a wrapper's keys (checked by `checkOptions`).
 const withoutRetry = (options: StrategyOptions): Memory.Options => {
   const picked: Record<string, unknown> = { strategy: options.strategy }
-  for (const key of Memory.optionKeys[options.strategy] ?? []) {
+  for (const key of Memory.optionKeys[options.strategy]) {
     if (Object.hasOwn(options, key)) picked[key] = (options as unknown as Record<string, unknown>)[key]
   }
   return picked as unknown as Memory.Options
@@ -222,15 +222,6 @@ const withoutRetry = (options: StrategyOptions): Memory.Options => {
  * @category constants
  */
 export const strategyKeys: { readonly [S in StrategyOptions["strategy"]]: ReadonlyArray<string> } = Memory.optionKeys
-
-const unknownStrategy = (options: { readonly strategy?: unknown }) =>
-  new ConfigError({
-    option: "strategy",
-    description: `must be one of ${Object.keys(strategyKeys).join(", ")}, got ${describe(options.strategy)}`
-  })
-
-const describe = (value: unknown): string =>
-  value === null ? "null" : typeof value === "string" ? JSON.stringify(value) : typeof value
 
 /**
  * Checks options of {@link withMemory} (or of a wrapper taking
@@ -249,15 +240,8 @@ export const checkOptions = (
   extraKeys: ReadonlyArray<string> = []
 ): Effect.Effect<Options, ConfigError | TokenCountError> =>
   Effect.gen(function*() {
-    const notObject = checkObject(options)
-    if (notObject !== undefined) return yield* notObject
-    const strategy = (options as { readonly strategy?: unknown }).strategy
-    if (typeof strategy !== "string" || !Object.hasOwn(strategyKeys, strategy)) {
-      return yield* unknownStrategy(options as { readonly strategy?: unknown })
-    }
-    const known = ["strategy", "retry", ...strategyKeys[strategy as StrategyOptions["strategy"]], ...extraKeys]
-    const unknown = checkOptionKeys(options, known, `the ${strategy} strategy`)
-    if (unknown !== undefined) return yield* unknown
+    const invalid = keys.checkStrategyOptions(options, ["retry", ...extraKeys])
+    if (invalid !== undefined) return yield* invalid
     const checked = options as Options
     // The strategy's own checks: building an empty memory checks its budget.
     if (checked.strategy !== "summary") {

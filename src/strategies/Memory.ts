@@ -20,7 +20,6 @@
  */
 import * as Effect from "effect/Effect"
 import { type AddError, ConfigError, type TokenCountError } from "../Errors.js"
-import { checkObject, checkOptionKeys } from "../internal/options.js"
 import type * as MemoryState from "../schema/MemoryState.js"
 import type { Message } from "../schema/Message.js"
 import * as Summarizer from "../services/Summarizer.js"
@@ -120,12 +119,7 @@ export type Options =
  * @since 0.2.0
  * @category constants
  */
-export const optionKeys: { readonly [S in Options["strategy"]]: ReadonlyArray<string> } = {
-  rolling: keys.rolling,
-  buffer: keys.buffer,
-  window: keys.window,
-  summary: keys.summary
-}
+export const optionKeys: { readonly [S in Options["strategy"]]: ReadonlyArray<string> } = keys.byStrategy
 
 /**
  * What {@link make} requires for options `O`: a `Summarizer` for the
@@ -154,9 +148,6 @@ const builders: { readonly [S in Options["strategy"]]: Build } = {
   summary: (options: SummaryMemory.Options, state) =>
     state === undefined ? SummaryMemory.make(options) : SummaryMemory.fromState(state, options)
 }
-
-const describe = (value: unknown): string =>
-  value === null ? "null" : typeof value === "string" ? JSON.stringify(value) : typeof value
 
 /**
  * Builds a memory of the strategy `options.strategy` with the rest of
@@ -197,17 +188,8 @@ export function make(
   options: Options,
   state?: MemoryState.MemoryState
 ): Effect.Effect<Memory, ConfigError | TokenCountError, Summarizer.Summarizer> {
-  const notObject = checkObject(options)
-  if (notObject !== undefined) return Effect.fail(notObject)
+  const invalid = keys.checkStrategyOptions(options)
+  if (invalid !== undefined) return Effect.fail(invalid)
   const { strategy, ...rest } = options
-  if (typeof strategy !== "string" || !Object.hasOwn(builders, strategy)) {
-    return Effect.fail(
-      new ConfigError({
-        option: "strategy",
-        description: `must be one of ${Object.keys(builders).join(", ")}, got ${describe(strategy)}`
-      })
-    )
-  }
-  const unknown = checkOptionKeys(options, ["strategy", ...optionKeys[strategy]], `the ${strategy} strategy`)
-  return unknown === undefined ? builders[strategy](rest as never, state) : Effect.fail(unknown)
+  return builders[strategy](rest as never, state)
 }

@@ -5,6 +5,8 @@
  *
  * @internal
  */
+import { ConfigError } from "../../Errors.js"
+import { checkObject, checkOptionKeys } from "../../internal/options.js"
 
 /** RollingMemory's options that a stored conversation takes too. @internal */
 export const rolling: ReadonlyArray<string> = [
@@ -28,3 +30,39 @@ export const window: ReadonlyArray<string> = ["maxMessages", "targetMessages", "
 
 /** @internal */
 export const summary: ReadonlyArray<string> = ["summaryRole", "maxSummaryTokens"]
+
+/** The keys of each strategy, by its name. @internal */
+export const byStrategy: { readonly [S in "rolling" | "buffer" | "window" | "summary"]: ReadonlyArray<string> } = {
+  rolling,
+  buffer,
+  window,
+  summary
+}
+
+const describe = (value: unknown): string =>
+  value === null ? "null" : typeof value === "string" ? JSON.stringify(value) : typeof value
+
+/**
+ * The one check of options that name their strategy (`Memory.make`, stored
+ * conversations): an object, a known `strategy` (else a `ConfigError` on
+ * `strategy` listing the known ones), no key beyond `strategy`, that
+ * strategy's keys and `extraKeys`. `undefined` when they pass.
+ *
+ * @internal
+ */
+export const checkStrategyOptions = (
+  options: unknown,
+  extraKeys: ReadonlyArray<string> = []
+): ConfigError | undefined => {
+  const notObject = checkObject(options)
+  if (notObject !== undefined) return notObject
+  const strategy = (options as { readonly strategy?: unknown }).strategy
+  if (typeof strategy !== "string" || !Object.hasOwn(byStrategy, strategy)) {
+    return new ConfigError({
+      option: "strategy",
+      description: `must be one of ${Object.keys(byStrategy).join(", ")}, got ${describe(strategy)}`
+    })
+  }
+  const known = ["strategy", ...byStrategy[strategy as keyof typeof byStrategy], ...extraKeys]
+  return checkOptionKeys(options, known, `the ${strategy} strategy`)
+}
