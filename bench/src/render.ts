@@ -218,6 +218,13 @@ export const render = (r: Results): string => {
         x(s.flatness.precounted)
       }, no summarizer ${x(s.flatness.drop)}; Python baseline ${x(s.flatness.baseline, 0)}`
     )
+    out.push(
+      `20,000 / 10 (the buffer's growth alone; N = 10 folds more often): rollmem o200k_base ${
+        x(s.growth.o200k)
+      }, precounted ${x(s.growth.precounted)}, no summarizer ${x(s.growth.drop)}; Python baseline ${
+        x(s.growth.baseline, 0)
+      }`
+    )
     out.push(table(
       "3b. Scaling under the context policies (docs/contract.md section 10): precounted, with a summarizer, 10 vs 20,000 buffered (goal: at most 1.2x)",
       ["mode", "folds / add", "10 buffered", "20,000 buffered", "20,000 / 10"],

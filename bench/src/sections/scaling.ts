@@ -73,12 +73,16 @@ export interface ScalingFigures {
   /** The same measure (precounted, with a summarizer) under each context-policy mode, at 10 and 20,000. */
   readonly modes: ReadonlyArray<ModeRow>
   /** Largest over smallest per-add median. */
-  readonly flatness: {
-    readonly o200k: number
-    readonly precounted: number
-    readonly drop: number
-    readonly baseline: number
-  }
+  readonly flatness: Flatness
+  /** Per-add median at the largest N over the smallest (20,000 / 10). */
+  readonly growth: Flatness
+}
+
+export interface Flatness {
+  readonly o200k: number
+  readonly precounted: number
+  readonly drop: number
+  readonly baseline: number
 }
 
 /** An endless stream of the real messages; cycles after the first get renamed tool call ids. */
@@ -145,12 +149,22 @@ export const runScaling = async (
     return instantSummary()
   })
   const o200kRuntime = await makeRuntime(layerO200kBase, counting)
+  // A lookup; a text the data does not hold (the summary, counted once per
+  // fold) is counted once with o200k_base and remembered.
+  const lookup = (text: string): number => {
+    let n = counts.get(text)
+    if (n === undefined) {
+      n = countO200k(text)
+      counts.set(text, n)
+    }
+    return n
+  }
   const precounted = Layer.succeed(TokenCounter.TokenCounter, {
-    count: (text: string) => Effect.succeed(counts.get(text)!)
+    count: (text: string) => Effect.succeed(lookup(text))
   })
   const precountedRuntime = await makeRuntime(precounted, counting)
   // No summarizer: evicted turns are dropped inline (no lock, no call).
-  const dropRuntime = ManagedRuntime.make(precounted)
+  const dropRuntime = ManagedRuntime.make(Layer.merge(precounted, Summarizer.layerDrop))
   await dropRuntime.runtime()
   const rows: Array<ScalingRow> = []
   for (const size of SIZES) {
@@ -268,18 +282,16 @@ export const runScaling = async (
   await precountedRuntime.dispose()
   await o200kRuntime.dispose()
   await dropRuntime.dispose()
-  const flat = (key: "o200k" | "precounted" | "drop" | "baseline") => {
-    const medians = rows.map((r) => r[key].median)
-    return Math.max(...medians) / Math.min(...medians)
+  const columns = ["o200k", "precounted", "drop", "baseline"] as const
+  const byColumn = (f: (medians: ReadonlyArray<number>) => number): Flatness => {
+    const out = { o200k: 0, precounted: 0, drop: 0, baseline: 0 }
+    for (const key of columns) out[key] = f(rows.map((r) => r[key].median))
+    return out
   }
   return {
     rows,
     modes,
-    flatness: {
-      o200k: flat("o200k"),
-      precounted: flat("precounted"),
-      drop: flat("drop"),
-      baseline: flat("baseline")
-    }
+    flatness: byColumn((medians) => Math.max(...medians) / Math.min(...medians)),
+    growth: byColumn((medians) => medians[medians.length - 1] / medians[0])
   }
 }
