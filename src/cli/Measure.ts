@@ -198,20 +198,28 @@ const emptySums: Sums = {
  */
 export const sum = (all: ReadonlyArray<Sums>): Sums => {
   const out = { ...emptySums }
-  for (const s of all) {
-    out.requestPoints += s.requestPoints
-    out.validRequestPoints += s.validRequestPoints
-    out.eligibleRequestPoints += s.eligibleRequestPoints
-    out.validEligibleRequestPoints += s.validEligibleRequestPoints
-    out.overBoundRequestPoints += s.overBoundRequestPoints
-    out.requestTokens += s.requestTokens
-    out.maxRequestTokens = Math.max(out.maxRequestTokens, s.maxRequestTokens)
-    out.reusedTokens += s.reusedTokens
-    out.cachedTokens += s.cachedTokens
-    out.summarizerInputTokens += s.summarizerInputTokens
-    out.summarizerOutputTokens += s.summarizerOutputTokens
-  }
+  for (const s of all) accumulate(out, s, SUMMED, ["maxRequestTokens"])
   return out
+}
+
+const SUMMED = (Object.keys(emptySums) as Array<keyof Sums>).filter((key) => key !== "maxRequestTokens")
+
+/**
+ * Adds the fields `summed` of `from` into `into`, and keeps in `into` the
+ * larger of each of the fields `largest`: one conversation's figures into
+ * the totals.
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const accumulate = <K extends string>(
+  into: Record<K, number>,
+  from: { readonly [key in K]: number },
+  summed: ReadonlyArray<K>,
+  largest: ReadonlyArray<K>
+): void => {
+  for (const key of summed) into[key] += from[key]
+  for (const key of largest) into[key] = Math.max(into[key], from[key])
 }
 
 /**

@@ -89,13 +89,23 @@ export const legend = (unit: string): Array<string> => [
   `sum-out x4, in input-${unit.replace(/s$/, "")} units.`
 ]
 
-/** Column widths for `rows` (the first column left-aligned, the others right-aligned): a row's line and the rule. */
-const layout = (rows: ReadonlyArray<ReadonlyArray<string>>) => {
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => row[i].length)))
+/**
+ * A titled grid: `head`, a rule, `rows`, and, with `foot`, a rule and `foot`;
+ * the first column left-aligned, the others right-aligned.
+ */
+const grid = (
+  title: string,
+  head: ReadonlyArray<string>,
+  rows: ReadonlyArray<ReadonlyArray<string>>,
+  foot?: ReadonlyArray<string>
+): Array<string> => {
+  const all = foot === undefined ? [head, ...rows] : [head, ...rows, foot]
+  const widths = head.map((_, i) => Math.max(...all.map((row) => row[i].length)))
   const line = (row: ReadonlyArray<string>): string =>
     row.map((cell, i) => i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i])).join("  ").trimEnd()
   const rule = "-".repeat(widths.reduce((n, w) => n + w, 0) + 2 * (widths.length - 1))
-  return { line, rule }
+  const lines = [title, "", line(head), rule, ...rows.map(line)]
+  return foot === undefined ? lines : [...lines, rule, line(foot)]
 }
 
 /**
@@ -109,19 +119,7 @@ export const table = (outcome: Outcome, title: string, unit: string): string => 
   const { conversations, totals } = outcome.report
   const { columns: first, row: last } = totalsCells(totals)
   const rows = conversations.map((f) => [fitId(f.id), ...COLUMNS.map((c) => c.row(f))])
-  const all = [first, ...rows, last]
-  const { line, rule } = layout(all)
-  return [
-    title,
-    "",
-    line(first),
-    rule,
-    ...rows.map(line),
-    rule,
-    line(last),
-    "",
-    ...legend(unit)
-  ].join("\n")
+  return [...grid(title, first, rows, last), "", ...legend(unit)].join("\n")
 }
 
 /**
@@ -321,14 +319,8 @@ export const compareTable = (
   const heads = columns.map((c, i) => c.set === undefined ? "base" : `[${i}]`)
   const first = [`figure (${unit})`, ...heads]
   const rows = COMPARE_ROWS.map((row) => [row.title, ...columns.map((c) => row.cell(c.report.totals, base))])
-  const all = [first, ...rows]
-  const { line, rule } = layout(all)
   return [
-    title,
-    "",
-    line(first),
-    rule,
-    ...rows.map(line),
+    ...grid(title, first, rows),
     "",
     "base: the command line's own options.",
     ...columns.flatMap((c, i) => c.set === undefined ? [] : [`[${i}] ${c.set}`]),

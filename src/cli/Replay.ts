@@ -665,6 +665,16 @@ const summaryPosition = (context: ReadonlyArray<Message.Message>, buffer: Readon
   return i
 }
 
+const SUMMED = [
+  "messages",
+  "prunes",
+  "summarizerCalls",
+  "evictedMessages",
+  "finalBufferTokens",
+  "summaryTokens",
+  "contextTokens"
+] as const
+
 /**
  * The totals of a list of figures (see {@link Totals}).
  *
@@ -686,14 +696,7 @@ export const totalsOf = (figures: ReadonlyArray<Figures>): Totals => {
   }
   for (const f of figures) {
     totals.conversations++
-    totals.messages += f.messages
-    totals.prunes += f.prunes
-    totals.summarizerCalls += f.summarizerCalls
-    totals.evictedMessages += f.evictedMessages
-    totals.peakBufferTokens = Math.max(totals.peakBufferTokens, f.peakBufferTokens)
-    totals.finalBufferTokens += f.finalBufferTokens
-    totals.summaryTokens += f.summaryTokens
-    totals.contextTokens += f.contextTokens
+    Measure.accumulate(totals, f, SUMMED, ["peakBufferTokens"])
     if (f.opensOnUserTurn === true) totals.opensOnUserTurn++
   }
   const sums = Measure.sum(figures)

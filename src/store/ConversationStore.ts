@@ -776,6 +776,22 @@ const openFailure = (what: string) => (cause: Cause.Cause<unknown>): Layer.Layer
   ))
 
 /**
+ * {@link layerSql} over the client layer `client` builds from the driver
+ * module (loaded when the layer is built); a client that cannot open `what`
+ * fails the layer (see `openFailure`).
+ */
+const layerDriver = <Driver>(
+  options: SqlOptions,
+  driver: Effect.Effect<Driver>,
+  what: string,
+  client: (driver: Driver) => Layer.Layer<SqlClient.SqlClient, unknown>
+): Layer.Layer<ConversationStore, SqlError> =>
+  Layer.unwrapEffect(
+    Effect.map(driver, (loaded) =>
+      Layer.provide(layerSql(options), client(loaded).pipe(Layer.catchAllCause(openFailure(what)))))
+  )
+
+/**
  * A store in an SQLite database file, through `@effect/sql-sqlite-node`
  * (an optional peer dependency: `npm i @effect/sql-sqlite-node`). Safe
  * across processes on one host: every process may open the same file. The
@@ -793,17 +809,11 @@ const openFailure = (what: string) => (cause: Cause.Cause<unknown>): Layer.Layer
  * @category layers
  */
 export const layerSqlite = (options: SqliteOptions): Layer.Layer<ConversationStore, SqlError> =>
-  Layer.unwrapEffect(
-    Effect.map(
-      importModule(() => import("@effect/sql-sqlite-node/SqliteClient"), "@effect/sql-sqlite-node"),
-      (SqliteClient) =>
-        Layer.provide(
-          layerSql(options),
-          SqliteClient.layer({ filename: options.filename }).pipe(
-            Layer.catchAllCause(openFailure(options.filename))
-          )
-        )
-    )
+  layerDriver(
+    options,
+    importModule(() => import("@effect/sql-sqlite-node/SqliteClient"), "@effect/sql-sqlite-node"),
+    options.filename,
+    (SqliteClient) => SqliteClient.layer({ filename: options.filename })
   )
 
 /**
@@ -841,19 +851,16 @@ export interface PgOptions extends SqlOptions {
  * @category layers
  */
 export const layerPg = (options: PgOptions): Layer.Layer<ConversationStore, SqlError> =>
-  Layer.unwrapEffect(
-    Effect.map(
-      importModule(() => import("@effect/sql-pg/PgClient"), "@effect/sql-pg"),
-      (PgClient) =>
-        Layer.provide(
-          layerSql(options),
-          PgClient.layer({
-            url: typeof options.url === "string" ? Redacted.make(options.url) : options.url,
-            maxConnections: options.maxConnections,
-            applicationName: "rollmem"
-          }).pipe(Layer.catchAllCause(openFailure("the PostgreSQL database")))
-        )
-    )
+  layerDriver(
+    options,
+    importModule(() => import("@effect/sql-pg/PgClient"), "@effect/sql-pg"),
+    "the PostgreSQL database",
+    (PgClient) =>
+      PgClient.layer({
+        url: typeof options.url === "string" ? Redacted.make(options.url) : options.url,
+        maxConnections: options.maxConnections,
+        applicationName: "rollmem"
+      })
   )
 
 /**

@@ -48,9 +48,36 @@ import {
   checkSummaryRole,
   indexConfig,
   type PolicyOptions,
+  type Pruning,
   type Recount,
   startPrune
 } from "./policy.js"
+
+/**
+ * The options a strategy with a buffer budget checks first, in this order:
+ * the budget `budgetName` (a positive integer), the pruning options (see
+ * `checkPruning`) and `summaryRole`.
+ */
+const checkBuffered = (
+  options: (PolicyOptions & { readonly summaryRole?: SummaryRole | undefined }) | undefined,
+  measure: "tokens" | "messages",
+  budgetName: string,
+  budget: unknown,
+  targetName: string
+): ConfigError | { readonly pruning: Pruning; readonly summaryRole: SummaryRole } => {
+  const invalid = checkPositiveInteger(budgetName, budget)
+  if (invalid !== undefined) return invalid
+  const pruning = checkPruning(options, measure, budgetName, budget as number, targetName)
+  if (pruning instanceof ConfigError) return pruning
+  const summaryRole = checkSummaryRole(options?.summaryRole)
+  return summaryRole instanceof ConfigError ? summaryRole : { pruning, summaryRole }
+}
+
+/** How a prune recounts a message it rewrites (a cleared tool result): synchronously when the counter can. */
+const recountOf = (counter: Services["counter"]): Recount => ({
+  sync: countSyncOf(counter),
+  effect: (text) => countNow(counter, text)
+})
 
 /** The default token budget of a RollingMemory: 2000 tokens. @internal */
 export const DEFAULT_MAX_TOKENS = 2000
@@ -174,12 +201,9 @@ export const buildRolling = <E>(
   scope?: Scope.Scope
 ): Effect.Effect<Built<RollingMemory>, ConfigError | E> => {
   const maxTokens = options?.maxTokens === undefined ? DEFAULT_MAX_TOKENS : options.maxTokens
-  const invalid = checkPositiveInteger("maxTokens", maxTokens)
-  if (invalid !== undefined) return Effect.fail(invalid)
-  const pruning = checkPruning(options, "tokens", "maxTokens", maxTokens, "targetTokens")
-  if (pruning instanceof ConfigError) return Effect.fail(pruning)
-  const summaryRole = checkSummaryRole(options?.summaryRole)
-  if (summaryRole instanceof ConfigError) return Effect.fail(summaryRole)
+  const checked = checkBuffered(options, "tokens", "maxTokens", maxTokens, "targetTokens")
+  if (checked instanceof ConfigError) return Effect.fail(checked)
+  const { pruning, summaryRole } = checked
   const maxSummaryTokens = checkMaxSummaryTokens(options?.maxSummaryTokens)
   if (maxSummaryTokens instanceof ConfigError) return Effect.fail(maxSummaryTokens)
   const { counter, summarizer } = services
@@ -194,7 +218,7 @@ export const buildRolling = <E>(
   })
   if (background !== undefined && summarizer !== undefined) {
     return Effect.flatMap(fill(makeCore(counter, coreOptions)), (core) => {
-      const recount: Recount = { sync: countSyncOf(counter), effect: (text) => countNow(counter, text) }
+      const recount = recountOf(counter)
       const start = () => startPrune(core.index, pruning, recount)
       const pinned = (entry: Entry) => pruning.pinSystem && entry.systemLike
       const folder = backgroundFolder(core, summarizer, pruning.policy, start, pinned, background)
@@ -208,7 +232,7 @@ export const buildRolling = <E>(
   return mapNow(fill(makeCore(counter, coreOptions)), (core) => {
     const index = core.index
     const policy = pruning.policy
-    const recount: Recount = { sync: countSyncOf(counter), effect: (text) => countNow(counter, text) }
+    const recount = recountOf(counter)
     // every prune re-checks its trigger once it holds the lock
     const start = () => startPrune(index, pruning, recount)
     // Without a summarizer the evicted turns are dropped. With one, the buffer
@@ -250,17 +274,14 @@ export const buildWindow = <E>(
   fill: Fill<E>
 ): Effect.Effect<Built<WindowMemory>, ConfigError | E> => {
   const maxMessages = options?.maxMessages
-  const invalid = checkPositiveInteger("maxMessages", maxMessages)
-  if (invalid !== undefined) return Effect.fail(invalid)
-  const pruning = checkPruning(options, "messages", "maxMessages", maxMessages, "targetMessages")
-  if (pruning instanceof ConfigError) return Effect.fail(pruning)
-  const summaryRole = checkSummaryRole(options?.summaryRole)
-  if (summaryRole instanceof ConfigError) return Effect.fail(summaryRole)
+  const checked = checkBuffered(options, "messages", "maxMessages", maxMessages, "targetMessages")
+  if (checked instanceof ConfigError) return Effect.fail(checked)
+  const { pruning, summaryRole } = checked
   const counter = services.counter
   return mapNow(fill(makeCore(counter, { index: indexConfig(pruning), summaryRole })), (core) => {
     const index = core.index
     const policy = pruning.policy
-    const recount: Recount = { sync: countSyncOf(counter), effect: (text) => countNow(counter, text) }
+    const recount = recountOf(counter)
     const prune = dropper(core, () => startPrune(index, pruning, recount))
     const { step, stepMany } = adding(core, () => index.needsPrune(policy) ? prune() : done)
     return makeMemory<WindowMemory>(core, step, stepMany, {

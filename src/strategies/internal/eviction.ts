@@ -306,6 +306,11 @@ export class EvictionIndex<A> {
       visited: false,
       deferred: false
     }
+    this.attach(node)
+  }
+
+  /** Links `node` (its `prev` already the tail) after the tail and counts it: O(1) amortized. */
+  private attach(node: Node<A>): void {
     if (this.tail === undefined) this.head = node
     else this.tail.next = node
     this.tail = node
@@ -319,6 +324,7 @@ export class EvictionIndex<A> {
     if (node.resultId !== undefined && this.clearing) {
       this.results.push(node)
       this.liveResults++
+      if (node.visited) this.liveVisited++
     }
     this.link(node)
   }
@@ -816,22 +822,7 @@ export class EvictionIndex<A> {
       n.unit = undefined
       n.orphan = false
       n.deferred = false
-      if (this.tail === undefined) this.head = n
-      else this.tail.next = n
-      this.tail = n
-      if (n.pinned) {
-        this.pinnedCount++
-        this.pinnedTokens_ += n.tokens
-        continue
-      }
-      this.liveCount++
-      this.liveTokens += n.tokens
-      if (n.resultId !== undefined && this.clearing) {
-        this.results.push(n)
-        this.liveResults++
-        if (n.visited) this.liveVisited++
-      }
-      this.link(n)
+      this.attach(n)
     }
     // the clearing cursor restarts at the first result not yet passed
     this.journal = journal

@@ -203,7 +203,6 @@ export const checkPruning = (
   let clearing: Clearing | undefined
   const clear: unknown = options?.clearToolResults
   if (clear !== undefined) {
-    if (measure !== "tokens") return fail("clearToolResults", "is a RollingMemory option")
     if (typeof clear !== "object" || clear === null) {
       return fail("clearToolResults", `must be an object { keep, placeholder?, until? }, got ${describe(clear)}`)
     }
