@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { ConfigError } from "../src/Errors.js"
 import * as MemoryState from "../src/schema/MemoryState.js"
 import * as Message from "../src/schema/Message.js"
@@ -194,5 +194,26 @@ describe("the Summarizer is explicit in the types: dropping is provided on purpo
         "summarizer",
         "SummaryMemory needs a summarizer that summarizes: Summarizer.drop would drop every turn"
       ])
+    }))
+
+  it.effect("Summarizer.drop wrapped by withPolicy still drops: the marker survives, the policy is never run", () =>
+    Effect.gen(function*() {
+      let policyRuns = 0
+      const wrapped = Layer.provide(
+        Summarizer.withPolicy((call) => Effect.tap(call, () => Effect.sync(() => policyRuns++))),
+        Summarizer.layerDrop
+      )
+      const service = yield* Effect.provide(Summarizer.Summarizer, wrapped)
+      assert.strictEqual(service.drops, true)
+      assert.strictEqual(Summarizer.isDrop(service), true)
+      const memory = yield* RollingMemory.make({ maxTokens: 7 }).pipe(Effect.provide(wrapped))
+      for (const turn of turns) yield* memory.add(turn)
+      assert.strictEqual(yield* memory.context, "user: seven eight nine\nassistant: ten eleven twelve")
+      assert.strictEqual(yield* memory.summary, "")
+      assert.strictEqual(policyRuns, 0)
+      const error = yield* Effect.flip(SummaryMemory.make().pipe(Effect.provide(wrapped)))
+      assert.strictEqual(error.option, "summarizer")
+      // a summarizer written by hand carries no marker: it is called
+      assert.strictEqual(Summarizer.isDrop(Summarizer.fromFunction((summary) => summary)), false)
     }))
 })

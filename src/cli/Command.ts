@@ -300,8 +300,8 @@ export interface ReplayArgs {
   readonly pinSystem: boolean
   readonly summaryRole: "system" | "user"
   readonly clearToolResults: Option.Option<number>
-  /** Where clearing stops (`--clear-until`); default: not given (`target`). */
-  readonly clearUntil?: Option.Option<"target" | "budget"> | undefined
+  /** Where clearing stops (`--clear-until`); `None`: not given (`target`). */
+  readonly clearUntil: Option.Option<"target" | "budget">
   readonly format: Format
   /** The transcripts' format (`--input-format`); default `auto`. */
   readonly inputFormat?: Formats.InputFormat | undefined
@@ -356,7 +356,7 @@ const optionsOf = (args: ReplayArgs): Options => ({
   pinSystem: args.pinSystem,
   summaryRole: args.summaryRole,
   clearToolResults: Option.getOrUndefined(args.clearToolResults),
-  clearUntil: args.clearUntil === undefined ? undefined : Option.getOrUndefined(args.clearUntil)
+  clearUntil: Option.getOrUndefined(args.clearUntil)
 })
 
 const tokenizerLayer = (name: string, framing: boolean) =>

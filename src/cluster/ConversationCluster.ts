@@ -64,6 +64,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { ConfigError } from "../Errors.js"
+import type * as Summarizer from "../services/Summarizer.js"
 import * as Conversation from "../store/Conversation.js"
 import * as ConversationStore from "../store/ConversationStore.js"
 import * as ConversationEntity from "./ConversationEntity.js"
@@ -321,9 +322,11 @@ const sharding = (
  * A runner: joins the cluster on `host:port`, serves the conversation
  * entities of its shards (persisting them with
  * `ConversationStore.layerSql` on the same database), and provides
- * `withMemory`'s services ({@link layerWriter}) to this process. Provide
- * the `Summarizer` (and `TokenCounter`) the entities fold with to this
- * layer: the summarizer runs on the runner that owns the conversation.
+ * `withMemory`'s services ({@link layerWriter}) to this process. Needs
+ * the `Summarizer` the entities fold with (`Summarizer.layerDrop` to drop
+ * evicted turns on purpose), and uses the `TokenCounter` provided to it
+ * (default: the word count): the summarizer runs on the runner that owns
+ * the conversation.
  *
  * Building it checks `shardsPerGroup` against the cluster's
  * ({@link checkShardsPerGroup}: `ConfigError`), connects to the database
@@ -339,7 +342,8 @@ export const layerRunner = (
   options: RunnerOptions
 ): Layer.Layer<
   ConversationStore.ConversationStore | Conversation.Writer,
-  ConfigError | SqlError | SocketServerError | EffectConfigError
+  ConfigError | SqlError | SocketServerError | EffectConfigError,
+  Summarizer.Summarizer
 > => {
   const address = {
     runnerAddress: Option.some(RunnerAddress.make({ host: options.host, port: options.port })),

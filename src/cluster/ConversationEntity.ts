@@ -339,11 +339,11 @@ const makeHandlers = (services: Services) =>
 /**
  * Serves {@link ConversationEntity} on this runner: registers the entity
  * with the `Sharding` in context. Needs the `ConversationStore` the entity
- * persists to (every runner must use the same one), and uses the
- * `Summarizer` and `TokenCounter` provided to this layer, if any (without
- * a summarizer the memories get `Summarizer.drop`: the rolling strategy
- * drops evicted turns, the summary strategy fails each fold with
- * `ConfigError`).
+ * persists to (every runner must use the same one) and the `Summarizer` its
+ * memories fold with (`Summarizer.layerDrop` to drop evicted turns on
+ * purpose: the rolling strategy then drops them, the summary strategy fails
+ * each request with `ConfigError`); uses the `TokenCounter` provided to this
+ * layer (default: the word count).
  *
  * An entity stops after `maxIdleTime` without a message (default: the
  * cluster's `entityMaxIdleTime`, one minute); its state is in the store, and
@@ -357,10 +357,10 @@ export const layer = (options?: {
 }): Layer.Layer<
   never,
   never,
-  ConversationStore | Sharding
+  ConversationStore | Sharding | Summarizer.Summarizer
 > =>
   Layer.unwrapEffect(Effect.gen(function*() {
-    const summarizer = yield* Effect.serviceOption(Summarizer.Summarizer)
+    const summarizer = yield* Summarizer.Summarizer
     const counter = yield* TokenCounter.TokenCounter
     const store = yield* ConversationStore
     // The services captured here, given to each request (and the fold it forks) whatever the runner's context.
@@ -368,12 +368,7 @@ export const layer = (options?: {
       store,
       provide: <A, E>(effect: Effect.Effect<A, E, Summarizer.Summarizer | TokenCounter.TokenCounter>) => {
         const counted = Effect.provideService(effect, TokenCounter.TokenCounter, counter)
-        // Without a summarizer the rolling strategy drops, on purpose (the summary strategy refuses to).
-        return Effect.provideService(
-          counted,
-          Summarizer.Summarizer,
-          Option.getOrElse(summarizer, () => Summarizer.drop)
-        )
+        return Effect.provideService(counted, Summarizer.Summarizer, summarizer)
       }
     }
     return ConversationEntity.toLayer(makeHandlers(services), { maxIdleTime: options?.maxIdleTime })

@@ -100,7 +100,26 @@ export interface Service {
   readonly summarizeSync?:
     | ((summary: string, messages: ReadonlyArray<Message>, request: Request) => string | SummarizerError)
     | undefined
+  /**
+   * `true` on a summarizer that keeps nothing of the evicted turns (it
+   * returns the summary unchanged): {@link drop}, and what {@link withPolicy}
+   * makes of it. A memory built with such a summarizer never calls it: a
+   * RollingMemory drops evicted turns inline (no call, no lock, reported as
+   * dropped), a SummaryMemory refuses it (`ConfigError`). Absent on every
+   * other summarizer; a summarizer written by hand that merely returns the
+   * summary is called like any other.
+   */
+  readonly drops?: true | undefined
 }
+
+/**
+ * Whether a memory built with `summarizer` drops evicted turns instead of
+ * calling it (see {@link Service.drops}).
+ *
+ * @since 0.2.0
+ * @category guards
+ */
+export const isDrop = (summarizer: Service): boolean => summarizer.drops === true
 
 /**
  * A summarizer with a synchronous form (what {@link fromFunction} builds).
@@ -342,7 +361,9 @@ export const layerEffect = <E, R = never>(
  * becomes a `SummarizerError` carrying it. The wrapped summarizer is built
  * with {@link fromEffect}, so it has no `summarizeSync`: a synchronous
  * summarizer ({@link fromFunction}) wrapped here folds under the memory's
- * `Semaphore` instead of in the add's own step.
+ * `Semaphore` instead of in the add's own step. Over {@link drop} it
+ * provides {@link drop} itself: there is no call for the policy to wrap, and
+ * the memory still drops (see {@link Service.drops}).
  *
  * @example
  * ```ts
@@ -363,9 +384,11 @@ export const withPolicy = <E, R = never>(
     Effect.map(
       Effect.zip(Summarizer, Effect.context<R>()),
       ([inner, context]) =>
-        fromEffect((summary, messages, request) =>
-          Effect.provide(policy(inner.summarize(summary, messages, request)), context)
-        )
+        isDrop(inner) ?
+          inner :
+          fromEffect((summary, messages, request) =>
+            Effect.provide(policy(inner.summarize(summary, messages, request)), context)
+          )
     )
   )
 
@@ -389,7 +412,10 @@ export const withPolicy = <E, R = never>(
  * @since 0.3.0
  * @category constructors
  */
-export const drop: Synchronous = make({ summarizeSync: (summary) => summary })
+export const drop: Synchronous & { readonly drops: true } = {
+  ...make({ summarizeSync: (summary) => summary }),
+  drops: true
+}
 
 /**
  * Provides {@link drop}: evicted turns are dropped, on purpose.

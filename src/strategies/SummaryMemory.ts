@@ -72,7 +72,7 @@ const build = <E>(
   const invalid = options === undefined ? undefined : checkOptionKeys(options, keys.summary)
   if (invalid !== undefined) return Effect.fail(invalid)
   return Effect.flatMap(Summarizer.Summarizer, (summarizer) =>
-    summarizer === Summarizer.drop
+    Summarizer.isDrop(summarizer)
       ? Effect.fail(dropping)
       : withCounter((counter) => Effect.map(buildSummary({ counter, summarizer }, fill, options), memoryOf)))
 }

@@ -57,13 +57,15 @@ const write = (index: string, turns: number) =>
 
 const program: Effect.Effect<void, unknown> = mode === "runner"
   ? Effect.zipRight(Effect.sync(() => process.stdout.write("ready\n")), Effect.never).pipe(
-    Effect.provide(ConversationCluster.layerRunner({
-      url,
-      shardsPerGroup: Number(rest[0]),
-      host: "127.0.0.1",
-      port: Number(rest[1]),
-      maxConnections: 4
-    }))
+    Effect.provide(
+      ConversationCluster.layerRunner({
+        url,
+        shardsPerGroup: Number(rest[0]),
+        host: "127.0.0.1",
+        port: Number(rest[1]),
+        maxConnections: 4
+      }).pipe(Layer.provide(Summarizer.layerDrop))
+    )
   )
   : mode === "entity"
   ? Effect.provide(

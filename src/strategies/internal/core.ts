@@ -47,7 +47,7 @@ export const withServices = <A, E>(
     const summarizer = Context.get(context, Summarizer.Summarizer)
     return build({
       counter: Context.get(context, TokenCounter.TokenCounter),
-      summarizer: summarizer === Summarizer.drop ? undefined : summarizer
+      summarizer: Summarizer.isDrop(summarizer) ? undefined : summarizer
     })
   })
 
