@@ -2,8 +2,9 @@
  * `clearToolResults.until` (docs/contract.md section 10.5) as a user meets it:
  * the same hand-built transcript through the Effect API, the Promise facade,
  * `Conversation.withMemory` and the command line. Clearing until the target
- * (the default) folds; clearing until the budget does not, and still folds
- * (down to the target) once clearing cannot get within the budget.
+ * (the default) folds when clearing cannot reach the target; with `until:
+ * "budget"` the same clearing spares the fold, which happens (down to the
+ * target) only once clearing cannot get within the budget.
  */
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Layer } from "effect"
@@ -54,15 +55,16 @@ const expected: {
       [CALL, FULL, String(long)]
     ]
   },
-  // at r3: r1 cleared (41 -> 34 <= 35), no fold; at the request: 54, r2 cleared (47, r3 spared), still over
-  // the budget: folded down to the target (the newest unit alone stays)
+  // at r3: r1 and r2 cleared as with "target" (41 -> 27), over the target but within the budget: no fold; at
+  // the request: 47, nothing left to clear (r3 spared), over the budget: folded down to the target (the newest
+  // unit alone stays)
   budget: {
     calls: [["user: u1 w w w w", CALL, CLEARED, CALL, CLEARED, CALL, FULL]],
     buffers: [
       ["user: u1 w w w w"],
       ["user: u1 w w w w", CALL, FULL],
       ["user: u1 w w w w", CALL, FULL, CALL, FULL],
-      ["user: u1 w w w w", CALL, CLEARED, CALL, FULL, CALL, FULL],
+      ["user: u1 w w w w", CALL, CLEARED, CALL, CLEARED, CALL, FULL],
       [String(long)]
     ]
   }
@@ -218,7 +220,7 @@ describe("rollmem replay --clear-until", () => {
       assert.isTrue(Exit.isFailure(alone.exit))
       assert.strictEqual(
         alone.stderr.trim(),
-        "rollmem: invalid option --clear-until: needs --clear-tool-results (it says where tool-result clearing stops)"
+        "rollmem: invalid option --clear-until: needs --clear-tool-results (it says when tool-result clearing spares the fold)"
       )
       const bad = yield* runCli([...base, ...flags, "--clear-until", "max"])
       assert.isTrue(Exit.isFailure(bad.exit))

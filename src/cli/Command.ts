@@ -213,9 +213,9 @@ const options = {
   clearUntil: CliOptions.choice("clear-until", clearUntils).pipe(
     CliOptions.optional,
     CliOptions.withDescription(
-      "Where --clear-tool-results stops: target clears until the buffer is within --target-tokens and folds " +
-        "when it is not; budget clears until it is within --max-tokens and folds (down to the target) only when " +
-        "it is not: fewer summarizer calls (needs --clear-tool-results; default: target)."
+      "When --clear-tool-results spares the fold: clearing runs until the buffer is within --target-tokens; " +
+        "target folds when clearing did not get there, budget only when the buffer is still over --max-tokens " +
+        "(the fold goes down to the target): fewer summarizer calls (needs --clear-tool-results; default: target)."
     )
   ),
   format: CliOptions.choice("format", formats).pipe(
@@ -300,7 +300,7 @@ export interface ReplayArgs {
   readonly pinSystem: boolean
   readonly summaryRole: "system" | "user"
   readonly clearToolResults: Option.Option<number>
-  /** Where clearing stops (`--clear-until`); `None`: not given (`target`). */
+  /** When clearing spares the fold (`--clear-until`); `None`: not given (`target`). */
   readonly clearUntil: Option.Option<"target" | "budget">
   readonly format: Format
   /** The transcripts' format (`--input-format`); default `auto`. */

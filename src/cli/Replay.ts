@@ -82,7 +82,7 @@ export interface Options {
   readonly summaryRole?: string | undefined
   /** Clear old tool results, sparing this many most recent (rolling); undefined: off. */
   readonly clearToolResults?: number | undefined
-  /** Where clearing stops: `"target"` (default) or `"budget"`; needs `clearToolResults`. */
+  /** When clearing spares the fold: `"target"` (default) or `"budget"`; needs `clearToolResults`. */
   readonly clearUntil?: string | undefined
 }
 
@@ -122,7 +122,7 @@ export interface Policies {
   readonly summaryRole: "system" | "user"
   /** How many of the most recent tool results clearing spares; undefined: no clearing. */
   readonly clearToolResults: number | undefined
-  /** Where clearing stops (SPEC 10.5); undefined: not given (the default, `"target"`). */
+  /** When clearing spares the fold (docs/contract.md section 10.5); undefined: not given (the default, `"target"`). */
   readonly clearUntil?: "target" | "budget" | undefined
 }
 
@@ -305,7 +305,7 @@ export const makeConfig = (options: Options): Effect.Effect<Config, ConfigError,
     if (policies.clearUntil !== undefined && policies.clearToolResults === undefined) {
       return yield* new ConfigError({
         option: "--clear-until",
-        description: "needs --clear-tool-results (it says where tool-result clearing stops)"
+        description: "needs --clear-tool-results (it says when tool-result clearing spares the fold)"
       })
     }
     if (strategy === "summary" && summarizer === "none") {

@@ -101,10 +101,10 @@ export interface Options {
    * within the target; no summarizer is called when that suffices. Cleared
    * content is dropped, not summarized. Default off.
    *
-   * `until: "budget"` clears only until the buffer is within the budget
-   * (`maxTokens`) instead, and folds (down to the target, as usual) only
-   * when clearing cannot get there: fewer summarizer calls when a target is
-   * set, at the price of a fuller buffer. Default `"target"`.
+   * `until: "budget"` clears the same way, but folds (down to the target,
+   * as usual) only when clearing cannot bring the buffer within the budget
+   * (`maxTokens`): fewer summarizer calls when a target is set, at the price
+   * of a fuller buffer between folds. Default `"target"`.
    */
   readonly clearToolResults?:
     | {

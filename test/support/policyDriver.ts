@@ -44,9 +44,8 @@ export const driven = (options: DriverOptions, count: (text: string) => number =
     if (!index.needsPrune(policy)) return undefined
     const over = index.measure(policy.measure) > policy.budget
     const clear = options.clear
-    const until = clear?.until === "budget" ? policy.budget : policy.target
     if (over && clear !== undefined) {
-      while (index.measure(policy.measure) > until) {
+      while (index.measure(policy.measure) > policy.target) {
         const slot = index.nextClearable(clear.keep)
         if (slot === undefined) break
         const cleared = withContent(slot.item, clear.placeholder ?? SpecModel.PLACEHOLDER)

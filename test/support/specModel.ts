@@ -462,7 +462,10 @@ export interface ClearOptions {
   readonly keep: number
   /** Default `"[tool result cleared]"`. */
   readonly placeholder?: string | undefined
-  /** Where clearing stops: within the target (default) or within the budget. */
+  /**
+   * How far clearing (always toward the target) must get for the prune to
+   * call no summarizer: within the target (default) or within the budget.
+   */
   readonly until?: "target" | "budget" | undefined
 }
 
@@ -486,15 +489,14 @@ export interface PolicyStrategyOptions extends PolicyOptions {
 /**
  * SPEC 10.5: clears tool results oldest first, sparing the `keep` newest,
  * skipping those whose count would not drop, until the unpinned messages
- * weigh at most the target (or the budget, with `until: "budget"`). Returns
- * the new buffer.
+ * weigh at most the target (whatever `until` says). Returns the new buffer.
  */
 const clearResults = <M extends ModelMessage>(
   buffer: ReadonlyArray<M>,
   options: PolicyStrategyOptions & { readonly clear: ClearOptions },
   count: (text: string) => number
 ): Array<M> => {
-  const target = options.clear.until === "budget" ? options.budget : options.target ?? options.budget
+  const target = options.target ?? options.budget
   const placeholder = options.clear.placeholder ?? PLACEHOLDER
   const out = [...buffer]
   const pinned = (m: ModelMessage) => options.pinSystem === true && isSystemLike(m)

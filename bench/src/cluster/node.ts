@@ -2,9 +2,9 @@
  * One process of the "cluster" bench section (bundled once with esbuild, run
  * with plain node):
  *
- *   node node.mjs runner <url> <shardsPerGroup> <port>
+ *   node node.mjs runner <url> <shardsPerGroup> <port> <summarizer ms>
  *   node node.mjs entity <url> <shardsPerGroup> <writer index> <turns>
- *   node node.mjs cas <url> <writer index> <turns>
+ *   node node.mjs cas <url> <writer index> <turns> <summarizer ms>
  *
  * `runner` joins the cluster (`ConversationCluster.layerRunner`), prints
  * `ready` and serves until killed. `entity` (a client-only process,
@@ -12,6 +12,9 @@
  * wait for a line on stdin, then make `<turns>` `Conversation.withMemory`
  * calls adding one turn each to the conversation `hot`, and print one JSON
  * line: each call's latency in milliseconds and the loop's wall time.
+ * Where the memory folds (the runner, or a `cas` writer), the summarizer
+ * takes `<summarizer ms>` (a timer, as a model call would) or, with 0,
+ * evicted turns are dropped (`Summarizer.layerDrop`).
  */
 import { NodeRuntime } from "@effect/platform-node"
 import * as Effect from "effect/Effect"
@@ -35,7 +38,15 @@ const go = Effect.async<void>((resume) => {
   process.stdin.once("data", () => resume(Effect.void))
 })
 
-const write = (index: string, turns: number) =>
+/** A summarizer that takes `ms` (0: drops). */
+const summarizer = (ms: number): Layer.Layer<Summarizer.Summarizer> =>
+  ms === 0 ?
+    Summarizer.layerDrop :
+    Summarizer.layerEffect((summary, messages) =>
+      Effect.as(Effect.sleep(`${ms} millis`), `${summary} +${messages.length}`.slice(-200))
+    )
+
+const write = (index: string, turns: number, folding: Layer.Layer<Summarizer.Summarizer>) =>
   Effect.gen(function*() {
     process.stdout.write("ready\n")
     yield* go
@@ -49,7 +60,7 @@ const write = (index: string, turns: number) =>
         { strategy: "rolling", maxTokens: 200, retry },
         (memory) =>
           memory.add(Message.user(`writer ${index} turn ${i}: a line of about twelve words, as a chat turn would be`))
-      ).pipe(Effect.provide(Summarizer.layerDrop)) // the client drops nothing: the runner folds
+      ).pipe(Effect.provide(folding))
       latencies.push(performance.now() - t0)
     }
     process.stdout.write(`${JSON.stringify({ latencies, wallMs: performance.now() - start })}\n`)
@@ -64,14 +75,18 @@ const program: Effect.Effect<void, unknown> = mode === "runner"
         host: "127.0.0.1",
         port: Number(rest[1]),
         maxConnections: 4
-      }).pipe(Layer.provide(Summarizer.layerDrop))
+      }).pipe(Layer.provide(summarizer(Number(rest[2]))))
     )
   )
   : mode === "entity"
   ? Effect.provide(
-    write(rest[1], Number(rest[2])),
+    // a client never folds: the runner that owns the conversation does
+    write(rest[1], Number(rest[2]), Summarizer.layerDrop),
     ConversationCluster.layerClient({ url, shardsPerGroup: Number(rest[0]), maxConnections: 2 })
   )
-  : Effect.provide(write(rest[0], Number(rest[1])), Layer.orDie(ConversationStore.layerPg({ url, maxConnections: 1 })))
+  : Effect.provide(
+    write(rest[0], Number(rest[1]), summarizer(Number(rest[2]))),
+    Layer.orDie(ConversationStore.layerPg({ url, maxConnections: 1 }))
+  )
 
 NodeRuntime.runMain(program)

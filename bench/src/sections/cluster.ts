@@ -1,7 +1,9 @@
 /**
  * Section "cluster" (`--only=cluster`): one hot conversation written by 1 to
  * 8 writer processes through `Conversation.withMemory`, one turn per call
- * (rolling strategy, 200-token budget, word counts, no summarizer), two ways:
+ * (rolling strategy, 200-token budget, word counts), two ways, first with
+ * evicted turns dropped (no summarizer), then with a summarizer that takes
+ * 200 ms (a timer, as a model call would), where the memory folds:
  *
  * - **entity**: client-only writers (`ConversationCluster.layerClient`)
  *   sending to the conversation entity on one runner process
@@ -26,10 +28,14 @@ const SOURCE = fileURLToPath(new URL("../cluster/node.ts", import.meta.url))
 const BUNDLE = `${ROOT}node_modules/.cache/rollmem-bench/cluster-node-${process.pid}.mjs`
 const PG_URL = process.env.ROLLMEM_PG_URL ?? "postgres://postgres@127.0.0.1:5432/test"
 const SHARDS = 16
+/** Summarizer latencies: 0 drops evicted turns; 200 ms stands for a model call. */
+const SUMMARIZER_MS = [0, 200] as const
 
 export interface ClusterRow {
   readonly path: "entity" | "compare-and-set"
   readonly writers: number
+  /** The summarizer's time per fold (0: evicted turns dropped). */
+  readonly summarizerMs: number
   readonly turns: number
   readonly turnsPerSecond: number
   readonly p50Ms: number
@@ -144,30 +150,44 @@ export const runCluster = async (log: (line: string) => void, quick: boolean): P
     return { turnsPerWriter: turns, rows, skipped }
   }
   try {
-    for (const writers of writerCounts) {
-      const entity = await withSchema(`entity${writers}`, async (url) => {
-        const runner = start(["runner", url, String(SHARDS), String(await freePort())])
-        try {
-          await runner.ready
-          return await runWriters((i) => ["entity", url, String(SHARDS), String(i), String(turns)], writers)
-        } finally {
-          runner.child.kill("SIGKILL")
-          await runner.exited.catch(() => "")
-        }
-      })
-      const cas = await withSchema(
-        `cas${writers}`,
-        (url) => runWriters((i) => ["cas", url, String(i), String(turns)], writers)
-      )
-      for (const [path, r] of [["entity", entity], ["compare-and-set", cas]] as const) {
-        rows.push({ path, writers, ...r })
-        log(`  ${path} x${writers}: ${r.turnsPerSecond.toFixed(0)} turns/s, p99 ${r.p99Ms.toFixed(0)} ms`)
+    for (const ms of SUMMARIZER_MS) {
+      for (const writers of writerCounts) {
+        await runPair(writers, ms, turns, rows, log)
       }
     }
   } finally {
     fs.rmSync(BUNDLE, { force: true })
   }
   return { turnsPerWriter: turns, rows, skipped }
+}
+
+const runPair = async (
+  writers: number,
+  ms: number,
+  turns: number,
+  rows: Array<ClusterRow>,
+  log: (line: string) => void
+): Promise<void> => {
+  const entity = await withSchema(`entity${writers}_${ms}`, async (url) => {
+    const runner = start(["runner", url, String(SHARDS), String(await freePort()), String(ms)])
+    try {
+      await runner.ready
+      return await runWriters((i) => ["entity", url, String(SHARDS), String(i), String(turns)], writers)
+    } finally {
+      runner.child.kill("SIGKILL")
+      await runner.exited.catch(() => "")
+    }
+  })
+  const cas = await withSchema(
+    `cas${writers}_${ms}`,
+    (url) => runWriters((i) => ["cas", url, String(i), String(turns), String(ms)], writers)
+  )
+  for (const [path, r] of [["entity", entity], ["compare-and-set", cas]] as const) {
+    rows.push({ path, writers, summarizerMs: ms, ...r })
+    log(
+      `  ${path} x${writers}, summarizer ${ms} ms: ${r.turnsPerSecond.toFixed(0)} turns/s, p99 ${r.p99Ms.toFixed(0)} ms`
+    )
+  }
 }
 
 export const renderCluster = (
@@ -181,9 +201,10 @@ export const renderCluster = (
   ]
   out.push(table(
     "turns per second and latency of one call",
-    ["path", "writers", "turns", "turns/s", "p50", "p99"],
+    ["path", "summarizer", "writers", "turns", "turns/s", "p50", "p99"],
     r.rows.map((row) => [
       row.path,
+      row.summarizerMs === 0 ? "none (drop)" : `${row.summarizerMs} ms`,
       String(row.writers),
       String(row.turns),
       row.turnsPerSecond.toFixed(0),

@@ -17,10 +17,11 @@ import type { Boundary, Config, EvictionIndex, Plan, Policy } from "./eviction.j
 export const DEFAULT_PLACEHOLDER = "[tool result cleared]"
 
 /**
- * Where clearing stops (docs/contract.md section 10.5): `"target"` (default)
- * clears until the buffer is within the target and folds when it is not;
- * `"budget"` clears until it is within the budget and folds (down to the
- * target) only when it is not.
+ * When clearing spares the fold (docs/contract.md section 10.5): clearing
+ * always runs until the buffer is within the target; with `"target"`
+ * (default) the prune folds when clearing did not get there, with
+ * `"budget"` only when clearing did not bring the buffer within the budget
+ * (the fold then goes down to the target).
  *
  * @internal
  */
@@ -86,9 +87,8 @@ export const startPrune = (
   if (!index.needsPrune(policy)) return Exit.succeed(undefined)
   const over = index.measure(policy.measure) > policy.budget
   const clearing = pruning.clearing
-  // clearing stops within the target (default) or within the budget
+  // a prune cleared within the target (default) or within the budget calls no summarizer
   const toBudget = clearing !== undefined && clearing.until === "budget"
-  const until = toBudget ? policy.budget : policy.target
   const plan = () => {
     // cleared to within the budget: step 1 does not run (turn-mode repairs only)
     const planned = index.plan(policy, over && !(toBudget && index.measure(policy.measure) <= policy.budget))
@@ -97,9 +97,9 @@ export const startPrune = (
   }
   if (!over || clearing === undefined) return Exit.succeed(plan())
   const sync = recount.sync
-  // one clearing at a time, oldest first, while over where clearing stops
+  // one clearing at a time, oldest first, while over the target
   const next = (): Effect.Effect<Plan<Message.Message> | undefined, TokenCountError> => {
-    while (index.measure(policy.measure) > until) {
+    while (index.measure(policy.measure) > policy.target) {
       const slot = index.nextClearable(clearing.keep)
       if (slot === undefined) break
       if (slot.item.content === clearing.placeholder) {
