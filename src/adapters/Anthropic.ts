@@ -48,7 +48,6 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as Message from "../schema/Message.js"
-import { formatParseError } from "../schema/ParseIssue.js"
 import { AdapterError } from "./AdapterError.js"
 import {
   Arr,
@@ -327,10 +326,7 @@ const systemFormat: Format<TextBlock> = {
   estimate: () => 0
 }
 
-const decodeRequest = Schema.decodeUnknownEither(Request)
-
-const isSystem = (m: Message.Message): boolean =>
-  (m.role === "system" || m.role === "developer") && m.toolCalls.length === 0 && m.toolCallId === undefined
+const decodeRequest = engine.requestDecoder(Request, format.name)
 
 const withMarker = (message: Message.Message, items: ReadonlyArray<unknown>): Message.Message =>
   Message.make(message.role, message.content, {
@@ -338,12 +334,8 @@ const withMarker = (message: Message.Message, items: ReadonlyArray<unknown>): Me
   })
 
 const decodeSync = (input: unknown): Either.Either<Array<Message.Message>, AdapterError> => {
-  const request = decodeRequest(engine.plain(input), { errors: "first", onExcessProperty: "error" })
-  if (Either.isLeft(request)) {
-    return Either.left(
-      new AdapterError({ format: format.name, description: formatParseError(request.left), cause: request.left })
-    )
-  }
+  const request = decodeRequest(input)
+  if (Either.isLeft(request)) return Either.left(request.left)
   const { messages, system } = request.right
   let head: Array<Message.Message> = []
   if (typeof system === "string") head = [Message.system(system)]
@@ -373,8 +365,7 @@ const encodeSync = (
 ): Either.Either<Request, AdapterError> => {
   const refused = engine.check(format.name, messages, true, options)
   if (refused !== undefined) return Either.left(refused)
-  let n = 0
-  while (n < messages.length && isSystem(messages[n])) n++
+  const n = engine.leadingSystem(messages)
   const head = messages.slice(0, n)
   const system = engine.encode(systemFormat, head)
   if (Either.isLeft(system)) return Either.left(system.left)

@@ -49,7 +49,6 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import type * as Message from "../schema/Message.js"
-import { formatParseError } from "../schema/ParseIssue.js"
 import { AdapterError, type CheckOptions } from "./AdapterError.js"
 import {
   Arr,
@@ -254,18 +253,11 @@ const systemFormat: Format<SystemPart> = {
   estimate: () => 0
 }
 
-const decodeRequest = Schema.decodeUnknownEither(Request)
-
-const isSystem = (m: Message.Message): boolean =>
-  (m.role === "system" || m.role === "developer") && m.toolCalls.length === 0 && m.toolCallId === undefined
+const decodeRequest = engine.requestDecoder(Request, format.name)
 
 const decodeSync = (input: unknown): Either.Either<Array<Message.Message>, AdapterError> => {
-  const request = decodeRequest(engine.plain(input), { errors: "first", onExcessProperty: "error" })
-  if (Either.isLeft(request)) {
-    return Either.left(
-      new AdapterError({ format: format.name, description: formatParseError(request.left), cause: request.left })
-    )
-  }
+  const request = decodeRequest(input)
+  if (Either.isLeft(request)) return Either.left(request.left)
   const { contents, systemInstruction } = request.right
   const head = systemInstruction === undefined
     ? Either.right([])
@@ -290,8 +282,7 @@ const encodeSync = (
 ): Either.Either<Request, AdapterError> => {
   const refused = engine.check(format.name, messages, true, options)
   if (refused !== undefined) return Either.left(refused)
-  let n = 0
-  while (n < messages.length && isSystem(messages[n])) n++
+  const n = engine.leadingSystem(messages)
   const system = engine.encode(systemFormat, messages.slice(0, n))
   if (Either.isLeft(system)) return Either.left(system.left)
   const contents = engine.encode(format, messages.slice(n), n)

@@ -375,6 +375,41 @@ export const messageLabel = (r: Rendered): string => `message ${r.index} (role $
 /** Options every checked `to…` takes (the public {@link CheckOptions}). @internal */
 export type { CheckOptions }
 
+/**
+ * A decoder of a request with several parts (`{ system?, messages }`,
+ * `{ systemInstruction?, contents }`) from any JSON input: other keys
+ * refused, the first wrong path an `AdapterError` of `format`.
+ *
+ * @internal
+ */
+export const requestDecoder = <A, I>(
+  schema: Schema.Schema<A, I>,
+  format: string
+): (input: unknown) => Either.Either<A, AdapterError> => {
+  const decodeEither = Schema.decodeUnknownEither(schema)
+  return (input) =>
+    Either.mapLeft(
+      decodeEither(plain(input), { errors: "first", onExcessProperty: "error" }),
+      (error) => new AdapterError({ format, description: formatParseError(error), cause: error })
+    )
+}
+
+/**
+ * How many messages open `messages` as system instructions (system or
+ * developer, no tool call, no tool call id): what a provider with a
+ * separate system field takes out of its message list.
+ *
+ * @internal
+ */
+export const leadingSystem = (messages: ReadonlyArray<Message.Message>): number => {
+  let n = 0
+  while (
+    n < messages.length && (messages[n].role === "system" || messages[n].role === "developer") &&
+    messages[n].toolCalls.length === 0 && messages[n].toolCallId === undefined
+  ) n++
+  return n
+}
+
 /** The `AdapterError` for the violations a provider rejects, if any. @internal */
 export const check = (
   format: string,
