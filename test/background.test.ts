@@ -11,7 +11,16 @@ import { Cause, Deferred, Effect, Exit, Fiber, Option, Schedule, Scope, TestCloc
 import type { Memory } from "../src/index.js"
 import { ConfigError, Message, RollingMemory, Summarizer, SummarizerError } from "../src/index.js"
 import * as Facade from "../src/promise/index.js"
-import { assertAccounting, encodeFold, foldedIds, gated, idsOf, range, turn } from "./reliability/support/harness.js"
+import {
+  assertAccounting,
+  encodeFold,
+  foldedIds,
+  type Gated,
+  gated,
+  idsOf,
+  range,
+  turn
+} from "./reliability/support/harness.js"
 
 const provideSummarizer = (service: Summarizer.Service) => Effect.provideService(Summarizer.Summarizer, service)
 
@@ -27,12 +36,34 @@ const ids = (memory: Memory.Memory) => Effect.map(memory.buffer, idsOf)
 const addAll = (memory: Memory.Memory, from: number, n: number) =>
   Effect.forEach(range(from, n), (i) => memory.add(turn(i)), { discard: true })
 
+/** A gated summarizer (`g`) and a {@link background} memory over it, in a scope the test closes. */
+const gatedBackground = (options?: RollingMemory.Options) =>
+  Effect.gen(function*() {
+    const g = yield* gated()
+    const scope = yield* Scope.make()
+    const memory = yield* background(g.service, scope, options)
+    return { g, scope, memory }
+  })
+
+/**
+ * Fills `memory` to its hard cap (t1..t4, 8 words), waits for the fold of
+ * t1 and t2 to start, then forks the adds of t5 and t6, which the cap holds
+ * back while that fold waits at its gate.
+ */
+const holdBack = (memory: Memory.Memory, g: Gated) =>
+  Effect.gen(function*() {
+    yield* addAll(memory, 1, 4) // 8 words: at the cap, not over
+    const planned = yield* Deferred.await(g.started(0))
+    const fifth = yield* Effect.fork(memory.add(turn(5))) // would make 10 words: over the cap
+    const sixth = yield* Effect.fork(memory.add(turn(6)))
+    yield* Effect.repeatN(Effect.yieldNow(), 4) // the add, then the fold it starts, run
+    return { planned, fifth, sixth }
+  })
+
 describe("fold: \"background\"", () => {
   it.effect("an add returns once appended; the fold runs behind it and commits", () =>
     Effect.gen(function*() {
-      const g = yield* gated()
-      const scope = yield* Scope.make()
-      const memory = yield* background(g.service, scope)
+      const { g, memory, scope } = yield* gatedBackground()
       assert.strictEqual((memory as RollingMemory.RollingMemory).fold, "background")
       yield* addAll(memory, 1, 3) // 6 words: over the budget, under the cap
       // every add completed while the fold waits at its gate
@@ -49,14 +80,9 @@ describe("fold: \"background\"", () => {
 
   it.effect("back-pressure: an add that would pass the hard cap is held back until a fold makes room", () =>
     Effect.gen(function*() {
-      const g = yield* gated()
-      const scope = yield* Scope.make()
-      const memory = yield* background(g.service, scope)
-      yield* addAll(memory, 1, 4) // 8 words: at the cap, not over
-      assert.deepStrictEqual(yield* Deferred.await(g.started(0)), ["t1", "t2"], "planned when it started: 8 cut to 4")
-      const fifth = yield* Effect.fork(memory.add(turn(5))) // would make 10 words: over the cap
-      const sixth = yield* Effect.fork(memory.add(turn(6)))
-      yield* Effect.repeatN(Effect.yieldNow(), 4) // the add, then the fold it starts, run
+      const { g, memory, scope } = yield* gatedBackground()
+      const { fifth, planned, sixth } = yield* holdBack(memory, g)
+      assert.deepStrictEqual(planned, ["t1", "t2"], "planned when it started: 8 cut to 4")
       assert.isNull(fifth.unsafePoll(), "the add waits")
       assert.deepStrictEqual(yield* ids(memory), ["t1", "t2", "t3", "t4"], "counted, not appended: the cap holds")
       assert.strictEqual(yield* memory.bufferTokens, 8)
@@ -76,14 +102,8 @@ describe("fold: \"background\"", () => {
 
   it.effect("an add interrupted while held back appends nothing; the others are admitted", () =>
     Effect.gen(function*() {
-      const g = yield* gated()
-      const scope = yield* Scope.make()
-      const memory = yield* background(g.service, scope)
-      yield* addAll(memory, 1, 4)
-      yield* Deferred.await(g.started(0))
-      const fifth = yield* Effect.fork(memory.add(turn(5)))
-      const sixth = yield* Effect.fork(memory.add(turn(6)))
-      yield* Effect.repeatN(Effect.yieldNow(), 4) // the add, then the fold it starts, run
+      const { g, memory, scope } = yield* gatedBackground()
+      const { fifth, sixth } = yield* holdBack(memory, g)
       yield* Fiber.interrupt(fifth)
       yield* g.release(0)
       assert.isTrue(Exit.isSuccess(yield* Fiber.await(sixth)))
@@ -93,9 +113,7 @@ describe("fold: \"background\"", () => {
 
   it.effect("a newest unit alone over the hard cap does not wait", () =>
     Effect.gen(function*() {
-      const g = yield* gated()
-      const scope = yield* Scope.make()
-      const memory = yield* background(g.service, scope)
+      const { g, memory, scope } = yield* gatedBackground()
       yield* memory.add(Message.user("a b c d e f g h i j", { id: "big" })) // 10 words, alone
       yield* Effect.yieldNow()
       assert.strictEqual(g.calls.length, 0, "nothing older to fold")
@@ -105,9 +123,7 @@ describe("fold: \"background\"", () => {
 
   it.effect("folds run one at a time, each planned when it starts", () =>
     Effect.gen(function*() {
-      const g = yield* gated()
-      const scope = yield* Scope.make()
-      const memory = yield* background(g.service, scope, { hardMaxTokens: 100 })
+      const { g, memory, scope } = yield* gatedBackground({ hardMaxTokens: 100 })
       yield* addAll(memory, 1, 3)
       yield* Deferred.await(g.started(0))
       yield* addAll(memory, 4, 5) // 16 words while the first fold is in flight
@@ -176,9 +192,7 @@ describe("fold: \"background\"", () => {
 
   it.effect("clear during a background fold discards it; the memory stays cleared", () =>
     Effect.gen(function*() {
-      const g = yield* gated()
-      const scope = yield* Scope.make()
-      const memory = yield* background(g.service, scope)
+      const { g, memory, scope } = yield* gatedBackground()
       yield* addAll(memory, 1, 3)
       yield* Deferred.await(g.started(0))
       yield* memory.clear
@@ -193,14 +207,8 @@ describe("fold: \"background\"", () => {
 
   it.effect("clear lets the held-back adds in at once, in arrival order; the fold in flight is discarded", () =>
     Effect.gen(function*() {
-      const g = yield* gated()
-      const scope = yield* Scope.make()
-      const memory = yield* background(g.service, scope)
-      yield* addAll(memory, 1, 4) // 8 words: at the cap
-      yield* Deferred.await(g.started(0))
-      const fifth = yield* Effect.fork(memory.add(turn(5)))
-      const sixth = yield* Effect.fork(memory.add(turn(6)))
-      yield* Effect.repeatN(Effect.yieldNow(), 4)
+      const { g, memory, scope } = yield* gatedBackground()
+      const { fifth, sixth } = yield* holdBack(memory, g)
       assert.isNull(fifth.unsafePoll(), "held back by the cap")
       yield* memory.clear
       // the fold is still at its gate: the adds complete without it
@@ -217,9 +225,7 @@ describe("fold: \"background\"", () => {
 
   it.effect("closing the scope interrupts the fold in flight, commits nothing, and wakes a waiting add", () =>
     Effect.gen(function*() {
-      const g = yield* gated()
-      const scope = yield* Scope.make()
-      const memory = yield* background(g.service, scope)
+      const { g, memory, scope } = yield* gatedBackground()
       yield* addAll(memory, 1, 4)
       yield* Deferred.await(g.started(0))
       const waiting = yield* Effect.fork(memory.add(turn(5)))
