@@ -36,8 +36,9 @@ interface Report {
   }
 }
 
+/** A budget of 300 words for the rolling strategy (the others take no --max-tokens). */
 const replay = (args: ReadonlyArray<string>): Effect.Effect<Run> =>
-  runCli(["replay", ...args, "--tokenizer", "words", "--max-tokens", "300"])
+  runCli(["replay", ...args, "--tokenizer", "words", ...(args.includes("--strategy") ? [] : ["--max-tokens", "300"])])
 
 const report = (args: ReadonlyArray<string>) =>
   Effect.map(replay([...args, "--format", "json"]), (r) => {

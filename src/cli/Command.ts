@@ -138,12 +138,12 @@ const options = {
   ),
   maxTokens: CliOptions.integer("max-tokens").pipe(
     CliOptions.withPseudoName("N"),
-    CliOptions.withDefault(defaults.maxTokens),
+    CliOptions.optional,
     CliOptions.withDescription(`Token budget of the rolling buffer, positive (default: ${defaults.maxTokens}).`)
   ),
   maxMessages: CliOptions.integer("max-messages").pipe(
     CliOptions.withPseudoName("N"),
-    CliOptions.withDefault(defaults.maxMessages),
+    CliOptions.optional,
     CliOptions.withDescription(`Message budget of the window strategy, positive (default: ${defaults.maxMessages}).`)
   ),
   tokenizer: CliOptions.text("tokenizer").pipe(
@@ -156,7 +156,7 @@ const options = {
     )
   ),
   summarizer: CliOptions.choice("summarizer", summarizers).pipe(
-    CliOptions.withDefault(defaults.summarizer),
+    CliOptions.optional,
     CliOptions.withDescription(
       "extractive is a deterministic baseline, not a model: it keeps one line of gist per evicted turn " +
         "(first sentence, numbers, names, tool calls and results in short). none drops evicted turns (default: extractive)."
@@ -165,7 +165,7 @@ const options = {
   summaryTokens: CliOptions.integer("max-summary-tokens").pipe(
     CliOptions.withAlias("summary-tokens"),
     CliOptions.withPseudoName("N"),
-    CliOptions.withDefault(defaults.summaryTokens),
+    CliOptions.optional,
     CliOptions.withDescription(
       `Summary budget, positive: the extractive summary's and the memory's maxSummaryTokens ` +
         `(--summary-tokens is the older name) (default: ${defaults.summaryTokens}).`
@@ -187,7 +187,7 @@ const options = {
     )
   ),
   boundary: CliOptions.choice("boundary", boundaries).pipe(
-    CliOptions.withDefault("aligned" as const),
+    CliOptions.optional,
     CliOptions.withDescription(
       "aligned: the original's best-effort alignment; turn: the buffer opens on a user turn and keeps no orphaned " +
         "tool result (rolling, window) (default: aligned)."
@@ -315,6 +315,47 @@ export interface ReplayArgs {
   readonly framing?: boolean | undefined
   /** Option sets to compare (see `Compare.ts`); empty: the per-conversation report. */
   readonly compare: ReadonlyArray<string>
+  /**
+   * The options given explicitly, by name without dashes (`max-tokens`):
+   * {@link runReplay} refuses one the strategy does not take (see
+   * `StrategyOptions.ts`); options left to their defaults are not checked.
+   * Default: none.
+   */
+  readonly given?: ReadonlyArray<string> | undefined
+}
+
+/** The options of `rollmem replay` as @effect/cli parses them: those with a default are `None` when not given. */
+type ParsedReplay = Command.Command.ParseConfig<typeof options> & { readonly files: ReadonlyArray<string> }
+
+/**
+ * The parsed command line with the defaults filled in, and which options
+ * were given: an option is given when it has a value (`Some`), or, for a
+ * flag, when it is set.
+ */
+const replayArgsOf = (parsed: ParsedReplay): ReplayArgs => {
+  const given = (
+    [
+      ["max-tokens", parsed.maxTokens],
+      ["max-messages", parsed.maxMessages],
+      ["summarizer", parsed.summarizer],
+      ["max-summary-tokens", parsed.summaryTokens],
+      ["target-tokens", parsed.targetTokens],
+      ["target-messages", parsed.targetMessages],
+      ["boundary", parsed.boundary],
+      ["pin-system", parsed.pinSystem ? Option.some(true) : Option.none()],
+      ["clear-tool-results", parsed.clearToolResults],
+      ["clear-until", parsed.clearUntil]
+    ] satisfies ReadonlyArray<readonly [string, Option.Option<unknown>]>
+  ).filter(([, value]) => Option.isSome(value)).map(([name]) => name)
+  return {
+    ...parsed,
+    maxTokens: Option.getOrElse(parsed.maxTokens, () => defaults.maxTokens),
+    maxMessages: Option.getOrElse(parsed.maxMessages, () => defaults.maxMessages),
+    summarizer: Option.getOrElse(parsed.summarizer, () => defaults.summarizer),
+    summaryTokens: Option.getOrElse(parsed.summaryTokens, () => defaults.summaryTokens),
+    boundary: Option.getOrElse(parsed.boundary, () => "aligned" as const),
+    given
+  }
 }
 
 const describeConfig = (args: ReplayArgs, config: Config, count: number): string => {
@@ -356,7 +397,8 @@ const optionsOf = (args: ReplayArgs): Options => ({
   pinSystem: args.pinSystem,
   summaryRole: args.summaryRole,
   clearToolResults: Option.getOrUndefined(args.clearToolResults),
-  clearUntil: Option.getOrUndefined(args.clearUntil)
+  clearUntil: Option.getOrUndefined(args.clearUntil),
+  given: args.given
 })
 
 const tokenizerLayer = (name: string, framing: boolean) =>
@@ -372,7 +414,9 @@ const tokenizerLayer = (name: string, framing: boolean) =>
  * Fails with {@link CliFailure} after printing one line `rollmem: ...` on
  * stderr: for a bad option (named, e.g. `invalid option --max-tokens: must
  * be a positive integer, got 0`; an unknown tokenizer, `--strategy summary`
- * with `--summarizer none`), an unknown `--show` id, no readable
+ * with `--summarizer none`; an option given that the strategy does not take,
+ * `invalid option --pin-system: does not apply to the buffer strategy (which
+ * takes --summary-role)`, see `StrategyOptions.ts`), an unknown `--show` id, no readable
  * conversation, and, after the report, when any input was skipped.
  *
  * @since 0.1.0
@@ -636,7 +680,11 @@ export const showCommand = Command.make("show", {
  * @since 0.1.0
  * @category constructors
  */
-export const replayCommand = Command.make("replay", { files, ...options }, runReplay).pipe(
+export const replayCommand = Command.make(
+  "replay",
+  { files, ...options },
+  (parsed) => runReplay(replayArgsOf(parsed))
+).pipe(
   Command.withDescription(
     "Replay transcripts through a memory strategy and report, per conversation, what a model would have been sent."
   )

@@ -11,7 +11,9 @@
  * summarizer options of `rollmem replay` (the tokenizer is one per run).
  * An unknown key, a key given twice, or a value that is not of the option's
  * kind is a `ConfigError` naming the set and the key (with the closest known
- * key when one is close).
+ * key when one is close). So is an option the set's strategy does not
+ * take, whether the set gives it or the other options do
+ * (`StrategyOptions.ts`).
  *
  * @example
  * ```sh
@@ -33,8 +35,10 @@ import {
   replay,
   replayConversation,
   type Report,
+  type Strategy,
   totalsOf
 } from "./Replay.js"
+import * as StrategyOptions from "./StrategyOptions.js"
 import * as UnknownOption from "./UnknownOption.js"
 
 /**
@@ -168,10 +172,32 @@ export interface Column {
   readonly report: Report
 }
 
+/** The options a column ran with (which were given is how they were checked, not an option). */
+const withoutGiven = ({ given: _, ...options }: Options): Options => options
+
+/**
+ * An option the set's resulting strategy does not take (see
+ * `StrategyOptions.ts`): the set's own first (`"strategy=window,max-tokens=500":
+ * max-tokens does not apply to the window strategy (...)`), then those given
+ * outside the set (`base.given`).
+ */
+const checkTaken = (set: OptionSet, s: Strategy, given: ReadonlyArray<string>): ConfigError | undefined => {
+  const refuse = (what: string) =>
+    new ConfigError({
+      option: "--compare",
+      description: `"${set.text}": ${what} ${StrategyOptions.doesNotApply(s, "")}`
+    })
+  const own = StrategyOptions.firstNotTaken(s, set.changes.map((change) => change.key.name))
+  if (own !== undefined) return refuse(own)
+  const other = StrategyOptions.firstNotTaken(s, given)
+  return other === undefined ? undefined : refuse(`--${other}, given outside the set,`)
+}
+
 /**
  * Checks every set against the base options: the columns to replay, the
  * base options first. Fails with `ConfigError` for a set {@link parse} or
- * `makeConfig` refuses (naming the set).
+ * `makeConfig` refuses, or one giving (itself, or in `base.given`) an
+ * option its strategy does not take, naming the set.
  *
  * @since 0.2.0
  * @category constructors
@@ -186,20 +212,20 @@ export const columnsOf = (
 > =>
   Effect.gen(function*() {
     const columns: Array<{ readonly set: string | undefined; readonly options: Options; readonly config: Config }> = [
-      { set: undefined, options: base, config: yield* makeConfig(base) }
+      { set: undefined, options: withoutGiven(base), config: yield* makeConfig(base) }
     ]
     for (const text of sets) {
       const set = yield* parse(text)
       const options = apply(base, set)
-      const config = yield* makeConfig(options).pipe(
+      const config = yield* makeConfig(options, (strategy) => checkTaken(set, strategy, base.given ?? [])).pipe(
         Effect.mapError((error) =>
-          new ConfigError({
+          error.option === "--compare" ? error : new ConfigError({
             option: "--compare",
             description: `"${set.text}": ${error.option.replace(/^--/, "")} ${error.description}`
           })
         )
       )
-      columns.push({ set: set.text, options, config })
+      columns.push({ set: set.text, options: withoutGiven(options), config })
     }
     return columns
   })

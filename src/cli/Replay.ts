@@ -21,6 +21,7 @@ import * as Memory from "../strategies/Memory.js"
 import * as Validity from "../Validity.js"
 import type { Conversation } from "./Input.js"
 import * as Measure from "./Measure.js"
+import * as StrategyOptions from "./StrategyOptions.js"
 
 /**
  * The strategies `replay` can run.
@@ -84,6 +85,12 @@ export interface Options {
   readonly clearToolResults?: number | undefined
   /** When clearing spares the fold: `"target"` (default) or `"budget"`; needs `clearToolResults`. */
   readonly clearUntil?: string | undefined
+  /**
+   * The options given explicitly, by name without dashes (`max-tokens`):
+   * each must be one the strategy takes (`StrategyOptions.ts`), those left
+   * to their defaults are not checked. Default: none.
+   */
+  readonly given?: ReadonlyArray<string> | undefined
 }
 
 /**
@@ -272,13 +279,20 @@ const oneOf = <A extends string>(
  * Checks command-line options and builds the summarizer (counting with the
  * `TokenCounter` in context). Fails with `ConfigError` naming the option: an
  * unknown strategy or summarizer, a budget that is not a positive integer
- * (every budget is checked, whatever the strategy), or `--strategy summary`
- * with `--summarizer none`.
+ * (every budget is checked, whatever the strategy), then an option of
+ * `options.given` the strategy does not take (`StrategyOptions.check`; or
+ * what `notTaken` returns for the strategy, when given), `--clear-until`
+ * without `--clear-tool-results`, or `--strategy summary` with
+ * `--summarizer none`.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const makeConfig = (options: Options): Effect.Effect<Config, ConfigError, TokenCounter.TokenCounter> =>
+export const makeConfig = (
+  options: Options,
+  notTaken: (strategy: Strategy) => ConfigError | undefined = (strategy) =>
+    StrategyOptions.check(strategy, options.given ?? [])
+): Effect.Effect<Config, ConfigError, TokenCounter.TokenCounter> =>
   Effect.gen(function*() {
     const strategy = yield* oneOf("--strategy", strategies, options.strategy)
     const summarizer = yield* oneOf("--summarizer", summarizers, options.summarizer)
@@ -302,6 +316,8 @@ export const makeConfig = (options: Options): Effect.Effect<Config, ConfigError,
         ? undefined
         : yield* oneOf("--clear-until", clearUntils, options.clearUntil)
     }
+    const refused = notTaken(strategy)
+    if (refused !== undefined) return yield* refused
     if (policies.clearUntil !== undefined && policies.clearToolResults === undefined) {
       return yield* new ConfigError({
         option: "--clear-until",

@@ -1,0 +1,222 @@
+/**
+ * `rollmem replay` refuses an option given for a strategy that does not
+ * take it (on the command line, and in each `--compare` set with the
+ * options given outside it), naming the option and the strategy; options
+ * left to their defaults are never refused.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Exit } from "effect"
+import { CliFailure } from "../src/cli/Command.js"
+import { strategies } from "../src/cli/Replay.js"
+import * as StrategyOptions from "../src/cli/StrategyOptions.js"
+import * as Memory from "../src/strategies/Memory.js"
+import { example, failureOf, type Run, runCli } from "./support/cli.js"
+
+const replay = (args: ReadonlyArray<string>) => runCli(["replay", example, "--tokenizer", "words", ...args])
+
+const assertRefused = (r: Run, line: string) => {
+  assert.isTrue(Exit.isFailure(r.exit))
+  assert.instanceOf(failureOf(r), CliFailure)
+  assert.strictEqual(r.stdout, "")
+  assert.strictEqual(r.stderr, line)
+}
+
+const ROLLING = "--max-tokens, --target-tokens, --boundary, --pin-system, --summary-role, --clear-tool-results, " +
+  "--clear-until, --summarizer, --max-summary-tokens"
+const WINDOW = "--max-messages, --target-messages, --boundary, --pin-system, --summary-role"
+const SUMMARY = "--summary-role, --summarizer, --max-summary-tokens"
+
+describe("StrategyOptions", () => {
+  it("every option a strategy's memory takes is set by some command-line option", () => {
+    const set = new Set(Object.values(StrategyOptions.memoryKeys))
+    for (const strategy of strategies) {
+      for (const key of Memory.optionKeys[strategy]) assert.isTrue(set.has(key), `${strategy}: ${key}`)
+    }
+  })
+
+  it("what each strategy takes", () => {
+    assert.deepStrictEqual(StrategyOptions.takenBy("buffer"), ["summary-role"])
+    assert.strictEqual(StrategyOptions.takenBy("rolling").map((n) => `--${n}`).join(", "), ROLLING)
+    assert.strictEqual(StrategyOptions.takenBy("window").map((n) => `--${n}`).join(", "), WINDOW)
+    assert.strictEqual(StrategyOptions.takenBy("summary").map((n) => `--${n}`).join(", "), SUMMARY)
+    // options that are not a memory's apply to every strategy
+    assert.isTrue(StrategyOptions.takes("buffer", "tokenizer"))
+    assert.isTrue(StrategyOptions.takes("window", "strategy"))
+    assert.isFalse(StrategyOptions.takes("window", "summary-tokens"))
+  })
+})
+
+describe("rollmem replay: an option the strategy does not take", () => {
+  it.effect("is refused in one line naming the option and the strategy, nothing replayed", () =>
+    Effect.gen(function*() {
+      const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
+        [
+          ["--strategy", "summary", "--boundary", "turn", "--pin-system", "--target-tokens", "100"],
+          `rollmem: invalid option --target-tokens: does not apply to the summary strategy (which takes ${SUMMARY})`
+        ],
+        [
+          ["--strategy", "summary", "--boundary", "turn", "--pin-system", "--clear-tool-results", "2"],
+          `rollmem: invalid option --boundary: does not apply to the summary strategy (which takes ${SUMMARY})`
+        ],
+        [
+          ["--strategy", "buffer", "--pin-system"],
+          "rollmem: invalid option --pin-system: does not apply to the buffer strategy (which takes --summary-role)"
+        ],
+        [
+          ["--strategy", "window", "--clear-tool-results", "3"],
+          `rollmem: invalid option --clear-tool-results: does not apply to the window strategy (which takes ${WINDOW})`
+        ],
+        [
+          ["--strategy", "window", "--max-tokens", "100"],
+          `rollmem: invalid option --max-tokens: does not apply to the window strategy (which takes ${WINDOW})`
+        ],
+        [
+          // given with its default value, it is still given
+          ["--strategy", "window", "--max-tokens", "2000"],
+          `rollmem: invalid option --max-tokens: does not apply to the window strategy (which takes ${WINDOW})`
+        ],
+        [
+          ["--strategy", "window", "--target-tokens", "5"],
+          `rollmem: invalid option --target-tokens: does not apply to the window strategy (which takes ${WINDOW})`
+        ],
+        [
+          ["--strategy", "buffer", "--max-tokens", "100", "--target-messages", "3"],
+          "rollmem: invalid option --max-tokens: does not apply to the buffer strategy (which takes --summary-role)"
+        ],
+        [
+          ["--strategy", "rolling", "--max-messages", "5", "--target-messages", "2"],
+          `rollmem: invalid option --max-messages: does not apply to the rolling strategy (which takes ${ROLLING})`
+        ],
+        [
+          ["--max-messages", "5"],
+          `rollmem: invalid option --max-messages: does not apply to the rolling strategy (which takes ${ROLLING})`
+        ],
+        [
+          ["--strategy", "buffer", "--summarizer", "none"],
+          "rollmem: invalid option --summarizer: does not apply to the buffer strategy (which takes --summary-role)"
+        ],
+        [
+          ["--strategy", "window", "--summary-tokens", "100"],
+          `rollmem: invalid option --max-summary-tokens: does not apply to the window strategy (which takes ${WINDOW})`
+        ],
+        [
+          ["--strategy", "buffer", "--clear-until", "budget"],
+          "rollmem: invalid option --clear-until: does not apply to the buffer strategy (which takes --summary-role)"
+        ],
+        [
+          ["--strategy", "summary", "--clear-until", "budget"],
+          `rollmem: invalid option --clear-until: does not apply to the summary strategy (which takes ${SUMMARY})`
+        ]
+      ]
+      for (const [args, line] of cases) assertRefused(yield* replay(args), line)
+    }))
+
+  it.effect("a value that is not valid is named first, as for every strategy", () =>
+    Effect.gen(function*() {
+      assertRefused(
+        yield* replay(["--strategy", "buffer", "--max-messages", "0"]),
+        "rollmem: invalid option --max-messages: must be a positive integer, got 0"
+      )
+    }))
+
+  it.effect("defaults are not given: every strategy runs with only the options it takes", () =>
+    Effect.gen(function*() {
+      const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
+        [["--strategy", "buffer"], "strategy buffer, tokenizer words"],
+        [["--strategy", "buffer", "--summary-role", "user"], "strategy buffer (summary-role user), tokenizer words"],
+        [["--strategy", "window"], "strategy window (max-messages 20), tokenizer words"],
+        [
+          [
+            "--strategy",
+            "window",
+            "--max-messages",
+            "8",
+            "--target-messages",
+            "4",
+            "--boundary",
+            "turn",
+            "--pin-system",
+            "--summary-role",
+            "user"
+          ],
+          "strategy window (max-messages 8) (target-messages 4, boundary turn, pin-system, summary-role user), " +
+          "tokenizer words"
+        ],
+        [["--strategy", "summary"], "strategy summary, summarizer extractive (summary-tokens 400), tokenizer words"],
+        [
+          ["--strategy", "summary", "--summarizer", "extractive", "--summary-tokens", "100"],
+          "strategy summary, summarizer extractive (summary-tokens 100), tokenizer words"
+        ],
+        [
+          ["--max-tokens", "500", "--clear-tool-results", "2", "--clear-until", "budget", "--summarizer", "none"],
+          "strategy rolling (max-tokens 500) (clear-tool-results 2, clear-until budget), summarizer none, " +
+          "tokenizer words"
+        ]
+      ]
+      for (const [args, title] of cases) {
+        const r = yield* replay(args)
+        assert.isTrue(Exit.isSuccess(r.exit), r.stderr)
+        assert.strictEqual(r.stderr, "")
+        assert.strictEqual(r.stdout.split("\n")[0], `rollmem replay: 1 conversation, ${title}`)
+      }
+    }))
+})
+
+describe("rollmem replay --compare: an option the set's strategy does not take", () => {
+  it.effect("is refused naming the set: the set's own options first, then those given outside it", () =>
+    Effect.gen(function*() {
+      const window = "max-messages, target-messages, boundary, pin-system, summary-role"
+      const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
+        [
+          ["--compare", "max-tokens=100,strategy=window"],
+          "rollmem: invalid option --compare: \"max-tokens=100,strategy=window\": max-tokens does not apply to the " +
+          `window strategy (which takes ${window})`
+        ],
+        [
+          ["--strategy", "window", "--compare", "max-messages=5", "--compare", "max-tokens=100"],
+          "rollmem: invalid option --compare: \"max-tokens=100\": max-tokens does not apply to the window strategy " +
+          `(which takes ${window})`
+        ],
+        [
+          ["--max-tokens", "1000", "--compare", "strategy=window,max-messages=6"],
+          "rollmem: invalid option --compare: \"strategy=window,max-messages=6\": --max-tokens, given outside the " +
+          `set, does not apply to the window strategy (which takes ${window})`
+        ],
+        [
+          ["--pin-system", "--compare", "strategy=buffer,pin-system=false"],
+          "rollmem: invalid option --compare: \"strategy=buffer,pin-system=false\": pin-system does not apply to " +
+          "the buffer strategy (which takes summary-role)"
+        ],
+        [
+          ["--compare", "strategy=summary,summary-tokens=100,clear-until=budget"],
+          "rollmem: invalid option --compare: \"strategy=summary,summary-tokens=100,clear-until=budget\": " +
+          "clear-until does not apply to the summary strategy (which takes summary-role, summarizer, " +
+          "max-summary-tokens)"
+        ]
+      ]
+      for (const [args, line] of cases) assertRefused(yield* replay(args), line)
+    }))
+
+  it.effect("sets that change the strategy run when every option given applies to it", () =>
+    Effect.gen(function*() {
+      const r = yield* replay([
+        "--format",
+        "json",
+        "--summary-role",
+        "user",
+        "--compare",
+        "strategy=window,max-messages=6,boundary=turn",
+        "--compare",
+        "strategy=buffer",
+        "--compare",
+        "strategy=summary,summary-tokens=100"
+      ])
+      assert.isTrue(Exit.isSuccess(r.exit), r.stderr)
+      const doc = JSON.parse(r.stdout) as {
+        compare: ReadonlyArray<{ readonly options: { readonly strategy: string; readonly given?: unknown } }>
+      }
+      assert.deepStrictEqual(doc.compare.map((c) => c.options.strategy), ["rolling", "window", "buffer", "summary"])
+      // which options were given is how they were checked, not an option a column ran with
+      assert.isTrue(doc.compare.every((c) => !("given" in c.options)))
+    }))
+})
