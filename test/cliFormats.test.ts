@@ -14,9 +14,10 @@ import {
   toGemini,
   toOpenAIChat
 } from "../src/adapters.js"
+import { CliFailure } from "../src/cli/Command.js"
 import * as Formats from "../src/cli/Formats.js"
 import * as Message from "../src/schema/Message.js"
-import { example, readJsonl, type Run, runCli } from "./support/cli.js"
+import { example, failureOf, readJsonl, type Run, runCli } from "./support/cli.js"
 import { dataPath, hasData } from "./support/data.js"
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "rollmem-formats-"))
@@ -274,9 +275,33 @@ describe("rollmem replay --output-format", () => {
         "orphan.jsonl",
         `${JSON.stringify({ id: "o", messages: [{ role: "tool", content: "r", tool_call_id: "c9" }] })}\n`
       )
+      // the option is valid, the context is refused: said so, with every violation naming its message
       const r = yield* replay([orphan, "--strategy", "buffer", "--show", "o", "--output-format", "anthropic"])
       assert.isTrue(Exit.isFailure(r.exit))
-      assert.match(r.stderr, /^rollmem: invalid option --output-format: the final context of o: anthropic: /)
+      assert.instanceOf(failureOf(r), CliFailure)
+      assert.strictEqual(r.stdout, "")
+      assert.strictEqual(
+        r.stderr,
+        "rollmem: the context of o cannot be written as anthropic: message 0: the first turn is a tool message, " +
+          "not a user turn; message 0: tool result \"c9\" does not follow its call"
+      )
+      const json = yield* replay([
+        orphan,
+        "--strategy",
+        "buffer",
+        "--show",
+        "o",
+        "--output-format",
+        "openai",
+        "--format",
+        "json"
+      ])
+      assert.isTrue(Exit.isFailure(json.exit))
+      assert.strictEqual(json.stdout, "")
+      assert.strictEqual(
+        json.stderr,
+        "rollmem: the context of o cannot be written as openai: message 0: tool result \"c9\" does not follow its call"
+      )
     }))
 })
 

@@ -576,16 +576,15 @@ const writeReport = (
   })
 
 /**
- * The shown final context in a provider's request shape; fails with
- * `ConfigError` (option `--output-format`) naming why that provider would
- * refuse it (an orphaned tool result, a first turn that is not the user's).
+ * The shown final context in a provider's request shape. The option is
+ * valid, the context is refused: prints `rollmem: the context of ID cannot
+ * be written as anthropic: message 0: ...` naming why that provider would
+ * refuse it (an orphaned tool result, a first turn that is not the user's)
+ * and fails with `CliFailure`.
  */
 const providerRequest = (shown: FinalContext, format: Formats.OutputFormat) =>
   Either.match(Formats.encode(shown.messages, format), {
-    onLeft: (description) =>
-      Effect.fail(
-        new ConfigError({ option: "--output-format", description: `the final context of ${shown.id}: ${description}` })
-      ),
+    onLeft: (description) => fail(`the context of ${shown.id} cannot be written as ${format}: ${description}`),
     onRight: (body) => Effect.succeed({ format, body })
   })
 

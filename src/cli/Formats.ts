@@ -44,6 +44,7 @@
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import {
+  AdapterError,
   fromAiSdk,
   fromAnthropic,
   fromGemini,
@@ -227,8 +228,10 @@ export const decode = (conversation: Conversation, format: InputFormat): Either.
  * OpenAI's `messages`, Anthropic's `{ system, messages }`, the AI SDK's
  * `messages`, Gemini's `{ systemInstruction, contents }`. The context is
  * checked first (`Validity`): a context that provider would refuse (an
- * orphaned tool result, a first turn that is not the user's) fails with the
- * adapter's description naming the violation.
+ * orphaned tool result, a first turn that is not the user's) fails with its
+ * violations, each naming its message (`message 0: tool result "c9" does
+ * not follow its call`, joined by `; `); any other refusal with the
+ * adapter's description.
  *
  * @since 0.2.0
  * @category combinators
@@ -247,5 +250,12 @@ export const encode = (messages: ReadonlyArray<Message>, format: OutputFormat): 
           return toGemini(messages)
       }
     },
-    catch: (error) => error instanceof Error ? error.message : String(error)
+    catch: (error) =>
+      error instanceof AdapterError
+        ? error.violations !== undefined && error.violations.length > 0
+          ? error.violations.map((v) => v.description).join("; ")
+          : error.description
+        : error instanceof Error
+        ? error.message
+        : String(error)
   })
