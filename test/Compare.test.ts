@@ -1,9 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit } from "effect"
+import { CliFailure } from "../src/cli/Command.js"
 import * as Compare from "../src/cli/Compare.js"
 import type { Options } from "../src/cli/Replay.js"
 import { ConfigError } from "../src/Errors.js"
-import { example, runCli } from "./support/cli.js"
+import { example, failureOf, runCli } from "./support/cli.js"
 
 const base: Options = {
   strategy: "rolling",
@@ -108,6 +109,27 @@ describe("rollmem replay --compare", () => {
         r.stderr,
         "rollmem: invalid option --compare: \"max-tokens=0\": max-tokens must be a positive integer, got 0"
       )
+    }))
+
+  it.effect("an empty set (--compare \"\", which the parser would drop) is refused as a blank one is", () =>
+    Effect.gen(function*() {
+      for (
+        const args of [
+          ["--compare", ""],
+          ["--compare", "max-tokens=500", "--compare", ""],
+          ["--compare", " "]
+        ]
+      ) {
+        const r = yield* runCli(["replay", example, "--tokenizer", "words", ...args])
+        assert.isTrue(Exit.isFailure(r.exit))
+        assert.instanceOf(failureOf(r), CliFailure)
+        assert.strictEqual(r.stdout, "")
+        assert.strictEqual(r.stderr, "rollmem: invalid option --compare: \"\": an option set is empty")
+      }
+      // after --, "" is a file (none such), and --compare too
+      const after = yield* runCli(["replay", example, "--tokenizer", "words", "--", "--compare", ""])
+      assert.isTrue(Exit.isFailure(after.exit))
+      assert.notInclude(after.stderr, "an option set is empty")
     }))
 
   it.effect("the table: one row per figure, one column per set, the sets spelt out under it", () =>

@@ -715,6 +715,21 @@ const subcommandOptions = (name: string): ReadonlyArray<CliOptions.Options<unkno
   Object.values(name === "show" ? showOptions : options)
 
 /**
+ * Whether `args` give `--compare ""`: @effect/cli drops the empty value of a
+ * repeated option, so an empty set would be ignored rather than refused.
+ * Only tokens before `--` are options.
+ */
+const givesEmptySet = (args: ReadonlyArray<string>): boolean => {
+  for (let i = 0; i < args.length && args[i] !== "--"; i++) {
+    if (args[i] === "--compare") {
+      if (args[i + 1] === "") return true
+      i++
+    }
+  }
+  return false
+}
+
+/**
  * Runs the command line on `argv` (as `process.argv`: the first two entries
  * are the node binary and the script). Needs the platform's `FileSystem`,
  * `Path` and `Terminal` (`NodeContext.layer`).
@@ -724,7 +739,9 @@ const subcommandOptions = (name: string): ReadonlyArray<CliOptions.Options<unkno
  * one line on stderr, `rollmem: unknown option --max-token; did you mean
  * --max-tokens?` (or `...; see rollmem replay --help` when no option is
  * close), then a blank line as @effect/cli prints its own errors, and the
- * command fails with @effect/cli's `ValidationError` (exit code 1).
+ * command fails with @effect/cli's `ValidationError` (exit code 1). An
+ * empty `--compare ""`, which @effect/cli would drop, is refused as
+ * `rollmem replay` refuses a blank set (`CliFailure`).
  *
  * @since 0.1.0
  * @category constructors
@@ -733,6 +750,13 @@ export const cli = (
   argv: ReadonlyArray<string>
 ): Effect.Effect<void, CliFailure | ValidationError.ValidationError, CliApp.CliApp.Environment> =>
   Preflight.check(command, "rollmem", argv.slice(2), subcommandOptions, cliConfig).pipe(
-    Effect.flatMap((error) => error === undefined ? app(argv) : Preflight.refuse(error)),
+    Effect.flatMap((error) =>
+      error !== undefined
+        ? Preflight.refuse(error)
+        : givesEmptySet(argv.slice(2))
+        // as Compare.parse refuses a blank set: `rollmem: invalid option --compare: "": an option set is empty`
+        ? reportFailures(Effect.asVoid(Compare.parse("")))
+        : app(argv)
+    ),
     Effect.provideService(CliConfig.CliConfig, cliConfig)
   )
