@@ -62,6 +62,12 @@ describe("Compare.parse and apply", () => {
         "invalid option --compare: \"max-tokens=1,,strategy=window\": an entry is empty (two commas, or one at an end)"
       )
       assert.strictEqual(yield* refused(" "), "invalid option --compare: \" \": an option set is empty")
+      for (const set of ["summary-tokens=100,max-summary-tokens=200", "max-summary-tokens=100,summary-tokens=200"]) {
+        assert.strictEqual(
+          yield* refused(set),
+          `invalid option --compare: "${set}": summary-tokens is another name of max-summary-tokens: give one`
+        )
+      }
     }))
 })
 

@@ -740,6 +740,19 @@ describe("rollmem replay: an option it does not know", () => {
         [
           [example, "--strategy", "buffer", "--strategy", "window"],
           "rollmem: option --strategy given twice, without its value, or out of place"
+        ],
+        [
+          [example, "--summary-tokens", "100", "--summary-tokens", "200"],
+          "rollmem: option --summary-tokens given twice, without its value, or out of place"
+        ],
+        // an option under both its names: said so, whichever comes first
+        [
+          [example, "--summary-tokens", "100", "--max-summary-tokens", "200"],
+          "rollmem: --summary-tokens is another name of --max-summary-tokens: give one"
+        ],
+        [
+          [example, "--max-summary-tokens=200", "--summary-tokens", "100"],
+          "rollmem: --summary-tokens is another name of --max-summary-tokens: give one"
         ]
       ]
       for (const [args, line] of cases) {

@@ -53,6 +53,8 @@ export interface Key {
   /** `integer`: a value that parses as an integer (checked further by `makeConfig`); `text`: any text; `flag`: no value, or `true`/`false`. */
   readonly kind: "integer" | "text" | "flag"
   readonly apply: (options: Options, value: string) => Options
+  /** The key this one is another name of (`summary-tokens`: `max-summary-tokens`); a set gives one of them. */
+  readonly aliasOf?: string | undefined
 }
 
 const integerKey = (name: string, apply: (options: Options, value: number) => Options): Key => ({
@@ -79,7 +81,7 @@ export const keys: ReadonlyArray<Key> = [
   integerKey("max-messages", (o, maxMessages) => ({ ...o, maxMessages })),
   textKey("summarizer", (o, summarizer) => ({ ...o, summarizer })),
   integerKey("max-summary-tokens", (o, summaryTokens) => ({ ...o, summaryTokens })),
-  integerKey("summary-tokens", (o, summaryTokens) => ({ ...o, summaryTokens })),
+  { ...integerKey("summary-tokens", (o, summaryTokens) => ({ ...o, summaryTokens })), aliasOf: "max-summary-tokens" },
   integerKey("target-tokens", (o, targetTokens) => ({ ...o, targetTokens })),
   integerKey("target-messages", (o, targetMessages) => ({ ...o, targetMessages })),
   textKey("boundary", (o, boundary) => ({ ...o, boundary })),
@@ -105,7 +107,8 @@ const INTEGER = /^[+-]?\d+$/
 /**
  * Parses one option set (see the module docs). Fails with `ConfigError`
  * (option `--compare`) for an empty set or entry, an unknown key, a key
- * given twice, or a value that does not fit its key.
+ * given twice (or under two of its names: `summary-tokens is another name
+ * of max-summary-tokens: give one`), or a value that does not fit its key.
  *
  * @since 0.2.0
  * @category constructors
@@ -131,6 +134,11 @@ export const parse = (text: string): Effect.Effect<OptionSet, ConfigError> =>
         )
       }
       if (changes.some((c) => c.key === key)) return yield* refuse(`${name} is given twice`)
+      const other = changes.find((c) => (c.key.aliasOf ?? c.key.name) === (key.aliasOf ?? key.name))
+      if (other !== undefined) {
+        const alias = key.aliasOf === undefined ? other.key : key
+        return yield* refuse(`${alias.name} is another name of ${alias.aliasOf}: give one`)
+      }
       let value: string
       if (key.kind === "flag") {
         if (given !== undefined && given !== "true" && given !== "false") {

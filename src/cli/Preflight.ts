@@ -8,7 +8,10 @@
  * - a value @effect/cli refuses, which it describes without the option
  *   ("'abc' is not a integer", "Expected one of the following cases: ..."):
  *   `rollmem: --max-tokens: 'abc' is not an integer`, `rollmem: --strategy:
- *   'lru' is not one of rolling, buffer, window, summary`.
+ *   'lru' is not one of rolling, buffer, window, summary`;
+ * - an option given under two of its names, which @effect/cli takes for
+ *   one given twice: `rollmem: --summary-tokens is another name of
+ *   --max-summary-tokens: give one`.
  *
  * Either is printed on stderr, followed by a blank line as @effect/cli prints
  * its own errors, and the command fails with @effect/cli's `ValidationError`.
@@ -23,7 +26,7 @@
  */
 import * as BuiltInOptions from "@effect/cli/BuiltInOptions"
 import type * as CliApp from "@effect/cli/CliApp"
-import type * as CliConfig from "@effect/cli/CliConfig"
+import * as CliConfig from "@effect/cli/CliConfig"
 import * as Command from "@effect/cli/Command"
 import * as Descriptor from "@effect/cli/CommandDescriptor"
 import * as HelpDoc from "@effect/cli/HelpDoc"
@@ -148,6 +151,8 @@ export const check = <Name extends string, R, E, A>(
     const subcommands = Command.getSubcommands(command)
     const name = args.find((arg) => HashMap.has(subcommands, arg))
     if (name === undefined) return undefined
+    const twice = otherName(args, options(name), config)
+    if (twice !== undefined) return HelpDoc.p(twice)
     const parsed = yield* Effect.either(Descriptor.parse(command.descriptor, [program, ...args], config))
     if (Either.isLeft(parsed)) {
       const text = textOf(parsed.left)
@@ -162,6 +167,39 @@ export const check = <Name extends string, R, E, A>(
         UnknownOption.message(token, knownOptions(HashMap.unsafeGet(subcommands, name)), `${program} ${name}`)
       )
   })
+
+/**
+ * An option given under two of its names (`--summary-tokens 100
+ * --max-summary-tokens 200`; @effect/cli reads an option once, and takes the
+ * other for a file or leaves it over): `rollmem: --summary-tokens is another
+ * name of --max-summary-tokens: give one`. Only tokens before `--` are
+ * options; undefined when no option is.
+ *
+ * @since 0.3.0
+ * @category combinators
+ */
+export const otherName = (
+  args: ReadonlyArray<string>,
+  options: ReadonlyArray<CliOptions.Options<unknown>>,
+  config: CliConfig.CliConfig
+): string | undefined => {
+  const normalize = (name: string) => CliConfig.normalizeCase(config, name)
+  const end = args.indexOf("--")
+  const given = new Set(
+    (end < 0 ? args : args.slice(0, end)).filter(UnknownOption.isOptionLike).map((arg) =>
+      normalize(UnknownOption.nameOf(arg))
+    )
+  )
+  for (const option of options) {
+    const names = UnknownOption.optionNames(CliOptions.getUsage(option))
+    if (names.length < 2) continue
+    const primary = Option.getOrElse(CliOptions.getIdentifier(option), () => names[0])
+    const used = names.filter((n) => given.has(normalize(n)))
+    const alias = used.find((n) => normalize(n) !== normalize(primary))
+    if (used.length >= 2 && alias !== undefined) return `rollmem: ${alias} is another name of ${primary}: give one`
+  }
+  return undefined
+}
 
 /**
  * Prints `error` on stderr and fails with it, as @effect/cli does with its
