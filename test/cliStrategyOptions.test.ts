@@ -6,11 +6,15 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit } from "effect"
+import { execFile } from "node:child_process"
+import { createRequire } from "node:module"
+import * as path from "node:path"
+import { pathToFileURL } from "node:url"
 import { CliFailure } from "../src/cli/Command.js"
 import { strategies } from "../src/cli/Replay.js"
 import * as StrategyOptions from "../src/cli/StrategyOptions.js"
 import * as Memory from "../src/strategies/Memory.js"
-import { example, failureOf, type Run, runCli } from "./support/cli.js"
+import { example, failureOf, repoRoot, type Run, runCli } from "./support/cli.js"
 
 const replay = (args: ReadonlyArray<string>) => runCli(["replay", example, "--tokenizer", "words", ...args])
 
@@ -110,6 +114,25 @@ describe("rollmem replay: an option the strategy does not take", () => {
       ]
       for (const [args, line] of cases) assertRefused(yield* replay(args), line)
     }))
+
+  it("the executable exits with code 1 and prints the one line, nothing on stdout", async () => {
+    const tsx = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href
+    const args = ["replay", example, "--tokenizer", "words", "--strategy", "buffer", "--pin-system"]
+    const result = await new Promise((resolve) =>
+      execFile(
+        process.execPath,
+        ["--import", tsx, path.join(repoRoot, "src", "bin.ts"), ...args],
+        { cwd: repoRoot },
+        (error, stdout, stderr) => resolve({ code: error === null ? 0 : error.code, stdout, stderr })
+      )
+    )
+    assert.deepStrictEqual(result, {
+      code: 1,
+      stdout: "",
+      stderr:
+        "rollmem: invalid option --pin-system: does not apply to the buffer strategy (which takes --summary-role)\n"
+    })
+  })
 
   it.effect("a value that is not valid is named first, as for every strategy", () =>
     Effect.gen(function*() {
