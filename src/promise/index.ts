@@ -158,13 +158,16 @@ export interface AsyncRollingOptions extends RollingPolicies {
   /**
    * When folds run (docs/contract.md section 5.1): `"blocking"` (default),
    * or `"background"`: an add resolves once its turn is appended, and folds
-   * run one at a time behind it until `dispose()`. Needs `summarize`.
+   * run one at a time behind it until `dispose()`, which interrupts the fold
+   * in flight (committing nothing) and lets in the adds held back by
+   * `hardMaxTokens` (they resolve). Needs `summarize`.
    */
   readonly fold?: "blocking" | "background" | undefined
   /**
    * With `fold: "background"`: the buffer's hard cap in tokens (default
    * twice `maxTokens`); an add that would pass it waits for the fold in
-   * flight and rejects with that fold's error if it fails (its turn stays).
+   * flight and rejects with that fold's error if it fails (its turn stays);
+   * `dispose()` appends it at once and it resolves.
    */
   readonly hardMaxTokens?: number | undefined
   /**
@@ -285,8 +288,8 @@ const requireSummarize = <F>(options: { readonly summarize?: F }): F => {
   return options.summarize
 }
 
-// The Rolling and AsyncRolling classes differ in how `summarize` becomes a Summarizer, and in
-// background folds (async only: `scope` owns them).
+// The Rolling and AsyncRolling classes differ in their keys, in how `summarize` becomes a
+// Summarizer, and in background folds (async only: `scope` owns them, given with `fold: "background"`).
 const rollingMemory = <F>(
   options: RollingPolicies & {
     readonly maxTokens?: number | undefined
@@ -298,9 +301,10 @@ const rollingMemory = <F>(
   },
   toSummarizer: (summarize: F) => Summarizer.Service,
   state: MemoryState.MemoryState | undefined,
+  known: ReadonlyArray<string>,
   scope?: Scope.Scope
 ) => {
-  checkOptions(options, scope === undefined ? rollingKeys : asyncRollingKeys)
+  checkOptions(options, known)
   return build(
     options.summarize === undefined ? undefined : toSummarizer(checkFunction("summarize", options.summarize)),
     checkFunction("tokenCounter", options.tokenCounter),
@@ -313,7 +317,7 @@ const rollingMemory = <F>(
         services,
         retries === undefined ? rolling : { ...rolling, foldRetry: backoff(retries) },
         fill,
-        rolling.fold === "background" ? scope : undefined
+        scope
       )
     }
   )
@@ -368,7 +372,7 @@ export class RollingMemory extends SyncMemory {
   /** With `restored`: holding that state (what {@link RollingMemory.fromJSON} decoded). @internal */
   constructor(options: RollingOptions | undefined, restored: Restored)
   constructor(options: RollingOptions = {}, restored?: Restored) {
-    const built = rollingMemory(options, Summarizer.fromFunction, stateOf(restored))
+    const built = rollingMemory(options, Summarizer.fromFunction, stateOf(restored), rollingKeys)
     super(built)
     this.maxTokens = built.memory.maxTokens
   }
@@ -403,8 +407,15 @@ export class AsyncRollingMemory extends AsyncMemory {
         description: "needs summarize: without one, no call is made to bound"
       })
     }
-    const scope = Effect.runSync(Scope.make())
-    const built = rollingMemory(options, promiseSummarizer(options?.timeout), stateOf(restored), scope)
+    // Only background folds need a scope (dispose() closes it); the builder refuses a bad `fold`.
+    const scope = options?.fold === "background" ? Effect.runSync(Scope.make()) : undefined
+    const built = rollingMemory(
+      options,
+      promiseSummarizer(options?.timeout),
+      stateOf(restored),
+      asyncRollingKeys,
+      scope
+    )
     super(built, scope)
     this.rolling = built.memory
     this.maxTokens = built.memory.maxTokens
