@@ -42,6 +42,7 @@ import { ConfigError, SummarizerError } from "../Errors.js"
 import { checkOptionKeys } from "../internal/options.js"
 import type * as MemoryState from "../schema/MemoryState.js"
 import * as Summarizer from "../services/Summarizer.js"
+import type * as EffectBuffer from "../strategies/BufferMemory.js"
 import { buildBuffer, buildRolling, buildSummary, buildWindow } from "../strategies/internal/builders.js"
 import * as keys from "../strategies/internal/keys.js"
 import type * as EffectRolling from "../strategies/RollingMemory.js"
@@ -190,6 +191,21 @@ export interface AsyncRollingOptions extends RollingPolicies {
 }
 
 /**
+ * Options of `BufferMemory`: the Effect API's (`summaryRole`), with a
+ * function in place of the `TokenCounter` service.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface BufferOptions extends EffectBuffer.Options {
+  /**
+   * Counts tokens, for `bufferTokens` and `contextTokens` only (nothing is
+   * evicted); default: whitespace-separated words.
+   */
+  readonly tokenCounter?: CountTokens | undefined
+}
+
+/**
  * Options of `WindowMemory`.
  *
  * @since 0.1.0
@@ -236,6 +252,7 @@ const checkOptions = (options: unknown, known: ReadonlyArray<string>): void => {
 
 // The Effect API's keys, with the facade's functions in place of services.
 const rollingKeys = [...keys.rolling, "summarize", "tokenCounter"]
+const bufferKeys = [...keys.buffer, "tokenCounter"]
 const asyncRollingKeys = [...rollingKeys, "fold", "hardMaxTokens", "foldRetries", "timeout"]
 const summaryKeys = [...keys.summary, "summarize"]
 const asyncSummaryKeys = [...summaryKeys, "timeout"]
@@ -436,21 +453,38 @@ export class AsyncRollingMemory extends AsyncMemory {
 }
 
 /**
- * Every turn, kept (docs/contract.md section 6).
+ * Every turn, kept (docs/contract.md section 6). Options (all optional):
+ * `summaryRole` (how a restored summary reads back, default `"system"`) and
+ * `tokenCounter`. Throws `ConfigError` naming the option for options that
+ * are `null` or not an object (option `options`), a misspelt key (listing
+ * the known ones), a `summaryRole` other than `"system"` or `"user"`, or a
+ * `tokenCounter` that is not a function.
  *
  * @since 0.1.0
  * @category constructors
  */
 export class BufferMemory extends SyncMemory {
-  constructor()
+  constructor(options?: BufferOptions)
   /** With `restored`: holding that state (what {@link BufferMemory.fromJSON} decoded). @internal */
-  constructor(restored: Restored)
-  constructor(restored?: Restored) {
-    super(build(undefined, undefined, stateOf(restored), buildBuffer))
+  constructor(options: BufferOptions | undefined, restored: Restored)
+  constructor(options: BufferOptions = {}, restored?: Restored) {
+    checkOptions(options, bufferKeys)
+    const { tokenCounter, ...buffer } = options
+    super(
+      build(
+        undefined,
+        checkFunction("tokenCounter", tokenCounter),
+        stateOf(restored),
+        (services, fill) => buildBuffer(services, fill, buffer)
+      )
+    )
   }
-  /** Restores from a wire-format state (any strategy's); throws `StateDecodeError` on a bad one. */
-  static fromJSON(data: unknown): BufferMemory {
-    return new BufferMemory(decodeOrThrow(data))
+  /**
+   * Restores from a wire-format state (any strategy's); throws `StateDecodeError` on a bad one,
+   * `ConfigError` on bad options (as the constructor).
+   */
+  static fromJSON(data: unknown, options: BufferOptions = {}): BufferMemory {
+    return new BufferMemory(options, decodeOrThrow(data))
   }
 }
 
