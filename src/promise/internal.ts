@@ -133,7 +133,7 @@ export abstract class BaseMemory {
   protected readonly step: Built<Memory>["step"]
   /** The synchronous part of the memory's `addMessages`. @internal */
   protected readonly stepMany: Built<Memory>["stepMany"]
-  /** Adds still running a summarizer call. @internal */
+  /** Adds not yet done: in (or waiting behind) a summarizer call, or held back by the hard cap. @internal */
   protected readonly inFlight = new Set<Fiber.RuntimeFiber<void, unknown>>()
   /**
    * The scope owning the background folds (`fold: "background"` only; then
@@ -206,8 +206,8 @@ export abstract class BaseMemory {
    * With background folds (`fold: "background"`, docs/contract.md section
    * 5.1) the adds make no summarizer call: the fold in flight is
    * interrupted, committing nothing, the adds held back by the hard cap are
-   * appended in arrival order and resolve, and it resolves once they have;
-   * no fold starts after it (adds still append). The memory stays usable;
+   * appended in arrival order (before it resolves) and resolve; no fold
+   * starts after it (adds still append). The memory stays usable;
    * calling it again does no harm.
    */
   dispose(): Promise<void> {
