@@ -267,7 +267,7 @@ describe("Promise facade", () => {
     assert.deepStrictEqual(Object.getOwnPropertySymbols(memory), [])
     const saved = JSON.parse(JSON.stringify(new RollingMemory()))
     // @ts-expect-error -- only fromJSON passes a restored state
-    const buffer = new BufferMemory({ summary: "s", buffer: [] })
+    const buffer = new BufferMemory({}, { summary: "s", buffer: [] })
     assert.deepStrictEqual(buffer.summary, "")
     assert.deepStrictEqual(BufferMemory.fromJSON({ ...saved, summary: "kept" }).summary, "kept")
   })
@@ -338,6 +338,59 @@ describe("Promise facade options", () => {
         assert.instanceOf(caught, ConfigError)
         assert.strictEqual((caught as ConfigError).message, `invalid option options: must be an object, got ${got}`)
       }
+    }
+  })
+})
+
+describe("Promise facade: BufferMemory options", () => {
+  const thrown = (make: () => unknown): ConfigError => {
+    let caught: unknown
+    try {
+      make()
+    } catch (error) {
+      caught = error
+    }
+    assert.instanceOf(caught, ConfigError)
+    return caught as ConfigError
+  }
+  const saved = { version: 2, summary: "earlier", buffer: [{ role: "user", content: "a b c" }] }
+
+  it("summaryRole and tokenCounter are taken, by the constructor and by fromJSON", () => {
+    assert.deepStrictEqual(new BufferMemory().getMessages(), [])
+    assert.deepStrictEqual(new BufferMemory(undefined).getMessages(), [])
+    const restored = BufferMemory.fromJSON(saved, { summaryRole: "user", tokenCounter: (text) => text.length })
+    assert.deepStrictEqual(restored.getMessages().map(String), ["user: earlier", "user: a b c"])
+    assert.strictEqual(restored.bufferTokens, 5)
+    assert.deepStrictEqual(BufferMemory.fromJSON(saved).getMessages().map(String), [
+      "system: earlier",
+      "user: a b c"
+    ])
+    assert.strictEqual(BufferMemory.fromJSON(saved).bufferTokens, 3)
+    const memory = new BufferMemory({ summaryRole: "system", tokenCounter: () => 2 })
+    memory.addUserMessage("x")
+    memory.addAssistantMessage("y")
+    assert.strictEqual(memory.bufferTokens, 4)
+    assert.deepStrictEqual(memory.getMessages().map(String), ["user: x", "assistant: y"])
+  })
+
+  it("a misspelt key, a wrong type, null or a non-object is a ConfigError naming the option", () => {
+    const cases: ReadonlyArray<[unknown, string]> = [
+      [{ foo: 1 }, "invalid option foo: unknown option (known: summaryRole, tokenCounter)"],
+      [{ summaryrole: "user" }, "invalid option summaryrole: unknown option (known: summaryRole, tokenCounter)"],
+      [{ maxTokens: 10 }, "invalid option maxTokens: unknown option (known: summaryRole, tokenCounter)"],
+      [{ summaryRole: "assistant" }, "invalid option summaryRole: must be \"system\" or \"user\", got \"assistant\""],
+      [{ summaryRole: null }, "invalid option summaryRole: must be \"system\" or \"user\", got null"],
+      [{ tokenCounter: 5 }, "invalid option tokenCounter: must be a function, got number"],
+      [{ tokenCounter: null }, "invalid option tokenCounter: must be a function, got null"],
+      [null, "invalid option options: must be an object, got null"],
+      [5, "invalid option options: must be an object, got number"],
+      ["x", "invalid option options: must be an object, got string"],
+      [[], "invalid option options: must be an object, got array"]
+    ]
+    for (const [options, message] of cases) {
+      const bad = options as ConstructorParameters<typeof BufferMemory>[0]
+      assert.strictEqual(thrown(() => new BufferMemory(bad)).message, message)
+      assert.strictEqual(thrown(() => BufferMemory.fromJSON(saved, bad)).message, message)
     }
   })
 })

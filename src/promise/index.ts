@@ -42,6 +42,7 @@ import { ConfigError, SummarizerError } from "../Errors.js"
 import { checkOptionKeys } from "../internal/options.js"
 import type * as MemoryState from "../schema/MemoryState.js"
 import * as Summarizer from "../services/Summarizer.js"
+import type * as EffectBuffer from "../strategies/BufferMemory.js"
 import { buildBuffer, buildRolling, buildSummary, buildWindow } from "../strategies/internal/builders.js"
 import * as keys from "../strategies/internal/keys.js"
 import type * as EffectRolling from "../strategies/RollingMemory.js"
@@ -158,13 +159,16 @@ export interface AsyncRollingOptions extends RollingPolicies {
   /**
    * When folds run (docs/contract.md section 5.1): `"blocking"` (default),
    * or `"background"`: an add resolves once its turn is appended, and folds
-   * run one at a time behind it until `dispose()`. Needs `summarize`.
+   * run one at a time behind it until `dispose()`, which interrupts the fold
+   * in flight (committing nothing) and lets in the adds held back by
+   * `hardMaxTokens` (they resolve). Needs `summarize`.
    */
   readonly fold?: "blocking" | "background" | undefined
   /**
    * With `fold: "background"`: the buffer's hard cap in tokens (default
    * twice `maxTokens`); an add that would pass it waits for the fold in
-   * flight and rejects with that fold's error if it fails (its turn stays).
+   * flight and rejects with that fold's error if it fails (its turn stays);
+   * `dispose()` appends it at once and it resolves.
    */
   readonly hardMaxTokens?: number | undefined
   /**
@@ -184,6 +188,21 @@ export interface AsyncRollingOptions extends RollingPolicies {
    * kept in `lastFoldFailure`.
    */
   readonly timeout?: number | undefined
+}
+
+/**
+ * Options of `BufferMemory`: the Effect API's (`summaryRole`), with a
+ * function in place of the `TokenCounter` service.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface BufferOptions extends EffectBuffer.Options {
+  /**
+   * Counts tokens, for `bufferTokens` and `contextTokens` only (nothing is
+   * evicted); default: whitespace-separated words.
+   */
+  readonly tokenCounter?: CountTokens | undefined
 }
 
 /**
@@ -233,6 +252,7 @@ const checkOptions = (options: unknown, known: ReadonlyArray<string>): void => {
 
 // The Effect API's keys, with the facade's functions in place of services.
 const rollingKeys = [...keys.rolling, "summarize", "tokenCounter"]
+const bufferKeys = [...keys.buffer, "tokenCounter"]
 const asyncRollingKeys = [...rollingKeys, "fold", "hardMaxTokens", "foldRetries", "timeout"]
 const summaryKeys = [...keys.summary, "summarize"]
 const asyncSummaryKeys = [...summaryKeys, "timeout"]
@@ -285,8 +305,8 @@ const requireSummarize = <F>(options: { readonly summarize?: F }): F => {
   return options.summarize
 }
 
-// The Rolling and AsyncRolling classes differ in how `summarize` becomes a Summarizer, and in
-// background folds (async only: `scope` owns them).
+// The Rolling and AsyncRolling classes differ in their keys, in how `summarize` becomes a
+// Summarizer, and in background folds (async only: `scope` owns them, given with `fold: "background"`).
 const rollingMemory = <F>(
   options: RollingPolicies & {
     readonly maxTokens?: number | undefined
@@ -298,9 +318,10 @@ const rollingMemory = <F>(
   },
   toSummarizer: (summarize: F) => Summarizer.Service,
   state: MemoryState.MemoryState | undefined,
+  known: ReadonlyArray<string>,
   scope?: Scope.Scope
 ) => {
-  checkOptions(options, scope === undefined ? rollingKeys : asyncRollingKeys)
+  checkOptions(options, known)
   return build(
     options.summarize === undefined ? undefined : toSummarizer(checkFunction("summarize", options.summarize)),
     checkFunction("tokenCounter", options.tokenCounter),
@@ -313,7 +334,7 @@ const rollingMemory = <F>(
         services,
         retries === undefined ? rolling : { ...rolling, foldRetry: backoff(retries) },
         fill,
-        rolling.fold === "background" ? scope : undefined
+        scope
       )
     }
   )
@@ -368,7 +389,7 @@ export class RollingMemory extends SyncMemory {
   /** With `restored`: holding that state (what {@link RollingMemory.fromJSON} decoded). @internal */
   constructor(options: RollingOptions | undefined, restored: Restored)
   constructor(options: RollingOptions = {}, restored?: Restored) {
-    const built = rollingMemory(options, Summarizer.fromFunction, stateOf(restored))
+    const built = rollingMemory(options, Summarizer.fromFunction, stateOf(restored), rollingKeys)
     super(built)
     this.maxTokens = built.memory.maxTokens
   }
@@ -403,8 +424,15 @@ export class AsyncRollingMemory extends AsyncMemory {
         description: "needs summarize: without one, no call is made to bound"
       })
     }
-    const scope = Effect.runSync(Scope.make())
-    const built = rollingMemory(options, promiseSummarizer(options?.timeout), stateOf(restored), scope)
+    // Only background folds need a scope (dispose() closes it); the builder refuses a bad `fold`.
+    const scope = options?.fold === "background" ? Effect.runSync(Scope.make()) : undefined
+    const built = rollingMemory(
+      options,
+      promiseSummarizer(options?.timeout),
+      stateOf(restored),
+      asyncRollingKeys,
+      scope
+    )
     super(built, scope)
     this.rolling = built.memory
     this.maxTokens = built.memory.maxTokens
@@ -425,21 +453,38 @@ export class AsyncRollingMemory extends AsyncMemory {
 }
 
 /**
- * Every turn, kept (docs/contract.md section 6).
+ * Every turn, kept (docs/contract.md section 6). Options (all optional):
+ * `summaryRole` (how a restored summary reads back, default `"system"`) and
+ * `tokenCounter`. Throws `ConfigError` naming the option for options that
+ * are `null` or not an object (option `options`), a misspelt key (listing
+ * the known ones), a `summaryRole` other than `"system"` or `"user"`, or a
+ * `tokenCounter` that is not a function.
  *
  * @since 0.1.0
  * @category constructors
  */
 export class BufferMemory extends SyncMemory {
-  constructor()
+  constructor(options?: BufferOptions)
   /** With `restored`: holding that state (what {@link BufferMemory.fromJSON} decoded). @internal */
-  constructor(restored: Restored)
-  constructor(restored?: Restored) {
-    super(build(undefined, undefined, stateOf(restored), buildBuffer))
+  constructor(options: BufferOptions | undefined, restored: Restored)
+  constructor(options: BufferOptions = {}, restored?: Restored) {
+    checkOptions(options, bufferKeys)
+    const { tokenCounter, ...buffer } = options
+    super(
+      build(
+        undefined,
+        checkFunction("tokenCounter", tokenCounter),
+        stateOf(restored),
+        (services, fill) => buildBuffer(services, fill, buffer)
+      )
+    )
   }
-  /** Restores from a wire-format state (any strategy's); throws `StateDecodeError` on a bad one. */
-  static fromJSON(data: unknown): BufferMemory {
-    return new BufferMemory(decodeOrThrow(data))
+  /**
+   * Restores from a wire-format state (any strategy's); throws `StateDecodeError` on a bad one,
+   * `ConfigError` on bad options (as the constructor).
+   */
+  static fromJSON(data: unknown, options: BufferOptions = {}): BufferMemory {
+    return new BufferMemory(options, decodeOrThrow(data))
   }
 }
 

@@ -133,9 +133,12 @@ export abstract class BaseMemory {
   protected readonly step: Built<Memory>["step"]
   /** The synchronous part of the memory's `addMessages`. @internal */
   protected readonly stepMany: Built<Memory>["stepMany"]
-  /** Adds still running a summarizer call. @internal */
+  /** Adds not yet done: in (or waiting behind) a summarizer call, or held back by the hard cap. @internal */
   protected readonly inFlight = new Set<Fiber.RuntimeFiber<void, unknown>>()
-  /** The scope owning background folds, closed by `dispose()`. @internal */
+  /**
+   * The scope owning the background folds (`fold: "background"` only; then
+   * the adds' fibers make no summarizer call), closed by `dispose()`. @internal
+   */
   protected readonly scope: Scope.CloseableScope | undefined
 
   /** @internal */
@@ -197,20 +200,29 @@ export abstract class BaseMemory {
 
   /**
    * Cancels the summarizer calls in flight and resolves once they have
-   * stopped: their `AbortSignal` fires, their adds reject with a
-   * `DOMException` named `"AbortError"`, nothing of those folds is committed
-   * and the turns stay in the buffer. The memory stays usable; with
-   * background folds (`fold: "background"`), no fold starts after it
-   * (adds still append).
+   * stopped: their `AbortSignal` fires, their adds (and the adds waiting to
+   * prune behind them) reject with a `DOMException` named `"AbortError"`,
+   * nothing of those folds is committed and the turns stay in the buffer.
+   * With background folds (`fold: "background"`, docs/contract.md section
+   * 5.1) the adds make no summarizer call: the fold in flight is
+   * interrupted, committing nothing, the adds held back by the hard cap are
+   * appended in arrival order (before it resolves) and resolve; no fold
+   * starts after it (adds still append). The memory stays usable;
+   * calling it again does no harm.
    */
   dispose(): Promise<void> {
-    const fibers = [...this.inFlight]
     const scope = this.scope
-    if (fibers.length === 0 && scope === undefined) return Promise.resolve()
+    if (scope === undefined) {
+      const fibers = [...this.inFlight]
+      return fibers.length === 0 ? Promise.resolve() : Effect.runPromise(Fiber.interruptAll(fibers))
+    }
+    // Background folds: an add's fiber only waits for room under the hard cap. Interrupting it
+    // would drop its turn (an add interrupted while held back appends nothing); closing the scope
+    // interrupts the fold in flight and admits every held-back add, whose fibers then complete.
     return Effect.runPromise(
       Effect.zipRight(
-        fibers.length === 0 ? Effect.void : Fiber.interruptAll(fibers),
-        scope === undefined ? Effect.void : Scope.close(scope, Exit.void)
+        Scope.close(scope, Exit.void),
+        Effect.suspend(() => Effect.asVoid(Fiber.awaitAll([...this.inFlight])))
       )
     )
   }
@@ -267,10 +279,12 @@ export abstract class SyncMemory extends BaseMemory {
  */
 export abstract class AsyncMemory extends BaseMemory {
   /**
-   * Adds a message; resolves once its prune is done. Rejects with
-   * `InvalidMessageError`, `TokenCountError`, the summarizer's own error
-   * (the turn stays), or an `AbortError` when `dispose()` cancels its
-   * summarizer call. The turn is visible to reads at once.
+   * Adds a message; resolves once its prune is done (with background folds:
+   * once its turn is appended). Rejects with `InvalidMessageError`,
+   * `TokenCountError`, the summarizer's own error (the turn stays), or an
+   * `AbortError` when `dispose()` cancels the summarizer call it runs or
+   * waits behind (blocking folds; the turn stays). The turn is visible to
+   * reads at once, unless held back by a background fold's hard cap.
    */
   async addMessage(role: string, content: string, options?: MessageOptions): Promise<void> {
     return this.run(this.step(toMessage(role, content, options)))

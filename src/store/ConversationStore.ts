@@ -531,10 +531,22 @@ export interface SqlOptions {
   readonly table?: string | undefined
 }
 
-const importModule = <A>(load: () => Promise<A>, what: string): Effect.Effect<A> =>
+/**
+ * The versions of the optional peers a store loads, as the hint of a
+ * missing one pins them (a bare `npm i @effect/sql-pg` would pull the
+ * Effect 4 line, which needs another `effect`).
+ */
+const PEERS = {
+  "@effect/sql": "@effect/sql@0.52.1",
+  "@effect/sql-sqlite-node": "@effect/sql-sqlite-node@0.53.0",
+  "@effect/sql-pg": "@effect/sql-pg@0.53.0",
+  "ioredis": "ioredis@5.9.2"
+} as const
+
+const importModule = <A>(load: () => Promise<A>, what: keyof typeof PEERS): Effect.Effect<A> =>
   Effect.orDie(Effect.tryPromise({
     try: load,
-    catch: (cause) => new Error(`rollmem/store: ${what} is not installed (npm i ${what})`, { cause })
+    catch: (cause) => new Error(`rollmem/store: ${what} is not installed (npm i ${PEERS[what]})`, { cause })
   }))
 
 /** The driver's error code (a PostgreSQL SQLSTATE, an SQLite result code) behind a `SqlError`. */
@@ -793,7 +805,7 @@ const layerDriver = <Driver>(
 
 /**
  * A store in an SQLite database file, through `@effect/sql-sqlite-node`
- * (an optional peer dependency: `npm i @effect/sql-sqlite-node`). Safe
+ * (an optional peer dependency: `npm i @effect/sql-sqlite-node@0.53.0`). Safe
  * across processes on one host: every process may open the same file. The
  * database runs in WAL mode, which needs the file on a local disk (not a
  * network share); a writer waits up to 5 seconds for the write lock (the
@@ -933,7 +945,7 @@ interface RedisCommands {
 
 /**
  * A store in Redis (5 or later, or a compatible server), through `ioredis`
- * (an optional peer dependency: `npm i ioredis@5`). Each conversation is one
+ * (an optional peer dependency: `npm i ioredis@5.9.2`). Each conversation is one
  * hash under `prefix + id` with the fields `revision` and `state` (the
  * wire-format JSON), and `requestIds` when the save gave some; a deleted
  * conversation keeps `revision` alone (its tombstone). A save is one Lua script, atomic on the server: it compares
