@@ -184,28 +184,28 @@ export interface Column {
 const withoutGiven = ({ given: _, ...options }: Options): Options => options
 
 /**
- * An option the set's resulting strategy does not take (see
- * `StrategyOptions.ts`): the set's own first (`"strategy=window,max-tokens=500":
- * max-tokens does not apply to the window strategy (...)`), then those given
- * outside the set (`base.given`).
+ * An option of the set that the set's resulting strategy does not take (see
+ * `StrategyOptions.ts`): `"strategy=window,max-tokens=500": max-tokens does
+ * not apply to the window strategy (...)`. Options given outside the sets
+ * are the base column's: they were checked against its strategy, and a set
+ * that changes the strategy keeps those its strategy takes (`--max-tokens
+ * 1000 --compare strategy=window,max-messages=6` compares a rolling memory
+ * of 1,000 tokens with a window of 6 messages).
  */
-const checkTaken = (set: OptionSet, s: Strategy, given: ReadonlyArray<string>): ConfigError | undefined => {
-  const refuse = (what: string) =>
-    new ConfigError({
-      option: "--compare",
-      description: `"${set.text}": ${what} ${StrategyOptions.doesNotApply(s, "")}`
-    })
+const checkTaken = (set: OptionSet, s: Strategy): ConfigError | undefined => {
   const own = StrategyOptions.firstNotTaken(s, set.changes.map((change) => change.key.name))
-  if (own !== undefined) return refuse(own)
-  const other = StrategyOptions.firstNotTaken(s, given)
-  return other === undefined ? undefined : refuse(`--${other}, given outside the set,`)
+  return own === undefined ? undefined : new ConfigError({
+    option: "--compare",
+    description: `"${set.text}": ${own} ${StrategyOptions.doesNotApply(s, "")}`
+  })
 }
 
 /**
  * Checks every set against the base options: the columns to replay, the
  * base options first. Fails with `ConfigError` for a set {@link parse} or
- * `makeConfig` refuses, or one giving (itself, or in `base.given`) an
- * option its strategy does not take, naming the set.
+ * `makeConfig` refuses, or one giving an option its strategy does not
+ * take, naming the set (options given outside the sets apply to the sets
+ * whose strategy takes them).
  *
  * @since 0.2.0
  * @category constructors
@@ -225,7 +225,7 @@ export const columnsOf = (
     for (const text of sets) {
       const set = yield* parse(text)
       const options = apply(base, set)
-      const config = yield* makeConfig(options, (strategy) => checkTaken(set, strategy, base.given ?? [])).pipe(
+      const config = yield* makeConfig(options, (strategy) => checkTaken(set, strategy)).pipe(
         Effect.mapError((error) =>
           error.option === "--compare" ? error : new ConfigError({
             option: "--compare",
