@@ -74,6 +74,22 @@ export const mapNow = <A, B, E>(self: Effect.Effect<A, E>, f: (a: A) => B): Effe
   return Exit.isSuccess(exit) ? Exit.succeed(f(exit.value)) : Exit.failCause(exit.cause)
 }
 
+/**
+ * `Effect.flatMap`, applied at once when `self` is already an `Exit`, so the
+ * result is `f`'s (an `Exit` when `f` returns one): a synchronous fold stays
+ * one step, with no fiber to run it.
+ *
+ * @internal
+ */
+export const flatMapNow = <A, B, E, E2>(
+  self: Effect.Effect<A, E>,
+  f: (a: A) => Effect.Effect<B, E2>
+): Effect.Effect<B, E | E2> => {
+  if (!Exit.isExit(self)) return Effect.flatMap(self, f)
+  const exit = self as Exit.Exit<A, E>
+  return Exit.isSuccess(exit) ? f(exit.value) : Exit.failCause(exit.cause)
+}
+
 /** @internal */
 export interface Core {
   summary: string
@@ -317,7 +333,7 @@ const countAndCommit = (
   plan: Plan<Message.Message>,
   summary: string
 ): Effect.Effect<void, SummaryBudgetError | TokenCountError> =>
-  Effect.flatMap(summary === "" ? Exit.succeed(0) : countText(core.counter)(summary), (tokens) => {
+  flatMapNow(summary === "" ? Exit.succeed(0) : countText(core.counter)(summary), (tokens) => {
     const max = core.maxSummaryTokens
     if (max !== undefined && tokens > max) return Exit.fail(new SummaryBudgetError({ tokens, maxSummaryTokens: max }))
     commit(core, generation, plan, summary, tokens)
