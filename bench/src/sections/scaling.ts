@@ -159,9 +159,9 @@ export const runScaling = async (
     }
     return n
   }
-  const precounted = Layer.succeed(TokenCounter.TokenCounter, {
-    count: (text: string) => Effect.succeed(lookup(text))
-  })
+  // Built as a user builds a counter from a function: it has a synchronous form, so adds and folds
+  // take the memory's synchronous path, as with o200k_base.
+  const precounted = Layer.succeed(TokenCounter.TokenCounter, TokenCounter.fromFunction(lookup))
   const precountedRuntime = await makeRuntime(precounted, counting)
   // No summarizer: evicted turns are dropped inline (no lock, no call).
   const dropRuntime = ManagedRuntime.make(Layer.merge(precounted, Summarizer.layerDrop))
