@@ -302,7 +302,7 @@ describe("Promise facade options", () => {
       ],
       [
         () => new WindowMemory({ maxMessages: 3, max: 1 } as never),
-        "invalid option max: unknown option (known: maxMessages, targetMessages, boundary, pinSystem, summaryRole)"
+        "invalid option max: unknown option (known: maxMessages, targetMessages, boundary, pinSystem, summaryRole, tokenCounter)"
       ],
       [
         () => new SummaryMemory({ summarize: () => "", tokenCounter: () => 1 } as never),
@@ -371,6 +371,23 @@ describe("Promise facade: BufferMemory options", () => {
     memory.addAssistantMessage("y")
     assert.strictEqual(memory.bufferTokens, 4)
     assert.deepStrictEqual(memory.getMessages().map(String), ["user: x", "assistant: y"])
+  })
+
+  it("WindowMemory takes a tokenCounter too: it counts bufferTokens, the window still evicts by count", () => {
+    const memory = new WindowMemory({ maxMessages: 2, tokenCounter: (text) => text.length })
+    memory.addUserMessage("abc")
+    memory.addAssistantMessage("de")
+    memory.addUserMessage("f")
+    memory.addAssistantMessage("ghij")
+    assert.deepStrictEqual(memory.getMessages().map(String), ["user: f", "assistant: ghij"])
+    assert.strictEqual(memory.bufferTokens, 5)
+    const restored = WindowMemory.fromJSON(saved, { maxMessages: 2, tokenCounter: () => 7 })
+    assert.strictEqual(restored.bufferTokens, 7)
+    assert.throws(
+      () => new WindowMemory({ maxMessages: 2, tokenCounter: 5 as never }),
+      ConfigError,
+      "invalid option tokenCounter"
+    )
   })
 
   it("a misspelt key, a wrong type, null or a non-object is a ConfigError naming the option", () => {

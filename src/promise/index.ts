@@ -206,12 +206,20 @@ export interface BufferOptions extends EffectBuffer.Options {
 }
 
 /**
- * Options of `WindowMemory`.
+ * Options of `WindowMemory`: the Effect API's (`maxMessages`, required; the
+ * context policies), with a token-counting function in place of the
+ * `TokenCounter` service.
  *
  * @since 0.1.0
  * @category models
  */
-export type WindowOptions = EffectWindow.Options
+export interface WindowOptions extends EffectWindow.Options {
+  /**
+   * Counts tokens, for `bufferTokens` and `contextTokens` only (the window
+   * evicts by message count); default: whitespace-separated words.
+   */
+  readonly tokenCounter?: CountTokens | undefined
+}
 
 /**
  * Options of `SummaryMemory`.
@@ -253,6 +261,7 @@ const checkOptions = (options: unknown, known: ReadonlyArray<string>): void => {
 // The Effect API's keys, with the facade's functions in place of services.
 const rollingKeys = [...keys.rolling, "summarize", "tokenCounter"]
 const bufferKeys = [...keys.buffer, "tokenCounter"]
+const windowKeys = [...keys.window, "tokenCounter"]
 const asyncRollingKeys = [...rollingKeys, "fold", "hardMaxTokens", "foldRetries", "timeout"]
 const summaryKeys = [...keys.summary, "summarize"]
 const asyncSummaryKeys = [...summaryKeys, "timeout"]
@@ -490,7 +499,8 @@ export class BufferMemory extends SyncMemory {
 
 /**
  * The last `maxMessages` messages, by units (docs/contract.md section 7). Throws
- * `ConfigError` when `maxMessages` is not a positive integer.
+ * `ConfigError` when `maxMessages` is not a positive integer, on a misspelt
+ * option, or a `tokenCounter` that is not a function.
  *
  * @since 0.1.0
  * @category constructors
@@ -502,12 +512,13 @@ export class WindowMemory extends SyncMemory {
   /** With `restored`: holding that state (what {@link WindowMemory.fromJSON} decoded). @internal */
   constructor(options: WindowOptions, restored: Restored)
   constructor(options: WindowOptions, restored?: Restored) {
-    checkOptions(options, keys.window)
+    checkOptions(options, windowKeys)
+    const { tokenCounter, ...window } = options
     const built = build(
       undefined,
-      undefined,
+      checkFunction("tokenCounter", tokenCounter),
       stateOf(restored),
-      (services, fill) => buildWindow(services, options, fill)
+      (services, fill) => buildWindow(services, window, fill)
     )
     super(built)
     this.maxMessages = built.memory.maxMessages
