@@ -10,6 +10,7 @@ import {
   RollingMemory,
   StateDecodeError,
   SummarizerError,
+  SummaryBudgetError,
   SummaryMemory,
   TokenCountError,
   WindowMemory
@@ -305,8 +306,8 @@ describe("Promise facade options", () => {
         "invalid option max: unknown option (known: maxMessages, targetMessages, boundary, pinSystem, summaryRole, tokenCounter)"
       ],
       [
-        () => new SummaryMemory({ summarize: () => "", tokenCounter: () => 1 } as never),
-        "invalid option tokenCounter: unknown option (known: summaryRole, maxSummaryTokens, summarize)"
+        () => new SummaryMemory({ summarize: () => "", tokencounter: () => 1 } as never),
+        "invalid option tokencounter: unknown option (known: summaryRole, maxSummaryTokens, summarize, tokenCounter)"
       ]
     ]
     for (const [make, message] of cases) {
@@ -371,6 +372,19 @@ describe("Promise facade: BufferMemory options", () => {
     memory.addAssistantMessage("y")
     assert.strictEqual(memory.bufferTokens, 4)
     assert.deepStrictEqual(memory.getMessages().map(String), ["user: x", "assistant: y"])
+  })
+
+  it("SummaryMemory takes a tokenCounter: the summary is counted with it, against maxSummaryTokens too", () => {
+    const memory = new SummaryMemory({
+      summarize: (summary, turns) => `${summary}${turns.map((t) => t.content).join("")}`,
+      tokenCounter: (text) => text.length,
+      maxSummaryTokens: 5
+    })
+    memory.addUserMessage("abc")
+    assert.strictEqual(memory.summary, "abc")
+    assert.strictEqual(memory.summaryTokens, 3)
+    assert.throws(() => memory.addUserMessage("def"), SummaryBudgetError)
+    assert.strictEqual(memory.summary, "abc")
   })
 
   it("WindowMemory takes a tokenCounter too: it counts bufferTokens, the window still evicts by count", () => {

@@ -99,6 +99,8 @@ export {
   StateDecodeError,
   /** @since 0.1.0 */
   SummarizerError,
+  /** A summary over `maxSummaryTokens` (the fold commits nothing). @since 0.2.0 */
+  SummaryBudgetError,
   /** @since 0.1.0 */
   TokenCountError
 } from "../Errors.js"
@@ -230,6 +232,11 @@ export interface WindowOptions extends EffectWindow.Options {
 export interface SummaryOptions extends EffectSummary.Options {
   /** Folds each turn into the summary (required). */
   readonly summarize: Summarize
+  /**
+   * Counts tokens: the summary against `maxSummaryTokens`, and
+   * `summaryTokens` / `contextTokens`; default: whitespace-separated words.
+   */
+  readonly tokenCounter?: CountTokens | undefined
 }
 
 /**
@@ -241,6 +248,8 @@ export interface SummaryOptions extends EffectSummary.Options {
 export interface AsyncSummaryOptions extends EffectSummary.Options {
   /** Folds each turn into the summary (required); may return a Promise. */
   readonly summarize: AsyncSummarize
+  /** As {@link SummaryOptions.tokenCounter}. */
+  readonly tokenCounter?: CountTokens | undefined
   /**
    * How long one summarizer call may take, in milliseconds (a positive
    * integer; default: no limit). A call that has not settled by then is
@@ -263,7 +272,7 @@ const rollingKeys = [...keys.rolling, "summarize", "tokenCounter"]
 const bufferKeys = [...keys.buffer, "tokenCounter"]
 const windowKeys = [...keys.window, "tokenCounter"]
 const asyncRollingKeys = [...rollingKeys, "fold", "hardMaxTokens", "foldRetries", "timeout"]
-const summaryKeys = [...keys.summary, "summarize"]
+const summaryKeys = [...keys.summary, "summarize", "tokenCounter"]
 const asyncSummaryKeys = [...summaryKeys, "timeout"]
 
 // `timeout`: absent, or a positive integer (milliseconds).
@@ -373,12 +382,13 @@ const summaryMemory = <F>(
 ) => {
   checkOptions(options, known)
   const summarizer = toSummarizer(requireSummarize(options))
-  const { summarize: _summarize, timeout: _timeout, ...summary } = options as typeof options & {
+  const { summarize: _summarize, timeout: _timeout, tokenCounter, ...summary } = options as typeof options & {
     readonly timeout?: unknown
+    readonly tokenCounter?: CountTokens | undefined
   }
   return build(
     summarizer,
-    undefined,
+    checkFunction("tokenCounter", tokenCounter),
     state,
     (services, fill) => buildSummary({ counter: services.counter, summarizer }, fill, summary)
   )
