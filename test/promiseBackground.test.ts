@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { AsyncRollingMemory } from "../src/promise/index.js"
+import { AsyncRollingMemory, ConfigError } from "../src/promise/index.js"
 
 // A summarizer that never answers: its call ends only when its signal is aborted (rejecting with the
 // signal's reason). `started` resolves at the first call.
@@ -102,5 +102,20 @@ describe("AsyncRollingMemory: dispose()", () => {
     assert.strictEqual(signals.length, 1)
     assert.strictEqual(memory.summary, "")
     assert.deepStrictEqual(contents(memory), ["a b", "c d", "e f"])
+  })
+})
+
+describe("AsyncRollingMemory: background options, in the facade's terms", () => {
+  it("foldRetries without fold: \"background\", and fold: \"background\" without summarize, are ConfigErrors", () => {
+    assert.throws(
+      () => new AsyncRollingMemory({ summarize: () => "", foldRetries: 2 }),
+      ConfigError,
+      "invalid option foldRetries: needs fold: \"background\""
+    )
+    assert.throws(
+      () => new AsyncRollingMemory({ fold: "background" }),
+      ConfigError,
+      "invalid option fold: \"background\" needs summarize: without it, evicted turns are dropped at once"
+    )
   })
 })

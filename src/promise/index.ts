@@ -340,6 +340,7 @@ const rollingMemory = <F>(
   scope?: Scope.Scope
 ) => {
   checkOptions(options, known)
+  checkFacadeBackground(options)
   return build(
     options.summarize === undefined ? undefined : toSummarizer(checkFunction("summarize", options.summarize)),
     checkFunction("tokenCounter", options.tokenCounter),
@@ -356,6 +357,24 @@ const rollingMemory = <F>(
       )
     }
   )
+}
+
+// What the Effect API says of `foldRetry` and of a missing Summarizer, in the facade's own terms.
+const checkFacadeBackground = (options: {
+  readonly fold?: unknown
+  readonly foldRetries?: unknown
+  readonly summarize?: unknown
+}): void => {
+  if (options.fold !== "background") {
+    if (options.foldRetries !== undefined) {
+      throw new ConfigError({ option: "foldRetries", description: "needs fold: \"background\"" })
+    }
+  } else if (options.summarize === undefined) {
+    throw new ConfigError({
+      option: "fold",
+      description: "\"background\" needs summarize: without it, evicted turns are dropped at once"
+    })
+  }
 }
 
 // `foldRetries`: absent, or a non-negative integer.
