@@ -29,6 +29,18 @@ const recorder = () => {
   return { calls, summarize }
 }
 
+/** The ConfigError that `make` throws (it must throw one). */
+const thrown = (make: () => unknown): ConfigError => {
+  let caught: unknown
+  try {
+    make()
+  } catch (error) {
+    caught = error
+  }
+  assert.instanceOf(caught, ConfigError)
+  return caught as ConfigError
+}
+
 describe("Promise facade", () => {
   it("RollingMemory folds evicted turns with one call and aligns to a user turn (contract 4 example)", () => {
     const { calls, summarize } = recorder()
@@ -310,16 +322,7 @@ describe("Promise facade options", () => {
         "invalid option tokencounter: unknown option (known: summaryRole, maxSummaryTokens, summarize, tokenCounter)"
       ]
     ]
-    for (const [make, message] of cases) {
-      let caught: unknown
-      try {
-        make()
-      } catch (error) {
-        caught = error
-      }
-      assert.instanceOf(caught, ConfigError)
-      assert.strictEqual((caught as ConfigError).message, message)
-    }
+    for (const [make, message] of cases) assert.strictEqual(thrown(make).message, message)
   })
 
   it("options that are null or not an object are a ConfigError naming them", () => {
@@ -330,30 +333,13 @@ describe("Promise facade options", () => {
       ]
     ) {
       for (const [value, got] of [[null, "null"], [5, "number"], ["x", "string"]] as const) {
-        let caught: unknown
-        try {
-          make(value)
-        } catch (error) {
-          caught = error
-        }
-        assert.instanceOf(caught, ConfigError)
-        assert.strictEqual((caught as ConfigError).message, `invalid option options: must be an object, got ${got}`)
+        assert.strictEqual(thrown(() => make(value)).message, `invalid option options: must be an object, got ${got}`)
       }
     }
   })
 })
 
 describe("Promise facade: BufferMemory options", () => {
-  const thrown = (make: () => unknown): ConfigError => {
-    let caught: unknown
-    try {
-      make()
-    } catch (error) {
-      caught = error
-    }
-    assert.instanceOf(caught, ConfigError)
-    return caught as ConfigError
-  }
   const saved = { version: 2, summary: "earlier", buffer: [{ role: "user", content: "a b c" }] }
 
   it("summaryRole and tokenCounter are taken, by the constructor and by fromJSON", () => {
