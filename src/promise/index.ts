@@ -333,6 +333,7 @@ const rollingMemory = <F>(
     readonly fold?: "blocking" | "background" | undefined
     readonly hardMaxTokens?: number | undefined
     readonly foldRetries?: number | undefined
+    readonly timeout?: number | undefined
   },
   toSummarizer: (summarize: F) => Summarizer.Service,
   state: MemoryState.MemoryState | undefined,
@@ -340,14 +341,13 @@ const rollingMemory = <F>(
   scope?: Scope.Scope
 ) => {
   checkOptions(options, known)
-  checkFacadeBackground(options)
+  checkNeeds(options)
   return build(
     options.summarize === undefined ? undefined : toSummarizer(checkFunction("summarize", options.summarize)),
     checkFunction("tokenCounter", options.tokenCounter),
     state,
     (services, fill) => {
-      const { foldRetries, summarize: _summarize, timeout: _timeout, tokenCounter: _tokenCounter, ...rolling } =
-        options as typeof options & { readonly timeout?: unknown }
+      const { foldRetries, summarize: _summarize, timeout: _timeout, tokenCounter: _tokenCounter, ...rolling } = options
       const retries = checkRetries(foldRetries)
       return buildRolling(
         services,
@@ -359,21 +359,25 @@ const rollingMemory = <F>(
   )
 }
 
-// What the Effect API says of `foldRetry` and of a missing Summarizer, in the facade's own terms.
-const checkFacadeBackground = (options: {
+// The async options that need another, in the facade's own terms (the Effect API names `foldRetry` and
+// `Summarizer.drop`): `timeout` and `fold: "background"` need `summarize`, `foldRetries` needs background folds.
+const checkNeeds = (options: {
   readonly fold?: unknown
   readonly foldRetries?: unknown
   readonly summarize?: unknown
+  readonly timeout?: unknown
 }): void => {
-  if (options.fold !== "background") {
-    if (options.foldRetries !== undefined) {
-      throw new ConfigError({ option: "foldRetries", description: "needs fold: \"background\"" })
+  const needs = (option: string, description: string) => {
+    throw new ConfigError({ option, description })
+  }
+  if (options.summarize === undefined) {
+    if (options.timeout !== undefined) needs("timeout", "needs summarize: without one, no call is made to bound")
+    if (options.fold === "background") {
+      needs("fold", "\"background\" needs summarize: without it, evicted turns are dropped at once")
     }
-  } else if (options.summarize === undefined) {
-    throw new ConfigError({
-      option: "fold",
-      description: "\"background\" needs summarize: without it, evicted turns are dropped at once"
-    })
+  }
+  if (options.fold !== "background" && options.foldRetries !== undefined) {
+    needs("foldRetries", "needs fold: \"background\"")
   }
 }
 
@@ -394,17 +398,18 @@ const backoff = (retries: number): Schedule.Schedule<unknown, unknown> =>
 
 // The same for the Summary and AsyncSummary classes.
 const summaryMemory = <F>(
-  options: EffectSummary.Options & { readonly summarize: F },
+  options: EffectSummary.Options & {
+    readonly summarize: F
+    readonly tokenCounter?: CountTokens | undefined
+    readonly timeout?: number | undefined
+  },
   toSummarizer: (summarize: F) => Summarizer.Service,
   state: MemoryState.MemoryState | undefined,
   known: ReadonlyArray<string> = summaryKeys
 ) => {
   checkOptions(options, known)
   const summarizer = toSummarizer(requireSummarize(options))
-  const { summarize: _summarize, timeout: _timeout, tokenCounter, ...summary } = options as typeof options & {
-    readonly timeout?: unknown
-    readonly tokenCounter?: CountTokens | undefined
-  }
+  const { summarize: _summarize, timeout: _timeout, tokenCounter, ...summary } = options
   return build(
     summarizer,
     checkFunction("tokenCounter", tokenCounter),
@@ -456,12 +461,6 @@ export class AsyncRollingMemory extends AsyncMemory {
   /** With `restored`: holding that state (what {@link AsyncRollingMemory.fromJSON} decoded). @internal */
   constructor(options: AsyncRollingOptions | undefined, restored: Restored)
   constructor(options: AsyncRollingOptions = {}, restored?: Restored) {
-    if (options?.timeout !== undefined && options.summarize === undefined) {
-      throw new ConfigError({
-        option: "timeout",
-        description: "needs summarize: without one, no call is made to bound"
-      })
-    }
     // Only background folds need a scope (dispose() closes it); the builder refuses a bad `fold`.
     const scope = options?.fold === "background" ? Effect.runSync(Scope.make()) : undefined
     const built = rollingMemory(
