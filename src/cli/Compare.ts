@@ -11,9 +11,9 @@
  * summarizer options of `rollmem replay` (the tokenizer is one per run).
  * An unknown key, a key given twice, or a value that is not of the option's
  * kind is a `ConfigError` naming the set and the key (with the closest known
- * key when one is close). So is an option the set's strategy does not
- * take, whether the set gives it or the other options do
- * (`StrategyOptions.ts`).
+ * key when one is close). So is an option of the set that the set's
+ * strategy does not take (`StrategyOptions.ts`); the options given outside
+ * the sets are the base column's, kept by a set whose strategy takes them.
  *
  * @example
  * ```sh

@@ -250,12 +250,12 @@ export const encode = (messages: ReadonlyArray<Message>, format: OutputFormat): 
           return toGemini(messages)
       }
     },
-    catch: (error) =>
-      error instanceof AdapterError
-        ? error.violations !== undefined && error.violations.length > 0
-          ? error.violations.map((v) => v.description).join("; ")
-          : error.description
-        : error instanceof Error
-        ? error.message
-        : String(error)
+    catch: refusal
   })
+
+// Why a `to…` refused: the violations of the context, each naming its message, or the adapter's description.
+const refusal = (error: unknown): string => {
+  if (!(error instanceof AdapterError)) return error instanceof Error ? error.message : String(error)
+  const violations = error.violations ?? []
+  return violations.length > 0 ? violations.map((v) => v.description).join("; ") : error.description
+}

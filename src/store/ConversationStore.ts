@@ -634,7 +634,7 @@ const ensureTable = (sql: SqlClient.SqlClient, name: string): Effect.Effect<void
           // Only when missing: ALTER TABLE takes the table's strongest lock even when it changes nothing.
           if (!rows.some((r) => r.name === "request_ids")) yield* sql`ALTER TABLE ${table} ADD COLUMN request_ids TEXT`
         })),
-        { times: 5, while: isCreationRace }
+        { times: TRANSIENT_RETRIES, while: isCreationRace }
       ),
     sqlite: () =>
       Effect.zipRight(
