@@ -19,6 +19,17 @@ import { example, failureOf, repoRoot, type Run, runCli } from "./support/cli.js
 
 const replay = (args: ReadonlyArray<string>) => runCli(["replay", example, "--tokenizer", "words", ...args])
 
+/** A successful JSON run's document. */
+const jsonOf = <A>(args: ReadonlyArray<string>) =>
+  Effect.map(replay(["--format", "json", ...args]), (r) => {
+    assert.isTrue(Exit.isSuccess(r.exit), r.stderr)
+    return JSON.parse(r.stdout) as A
+  })
+
+interface Compared {
+  readonly compare: ReadonlyArray<{ readonly options: { readonly strategy: string }; readonly totals: unknown }>
+}
+
 const assertRefused = (r: Run, line: string) => {
   assert.isTrue(Exit.isFailure(r.exit))
   assert.instanceOf(failureOf(r), CliFailure)
@@ -218,9 +229,7 @@ describe("rollmem replay --compare: an option the set's strategy does not take",
 
   it.effect("sets that change the strategy run when every option given applies to it", () =>
     Effect.gen(function*() {
-      const r = yield* replay([
-        "--format",
-        "json",
+      const doc = yield* jsonOf<Compared>([
         "--summary-role",
         "user",
         "--compare",
@@ -230,10 +239,6 @@ describe("rollmem replay --compare: an option the set's strategy does not take",
         "--compare",
         "strategy=summary,summary-tokens=100"
       ])
-      assert.isTrue(Exit.isSuccess(r.exit), r.stderr)
-      const doc = JSON.parse(r.stdout) as {
-        compare: ReadonlyArray<{ readonly options: { readonly strategy: string; readonly given?: unknown } }>
-      }
       assert.deepStrictEqual(doc.compare.map((c) => c.options.strategy), ["rolling", "window", "buffer", "summary"])
       // which options were given is how they were checked, not an option a column ran with
       assert.isTrue(doc.compare.every((c) => !("given" in c.options)))
@@ -241,9 +246,7 @@ describe("rollmem replay --compare: an option the set's strategy does not take",
 
   it.effect("options given outside the sets are the base column's: a rolling budget beside a window", () =>
     Effect.gen(function*() {
-      const r = yield* replay([
-        "--format",
-        "json",
+      const doc = yield* jsonOf<Compared>([
         "--max-tokens",
         "1000",
         "--pin-system",
@@ -252,11 +255,14 @@ describe("rollmem replay --compare: an option the set's strategy does not take",
         "--compare",
         "strategy=buffer"
       ])
-      assert.isTrue(Exit.isSuccess(r.exit), r.stderr)
-      const doc = JSON.parse(r.stdout) as {
-        compare: ReadonlyArray<{ readonly options: { readonly strategy: string; readonly maxMessages: number } }>
-      }
       assert.deepStrictEqual(doc.compare.map((c) => c.options.strategy), ["rolling", "window", "buffer"])
-      assert.strictEqual(doc.compare[1].options.maxMessages, 6)
+      // each column as the same options given alone: the window keeps --pin-system, the buffer neither
+      const alone = (args: ReadonlyArray<string>) =>
+        Effect.map(jsonOf<{ readonly totals: unknown }>(args), (d) => d.totals)
+      assert.deepStrictEqual(doc.compare.map((c) => c.totals), [
+        yield* alone(["--max-tokens", "1000", "--pin-system"]),
+        yield* alone(["--strategy", "window", "--max-messages", "6", "--pin-system"]),
+        yield* alone(["--strategy", "buffer"])
+      ])
     }))
 })

@@ -39,8 +39,6 @@ const BUNDLE = bundleFixture(fileURLToPath(new URL("./fixtures/node.ts", import.
 
 const pg = await probePg()
 
-type Node = Process
-
 const startAll = (specs: ReadonlyArray<readonly [string, ReadonlyArray<string>]>) => startProcesses(BUNDLE, specs)
 
 const SHARDS = 16
@@ -65,7 +63,7 @@ const runners = (url: string, shards = SHARDS) =>
 const writers = (url: string, names: ReadonlyArray<string>, shards = SHARDS) =>
   startAll(names.map((name) => [name, ["writer", url, String(shards), name, String(TURNS)]] as const))
 
-const assertDone = (all: ReadonlyArray<Node>, results: ReadonlyArray<Exited>) => {
+const assertDone = (all: ReadonlyArray<Process>, results: ReadonlyArray<Exited>) => {
   for (const [i, r] of results.entries()) {
     assert.strictEqual(r.code, 0, `${all[i].name}: ${r.stderr.slice(-2000)}`)
     assert.include(r.stdout, "done\n")
@@ -79,12 +77,12 @@ const loadShared = (url: string) =>
   ).pipe(Effect.map(Option.getOrThrowWith(() => new Error("nothing stored"))))
 
 /** The runner that owns `shared`: the one whose summarizer folded it last. */
-const owner = (all: ReadonlyArray<Node>): Node | undefined => {
+const owner = (all: ReadonlyArray<Process>): Process | undefined => {
   const folding = all.filter((n) => n.stdout().includes("fold shared\n"))
   return folding.length === 1 ? folding[0] : undefined
 }
 
-const ownerOnceFolded = (all: ReadonlyArray<Node>) =>
+const ownerOnceFolded = (all: ReadonlyArray<Process>) =>
   Effect.promise(() => Promise.race(all.map((n) => n.printed("fold shared").then(() => n))))
 
 const schema: Effect.Effect<string, never, Scope.Scope> = Effect.map(pgSchema(), ({ url }) => url)
