@@ -12,6 +12,21 @@ import { ConfigError } from "../Errors.js"
 const describe = (value: unknown): string => value === null ? "null" : Array.isArray(value) ? "array" : typeof value
 
 /**
+ * A wrong option value as an error names it: a string quoted (`"lru"`), a
+ * number as written, `null`, else its type (`boolean`, `object`).
+ *
+ * @internal
+ */
+export const describeValue = (value: unknown): string =>
+  value === null
+    ? "null"
+    : typeof value === "string"
+    ? JSON.stringify(value)
+    : typeof value === "number"
+    ? String(value)
+    : typeof value
+
+/**
  * `undefined` when `options` is an object (not `null`, not an array), else
  * the `ConfigError` `option: "options"` ("must be an object, got null").
  *

@@ -59,7 +59,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { ConfigError } from "../Errors.js"
-import { checkOptionKeys } from "../internal/options.js"
+import { checkOptionKeys, describeValue } from "../internal/options.js"
 import { fromFunctionLabelled } from "../services/internal/counting.js"
 import * as TokenCounter from "../services/TokenCounter.js"
 
@@ -591,15 +591,6 @@ export interface LoadOptions {
 
 const optionKeys: ReadonlyArray<string> = ["engine", "framing"]
 
-const describe = (value: unknown): string =>
-  value === null
-    ? "null"
-    : typeof value === "string"
-    ? `"${value}"`
-    : typeof value === "number"
-    ? String(value)
-    : typeof value
-
 // The options, checked: an object of known keys with values of the right type.
 const checkOptions = (
   options: unknown
@@ -612,13 +603,13 @@ const checkOptions = (
     return Either.left(
       new ConfigError({
         option: "engine",
-        description: `unknown engine ${describe(engine)}: expected ${engines.map((e) => `"${e}"`).join(", ")}`
+        description: `unknown engine ${describeValue(engine)}: expected ${engines.map((e) => `"${e}"`).join(", ")}`
       })
     )
   }
   if (framing !== undefined && typeof framing !== "boolean") {
     return Either.left(
-      new ConfigError({ option: "framing", description: `expected true or false, got ${describe(framing)}` })
+      new ConfigError({ option: "framing", description: `expected true or false, got ${describeValue(framing)}` })
     )
   }
   return Either.right({ engine: engine as Engine | undefined, framing: framing === true })
@@ -651,7 +642,7 @@ const resolve = (
       return Either.left(
         new ConfigError({
           option: nameOption,
-          description: `unknown ${nameOption} ${describe(name)}: expected ${
+          description: `unknown ${nameOption} ${describeValue(name)}: expected ${
             nameOption === "tokenizer" ? knownNames : `a model name (${models.join(", ")})`
           }`
         })

@@ -6,7 +6,7 @@
  * @internal
  */
 import { ConfigError } from "../../Errors.js"
-import { checkObject, checkOptionKeys } from "../../internal/options.js"
+import { checkObject, checkOptionKeys, describeValue } from "../../internal/options.js"
 
 /** RollingMemory's options that a stored conversation takes too. @internal */
 export const rolling: ReadonlyArray<string> = [
@@ -39,9 +39,6 @@ export const byStrategy: { readonly [S in "rolling" | "buffer" | "window" | "sum
   summary
 }
 
-const describe = (value: unknown): string =>
-  value === null ? "null" : typeof value === "string" ? JSON.stringify(value) : typeof value
-
 /**
  * The one check of options that name their strategy (`Memory.make`, stored
  * conversations): an object, a known `strategy` (else a `ConfigError` on
@@ -60,7 +57,7 @@ export const checkStrategyOptions = (
   if (typeof strategy !== "string" || !Object.hasOwn(byStrategy, strategy)) {
     return new ConfigError({
       option: "strategy",
-      description: `must be one of ${Object.keys(byStrategy).join(", ")}, got ${describe(strategy)}`
+      description: `must be one of ${Object.keys(byStrategy).join(", ")}, got ${describeValue(strategy)}`
     })
   }
   const known = ["strategy", ...byStrategy[strategy as keyof typeof byStrategy], ...extraKeys]

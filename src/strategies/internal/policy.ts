@@ -9,6 +9,7 @@
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import { ConfigError, type TokenCountError } from "../../Errors.js"
+import { describeValue } from "../../internal/options.js"
 import * as Message from "../../schema/Message.js"
 import type { SummaryRole } from "./core.js"
 import type { Boundary, Config, EvictionIndex, Plan, Policy } from "./eviction.js"
@@ -130,15 +131,6 @@ export const startPrune = (
   return Effect.onExit(started, (exit) => Exit.isSuccess(exit) ? Effect.void : Effect.sync(() => index.undoClearings()))
 }
 
-const describe = (value: unknown): string =>
-  typeof value === "number"
-    ? String(value)
-    : value === null
-    ? "null"
-    : typeof value === "string"
-    ? JSON.stringify(value)
-    : typeof value
-
 const isPositiveInteger = (value: unknown): value is number =>
   typeof value === "number" && Number.isInteger(value) && value > 0
 
@@ -163,14 +155,14 @@ export const checkSummaryRole = (value: unknown): ConfigError | SummaryRole => {
   if (value === undefined) return "system"
   return value === "system" || value === "user"
     ? value
-    : fail("summaryRole", `must be "system" or "user", got ${describe(value)}`)
+    : fail("summaryRole", `must be "system" or "user", got ${describeValue(value)}`)
 }
 
 /** Checks `maxSummaryTokens`: absent, or a positive integer. @internal */
 export const checkMaxSummaryTokens = (value: unknown): ConfigError | number | undefined =>
   value === undefined || isPositiveInteger(value)
     ? value
-    : fail("maxSummaryTokens", `must be a positive integer, got ${describe(value)}`)
+    : fail("maxSummaryTokens", `must be a positive integer, got ${describeValue(value)}`)
 
 /**
  * Checks the pruning options of a memory whose budget is `budget` (already
@@ -189,22 +181,22 @@ export const checkPruning = (
 ): ConfigError | Pruning => {
   const target: unknown = (options as { readonly [key: string]: unknown } | undefined)?.[targetName]
   if (target !== undefined) {
-    if (!isPositiveInteger(target)) return fail(targetName, `must be a positive integer, got ${describe(target)}`)
+    if (!isPositiveInteger(target)) return fail(targetName, `must be a positive integer, got ${describeValue(target)}`)
     if (target > budget) return fail(targetName, `must be at most ${budgetName} (${budget}), got ${target}`)
   }
   const boundary: unknown = options?.boundary
   if (boundary !== undefined && boundary !== "aligned" && boundary !== "turn") {
-    return fail("boundary", `must be "aligned" or "turn", got ${describe(boundary)}`)
+    return fail("boundary", `must be "aligned" or "turn", got ${describeValue(boundary)}`)
   }
   const pinSystem: unknown = options?.pinSystem
   if (pinSystem !== undefined && typeof pinSystem !== "boolean") {
-    return fail("pinSystem", `must be a boolean, got ${describe(pinSystem)}`)
+    return fail("pinSystem", `must be a boolean, got ${describeValue(pinSystem)}`)
   }
   let clearing: Clearing | undefined
   const clear: unknown = options?.clearToolResults
   if (clear !== undefined) {
     if (typeof clear !== "object" || clear === null) {
-      return fail("clearToolResults", `must be an object { keep, placeholder?, until? }, got ${describe(clear)}`)
+      return fail("clearToolResults", `must be an object { keep, placeholder?, until? }, got ${describeValue(clear)}`)
     }
     for (const key of Object.keys(clear)) {
       if (key !== "keep" && key !== "placeholder" && key !== "until") {
@@ -217,13 +209,13 @@ export const checkPruning = (
       readonly until?: unknown
     }
     if (typeof keep !== "number" || !Number.isInteger(keep) || keep < 0) {
-      return fail("clearToolResults.keep", `must be a non-negative integer, got ${describe(keep)}`)
+      return fail("clearToolResults.keep", `must be a non-negative integer, got ${describeValue(keep)}`)
     }
     if (placeholder !== undefined && typeof placeholder !== "string") {
-      return fail("clearToolResults.placeholder", `must be a string, got ${describe(placeholder)}`)
+      return fail("clearToolResults.placeholder", `must be a string, got ${describeValue(placeholder)}`)
     }
     if (until !== undefined && until !== "target" && until !== "budget") {
-      return fail("clearToolResults.until", `must be "target" or "budget", got ${describe(until)}`)
+      return fail("clearToolResults.until", `must be "target" or "budget", got ${describeValue(until)}`)
     }
     clearing = { keep, placeholder: placeholder ?? DEFAULT_PLACEHOLDER, until: until ?? "target" }
   }
