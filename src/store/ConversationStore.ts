@@ -574,9 +574,9 @@ export const isTransientSqlError = (error: SqlError): boolean => {
 const TRANSIENT_RETRIES = 5
 
 /**
- * What a replica that waited for the table's lock can meet under REPEATABLE READ or SERIALIZABLE
- * (a snapshot older than the table another replica created): a transient error, or the table or its
- * row type reported as existing (SQLSTATE 42P07, 23505). A new attempt, with a new snapshot, succeeds.
+ * What table creation retries: a transient error, or the table or its row type reported as existing
+ * (SQLSTATE 42P07, 23505: the catalog race of `CREATE TABLE IF NOT EXISTS` run at once). A new
+ * attempt, with a new snapshot, succeeds.
  */
 const isCreationRace = (error: SqlError): boolean => {
   if (isTransientSqlError(error)) return true
@@ -617,12 +617,15 @@ const ensureTable = (sql: SqlClient.SqlClient, name: string): Effect.Effect<void
     request_ids TEXT
   )`
   return sql.onDialectOrElse({
-    // Under REPEATABLE READ or SERIALIZABLE the transaction's snapshot is taken by its first statement,
-    // before the lock is granted: a process that waited can then fail on the table another one just
-    // created. A new attempt (a new snapshot, the table there) succeeds; bounded, then the error.
+    // READ COMMITTED whatever the session's default: under REPEATABLE READ or SERIALIZABLE the
+    // transaction's snapshot is taken by its first statement, before the lock is granted, so a replica
+    // that waited would read the columns as they were before another one created the table, and add
+    // `request_ids` a second time (SQLSTATE 42701). At READ COMMITTED each statement after the lock
+    // sees what the replica before it committed. A lost race left anyway is retried; bounded.
     pg: () =>
       Effect.retry(
         sql.withTransaction(Effect.gen(function*() {
+          yield* sql`SET TRANSACTION ISOLATION LEVEL READ COMMITTED`
           yield* sql`SELECT pg_advisory_xact_lock(hashtext(current_schema() || ${`/${name}`}))`
           yield* create
           const rows = yield* sql<{ readonly name: string; readonly notnull: boolean }>`SELECT attname AS name,
@@ -690,8 +693,9 @@ const ensureTable = (sql: SqlClient.SqlClient, name: string): Effect.Effect<void
  * it up to 5 times before failing with {@link ConversationStoreError}.
  *
  * Table creation is race-free for any number of replicas starting at once:
- * on PostgreSQL it runs in a transaction holding `pg_advisory_xact_lock` on
- * the table's name; other databases get `CREATE TABLE IF NOT EXISTS`.
+ * on PostgreSQL it runs in a READ COMMITTED transaction (whatever the
+ * session's default) holding `pg_advisory_xact_lock` on the table's name;
+ * other databases get `CREATE TABLE IF NOT EXISTS`.
  * Written and tested for SQLite (3.35 or later, for `RETURNING`) and
  * PostgreSQL (9.5 or later).
  *

@@ -4,9 +4,10 @@
  * creation, and lost races inside the database (PostgreSQL serialization
  * failures, SQLite busy) reported as conflicts.
  */
+import * as PgClient from "@effect/sql-pg/PgClient"
 import { SqlError } from "@effect/sql/SqlError"
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Deferred, Effect, Fiber, Layer, Option, Redacted, Schedule } from "effect"
 import { createRequire } from "node:module"
 import * as MemoryState from "../../src/schema/MemoryState.js"
 import * as Message from "../../src/schema/Message.js"
@@ -178,6 +179,44 @@ describe.skipIf(servers.pg.unreachable !== undefined)("PostgreSQL", () => {
       )
       assert.deepStrictEqual(tables, [{ table_name: "rollmem_conversations" }])
     }))
+
+  // Live clock: the test polls the server for the waiting lock.
+  it.scopedLive(
+    "under SERIALIZABLE, a store waiting on the creation lock while another replica creates the table builds",
+    () =>
+      Effect.gen(function*() {
+        // The replica that waits took its transaction's snapshot before the table existed; a check of the
+        // columns read in that snapshot would find none and add `request_ids` a second time (SQLSTATE 42701).
+        const { url } = yield* pgSchema({ default_transaction_isolation: "serializable" })
+        const holder = Context.get(yield* Layer.build(PgClient.layer({ url: Redacted.make(url) })), PgClient.PgClient)
+        const locked = yield* Deferred.make<void>()
+        const release = yield* Deferred.make<void>()
+        yield* Effect.forkScoped(holder.withTransaction(Effect.gen(function*() {
+          yield* holder`SELECT pg_advisory_xact_lock(hashtext(current_schema() || '/rollmem_conversations'))`
+          yield* holder`CREATE TABLE rollmem_conversations (
+            id TEXT PRIMARY KEY NOT NULL, revision INTEGER NOT NULL, state TEXT, request_ids TEXT)`
+          yield* Deferred.succeed(locked, undefined)
+          yield* Deferred.await(release)
+        })))
+        yield* Deferred.await(locked)
+        const building = yield* Effect.forkScoped(Layer.build(ConversationStore.layerPg({ url, maxConnections: 1 })))
+        // Waits (bounded by the test's timeout) until the store's creation blocks on the lock.
+        yield* pgRun(
+          url,
+          `SELECT count(*)::int AS waiting FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
+           AND ((classid::bigint << 32) | objid::bigint) = hashtext(current_schema() || '/rollmem_conversations')::bigint`
+        )
+          .pipe(
+            Effect.repeat({
+              schedule: Schedule.spaced("5 millis"),
+              until: (rows) => (rows[0] as { readonly waiting: number }).waiting === 1
+            })
+          )
+        yield* Deferred.succeed(release, undefined)
+        const store = Context.get(yield* Fiber.join(building), Store)
+        assert.strictEqual(yield* store.save("after", stateA, 0), 1)
+      })
+  )
 
   it.scoped("under SERIALIZABLE, 32 saves racing from one revision: one wins, 31 conflicts (SQLSTATE 40001)", () =>
     Effect.gen(function*() {
