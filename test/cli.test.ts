@@ -63,7 +63,8 @@ const runJson = (args: ReadonlyArray<string>) =>
 const assertParseFailure = (r: Run, message: string) => {
   assert.isTrue(Exit.isFailure(r.exit))
   assert.isTrue(ValidationError.isValidationError(failureOf(r)))
-  assert.strictEqual(r.stderr, `${message}\n`)
+  // One line, as every other failure: no blank line after it.
+  assert.strictEqual(r.stderr, message)
   assert.strictEqual(r.stdout, "")
 }
 
@@ -761,12 +762,24 @@ describe("rollmem replay: an option it does not know", () => {
       }
     }))
 
+  it.effect("a command line @effect/cli refuses in its own words is one line `rollmem: ...` too", () =>
+    Effect.gen(function*() {
+      const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
+        [["frobnicate"], "rollmem: Invalid subcommand for rollmem - use one of 'replay', 'show'"],
+        [["--max-tokens", "5"], "rollmem: Invalid subcommand for rollmem - use one of 'replay', 'show'"],
+        [["replay"], "rollmem: Missing argument <files>"],
+        [["replay", "--strategy"], "rollmem: Expected a value following option: '--strategy'"],
+        [["show"], "rollmem: Missing argument <id>"]
+      ]
+      for (const [args, line] of cases) assertParseFailure(yield* runCli(args), line)
+    }))
+
   it("exits with code 1, like every other error, and prints nothing on stdout", async () => {
     const result = await executable(["replay", example, "--max-token", "500"], repoRoot)
     assert.deepStrictEqual(result, {
       code: 1,
       stdout: "",
-      stderr: "rollmem: unknown option --max-token; did you mean --max-tokens?\n\n"
+      stderr: "rollmem: unknown option --max-token; did you mean --max-tokens?\n"
     })
   })
 

@@ -266,3 +266,51 @@ describe("rollmem replay --compare: an option the set's strategy does not take",
       ])
     }))
 })
+
+describe("rollmem replay: options that would change nothing, and options named as they were given", () => {
+  it.effect("a summary budget with --summarizer none is refused, on the command line and in a set", () =>
+    Effect.gen(function*() {
+      const none = "bounds the summarizer's summary: with --summarizer none there is no summary to bound"
+      assertRefused(
+        yield* replay(["--summarizer", "none", "--max-summary-tokens", "50"]),
+        `rollmem: invalid option --max-summary-tokens: ${none}`
+      )
+      // under its older name too (reported as the option it is another name of)
+      assertRefused(
+        yield* replay(["--summarizer", "none", "--summary-tokens", "50"]),
+        `rollmem: invalid option --max-summary-tokens: ${none}`
+      )
+      assertRefused(
+        yield* replay(["--compare", "summarizer=none,max-summary-tokens=50"]),
+        "rollmem: invalid option --compare: \"summarizer=none,max-summary-tokens=50\": max-summary-tokens bounds " +
+          "the summarizer's summary: with summarizer none there is no summary to bound"
+      )
+      assertRefused(
+        yield* replay(["--summarizer", "none", "--compare", "max-summary-tokens=50"]),
+        "rollmem: invalid option --compare: \"max-summary-tokens=50\": max-summary-tokens bounds " +
+          "the summarizer's summary: with summarizer none there is no summary to bound"
+      )
+      // a budget given for the base column, beside a set without a summarizer: each column as given
+      const columns = yield* jsonOf<
+        { readonly compare: ReadonlyArray<{ readonly options: { readonly summarizer: string } }> }
+      >(["--max-summary-tokens", "50", "--compare", "summarizer=none"])
+      assert.deepStrictEqual(columns.compare.map((c) => c.options.summarizer), ["extractive", "none"])
+    }))
+
+  it.effect("a memory's refusal names the options as the command line, or the set, writes them", () =>
+    Effect.gen(function*() {
+      assertRefused(
+        yield* replay(["--max-tokens", "50", "--target-tokens", "60"]),
+        "rollmem: invalid option --target-tokens: must be at most --max-tokens (50), got 60"
+      )
+      assertRefused(
+        yield* replay(["--max-tokens", "50", "--compare", "target-tokens=60"]),
+        "rollmem: invalid option --compare: \"target-tokens=60\": target-tokens must be at most max-tokens (50), got 60"
+      )
+      assertRefused(
+        yield* replay(["--compare", "clear-until=budget"]),
+        "rollmem: invalid option --compare: \"clear-until=budget\": clear-until needs clear-tool-results " +
+          "(it says when tool-result clearing spares the fold)"
+      )
+    }))
+})

@@ -10,9 +10,9 @@
  * --max-tokens?`; a `--strategy`, `--summarizer` or `--format` that is not
  * one of its choices or a budget that is not an integer, named with its
  * option: `rollmem: --max-tokens: 'abc' is not an integer`, see
- * `Preflight.ts`; an option without its value, in @effect/cli's own words) is
- * refused before anything is read: its message on stderr, followed by a blank
- * line as @effect/cli prints its errors, and the command fails with
+ * `Preflight.ts`; an option without its value or a missing file, in
+ * @effect/cli's own words: `rollmem: Missing argument <files>`) is refused
+ * before anything is read: one line on stderr, and the command fails with
  * @effect/cli's `ValidationError`.
  * Every other expected failure (an unreadable file, a malformed line, an
  * unknown tokenizer, a budget that is not positive, an unknown `--show` id, a
@@ -738,8 +738,7 @@ const givesEmptySet = (args: ReadonlyArray<string>): boolean => {
  * --max-token 500`) is refused before anything is read, wherever it stands:
  * one line on stderr, `rollmem: unknown option --max-token; did you mean
  * --max-tokens?` (or `...; see rollmem replay --help` when no option is
- * close), then a blank line as @effect/cli prints its own errors, and the
- * command fails with @effect/cli's `ValidationError` (exit code 1). An
+ * close), and the command fails with @effect/cli's `ValidationError` (exit code 1). An
  * empty `--compare ""`, which @effect/cli would drop, is refused as
  * `rollmem replay` refuses a blank set (`CliFailure`).
  *

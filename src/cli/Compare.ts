@@ -225,7 +225,9 @@ export const columnsOf = (
     for (const text of sets) {
       const set = yield* parse(text)
       const options = apply(base, set)
-      const config = yield* makeConfig(options, (strategy) => checkTaken(set, strategy)).pipe(
+      // The set's own options are what it gives; its descriptions name options as a set writes them.
+      const given = { ...options, given: set.changes.map((change) => change.key.name) }
+      const config = yield* makeConfig(given, (strategy) => checkTaken(set, strategy), (name) => name).pipe(
         Effect.mapError((error) =>
           error.option === "--compare" ? error : new ConfigError({
             option: "--compare",

@@ -13,8 +13,12 @@
  *   one given twice: `rollmem: --summary-tokens is another name of
  *   --max-summary-tokens: give one`.
  *
- * Either is printed on stderr, followed by a blank line as @effect/cli prints
- * its own errors, and the command fails with @effect/cli's `ValidationError`.
+ * - any other command line @effect/cli does not parse, in its words after
+ *   `rollmem:` (`rollmem: Missing argument <files>`, `rollmem: Invalid
+ *   subcommand for rollmem - use one of 'replay', 'show'`).
+ *
+ * Each is one line on stderr, and the command fails with @effect/cli's
+ * `ValidationError`.
  *
  * @example
  * ```sh
@@ -107,6 +111,10 @@ export const describeValue = (option: string, value: string | undefined, text: s
 const textOf = (error: ValidationError.ValidationError): string | undefined =>
   ValidationError.isInvalidValue(error) ? HelpDoc.toAnsiText(error.error).trim() : undefined
 
+/** A parse error's text on one line (@effect/cli's own errors are one paragraph, or a few). */
+const oneLine = (error: ValidationError.ValidationError): string =>
+  HelpDoc.toAnsiText(error.error).trim().split(/\s*\n\s*/).join(" ")
+
 /**
  * The option of `options` that refuses its value in `args` with `text`
  * (each option checked alone, as @effect/cli checks it), named with that
@@ -131,10 +139,8 @@ const namedValueError = (
   })
 
 /**
- * What is wrong with `argv` that @effect/cli would report without naming
- * the option (see the module docs), as the one line to print, or undefined
- * when nothing is (or when the command line fails otherwise: @effect/cli
- * reports it). `program` is the command's name as typed (`rollmem`);
+ * What is wrong with `argv` (see the module docs), as the one line to
+ * print, or undefined when nothing is. `program` is the command's name as typed (`rollmem`);
  * `options` gives each subcommand's options by name.
  *
  * @since 0.2.0
@@ -150,16 +156,21 @@ export const check = <Name extends string, R, E, A>(
   Effect.gen(function*() {
     const subcommands = Command.getSubcommands(command)
     const name = args.find((arg) => HashMap.has(subcommands, arg))
-    if (name === undefined) return undefined
-    const twice = otherName(args, options(name), config)
+    const twice = name === undefined ? undefined : otherName(args, options(name), config)
     if (twice !== undefined) return HelpDoc.p(twice)
     const parsed = yield* Effect.either(Descriptor.parse(command.descriptor, [program, ...args], config))
     if (Either.isLeft(parsed)) {
       const text = textOf(parsed.left)
-      const line = text === undefined ? undefined : yield* namedValueError(args, options(name), text, config)
-      return line === undefined ? undefined : HelpDoc.p(line)
+      const line = text === undefined || name === undefined
+        ? undefined
+        : yield* namedValueError(args, options(name), text, config)
+      if (line !== undefined) return HelpDoc.p(line)
+      // Any other parse error in @effect/cli's words (or an argument check's own), as one line of ours:
+      // `rollmem: Missing argument <files>`.
+      const own = oneLine(parsed.left)
+      return HelpDoc.p(own.startsWith(`${program}: `) ? own : `${program}: ${own}`)
     }
-    if (parsed.right._tag !== "UserDefined") return undefined
+    if (name === undefined || parsed.right._tag !== "UserDefined") return undefined
     const token = parsed.right.leftover.find(UnknownOption.isOptionLike)
     return token === undefined
       ? undefined
@@ -202,11 +213,11 @@ export const otherName = (
 }
 
 /**
- * Prints `error` on stderr and fails with it, as @effect/cli does with its
- * own parse errors.
+ * Prints `error` on stderr (no blank line after it) and fails with it, as
+ * @effect/cli does with its own parse errors.
  *
  * @since 0.2.0
  * @category constructors
  */
 export const refuse = (error: HelpDoc.HelpDoc): Effect.Effect<never, ValidationError.ValidationError> =>
-  Effect.zipRight(Console.error(HelpDoc.toAnsiText(error)), Effect.fail(ValidationError.invalidValue(error)))
+  Effect.zipRight(Console.error(HelpDoc.toAnsiText(error).trimEnd()), Effect.fail(ValidationError.invalidValue(error)))

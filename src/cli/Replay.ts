@@ -282,8 +282,13 @@ const oneOf = <A extends string>(
  * (every budget is checked, whatever the strategy), then an option of
  * `options.given` the strategy does not take (`StrategyOptions.check`; or
  * what `notTaken` returns for the strategy, when given), `--clear-until`
- * without `--clear-tool-results`, or `--strategy summary` with
- * `--summarizer none`.
+ * without `--clear-tool-results`, `--strategy summary` with `--summarizer
+ * none`, a summary budget given with `--summarizer none` (it would bound
+ * nothing), or what the memory refuses (`--target-tokens: must be at most
+ * --max-tokens (500), got 600`).
+ *
+ * `flag` writes the option names in the descriptions: `--max-tokens` by
+ * default, `max-tokens` for a `--compare` set.
  *
  * @since 0.1.0
  * @category constructors
@@ -291,7 +296,8 @@ const oneOf = <A extends string>(
 export const makeConfig = (
   options: Options,
   notTaken: (strategy: Strategy) => ConfigError | undefined = (strategy) =>
-    StrategyOptions.check(strategy, options.given ?? [])
+    StrategyOptions.check(strategy, options.given ?? []),
+  flag: (name: string) => string = (name) => `--${name}`
 ): Effect.Effect<Config, ConfigError, TokenCounter.TokenCounter> =>
   Effect.gen(function*() {
     const strategy = yield* oneOf("--strategy", strategies, options.strategy)
@@ -321,13 +327,22 @@ export const makeConfig = (
     if (policies.clearUntil !== undefined && policies.clearToolResults === undefined) {
       return yield* new ConfigError({
         option: "--clear-until",
-        description: "needs --clear-tool-results (it says when tool-result clearing spares the fold)"
+        description: `needs ${flag("clear-tool-results")} (it says when tool-result clearing spares the fold)`
       })
     }
     if (strategy === "summary" && summarizer === "none") {
       return yield* new ConfigError({
         option: "--summarizer",
         description: "the summary strategy folds every turn into the summary, it needs a summarizer (extractive)"
+      })
+    }
+    const summaryBudget = (options.given ?? []).find((name) =>
+      name === "max-summary-tokens" || name === "summary-tokens"
+    )
+    if (summarizer === "none" && summaryBudget !== undefined) {
+      return yield* new ConfigError({
+        option: `--${summaryBudget}`,
+        description: `bounds the summarizer's summary: with ${flag("summarizer")} none there is no summary to bound`
       })
     }
     const config: Config = {
@@ -344,16 +359,20 @@ export const makeConfig = (
           )
         )
     }
-    // the memory's own checks (a target above its budget), named as the command line names the option
+    // the memory's own checks (a target above its budget), named as the command line names the options
     yield* makeMemory(config, config.summarizer).pipe(
-      Effect.mapError((error) => new ConfigError({ option: flagOf(error.option), description: error.description }))
+      Effect.mapError((error) =>
+        new ConfigError({
+          option: error.option.startsWith("--") ? error.option : `--${kebab(error.option)}`,
+          description: error.description.replace(/\b[a-z]+(?:[A-Z][a-z]*)+\b/g, (key) => flag(kebab(key)))
+        })
+      )
     )
     return config
   })
 
-/** `targetTokens` as the command line names it: `--target-tokens`. */
-const flagOf = (option: string): string =>
-  option.startsWith("--") ? option : `--${option.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`
+/** A memory option as the command line names it: `targetTokens` is `target-tokens`. */
+const kebab = (key: string): string => key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)
 
 const nonNegative = (option: string, value: number): Effect.Effect<number, ConfigError> =>
   Number.isInteger(value) && value >= 0
