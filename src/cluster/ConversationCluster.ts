@@ -64,6 +64,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { ConfigError } from "../Errors.js"
+import { withCreationLock } from "../internal/creationLock.js"
 import type * as Summarizer from "../services/Summarizer.js"
 import * as Conversation from "../store/Conversation.js"
 import * as ConversationStore from "../store/ConversationStore.js"
@@ -160,8 +161,9 @@ export const CONFIG_TABLE = "rollmem_cluster_config"
 /**
  * Records `shardsPerGroup` in {@link CONFIG_TABLE} if no process has, and
  * fails with `ConfigError` (option `shardsPerGroup`) when the recorded value
- * differs. Race-free when many processes start at once (an advisory lock on
- * the table's name, in one transaction). {@link layerRunner} and
+ * differs. Race-free when many processes start at once, at any isolation
+ * level (an advisory lock on the table's name, in one READ COMMITTED
+ * transaction). {@link layerRunner} and
  * {@link layerClient} run it before they join the cluster.
  *
  * @since 0.3.0
@@ -173,13 +175,16 @@ export const checkShardsPerGroup = (
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const table = sql(CONFIG_TABLE)
-    const stored = yield* sql.withTransaction(Effect.gen(function*() {
-      yield* sql`SELECT pg_advisory_xact_lock(hashtext(current_schema() || ${`/${CONFIG_TABLE}`}))`
-      yield* sql`CREATE TABLE IF NOT EXISTS ${table} (name TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)`
-      yield* sql`INSERT INTO ${table} (name, value) VALUES ('shardsPerGroup', ${String(shardsPerGroup)})
+    const stored = yield* withCreationLock(
+      sql,
+      CONFIG_TABLE,
+      Effect.gen(function*() {
+        yield* sql`CREATE TABLE IF NOT EXISTS ${table} (name TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)`
+        yield* sql`INSERT INTO ${table} (name, value) VALUES ('shardsPerGroup', ${String(shardsPerGroup)})
         ON CONFLICT (name) DO NOTHING`
-      return yield* sql<{ readonly value: string }>`SELECT value FROM ${table} WHERE name = 'shardsPerGroup'`
-    }))
+        return yield* sql<{ readonly value: string }>`SELECT value FROM ${table} WHERE name = 'shardsPerGroup'`
+      })
+    )
     const recorded = Number(stored[0]?.value)
     if (recorded !== shardsPerGroup) {
       return yield* new ConfigError({

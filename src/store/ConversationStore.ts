@@ -80,6 +80,7 @@ import type * as ParseResult from "effect/ParseResult"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import { ConfigError } from "../Errors.js"
+import { withCreationLock } from "../internal/creationLock.js"
 import { describeParseError } from "../schema/Json.js"
 import * as MemoryState from "../schema/MemoryState.js"
 
@@ -617,26 +618,27 @@ const ensureTable = (sql: SqlClient.SqlClient, name: string): Effect.Effect<void
     request_ids TEXT
   )`
   return sql.onDialectOrElse({
-    // READ COMMITTED whatever the session's default: under REPEATABLE READ or SERIALIZABLE the
-    // transaction's snapshot is taken by its first statement, before the lock is granted, so a replica
-    // that waited would read the columns as they were before another one created the table, and add
-    // `request_ids` a second time (SQLSTATE 42701). At READ COMMITTED each statement after the lock
-    // sees what the replica before it committed. A lost race left anyway is retried; bounded.
+    // One replica at a time, each seeing the table the one before it created (internal/creationLock.ts).
+    // A lost race left anyway is retried; bounded.
     pg: () =>
       Effect.retry(
-        sql.withTransaction(Effect.gen(function*() {
-          yield* sql`SET TRANSACTION ISOLATION LEVEL READ COMMITTED`
-          yield* sql`SELECT pg_advisory_xact_lock(hashtext(current_schema() || ${`/${name}`}))`
-          yield* create
-          const rows = yield* sql<{ readonly name: string; readonly notnull: boolean }>`SELECT attname AS name,
+        withCreationLock(
+          sql,
+          name,
+          Effect.gen(function*() {
+            yield* create
+            const rows = yield* sql<{ readonly name: string; readonly notnull: boolean }>`SELECT attname AS name,
           attnotnull AS notnull FROM pg_attribute
           WHERE attrelid = ${quotedName(name)}::regclass AND attname IN ('state', 'request_ids') AND NOT attisdropped`
-          if (rows.find((r) => r.name === "state")?.notnull === true) {
-            yield* sql`ALTER TABLE ${table} ALTER COLUMN state DROP NOT NULL`
-          }
-          // Only when missing: ALTER TABLE takes the table's strongest lock even when it changes nothing.
-          if (!rows.some((r) => r.name === "request_ids")) yield* sql`ALTER TABLE ${table} ADD COLUMN request_ids TEXT`
-        })),
+            if (rows.find((r) => r.name === "state")?.notnull === true) {
+              yield* sql`ALTER TABLE ${table} ALTER COLUMN state DROP NOT NULL`
+            }
+            // Only when missing: ALTER TABLE takes the table's strongest lock even when it changes nothing.
+            if (!rows.some((r) => r.name === "request_ids")) {
+              yield* sql`ALTER TABLE ${table} ADD COLUMN request_ids TEXT`
+            }
+          })
+        ),
         { times: TRANSIENT_RETRIES, while: isCreationRace }
       ),
     sqlite: () =>

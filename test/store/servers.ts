@@ -12,9 +12,13 @@
  * Free of test-runner imports so that the writer processes can load it.
  */
 import * as PgClient from "@effect/sql-pg/PgClient"
+import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
+import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import { Redis } from "ioredis"
 import * as ConversationStore from "../../src/store/ConversationStore.js"
@@ -141,3 +145,45 @@ export const pgLayer = (
 export const redisLayer: Layer.Layer<ConversationStore.ConversationStore> = Layer.unwrapScoped(
   Effect.map(redisPrefix, (prefix) => Layer.orDie(ConversationStore.layerRedis({ url: redisUrl, prefix })))
 )
+
+/**
+ * Runs `waiter` while another session of `url` holds the creation lock of
+ * the table `name` (the lock `internal/creationLock.ts` takes) and has run
+ * `statements` in its transaction; commits that transaction once `waiter` is
+ * blocked on the lock, then returns what `waiter` gives. The waiter's
+ * transaction has thus started (and, under REPEATABLE READ or SERIALIZABLE,
+ * taken its snapshot) before the other committed. Polls the server every
+ * 5 ms: run it on the live clock.
+ */
+export const whileCreationLockHeld = <A, E, R>(
+  url: string,
+  name: string,
+  statements: ReadonlyArray<string>,
+  waiter: Effect.Effect<A, E, R>
+): Effect.Effect<A, E, R | Scope.Scope> =>
+  Effect.gen(function*() {
+    const holder = Context.get(yield* Effect.orDie(Layer.build(admin(url))), PgClient.PgClient)
+    const locked = yield* Deferred.make<void>()
+    const release = yield* Deferred.make<void>()
+    const lock = `hashtext(current_schema() || '/${name}')`
+    yield* Effect.forkScoped(Effect.orDie(holder.withTransaction(Effect.gen(function*() {
+      yield* holder.unsafe(`SELECT pg_advisory_xact_lock(${lock})`)
+      for (const statement of statements) yield* holder.unsafe(statement)
+      yield* Deferred.succeed(locked, undefined)
+      yield* Deferred.await(release)
+    }))))
+    yield* Deferred.await(locked)
+    const waiting = yield* Effect.forkScoped(waiter)
+    yield* pgRun(
+      url,
+      `SELECT count(*)::int AS waiting FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
+       AND ((classid::bigint << 32) | objid::bigint) = ${lock}::bigint`
+    ).pipe(
+      Effect.repeat({
+        schedule: Schedule.spaced("5 millis"),
+        until: (rows) => (rows[0] as { readonly waiting: number }).waiting === 1
+      })
+    )
+    yield* Deferred.succeed(release, undefined)
+    return yield* Fiber.join(waiting)
+  })

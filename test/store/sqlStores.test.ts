@@ -4,16 +4,15 @@
  * creation, and lost races inside the database (PostgreSQL serialization
  * failures, SQLite busy) reported as conflicts.
  */
-import * as PgClient from "@effect/sql-pg/PgClient"
 import { SqlError } from "@effect/sql/SqlError"
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Deferred, Effect, Fiber, Layer, Option, Redacted, Schedule } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { createRequire } from "node:module"
 import * as MemoryState from "../../src/schema/MemoryState.js"
 import * as Message from "../../src/schema/Message.js"
 import * as ConversationStore from "../../src/store/ConversationStore.js"
 import { reportUnreachable, servers, tempDirectory } from "./layers.js"
-import { pgRun, pgSchema } from "./servers.js"
+import { pgRun, pgSchema, whileCreationLockHeld } from "./servers.js"
 
 /** The driver under `@effect/sql-sqlite-node`, for what the layers do not do: an old layout, a held lock. */
 interface Database {
@@ -188,32 +187,14 @@ describe.skipIf(servers.pg.unreachable !== undefined)("PostgreSQL", () => {
         // The replica that waits took its transaction's snapshot before the table existed; a check of the
         // columns read in that snapshot would find none and add `request_ids` a second time (SQLSTATE 42701).
         const { url } = yield* pgSchema({ default_transaction_isolation: "serializable" })
-        const holder = Context.get(yield* Layer.build(PgClient.layer({ url: Redacted.make(url) })), PgClient.PgClient)
-        const locked = yield* Deferred.make<void>()
-        const release = yield* Deferred.make<void>()
-        yield* Effect.forkScoped(holder.withTransaction(Effect.gen(function*() {
-          yield* holder`SELECT pg_advisory_xact_lock(hashtext(current_schema() || '/rollmem_conversations'))`
-          yield* holder`CREATE TABLE rollmem_conversations (
-            id TEXT PRIMARY KEY NOT NULL, revision INTEGER NOT NULL, state TEXT, request_ids TEXT)`
-          yield* Deferred.succeed(locked, undefined)
-          yield* Deferred.await(release)
-        })))
-        yield* Deferred.await(locked)
-        const building = yield* Effect.forkScoped(Layer.build(ConversationStore.layerPg({ url, maxConnections: 1 })))
-        // Waits (bounded by the test's timeout) until the store's creation blocks on the lock.
-        yield* pgRun(
+        const built = yield* whileCreationLockHeld(
           url,
-          `SELECT count(*)::int AS waiting FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
-           AND ((classid::bigint << 32) | objid::bigint) = hashtext(current_schema() || '/rollmem_conversations')::bigint`
+          "rollmem_conversations",
+          [`CREATE TABLE rollmem_conversations (
+            id TEXT PRIMARY KEY NOT NULL, revision INTEGER NOT NULL, state TEXT, request_ids TEXT)`],
+          Layer.build(ConversationStore.layerPg({ url, maxConnections: 1 }))
         )
-          .pipe(
-            Effect.repeat({
-              schedule: Schedule.spaced("5 millis"),
-              until: (rows) => (rows[0] as { readonly waiting: number }).waiting === 1
-            })
-          )
-        yield* Deferred.succeed(release, undefined)
-        const store = Context.get(yield* Fiber.join(building), Store)
+        const store = Context.get(built, Store)
         assert.strictEqual(yield* store.save("after", stateA, 0), 1)
       })
   )
