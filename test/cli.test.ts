@@ -774,6 +774,28 @@ describe("rollmem replay: an option it does not know", () => {
       for (const [args, line] of cases) assertParseFailure(yield* runCli(args), line)
     }))
 
+  it.effect("an integer is decimal digits within the safe range, and --compare needs a value", () =>
+    Effect.gen(function*() {
+      const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
+        [["--max-tokens", "0x10"], "rollmem: --max-tokens: '0x10' is not an integer"],
+        [["--max-tokens=1e3"], "rollmem: --max-tokens: '1e3' is not an integer"],
+        [["--max-tokens", " 7"], "rollmem: --max-tokens: ' 7' is not an integer"],
+        [["--summary-tokens", "1.0"], "rollmem: --summary-tokens: '1.0' is not an integer"],
+        [["--max-tokens", "9007199254740993"], "rollmem: --max-tokens: '9007199254740993' is not an integer"],
+        [["--compare"], "rollmem: Expected a value following option: '--compare'"],
+        [["--compare", "--max-tokens", "500"], "rollmem: Expected a value following option: '--compare'"]
+      ]
+      for (const [args, line] of cases) {
+        assertParseFailure(yield* runCli(["replay", example, "--tokenizer", "words", ...args]), line)
+      }
+      // in a set, as on the command line
+      assertOneLineFailure(
+        yield* runCli(["replay", example, "--tokenizer", "words", "--compare", "max-tokens=99999999999999999999"]),
+        "rollmem: invalid option --compare: \"max-tokens=99999999999999999999\": max-tokens must be an integer, " +
+          "got \"99999999999999999999\""
+      )
+    }))
+
   it("exits with code 1, like every other error, and prints nothing on stdout", async () => {
     const result = await executable(["replay", example, "--max-token", "500"], repoRoot)
     assert.deepStrictEqual(result, {

@@ -36,6 +36,7 @@ import * as Args from "@effect/cli/Args"
 import type * as CliApp from "@effect/cli/CliApp"
 import * as CliConfig from "@effect/cli/CliConfig"
 import * as Command from "@effect/cli/Command"
+import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as CliOptions from "@effect/cli/Options"
 import * as ValidationError from "@effect/cli/ValidationError"
 import type * as FileSystem from "@effect/platform/FileSystem"
@@ -74,6 +75,7 @@ import {
   summaryRoles
 } from "./Replay.js"
 import * as Store from "./Store.js"
+import * as UnknownOption from "./UnknownOption.js"
 
 /**
  * The output formats of `rollmem replay` and `rollmem show`.
@@ -714,6 +716,43 @@ const app = Command.run(command, { name: "rollmem", version: packageJson.version
 const subcommandOptions = (name: string): ReadonlyArray<CliOptions.Options<unknown>> =>
   Object.values(name === "show" ? showOptions : options)
 
+/** The integer options of `rollmem replay`, under every name. */
+const integerOptions = new Set([
+  "--max-tokens",
+  "--max-messages",
+  "--max-summary-tokens",
+  "--summary-tokens",
+  "--target-tokens",
+  "--target-messages",
+  "--clear-tool-results"
+])
+
+/**
+ * What @effect/cli would take without a word (only tokens before `--` are
+ * options): `--compare` with no value (a repeated option may be given no
+ * value: the comparison would be silently skipped), and an integer written
+ * otherwise than in decimal digits within the safe range (@effect/cli reads
+ * `0x10` as 16 and `1e3` as 1000; a `--compare` set refuses them, see
+ * `Compare.isInteger`). The one line to print, or undefined; `--compare ""`
+ * is {@link givesEmptySet}'s.
+ */
+const looseValue = (args: ReadonlyArray<string>): string | undefined => {
+  for (let i = 0; i < args.length && args[i] !== "--"; i++) {
+    const name = UnknownOption.nameOf(args[i])
+    const inline = name === args[i] ? undefined : args[i].slice(name.length + 1)
+    if (name === "--compare" && inline === undefined) {
+      const next = args[i + 1]
+      if (next === undefined || next === "--" || (next !== "" && UnknownOption.isOptionLike(next))) {
+        return "rollmem: Expected a value following option: '--compare'"
+      }
+    }
+    if (!integerOptions.has(name)) continue
+    const value = inline ?? args[i + 1]
+    if (value !== undefined && !Compare.isInteger(value)) return `rollmem: ${name}: '${value}' is not an integer`
+  }
+  return undefined
+}
+
 /**
  * Whether `args` give `--compare ""`: @effect/cli drops the empty value of a
  * repeated option, so an empty set would be ignored rather than refused.
@@ -749,13 +788,16 @@ export const cli = (
   argv: ReadonlyArray<string>
 ): Effect.Effect<void, CliFailure | ValidationError.ValidationError, CliApp.CliApp.Environment> =>
   Preflight.check(command, "rollmem", argv.slice(2), subcommandOptions, cliConfig).pipe(
-    Effect.flatMap((error) =>
-      error !== undefined
+    Effect.flatMap((error) => {
+      const loose = error === undefined ? looseValue(argv.slice(2)) : undefined
+      return error !== undefined
         ? Preflight.refuse(error)
+        : loose !== undefined
+        ? Preflight.refuse(HelpDoc.p(loose))
         : givesEmptySet(argv.slice(2))
         // as Compare.parse refuses a blank set: `rollmem: invalid option --compare: "": an option set is empty`
         ? reportFailures(Effect.asVoid(Compare.parse("")))
         : app(argv)
-    ),
+    }),
     Effect.provideService(CliConfig.CliConfig, cliConfig)
   )

@@ -105,6 +105,16 @@ export interface OptionSet {
 const INTEGER = /^[+-]?\d+$/
 
 /**
+ * Whether `text` is an integer as the command line writes one: decimal
+ * digits (an optional sign), within the safe integer range (what
+ * `--max-tokens` takes too; `0x10`, `1e3` and ` 7` are not).
+ *
+ * @since 0.3.0
+ * @category predicates
+ */
+export const isInteger = (text: string): boolean => INTEGER.test(text) && Number.isSafeInteger(Number(text))
+
+/**
  * Parses one option set (see the module docs). Fails with `ConfigError`
  * (option `--compare`) for an empty set or entry, an unknown key, a key
  * given twice (or under two of its names: `summary-tokens is another name
@@ -147,7 +157,7 @@ export const parse = (text: string): Effect.Effect<OptionSet, ConfigError> =>
         value = given ?? "true"
       } else if (given === undefined || given === "") {
         return yield* refuse(`${name} needs a value (${name}=...)`)
-      } else if (key.kind === "integer" && !INTEGER.test(given)) {
+      } else if (key.kind === "integer" && !isInteger(given)) {
         return yield* refuse(`${name} must be an integer, got "${given}"`)
       } else {
         value = given
