@@ -134,6 +134,15 @@ describe("rollmem replay --store sqlite:<path>", () => {
       assert.isTrue(
         out.endsWith(`Saved 2 conversations to sqlite:${db} (read one back: rollmem show <id> --store sqlite:${db}).`)
       )
+      // A store whose name a shell would split or glob is printed quoted, ready to paste.
+      const spaced = path.join(tmp, "it's here.db")
+      const quoted = succeeded(
+        yield* run(["replay", file, "--tokenizer", "words", "--strategy", "buffer", "--store", `sqlite:${spaced}`])
+      )
+      assert.isTrue(
+        quoted.endsWith(`(read one back: rollmem show <id> --store 'sqlite:${spaced.replace("'", "'\\''")}').`),
+        quoted
+      )
       const short = yield* finalState(second, BufferMemory.make())
       assert.deepStrictEqual(yield* stored(db, "short"), Option.some({ revision: 1, state: short.state }))
       assert.strictEqual(Option.getOrThrow(yield* stored(db, "support-chat")).state.buffer?.length, 47)

@@ -540,7 +540,7 @@ export const runReplay = (
         const count = outcome.report.conversations.length
         yield* Console.log(
           `\nSaved ${count} conversation${count === 1 ? "" : "s"} to ${store.label} ` +
-            `(read one back: rollmem show <id> --store ${store.label}).`
+            `(read one back: rollmem show <id> --store ${shellWord(store.label)}).`
         )
       }
     }
@@ -715,6 +715,9 @@ const app = Command.run(command, { name: "rollmem", version: packageJson.version
 /** Each subcommand's options, for {@link Preflight.check} to name the one whose value is refused. */
 const subcommandOptions = (name: string): ReadonlyArray<CliOptions.Options<unknown>> =>
   Object.values(name === "show" ? showOptions : options)
+
+/** `text` as one shell word: as it is when it holds no character a shell reads (`?`, `&`, spaces...), else quoted. */
+const shellWord = (text: string): string => /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, "'\\''")}'`
 
 /** The integer options of `rollmem replay`, under every name. */
 const integerOptions = new Set([
