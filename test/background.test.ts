@@ -263,6 +263,14 @@ describe("fold: \"background\"", () => {
         "hardMaxTokens",
         "must be at least maxTokens (10), got 5"
       ])
+      const misspelt = yield* Effect.flip(
+        // @ts-expect-error: not a fold mode
+        RollingMemory.make({ fold: "bg" }).pipe(provideSummarizer(Summarizer.fromFunction(() => "")))
+      )
+      assert.deepStrictEqual([misspelt.option, misspelt.description], [
+        "fold",
+        "must be \"blocking\" or \"background\", got \"bg\""
+      ])
       const blocking = yield* Effect.flip(
         RollingMemory.make({ hardMaxTokens: 10 }).pipe(provideSummarizer(Summarizer.fromFunction(() => "")))
       )

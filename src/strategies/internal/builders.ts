@@ -15,6 +15,7 @@ import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import { type AddError, ConfigError, type TokenCountError } from "../../Errors.js"
+import { describeValue } from "../../internal/options.js"
 import type { Message } from "../../schema/Message.js"
 import { countNow, countSyncOf } from "../../services/internal/counting.js"
 import { summarizeSyncOf } from "../../services/internal/summarizing.js"
@@ -157,7 +158,10 @@ const checkBackground = (
   const hard: unknown = options?.hardMaxTokens
   const retry: unknown = options?.foldRetry
   if (fold !== undefined && fold !== "blocking" && fold !== "background") {
-    return new ConfigError({ option: "fold", description: `must be "blocking" or "background", got ${String(fold)}` })
+    return new ConfigError({
+      option: "fold",
+      description: `must be "blocking" or "background", got ${describeValue(fold)}`
+    })
   }
   if (fold !== "background") {
     if (hard !== undefined) {
