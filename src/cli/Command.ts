@@ -732,43 +732,34 @@ const integerOptions = new Set([
 
 /**
  * What @effect/cli would take without a word (only tokens before `--` are
- * options): `--compare` with no value (a repeated option may be given no
- * value: the comparison would be silently skipped), and an integer written
- * otherwise than in decimal digits within the safe range (@effect/cli reads
- * `0x10` as 16 and `1e3` as 1000; a `--compare` set refuses them, see
- * `Compare.isInteger`). The one line to print, or undefined; `--compare ""`
- * is {@link givesEmptySet}'s.
+ * options), the first met: `--compare` with no value (a repeated option may
+ * be given none: the comparison would be silently skipped), `--compare ""`
+ * (@effect/cli drops the empty value of a repeated option: refused as
+ * `Compare.parse` refuses a blank set), and an integer written otherwise
+ * than in decimal digits within the safe range (@effect/cli reads `0x10` as
+ * 16 and `1e3` as 1000; a `--compare` set refuses them, see
+ * `Compare.isInteger`). `undefined` when none is.
  */
-const looseValue = (args: ReadonlyArray<string>): string | undefined => {
+const looseValue = (
+  args: ReadonlyArray<string>
+): { readonly _tag: "Refused"; readonly line: string } | { readonly _tag: "EmptySet" } | undefined => {
   for (let i = 0; i < args.length && args[i] !== "--"; i++) {
     const name = UnknownOption.nameOf(args[i])
     const inline = name === args[i] ? undefined : args[i].slice(name.length + 1)
     if (name === "--compare" && inline === undefined) {
       const next = args[i + 1]
-      if (next === undefined || next === "--" || (next !== "" && UnknownOption.isOptionLike(next))) {
-        return "rollmem: Expected a value following option: '--compare'"
+      if (next === "") return { _tag: "EmptySet" }
+      if (next === undefined || next === "--" || UnknownOption.isOptionLike(next)) {
+        return { _tag: "Refused", line: "rollmem: Expected a value following option: '--compare'" }
       }
     }
     if (!integerOptions.has(name)) continue
     const value = inline ?? args[i + 1]
-    if (value !== undefined && !Compare.isInteger(value)) return `rollmem: ${name}: '${value}' is not an integer`
-  }
-  return undefined
-}
-
-/**
- * Whether `args` give `--compare ""`: @effect/cli drops the empty value of a
- * repeated option, so an empty set would be ignored rather than refused.
- * Only tokens before `--` are options.
- */
-const givesEmptySet = (args: ReadonlyArray<string>): boolean => {
-  for (let i = 0; i < args.length && args[i] !== "--"; i++) {
-    if (args[i] === "--compare") {
-      if (args[i + 1] === "") return true
-      i++
+    if (value !== undefined && !Compare.isInteger(value)) {
+      return { _tag: "Refused", line: `rollmem: ${name}: '${value}' is not an integer` }
     }
   }
-  return false
+  return undefined
 }
 
 /**
@@ -792,15 +783,14 @@ export const cli = (
 ): Effect.Effect<void, CliFailure | ValidationError.ValidationError, CliApp.CliApp.Environment> =>
   Preflight.check(command, "rollmem", argv.slice(2), subcommandOptions, cliConfig).pipe(
     Effect.flatMap((error) => {
-      const loose = error === undefined ? looseValue(argv.slice(2)) : undefined
-      return error !== undefined
-        ? Preflight.refuse(error)
-        : loose !== undefined
-        ? Preflight.refuse(HelpDoc.p(loose))
-        : givesEmptySet(argv.slice(2))
+      if (error !== undefined) return Preflight.refuse(error)
+      const loose = looseValue(argv.slice(2))
+      return loose === undefined
+        ? app(argv)
+        : loose._tag === "Refused"
+        ? Preflight.refuse(HelpDoc.p(loose.line))
         // as Compare.parse refuses a blank set: `rollmem: invalid option --compare: "": an option set is empty`
-        ? reportFailures(Effect.asVoid(Compare.parse("")))
-        : app(argv)
+        : reportFailures(Effect.asVoid(Compare.parse("")))
     }),
     Effect.provideService(CliConfig.CliConfig, cliConfig)
   )
