@@ -35,10 +35,8 @@ import {
   replay,
   replayConversation,
   type Report,
-  type Strategy,
   totalsOf
 } from "./Replay.js"
-import * as StrategyOptions from "./StrategyOptions.js"
 import * as UnknownOption from "./UnknownOption.js"
 
 /**
@@ -194,23 +192,6 @@ export interface Column {
 const withoutGiven = ({ given: _, ...options }: Options): Options => options
 
 /**
- * An option of the set that the set's resulting strategy does not take (see
- * `StrategyOptions.ts`): `"strategy=window,max-tokens=500": max-tokens does
- * not apply to the window strategy (...)`. Options given outside the sets
- * are the base column's: they were checked against its strategy, and a set
- * that changes the strategy keeps those its strategy takes (`--max-tokens
- * 1000 --compare strategy=window,max-messages=6` compares a rolling memory
- * of 1,000 tokens with a window of 6 messages).
- */
-const checkTaken = (set: OptionSet, s: Strategy): ConfigError | undefined => {
-  const own = StrategyOptions.firstNotTaken(s, set.changes.map((change) => change.key.name))
-  return own === undefined ? undefined : new ConfigError({
-    option: "--compare",
-    description: `"${set.text}": ${own} ${StrategyOptions.doesNotApply(s, "")}`
-  })
-}
-
-/**
  * Checks every set against the base options: the columns to replay, the
  * base options first. Fails with `ConfigError` for a set {@link parse} or
  * `makeConfig` refuses, or one giving an option its strategy does not
@@ -235,11 +216,15 @@ export const columnsOf = (
     for (const text of sets) {
       const set = yield* parse(text)
       const options = apply(base, set)
-      // The set's own options are what it gives; its descriptions name options as a set writes them.
+      // The set's own options are what it gives, checked against the set's strategy (`StrategyOptions.ts`):
+      // options given outside the sets are the base column's, checked against its strategy, and a set that
+      // changes the strategy keeps those its strategy takes (`--max-tokens 1000 --compare
+      // strategy=window,max-messages=6` compares a rolling memory of 1,000 tokens with a window of 6
+      // messages). Its refusals name options as a set writes them.
       const given = { ...options, given: set.changes.map((change) => change.key.name) }
-      const config = yield* makeConfig(given, (strategy) => checkTaken(set, strategy), (name) => name).pipe(
+      const config = yield* makeConfig(given, "").pipe(
         Effect.mapError((error) =>
-          error.option === "--compare" ? error : new ConfigError({
+          new ConfigError({
             option: "--compare",
             description: `"${set.text}": ${error.option.replace(/^--/, "")} ${error.description}`
           })

@@ -280,26 +280,24 @@ const oneOf = <A extends string>(
  * `TokenCounter` in context). Fails with `ConfigError` naming the option: an
  * unknown strategy or summarizer, a budget that is not a positive integer
  * (every budget is checked, whatever the strategy), then an option of
- * `options.given` the strategy does not take (`StrategyOptions.check`; or
- * what `notTaken` returns for the strategy, when given), `--clear-until`
+ * `options.given` the strategy does not take (`StrategyOptions.check`), `--clear-until`
  * without `--clear-tool-results`, `--strategy summary` with `--summarizer
  * none`, a summary budget given with `--summarizer none` (it would bound
  * nothing), or what the memory refuses (`--target-tokens: must be at most
  * --max-tokens (500), got 600`).
  *
- * `flag` writes the option names in the descriptions: `--max-tokens` by
- * default, `max-tokens` for a `--compare` set.
+ * `dashes` is how the descriptions write option names: `"--"`
+ * (`--max-tokens`) by default, `""` (`max-tokens`) for a `--compare` set.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const makeConfig = (
   options: Options,
-  notTaken: (strategy: Strategy) => ConfigError | undefined = (strategy) =>
-    StrategyOptions.check(strategy, options.given ?? []),
-  flag: (name: string) => string = (name) => `--${name}`
+  dashes: "--" | "" = "--"
 ): Effect.Effect<Config, ConfigError, TokenCounter.TokenCounter> =>
   Effect.gen(function*() {
+    const flag = (name: string) => `${dashes}${name}`
     const strategy = yield* oneOf("--strategy", strategies, options.strategy)
     const summarizer = yield* oneOf("--summarizer", summarizers, options.summarizer)
     const maxTokens = yield* positive("--max-tokens", options.maxTokens)
@@ -322,7 +320,7 @@ export const makeConfig = (
         ? undefined
         : yield* oneOf("--clear-until", clearUntils, options.clearUntil)
     }
-    const refused = notTaken(strategy)
+    const refused = StrategyOptions.check(strategy, options.given ?? [], dashes)
     if (refused !== undefined) return yield* refused
     if (policies.clearUntil !== undefined && policies.clearToolResults === undefined) {
       return yield* new ConfigError({

@@ -91,17 +91,22 @@ export const doesNotApply = (strategy: Strategy, dashes: "--" | ""): string => {
 }
 
 /**
- * Checks the options given on the command line (`given`, without dashes)
- * against `strategy`: a `ConfigError` naming the first one it does not take
- * (`invalid option --pin-system: does not apply to the buffer strategy
- * (which takes --summary-role)`), undefined when it takes them all.
+ * Checks the options given (`given`, without dashes) against `strategy`: a
+ * `ConfigError` naming the first one it does not take (`invalid option
+ * --pin-system: does not apply to the buffer strategy (which takes
+ * --summary-role)`), undefined when it takes them all. `dashes` is how the
+ * description writes the options taken (see {@link doesNotApply}).
  *
  * @since 0.3.0
  * @category constructors
  */
-export const check = (strategy: Strategy, given: ReadonlyArray<string>): ConfigError | undefined => {
+export const check = (
+  strategy: Strategy,
+  given: ReadonlyArray<string>,
+  dashes: "--" | "" = "--"
+): ConfigError | undefined => {
   const name = firstNotTaken(strategy, given)
   return name === undefined
     ? undefined
-    : new ConfigError({ option: `--${name}`, description: doesNotApply(strategy, "--") })
+    : new ConfigError({ option: `--${name}`, description: doesNotApply(strategy, dashes) })
 }
