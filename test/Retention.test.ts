@@ -36,7 +36,7 @@ describe("Retention.extract", () => {
     )
   })
 
-  it("a distinct artifact once, in order of first appearance; trailing punctuation is not part of it", () => {
+  it("a distinct artifact once, each kind in order of first appearance; trailing punctuation is not part of it", () => {
     assert.deepStrictEqual(Retention.extract("a/b.ts, then a/b.ts. Also (c/d.md)!"), [
       { kind: "path", text: "a/b.ts" },
       { kind: "path", text: "c/d.md" }

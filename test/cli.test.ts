@@ -18,7 +18,7 @@ import { fromOpenAIChat } from "../src/adapters.js"
 import { CliFailure } from "../src/cli/Command.js"
 import * as Input from "../src/cli/Input.js"
 import * as Progress from "../src/cli/Progress.js"
-import type { Figures } from "../src/cli/Replay.js"
+import type { Figures, Totals } from "../src/cli/Replay.js"
 import * as UnknownOption from "../src/cli/UnknownOption.js"
 import {
   BufferMemory,
@@ -45,7 +45,7 @@ const run = (args: ReadonlyArray<string>, progress?: Progress.Service): Effect.E
 
 interface JsonReport {
   readonly conversations: ReadonlyArray<Figures>
-  readonly totals: Record<string, number>
+  readonly totals: Totals
   readonly show?: { readonly id: string; readonly context: string; readonly messages: ReadonlyArray<unknown> }
 }
 

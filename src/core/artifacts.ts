@@ -22,7 +22,7 @@
  * import { Retention } from "rollmem"
  *
  * Retention.extract("see src/cli/Measure.ts and ops@example.com")
- * // [{ kind: "path", text: "src/cli/Measure.ts" }, { kind: "email", text: "ops@example.com" }]
+ * // [{ kind: "email", text: "ops@example.com" }, { kind: "path", text: "src/cli/Measure.ts" }]
  * ```
  *
  * @since 0.4.0
@@ -114,8 +114,9 @@ export interface Extractor {
   /** The patterns, each with its `g` flag. */
   readonly patterns: ReadonlyArray<Pattern>
   /**
-   * The distinct artifacts of `text`, in order of first appearance; a ledger
-   * section names its entries (see the module docs).
+   * The distinct artifacts of `text`: pattern by pattern in the patterns'
+   * order, each pattern's in order of first appearance; then a ledger
+   * section's entries, in its order (see the module docs).
    */
   readonly extract: (text: string) => ReadonlyArray<Artifact>
   /** The kind of one artifact's text: the first pattern matching it whole; `undefined` when none does. */
@@ -187,7 +188,8 @@ const defaultExtractor = extractor()
 
 /**
  * The distinct artifacts of `text` under the default patterns (see
- * {@link extractor} for others), in order of first appearance.
+ * {@link extractor} for others), pattern by pattern, each pattern's in order
+ * of first appearance.
  *
  * @example
  * ```ts
@@ -231,7 +233,10 @@ export const ratio = (figure: { readonly named: number; readonly kept: number })
  * @since 0.4.0
  * @category combinators
  */
-export const ofKinds = (figure: Figure, kinds: ReadonlyArray<string>): { readonly named: number; readonly kept: number } => {
+export const ofKinds = (
+  figure: Figure,
+  kinds: ReadonlyArray<string>
+): { readonly named: number; readonly kept: number } => {
   let named = 0
   let kept = 0
   for (const kind of kinds) {

@@ -165,7 +165,7 @@ export const render = (entries: ReadonlyArray<string>, count: number = entries.l
   while (i < n) {
     const dir = directoryOf(entries[i])
     let j = i + 1
-    if (dir !== undefined) while (j < n && directoryOf(entries[j]) === dir) j++
+    if (dir !== undefined) { while (j < n && directoryOf(entries[j]) === dir) j++ }
     if (j - i >= 2) {
       const names: Array<string> = []
       for (let k = i; k < j; k++) names.push(entries[k].slice(dir!.length))

@@ -17,9 +17,9 @@ import { Effect, Layer } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Compare from "../../../src/cli/Compare.js"
-import * as Retention from "../../../src/core/artifacts.js"
 import * as Input from "../../../src/cli/Input.js"
 import type { Options, Totals } from "../../../src/cli/Replay.js"
+import * as Retention from "../../../src/core/artifacts.js"
 import * as TokenCounter from "../../../src/services/TokenCounter.js"
 import { dataDir } from "../data.js"
 import { countO200k } from "../rollmem.js"
@@ -238,7 +238,8 @@ export const runPolicies = async (log: (line: string) => void): Promise<Policies
 const fixed = (x: number, digits = 1) => x.toFixed(digits)
 
 /** Retention of some kinds of artifact at the last request points, all conversations together. */
-const kinds = (t: Totals, names: ReadonlyArray<string>): number => Retention.ratio(Retention.ofKinds(t.artifacts, names))
+const kinds = (t: Totals, names: ReadonlyArray<string>): number =>
+  Retention.ratio(Retention.ofKinds(t.artifacts, names))
 
 /** The section as Markdown: one table per data file, then the goals, each met or missed with its number. */
 export const renderPolicies = (
