@@ -19,8 +19,13 @@ import { repoRoot } from "./support/cli.js"
 /** Runs a program without blocking the test worker; resolves with its exit status and output. */
 const run = (file: string, args: ReadonlyArray<string>, cwd?: string) =>
   new Promise<{ status: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(file, args, { cwd, maxBuffer: 2 ** 26 }, (error, stdout, stderr) =>
-      resolve({ status: error === null ? 0 : typeof error.code === "number" ? error.code : -1, stdout, stderr }))
+    execFile(
+      file,
+      args,
+      { cwd, maxBuffer: 2 ** 26 },
+      (error, stdout, stderr) =>
+        resolve({ status: error === null ? 0 : typeof error.code === "number" ? error.code : -1, stdout, stderr })
+    )
   })
 
 /** The documents a newcomer reads in the checkout at `root`: the README and the guides. */
