@@ -20,7 +20,7 @@
  *   summarizer input x1 + summarizer output x4 ({@link COST_WEIGHTS}).
  *   Summarizer input is the current summary plus the evicted messages, its
  *   output the new summary, each counted with the replay's token counter.
- * - *Retention* (docs/contract.md section 13): of the distinct artifacts
+ * - *Retention* (docs/contract.md section 14): of the distinct artifacts
  *   (file paths, URLs, e-mail addresses, identifiers: `Retention`) named by
  *   the messages added before a request point, the share its context still
  *   names. A conversation's figure is its last request point's.

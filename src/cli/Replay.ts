@@ -196,7 +196,7 @@ export interface Figures extends Measure.Sums, Measure.Derived {
   /** Whether the first non-system message of the final context is a user turn; null when there is none. */
   readonly opensOnUserTurn: boolean | null
   /**
-   * Retention at the last request point (docs/contract.md section 13): the
+   * Retention at the last request point (docs/contract.md section 14): the
    * distinct artifacts named so far and those the context still names, in
    * all and per kind.
    */

@@ -2,7 +2,7 @@
  * Artifacts and retention, pure (no effect import): what a conversation
  * named that a model must not lose (file paths, URLs, e-mail addresses,
  * identifiers), found by documented patterns, and the share of them a
- * context still names (docs/contract.md section 13).
+ * context still names (docs/contract.md section 14).
  *
  * - An *artifact* is a maximal match of one of the {@link Pattern}s, tried in
  *   order: each pattern sees the text with the earlier patterns' matches
@@ -400,7 +400,7 @@ export const tracker = (patterns?: ReadonlyArray<Pattern>): Tracker => {
 
 /**
  * The entries of the artifact ledger at the end of a summary (docs/contract.md
- * section 13.2), newest first; empty when the summary holds none.
+ * section 14.2), newest first; empty when the summary holds none.
  *
  * @example
  * ```ts

@@ -1,6 +1,6 @@
 /**
  * The artifact ledger's text grammar and merge, pure (no effect import;
- * docs/contract.md section 13.2). The ledger is a section at the end of the
+ * docs/contract.md section 14.2). The ledger is a section at the end of the
  * summary text, and only there: it is parsed back from the summary, never
  * kept beside it, so it survives `toJSON`/`fromJSON` as plain text.
  *

@@ -75,7 +75,7 @@ export interface ConversationReport {
   /** The position of the summary message in `final`; -1 when the summary is empty. */
   readonly summaryIndex: number
   /**
-   * Retention at each request point (docs/contract.md section 13): `[turn,
+   * Retention at each request point (docs/contract.md section 14): `[turn,
    * artifacts the context still names, distinct artifacts named so far]`, in
    * turn order.
    */
