@@ -220,6 +220,15 @@ const options = {
         "(the fold goes down to the target): fewer summarizer calls (needs --clear-tool-results; default: target)."
     )
   ),
+  ledgerTokens: CliOptions.integer("ledger-tokens").pipe(
+    CliOptions.withPseudoName("N"),
+    CliOptions.optional,
+    CliOptions.withDescription(
+      "Keep the artifacts (file paths, URLs, e-mail addresses, identifiers) of folded turns in a ledger at the end " +
+        "of the summary, within N tokens of the summary budget, least recently mentioned dropped first (rolling, " +
+        "summary; must be below --max-summary-tokens; default: off)."
+    )
+  ),
   format: CliOptions.choice("format", formats).pipe(
     CliOptions.withDefault(defaults.format),
     CliOptions.withDescription("Output: a table, or one JSON document { conversations, totals } (default: table).")
@@ -304,6 +313,8 @@ export interface ReplayArgs {
   readonly clearToolResults: Option.Option<number>
   /** When clearing spares the fold (`--clear-until`); `None`: not given (`target`). */
   readonly clearUntil: Option.Option<"target" | "budget">
+  /** The artifact ledger's budget (`--ledger-tokens`); `None`: no ledger. Optional for callers built before it. */
+  readonly ledgerTokens?: Option.Option<number> | undefined
   readonly format: Format
   /** The transcripts' format (`--input-format`); default `auto`. */
   readonly inputFormat?: Formats.InputFormat | undefined
@@ -346,7 +357,8 @@ const replayArgsOf = (parsed: ParsedReplay): ReplayArgs => {
       ["boundary", parsed.boundary],
       ["pin-system", parsed.pinSystem ? Option.some(true) : Option.none()],
       ["clear-tool-results", parsed.clearToolResults],
-      ["clear-until", parsed.clearUntil]
+      ["clear-until", parsed.clearUntil],
+      ["ledger-tokens", parsed.ledgerTokens]
     ] satisfies ReadonlyArray<readonly [string, Option.Option<unknown>]>
   ).filter(([, value]) => Option.isSome(value)).map(([name]) => name)
   return {
@@ -379,7 +391,8 @@ const describeConfig = (args: ReplayArgs, config: Config, count: number): string
     ...(p.pinSystem ? ["pin-system"] : []),
     ...(p.summaryRole === "user" ? ["summary-role user"] : []),
     ...(p.clearToolResults !== undefined ? [`clear-tool-results ${p.clearToolResults}`] : []),
-    ...(p.clearUntil !== undefined ? [`clear-until ${p.clearUntil}`] : [])
+    ...(p.clearUntil !== undefined ? [`clear-until ${p.clearUntil}`] : []),
+    ...(p.ledgerTokens !== undefined ? [`ledger-tokens ${p.ledgerTokens}`] : [])
   ]
   return `rollmem replay: ${count} conversation${count === 1 ? "" : "s"}, strategy ${config.strategy}${budget}` +
     `${policies.length === 0 ? "" : ` (${policies.join(", ")})`}${summarizer}, tokenizer ${args.tokenizer}` +
@@ -400,6 +413,7 @@ const optionsOf = (args: ReplayArgs): Options => ({
   summaryRole: args.summaryRole,
   clearToolResults: Option.getOrUndefined(args.clearToolResults),
   clearUntil: Option.getOrUndefined(args.clearUntil),
+  ledgerTokens: args.ledgerTokens === undefined ? undefined : Option.getOrUndefined(args.ledgerTokens),
   given: args.given
 })
 
@@ -750,7 +764,8 @@ const integerOptions = new Set([
   "--summary-tokens",
   "--target-tokens",
   "--target-messages",
-  "--clear-tool-results"
+  "--clear-tool-results",
+  "--ledger-tokens"
 ])
 
 /**

@@ -86,7 +86,8 @@ export const keys: ReadonlyArray<Key> = [
   { name: "pin-system", kind: "flag", apply: (o, value) => ({ ...o, pinSystem: value === "true" }) },
   textKey("summary-role", (o, summaryRole) => ({ ...o, summaryRole })),
   integerKey("clear-tool-results", (o, clearToolResults) => ({ ...o, clearToolResults })),
-  textKey("clear-until", (o, clearUntil) => ({ ...o, clearUntil }))
+  textKey("clear-until", (o, clearUntil) => ({ ...o, clearUntil })),
+  integerKey("ledger-tokens", (o, ledgerTokens) => ({ ...o, ledgerTokens }))
 ]
 
 /**

@@ -86,6 +86,8 @@ export interface Options {
   readonly clearToolResults?: number | undefined
   /** When clearing spares the fold: `"target"` (default) or `"budget"`; needs `clearToolResults`. */
   readonly clearUntil?: string | undefined
+  /** The artifact ledger's budget in tokens (rolling, summary; docs/contract.md section 14.2); undefined: none. */
+  readonly ledgerTokens?: number | undefined
   /**
    * The options given explicitly, by name without dashes (`max-tokens`):
    * each must be one the strategy takes (`StrategyOptions.ts`), those left
@@ -132,6 +134,8 @@ export interface Policies {
   readonly clearToolResults: number | undefined
   /** When clearing spares the fold (docs/contract.md section 10.5); undefined: not given (the default, `"target"`). */
   readonly clearUntil?: "target" | "budget" | undefined
+  /** The artifact ledger's budget (docs/contract.md section 14.2); undefined: no ledger. */
+  readonly ledgerTokens?: number | undefined
 }
 
 /**
@@ -158,7 +162,10 @@ export const memoryOptions = (config: Config): Memory.Options => {
         keep: config.policies.clearToolResults,
         ...(config.policies.clearUntil === undefined ? {} : { until: config.policies.clearUntil })
       },
-    maxSummaryTokens: config.summarizer === undefined ? undefined : config.summaryTokens
+    maxSummaryTokens: config.summarizer === undefined ? undefined : config.summaryTokens,
+    ledger: config.summarizer === undefined || config.policies.ledgerTokens === undefined
+      ? undefined
+      : { maxTokens: config.policies.ledgerTokens }
   }
   const options: Record<string, unknown> = { strategy: config.strategy }
   for (const key of Memory.optionKeys[config.strategy]) options[key] = all[key]
@@ -328,7 +335,10 @@ export const makeConfig = (
         : yield* nonNegative("--clear-tool-results", options.clearToolResults),
       clearUntil: options.clearUntil === undefined
         ? undefined
-        : yield* oneOf("--clear-until", clearUntils, options.clearUntil)
+        : yield* oneOf("--clear-until", clearUntils, options.clearUntil),
+      ledgerTokens: options.ledgerTokens === undefined
+        ? undefined
+        : yield* positive("--ledger-tokens", options.ledgerTokens)
     }
     const refused = StrategyOptions.check(strategy, options.given ?? [], dashes)
     if (refused !== undefined) return yield* refused

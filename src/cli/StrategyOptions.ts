@@ -40,7 +40,9 @@ export const memoryKeys: { readonly [name: string]: string } = {
   // a summarizer folds evicted turns into the summary, bounded by maxSummaryTokens
   summarizer: "maxSummaryTokens",
   "max-summary-tokens": "maxSummaryTokens",
-  "summary-tokens": "maxSummaryTokens"
+  "summary-tokens": "maxSummaryTokens",
+  // the artifact ledger, at the end of the summary
+  "ledger-tokens": "ledger"
 }
 
 /**

@@ -154,6 +154,56 @@ export const foldModes: ReadonlyArray<"blocking" | "background"> = ["blocking", 
 export const clearToolResults: Check = (value) =>
   isObject(value) ? undefined : `must be an object { keep, placeholder?, until? }, got ${describeValue(value)}`
 
+/** `ledger` is an object (docs/contract.md section 14.2). @since 0.4.0 @category rules */
+export const ledger: Check = (value) =>
+  isObject(value) ? undefined : `must be an object { maxTokens, patterns? }, got ${describeValue(value)}`
+
+/**
+ * `ledger.patterns`: an array of `{ kind, regex }`, `kind` a non-empty
+ * string, `regex` a `RegExp` that matches no empty text.
+ *
+ * @since 0.4.0
+ * @category rules
+ */
+export const ledgerPatterns: Check = (value) => {
+  if (!Array.isArray(value)) return `must be an array of { kind, regex }, got ${describeValue(value)}`
+  for (let i = 0; i < value.length; i++) {
+    const p: unknown = value[i]
+    if (!isObject(p) || typeof p.kind !== "string" || p.kind === "" || !(p.regex instanceof RegExp)) {
+      return `must be an array of { kind, regex } (kind a non-empty string, regex a RegExp), got ${
+        describeValue(p)
+      } at ${i}`
+    }
+    if (new RegExp(p.regex.source, p.regex.flags.replace("g", "")).test("")) {
+      return `must not match the empty text, got /${p.regex.source}/ at ${i}`
+    }
+  }
+  return undefined
+}
+
+/**
+ * The ledger's budget within the summary's (docs/contract.md section 14.2):
+ * `ledger.maxTokens` below `maxSummaryTokens`, which holds the ledger's
+ * section and leaves the summarizer the rest.
+ *
+ * @since 0.4.0
+ * @category rules
+ */
+export const ledgerWithin = (
+  options: { readonly ledger?: { readonly maxTokens?: number } | undefined; readonly maxSummaryTokens?: number },
+  name: Naming
+): Problem | undefined => {
+  const ledgerTokens = options.ledger?.maxTokens
+  const max = options.maxSummaryTokens
+  return ledgerTokens !== undefined && max !== undefined && ledgerTokens >= max
+    ? {
+      option: "ledger.maxTokens",
+      description: `must be less than ${name("maxSummaryTokens")} (${max}, which holds the ledger's section and ` +
+        `the summarizer's summary), got ${ledgerTokens}`
+    }
+    : undefined
+}
+
 /** The options object itself: `must be an object, got null`. @since 0.4.0 @category rules */
 export const options: Check = (value) => isObject(value) ? undefined : `must be an object, got ${describeKind(value)}`
 

@@ -82,6 +82,23 @@ export const ClearToolResults = Schema.Struct({
 }).annotations({ message: (issue) => Rules.clearToolResults((issue as ParseResult.Type).actual) ?? "is invalid" })
 
 /**
+ * The artifact ledger (docs/contract.md section 14.2): on each fold the
+ * artifacts of the evicted turns (file paths, URLs, e-mail addresses,
+ * identifiers: `Retention`) are merged into a section at the end of the
+ * summary, newest first, within `maxTokens` (a positive integer, counted
+ * with the memory's counter; below `maxSummaryTokens` when that is given:
+ * the summarizer gets the rest). `patterns` replaces the default patterns
+ * (`Retention.defaultPatterns`; extend them by spreading them first).
+ *
+ * @since 0.4.0
+ * @category schemas
+ */
+export const LedgerOptions = Schema.Struct({
+  maxTokens: required<number>(Rules.positiveInteger),
+  patterns: optional<ReadonlyArray<{ readonly kind: string; readonly regex: RegExp }>>(Rules.ledgerPatterns)
+}).annotations({ message: (issue) => Rules.ledger((issue as ParseResult.Type).actual) ?? "is invalid" })
+
+/**
  * The fields of a RollingMemory that a stored conversation takes too (every
  * one but the background-folding ones), each documented on
  * {@link RollingOptions}.
@@ -124,7 +141,12 @@ export const rollingFields = {
    * counted over it fails the fold with `SummaryBudgetError`, nothing
    * committed. A positive integer; default none.
    */
-  maxSummaryTokens: optional<number>(Rules.positiveInteger)
+  maxSummaryTokens: optional<number>(Rules.positiveInteger),
+  /**
+   * The artifact ledger (docs/contract.md section 14.2), see
+   * {@link LedgerOptions}: `{ maxTokens, patterns? }`. Default off.
+   */
+  ledger: Schema.optional(LedgerOptions)
 }
 
 /**
@@ -171,7 +193,8 @@ export const bufferFields = { summaryRole: rollingFields.summaryRole }
 /** The fields of a SummaryMemory. @since 0.4.0 @category schemas */
 export const summaryFields = {
   summaryRole: rollingFields.summaryRole,
-  maxSummaryTokens: rollingFields.maxSummaryTokens
+  maxSummaryTokens: rollingFields.maxSummaryTokens,
+  ledger: rollingFields.ledger
 }
 
 /**
@@ -205,7 +228,7 @@ const rollingRule: CrossRule = (o, name) =>
     "maxTokens",
     (o.maxTokens as number | undefined) ?? Rules.DEFAULT_MAX_TOKENS,
     name
-  ) ?? Rules.foldRules(o as Rules.FoldOptions, name)
+  ) ?? Rules.foldRules(o as Rules.FoldOptions, name) ?? Rules.ledgerWithin(o, name)
 
 const windowRule: CrossRule = (o, name) =>
   Rules.targetWithin(
@@ -216,12 +239,14 @@ const windowRule: CrossRule = (o, name) =>
     name
   )
 
+const summaryRule: CrossRule = (o, name) => Rules.ledgerWithin(o, name)
+
 /** The cross-field rules of each strategy. @since 0.4.0 @category constants */
 export const rulesOf: { readonly [S in Rules.Strategy]: CrossRule | undefined } = {
   rolling: rollingRule,
   buffer: undefined,
   window: windowRule,
-  summary: undefined
+  summary: summaryRule
 }
 
 /**
@@ -262,8 +287,8 @@ export const BufferOptions = struct(bufferFields, undefined)
 /** The options of a WindowMemory, with the rule `targetMessages <= maxMessages`. @since 0.4.0 @category schemas */
 export const WindowOptions = struct(windowFields, windowRule)
 
-/** The options of a SummaryMemory: `summaryRole`, `maxSummaryTokens`. @since 0.4.0 @category schemas */
-export const SummaryOptions = struct(summaryFields, undefined)
+/** The options of a SummaryMemory: `summaryRole`, `maxSummaryTokens`, `ledger`. @since 0.4.0 @category schemas */
+export const SummaryOptions = struct(summaryFields, summaryRule)
 
 const decoders = new WeakMap<Schema.Schema.Any, (u: unknown) => Either.Either<unknown, ParseResult.ParseError>>()
 
@@ -470,7 +495,8 @@ export const flags: ReadonlyArray<Flag> = [
   flag("summaryRole", "choice"),
   flag("clearToolResults.keep", "integer", "clear-tool-results"),
   flag("clearToolResults.until", "choice", "clear-until"),
-  flag("maxSummaryTokens", "integer", "max-summary-tokens", ["summary-tokens"])
+  flag("maxSummaryTokens", "integer", "max-summary-tokens", ["summary-tokens"]),
+  flag("ledger.maxTokens", "integer", "ledger-tokens")
 ]
 
 /**
@@ -553,12 +579,12 @@ export const PromiseOptions = {
   window: struct({ ...windowFields, tokenCounter: promiseFields.tokenCounter }, windowRule),
   summary: struct(
     { ...summaryFields, summarize: requiredSummarize, tokenCounter: promiseFields.tokenCounter },
-    undefined
+    summaryRule
   ),
   asyncSummary: struct({
     ...summaryFields,
     summarize: requiredSummarize,
     tokenCounter: promiseFields.tokenCounter,
     ...asyncFields
-  }, undefined)
+  }, summaryRule)
 }

@@ -33,6 +33,7 @@ import {
   type Core,
   done,
   type Fill,
+  type LedgerOptions,
   fillWith,
   fold,
   foldNow,
@@ -114,6 +115,7 @@ export interface RollingBuildOptions extends PolicyOptions {
   readonly targetTokens?: number | undefined
   readonly summaryRole?: SummaryRole | undefined
   readonly maxSummaryTokens?: number | undefined
+  readonly ledger?: LedgerOptions | undefined
   readonly fold?: "blocking" | "background" | undefined
   readonly hardMaxTokens?: number | undefined
   readonly foldRetry?: Schedule.Schedule<unknown, AddError> | undefined
@@ -137,7 +139,8 @@ export const buildRolling = <E>(
   const coreOptions = {
     index: indexConfig(pruning),
     summaryRole: options.summaryRole ?? "system",
-    maxSummaryTokens: options.maxSummaryTokens
+    maxSummaryTokens: options.maxSummaryTokens,
+    ledger: options.ledger
   }
   const fields = (policy: { readonly target: number }) => ({
     strategy: "rolling" as const,
@@ -220,7 +223,11 @@ export const buildWindow = <E>(
 export const buildSummary = <E>(
   services: Services & { readonly summarizer: Summarizer.Service },
   fill: Fill<E>,
-  options?: { readonly summaryRole?: SummaryRole | undefined; readonly maxSummaryTokens?: number | undefined }
+  options?: {
+    readonly summaryRole?: SummaryRole | undefined
+    readonly maxSummaryTokens?: number | undefined
+    readonly ledger?: LedgerOptions | undefined
+  }
 ): Effect.Effect<Built<SummaryMemory>, E> =>
   mapNow(fill(makeCore(services.counter, options)), (core) => {
     const index = core.index

@@ -8,6 +8,8 @@
  * @internal
  */
 import * as Context from "effect/Context"
+import * as Retention from "../../core/artifacts.js"
+import * as Ledger from "../../core/ledger.js"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Rules from "../../core/options.js"
@@ -130,8 +132,10 @@ export interface Core {
   readonly counter: TokenCounter.Service
   /** The summary's tokens, counted once per committed fold or restore (docs/contract.md section 10.4). */
   summaryTokens: number
-  /** The summary budget, if any. */
+  /** The summary budget, if any (the ledger's section included). */
   readonly maxSummaryTokens: number | undefined
+  /** The artifact ledger (docs/contract.md section 14.2), if any. */
+  readonly ledger: LedgerOf | undefined
   /** What every fold passes the summarizer (docs/contract.md section 10.4), built once. */
   readonly request: Summarizer.Request
   /** How the summary reads back (docs/contract.md section 10.6). */
@@ -150,7 +154,39 @@ export interface CoreOptions {
   readonly index?: Config | undefined
   readonly maxSummaryTokens?: number | undefined
   readonly summaryRole?: SummaryRole | undefined
+  readonly ledger?: LedgerOptions | undefined
 }
+
+/** The `ledger` option as decoded (docs/contract.md section 14.2). @internal */
+export interface LedgerOptions {
+  readonly maxTokens: number
+  readonly patterns?: ReadonlyArray<Retention.Pattern> | undefined
+}
+
+/** A core's artifact ledger: its budget, and the artifacts of each evicted message (extracted once). @internal */
+export interface LedgerOf {
+  readonly maxTokens: number
+  readonly mentioned: (messages: ReadonlyArray<Message.Message>) => Array<string>
+}
+
+const ledgerOf = (options: LedgerOptions): LedgerOf => {
+  const { extract } = options.patterns === undefined ? defaultExtractor : Retention.extractor(options.patterns)
+  const byMessage = new WeakMap<Message.Message, ReadonlyArray<Retention.Artifact>>()
+  return {
+    maxTokens: options.maxTokens,
+    mentioned: (messages) => {
+      const out: Array<string> = []
+      for (const message of messages) {
+        let found = byMessage.get(message)
+        if (found === undefined) byMessage.set(message, found = extract(Retention.textOf(message)))
+        for (const artifact of found) out.push(artifact.text)
+      }
+      return out
+    }
+  }
+}
+
+const defaultExtractor = Retention.extractor()
 
 /**
  * What is left of an add once its synchronous part has run: {@link done}, a
@@ -268,17 +304,23 @@ export const countingMany = <E>(
 }
 
 /** Builds an empty core. @internal */
-export const makeCore = (counter: TokenCounter.Service, options?: CoreOptions): Core => ({
-  summary: "",
-  generation: 0,
-  index: new EvictionIndex(options?.index),
-  counter,
-  summaryTokens: 0,
-  maxSummaryTokens: options?.maxSummaryTokens,
-  request: { maxSummaryTokens: options?.maxSummaryTokens, counter },
-  summaryRole: options?.summaryRole ?? "system",
-  afterClear: undefined
-})
+export const makeCore = (counter: TokenCounter.Service, options?: CoreOptions): Core => {
+  const max = options?.maxSummaryTokens
+  const ledger = options?.ledger === undefined ? undefined : ledgerOf(options.ledger)
+  return {
+    summary: "",
+    generation: 0,
+    index: new EvictionIndex(options?.index),
+    counter,
+    summaryTokens: 0,
+    maxSummaryTokens: max,
+    ledger,
+    // the summarizer's budget leaves the ledger's room (the rules keep the ledger's below the summary's)
+    request: { maxSummaryTokens: max === undefined || ledger === undefined ? max : max - ledger.maxTokens, counter },
+    summaryRole: options?.summaryRole ?? "system",
+    afterClear: undefined
+  }
+}
 
 /**
  * What a builder puts into its new core before handing the memory out:
@@ -354,6 +396,88 @@ const countAndCommit = (
     return done
   })
 
+/** Whether a message gives a summarizer something to keep: content that is not only whitespace, or a tool call. */
+const hasContent = (message: Message.Message): boolean => message.toolCalls.length > 0 || message.content.trim() !== ""
+
+/**
+ * The `SummarizerError` of an empty result where one is refused
+ * (docs/contract.md section 5): the result is empty or whitespace while the
+ * summary it updates was not empty or an evicted turn had content.
+ */
+const refuseEmpty = (
+  previous: string,
+  messages: ReadonlyArray<Message.Message>,
+  result: string
+): SummarizerError | undefined => {
+  if (result.trim() !== "") return undefined
+  if (previous.trim() !== "") {
+    return new SummarizerError({
+      description: "summarizer returned an empty summary for a summary that was not empty: nothing committed"
+    })
+  }
+  return messages.some(hasContent)
+    ? new SummarizerError({
+      description: "summarizer returned an empty summary for evicted turns with content: nothing committed"
+    })
+    : undefined
+}
+
+/**
+ * What a fold passes the summarizer as the current summary: the summary
+ * without its ledger section (docs/contract.md section 14.2).
+ */
+const bodyOf = (core: Core): Ledger.Parsed =>
+  core.ledger === undefined ? { body: core.summary, entries: noEntries } : Ledger.parse(core.summary)
+
+const noEntries: ReadonlyArray<string> = []
+
+/**
+ * A fold's result made the new summary and committed: refused when empty
+ * where docs/contract.md section 5 says so; with a ledger, the evicted
+ * turns' artifacts merged into the previous ledger and its section appended,
+ * as many entries as fit the ledger's budget (and the whole within
+ * `maxSummaryTokens`), newest first.
+ */
+const complete = (
+  core: Core,
+  generation: number,
+  plan: Plan<Message.Message>,
+  previous: Ledger.Parsed,
+  result: string
+): Effect.Effect<void, AddError> => {
+  const empty = refuseEmpty(previous.body, plan.messages, result)
+  if (empty !== undefined) return Exit.fail(empty)
+  const ledger = core.ledger
+  if (ledger === undefined) return countAndCommit(core, generation, plan, result)
+  const entries = Ledger.merge(previous.entries, ledger.mentioned(plan.messages))
+  if (entries.length === 0) return countAndCommit(core, generation, plan, result)
+  const count = countText(core.counter)
+  // the most entries whose section fits the ledger's budget: sections grow with their entries
+  const search = (lo: number, hi: number): Effect.Effect<number, TokenCountError> => {
+    if (lo >= hi) return Exit.succeed(lo)
+    const mid = Math.ceil((lo + hi) / 2)
+    return flatMapNow(
+      count(Ledger.render(entries, mid)),
+      (tokens) => tokens <= ledger.maxTokens ? search(mid, hi) : search(lo, mid - 1)
+    )
+  }
+  const max = core.maxSummaryTokens
+  // the whole summary within maxSummaryTokens too: the join may count a token more than its parts
+  const fit = (n: number): Effect.Effect<void, AddError> => {
+    const summary = Ledger.join(result, Ledger.render(entries, n))
+    if (summary === "") return countAndCommit(core, generation, plan, summary)
+    return flatMapNow(count(summary), (tokens): Effect.Effect<void, AddError> => {
+      if (max !== undefined && tokens > max && n > 0) return fit(n - 1)
+      if (max !== undefined && tokens > max) {
+        return Exit.fail(new SummaryBudgetError({ tokens, maxSummaryTokens: max }))
+      }
+      commit(core, generation, plan, summary, tokens)
+      return done
+    })
+  }
+  return flatMapNow(search(0, entries.length), fit)
+}
+
 /**
  * Calls the summarizer on the `cut` oldest messages and commits the result
  * (new summary, prefix removed) unless `clear` ran meanwhile. Run it under
@@ -371,12 +495,17 @@ export const fold = (
     core,
     plan,
     Effect.onExit(
-      Effect.flatMap(
-        Effect.suspend(() => summarizer.summarize(core.summary, plan.messages, core.request)),
-        (summary): Effect.Effect<void, AddError> =>
-          // a hand-written service skips the constructors' check
-          typeof summary !== "string" ? Effect.fail(nonString()) : countAndCommit(core, generation, plan, summary)
-      ),
+      Effect.suspend(() => {
+        const previous = bodyOf(core)
+        return Effect.flatMap(
+          summarizer.summarize(previous.body, plan.messages, core.request),
+          (summary): Effect.Effect<void, AddError> =>
+            // a hand-written service skips the constructors' check
+            typeof summary !== "string"
+              ? Effect.fail(nonString())
+              : complete(core, generation, plan, previous, summary)
+        )
+      }),
       (exit) => Exit.isSuccess(exit) ? Effect.void : Effect.sync(() => core.index.abort(plan))
     )
   )
@@ -395,12 +524,13 @@ export const foldNow = (core: Core, summarizeSync: SummarizeSync, plan: Plan<Mes
 
 const foldSync = (core: Core, plan: Plan<Message.Message>, summarizeSync: SummarizeSync): Step => {
   const generation = core.generation
-  const exit = summarizeSync(core.summary, plan.messages, core.request)
+  const previous = bodyOf(core)
+  const exit = summarizeSync(previous.body, plan.messages, core.request)
   if (Exit.isFailure(exit)) {
     core.index.abort(plan)
     return exit
   }
-  const committed = countAndCommit(core, generation, plan, exit.value)
+  const committed = complete(core, generation, plan, previous, exit.value)
   if (Exit.isExit(committed)) {
     if (Exit.isFailure(committed)) core.index.abort(plan)
     return committed
