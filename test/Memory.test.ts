@@ -117,13 +117,13 @@ describe("options are checked alike in every constructor (one rule with the Prom
             SummaryMemory.make({ maxSummaryToken: 9 } as SummaryMemory.Options).pipe(Effect.provide(summarizer))
           )
         ),
-        ["maxSummaryToken", "unknown option (known: summaryRole, maxSummaryTokens)"]
+        ["maxSummaryToken", "unknown option (known: summaryRole, maxSummaryTokens, ledger)"]
       )
       assert.deepStrictEqual(
         fields(yield* Effect.flip(Memory.make({ strategy: "rolling", maxToken: 100 } as Memory.Options))),
         [
           "maxToken",
-          "unknown option for the rolling strategy (known: strategy, maxTokens, targetTokens, boundary, pinSystem, clearToolResults, summaryRole, maxSummaryTokens)"
+          "unknown option for the rolling strategy (known: strategy, maxTokens, targetTokens, boundary, pinSystem, clearToolResults, summaryRole, maxSummaryTokens, ledger)"
         ]
       )
     }).pipe(Effect.provide(Summarizer.layerDrop)))
@@ -167,9 +167,10 @@ describe("the Summarizer is explicit in the types: dropping is provided on purpo
   it.effect("Summarizer.drop is recognised: evicted turns are dropped, no summarizer call", () =>
     Effect.gen(function*() {
       let calls = 0
+      // returns the summary unchanged, or "s" for the first fold (an empty result is refused, contract section 5)
       const spy: Summarizer.Service = {
-        summarize: (summary) => Effect.sync(() => (calls++, summary)),
-        summarizeSync: (summary) => (calls++, summary)
+        summarize: (summary) => Effect.sync(() => (calls++, summary === "" ? "s" : summary)),
+        summarizeSync: (summary) => (calls++, summary === "" ? "s" : summary)
       }
       const dropping = yield* RollingMemory.make({ maxTokens: 7 }).pipe(Effect.provide(Summarizer.layerDrop))
       const spied = yield* RollingMemory.make({ maxTokens: 7 }).pipe(
@@ -183,7 +184,7 @@ describe("the Summarizer is explicit in the types: dropping is provided on purpo
       assert.strictEqual(yield* dropping.summary, "")
       // any other summarizer, even one that returns the summary unchanged, is called: once here
       assert.strictEqual(calls, 1)
-      assert.strictEqual(yield* spied.context, "user: seven eight nine\nassistant: ten eleven twelve")
+      assert.strictEqual(yield* spied.context, "system: s\nuser: seven eight nine\nassistant: ten eleven twelve")
       assert.strictEqual(yield* Summarizer.drop.summarize("kept", turns, Summarizer.request()), "kept")
     }))
 

@@ -51,7 +51,7 @@ describe("Options.decode", () => {
     )
     assert.strictEqual(
       refused(Options.decode(Options.SummaryOptions, { summaryRole: "user", maxSummary: 3 })),
-      "invalid option maxSummary: unknown option (known: summaryRole, maxSummaryTokens)"
+      "invalid option maxSummary: unknown option (known: summaryRole, maxSummaryTokens, ledger)"
     )
   })
 
@@ -94,11 +94,12 @@ describe("Options.decode", () => {
         "pinSystem",
         "clearToolResults",
         "summaryRole",
-        "maxSummaryTokens"
+        "maxSummaryTokens",
+        "ledger"
       ],
       buffer: ["summaryRole"],
       window: ["maxMessages", "targetMessages", "boundary", "pinSystem", "summaryRole"],
-      summary: ["summaryRole", "maxSummaryTokens"]
+      summary: ["summaryRole", "maxSummaryTokens", "ledger"]
     })
   })
 

@@ -6,6 +6,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Layer } from "effect"
+import * as Ledger from "../src/core/ledger.js"
 import { ConfigError, SummarizerError } from "../src/Errors.js"
 import {
   ExtractiveSummarizer,
@@ -17,7 +18,6 @@ import {
   SummaryMemory,
   TokenCounter
 } from "../src/index.js"
-import * as Ledger from "../src/core/ledger.js"
 import * as Tokenizers from "../src/tokenizers.js"
 
 /** A summarizer that answers `g1`, `g2`... and records what it was given. */
@@ -62,7 +62,9 @@ describe("the artifact ledger", () => {
       // the summarizer got the summary without the ledger, and the budget without the ledger's
       assert.deepStrictEqual(calls, [{ summary: "", messages: 1, max: 80 }])
       const plain = yield* SummaryMemory.make({ maxSummaryTokens: 100 }).pipe(Effect.provide(recording().layer))
-      const lost = yield* addAll(plain, Retention.tracker(), ["open src/cli/a.ts, src/cli/b.ts and lib/c.ts for mia_li_3668"])
+      const lost = yield* addAll(plain, Retention.tracker(), [
+        "open src/cli/a.ts, src/cli/b.ts and lib/c.ts for mia_li_3668"
+      ])
       assert.strictEqual(yield* plain.summary, "g1")
       assert.strictEqual(Retention.ratio(lost), 0)
     }))

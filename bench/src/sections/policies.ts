@@ -29,8 +29,35 @@ export const POLICY_BUDGETS = [500, 2_000, 8_000, 32_000] as const
 /** The summary budget of every replay (the command line's default). */
 export const SUMMARY_TOKENS = 400
 
-/** The option sets at budget `b`, in the flags' own names ("" = the original's rule). */
-export const optionSets = (b: number): ReadonlyArray<{ readonly name: string; readonly set: string }> => {
+/** The ledger budgets of the retention curve (long file, 8,000 tokens). */
+export const LEDGER_CURVE = [250, 500, 1_000, 2_000] as const
+
+/** A ledger set: turn mode, pinned system, the summary budget raised by the ledger's (the summarizer keeps 400). */
+const ledgerSet = (tokens: number) => ({
+  name: `turn + pinned + ledger ${tokens}`,
+  set: `boundary=turn,pin-system,max-summary-tokens=${SUMMARY_TOKENS + tokens},ledger-tokens=${tokens}`
+})
+
+/**
+ * The artifact-ledger sets of a file at a budget (issue goals): the curve on
+ * the long file at 8,000 tokens, a 1,000-token ledger on the agentic file at
+ * 2,000.
+ */
+const ledgerSets = (
+  b: number,
+  file: string | undefined
+): ReadonlyArray<{ readonly name: string; readonly set: string }> =>
+  file === "conversations-long.jsonl" && b === 8_000
+    ? LEDGER_CURVE.map(ledgerSet)
+    : file === "conversations-agentic.jsonl" && b === 2_000
+    ? [ledgerSet(1_000)]
+    : []
+
+/** The option sets at budget `b` (and, for `file`, its ledger sets), in the flags' own names ("" = the original's rule). */
+export const optionSets = (
+  b: number,
+  file?: string
+): ReadonlyArray<{ readonly name: string; readonly set: string }> => {
   const target = `target-tokens=${b / 2}`
   const clear = "clear-tool-results=3"
   return [
@@ -49,7 +76,8 @@ export const optionSets = (b: number): ReadonlyArray<{ readonly name: string; re
     {
       name: "turn + pinned + target 50% + clearing 3 until budget",
       set: `boundary=turn,pin-system,${target},${clear},clear-until=budget`
-    }
+    },
+    ...ledgerSets(b, file)
   ]
 }
 
@@ -117,6 +145,77 @@ const callsAndReuse = (maxRatio: number, minReuse: number) => (t: Totals, o: Tot
   }
 }
 
+/** The artifact ledger's goals (retention at the last request points, all conversations together). */
+const ledgerGoals = (rows: ReadonlyArray<PolicyRow>): Array<Goal> => {
+  const long = "conversations-long.jsonl"
+  const agentic = "conversations-agentic.jsonl"
+  const plain = "boundary=turn,pin-system"
+  const goals: Array<Goal> = []
+  const curve = LEDGER_CURVE.map((tokens) => ({ tokens, row: find(rows, long, 8_000, ledgerSet(tokens).set) }))
+  const base = find(rows, long, 8_000, plain)
+  const at1000 = curve.find((c) => c.tokens === 1_000)?.row
+  if (at1000?.totals === undefined || base?.totals === undefined) {
+    goals.push({
+      goal: "long 8,000, turn + pinned + ledger 1,000: file-path retention >= 90%",
+      met: null,
+      detail: "not measured"
+    })
+  } else {
+    const paths = (t: Totals) => kinds(t, ["path"])
+    const reached = curve.find((c) => c.row?.totals !== undefined && paths(c.row.totals) >= 0.9)
+    goals.push({
+      goal: "long 8,000, turn + pinned + ledger 1,000: file-path retention >= 90% at the last request point",
+      met: paths(at1000.totals) >= 0.9,
+      detail:
+        `${pct(paths(at1000.totals))} (${Retention.ofKinds(at1000.totals.artifacts, ["path"]).kept}/${
+          Retention.ofKinds(at1000.totals.artifacts, ["path"]).named
+        }; without the ledger ${pct(paths(base.totals))}); ` +
+        `curve: ${
+          curve.map((c) => `${c.tokens}: ${c.row?.totals === undefined ? "n/a" : pct(paths(c.row.totals))}`).join(", ")
+        }` +
+        `; 90% ${reached === undefined ? "not reached up to 2,000" : `reached at ${reached.tokens}`}`
+    })
+    const ratio = base.totals.summarizerCalls === 0 ? 0 : at1000.totals.summarizerCalls / base.totals.summarizerCalls
+    goals.push({
+      goal: "long 8,000, ledger 1,000: summarizer calls per 1,000 turns <= +5% vs no ledger",
+      met: ratio <= 1.05,
+      detail: `${at1000.totals.summarizerCallsPer1000Turns.toFixed(1)} vs ${
+        base.totals.summarizerCallsPer1000Turns.toFixed(1)
+      } (${ratio.toFixed(3)}x)`
+    })
+  }
+  const withLedger = find(rows, agentic, 2_000, ledgerSet(1_000).set)
+  const without = find(rows, agentic, 2_000, plain)
+  if (withLedger?.totals === undefined || without?.totals === undefined) {
+    goals.push({
+      goal: "agentic 2,000, ledger 1,000: user ids and e-mail addresses kept 100%",
+      met: null,
+      detail: "not measured"
+    })
+  } else {
+    const ids = Retention.ofKinds(withLedger.totals.artifacts, ["id", "email"])
+    goals.push({
+      goal:
+        "agentic 2,000, turn + pinned + ledger 1,000: user ids and e-mail addresses kept 100% at the last request point",
+      met: ids.kept === ids.named,
+      detail: `${pct(Retention.ratio(ids))} (${ids.kept}/${ids.named}; without the ledger ${
+        pct(kinds(without.totals, ["id", "email"]))
+      })`
+    })
+    const ratio = without.totals.summarizerCalls === 0
+      ? 0
+      : withLedger.totals.summarizerCalls / without.totals.summarizerCalls
+    goals.push({
+      goal: "agentic 2,000, ledger 1,000: summarizer calls per 1,000 turns <= +5% vs no ledger",
+      met: ratio <= 1.05,
+      detail: `${withLedger.totals.summarizerCallsPer1000Turns.toFixed(1)} vs ${
+        without.totals.summarizerCallsPer1000Turns.toFixed(1)
+      } (${ratio.toFixed(3)}x)`
+    })
+  }
+  return goals
+}
+
 export const checkGoals = (rows: ReadonlyArray<PolicyRow>): Array<Goal> => {
   const long = "conversations-long.jsonl"
   const agentic = "conversations-agentic.jsonl"
@@ -162,6 +261,7 @@ export const checkGoals = (rows: ReadonlyArray<PolicyRow>): Array<Goal> => {
       callsAndReuse(0.25, 0.88)
     )
   ]
+  goals.push(...ledgerGoals(rows))
   const measured = rows.filter((r) => r.totals !== undefined)
   const over = measured.filter((r) => r.totals!.overBoundRequestPoints > 0)
   goals.push({
@@ -194,7 +294,7 @@ export const runPolicies = async (log: (line: string) => void): Promise<Policies
     for (const file of files) {
       const inputs = yield* Input.readInputs([path.join(dataDir, file)])
       for (const budget of POLICY_BUDGETS) {
-        const sets = optionSets(budget)
+        const sets = optionSets(budget, file)
         const available: Array<{ readonly name: string; readonly set: string }> = []
         for (const s of sets.slice(1)) {
           const parsed = yield* Effect.either(Compare.parse(s.set))
@@ -230,7 +330,7 @@ export const runPolicies = async (log: (line: string) => void): Promise<Policies
   })
   await Effect.runPromise(program.pipe(Effect.provide(Layer.merge(NodeContext.layer, counter)), Effect.orDie))
   // in the order of the option sets
-  const order = (r: PolicyRow) => optionSets(r.budget).findIndex((s) => s.set === r.set)
+  const order = (r: PolicyRow) => optionSets(r.budget, r.file).findIndex((s) => s.set === r.set)
   rows.sort((a, b) => a.file.localeCompare(b.file) || a.budget - b.budget || order(a) - order(b))
   return { summaryTokens: SUMMARY_TOKENS, rows, goals: checkGoals(rows) }
 }

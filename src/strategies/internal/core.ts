@@ -8,10 +8,10 @@
  * @internal
  */
 import * as Context from "effect/Context"
-import * as Retention from "../../core/artifacts.js"
-import * as Ledger from "../../core/ledger.js"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Retention from "../../core/artifacts.js"
+import * as Ledger from "../../core/ledger.js"
 import * as Rules from "../../core/options.js"
 import { type AddError, ConfigError, SummarizerError, SummaryBudgetError, type TokenCountError } from "../../Errors.js"
 import * as MemoryState from "../../schema/MemoryState.js"
