@@ -74,12 +74,10 @@ describe("MemoryState (contract 2)", () => {
       assert.deepStrictEqual(b.buffer, [])
     }))
 
-  it.effect("ignores unknown keys at every level", () =>
+  it.effect("ignores unknown keys inside messages", () =>
     Effect.gen(function*() {
       const state = yield* MemoryState.fromJSON({
         version: 2,
-        strategy: "rolling",
-        max_tokens: 10,
         summary: "s",
         buffer: [{ role: "user", content: "x", name: "n", tool_calls: [{ id: "1", name: "f", type: "function" }] }]
       })
@@ -90,13 +88,91 @@ describe("MemoryState (contract 2)", () => {
       })
     }))
 
+  it.effect("refuses an unknown top-level key, and a version 3 field in a version 1 or 2 state, naming it", () =>
+    Effect.gen(function*() {
+      const unknown = yield* decodeError({ version: 2, strategy: "rolling", summary: "s", buffer: [] })
+      assert.isTrue(unknown.description.startsWith("strategy: is unexpected, expected: \"version\""))
+      const early = yield* decodeError({ version: 2, summary: "a", buffer: [], segments: ["a"] })
+      assert.strictEqual(early.description, "segments: is a version 3 field, in a version 2 state")
+      const v1 = yield* decodeError({ version: 1, buffer: [], usageRatio: 1.5 })
+      assert.strictEqual(v1.description, "usageRatio: is a version 3 field, in a version 1 state")
+      const v3 = yield* decodeError({ version: 3, buffer: [], extra: 1 })
+      assert.isTrue(v3.description.startsWith("extra: is unexpected"))
+    }))
+
+  it.effect("version 3: every field read and written back; version 2 written when none is present", () =>
+    Effect.gen(function*() {
+      const json = {
+        version: 3,
+        summary: "first\n\nsecond",
+        buffer: [{ role: "user", content: "a" }, { role: "assistant", content: "b" }],
+        segments: ["first", "second"],
+        compaction: {
+          format: "anthropic",
+          item: { type: "compaction", content: null, encrypted_content: "e" },
+          content: ""
+        },
+        conversationId: "c-1",
+        nextPosition: 9,
+        positions: [3, 8],
+        usageRatio: 1.25
+      }
+      const state = yield* MemoryState.fromJSON(json)
+      assert.strictEqual(state.summary, "first\n\nsecond")
+      assert.deepStrictEqual(state.segments, ["first", "second"])
+      assert.deepStrictEqual(state.positions, [3, 8])
+      assert.deepStrictEqual<unknown>(MemoryState.toJSON(state), json)
+      assert.isTrue(MemoryState.usesVersion3(state))
+      const plain = yield* MemoryState.fromJSON({ version: 3, summary: "s", buffer: [] })
+      assert.isFalse(MemoryState.usesVersion3(plain))
+      assert.deepStrictEqual(MemoryState.toJSON(plain), { version: 2, summary: "s", buffer: [] })
+      // a version 3 document may leave out the summary its segments make
+      const short = yield* MemoryState.fromJSON({ version: 3, segments: ["x", "y"] })
+      assert.strictEqual(short.summary, "x\n\ny")
+    }))
+
+  it.effect("version 3: inconsistent fields are refused, naming them", () =>
+    Effect.gen(function*() {
+      const cases: ReadonlyArray<readonly [unknown, string]> = [
+        [
+          { version: 3, summary: "other", segments: ["a"] },
+          "summary: differs from the segments joined with a blank line"
+        ],
+        [{ version: 3, segments: [] }, "segments"],
+        [{ version: 3, segments: [""] }, "segments[0]"],
+        [{ version: 3, nextPosition: 2 }, "positions: is missing: positions and nextPosition come together"],
+        [{ version: 3, positions: [] }, "nextPosition: is missing: positions and nextPosition come together"],
+        [
+          { version: 3, buffer: [{ role: "user", content: "a" }], nextPosition: 2, positions: [0, 1] },
+          "positions: has 2 entries for a buffer of 1"
+        ],
+        [
+          {
+            version: 3,
+            buffer: [{ role: "user", content: "a" }, { role: "user", content: "b" }],
+            nextPosition: 5,
+            positions: [3, 3]
+          },
+          "positions[1]: is 3: positions increase and stay below nextPosition (5)"
+        ],
+        [{ version: 3, usageRatio: 0 }, "usageRatio"],
+        [{ version: 3, usageRatio: Number.NaN }, "usageRatio"],
+        [{ version: 3, conversationId: "" }, "conversationId"],
+        [{ version: 3, compaction: { format: "gemini", item: {}, content: "" } }, "compaction.format"]
+      ]
+      for (const [input, start] of cases) {
+        const error = yield* decodeError(input)
+        assert.isTrue(error.description.startsWith(start), `${JSON.stringify(input)}: ${error.description}`)
+      }
+    }))
+
   it.effect("rejects a missing or unknown version", () =>
     Effect.gen(function*() {
-      for (const input of [{}, { version: 0 }, { version: 3 }, { version: "2" }, { version: null }, { version: 2.5 }]) {
+      for (const input of [{}, { version: 0 }, { version: 4 }, { version: "2" }, { version: null }, { version: 2.5 }]) {
         yield* decodeError({ ...input, summary: "", buffer: [] })
       }
-      const error = yield* decodeError({ version: 3 })
-      assert.include(error.description, "version")
+      const error = yield* decodeError({ version: 4 })
+      assert.strictEqual(error.description, "version: unsupported version 4, expected 1, 2 or 3")
     }))
 
   it.effect("rejects wrong types and names the path", () =>

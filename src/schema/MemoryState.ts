@@ -2,10 +2,14 @@
  * The memory state every strategy writes and reads (docs/contract.md section 2):
  * `{"version": 2, "summary": <string>, "buffer": [<message>...]}`.
  *
- * Writers always write version 2; readers accept 1 and 2. A missing `summary`
- * reads as `""`, a missing `buffer` as empty; a missing or unknown version is
- * an error. Unknown keys are ignored. Configuration (budgets, summarizer,
- * token counter) is never part of the state.
+ * Writers write version 2 unless the state carries a field of version 3
+ * (summary segments, a provider's compaction item, a conversation id and
+ * message positions, a usage ratio): then version 3. Readers accept 1, 2 and
+ * 3. A missing `summary` reads as `""`, a missing `buffer` as empty; a missing
+ * or unknown version is an error, and so is an unknown top-level key (a
+ * version 3 field in a version 1 or 2 state included: it would be dropped);
+ * unknown keys inside a message are ignored. Configuration (budgets,
+ * summarizer, token counter) is never part of the state.
  *
  * @example
  * ```ts
@@ -23,37 +27,148 @@
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { StateDecodeError } from "../Errors.js"
+import { type JsonObject, JsonObjectSchema } from "./Json.js"
 import { Message } from "./Message.js"
 import { formatValue } from "./ParseIssue.js"
 
 /**
- * The version writers put in every state.
+ * The version writers put in a state that uses none of version 3's fields
+ * (docs/contract.md section 2): the Python package reads it.
  *
  * @since 0.1.0
  * @category constants
  */
 export const CURRENT_VERSION = 2
 
+/**
+ * The version written when a state carries one of version 3's fields
+ * (`segments`, `compaction`, `conversationId`, `nextPosition` with
+ * `positions`, `usageRatio`; docs/contract.md section 2).
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const VERSION_3 = 3
+
+/**
+ * A provider's own compaction item, kept verbatim (docs/contract.md section 2):
+ * `format` names the provider format it was read from, `item` is the item
+ * exactly as the provider returned it (never edited), `content` its readable
+ * text (`""` when the provider gives none), which counters and readers see.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Compaction {
+  readonly format: "anthropic" | "openai-responses"
+  readonly item: JsonObject
+  readonly content: string
+}
+
+const CompactionSchema = Schema.Struct({
+  format: Schema.Literal("anthropic", "openai-responses"),
+  item: JsonObjectSchema,
+  content: Schema.String
+})
+
+const NonNegativeInt = Schema.Int.pipe(Schema.nonNegative())
+
+const v3Fields = ["segments", "compaction", "conversationId", "nextPosition", "positions", "usageRatio"] as const
+
 const Wire = Schema.Struct({
-  version: Schema.Literal(1, 2).annotations({
+  version: Schema.Literal(1, 2, 3).annotations({
     message: (issue) => ({
       // bounded: a version may be a 10 MB string
-      message: `unsupported version ${formatValue(issue.actual)}, expected 1 or 2`,
+      message: `unsupported version ${formatValue(issue.actual)}, expected 1, 2 or 3`,
       override: true
     })
   }),
   summary: Schema.optionalWith(Schema.String, { default: () => "", nullable: true }),
-  buffer: Schema.optionalWith(Schema.Array(Message), { default: () => [], nullable: true })
-})
+  // unknown keys inside a message are ignored, as the Python package does (contract section 2)
+  buffer: Schema.optionalWith(
+    Schema.Array(Message.annotations({ parseOptions: { onExcessProperty: "ignore" } })),
+    { default: () => [], nullable: true }
+  ),
+  segments: Schema.optional(Schema.Array(Schema.String.pipe(Schema.minLength(1))).pipe(Schema.minItems(1))),
+  compaction: Schema.optional(CompactionSchema),
+  conversationId: Schema.optional(Schema.String.pipe(Schema.minLength(1))),
+  nextPosition: Schema.optional(NonNegativeInt),
+  positions: Schema.optional(Schema.Array(NonNegativeInt)),
+  usageRatio: Schema.optional(Schema.Number.pipe(Schema.finite(), Schema.positive()))
+}).annotations({ parseOptions: { onExcessProperty: "error" } }).pipe(
+  Schema.filter((wire) => {
+    const issues: Array<Schema.FilterIssue> = []
+    if (wire.version !== VERSION_3) {
+      for (const key of v3Fields) {
+        if (wire[key] !== undefined) {
+          issues.push({ path: [key], message: `is a version 3 field, in a version ${wire.version} state` })
+        }
+      }
+      return issues
+    }
+    if (wire.segments !== undefined && wire.summary !== "" && wire.summary !== wire.segments.join(SEGMENT_SEPARATOR)) {
+      issues.push({ path: ["summary"], message: "differs from the segments joined with a blank line" })
+    }
+    if ((wire.positions === undefined) !== (wire.nextPosition === undefined)) {
+      issues.push({
+        path: [wire.positions === undefined ? "positions" : "nextPosition"],
+        message: "is missing: positions and nextPosition come together"
+      })
+    } else if (wire.positions !== undefined && wire.nextPosition !== undefined) {
+      if (wire.positions.length !== wire.buffer.length) {
+        issues.push({
+          path: ["positions"],
+          message: `has ${wire.positions.length} entries for a buffer of ${wire.buffer.length}`
+        })
+      }
+      for (let i = 0; i < wire.positions.length; i++) {
+        const previous = i === 0 ? -1 : wire.positions[i - 1]
+        if (wire.positions[i] <= previous || wire.positions[i] >= wire.nextPosition) {
+          issues.push({
+            path: ["positions", i],
+            message: `is ${wire.positions[i]}: positions increase and stay below nextPosition (${wire.nextPosition})`
+          })
+          break
+        }
+      }
+    }
+    return issues
+  })
+)
 
 const State = Schema.Struct({
   summary: Schema.String,
-  buffer: Schema.Array(Schema.typeSchema(Message))
+  buffer: Schema.Array(Schema.typeSchema(Message)),
+  segments: Schema.optional(Schema.Array(Schema.String)),
+  compaction: Schema.optional(CompactionSchema),
+  conversationId: Schema.optional(Schema.String),
+  nextPosition: Schema.optional(Schema.Number),
+  positions: Schema.optional(Schema.Array(Schema.Number)),
+  usageRatio: Schema.optional(Schema.Number)
 })
 
 /**
+ * What joins summary segments into the summary they read back as: a blank
+ * line (docs/contract.md section 2).
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const SEGMENT_SEPARATOR = "\n\n"
+
+/**
  * A memory's state: the running summary (`""` when none) and the buffer of
- * messages, oldest first.
+ * messages, oldest first; and, from version 3 of the wire format, the fields
+ * that some options add (each absent when unused):
+ *
+ * - `segments`: the summary as append-only segments, oldest first (then
+ *   `summary` is their join with {@link SEGMENT_SEPARATOR});
+ * - `compaction`: a provider's compaction item, kept verbatim, read back
+ *   before the summary;
+ * - `conversationId`, and `nextPosition` (the position the next added message
+ *   gets: messages ever added) with `positions` (each buffer message's
+ *   position, increasing);
+ * - `usageRatio`: the correction learnt from the provider's usage figures.
  *
  * @since 0.1.0
  * @category models
@@ -61,6 +176,12 @@ const State = Schema.Struct({
 export interface MemoryState {
   readonly summary: string
   readonly buffer: ReadonlyArray<Message>
+  readonly segments?: ReadonlyArray<string> | undefined
+  readonly compaction?: Compaction | undefined
+  readonly conversationId?: string | undefined
+  readonly nextPosition?: number | undefined
+  readonly positions?: ReadonlyArray<number> | undefined
+  readonly usageRatio?: number | undefined
 }
 
 /**
@@ -70,22 +191,55 @@ export interface MemoryState {
  * @category models
  */
 export interface Encoded {
-  readonly version: 1 | 2
+  readonly version: 1 | 2 | 3
   readonly summary?: string | null | undefined
   readonly buffer?: ReadonlyArray<typeof Message.Encoded> | null | undefined
+  readonly segments?: ReadonlyArray<string> | undefined
+  readonly compaction?: Compaction | undefined
+  readonly conversationId?: string | undefined
+  readonly nextPosition?: number | undefined
+  readonly positions?: ReadonlyArray<number> | undefined
+  readonly usageRatio?: number | undefined
 }
 
 /**
+ * Whether a state carries a field of version 3 (and so is written as
+ * version 3).
+ *
+ * @since 0.3.0
+ * @category predicates
+ */
+export const usesVersion3 = (state: MemoryState): boolean => v3Fields.some((key) => state[key] !== undefined)
+
+/**
  * The schema between the wire format (encoded side) and {@link MemoryState}.
- * Encoding always writes version 2.
+ * Encoding writes version 2 (`{version, summary, buffer}`, exactly as before)
+ * unless the state carries a version 3 field; then version 3 with those
+ * fields (`summary` is then the segments' join, written for readers that
+ * know no segments).
  *
  * @since 0.1.0
  * @category schemas
  */
 export const MemoryStateSchema: Schema.Schema<MemoryState, Encoded> = Schema.transform(Wire, State, {
   strict: true,
-  decode: ({ buffer, summary }) => ({ summary, buffer }),
-  encode: ({ buffer, summary }) => ({ version: CURRENT_VERSION as 1 | 2, summary, buffer })
+  decode: ({ version: _version, segments, summary, ...rest }) => ({
+    ...rest,
+    ...(segments === undefined ? { summary } : { summary: segments.join(SEGMENT_SEPARATOR), segments })
+  }),
+  encode: (state) => {
+    if (!usesVersion3(state)) {
+      return { version: CURRENT_VERSION as 1 | 2 | 3, summary: state.summary, buffer: state.buffer }
+    }
+    const out: { -readonly [K in keyof typeof Wire.Type]?: (typeof Wire.Type)[K] } = { version: VERSION_3 }
+    out.summary = state.summary
+    out.buffer = state.buffer
+    for (const key of v3Fields) {
+      const value = state[key]
+      if (value !== undefined) (out as Record<string, unknown>)[key] = value
+    }
+    return out as typeof Wire.Type
+  }
 })
 
 /**

@@ -271,7 +271,7 @@ const conformance = ({ layer, raw }: StoreUnderTest) => {
     }).pipe(Effect.provide(raw))
 
   it.effect("a state with an unknown version gives ConversationDecodeError naming the conversation", () =>
-    corrupt(1, `{"version":3,"summary":"","buffer":[]}`, "state.version: unsupported version 3, expected 1 or 2"))
+    corrupt(1, `{"version":4,"summary":"","buffer":[]}`, "state.version: unsupported version 4, expected 1, 2 or 3"))
 
   it.effect("a state of the wrong shape gives ConversationDecodeError naming the path", () =>
     corrupt(

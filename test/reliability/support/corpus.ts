@@ -79,37 +79,45 @@ export const stateCorpus: ReadonlyArray<StateCase> = [
   },
   // --- version
   { name: "missing version", input: value({ summary: "", buffer: [] }), expect: error("version: is missing") },
-  { name: "version 3", input: value({ version: 3 }), expect: error("version: unsupported version 3, expected 1 or 2") },
-  { name: "version 0", input: value({ version: 0 }), expect: error("version: unsupported version 0, expected 1 or 2") },
+  {
+    name: "version 4",
+    input: value({ version: 4 }),
+    expect: error("version: unsupported version 4, expected 1, 2 or 3")
+  },
+  {
+    name: "version 0",
+    input: value({ version: 0 }),
+    expect: error("version: unsupported version 0, expected 1, 2 or 3")
+  },
   {
     name: "version -1",
     input: value({ version: -1 }),
-    expect: error("version: unsupported version -1, expected 1 or 2")
+    expect: error("version: unsupported version -1, expected 1, 2 or 3")
   },
   {
     name: "version 1.5",
     input: value({ version: 1.5 }),
-    expect: error("version: unsupported version 1.5, expected 1 or 2")
+    expect: error("version: unsupported version 1.5, expected 1, 2 or 3")
   },
   {
     name: "version \"2\" (a string)",
     input: value({ version: "2" }),
-    expect: error("version: unsupported version \"2\", expected 1 or 2")
+    expect: error("version: unsupported version \"2\", expected 1, 2 or 3")
   },
   {
     name: "version null",
     input: value({ version: null }),
-    expect: error("version: unsupported version null, expected 1 or 2")
+    expect: error("version: unsupported version null, expected 1, 2 or 3")
   },
   {
     name: "version true",
     input: value({ version: true }),
-    expect: error("version: unsupported version true, expected 1 or 2")
+    expect: error("version: unsupported version true, expected 1, 2 or 3")
   },
   {
     name: "version [2]",
     input: value({ version: [2] }),
-    expect: error("version: unsupported version [2], expected 1 or 2")
+    expect: error("version: unsupported version [2], expected 1, 2 or 3")
   },
   { name: "version 2.0 (the same number as 2)", input: value({ version: 2.0 }), expect: ok(0) },
   {
@@ -155,14 +163,29 @@ export const stateCorpus: ReadonlyArray<StateCase> = [
     expect: error("buffer[0]: Expected Struct (Encoded side), actual undefined")
   },
   {
-    name: "unknown keys are ignored",
+    name: "unknown keys inside a message are ignored",
+    input: value({ version: 2, buffer: [{ role: "user", content: "x", name: "bob" }] }),
+    expect: ok(1)
+  },
+  {
+    name: "unknown top-level keys are refused (contract 2)",
     input: value({
       version: 2,
       buffer: [{ role: "user", content: "x", name: "bob" }],
       strategy: "rolling",
       max_tokens: 10
     }),
-    expect: ok(1)
+    expect: error(
+      [
+        "strategy: is unexpected, expected: \"version\" | \"summary\" | \"buffer\" | \"segments\" | \"compaction\" | \"conversationId\" | \"nextPosition\" | \"positions\" | \"usageRatio\"",
+        "max_tokens: is unexpected, expected: \"version\" | \"summary\" | \"buffer\" | \"segments\" | \"compaction\" | \"conversationId\" | \"nextPosition\" | \"positions\" | \"usageRatio\""
+      ].join("; ")
+    )
+  },
+  {
+    name: "a version 3 field in a version 2 state",
+    input: value({ version: 2, summary: "s", segments: ["s"] }),
+    expect: error("segments: is a version 3 field, in a version 2 state")
   },
   // --- message fields
   {
@@ -389,9 +412,11 @@ export const stateCorpus: ReadonlyArray<StateCase> = [
     expect: ok(1)
   },
   {
-    name: "a state with a __proto__ key",
+    name: "a state with a __proto__ key (an unknown key: refused, nothing polluted)",
     input: text("{\"version\": 2, \"__proto__\": {\"polluted\": true, \"version\": 9}, \"buffer\": []}"),
-    expect: ok(0)
+    expect: error(
+      "__proto__: is unexpected, expected: \"version\" | \"summary\" | \"buffer\" | \"segments\" | \"compaction\" | \"conversationId\" | \"nextPosition\" | \"positions\" | \"usageRatio\""
+    )
   },
   {
     name: "a message with a __proto__ key",
@@ -413,9 +438,11 @@ export const stateCorpus: ReadonlyArray<StateCase> = [
     expect: error("buffer[0].tool_calls[0].id: is missing")
   },
   {
-    name: "a constructor key in a state",
+    name: "a constructor key in a state (an unknown key: refused, nothing polluted)",
     input: text("{\"version\": 2, \"constructor\": {\"prototype\": {\"polluted\": true}}}"),
-    expect: ok(0)
+    expect: error(
+      "constructor: is unexpected, expected: \"version\" | \"summary\" | \"buffer\" | \"segments\" | \"compaction\" | \"conversationId\" | \"nextPosition\" | \"positions\" | \"usageRatio\""
+    )
   },
   // --- huge values
   {
@@ -439,7 +466,9 @@ export const stateCorpus: ReadonlyArray<StateCase> = [
   {
     name: "a 10 MB version string",
     input: () => ({ value: { version: "9".repeat(MB10) } }),
-    expect: error(`version: unsupported version "${"9".repeat(79)}… [string of 10485760 characters], expected 1 or 2`)
+    expect: error(
+      `version: unsupported version "${"9".repeat(79)}… [string of 10485760 characters], expected 1, 2 or 3`
+    )
   },
   {
     name: "a 10 MB JSON text of one message",

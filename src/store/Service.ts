@@ -1,0 +1,222 @@
+/**
+ * The `ConversationStore` service, what it stores and its errors. Every
+ * backend (`backends/Memory.ts`, `backends/KeyValue.ts`, `backends/Sql.ts`,
+ * `backends/Redis.ts`) provides this one service; the public namespace
+ * `ConversationStore` (`ConversationStore.ts`) re-exports them all.
+ *
+ * @since 0.3.0
+ */
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
+import type * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import { describeParseError } from "../schema/Json.js"
+import * as MemoryState from "../schema/MemoryState.js"
+
+/**
+ * A stored conversation: its memory state and the revision it was saved at.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Stored {
+  /** A positive integer: `1` after the first save, one more after each save. */
+  readonly revision: number
+  /** The memory state (summary and buffer). */
+  readonly state: MemoryState.MemoryState
+  /**
+   * The ids of the requests applied to this state, oldest first, as the
+   * last save wrote them (its {@link SaveOptions.requestIds}); absent when
+   * that save gave none. A writer that applies each request once (the
+   * conversation entity of `rollmem/cluster`) writes them in the same
+   * compare-and-set as the state and skips a request whose id is listed.
+   */
+  readonly requestIds?: ReadonlyArray<string> | undefined
+}
+
+/**
+ * Options of a save, beside the state.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface SaveOptions {
+  /**
+   * Request ids to store with the state, in the same compare-and-set (one
+   * record, one statement, one script): a later load returns them as
+   * {@link Stored.requestIds}. Default: none (a save without them removes
+   * those of the previous save). The state's wire format is unchanged: the
+   * ids sit beside it (a `requestIds` key of the key-value record, a
+   * `request_ids` column of the SQL row, a `requestIds` field of the Redis
+   * hash).
+   */
+  readonly requestIds?: ReadonlyArray<string> | undefined
+}
+
+/**
+ * The revision of a conversation that is not stored. Pass it to `save` to
+ * create a conversation.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const NO_REVISION = 0
+
+/**
+ * A conversation store.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Service {
+  /**
+   * The stored conversation, or `Option.none()` when it is not stored (absent
+   * is not an error). Fails with {@link ConversationDecodeError} when the
+   * stored value does not decode, {@link ConversationStoreError} when the
+   * backend fails.
+   */
+  readonly load: (id: string) => Effect.Effect<Option.Option<Stored>, ConversationDecodeError | ConversationStoreError>
+  /**
+   * Writes `state` if the stored revision is still `expectedRevision`
+   * ({@link NO_REVISION} when the caller found no stored conversation), and
+   * returns the new revision (`expectedRevision + 1`). Otherwise fails with
+   * {@link ConversationConflictError} and writes nothing. A conversation
+   * deleted since it was loaded is a conflict too. Fails with
+   * {@link ConversationStoreError} when the backend fails, and with
+   * {@link ConversationDecodeError} when a store that must read the stored
+   * record to compare revisions (the key-value layers) cannot decode it:
+   * nothing is overwritten. `options.requestIds` are written with the
+   * state, in the same compare-and-set ({@link SaveOptions}).
+   */
+  readonly save: (
+    id: string,
+    state: MemoryState.MemoryState,
+    expectedRevision: number,
+    options?: SaveOptions
+  ) => Effect.Effect<number, ConversationConflictError | ConversationDecodeError | ConversationStoreError>
+  /**
+   * Removes the conversation; removing one that is not stored succeeds.
+   * Fails with {@link ConversationStoreError} when the backend fails.
+   */
+  readonly delete: (id: string) => Effect.Effect<void, ConversationStoreError>
+}
+
+/**
+ * The conversation store service. Provide one of the `layer*` layers.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class ConversationStore extends Context.Tag("rollmem/ConversationStore")<ConversationStore, Service>() {}
+
+/**
+ * A save whose expected revision is stale: another writer saved (or deleted)
+ * the conversation since it was loaded. Nothing was written.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ConversationConflictError extends Schema.TaggedError<ConversationConflictError>(
+  "rollmem/ConversationConflictError"
+)("ConversationConflictError", {
+  conversationId: Schema.String,
+  expectedRevision: Schema.Number
+}) {
+  override get message(): string {
+    return `conversation ${
+      JSON.stringify(this.conversationId)
+    } is no longer at revision ${this.expectedRevision}: another writer saved or deleted it`
+  }
+}
+
+/**
+ * A stored value that does not decode: malformed JSON, a missing or
+ * non-positive revision, or a state that is not in the wire format.
+ * `description` names the path of what is wrong.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ConversationDecodeError extends Schema.TaggedError<ConversationDecodeError>(
+  "rollmem/ConversationDecodeError"
+)("ConversationDecodeError", {
+  conversationId: Schema.String,
+  description: Schema.String,
+  cause: Schema.optional(Schema.Defect)
+}) {
+  /**
+   * The error for a stored record of conversation `conversationId` that did
+   * not decode: `input` is what was decoded (the stored JSON text or row),
+   * `error` the Schema's. The description names the wrong paths, bounded as
+   * `Json.describeParseError` bounds every decoder's (a huge wrong value cut
+   * to 80 characters, at most 2,000 characters in all).
+   *
+   * @since 0.2.0
+   */
+  static fromParseError({ conversationId, error, input }: {
+    readonly conversationId: string
+    readonly error: ParseResult.ParseError
+    readonly input: unknown
+  }): ConversationDecodeError {
+    return new ConversationDecodeError({
+      conversationId,
+      // A record holds its state's messages at state.buffer[i].
+      ...describeParseError(error, input, { messageLevel: 4, name: "record" })
+    })
+  }
+
+  override get message(): string {
+    return `cannot read stored conversation ${JSON.stringify(this.conversationId)}: ${this.description}`
+  }
+}
+
+/**
+ * The storage backend failed (an I/O or SQL error); `cause` holds its error.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ConversationStoreError extends Schema.TaggedError<ConversationStoreError>(
+  "rollmem/ConversationStoreError"
+)("ConversationStoreError", {
+  conversationId: Schema.String,
+  operation: Schema.Literal("open", "load", "save", "delete"),
+  cause: Schema.Defect
+}) {
+  override get message(): string {
+    const detail = this.cause instanceof Error ? `: ${this.cause.message}` : ""
+    if (this.operation === "open") return `cannot open the conversation store${detail}`
+    return `cannot ${this.operation} conversation ${JSON.stringify(this.conversationId)}${detail}`
+  }
+}
+
+/**
+ * Any error of a conversation store.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export type ConversationError = ConversationConflictError | ConversationDecodeError | ConversationStoreError
+
+/**
+ * A revision as stored: a positive integer.
+ *
+ * @internal
+ */
+export const Revision = Schema.Int.pipe(Schema.positive())
+
+/**
+ * The stored record as one JSON string, `{"revision": n, "state": <wire state>}`
+ * (what the key-value layers write for a stored conversation).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const StoredJson: Schema.Schema<Stored, string> = Schema.parseJson(
+  Schema.Struct({
+    revision: Revision,
+    state: MemoryState.MemoryStateSchema,
+    requestIds: Schema.optional(Schema.Array(Schema.String))
+  })
+)

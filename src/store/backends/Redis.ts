@@ -1,0 +1,184 @@
+/**
+ * The Redis backend: a `ConversationStore` in Redis through `ioredis`, one
+ * hash per conversation, each save one Lua script.
+ *
+ * @since 0.3.0
+ */
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+import * as MemoryState from "../../schema/MemoryState.js"
+import { importModule } from "../internal/peers.js"
+import {
+  conflict,
+  decodeWith,
+  DEFAULT_PREFIX,
+  encodeRequestIds,
+  encodeState,
+  live,
+  RequestIds,
+  storeError
+} from "../internal/records.js"
+import { ConversationStore, type ConversationStoreError, Revision, type SaveOptions } from "../Service.js"
+
+/**
+ * Options of {@link layerRedis}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RedisOptions {
+  /** The server, `redis://[user:password@]host:port[/db]` (`rediss://` for TLS); default `redis://127.0.0.1:6379`. */
+  readonly url?: string | Redacted.Redacted<string> | undefined
+  /** Prepended to the conversation id to form the key; default `"rollmem-conversation:"`. */
+  readonly prefix?: string | undefined
+}
+
+// KEYS[1]: the conversation's hash; ARGV[1]: the expected revision; ARGV[2]: the state's JSON;
+// ARGV[3]: the request ids' JSON, or "" for none.
+// Returns the new revision, or 0 for a conflict. See nextRevision for the rule.
+const SAVE_SCRIPT = `
+local stored = redis.call('HMGET', KEYS[1], 'revision', 'state')
+local revision = tonumber(stored[1]) or 0
+local live = stored[2] ~= false
+local expected = tonumber(ARGV[1])
+if expected == 0 then
+  if live then return 0 end
+elseif (not live) or revision ~= expected then
+  return 0
+end
+redis.call('HSET', KEYS[1], 'revision', revision + 1, 'state', ARGV[2])
+if ARGV[3] == '' then
+  redis.call('HDEL', KEYS[1], 'requestIds')
+else
+  redis.call('HSET', KEYS[1], 'requestIds', ARGV[3])
+end
+return revision + 1
+`
+
+// KEYS[1]: the conversation's hash. Leaves a tombstone: the revision, one more, and no state.
+const DELETE_SCRIPT = `
+if redis.call('HEXISTS', KEYS[1], 'state') == 1 then
+  redis.call('HINCRBY', KEYS[1], 'revision', 1)
+  redis.call('HDEL', KEYS[1], 'state', 'requestIds')
+end
+return 0
+`
+
+const RedisRow = Schema.transform(
+  Schema.Struct({
+    revision: Schema.compose(Schema.NumberFromString, Revision),
+    state: Schema.NullOr(Schema.parseJson(MemoryState.MemoryStateSchema)),
+    requestIds: Schema.NullOr(Schema.parseJson(RequestIds))
+  }),
+  Schema.typeSchema(Schema.Struct({
+    revision: Revision,
+    state: Schema.NullOr(MemoryState.MemoryStateSchema),
+    requestIds: Schema.optional(RequestIds)
+  })),
+  {
+    strict: true,
+    decode: ({ requestIds, ...rest }) => requestIds === null ? rest : { ...rest, requestIds },
+    encode: ({ requestIds, ...rest }) => ({ ...rest, requestIds: requestIds ?? null })
+  }
+)
+
+interface RedisCommands {
+  readonly rollmemSave: (key: string, expected: number, state: string, requestIds: string) => Promise<number>
+  readonly rollmemDelete: (key: string) => Promise<number>
+  readonly hmget: (key: string, ...fields: Array<string>) => Promise<Array<string | null>>
+}
+
+/**
+ * A store in Redis (5 or later, or a compatible server), through `ioredis`
+ * (an optional peer dependency: `npm i ioredis@5.9.2`). Each conversation is one
+ * hash under `prefix + id` with the fields `revision` and `state` (the
+ * wire-format JSON), and `requestIds` when the save gave some; a deleted
+ * conversation keeps `revision` alone (its tombstone). A save is one Lua script, atomic on the server: it compares
+ * the stored revision with the expected one and writes revision and state
+ * together, or writes nothing (a {@link ConversationConflictError}). Safe for
+ * any number of processes on any number of hosts, and on Redis Cluster (one
+ * key per script).
+ *
+ * Durability is the server's: with `appendonly yes` and `appendfsync
+ * always` an acknowledged save survives a server crash; with the default
+ * `everysec` up to a second of saves can be lost, without persistence
+ * everything is lost on restart, and a failover to a replica can lose saves
+ * the primary had acknowledged (replication is asynchronous). A
+ * `maxmemory-policy` that evicts keys can drop conversations: use
+ * `noeviction`.
+ *
+ * Building the layer connects and fails with {@link ConversationStoreError}
+ * (operation `"open"`) when the server cannot be reached; the connection
+ * closes with the layer's scope. A command during an outage waits while
+ * ioredis reconnects, then fails with {@link ConversationStoreError}.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerRedis = (options?: RedisOptions): Layer.Layer<ConversationStore, ConversationStoreError> =>
+  Layer.scoped(
+    ConversationStore,
+    Effect.gen(function*() {
+      const { Redis } = yield* importModule(() => import("ioredis"), "ioredis")
+      const url = options?.url === undefined
+        ? "redis://127.0.0.1:6379"
+        : typeof options.url === "string"
+        ? options.url
+        : Redacted.value(options.url)
+      const prefix = options?.prefix ?? DEFAULT_PREFIX
+      const client = yield* Effect.acquireRelease(
+        Effect.tryPromise({
+          try: async () => {
+            const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 5 })
+            // Without a listener ioredis prints every connection error to stderr; keep the last one for the failure.
+            let lastError: unknown
+            client.on("error", (error) => (lastError = error))
+            try {
+              await client.connect()
+            } catch (cause) {
+              client.disconnect()
+              throw lastError ?? cause
+            }
+            client.defineCommand("rollmemSave", { numberOfKeys: 1, lua: SAVE_SCRIPT })
+            client.defineCommand("rollmemDelete", { numberOfKeys: 1, lua: DELETE_SCRIPT })
+            return client
+          },
+          catch: storeError("", "open")
+        }),
+        (client) =>
+          Effect.promise(() => client.quit().catch(() => "")).pipe(
+            Effect.timeoutOption("1 second"),
+            Effect.ensuring(Effect.sync(() => client.disconnect()))
+          )
+      )
+      const commands = client as unknown as RedisCommands
+      const decode = decodeWith(RedisRow)
+      const load = (id: string) =>
+        Effect.flatMap(
+          Effect.tryPromise({
+            try: () => commands.hmget(prefix + id, "revision", "state", "requestIds"),
+            catch: storeError(id, "load")
+          }),
+          ([revision, state, requestIds]) =>
+            revision === null && state === null
+              ? Effect.succeedNone
+              : Effect.map(decode(id, { revision, state, requestIds }), live)
+        )
+      const save = (id: string, state: MemoryState.MemoryState, expectedRevision: number, options?: SaveOptions) =>
+        Effect.flatMap(
+          Effect.tryPromise({
+            try: () =>
+              commands.rollmemSave(prefix + id, expectedRevision, encodeState(state), encodeRequestIds(options) ?? ""),
+            catch: storeError(id, "save")
+          }),
+          (revision) => revision === 0 ? Effect.fail(conflict(id, expectedRevision)) : Effect.succeed(revision)
+        )
+      const remove = (id: string) =>
+        Effect.asVoid(
+          Effect.tryPromise({ try: () => commands.rollmemDelete(prefix + id), catch: storeError(id, "delete") })
+        )
+      return ConversationStore.of({ load, save, delete: remove })
+    })
+  )

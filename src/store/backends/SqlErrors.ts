@@ -1,0 +1,47 @@
+/**
+ * The SQL backend's reading of database errors: which are the losing side
+ * of a race (retried, or a conflict) rather than a failure.
+ *
+ * @since 0.3.0
+ */
+import type { SqlError } from "@effect/sql/SqlError"
+import * as Effect from "effect/Effect"
+
+/** The driver's error code (a PostgreSQL SQLSTATE, an SQLite result code) behind a `SqlError`. */
+export const sqlStateOf = (error: SqlError): unknown =>
+  typeof error.cause === "object" && error.cause !== null
+    ? (error.cause as { readonly code?: unknown }).code
+    : undefined
+
+/**
+ * Whether a database error is the losing side of a race rather than a
+ * failure: PostgreSQL's serialization failure (SQLSTATE 40001, under
+ * REPEATABLE READ or SERIALIZABLE) and deadlock (40P01), SQLite's busy and
+ * locked results (the write lock still held by another connection when the
+ * busy timeout ran out, or a snapshot gone stale).
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const isTransientSqlError = (error: SqlError): boolean => {
+  const code = sqlStateOf(error)
+  return typeof code === "string" &&
+    (code === "40001" || code === "40P01" || code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"))
+}
+
+export const TRANSIENT_RETRIES = 5
+
+/**
+ * What table creation retries: a transient error, or the table or its row type reported as existing
+ * (SQLSTATE 42P07, 23505: the catalog race of `CREATE TABLE IF NOT EXISTS` run at once). A new
+ * attempt, with a new snapshot, succeeds.
+ */
+export const isCreationRace = (error: SqlError): boolean => {
+  if (isTransientSqlError(error)) return true
+  const code = sqlStateOf(error)
+  return code === "42P07" || code === "23505"
+}
+
+/** Retries a read or a delete that lost a race (bounded); a save reports it as a conflict instead. */
+export const retryTransient = <A, R>(effect: Effect.Effect<A, SqlError, R>): Effect.Effect<A, SqlError, R> =>
+  Effect.retry(effect, { times: TRANSIENT_RETRIES, while: isTransientSqlError })
