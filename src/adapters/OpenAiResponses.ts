@@ -213,17 +213,19 @@ const OWN: ReadonlySet<string | undefined> = new Set([
 
 // What reading takes besides: an output message passed back without `id` or `status` (the API takes it).
 const PassedBackMessage = Schema.Struct({ ...OutputMessage.fields, id: Opt(Schema.String), status: Opt(Status) })
-const ReadItem = engine.open(Schema.Union(
-  EasyMessage,
-  InputMessage,
-  OutputMessage,
-  PassedBackMessage,
-  FunctionCall,
-  FunctionCallOutput,
-  CustomToolCall,
-  CustomToolCallOutput,
-  Reasoning
-).annotations({ identifier: "ResponseInputItem" }))
+const ReadItem = engine.open(
+  Schema.Union(
+    EasyMessage,
+    InputMessage,
+    OutputMessage,
+    PassedBackMessage,
+    FunctionCall,
+    FunctionCallOutput,
+    CustomToolCall,
+    CustomToolCallOutput,
+    Reasoning
+  ).annotations({ identifier: "ResponseInputItem" })
+)
 
 const isAttached = (item: InputItem): boolean => !OWN.has("type" in item ? item.type : undefined)
 
@@ -231,7 +233,8 @@ const isCall = (item: InputItem): boolean =>
   "type" in item && (item.type === "function_call" || item.type === "custom_tool_call")
 
 const isAssistantMessage = (item: InputItem): boolean =>
-  "role" in item && item.role === "assistant" && (!("type" in item) || item.type === undefined || item.type === "message")
+  "role" in item && item.role === "assistant" &&
+  (!("type" in item) || item.type === undefined || item.type === "message")
 
 /**
  * One group per message: the attached items (reasoning...) with the item

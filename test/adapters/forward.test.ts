@@ -77,7 +77,9 @@ describe("what the providers return as they return it", () => {
       "[0].role: Expected \"system\" | \"developer\" | \"user\" | \"assistant\" | \"tool\" | \"function\", actual \"critic\""
     )
     assert.include(
-      description(either(Adapters.Anthropic.decode({ messages: [{ role: "user", content: [{ type: "text", text: 5 }] }] }))),
+      description(
+        either(Adapters.Anthropic.decode({ messages: [{ role: "user", content: [{ type: "text", text: 5 }] }] }))
+      ),
       "messages[0].content[0].text: Expected string, actual 5"
     )
     assert.include(
@@ -116,14 +118,21 @@ describe("what the providers return as they return it", () => {
       for (const [name, fixture] of fixtures) {
         const x = withFuture(json(fixture), !Array.isArray(fixture))
         assert.deepStrictEqual(yield* roundTrip(format(name), x, { check: false }), x, name)
-        const strict = either(format(name).decode(x).pipe(Effect.zipRight(
-          name === "openai-chat" ? Adapters.OpenAiChat.decode(x, { strict: true }) :
-            name === "openai-responses" ? Adapters.OpenAiResponses.decode(x, { strict: true }) :
-            name === "anthropic" ? Adapters.Anthropic.decode(x, { strict: true }) :
-            name === "ai-sdk" ? Adapters.AiSdk.decode(x, { strict: true }) :
-            name === "gemini" ? Adapters.Gemini.decode(x, { strict: true }) :
-            Adapters.LangChain.decode(x, { strict: true })
-        )))
+        const strict = either(
+          format(name).decode(x).pipe(Effect.zipRight(
+            name === "openai-chat" ?
+              Adapters.OpenAiChat.decode(x, { strict: true }) :
+              name === "openai-responses" ?
+              Adapters.OpenAiResponses.decode(x, { strict: true }) :
+              name === "anthropic" ?
+              Adapters.Anthropic.decode(x, { strict: true }) :
+              name === "ai-sdk" ?
+              Adapters.AiSdk.decode(x, { strict: true }) :
+              name === "gemini" ?
+              Adapters.Gemini.decode(x, { strict: true }) :
+              Adapters.LangChain.decode(x, { strict: true })
+          ))
+        )
         assert.include(description(strict), "x_future: is unexpected", name)
       }
     }))

@@ -54,7 +54,11 @@ for (const file of Object.keys(EXPECTED)) {
             assert.deepStrictEqual(back, x, `${conversation.id}`)
             // what a provider adds next month: an invented field in every object, read, kept and written back
             const future = withFuture(x, !Array.isArray(x))
-            assert.deepStrictEqual(yield* roundTrip(format, future, { check: false }), future, `${conversation.id} (x_future)`)
+            assert.deepStrictEqual(
+              yield* roundTrip(format, future, { check: false }),
+              future,
+              `${conversation.id} (x_future)`
+            )
             identical++
           }
           assert.strictEqual(identical, EXPECTED[file].conversations)

@@ -400,7 +400,13 @@ describe("every message type of the SDKs' responses, every optional field set, r
         type: "web_search_tool_result",
         caller,
         tool_use_id: "srv_1",
-        content: [{ type: "web_search_result", encrypted_content: "e", page_age: "1d", title: "Rome", url: "https://x" }]
+        content: [{
+          type: "web_search_result",
+          encrypted_content: "e",
+          page_age: "1d",
+          title: "Rome",
+          url: "https://x"
+        }]
       },
       { type: "container_upload", file_id: "file_2" },
       { type: "tool_use", id: "tu_1", caller, input: { city: "Rome" }, name: "weather", toolset_name: "tools" }
@@ -465,7 +471,10 @@ describe("every message type of the SDKs' responses, every optional field set, r
       { role: "tool", tool_call_id: "c1", content: "[]" },
       { role: "tool", tool_call_id: "c2", content: "a.txt" }
     ]
-    assert.deepStrictEqual(fromOpenAIChat(messages).map(String)[1], "assistant: See the link. [tool calls: search({}), shell(ls)]")
+    assert.deepStrictEqual(
+      fromOpenAIChat(messages).map(String)[1],
+      "assistant: See the link. [tool calls: search({}), shell(ls)]"
+    )
     assert.deepStrictEqual(back(fromOpenAIChat, toOpenAIChat, messages), messages)
   })
 
@@ -517,8 +526,14 @@ describe("every message type of the SDKs' responses, every optional field set, r
         status: "completed",
         namespace: "tools"
       } as ResponseOutputItem,
-      { type: "custom_tool_call", id: "ct_1", call_id: "call_2", name: "shell", input: "ls", namespace: "tools" } as
-        ResponseOutputItem
+      {
+        type: "custom_tool_call",
+        id: "ct_1",
+        call_id: "call_2",
+        name: "shell",
+        input: "ls",
+        namespace: "tools"
+      } as ResponseOutputItem
     ]
     const items = [
       { role: "user", content: "Capital?" },

@@ -208,7 +208,11 @@ const typesOf = (ast: AST.AST): Array<string> => {
 /** A part of a `type` none of `known`: any JSON object with a string `type`, kept whole. */
 const other = (known: ReadonlyArray<string>): AST.AST =>
   Schema.Struct(
-    { type: Schema.String.pipe(Schema.filter((t) => !known.includes(t), { message: (t) => `${JSON.stringify(t)} is a known type: its fields are as above` })) },
+    {
+      type: Schema.String.pipe(Schema.filter((t) => !known.includes(t), {
+        message: (t) => `${JSON.stringify(t)} is a known type: its fields are as above`
+      }))
+    },
     Schema.Record({ key: Schema.String, value: JsonSchema })
   ).annotations({ identifier: `a part of another type than ${known.map((t) => JSON.stringify(t)).join(", ")}` }).ast
 
@@ -217,7 +221,9 @@ const opened = (ast: AST.AST): AST.AST => {
   switch (ast._tag) {
     case "Union": {
       const types = ast.types.map(opened)
-      if (ast.annotations[OPEN] === true) return AST.Union.make([...types, other(types.flatMap(typesOf))], ast.annotations)
+      if (ast.annotations[OPEN] === true) {
+        return AST.Union.make([...types, other(types.flatMap(typesOf))], ast.annotations)
+      }
       return types.some((t, i) => t !== ast.types[i]) ? AST.Union.make(types, ast.annotations) : ast
     }
     case "TypeLiteral": {
@@ -254,7 +260,9 @@ const opened = (ast: AST.AST): AST.AST => {
     case "Transformation": {
       const from = opened(ast.from)
       const to = opened(ast.to)
-      return from === ast.from && to === ast.to ? ast : new AST.Transformation(from, to, ast.transformation, ast.annotations)
+      return from === ast.from && to === ast.to
+        ? ast
+        : new AST.Transformation(from, to, ast.transformation, ast.annotations)
     }
     default:
       return ast
@@ -392,12 +400,15 @@ const isRecord = (u: unknown): u is { readonly [key: string]: unknown } =>
   typeof u === "object" && u !== null && !Array.isArray(u)
 
 /** The reader that takes a common near-miss `u`, with how to name it, or `undefined`. */
-const readerOf = (u: unknown): { readonly what: string; readonly reader: string; readonly format: string } | undefined => {
+const readerOf = (
+  u: unknown
+): { readonly what: string; readonly reader: string; readonly format: string } | undefined => {
   if (!isRecord(u)) return undefined
   if (u.lc === 1 && u.type === "constructor" && Array.isArray(u.id)) {
     return {
       what: "a serialized LangChain message (`lc`, `kwargs`)",
-      reader: "fromLangChain, after reviving it with `load` from `@langchain/core/load` (or pass the message instances)",
+      reader:
+        "fromLangChain, after reviving it with `load` from `@langchain/core/load` (or pass the message instances)",
       format: "langchain-serialized"
     }
   }
