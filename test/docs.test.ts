@@ -1,0 +1,123 @@
+/**
+ * Every TypeScript example of the user docs compiles: each fenced ```ts block
+ * of README.md, docs/*.md and docs/guides/*.md is compiled, as a module of its
+ * own, against the package's sources (`rollmem`, `rollmem/promise`, ... mapped
+ * to `src/` from package.json's `exports`), all blocks in one Program. A block
+ * that is partial on purpose is fenced ```ts no-check (keep those rare).
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import ts from "typescript"
+import packageJson from "../package.json" with { type: "json" }
+import { type Block, fencedBlocks } from "./support/markdown.js"
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
+
+/** The Markdown files whose ```ts blocks are compiled, relative to the repository root. */
+const docFiles = (): Array<string> => {
+  const inFolder = (folder: string) =>
+    fs.existsSync(path.join(root, folder))
+      ? fs.readdirSync(path.join(root, folder)).filter((name) => name.endsWith(".md")).sort().map((name) =>
+        `${folder}/${name}`
+      )
+      : []
+  return ["README.md", ...inFolder("docs"), ...inFolder("docs/guides")]
+}
+
+const isTypeScript = (info: string): boolean => /^(?:ts|typescript)(?:\s|$)/.test(info)
+const isNoCheck = (info: string): boolean => /(?:^|\s)no-check(?:\s|$)/.test(info)
+
+/** `rollmem/x` → its source file, from package.json's `exports` (`./dist/x.js` is built from `src/x.ts`). */
+const sourcePaths = (): Record<string, Array<string>> => {
+  const paths: Record<string, Array<string>> = {}
+  for (const [subpath, target] of Object.entries(packageJson.exports)) {
+    if (typeof target !== "object" || !("import" in target)) continue
+    const built = target.import.default
+    const source = built.replace(/^\.\/dist\//, "src/").replace(/\.js$/, ".ts")
+    paths[subpath === "." ? packageJson.name : `${packageJson.name}/${subpath.slice(2)}`] = [source]
+  }
+  return paths
+}
+
+/** A block's virtual file name: beside the repository root, so package.json's `"type": "module"` applies. */
+const virtualName = (block: Block): string =>
+  path.join(root, ".docs-examples", `${block.file.replace(/[/.]/g, "_")}_L${block.line}.mts`)
+
+/** Compiles every block in one Program; returns one line per error, `file:line:column: message`. */
+const compileBlocks = (blocks: ReadonlyArray<Block>): Array<string> => {
+  const options: ts.CompilerOptions = {
+    target: ts.ScriptTarget.ES2022,
+    lib: ["lib.es2022.d.ts"],
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    types: ["node"],
+    strict: true,
+    exactOptionalPropertyTypes: true,
+    skipLibCheck: true,
+    esModuleInterop: true,
+    resolveJsonModule: true,
+    noEmit: true,
+    baseUrl: root,
+    paths: sourcePaths()
+  }
+  // Each block is a module of its own (`export {}`), so that two blocks may declare the same names.
+  const virtual = new Map(blocks.map((block) => [virtualName(block), `${block.code}\nexport {}\n`]))
+  const host = ts.createCompilerHost(options, true)
+  const { fileExists, getSourceFile, readFile } = host
+  host.fileExists = (name) => virtual.has(name) || fileExists.call(host, name)
+  host.readFile = (name) => virtual.get(name) ?? readFile.call(host, name)
+  host.getSourceFile = (name, languageVersion, onError, shouldCreate) => {
+    const text = virtual.get(name)
+    return text !== undefined
+      ? ts.createSourceFile(name, text, languageVersion, true)
+      : getSourceFile.call(host, name, languageVersion, onError, shouldCreate)
+  }
+  const program = ts.createProgram([...virtual.keys()], options, host)
+  const errors: Array<string> = []
+  for (const block of blocks) {
+    const source = program.getSourceFile(virtualName(block))!
+    const diagnostics = [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)]
+    for (const diagnostic of diagnostics) {
+      const at = diagnostic.start === undefined
+        ? { line: 0, character: 0 }
+        : source.getLineAndCharacterOfPosition(diagnostic.start)
+      const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n    ")
+      errors.push(`${block.file}:${block.line + at.line}:${at.character + 1}: TS${diagnostic.code}: ${message}`)
+    }
+  }
+  return errors
+}
+
+describe("documentation examples", () => {
+  const blocks = docFiles().flatMap((file) => fencedBlocks(file, fs.readFileSync(path.join(root, file), "utf8")))
+  const checked = blocks.filter((block) => isTypeScript(block.info) && !isNoCheck(block.info))
+
+  it("finds the examples", () => {
+    assert.isAtLeast(checked.length, 10, `only ${checked.length} ts blocks found in ${docFiles().join(", ")}`)
+  })
+
+  it("every ```ts block compiles against the package's sources", () => {
+    const errors = compileBlocks(checked)
+    if (errors.length > 0) {
+      assert.fail(
+        `${errors.length} error(s) in the documentation's examples. Each \`\`\`ts block is compiled as a module of ` +
+          "its own against src/ (rollmem, rollmem/promise, ... resolve to the sources, strict, " +
+          "exactOptionalPropertyTypes): make the example complete (import what it uses; declare what it assumes, " +
+          "e.g. `declare const client: OpenAI`), or, only if it is partial on purpose, fence it ```ts no-check.\n" +
+          errors.join("\n")
+      )
+    }
+  })
+
+  it("no-check stays rare", () => {
+    const skipped = blocks.filter((block) => isTypeScript(block.info) && isNoCheck(block.info))
+    assert.isAtMost(
+      skipped.length,
+      Math.max(2, Math.floor(checked.length / 10)),
+      "too many ```ts no-check blocks (at most one in ten): make them compile instead:\n" +
+        skipped.map((block) => `${block.file}:${block.line}`).join("\n")
+    )
+  })
+})
