@@ -177,7 +177,7 @@ export class SummaryBudgetError extends Schema.TaggedError<SummaryBudgetError>("
 
 /**
  * The pinned messages and the summary alone leave no room in a memory's
- * context window (`contextWindow`, docs/contract.md section 13.1): after the
+ * context window (`contextWindow`, docs/contract.md section 16.1): after the
  * add's fold (the buffer is down to its newest unit), pinned + summary are
  * still over the window less the reserve, so no request built from this
  * memory would fit. The add's turn stays appended, as when a fold fails.
@@ -258,7 +258,7 @@ export class ContextOverflowError extends Schema.TaggedError<ContextOverflowErro
 
 /**
  * A usage figure passed to `recordUsage` that is not a non-negative integer
- * (docs/contract.md section 13.4). Nothing is recorded.
+ * (docs/contract.md section 16.4). Nothing is recorded.
  *
  * @example
  * ```ts

@@ -191,7 +191,7 @@ export const summaryTokens: Metric.Metric.Histogram<number> = Metric.histogram(
 
 /**
  * Gauge `rollmem_usage_ratio`: a memory's correction ratio (the provider's
- * count over the memory's, docs/contract.md section 13.4), set by each
+ * count over the memory's, docs/contract.md section 16.4), set by each
  * recorded usage, labelled by `strategy`.
  *
  * @example

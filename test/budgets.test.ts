@@ -1,5 +1,5 @@
 /**
- * Budgets in the model's terms (docs/contract.md section 13): the whole-request
+ * Budgets in the model's terms (docs/contract.md section 16): the whole-request
  * budget `contextWindow`, `compact`, `withOverflowRetry` and the usage
  * correction ratio, with the word counter unless said otherwise.
  */
@@ -28,7 +28,7 @@ const recording = (summaryWords = 2) => {
   return { calls, layer }
 }
 
-describe("contextWindow (contract 13.1)", () => {
+describe("contextWindow (contract 16.1)", () => {
   it.effect("the buffer's budget is the window less the reserve, the pinned messages and the summary", () =>
     Effect.gen(function*() {
       const { calls, layer } = recording(2)
@@ -127,7 +127,7 @@ describe("contextWindow (contract 13.1)", () => {
     }))
 })
 
-describe("compact (contract 13.2)", () => {
+describe("compact (contract 16.2)", () => {
   it.effect("folds down to half the budget by default, passing focus; a target given is used", () =>
     Effect.gen(function*() {
       const { calls, layer } = recording(1)
@@ -211,7 +211,7 @@ describe("compact (contract 13.2)", () => {
     }))
 })
 
-describe("withOverflowRetry (contract 13.3)", () => {
+describe("withOverflowRetry (contract 16.3)", () => {
   /** A provider that refuses a context over `limit` words as Anthropic does. */
   const provider = (limit: number) => {
     const sizes: Array<number> = []
@@ -270,7 +270,7 @@ describe("withOverflowRetry (contract 13.3)", () => {
     }))
 })
 
-describe("recordUsage and the usage ratio (contract 13.4)", () => {
+describe("recordUsage and the usage ratio (contract 16.4)", () => {
   it.effect("the ratio, its bounds and errors; kept in the state (version 3) and reset by clear", () =>
     Effect.gen(function*() {
       const memory = yield* RollingMemory.make({ maxTokens: 100 }).pipe(Effect.provide(Summarizer.layerDrop))

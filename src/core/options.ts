@@ -158,7 +158,7 @@ export const clearToolResults: Check = (value) =>
 export const contextWindow: Check = (value) =>
   isObject(value) ? undefined : `must be an object { tokens, reserveTokens }, got ${describeValue(value)}`
 
-/** The whole-request budget as given (docs/contract.md section 13.1). @since 0.3.0 @category models */
+/** The whole-request budget as given (docs/contract.md section 16.1). @since 0.3.0 @category models */
 export interface ContextWindowOptions {
   readonly maxTokens?: number | undefined
   readonly targetTokens?: number | undefined
@@ -167,7 +167,7 @@ export interface ContextWindowOptions {
 }
 
 /**
- * The rules of `contextWindow` (docs/contract.md section 13.1): instead of
+ * The rules of `contextWindow` (docs/contract.md section 16.1): instead of
  * `maxTokens`, never with it; the reserve below the window; `targetTokens`
  * within the window less the reserve; blocking folds only.
  *
@@ -208,7 +208,7 @@ export const contextWindowRules = (options: ContextWindowOptions, name: Naming):
 }
 
 /**
- * The options of `compact` (docs/contract.md section 13.2): an object or
+ * The options of `compact` (docs/contract.md section 16.2): an object or
  * nothing; `targetTokens` a positive integer; `focus` a string.
  *
  * @since 0.3.0
@@ -230,7 +230,7 @@ export const compactOptions = (value: unknown): Problem | undefined => {
 }
 
 /**
- * A recorded usage (docs/contract.md section 13.4): an object with
+ * A recorded usage (docs/contract.md section 16.4): an object with
  * `inputTokens` and an optional `overheadTokens`, non-negative integers.
  * The description, or `undefined` when it is valid.
  *

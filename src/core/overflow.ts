@@ -1,6 +1,6 @@
 /**
  * Recognizing a provider's refusal of a request as too long for the model's
- * context window (docs/contract.md section 13.3), from whatever the provider's
+ * context window (docs/contract.md section 16.3), from whatever the provider's
  * SDK threw: an `Error` with a message, an SDK error with `code`, `status`,
  * `error` and `body` fields, an AI SDK `APICallError` (`responseBody`), an
  * `@effect/ai` error (`description`, `cause`), or a plain JSON body.

@@ -1,6 +1,6 @@
 /**
  * Correcting a token counter by the provider's usage figures
- * (docs/contract.md section 13.4): after a request, the provider's count of
+ * (docs/contract.md section 16.4): after a request, the provider's count of
  * the memory's part of the prompt over the memory's own count of the context
  * it read back is one sample; the correction ratio starts at the first
  * sample and then moves halfway to each new one (an exponential average,

@@ -82,7 +82,7 @@ export const ClearToolResults = Schema.Struct({
 }).annotations({ message: (issue) => Rules.clearToolResults((issue as ParseResult.Type).actual) ?? "is invalid" })
 
 /**
- * A whole-request budget (docs/contract.md section 13.1): `tokens`, the
+ * A whole-request budget (docs/contract.md section 16.1): `tokens`, the
  * model's context window (a positive integer), and `reserveTokens`, the room
  * kept for what the memory does not hold (tool definitions, instructions
  * sent apart, the answer; a non-negative integer below `tokens`).
@@ -108,7 +108,7 @@ export const rollingFields = {
   maxTokens: optional<number>(Rules.positiveInteger),
   /**
    * The whole request's budget instead of `maxTokens` (docs/contract.md
-   * section 13.1), see {@link ContextWindow}: at each add the buffer's budget
+   * section 16.1), see {@link ContextWindow}: at each add the buffer's budget
    * is the window less the reserve, the pinned messages and the summary;
    * `targetTokens` is then a low-water mark of the whole context. Never with
    * `maxTokens`; blocking folds only.

@@ -51,7 +51,7 @@ export interface Request {
   readonly counter: TokenCounter.Service
   /**
    * What to keep, when the fold was asked for by `compact({ focus })`
-   * (docs/contract.md section 13.2), e.g. `"the open bug"`; absent
+   * (docs/contract.md section 16.2), e.g. `"the open bug"`; absent
    * otherwise. The shipped model summarizers put it in their prompt; a
    * function may ignore it.
    */

@@ -95,7 +95,7 @@ export interface Memory {
   readonly toJSON: Effect.Effect<MemoryState.Encoded>
   /**
    * Records the provider's usage figures for the last request built from
-   * {@link Memory.messages} (docs/contract.md section 13.4): `inputTokens`,
+   * {@link Memory.messages} (docs/contract.md section 16.4): `inputTokens`,
    * the provider's count of the whole prompt (Anthropic: `input_tokens` +
    * `cache_read_input_tokens` + `cache_creation_input_tokens`; OpenAI:
    * `prompt_tokens` or `input_tokens`; Gemini: `promptTokenCount`), and
@@ -300,7 +300,7 @@ class Overflowed {
 
 /**
  * Runs the user's model call with the memory's context and, when the
- * provider refuses it as too long (docs/contract.md section 13.3), compacts
+ * provider refuses it as too long (docs/contract.md section 16.3), compacts
  * the memory to a smaller target and calls again, at most `retries` times
  * (default 2): the first compaction folds the buffer down to half its
  * tokens, each later one down to the newest unit alone. When the provider

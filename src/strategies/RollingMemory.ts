@@ -96,12 +96,12 @@ export interface RollingMemory extends Memory.Memory {
   readonly targetTokens: number
   /**
    * The whole-request budget, when given instead of `maxTokens`
-   * (docs/contract.md section 13.1); `maxTokens` is then the window less the
+   * (docs/contract.md section 16.1); `maxTokens` is then the window less the
    * reserve.
    */
   readonly contextWindow: { readonly tokens: number; readonly reserveTokens: number } | undefined
   /**
-   * Folds now, whatever the buffer's size (docs/contract.md section 13.2):
+   * Folds now, whatever the buffer's size (docs/contract.md section 16.2):
    * down to `targetTokens` (the buffer's unpinned tokens, in the memory's
    * counter; default the low-water mark, or half the budget without one),
    * never the newest unit, with the guarantees of every fold (one at a time

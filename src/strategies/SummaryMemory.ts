@@ -44,7 +44,7 @@ import type * as Memory from "./Memory.js"
 export interface SummaryMemory extends Memory.Memory {
   readonly strategy: "summary"
   /**
-   * Folds the pending turns now (docs/contract.md section 13.2), passing
+   * Folds the pending turns now (docs/contract.md section 16.2), passing
    * `focus` to the summarizer in its request; `targetTokens` is accepted
    * and has nothing to bound (a SummaryMemory folds every pending turn).
    * Fails with `ConfigError` on a wrong option, with the fold's errors

@@ -13,7 +13,7 @@ class ApiError extends Error {
   }
 }
 
-describe("Overflow: recognizing a provider's 'too long' refusal (contract 13.3)", () => {
+describe("Overflow: recognizing a provider's 'too long' refusal (contract 16.3)", () => {
   it("OpenAI Chat Completions: the code and both numbers", () => {
     const message =
       "This model's maximum context length is 128000 tokens. However, your messages resulted in 130512 tokens. Please reduce the length of the messages."

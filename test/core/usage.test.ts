@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Usage from "../../src/core/usage.js"
 
-describe("Usage: the correction ratio (contract 13.4)", () => {
+describe("Usage: the correction ratio (contract 16.4)", () => {
   it("the first sample as it is, then halfway to each new one", () => {
     assert.strictEqual(Usage.nextRatio(undefined, 1250, 1000), 1.25)
     assert.strictEqual(Usage.nextRatio(1.25, 1000, 1000), 1.125)

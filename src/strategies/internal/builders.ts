@@ -200,7 +200,7 @@ export const buildRolling = <E>(
     // may change before a locked prune runs (a fold in flight can leave a
     // result orphaned): the prune starts when it holds the lock.
     const prune = summarizer === undefined ? dropper(core, start) : folder(core, summarizer, start, semaphore)
-    // with a window: pinned messages and summary alone must leave room (section 13.1)
+    // with a window: pinned messages and summary alone must leave room (section 16.1)
     const overflow = (): Step => {
       const whole = Usage.inCounterTokens(maxTokens, core.usageRatio)
       const pinnedTokens = index.pinnedTokens
@@ -243,7 +243,7 @@ export const buildRolling = <E>(
 }
 
 /**
- * `compact` (docs/contract.md section 13.2): under the prune lock (or in one
+ * `compact` (docs/contract.md section 16.2): under the prune lock (or in one
  * step with a synchronous summarizer), plans a fold down to the target
  * whatever the buffer's size, and folds it with the request's `focus`; a
  * memory without a summarizer drops. A failure or interruption commits
@@ -288,7 +288,7 @@ const compacting = (
 }
 
 /**
- * The options of `compact` (docs/contract.md section 13.2): the buffer's
+ * The options of `compact` (docs/contract.md section 16.2): the buffer's
  * target in tokens (default the low-water mark, or half the budget without
  * one), and what the summarizer should keep (passed in its request).
  *
@@ -354,7 +354,7 @@ export const buildSummary = <E>(
     const semaphore = Effect.unsafeMakeSemaphore(1)
     const foldPending = folder(core, services.summarizer, () => Exit.succeed(index.planAll()), semaphore)
     const { step, stepMany } = adding(core, foldPending)
-    // compact: every pending turn, folded now with the request's focus (docs/contract.md section 13.2)
+    // compact: every pending turn, folded now with the request's focus (docs/contract.md section 16.2)
     const compact = (options?: CompactOptions): Effect.Effect<void, AddError | ConfigError> => {
       const problem = Rules.compactOptions(options)
       if (problem !== undefined) return Effect.fail(new ConfigError(problem))

@@ -148,15 +148,15 @@ export interface Core {
   readonly summaryRole: SummaryRole
   /**
    * The correction ratio learnt from the provider's usage figures
-   * (docs/contract.md section 13.4), `undefined` until one is recorded;
+   * (docs/contract.md section 16.4), `undefined` until one is recorded;
    * kept in the state (version 3 `usageRatio`), reset by `clear`.
    */
   usageRatio: number | undefined
   /** The memory's own count of the context it last read back (pinned, summary, buffer): what a usage is compared with. */
   lastReadTokens: number | undefined
-  /** A context window's reserve (docs/contract.md section 13.1), else 0: the default overhead of a recorded usage. */
+  /** A context window's reserve (docs/contract.md section 16.1), else 0: the default overhead of a recorded usage. */
   reserveTokens: number
-  /** The request of the fold `compact` runs (its `focus`), read by that fold only (docs/contract.md section 13.2). */
+  /** The request of the fold `compact` runs (its `focus`), read by that fold only (docs/contract.md section 16.2). */
   compactRequest: Summarizer.Request | undefined
   /** The strategy whose core this is, set by {@link makeMemory}: the folds' telemetry label (section 11). */
   strategy?: Memory["strategy"]
