@@ -60,7 +60,9 @@ describe("Promise facade: budgets in the model's terms (contract 16)", () => {
     assert.instanceOf(error, ContextOverflowError)
     assert.strictEqual((error as ContextOverflowError).provider, "openai")
     assert.strictEqual((error as ContextOverflowError).maxTokens, 3)
-    const other = await withOverflowRetry(memory, () => Promise.reject(new Error("rate limit"))).catch((e: unknown) => e)
+    const other = await withOverflowRetry(memory, () => Promise.reject(new Error("rate limit"))).catch((e: unknown) =>
+      e
+    )
     assert.strictEqual((other as Error).message, "rate limit")
   })
 })
