@@ -80,7 +80,7 @@ describe("Memory.make: one constructor over the four strategies", () => {
 
 describe("options are checked alike in every constructor (one rule with the Promise facade)", () => {
   const rollingKnown =
-    "maxTokens, targetTokens, boundary, pinSystem, clearToolResults, summaryRole, maxSummaryTokens, fold, hardMaxTokens, foldRetry"
+    "maxTokens, targetTokens, boundary, pinSystem, clearToolResults, summaryRole, maxSummaryTokens, ledger, fold, hardMaxTokens, foldRetry"
   const fields = (error: { readonly _tag: string }) =>
     error instanceof ConfigError ? [error.option, error.description] : [error._tag]
 

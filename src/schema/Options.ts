@@ -82,6 +82,7 @@ export const ClearToolResults = Schema.Struct({
 }).annotations({ message: (issue) => Rules.clearToolResults((issue as ParseResult.Type).actual) ?? "is invalid" })
 
 /**
+<<<<<<< HEAD
  * The artifact ledger (docs/contract.md section 14.2): on each fold the
  * artifacts of the evicted turns (file paths, URLs, e-mail addresses,
  * identifiers: `Retention`) are merged into a section at the end of the
@@ -97,6 +98,20 @@ export const LedgerOptions = Schema.Struct({
   maxTokens: required<number>(Rules.positiveInteger),
   patterns: optional<ReadonlyArray<{ readonly kind: string; readonly regex: RegExp }>>(Rules.ledgerPatterns)
 }).annotations({ message: (issue) => Rules.ledger((issue as ParseResult.Type).actual) ?? "is invalid" })
+=======
+ * A whole-request budget (docs/contract.md section 16.1): `tokens`, the
+ * model's context window (a positive integer), and `reserveTokens`, the room
+ * kept for what the memory does not hold (tool definitions, instructions
+ * sent apart, the answer; a non-negative integer below `tokens`).
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const ContextWindow = Schema.Struct({
+  tokens: required<number>(Rules.positiveInteger),
+  reserveTokens: required<number>(Rules.nonNegativeInteger)
+}).annotations({ message: (issue) => Rules.contextWindow((issue as ParseResult.Type).actual) ?? "is invalid" })
+>>>>>>> main
 
 /**
  * The fields of a RollingMemory that a stored conversation takes too (every
@@ -109,6 +124,14 @@ export const LedgerOptions = Schema.Struct({
 export const rollingFields = {
   /** Token budget of the buffer: a positive integer, default 2000. */
   maxTokens: optional<number>(Rules.positiveInteger),
+  /**
+   * The whole request's budget instead of `maxTokens` (docs/contract.md
+   * section 16.1), see {@link ContextWindow}: at each add the buffer's budget
+   * is the window less the reserve, the pinned messages and the summary;
+   * `targetTokens` is then a low-water mark of the whole context. Never with
+   * `maxTokens`; blocking folds only.
+   */
+  contextWindow: Schema.optional(ContextWindow),
   /**
    * The low-water mark, in tokens (docs/contract.md section 10.1): a prune
    * starts when the buffer is over `maxTokens` and evicts down to
@@ -222,6 +245,7 @@ export const fieldsOf = {
 export type CrossRule = (options: { readonly [key: string]: unknown }, name: Rules.Naming) => Rules.Problem | undefined
 
 const rollingRule: CrossRule = (o, name) =>
+<<<<<<< HEAD
   Rules.targetWithin(
     "targetTokens",
     o.targetTokens as number | undefined,
@@ -229,6 +253,19 @@ const rollingRule: CrossRule = (o, name) =>
     (o.maxTokens as number | undefined) ?? Rules.DEFAULT_MAX_TOKENS,
     name
   ) ?? Rules.foldRules(o as Rules.FoldOptions, name) ?? Rules.ledgerWithin(o, name)
+=======
+  Rules.contextWindowRules(o as Rules.ContextWindowOptions, name) ??
+    (o.contextWindow === undefined
+      ? Rules.targetWithin(
+        "targetTokens",
+        o.targetTokens as number | undefined,
+        "maxTokens",
+        (o.maxTokens as number | undefined) ?? Rules.DEFAULT_MAX_TOKENS,
+        name
+      )
+      : undefined) ??
+    Rules.foldRules(o as Rules.FoldOptions, name)
+>>>>>>> main
 
 const windowRule: CrossRule = (o, name) =>
   Rules.targetWithin(
@@ -487,6 +524,8 @@ const flag = (
  */
 export const flags: ReadonlyArray<Flag> = [
   flag("maxTokens", "integer"),
+  flag("contextWindow.tokens", "integer", "context-window"),
+  flag("contextWindow.reserveTokens", "integer", "reserve"),
   flag("targetTokens", "integer"),
   flag("maxMessages", "integer"),
   flag("targetMessages", "integer"),
