@@ -154,7 +154,6 @@ export const foldModes: ReadonlyArray<"blocking" | "background"> = ["blocking", 
 export const clearToolResults: Check = (value) =>
   isObject(value) ? undefined : `must be an object { keep, placeholder?, until? }, got ${describeValue(value)}`
 
-<<<<<<< HEAD
 /** `ledger` is an object (docs/contract.md section 14.2). @since 0.4.0 @category rules */
 export const ledger: Check = (value) =>
   isObject(value) ? undefined : `must be an object { maxTokens, patterns? }, got ${describeValue(value)}`
@@ -177,7 +176,34 @@ export const ledgerPatterns: Check = (value) => {
     }
     if (new RegExp(p.regex.source, p.regex.flags.replace("g", "")).test("")) {
       return `must not match the empty text, got /${p.regex.source}/ at ${i}`
-=======
+    }
+  }
+  return undefined
+}
+
+/**
+ * The ledger's budget within the summary's (docs/contract.md section 14.2):
+ * `ledger.maxTokens` below `maxSummaryTokens`, which holds the ledger's
+ * section and leaves the summarizer the rest.
+ *
+ * @since 0.4.0
+ * @category rules
+ */
+export const ledgerWithin = (
+  options: { readonly ledger?: { readonly maxTokens?: number } | undefined; readonly maxSummaryTokens?: number },
+  name: Naming
+): Problem | undefined => {
+  const ledgerTokens = options.ledger?.maxTokens
+  const max = options.maxSummaryTokens
+  return ledgerTokens !== undefined && max !== undefined && ledgerTokens >= max
+    ? {
+      option: "ledger.maxTokens",
+      description: `must be less than ${name("maxSummaryTokens")} (${max}, which holds the ledger's section and ` +
+        `the summarizer's summary), got ${ledgerTokens}`
+    }
+    : undefined
+}
+
 /** `contextWindow` is an object. @since 0.3.0 @category rules */
 export const contextWindow: Check = (value) =>
   isObject(value) ? undefined : `must be an object { tokens, reserveTokens }, got ${describeValue(value)}`
@@ -226,35 +252,12 @@ export const contextWindowRules = (options: ContextWindowOptions, name: Naming):
     return {
       option: "fold",
       description: `"background" cannot be given with ${name("contextWindow")}: a window is a hard limit`
->>>>>>> main
     }
   }
   return undefined
 }
 
 /**
-<<<<<<< HEAD
- * The ledger's budget within the summary's (docs/contract.md section 14.2):
- * `ledger.maxTokens` below `maxSummaryTokens`, which holds the ledger's
- * section and leaves the summarizer the rest.
- *
- * @since 0.4.0
- * @category rules
- */
-export const ledgerWithin = (
-  options: { readonly ledger?: { readonly maxTokens?: number } | undefined; readonly maxSummaryTokens?: number },
-  name: Naming
-): Problem | undefined => {
-  const ledgerTokens = options.ledger?.maxTokens
-  const max = options.maxSummaryTokens
-  return ledgerTokens !== undefined && max !== undefined && ledgerTokens >= max
-    ? {
-      option: "ledger.maxTokens",
-      description: `must be less than ${name("maxSummaryTokens")} (${max}, which holds the ledger's section and ` +
-        `the summarizer's summary), got ${ledgerTokens}`
-    }
-    : undefined
-=======
  * The options of `compact` (docs/contract.md section 16.2): an object or
  * nothing; `targetTokens` a positive integer; `focus` a string.
  *
@@ -298,7 +301,6 @@ export const usage = (value: unknown): string | undefined => {
     if (overhead !== undefined) return `overheadTokens: ${overhead}`
   }
   return undefined
->>>>>>> main
 }
 
 /** The options object itself: `must be an object, got null`. @since 0.4.0 @category rules */

@@ -82,7 +82,6 @@ export const ClearToolResults = Schema.Struct({
 }).annotations({ message: (issue) => Rules.clearToolResults((issue as ParseResult.Type).actual) ?? "is invalid" })
 
 /**
-<<<<<<< HEAD
  * The artifact ledger (docs/contract.md section 14.2): on each fold the
  * artifacts of the evicted turns (file paths, URLs, e-mail addresses,
  * identifiers: `Retention`) are merged into a section at the end of the
@@ -98,7 +97,8 @@ export const LedgerOptions = Schema.Struct({
   maxTokens: required<number>(Rules.positiveInteger),
   patterns: optional<ReadonlyArray<{ readonly kind: string; readonly regex: RegExp }>>(Rules.ledgerPatterns)
 }).annotations({ message: (issue) => Rules.ledger((issue as ParseResult.Type).actual) ?? "is invalid" })
-=======
+
+/**
  * A whole-request budget (docs/contract.md section 16.1): `tokens`, the
  * model's context window (a positive integer), and `reserveTokens`, the room
  * kept for what the memory does not hold (tool definitions, instructions
@@ -111,7 +111,6 @@ export const ContextWindow = Schema.Struct({
   tokens: required<number>(Rules.positiveInteger),
   reserveTokens: required<number>(Rules.nonNegativeInteger)
 }).annotations({ message: (issue) => Rules.contextWindow((issue as ParseResult.Type).actual) ?? "is invalid" })
->>>>>>> main
 
 /**
  * The fields of a RollingMemory that a stored conversation takes too (every
@@ -245,15 +244,6 @@ export const fieldsOf = {
 export type CrossRule = (options: { readonly [key: string]: unknown }, name: Rules.Naming) => Rules.Problem | undefined
 
 const rollingRule: CrossRule = (o, name) =>
-<<<<<<< HEAD
-  Rules.targetWithin(
-    "targetTokens",
-    o.targetTokens as number | undefined,
-    "maxTokens",
-    (o.maxTokens as number | undefined) ?? Rules.DEFAULT_MAX_TOKENS,
-    name
-  ) ?? Rules.foldRules(o as Rules.FoldOptions, name) ?? Rules.ledgerWithin(o, name)
-=======
   Rules.contextWindowRules(o as Rules.ContextWindowOptions, name) ??
     (o.contextWindow === undefined
       ? Rules.targetWithin(
@@ -264,8 +254,8 @@ const rollingRule: CrossRule = (o, name) =>
         name
       )
       : undefined) ??
-    Rules.foldRules(o as Rules.FoldOptions, name)
->>>>>>> main
+    Rules.foldRules(o as Rules.FoldOptions, name) ??
+    Rules.ledgerWithin(o, name)
 
 const windowRule: CrossRule = (o, name) =>
   Rules.targetWithin(
