@@ -10,9 +10,9 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as MetricLabel from "effect/MetricLabel"
 import * as Retention from "../../core/artifacts.js"
 import * as Ledger from "../../core/ledger.js"
-import * as MetricLabel from "effect/MetricLabel"
 import * as Rules from "../../core/options.js"
 import * as UsageRatio from "../../core/usage.js"
 import {
