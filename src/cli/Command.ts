@@ -220,6 +220,22 @@ const options = {
         "(the fold goes down to the target): fewer summarizer calls (needs --clear-tool-results; default: target)."
     )
   ),
+  contextWindow: CliOptions.integer("context-window").pipe(
+    CliOptions.withPseudoName("N"),
+    CliOptions.optional,
+    CliOptions.withDescription(
+      "The model's context window in tokens, instead of --max-tokens (rolling): the buffer's budget at each add is " +
+        "N less --reserve, the pinned messages and the summary (default: off)."
+    )
+  ),
+  reserve: CliOptions.integer("reserve").pipe(
+    CliOptions.withPseudoName("N"),
+    CliOptions.optional,
+    CliOptions.withDescription(
+      "With --context-window: tokens kept for what the memory does not hold (tool definitions, the answer), " +
+        "non-negative, below the window (default: 0)."
+    )
+  ),
   ledgerTokens: CliOptions.integer("ledger-tokens").pipe(
     CliOptions.withPseudoName("N"),
     CliOptions.optional,
@@ -315,6 +331,10 @@ export interface ReplayArgs {
   readonly clearUntil: Option.Option<"target" | "budget">
   /** The artifact ledger's budget (`--ledger-tokens`); `None`: no ledger. Optional for callers built before it. */
   readonly ledgerTokens?: Option.Option<number> | undefined
+  /** The model's context window (`--context-window`); `None`: none. Optional for callers built before it. */
+  readonly contextWindow?: Option.Option<number> | undefined
+  /** The window's reserve (`--reserve`); `None`: 0. Optional for callers built before it. */
+  readonly reserve?: Option.Option<number> | undefined
   readonly format: Format
   /** The transcripts' format (`--input-format`); default `auto`. */
   readonly inputFormat?: Formats.InputFormat | undefined
@@ -358,7 +378,9 @@ const replayArgsOf = (parsed: ParsedReplay): ReplayArgs => {
       ["pin-system", parsed.pinSystem ? Option.some(true) : Option.none()],
       ["clear-tool-results", parsed.clearToolResults],
       ["clear-until", parsed.clearUntil],
-      ["ledger-tokens", parsed.ledgerTokens]
+      ["ledger-tokens", parsed.ledgerTokens],
+      ["context-window", parsed.contextWindow],
+      ["reserve", parsed.reserve]
     ] satisfies ReadonlyArray<readonly [string, Option.Option<unknown>]>
   ).filter(([, value]) => Option.isSome(value)).map(([name]) => name)
   return {
@@ -392,7 +414,10 @@ const describeConfig = (args: ReplayArgs, config: Config, count: number): string
     ...(p.summaryRole === "user" ? ["summary-role user"] : []),
     ...(p.clearToolResults !== undefined ? [`clear-tool-results ${p.clearToolResults}`] : []),
     ...(p.clearUntil !== undefined ? [`clear-until ${p.clearUntil}`] : []),
-    ...(p.ledgerTokens !== undefined ? [`ledger-tokens ${p.ledgerTokens}`] : [])
+    ...(p.ledgerTokens !== undefined ? [`ledger-tokens ${p.ledgerTokens}`] : []),
+    ...(p.contextWindow !== undefined
+      ? [`context-window ${p.contextWindow.tokens}, reserve ${p.contextWindow.reserveTokens}`]
+      : [])
   ]
   return `rollmem replay: ${count} conversation${count === 1 ? "" : "s"}, strategy ${config.strategy}${budget}` +
     `${policies.length === 0 ? "" : ` (${policies.join(", ")})`}${summarizer}, tokenizer ${args.tokenizer}` +
@@ -414,6 +439,8 @@ const optionsOf = (args: ReplayArgs): Options => ({
   clearToolResults: Option.getOrUndefined(args.clearToolResults),
   clearUntil: Option.getOrUndefined(args.clearUntil),
   ledgerTokens: args.ledgerTokens === undefined ? undefined : Option.getOrUndefined(args.ledgerTokens),
+  contextWindow: args.contextWindow === undefined ? undefined : Option.getOrUndefined(args.contextWindow),
+  reserve: args.reserve === undefined ? undefined : Option.getOrUndefined(args.reserve),
   given: args.given
 })
 
@@ -765,7 +792,9 @@ const integerOptions = new Set([
   "--target-tokens",
   "--target-messages",
   "--clear-tool-results",
-  "--ledger-tokens"
+  "--ledger-tokens",
+  "--context-window",
+  "--reserve"
 ])
 
 /**

@@ -88,6 +88,10 @@ export interface Options {
   readonly clearUntil?: string | undefined
   /** The artifact ledger's budget in tokens (rolling, summary; docs/contract.md section 14.2); undefined: none. */
   readonly ledgerTokens?: number | undefined
+  /** The model's context window (rolling, docs/contract.md section 16.1), instead of `maxTokens`; undefined: none. */
+  readonly contextWindow?: number | undefined
+  /** The window's reserve (tool definitions, the answer); needs `contextWindow`; default 0. */
+  readonly reserve?: number | undefined
   /**
    * The options given explicitly, by name without dashes (`max-tokens`):
    * each must be one the strategy takes (`StrategyOptions.ts`), those left
@@ -136,6 +140,8 @@ export interface Policies {
   readonly clearUntil?: "target" | "budget" | undefined
   /** The artifact ledger's budget (docs/contract.md section 14.2); undefined: no ledger. */
   readonly ledgerTokens?: number | undefined
+  /** The whole request's budget (docs/contract.md section 16.1), instead of `maxTokens`; undefined: none. */
+  readonly contextWindow?: { readonly tokens: number; readonly reserveTokens: number } | undefined
 }
 
 /**
@@ -149,7 +155,9 @@ export interface Policies {
  */
 export const memoryOptions = (config: Config): Memory.Options => {
   const all: Record<string, unknown> = {
-    maxTokens: config.maxTokens,
+    // with a context window, the window less the reserve is the budget (maxTokens is not given)
+    maxTokens: config.policies.contextWindow === undefined ? config.maxTokens : undefined,
+    contextWindow: config.policies.contextWindow,
     targetTokens: config.policies.targetTokens,
     maxMessages: config.maxMessages,
     targetMessages: config.policies.targetMessages,
@@ -317,7 +325,33 @@ export const makeConfig = (
     const flag = (name: string) => `${dashes}${name}`
     const strategy = yield* oneOf("--strategy", strategies, options.strategy)
     const summarizer = yield* oneOf("--summarizer", summarizers, options.summarizer)
-    const maxTokens = yield* positive("--max-tokens", options.maxTokens)
+    const window = options.contextWindow === undefined
+      ? undefined
+      : yield* positive("--context-window", options.contextWindow)
+    const reserve = options.reserve === undefined ? undefined : yield* nonNegative("--reserve", options.reserve)
+    const given = options.given ?? []
+    if (reserve !== undefined && window === undefined) {
+      return yield* new ConfigError({
+        option: "--reserve",
+        description:
+          `needs ${dashes}context-window (it is the part of the window kept for what the memory does not hold)`
+      })
+    }
+    if (window !== undefined && given.includes("max-tokens")) {
+      return yield* new ConfigError({
+        option: "--max-tokens",
+        description: `cannot be given with ${dashes}context-window: the window less the reserve is the budget; give one`
+      })
+    }
+    if (window !== undefined && (reserve ?? 0) >= window) {
+      return yield* new ConfigError({
+        option: "--reserve",
+        description: `must be less than ${dashes}context-window (${window}), got ${reserve}`
+      })
+    }
+    const maxTokens = window === undefined
+      ? yield* positive("--max-tokens", options.maxTokens)
+      : window - (reserve ?? 0)
     const maxMessages = yield* positive("--max-messages", options.maxMessages)
     const summaryTokens = yield* positive("--max-summary-tokens", options.summaryTokens)
     const policies: Policies = {
@@ -338,7 +372,8 @@ export const makeConfig = (
         : yield* oneOf("--clear-until", clearUntils, options.clearUntil),
       ledgerTokens: options.ledgerTokens === undefined
         ? undefined
-        : yield* positive("--ledger-tokens", options.ledgerTokens)
+        : yield* positive("--ledger-tokens", options.ledgerTokens),
+      contextWindow: window === undefined ? undefined : { tokens: window, reserveTokens: reserve ?? 0 }
     }
     const refused = StrategyOptions.check(strategy, options.given ?? [], dashes)
     if (refused !== undefined) return yield* refused

@@ -42,7 +42,10 @@ export const memoryKeys: { readonly [name: string]: string } = {
   "max-summary-tokens": "maxSummaryTokens",
   "summary-tokens": "maxSummaryTokens",
   // the artifact ledger, at the end of the summary
-  "ledger-tokens": "ledger"
+  "ledger-tokens": "ledger",
+  // the whole request's budget (docs/contract.md section 16.1)
+  "context-window": "contextWindow",
+  reserve: "contextWindow"
 }
 
 /**
