@@ -113,6 +113,12 @@ export interface Core {
   strategy?: Memory["strategy"]
   /** Runs after each `clear` (background folding: held-back adds are let in, docs/contract.md section 5.1). */
   afterClear: (() => void) | undefined
+  /**
+   * Set while the Effect API's `add` runs its step (a fiber runs it): a fold
+   * then hands its work to that fiber, which observes it (span and metrics,
+   * `observe.ts`); unset in the facade's synchronous adds (no fiber).
+   */
+  inFiber: boolean
 }
 
 /** The role the summary reads back as: `"system"` (default) or `"user"`. @internal */
@@ -250,7 +256,8 @@ export const makeCore = (counter: TokenCounter.Service, options?: CoreOptions): 
   maxSummaryTokens: options?.maxSummaryTokens,
   request: { maxSummaryTokens: options?.maxSummaryTokens, counter },
   summaryRole: options?.summaryRole ?? "system",
-  afterClear: undefined
+  afterClear: undefined,
+  inFiber: false
 })
 
 /**
@@ -435,6 +442,17 @@ export interface Built<M extends Memory> {
   readonly stepMany: (messages: ReadonlyArray<Message.Message>) => Step
 }
 
+/** Runs `step(arg)` with `core.inFiber` set: the caller is a fiber (the Effect API's add). */
+const inFiber = <A>(core: Core, step: (arg: A) => Step, arg: A): Step => {
+  const outer = core.inFiber
+  core.inFiber = true
+  try {
+    return step(arg)
+  } finally {
+    core.inFiber = outer
+  }
+}
+
 /** The read side and `clear`, shared by every strategy, with the add steps. @internal */
 export const makeMemory = <M extends Memory>(
   core: Core,
@@ -442,8 +460,9 @@ export const makeMemory = <M extends Memory>(
   stepMany: (messages: ReadonlyArray<Message.Message>) => Step,
   fields: Omit<M, Exclude<keyof Memory, "strategy">>
 ): Built<M> => {
-  const add = (message: Message.Message): Step => Effect.suspend(() => step(message))
-  const addMessages = (messages: ReadonlyArray<Message.Message>): Step => Effect.suspend(() => stepMany(messages))
+  const add = (message: Message.Message): Step => Effect.suspend(() => inFiber(core, step, message))
+  const addMessages = (messages: ReadonlyArray<Message.Message>): Step =>
+    Effect.suspend(() => inFiber(core, stepMany, messages))
   const state = Effect.sync(() => MemoryState.make(core.summary, core.index.toArray()))
   const messages = Effect.sync(() => contextOf(core))
   const memory = {
