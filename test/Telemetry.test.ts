@@ -302,7 +302,9 @@ describe("Telemetry", () => {
       const fold = spans[0]
       assert.deepStrictEqual(parentOf(fold), spans[1].spanContext().spanId)
       assert.deepStrictEqual(spanAttributes(fold), { tenant: "acme", ...foldAttributes("committed", 12, 4, 2) })
-      assert.deepStrictEqual(fold.links.map((l) => [l.context.spanId, l.attributes]), [[linked.spanId, { why: "test" }]])
+      assert.deepStrictEqual(fold.links.map((l) => [l.context.spanId, l.attributes]), [[linked.spanId, {
+        why: "test"
+      }]])
     }).pipe(Effect.provide(Summarizer.layerFunction(firstWords)), Effect.provide(layer))
   })
 

@@ -196,24 +196,27 @@ const inFiber = <E>(
   plan: Plan<Message.Message>,
   run: () => Effect.Effect<void, E>
 ): Effect.Effect<void, E> =>
-  FiberRef.getWith(FiberRef.currentMetricLabels, (extra) =>
-    FiberRef.getWith(DefaultServices.currentServices, (services) => {
-      const clock = Context.get(services, Clock.Clock)
-      const strategy = core.strategy ?? "rolling"
-      if (Context.get(services, Tracer.Tracer) === nativeTracer) {
-        return settle(core, plan, strategy, clock.unsafeCurrentTimeNanos(), clock, extra, undefined, run())
-      }
-      return Effect.useSpan(Telemetry.FOLD_SPAN, {
-        kind: "internal",
-        captureStackTrace: false,
-        attributes: {
-          "rollmem.strategy": strategy,
-          "rollmem.evicted_messages": plan.messages.length,
-          "rollmem.evicted_tokens": plannedTokens(plan),
-          "rollmem.buffer_tokens_before": core.index.tokens
+  FiberRef.getWith(
+    FiberRef.currentMetricLabels,
+    (extra) =>
+      FiberRef.getWith(DefaultServices.currentServices, (services) => {
+        const clock = Context.get(services, Clock.Clock)
+        const strategy = core.strategy ?? "rolling"
+        if (Context.get(services, Tracer.Tracer) === nativeTracer) {
+          return settle(core, plan, strategy, clock.unsafeCurrentTimeNanos(), clock, extra, undefined, run())
         }
-      }, (span) => settle(core, plan, strategy, clock.unsafeCurrentTimeNanos(), clock, extra, span, run()))
-    }))
+        return Effect.useSpan(Telemetry.FOLD_SPAN, {
+          kind: "internal",
+          captureStackTrace: false,
+          attributes: {
+            "rollmem.strategy": strategy,
+            "rollmem.evicted_messages": plan.messages.length,
+            "rollmem.evicted_tokens": plannedTokens(plan),
+            "rollmem.buffer_tokens_before": core.index.tokens
+          }
+        }, (span) => settle(core, plan, strategy, clock.unsafeCurrentTimeNanos(), clock, extra, span, run()))
+      })
+  )
 
 /**
  * `core.ts`'s `fold` observed: `fold` is the fold's effect (summarizer call
