@@ -18,6 +18,10 @@ export * as Memory from "./strategies/Memory.js"
 export * as MemoryState from "./schema/MemoryState.js"
 /** @since 0.1.0 */
 export * as Message from "./schema/Message.js"
+/** @since 0.4.0 */
+export * as Options from "./schema/Options.js"
+/** @since 0.4.0 */
+export * as Retention from "./core/artifacts.js"
 /** @since 0.1.0 */
 export * as RollingMemory from "./strategies/RollingMemory.js"
 /** @since 0.1.0 */

@@ -55,7 +55,7 @@ import * as RollingMemory from "../strategies/RollingMemory.js"
 import * as Compare from "./Compare.js"
 import { CliFailure, fail, reportFailures } from "./Failure.js"
 import * as Formats from "./Formats.js"
-import { exists, stream as readStream, totalBytes as totalBytesOf } from "./Input.js"
+import { exists, isDirectory, stream as readStream, totalBytes as totalBytesOf } from "./Input.js"
 import * as Preflight from "./Preflight.js"
 import * as Progress from "./Progress.js"
 import * as Render from "./Render.js"
@@ -454,11 +454,15 @@ export const runReplay = (
       return readStream(args.files, inputFormat).pipe(
         Stream.tap((item) =>
           Effect.zipRight(
-            item._tag === "Problem" && report
+            !report
+              ? Effect.void
+              : item._tag === "Problem"
               ? Effect.zipRight(
                 Effect.sync(() => counts.skipped++),
                 Console.error(`rollmem: ${item.problem}`)
               )
+              : item._tag === "Warning"
+              ? Console.error(`rollmem: warning: ${item.warning}`)
               : Effect.void,
             Effect.suspend(() => update(read += item.bytes, totalBytes))
           )
@@ -470,9 +474,14 @@ export const runReplay = (
         })
       )
     }
-    // The problems are already printed: only the exit code is left to set.
+    // The problems are already printed: only the exit code is left to set. An input with nothing in it
+    // (empty files, blank lines) is said so: an empty table would pass for a replay.
     const nothingRead = Effect.suspend(() =>
-      counts.conversations === 0 && counts.skipped > 0 ? new CliFailure({ reason: "nothing read" }) : Effect.void
+      counts.conversations > 0
+        ? Effect.void
+        : counts.skipped > 0
+        ? new CliFailure({ reason: "nothing read" })
+        : fail(`nothing to replay: no conversation in ${args.files.join(", ")}`)
     )
     const skippedInputs = Effect.suspend(() =>
       counts.skipped > 0
@@ -590,12 +599,26 @@ const providerRequest = (shown: FinalContext, format: Formats.OutputFormat) =>
     onRight: (body) => Effect.succeed({ format, body })
   })
 
-/** Fails with `ConfigError` (option `--report`) when the directory that would hold the report does not exist. */
-const requireReportDirectory = (file: string): Effect.Effect<void, ConfigError, FileSystem.FileSystem | Path.Path> =>
+/**
+ * Fails with `ConfigError` (option `--report`) when the directory that would
+ * hold the report does not exist, or when the path is a directory itself:
+ * refused before anything is replayed.
+ */
+const requireReportDirectory = (
+  file: string
+): Effect.Effect<void, ConfigError, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function*() {
     const directory = (yield* Path.Path).dirname(file)
     if (!(yield* exists(directory))) {
       return yield* new ConfigError({ option: "--report", description: `no such directory ${directory}` })
+    }
+    if (yield* isDirectory(file)) {
+      return yield* new ConfigError({
+        option: "--report",
+        description: `${file} is a directory: give the path of a file to write (e.g. ${
+          (yield* Path.Path).join(file, "report.html")
+        })`
+      })
     }
   })
 

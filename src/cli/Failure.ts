@@ -60,3 +60,40 @@ export const reportFailures = <A, E extends { readonly message: string }, R>(
     (error): Effect.Effect<never, CliFailure> =>
       Predicate.isTagged(error, "CliFailure") ? Effect.fail(error as unknown as CliFailure) : fail(error.message)
   )
+
+/**
+ * The signals that stop a running command: Ctrl-C (`SIGINT`), and what
+ * `kill` and process managers send (`SIGTERM`).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type StopSignal = "SIGINT" | "SIGTERM"
+
+/**
+ * The exit code of a command stopped by `signal`: 128 plus the signal's
+ * number, as a shell reports it (130 for `SIGINT`, 143 for `SIGTERM`).
+ *
+ * @example
+ * ```ts
+ * signalExitCode("SIGINT") // 130
+ * ```
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const signalExitCode = (signal: StopSignal): number => signal === "SIGINT" ? 130 : 143
+
+/**
+ * The line printed on stderr when a command is stopped by `signal`
+ * (without its line break).
+ *
+ * @example
+ * ```ts
+ * interruptedLine("SIGTERM") // "rollmem: interrupted (SIGTERM)"
+ * ```
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const interruptedLine = (signal: StopSignal): string => `rollmem: interrupted (${signal})`

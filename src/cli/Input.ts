@@ -58,11 +58,20 @@ export interface Conversation {
 export interface Inputs {
   readonly conversations: ReadonlyArray<Conversation>
   readonly problems: ReadonlyArray<string>
+  /**
+   * What was read but looks like a mistake, one line each
+   * (`file:line: unknown role "asistant" at message 1 ...`, see
+   * {@link roleWarnings}, and, across files, a conversation id read twice):
+   * replayed all the same.
+   */
+  readonly warnings: ReadonlyArray<string>
 }
 
 /**
  * One thing read from the input, in file and line order: a conversation, a
- * problem line (`file:line: ...`) for something that could not be read, or
+ * problem line (`file:line: ...`) for something that could not be read, a
+ * warning line (`file:line: ...`) for something read that looks like a
+ * mistake (it is replayed all the same), or
  * a blank JSON Lines line (`Blank`: nothing to replay, nothing to report).
  * `bytes` is how much of the input it stands for (a JSON Lines line with its
  * line break, or a whole file): what progress is counted in.
@@ -71,11 +80,77 @@ export interface Inputs {
  * @category models
  */
 export type Item =
-  | { readonly _tag: "Conversation"; readonly conversation: Conversation; readonly bytes: number }
+  | {
+    readonly _tag: "Conversation"
+    readonly conversation: Conversation
+    readonly bytes: number
+    /** Where it was read: `file:line`, `file[i]` (an array of conversations) or `file` (a whole document). */
+    readonly where?: string | undefined
+  }
+  | { readonly _tag: "Warning"; readonly warning: string; readonly bytes: number }
   | { readonly _tag: "Problem"; readonly problem: string; readonly bytes: number }
   | { readonly _tag: "Blank"; readonly bytes: number }
 
 const parseJson = Schema.decodeUnknownEither(Schema.parseJson())
+
+/** What a read gathers: each conversation with where it was read, problems and warnings. */
+interface Into {
+  readonly conversations: Array<Conversation>
+  readonly wheres: Array<string>
+  readonly problems: Array<string>
+  readonly warnings: Array<string>
+}
+
+const emptyInto = (): Into => ({ conversations: [], wheres: [], problems: [], warnings: [] })
+
+/**
+ * The roles a provider defines: a message in any other role (`"asistant"`)
+ * is replayed as given, with a warning.
+ *
+ * @since 0.3.0
+ * @category constants
+ */
+export const knownRoles: ReadonlyArray<string> = ["system", "developer", "user", "assistant", "tool"]
+
+const knownRoleSet = new Set(knownRoles)
+
+/**
+ * One warning line per role of `messages` that is not one of
+ * {@link knownRoles}, naming `where` and the first message in it:
+ * `t.jsonl:3: unknown role "asistant" at message 1 (roles: system,
+ * developer, user, assistant, tool); replayed as given`. Empty when every
+ * role is known.
+ *
+ * @example
+ * ```ts
+ * roleWarnings("t.jsonl:3", [Message.user("hi"), Message.make("asistant", "hello")])
+ * // ['t.jsonl:3: unknown role "asistant" at message 1 (roles: system, developer, user, assistant, tool); replayed as given']
+ * ```
+ *
+ * @since 0.3.0
+ * @category combinators
+ */
+export const roleWarnings = (where: string, messages: ReadonlyArray<Message>): Array<string> => {
+  const warnings: Array<string> = []
+  const seen = new Set<string>()
+  messages.forEach((message, index) => {
+    if (knownRoleSet.has(message.role) || seen.has(message.role)) return
+    seen.add(message.role)
+    warnings.push(
+      `${where}: unknown role ${JSON.stringify(message.role)} at message ${index} (roles: ${
+        knownRoles.join(", ")
+      }); replayed as given`
+    )
+  })
+  return warnings
+}
+
+/** Adds a conversation read at `where`, with the warnings about its roles. */
+const pushConversation = (into: Into, where: string, conversation: Conversation): void => {
+  for (const warning of roleWarnings(where, conversation.messages)) into.warnings.push(warning)
+  into.conversations.push(conversation)
+  into.wheres.push(where)
+}
 
 const describe = (error: ParseResult.ParseError): string => formatParseError(error)
 
@@ -94,27 +169,33 @@ const isConversation = (u: unknown): u is Record<string, unknown> =>
  * each as a conversation named by its `id` (else `file[i]`), a problem
  * naming `file[i]`.
  */
-const readDocument = (file: string, id: string, value: unknown, format: Formats.InputFormat): Inputs => {
+const readDocument = (file: string, id: string, value: unknown, format: Formats.InputFormat): Into => {
   if (Array.isArray(value) && value.length > 0 && value.every(isConversation)) {
-    const into = { conversations: [] as Array<Conversation>, problems: [] as Array<string> }
+    const into = emptyInto()
     value.forEach((item, i) => {
       const where = `${file}[${i}]`
       Either.match(Formats.decode(item, format), {
         onLeft: (problem) => into.problems.push(`${where}: ${problem}`),
         onRight: (decoded) =>
-          into.conversations.push({ id: typeof item.id === "string" ? item.id : where, messages: decoded.messages })
+          pushConversation(into, where, {
+            id: typeof item.id === "string" ? item.id : where,
+            messages: decoded.messages
+          })
       })
     })
     return into
   }
+  const into = emptyInto()
   const conversation = Formats.conversationOf(value)
   if (conversation === undefined) {
-    return { conversations: [], problems: [`${file}: expected an array of messages or a conversation object`] }
+    into.problems.push(`${file}: expected an array of messages or a conversation object`)
+    return into
   }
-  return Either.match(Formats.decode(conversation, format), {
-    onLeft: (problem) => ({ conversations: [], problems: [`${file}: ${problem}`] }),
-    onRight: (decoded) => ({ conversations: [{ id, messages: decoded.messages }], problems: [] })
+  Either.match(Formats.decode(conversation, format), {
+    onLeft: (problem) => into.problems.push(`${file}: ${problem}`),
+    onRight: (decoded) => pushConversation(into, file, { id, messages: decoded.messages })
   })
+  return into
 }
 
 /** Reads one line of a JSON Lines file into `into`. */
@@ -122,7 +203,7 @@ const readLine = (
   file: string,
   number: number,
   text: string,
-  into: { conversations: Array<Conversation>; problems: Array<string> },
+  into: Into,
   format: Formats.InputFormat
 ) => {
   const line = text.trim()
@@ -140,12 +221,12 @@ const readLine = (
   if (Either.isLeft(id)) return into.problems.push(`${where}: ${describe(id.left)}`)
   Either.match(Formats.decode(value, format), {
     onLeft: (problem) => into.problems.push(`${where}: ${problem}`),
-    onRight: (decoded) => into.conversations.push({ id: id.right.id ?? where, messages: decoded.messages })
+    onRight: (decoded) => pushConversation(into, where, { id: id.right.id ?? where, messages: decoded.messages })
   })
 }
 
-const readLines = (file: string, text: string, format: Formats.InputFormat): Inputs => {
-  const into = { conversations: [] as Array<Conversation>, problems: [] as Array<string> }
+const readLines = (file: string, text: string, format: Formats.InputFormat): Into => {
+  const into = emptyInto()
   const lines = text.split("\n")
   for (let i = 0; i < lines.length; i++) readLine(file, i + 1, lines[i], into, format)
   return into
@@ -163,10 +244,13 @@ export const tooLong = (file: string, line: number, bytes: number, limit: number
     limit.toLocaleString("en-US")
   } bytes, the longest line read (V8's longest string); skipped`
 
-/** The items of what one read gave, the first standing for `bytes`. */
-const itemsOf = (inputs: Inputs, bytes: number): Array<Item> => {
+/** The items of what one read gave, the first standing for `bytes`: warnings first, then conversations, problems. */
+const itemsOf = (inputs: Into, bytes: number): Array<Item> => {
   const items: Array<Item> = []
-  for (const conversation of inputs.conversations) items.push({ _tag: "Conversation", conversation, bytes: 0 })
+  for (const warning of inputs.warnings) items.push({ _tag: "Warning", warning, bytes: 0 })
+  inputs.conversations.forEach((conversation, i) =>
+    items.push({ _tag: "Conversation", conversation, bytes: 0, where: inputs.wheres[i] })
+  )
   for (const problem of inputs.problems) items.push({ _tag: "Problem", problem, bytes: 0 })
   if (items.length > 0) items[0] = { ...items[0], bytes }
   return items
@@ -196,7 +280,7 @@ export const streamLineItems = (
         }
         const text = first && line.text.charCodeAt(0) === 0xfeff ? line.text.slice(1) : line.text
         first = false
-        const into = { conversations: [] as Array<Conversation>, problems: [] as Array<string> }
+        const into = emptyInto()
         readLine(file, line.line, text, into, format)
         const items = itemsOf(into, bytes)
         return items.length === 0 ? [{ _tag: "Blank", bytes }] : items
@@ -224,17 +308,20 @@ export const streamLines = (
 const collect = (items: Iterable<Item>): Inputs => {
   const conversations: Array<Conversation> = []
   const problems: Array<string> = []
+  const warnings: Array<string> = []
   for (const item of items) {
     if (item._tag === "Conversation") conversations.push(item.conversation)
     else if (item._tag === "Problem") problems.push(item.problem)
+    else if (item._tag === "Warning") warnings.push(item.warning)
   }
-  return { conversations, problems }
+  return { conversations, problems, warnings }
 }
 
 /**
  * Reads the text of one transcript (see the module docs for the formats).
  * `file` names the file in problems; `name` (the file name) is the id of a
- * plain JSON document; `format` is `--input-format` (default `auto`). Pure.
+ * plain JSON document; `format` is `--input-format` (default `auto`). Its
+ * warnings are those of unknown roles ({@link roleWarnings}). Pure.
  *
  * @since 0.1.0
  * @category constructors
@@ -245,13 +332,18 @@ export const parseText = (
   text: string,
   format: Formats.InputFormat = "auto"
 ): Inputs => {
+  const { conversations, problems, warnings } = readText(file, name, text, format)
+  return { conversations, problems, warnings }
+}
+
+const readText = (file: string, name: string, text: string, format: Formats.InputFormat): Into => {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
   const start = body.trimStart()
   const lower = name.toLowerCase()
   if (lower.endsWith(".jsonl") || lower.endsWith(".ndjson")) return readLines(file, body, format)
   if (lower.endsWith(".json") || start.startsWith("[")) {
     return Either.match(parseJson(body), {
-      onLeft: (error) => ({ conversations: [], problems: [`${file}: ${describe(error)}`] }),
+      onLeft: (error) => ({ ...emptyInto(), problems: [`${file}: ${describe(error)}`] }),
       onRight: (value) => readDocument(file, name, value, format)
     })
   }
@@ -287,13 +379,28 @@ export const exists = (path: string): Effect.Effect<boolean, never, FileSystem.F
   Effect.flatMap(FileSystem.FileSystem, (fs) => Effect.orElseSucceed(fs.exists(path), () => false))
 
 /**
+ * Whether `path` is a directory; false when nothing is there or that cannot
+ * be told.
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const isDirectory = (path: string): Effect.Effect<boolean, never, FileSystem.FileSystem> =>
+  Effect.flatMap(
+    FileSystem.FileSystem,
+    (fs) => Effect.map(Effect.either(fs.stat(path)), (info) => Either.isRight(info) && info.right.type === "Directory")
+  )
+
+/**
  * The items of every file, in order, with the platform `FileSystem`, each
  * conversation in `format` (`--input-format`, default `auto`): JSON Lines
  * files, and any file too big to be one string, are streamed line by line
  * (memory bounded by the longest line, not the file); other files are read
  * whole. A file that cannot be read is a problem (`file: no such file`), and
  * the others are still read. An empty line is an item with an empty problem
- * (its bytes only): skip it.
+ * (its bytes only): skip it. A conversation whose id was already read
+ * comes after a warning saying where (`t.jsonl:7: conversation id "a" was
+ * already read at t.jsonl:2; both are replayed`).
  *
  * @since 0.2.0
  * @category constructors
@@ -323,8 +430,30 @@ export const stream = (
           bytes: size
         })
       }
-      return Stream.fromIterable(itemsOf(parseText(file, path.basename(file), read.right, format), size))
-    })), { concurrency: 1 })
+      return Stream.fromIterable(itemsOf(readText(file, path.basename(file), read.right, format), size))
+    })), { concurrency: 1 }).pipe(warnRepeatedIds)
+
+/**
+ * Adds a warning before each conversation whose id was already read in the
+ * same stream (`t.jsonl:7: conversation id "a" was already read at
+ * t.jsonl:2; both are replayed`): ids are what `--show` and `--store` go by.
+ */
+const warnRepeatedIds = <E, R>(items: Stream.Stream<Item, E, R>): Stream.Stream<Item, E, R> =>
+  Stream.suspend(() => {
+    const firstAt = new Map<string, string>()
+    return Stream.mapConcat(items, (item): Array<Item> => {
+      if (item._tag !== "Conversation") return [item]
+      const id = item.conversation.id
+      const where = item.where ?? id
+      const first = firstAt.get(id)
+      if (first === undefined) {
+        firstAt.set(id, where)
+        return [item]
+      }
+      const warning = `${where}: conversation id ${JSON.stringify(id)} was already read at ${first}; both are replayed`
+      return [{ _tag: "Warning", warning, bytes: 0 }, item]
+    })
+  })
 
 /**
  * The total size of the files in bytes (what {@link stream}'s items add up

@@ -35,26 +35,29 @@
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
+import type * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
-import { ConfigError, SummarizerError } from "../Errors.js"
-import { checkOptionKeys } from "../internal/options.js"
-import type * as MemoryState from "../schema/MemoryState.js"
+import { SummarizerError } from "../Errors.js"
+import { markDecoded } from "../internal/decoded.js"
+import * as OptionsSchema from "../schema/Options.js"
 import * as Summarizer from "../services/Summarizer.js"
-import type * as EffectBuffer from "../strategies/BufferMemory.js"
-import { buildBuffer, buildRolling, buildSummary, buildWindow } from "../strategies/internal/builders.js"
-import * as keys from "../strategies/internal/keys.js"
-import type * as EffectRolling from "../strategies/RollingMemory.js"
-import type * as EffectSummary from "../strategies/SummaryMemory.js"
-import type * as EffectWindow from "../strategies/WindowMemory.js"
+import * as TokenCounter from "../services/TokenCounter.js"
+import * as EffectBuffer from "../strategies/BufferMemory.js"
+import type * as EffectMemory from "../strategies/Memory.js"
+import * as EffectRolling from "../strategies/RollingMemory.js"
+import * as EffectSummary from "../strategies/SummaryMemory.js"
+import * as EffectWindow from "../strategies/WindowMemory.js"
 import {
   AsyncMemory,
   type AsyncSummarize,
-  build,
   type CountTokens,
   decodeOrThrow,
   type Restored,
+  squash,
   stateOf,
   type Summarize,
   SyncMemory,
@@ -261,162 +264,40 @@ export interface AsyncSummaryOptions extends EffectSummary.Options {
   readonly timeout?: number | undefined
 }
 
-// The one options check of every constructor (`null`, a non-object, a misspelt key: ConfigError).
-const checkOptions = (options: unknown, known: ReadonlyArray<string>): void => {
-  const invalid = checkOptionKeys(options, known)
-  if (invalid !== undefined) throw invalid
-}
-
-// The Effect API's keys, with the facade's functions in place of services.
-const rollingKeys = [...keys.rolling, "summarize", "tokenCounter"]
-const bufferKeys = [...keys.buffer, "tokenCounter"]
-const windowKeys = [...keys.window, "tokenCounter"]
-const asyncRollingKeys = [...rollingKeys, "fold", "hardMaxTokens", "foldRetries", "timeout"]
-const summaryKeys = [...keys.summary, "summarize", "tokenCounter"]
-const asyncSummaryKeys = [...summaryKeys, "timeout"]
-
-// `timeout`: absent, or a positive integer (milliseconds).
-const checkTimeout = (value: unknown): number | undefined => {
-  if (value === undefined) return undefined
-  if (typeof value !== "number" || !Number.isSafeInteger(value) || value <= 0) {
-    throw new ConfigError({
-      option: "timeout",
-      description: `must be a positive integer (milliseconds), got ${String(value)}`
-    })
-  }
-  return value
-}
+// Decodes a class's options once with its schema (`Options.PromiseOptions`); throws the ConfigError.
+const decodeOptions = <A, I>(schema: Schema.Schema<A, I>, options: unknown): A =>
+  Either.getOrThrowWith(OptionsSchema.decode(schema, options), (error) => error)
 
 // The async classes' summarizer: `summarize` as a Promise function, each call bounded by `timeout` when given.
-// Checked when the summarizer is built, after the options' keys.
-const promiseSummarizer = (timeout: unknown) => {
-  return (summarize: AsyncSummarize): Summarizer.Service => {
-    const millis = checkTimeout(timeout)
-    const summarizer = Summarizer.fromPromise(summarize)
-    if (millis === undefined) return summarizer
-    const duration = Duration.millis(millis)
-    // Interrupting the call aborts its AbortSignal (Effect.tryPromise).
-    const onTimeout = () =>
-      new SummarizerError({
-        description: `no summary within ${millis} ms (the timeout option)`,
-        cause: new DOMException(`the summarizer did not settle within ${millis} ms`, "TimeoutError")
-      })
-    return {
-      summarize: (summary, messages, request) =>
-        Effect.timeoutFail(summarizer.summarize(summary, messages, request), { duration, onTimeout })
-    }
-  }
-}
-
-// Throws `ConfigError` unless `value` is absent or a function.
-const checkFunction = <F>(option: string, value: F): F => {
-  if (value !== undefined && typeof value !== "function") {
-    throw new ConfigError({ option, description: `must be a function, got ${value === null ? "null" : typeof value}` })
-  }
-  return value
-}
-
-const requireSummarize = <F>(options: { readonly summarize?: F }): F => {
-  if (typeof options.summarize !== "function") {
-    throw new ConfigError({ option: "summarize", description: "a summarizer function is required" })
-  }
-  return options.summarize
-}
-
-// The Rolling and AsyncRolling classes differ in their keys, in how `summarize` becomes a
-// Summarizer, and in background folds (async only: `scope` owns them, given with `fold: "background"`).
-const rollingMemory = <F>(
-  options: RollingPolicies & {
-    readonly maxTokens?: number | undefined
-    readonly summarize?: F | undefined
-    readonly tokenCounter?: CountTokens | undefined
-    readonly fold?: "blocking" | "background" | undefined
-    readonly hardMaxTokens?: number | undefined
-    readonly foldRetries?: number | undefined
-    readonly timeout?: number | undefined
-  },
-  toSummarizer: (summarize: F) => Summarizer.Service,
-  state: MemoryState.MemoryState | undefined,
-  known: ReadonlyArray<string>,
-  scope?: Scope.Scope
-) => {
-  checkOptions(options, known)
-  checkNeeds(options)
-  return build(
-    options.summarize === undefined ? undefined : toSummarizer(checkFunction("summarize", options.summarize)),
-    checkFunction("tokenCounter", options.tokenCounter),
-    state,
-    (services, fill) => {
-      const { foldRetries, summarize: _summarize, timeout: _timeout, tokenCounter: _tokenCounter, ...rolling } = options
-      const retries = checkRetries(foldRetries)
-      return buildRolling(
-        services,
-        retries === undefined ? rolling : { ...rolling, foldRetry: backoff(retries) },
-        fill,
-        scope
-      )
-    }
-  )
-}
-
-// The async options that need another, in the facade's own terms (the Effect API names `foldRetry` and
-// `Summarizer.drop`): `timeout` and `fold: "background"` need `summarize`, `foldRetries` needs background folds.
-const checkNeeds = (options: {
-  readonly fold?: unknown
-  readonly foldRetries?: unknown
-  readonly summarize?: unknown
-  readonly timeout?: unknown
-}): void => {
-  const needs = (option: string, description: string) => {
-    throw new ConfigError({ option, description })
-  }
-  if (options.summarize === undefined) {
-    if (options.timeout !== undefined) needs("timeout", "needs summarize: without one, no call is made to bound")
-    if (options.fold === "background") {
-      needs("fold", "\"background\" needs summarize: without it, evicted turns are dropped at once")
-    }
-  }
-  if (options.fold !== "background" && options.foldRetries !== undefined) {
-    needs("foldRetries", "needs fold: \"background\"")
-  }
-}
-
-// `foldRetries`: absent, or a non-negative integer.
-const checkRetries = (value: unknown): number | undefined => {
-  if (value === undefined) return undefined
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 0) {
-    throw new ConfigError({
-      option: "foldRetries",
-      description: `must be a non-negative integer, got ${String(value)}`
+const promiseSummarizer = (summarize: AsyncSummarize, millis: number | undefined): Summarizer.Service => {
+  const summarizer = Summarizer.fromPromise(summarize)
+  if (millis === undefined) return summarizer
+  const duration = Duration.millis(millis)
+  // Interrupting the call aborts its AbortSignal (Effect.tryPromise).
+  const onTimeout = () =>
+    new SummarizerError({
+      description: `no summary within ${millis} ms (the timeout option)`,
+      cause: new DOMException(`the summarizer did not settle within ${millis} ms`, "TimeoutError")
     })
+  return {
+    summarize: (summary, messages, request) =>
+      Effect.timeoutFail(summarizer.summarize(summary, messages, request), { duration, onTimeout })
   }
-  return value
 }
 
+const counterOf = (tokenCounter: CountTokens | undefined): TokenCounter.Service =>
+  tokenCounter === undefined ? TokenCounter.wordCounter : TokenCounter.fromFunction(tokenCounter)
+
+// `foldRetries`: retried after 0.5 s, 1 s, 2 s, ...
 const backoff = (retries: number): Schedule.Schedule<unknown, unknown> =>
   Schedule.exponential("500 millis").pipe(Schedule.intersect(Schedule.recurs(retries)))
 
-// The same for the Summary and AsyncSummary classes.
-const summaryMemory = <F>(
-  options: EffectSummary.Options & {
-    readonly summarize: F
-    readonly tokenCounter?: CountTokens | undefined
-    readonly timeout?: number | undefined
-  },
-  toSummarizer: (summarize: F) => Summarizer.Service,
-  state: MemoryState.MemoryState | undefined,
-  known: ReadonlyArray<string> = summaryKeys
-) => {
-  checkOptions(options, known)
-  const summarizer = toSummarizer(requireSummarize(options))
-  const { summarize: _summarize, timeout: _timeout, tokenCounter, ...summary } = options
-  return build(
-    summarizer,
-    checkFunction("tokenCounter", tokenCounter),
-    state,
-    (services, fill) => buildSummary({ counter: services.counter, summarizer }, fill, summary)
-  )
-}
+// Builds a memory with its steps through the Effect API's `makeStepper`: at once when it is an Exit
+// (a synchronous counter), else by running it synchronously. Throws its error.
+const build = <M extends EffectMemory.Memory>(
+  made: Effect.Effect<EffectMemory.Stepper<M>, unknown>
+): EffectMemory.Stepper<M> =>
+  squash(Exit.isExit(made) ? made as Exit.Exit<EffectMemory.Stepper<M>, unknown> : Effect.runSyncExit(made))
 
 /**
  * A running summary plus a token-bounded buffer (docs/contract.md section 5), synchronous.
@@ -432,7 +313,11 @@ export class RollingMemory extends SyncMemory {
   /** With `restored`: holding that state (what {@link RollingMemory.fromJSON} decoded). @internal */
   constructor(options: RollingOptions | undefined, restored: Restored)
   constructor(options: RollingOptions = {}, restored?: Restored) {
-    const built = rollingMemory(options, Summarizer.fromFunction, stateOf(restored), rollingKeys)
+    const { summarize, tokenCounter, ...rolling } = decodeOptions(OptionsSchema.PromiseOptions.rolling, options)
+    const built = build(EffectRolling.makeStepper(markDecoded(rolling, OptionsSchema.RollingOptions), {
+      counter: counterOf(tokenCounter),
+      summarizer: summarize === undefined ? Summarizer.drop : Summarizer.fromFunction(summarize as Summarize)
+    }, { state: stateOf(restored) }))
     super(built)
     this.maxTokens = built.memory.maxTokens
   }
@@ -461,15 +346,23 @@ export class AsyncRollingMemory extends AsyncMemory {
   /** With `restored`: holding that state (what {@link AsyncRollingMemory.fromJSON} decoded). @internal */
   constructor(options: AsyncRollingOptions | undefined, restored: Restored)
   constructor(options: AsyncRollingOptions = {}, restored?: Restored) {
-    // Only background folds need a scope (dispose() closes it); the builder refuses a bad `fold`.
-    const scope = options?.fold === "background" ? Effect.runSync(Scope.make()) : undefined
-    const built = rollingMemory(
-      options,
-      promiseSummarizer(options?.timeout),
-      stateOf(restored),
-      asyncRollingKeys,
-      scope
+    const { foldRetries, summarize, timeout, tokenCounter, ...rolling } = decodeOptions(
+      OptionsSchema.PromiseOptions.asyncRolling,
+      options
     )
+    // Only background folds need a scope (dispose() closes it).
+    const scope = rolling.fold === "background" ? Effect.runSync(Scope.make()) : undefined
+    const built = build(EffectRolling.makeStepper(
+      markDecoded(
+        foldRetries === undefined ? rolling : { ...rolling, foldRetry: backoff(foldRetries) },
+        OptionsSchema.RollingOptions
+      ),
+      {
+        counter: counterOf(tokenCounter),
+        summarizer: summarize === undefined ? Summarizer.drop : promiseSummarizer(summarize as AsyncSummarize, timeout)
+      },
+      { state: stateOf(restored), scope }
+    ))
     super(built, scope)
     this.rolling = built.memory
     this.maxTokens = built.memory.maxTokens
@@ -505,16 +398,12 @@ export class BufferMemory extends SyncMemory {
   /** With `restored`: holding that state (what {@link BufferMemory.fromJSON} decoded). @internal */
   constructor(options: BufferOptions | undefined, restored: Restored)
   constructor(options: BufferOptions = {}, restored?: Restored) {
-    checkOptions(options, bufferKeys)
-    const { tokenCounter, ...buffer } = options
-    super(
-      build(
-        undefined,
-        checkFunction("tokenCounter", tokenCounter),
-        stateOf(restored),
-        (services, fill) => buildBuffer(services, fill, buffer)
-      )
-    )
+    const { tokenCounter, ...buffer } = decodeOptions(OptionsSchema.PromiseOptions.buffer, options)
+    super(build(EffectBuffer.makeStepper(
+      markDecoded(buffer, OptionsSchema.BufferOptions),
+      { counter: counterOf(tokenCounter) },
+      stateOf(restored)
+    )))
   }
   /**
    * Restores from a wire-format state (any strategy's); throws `StateDecodeError` on a bad one,
@@ -540,14 +429,12 @@ export class WindowMemory extends SyncMemory {
   /** With `restored`: holding that state (what {@link WindowMemory.fromJSON} decoded). @internal */
   constructor(options: WindowOptions, restored: Restored)
   constructor(options: WindowOptions, restored?: Restored) {
-    checkOptions(options, windowKeys)
-    const { tokenCounter, ...window } = options
-    const built = build(
-      undefined,
-      checkFunction("tokenCounter", tokenCounter),
-      stateOf(restored),
-      (services, fill) => buildWindow(services, window, fill)
-    )
+    const { tokenCounter, ...window } = decodeOptions(OptionsSchema.PromiseOptions.window, options)
+    const built = build(EffectWindow.makeStepper(
+      markDecoded(window, OptionsSchema.WindowOptions),
+      { counter: counterOf(tokenCounter) },
+      stateOf(restored)
+    ))
     super(built)
     this.maxMessages = built.memory.maxMessages
   }
@@ -569,7 +456,12 @@ export class SummaryMemory extends SyncMemory {
   /** With `restored`: holding that state (what {@link SummaryMemory.fromJSON} decoded). @internal */
   constructor(options: SummaryOptions, restored: Restored)
   constructor(options: SummaryOptions, restored?: Restored) {
-    super(summaryMemory(options, Summarizer.fromFunction, stateOf(restored)))
+    const { summarize, tokenCounter, ...summary } = decodeOptions(OptionsSchema.PromiseOptions.summary, options)
+    super(build(EffectSummary.makeStepper(
+      markDecoded(summary, OptionsSchema.SummaryOptions),
+      { counter: counterOf(tokenCounter), summarizer: Summarizer.fromFunction(summarize as Summarize) },
+      stateOf(restored)
+    )))
   }
   /** Restores from a wire-format state (any strategy's); throws `StateDecodeError` on a bad one. */
   static fromJSON(data: unknown, options: SummaryOptions): SummaryMemory {
@@ -589,7 +481,15 @@ export class AsyncSummaryMemory extends AsyncMemory {
   /** With `restored`: holding that state (what {@link AsyncSummaryMemory.fromJSON} decoded). @internal */
   constructor(options: AsyncSummaryOptions, restored: Restored)
   constructor(options: AsyncSummaryOptions, restored?: Restored) {
-    super(summaryMemory(options, promiseSummarizer(options?.timeout), stateOf(restored), asyncSummaryKeys))
+    const { summarize, timeout, tokenCounter, ...summary } = decodeOptions(
+      OptionsSchema.PromiseOptions.asyncSummary,
+      options
+    )
+    super(build(EffectSummary.makeStepper(
+      markDecoded(summary, OptionsSchema.SummaryOptions),
+      { counter: counterOf(tokenCounter), summarizer: promiseSummarizer(summarize as AsyncSummarize, timeout) },
+      stateOf(restored)
+    )))
   }
   /** Restores from a wire-format state (any strategy's); throws `StateDecodeError` on a bad one. */
   static fromJSON(data: unknown, options: AsyncSummaryOptions): AsyncSummaryMemory {

@@ -19,12 +19,15 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import { type AddError, ConfigError, type TokenCountError } from "../Errors.js"
 import type * as MemoryState from "../schema/MemoryState.js"
 import type { Message } from "../schema/Message.js"
+import * as OptionsSchema from "../schema/Options.js"
 import * as Summarizer from "../services/Summarizer.js"
+import type * as TokenCounter from "../services/TokenCounter.js"
 import * as BufferMemory from "./BufferMemory.js"
-import * as keys from "./internal/keys.js"
+import { buildStrategy } from "./internal/builders.js"
 import * as RollingMemory from "./RollingMemory.js"
 import * as SummaryMemory from "./SummaryMemory.js"
 import * as WindowMemory from "./WindowMemory.js"
@@ -91,6 +94,55 @@ export interface Memory {
 }
 
 /**
+ * A memory with the synchronous parts of its adds, for code that runs no
+ * fiber per add (the Promise facade is built on it): `step(message)` is
+ * `memory.add(message)` without its `Effect.suspend`. Call it from
+ * synchronous code; what it returns is what is left of the add: an `Exit`
+ * (an `Exit` is an `Effect`; `Exit.void` itself when the add succeeded with
+ * nothing left, so a caller may compare by reference) when the add completed in the call (a counter
+ * and a summarizer built from plain functions: `TokenCounter.fromFunction`,
+ * `Summarizer.fromFunction`), else the effect still to run (a count or a
+ * fold that may suspend), which must be run for the add to complete. Every
+ * strategy's `makeStepper` builds one.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Exit } from "effect"
+ * import { BufferMemory, Message, TokenCounter } from "rollmem"
+ *
+ * const built = BufferMemory.makeStepper(undefined, { counter: TokenCounter.wordCounter })
+ * // a plain-function counter: the constructor is an Exit too
+ * const stepper = Effect.runSync(built)
+ * const rest = stepper.step(Message.user("hello"))
+ * if (!Exit.isExit(rest)) Effect.runSync(rest)
+ * ```
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface Stepper<M extends Memory = Memory> {
+  readonly memory: M
+  /** `memory.add` without its `Effect.suspend`: an `Exit` when the add completed, else the effect left to run. */
+  readonly step: (message: Message) => Effect.Effect<void, AddError>
+  /** `memory.addMessages` without its `Effect.suspend`, likewise. */
+  readonly stepMany: (messages: ReadonlyArray<Message>) => Effect.Effect<void, AddError>
+}
+
+/**
+ * The services a `makeStepper` constructor is given instead of reading them
+ * from the context: the token counter, and the summarizer (RollingMemory
+ * and SummaryMemory; `Summarizer.drop` drops evicted turns, as
+ * `Summarizer.layerDrop` does).
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface Services {
+  readonly counter: TokenCounter.Service
+  readonly summarizer: Summarizer.Service
+}
+
+/**
  * A strategy and its options, for {@link make}. The state is the same for
  * every strategy (docs/contract.md section 2), so a state written by one can
  * be restored by another.
@@ -113,13 +165,14 @@ export type Options =
 /**
  * The option keys of each strategy besides `strategy`: what {@link make}
  * takes (RollingMemory's background-folding options, which need
- * `RollingMemory.makeScoped`, are not among them). Every constructor checks
- * its options against the same lists (`strategies/internal/keys.ts`).
+ * `RollingMemory.makeScoped`, are not among them): the fields of each
+ * strategy's schema (`Options.fieldsOf`, `schema/Options.ts`), which every
+ * constructor decodes its options with.
  *
  * @since 0.2.0
  * @category constants
  */
-export const optionKeys: { readonly [S in Options["strategy"]]: ReadonlyArray<string> } = keys.byStrategy
+export const optionKeys: { readonly [S in Options["strategy"]]: ReadonlyArray<string> } = OptionsSchema.keysOf
 
 /**
  * What {@link make} requires for options `O`: a `Summarizer` for the
@@ -132,27 +185,12 @@ export const optionKeys: { readonly [S in Options["strategy"]]: ReadonlyArray<st
 export type Requirements<O extends Options> = O["strategy"] extends "buffer" | "window" ? never
   : Summarizer.Summarizer
 
-type Build = (
-  options: never,
-  state: MemoryState.MemoryState | undefined
-) => Effect.Effect<Memory, ConfigError | TokenCountError, Summarizer.Summarizer>
-
-// One entry per strategy, each over its public constructors.
-const builders: { readonly [S in Options["strategy"]]: Build } = {
-  rolling: (options: RollingMemory.Options, state) =>
-    state === undefined ? RollingMemory.make(options) : RollingMemory.fromState(state, options),
-  buffer: (options: BufferMemory.Options, state) =>
-    state === undefined ? BufferMemory.make(options) : BufferMemory.fromState(state, options),
-  window: (options: WindowMemory.Options, state) =>
-    state === undefined ? WindowMemory.make(options) : WindowMemory.fromState(state, options),
-  summary: (options: SummaryMemory.Options, state) =>
-    state === undefined ? SummaryMemory.make(options) : SummaryMemory.fromState(state, options)
-}
-
 /**
  * Builds a memory of the strategy `options.strategy` with the rest of
  * `options`, empty or holding `state` (restored verbatim, not pruned, each
- * message counted once), through that strategy's own `make` / `fromState`.
+ * message counted once), as that strategy's own `make` / `fromState` build
+ * it; the options are decoded once, with the strategy's schema
+ * (`schema/Options.ts`).
  * The services are read from the context as those read them: the
  * `TokenCounter` (default: word count) and the `Summarizer`, required for
  * `rolling` and `summary` ({@link Requirements}; `Summarizer.layerDrop` to
@@ -188,8 +226,7 @@ export function make(
   options: Options,
   state?: MemoryState.MemoryState
 ): Effect.Effect<Memory, ConfigError | TokenCountError, Summarizer.Summarizer> {
-  const invalid = keys.checkStrategyOptions(options)
-  if (invalid !== undefined) return Effect.fail(invalid)
-  const { strategy, ...rest } = options
-  return builders[strategy](rest as never, state)
+  const decoded = OptionsSchema.decodeStrategy<Options>(options)
+  if (Either.isLeft(decoded)) return Effect.fail(decoded.left)
+  return buildStrategy(decoded.right, state)
 }

@@ -12,15 +12,17 @@
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
-import * as Schedule from "effect/Schedule"
+import type * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
+import * as Rules from "../../core/options.js"
 import { type AddError, ConfigError, type TokenCountError } from "../../Errors.js"
-import { describeValue } from "../../internal/options.js"
+import type * as MemoryState from "../../schema/MemoryState.js"
 import type { Message } from "../../schema/Message.js"
 import { countNow, countSyncOf } from "../../services/internal/counting.js"
 import { summarizeSyncOf } from "../../services/internal/summarizing.js"
 import type * as Summarizer from "../../services/Summarizer.js"
 import type { BufferMemory } from "../BufferMemory.js"
+import type * as Memory from "../Memory.js"
 import type { RollingMemory } from "../RollingMemory.js"
 import type { SummaryMemory } from "../SummaryMemory.js"
 import type { WindowMemory } from "../WindowMemory.js"
@@ -28,51 +30,26 @@ import { type Background, backgroundFolder } from "./background.js"
 import {
   adding,
   type Built,
-  checkPositiveInteger,
   type Core,
   done,
   type Fill,
+  fillWith,
   fold,
   foldNow,
   makeCore,
   makeMemory,
   mapNow,
+  memoryOf,
   type Services,
   type Step,
-  type SummaryRole
+  type SummaryRole,
+  withCounter,
+  withServices,
+  withSummarizer
 } from "./core.js"
 import type { Entry, Plan } from "./eviction.js"
 import { observeDrop } from "./observe.js"
-import {
-  checkMaxSummaryTokens,
-  checkPruning,
-  checkSummaryRole,
-  indexConfig,
-  type PolicyOptions,
-  type Pruning,
-  type Recount,
-  startPrune
-} from "./policy.js"
-
-/**
- * The options a strategy with a buffer budget checks first, in this order:
- * the budget `budgetName` (a positive integer), the pruning options (see
- * `checkPruning`) and `summaryRole`.
- */
-const checkBuffered = (
-  options: (PolicyOptions & { readonly summaryRole?: SummaryRole | undefined }) | undefined,
-  measure: "tokens" | "messages",
-  budgetName: string,
-  budget: unknown,
-  targetName: string
-): ConfigError | { readonly pruning: Pruning; readonly summaryRole: SummaryRole } => {
-  const invalid = checkPositiveInteger(budgetName, budget)
-  if (invalid !== undefined) return invalid
-  const pruning = checkPruning(options, measure, budgetName, budget as number, targetName)
-  if (pruning instanceof ConfigError) return pruning
-  const summaryRole = checkSummaryRole(options?.summaryRole)
-  return summaryRole instanceof ConfigError ? summaryRole : { pruning, summaryRole }
-}
+import { indexConfig, type PolicyOptions, pruningOf, type Recount, startPrune } from "./policy.js"
 
 /** How a prune recounts a message it rewrites (a cleared tool result): synchronously when the counter can. */
 const recountOf = (counter: Services["counter"]): Recount => ({
@@ -81,7 +58,7 @@ const recountOf = (counter: Services["counter"]): Recount => ({
 })
 
 /** The default token budget of a RollingMemory: 2000 tokens. @internal */
-export const DEFAULT_MAX_TOKENS = 2000
+export const DEFAULT_MAX_TOKENS = Rules.DEFAULT_MAX_TOKENS
 
 /**
  * What runs once an add must prune, for a summarizer: a synchronous one
@@ -130,7 +107,7 @@ const dropper = (
   }
 }
 
-/** The options of a RollingMemory a builder reads (checked here). @internal */
+/** The options of a RollingMemory a builder reads, decoded (`schema/Options.ts`). @internal */
 export interface RollingBuildOptions extends PolicyOptions {
   readonly maxTokens?: number | undefined
   readonly targetTokens?: number | undefined
@@ -141,78 +118,26 @@ export interface RollingBuildOptions extends PolicyOptions {
   readonly foldRetry?: Schedule.Schedule<unknown, AddError> | undefined
 }
 
-/**
- * Checks the background-folding options (docs/contract.md section 5.1):
- * `undefined` for blocking folds, else the settings. `scope` is the one a
- * scoped constructor gives; `fold: "background"` without one, or without a
- * summarizer, is a `ConfigError`.
- */
-const checkBackground = (
-  options: RollingBuildOptions | undefined,
-  maxTokens: number,
-  hasSummarizer: boolean,
-  scope: Scope.Scope | undefined
-): ConfigError | Background | undefined => {
-  const fold: unknown = options?.fold
-  const hard: unknown = options?.hardMaxTokens
-  const retry: unknown = options?.foldRetry
-  if (fold !== undefined && fold !== "blocking" && fold !== "background") {
-    return new ConfigError({
-      option: "fold",
-      description: `must be "blocking" or "background", got ${describeValue(fold)}`
-    })
-  }
-  if (fold !== "background") {
-    if (hard !== undefined) {
-      return new ConfigError({ option: "hardMaxTokens", description: "needs fold: \"background\"" })
-    }
-    if (retry !== undefined) return new ConfigError({ option: "foldRetry", description: "needs fold: \"background\"" })
-    return undefined
-  }
-  if (scope === undefined) {
-    return new ConfigError({
-      option: "fold",
-      description: "\"background\" needs a scope that owns the folds: use RollingMemory.makeScoped"
-    })
-  }
-  if (!hasSummarizer) {
-    return new ConfigError({
-      option: "fold",
-      description: "\"background\" needs a real Summarizer: with Summarizer.drop, evicted turns are dropped at once"
-    })
-  }
-  const hardMax = hard === undefined ? 2 * maxTokens : hard
-  const invalid = checkPositiveInteger("hardMaxTokens", hardMax)
-  if (invalid !== undefined) return invalid
-  if ((hardMax as number) < maxTokens) {
-    return new ConfigError({
-      option: "hardMaxTokens",
-      description: `must be at least maxTokens (${maxTokens}), got ${hardMax}`
-    })
-  }
-  if (retry !== undefined && !Schedule.isSchedule(retry)) {
-    return new ConfigError({ option: "foldRetry", description: "must be a Schedule" })
-  }
-  return { scope, hardMax: hardMax as number, retry: retry as Schedule.Schedule<unknown, AddError> | undefined }
-}
-
 /** @internal */
 export const buildRolling = <E>(
   services: Services,
-  options: RollingBuildOptions | undefined,
+  options: RollingBuildOptions,
   fill: Fill<E>,
   scope?: Scope.Scope
 ): Effect.Effect<Built<RollingMemory>, ConfigError | E> => {
-  const maxTokens = options?.maxTokens === undefined ? DEFAULT_MAX_TOKENS : options.maxTokens
-  const checked = checkBuffered(options, "tokens", "maxTokens", maxTokens, "targetTokens")
-  if (checked instanceof ConfigError) return Effect.fail(checked)
-  const { pruning, summaryRole } = checked
-  const maxSummaryTokens = checkMaxSummaryTokens(options?.maxSummaryTokens)
-  if (maxSummaryTokens instanceof ConfigError) return Effect.fail(maxSummaryTokens)
+  const maxTokens = options.maxTokens ?? DEFAULT_MAX_TOKENS
+  const pruning = pruningOf(options, "tokens", maxTokens, options.targetTokens)
   const { counter, summarizer } = services
-  const background = checkBackground(options, maxTokens, summarizer !== undefined, scope)
-  if (background instanceof ConfigError) return Effect.fail(background)
-  const coreOptions = { index: indexConfig(pruning), summaryRole, maxSummaryTokens }
+  const refused = Rules.foldContext(options.fold, scope !== undefined, summarizer !== undefined)
+  if (refused !== undefined) return Effect.fail(new ConfigError(refused))
+  const background: Background | undefined = options.fold === "background" && scope !== undefined
+    ? { scope, hardMax: Rules.hardMaxOf(maxTokens, options.hardMaxTokens), retry: options.foldRetry }
+    : undefined
+  const coreOptions = {
+    index: indexConfig(pruning),
+    summaryRole: options.summaryRole ?? "system",
+    maxSummaryTokens: options.maxSummaryTokens
+  }
   const fields = (policy: { readonly target: number }) => ({
     strategy: "rolling" as const,
     maxTokens,
@@ -254,16 +179,13 @@ export const buildBuffer = <E>(
   services: Services,
   fill: Fill<E>,
   options?: { readonly summaryRole?: SummaryRole | undefined }
-): Effect.Effect<Built<BufferMemory>, ConfigError | E> => {
-  const summaryRole = checkSummaryRole(options?.summaryRole)
-  if (summaryRole instanceof ConfigError) return Effect.fail(summaryRole)
-  return mapNow(fill(makeCore(services.counter, { summaryRole })), (core) => {
+): Effect.Effect<Built<BufferMemory>, E> =>
+  mapNow(fill(makeCore(services.counter, { summaryRole: options?.summaryRole })), (core) => {
     const { step, stepMany } = adding(core, () => done)
     return makeMemory<BufferMemory>(core, step, stepMany, { strategy: "buffer" })
   })
-}
 
-/** The options of a WindowMemory a builder reads (checked here). @internal */
+/** The options of a WindowMemory a builder reads, decoded (`schema/Options.ts`). @internal */
 export interface WindowBuildOptions extends PolicyOptions {
   readonly maxMessages: number
   readonly targetMessages?: number | undefined
@@ -275,13 +197,11 @@ export const buildWindow = <E>(
   services: Services,
   options: WindowBuildOptions,
   fill: Fill<E>
-): Effect.Effect<Built<WindowMemory>, ConfigError | E> => {
-  const maxMessages = options?.maxMessages
-  const checked = checkBuffered(options, "messages", "maxMessages", maxMessages, "targetMessages")
-  if (checked instanceof ConfigError) return Effect.fail(checked)
-  const { pruning, summaryRole } = checked
+): Effect.Effect<Built<WindowMemory>, E> => {
+  const maxMessages = options.maxMessages
+  const pruning = pruningOf(options, "messages", maxMessages, options.targetMessages)
   const counter = services.counter
-  return mapNow(fill(makeCore(counter, { index: indexConfig(pruning), summaryRole })), (core) => {
+  return mapNow(fill(makeCore(counter, { index: indexConfig(pruning), summaryRole: options.summaryRole })), (core) => {
     const index = core.index
     const policy = pruning.policy
     const recount = recountOf(counter)
@@ -300,16 +220,44 @@ export const buildSummary = <E>(
   services: Services & { readonly summarizer: Summarizer.Service },
   fill: Fill<E>,
   options?: { readonly summaryRole?: SummaryRole | undefined; readonly maxSummaryTokens?: number | undefined }
-): Effect.Effect<Built<SummaryMemory>, ConfigError | E> => {
-  const summaryRole = checkSummaryRole(options?.summaryRole)
-  if (summaryRole instanceof ConfigError) return Effect.fail(summaryRole)
-  const maxSummaryTokens = checkMaxSummaryTokens(options?.maxSummaryTokens)
-  if (maxSummaryTokens instanceof ConfigError) return Effect.fail(maxSummaryTokens)
-  return mapNow(fill(makeCore(services.counter, { summaryRole, maxSummaryTokens })), (core) => {
+): Effect.Effect<Built<SummaryMemory>, E> =>
+  mapNow(fill(makeCore(services.counter, options)), (core) => {
     const index = core.index
     // every pending turn, folded at once
     const foldPending = folder(core, services.summarizer, () => Exit.succeed(index.planAll()))
     const { step, stepMany } = adding(core, foldPending)
     return makeMemory<SummaryMemory>(core, step, stepMany, { strategy: "summary" })
   })
+
+/**
+ * Builds a memory of the strategy `options.strategy` from options already
+ * decoded (`Options.decodeStrategy`), empty or holding `state`: what
+ * `Memory.make` and a stored conversation build, with the services in
+ * context as each strategy's own constructors read them.
+ *
+ * @internal
+ */
+export const buildStrategy = (
+  options: Memory.Options,
+  state: MemoryState.MemoryState | undefined
+): Effect.Effect<Memory.Memory, ConfigError | TokenCountError, Summarizer.Summarizer> => {
+  const fill = fillWith(state)
+  switch (options.strategy) {
+    case "rolling": {
+      const { strategy: _, ...rest } = options
+      return withServices((services) => Effect.map(buildRolling(services, rest, fill), memoryOf))
+    }
+    case "buffer": {
+      const { strategy: _, ...rest } = options
+      return withCounter((counter) => Effect.map(buildBuffer({ counter, summarizer: undefined }, fill, rest), memoryOf))
+    }
+    case "window": {
+      const { strategy: _, ...rest } = options
+      return withCounter((counter) => Effect.map(buildWindow({ counter, summarizer: undefined }, rest, fill), memoryOf))
+    }
+    case "summary": {
+      const { strategy: _, ...rest } = options
+      return withSummarizer((services) => Effect.map(buildSummary(services, fill, rest), memoryOf))
+    }
+  }
 }

@@ -10,6 +10,7 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Rules from "../../core/options.js"
 import { type AddError, ConfigError, SummarizerError, SummaryBudgetError, type TokenCountError } from "../../Errors.js"
 import * as MemoryState from "../../schema/MemoryState.js"
 import * as Message from "../../schema/Message.js"
@@ -17,7 +18,7 @@ import { countNow, countSyncOf } from "../../services/internal/counting.js"
 import type { SummarizeSync } from "../../services/internal/summarizing.js"
 import * as Summarizer from "../../services/Summarizer.js"
 import * as TokenCounter from "../../services/TokenCounter.js"
-import type { Memory } from "../Memory.js"
+import type { Memory, Stepper } from "../Memory.js"
 import { type Config, type Entry, EvictionIndex, type Plan } from "./eviction.js"
 import { observeFold, observeFoldNow } from "./observe.js"
 
@@ -50,6 +51,32 @@ export const withServices = <A, E>(
       summarizer: Summarizer.isDrop(summarizer) ? undefined : summarizer
     })
   })
+
+/**
+ * Reads the `TokenCounter` and a `Summarizer` that summarizes from the
+ * context, then builds (the summary strategy); `Summarizer.drop` is a
+ * `ConfigError` (it would drop every turn).
+ *
+ * @internal
+ */
+export const withSummarizer = <A, E>(
+  build: (services: Services & { readonly summarizer: Summarizer.Service }) => Effect.Effect<A, E>
+): Effect.Effect<A, E | ConfigError, Summarizer.Summarizer> =>
+  Effect.contextWithEffect((context: Context.Context<Summarizer.Summarizer>): Effect.Effect<A, E | ConfigError> => {
+    const summarizer = Context.get(context, Summarizer.Summarizer)
+    return Summarizer.isDrop(summarizer)
+      ? Effect.fail(new ConfigError(Rules.summaryNeedsSummarizer))
+      : build({ counter: Context.get(context, TokenCounter.TokenCounter), summarizer })
+  })
+
+/** The builders' services of public `Memory.Services`: `Summarizer.drop` stands for dropping (`undefined`). @internal */
+export const servicesOf = (services: {
+  readonly counter: TokenCounter.Service
+  readonly summarizer: Summarizer.Service
+}): Services => ({
+  counter: services.counter,
+  summarizer: Summarizer.isDrop(services.summarizer) ? undefined : services.summarizer
+})
 
 /** Reads the `TokenCounter` from the context, then builds (a strategy that never summarizes). @internal */
 export const withCounter = <A, E>(build: (counter: TokenCounter.Service) => Effect.Effect<A, E>): Effect.Effect<A, E> =>
@@ -304,19 +331,6 @@ export const fillState = (state: MemoryState.MemoryState): Fill<TokenCountError>
 export const fillWith = (state: MemoryState.MemoryState | undefined): Fill<TokenCountError> =>
   state === undefined ? fillEmpty : fillState(state)
 
-/** The `ConfigError` for an option that is not a positive integer, if it is not. @internal */
-export const checkPositiveInteger = (option: string, value: unknown): ConfigError | undefined =>
-  typeof value === "number" && Number.isInteger(value) && value > 0 ? undefined : new ConfigError({
-    option,
-    description: `must be a positive integer, got ${typeof value === "number" ? String(value) : typeof value}`
-  })
-
-/** Fails with `ConfigError` unless `value` is a positive integer. @internal */
-export const positiveInteger = (option: string, value: unknown): Effect.Effect<number, ConfigError> => {
-  const error = checkPositiveInteger(option, value)
-  return error === undefined ? Effect.succeed(value as number) : Effect.fail(error)
-}
-
 const nonString = (): SummarizerError => new SummarizerError({ description: "summarizer returned a non-string" })
 
 // Stores a fold's result unless `clear` or another fold committed since it
@@ -426,21 +440,14 @@ export const contextOf = (core: Core): Array<Message.Message> => {
 }
 
 /**
- * A memory as a builder returns it: the memory, and the synchronous parts of
- * its `add` and `addMessages` (what is left to run, or {@link done}). The
- * public constructors hand out `memory`; the Promise facade keeps the steps
- * and calls them directly, running an effect only when something is left
- * (docs/architecture.md, "The path of an add").
+ * A memory as a builder returns it: the public `Memory.Stepper` (the memory
+ * and the synchronous parts of its `add` and `addMessages`). The context
+ * constructors hand out `memory`; `makeStepper` and the Promise facade keep
+ * the steps (docs/architecture.md, "The path of an add").
  *
  * @internal
  */
-export interface Built<M extends Memory> {
-  readonly memory: M
-  /** `memory.add` without its `Effect.suspend`: call it from synchronous code. */
-  readonly step: (message: Message.Message) => Step
-  /** `memory.addMessages` without its `Effect.suspend`. */
-  readonly stepMany: (messages: ReadonlyArray<Message.Message>) => Step
-}
+export type Built<M extends Memory> = Stepper<M>
 
 /** Runs `step(arg)` with `core.inFiber` set: the caller is a fiber (the Effect API's add). */
 const inFiber = <A>(core: Core, step: (arg: A) => Step, arg: A): Step => {

@@ -1,0 +1,160 @@
+/**
+ * `rollmem replay` says what a new user would otherwise miss: a `--report`
+ * path that is a directory (refused before anything is read), an input with
+ * no conversation in it (exit code 1, not an empty table), and, as warnings
+ * naming `file:line`, a message in an unknown role and a conversation id
+ * read twice (both replayed all the same).
+ */
+import { afterAll, assert, describe, it } from "@effect/vitest"
+import { Effect, Exit } from "effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { CliFailure } from "../src/cli/Command.js"
+import * as Input from "../src/cli/Input.js"
+import { Message } from "../src/index.js"
+import { example, failureOf, runCli } from "./support/cli.js"
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "rollmem-input-checks-"))
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }))
+
+const write = (name: string, text: string): string => {
+  const file = path.join(tmp, name)
+  fs.writeFileSync(file, text)
+  return file
+}
+
+const line = (id: string, messages: ReadonlyArray<{ readonly role: string; readonly content: string }>) =>
+  JSON.stringify({ id, messages })
+
+const ROLES = "(roles: system, developer, user, assistant, tool)"
+
+describe("rollmem replay --report naming a directory", () => {
+  it.effect("is refused before anything is read, as a missing directory is", () =>
+    Effect.gen(function*() {
+      const absent = path.join(tmp, "absent.jsonl")
+      // an unreadable input would be said first if anything were read
+      const r = yield* runCli(["replay", absent, "--tokenizer", "words", "--report", tmp])
+      assert.isTrue(Exit.isFailure(r.exit))
+      assert.instanceOf(failureOf(r), CliFailure)
+      assert.strictEqual(
+        r.stderr,
+        `rollmem: invalid option --report: ${tmp} is a directory: give the path of a file to write ` +
+          `(e.g. ${path.join(tmp, "report.html")})`
+      )
+      assert.strictEqual(r.stdout, "")
+      // under --compare too
+      const compared = yield* runCli([
+        "replay",
+        absent,
+        "--tokenizer",
+        "words",
+        "--compare",
+        "max-tokens=100",
+        "--report",
+        tmp
+      ])
+      assert.strictEqual(compared.stderr, r.stderr)
+      assert.strictEqual(compared.stdout, "")
+    }))
+})
+
+describe("rollmem replay of an input with no conversation", () => {
+  it.effect("says so on stderr and fails (exit code 1): an empty file, a file of blank lines, an empty array", () =>
+    Effect.gen(function*() {
+      const empty = write("empty.jsonl", "")
+      const blank = write("blank.jsonl", "\n  \n\n")
+      const noneInArray = write("none.json", "[]")
+      for (const args of [[empty], [blank], [empty, blank]]) {
+        const r = yield* runCli(["replay", ...args, "--tokenizer", "words"])
+        assert.isTrue(Exit.isFailure(r.exit))
+        assert.instanceOf(failureOf(r), CliFailure)
+        assert.strictEqual(r.stderr, `rollmem: nothing to replay: no conversation in ${args.join(", ")}`)
+        assert.strictEqual(r.stdout, "")
+      }
+      // with --format json and --compare alike: no empty document
+      for (const extra of [["--format", "json"], ["--compare", "max-tokens=100"]]) {
+        const r = yield* runCli(["replay", empty, "--tokenizer", "words", ...extra])
+        assert.isTrue(Exit.isFailure(r.exit))
+        assert.strictEqual(r.stderr, `rollmem: nothing to replay: no conversation in ${empty}`)
+        assert.strictEqual(r.stdout, "")
+      }
+      // an empty array is an empty conversation named by the file: replayed (0 messages), as before
+      const r = yield* runCli(["replay", noneInArray, "--tokenizer", "words", "--format", "json"])
+      assert.isTrue(Exit.isSuccess(r.exit), r.stderr)
+      assert.strictEqual((JSON.parse(r.stdout) as { totals: { conversations: number } }).totals.conversations, 1)
+    }))
+})
+
+describe("rollmem replay warnings", () => {
+  it.effect("an unknown role is replayed with a warning naming file:line and the message, once per role", () =>
+    Effect.gen(function*() {
+      const file = write(
+        "roles.jsonl",
+        [
+          line("a", [{ role: "user", content: "hello there" }, { role: "assistant", content: "hi" }]),
+          line("b", [
+            { role: "user", content: "where is my parcel" },
+            { role: "asistant", content: "on its way" },
+            { role: "user", content: "thanks" },
+            { role: "asistant", content: "welcome" },
+            { role: "Tool", content: "{}" }
+          ])
+        ].join("\n") + "\n"
+      )
+      const r = yield* runCli(["replay", file, "--tokenizer", "words", "--format", "json"])
+      assert.isTrue(Exit.isSuccess(r.exit), r.stderr)
+      assert.strictEqual(
+        r.stderr,
+        [
+          `rollmem: warning: ${file}:2: unknown role "asistant" at message 1 ${ROLES}; replayed as given`,
+          `rollmem: warning: ${file}:2: unknown role "Tool" at message 4 ${ROLES}; replayed as given`
+        ].join("\n")
+      )
+      const report = JSON.parse(r.stdout) as { conversations: ReadonlyArray<{ id: string; messages: number }> }
+      assert.deepStrictEqual(report.conversations.map((c) => [c.id, c.messages]), [["a", 2], ["b", 5]])
+    }))
+
+  it.effect("a conversation id read twice, in one file or across files, is replayed with a warning naming both", () =>
+    Effect.gen(function*() {
+      const first = write(
+        "first.jsonl",
+        [line("a", [{ role: "user", content: "one" }]), "", line("a", [{ role: "user", content: "two" }])].join("\n")
+      )
+      const second = write("second.json", JSON.stringify([{ id: "a", messages: [{ role: "user", content: "3" }] }]))
+      const r = yield* runCli(["replay", first, second, "--tokenizer", "words", "--format", "json"])
+      assert.isTrue(Exit.isSuccess(r.exit), r.stderr)
+      assert.strictEqual(
+        r.stderr,
+        [
+          `rollmem: warning: ${first}:3: conversation id "a" was already read at ${first}:1; both are replayed`,
+          `rollmem: warning: ${second}[0]: conversation id "a" was already read at ${first}:1; both are replayed`
+        ].join("\n")
+      )
+      const report = JSON.parse(r.stdout) as { conversations: ReadonlyArray<{ id: string }> }
+      assert.deepStrictEqual(report.conversations.map((c) => c.id), ["a", "a", "a"])
+    }))
+
+  it.effect("the example transcript gives no warning", () =>
+    Effect.gen(function*() {
+      const r = yield* runCli(["replay", example, "--tokenizer", "words", "--format", "json"])
+      assert.isTrue(Exit.isSuccess(r.exit))
+      assert.strictEqual(r.stderr, "")
+    }))
+
+  it("Input.roleWarnings: one line per unknown role, at its first message; none for the known roles", () => {
+    assert.deepStrictEqual(
+      Input.roleWarnings("t.jsonl:3", [
+        Message.user("hi"),
+        Message.make("asistant", "hello"),
+        Message.make("developer", "be brief"),
+        Message.make("asistant", "again")
+      ]),
+      [`t.jsonl:3: unknown role "asistant" at message 1 ${ROLES}; replayed as given`]
+    )
+    assert.deepStrictEqual(
+      Input.roleWarnings("x", Input.knownRoles.map((role) => Message.make(role, "text"))),
+      []
+    )
+  })
+})
