@@ -10,6 +10,7 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import type * as Fiber from "effect/Fiber"
 import * as Rules from "../../core/options.js"
 import { type AddError, ConfigError, SummarizerError, SummaryBudgetError, type TokenCountError } from "../../Errors.js"
 import * as MemoryState from "../../schema/MemoryState.js"
@@ -141,11 +142,12 @@ export interface Core {
   /** Runs after each `clear` (background folding: held-back adds are let in, docs/contract.md section 5.1). */
   afterClear: (() => void) | undefined
   /**
-   * Set while the Effect API's `add` runs its step (a fiber runs it): a fold
-   * then hands its work to that fiber, which observes it (span and metrics,
-   * `observe.ts`); unset in the facade's synchronous adds (no fiber).
+   * The fiber running the Effect API's `add`, set while it runs its step: a
+   * fold is observed in it (its metric labels, clock and tracer; its span
+   * through `Effect.useSpan`, `observe.ts`); unset in the facade's
+   * synchronous adds (no fiber).
    */
-  inFiber: boolean
+  fiber: Fiber.RuntimeFiber<unknown, unknown> | undefined
 }
 
 /** The role the summary reads back as: `"system"` (default) or `"user"`. @internal */
@@ -284,7 +286,7 @@ export const makeCore = (counter: TokenCounter.Service, options?: CoreOptions): 
   request: { maxSummaryTokens: options?.maxSummaryTokens, counter },
   summaryRole: options?.summaryRole ?? "system",
   afterClear: undefined,
-  inFiber: false
+  fiber: undefined
 })
 
 /**
@@ -449,14 +451,19 @@ export const contextOf = (core: Core): Array<Message.Message> => {
  */
 export type Built<M extends Memory> = Stepper<M>
 
-/** Runs `step(arg)` with `core.inFiber` set: the caller is a fiber (the Effect API's add). */
-const inFiber = <A>(core: Core, step: (arg: A) => Step, arg: A): Step => {
-  const outer = core.inFiber
-  core.inFiber = true
+/** Runs `step(arg)` with `core.fiber` set to `fiber`, the fiber running the Effect API's add. */
+const inFiber = <A>(
+  core: Core,
+  fiber: Fiber.RuntimeFiber<unknown, unknown>,
+  step: (arg: A) => Step,
+  arg: A
+): Step => {
+  const outer = core.fiber
+  core.fiber = fiber
   try {
     return step(arg)
   } finally {
-    core.inFiber = outer
+    core.fiber = outer
   }
 }
 
@@ -467,9 +474,10 @@ export const makeMemory = <M extends Memory>(
   stepMany: (messages: ReadonlyArray<Message.Message>) => Step,
   fields: Omit<M, Exclude<keyof Memory, "strategy">>
 ): Built<M> => {
-  const add = (message: Message.Message): Step => Effect.suspend(() => inFiber(core, step, message))
+  const add = (message: Message.Message): Step =>
+    Effect.withFiberRuntime<void, AddError>((fiber) => inFiber(core, fiber, step, message))
   const addMessages = (messages: ReadonlyArray<Message.Message>): Step =>
-    Effect.suspend(() => inFiber(core, stepMany, messages))
+    Effect.withFiberRuntime<void, AddError>((fiber) => inFiber(core, fiber, stepMany, messages))
   const state = Effect.sync(() => MemoryState.make(core.summary, core.index.toArray()))
   const messages = Effect.sync(() => contextOf(core))
   const memory = {

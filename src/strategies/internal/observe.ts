@@ -4,12 +4,13 @@
  * lock) and `foldNow` (a synchronous summarizer). Nothing here runs for an
  * add that does not fold.
  *
- * Where a fiber runs the fold (every fold of the Effect API, and the folds of
- * an effect summarizer in the facade), the observation reads that fiber's
- * metric labels, clock and tracer through `FiberRef.getWith` and opens the
- * span with `Effect.useSpan` (parent, links and annotations as
- * `Effect.withSpan` gives them); with Effect's built-in tracer, which
- * exports nothing, it opens none. A synchronous fold of the Promise facade
+ * Where a fiber runs the fold (every fold of the Effect API, whose `add`
+ * hands its fiber to the step through `Effect.withFiberRuntime`, and the
+ * folds of an effect summarizer), the observation reads that fiber's metric
+ * labels, clock and tracer and opens the span with `Effect.useSpan` (parent,
+ * links and annotations as `Effect.withSpan` gives them); with Effect's
+ * built-in tracer, which exports nothing, it opens none and the fold stays
+ * in the add's own step. A synchronous fold of the Promise facade
  * runs in no fiber, in the add's own step: it updates the metrics (no
  * labels, the live clock) and opens no span.
  *
@@ -24,6 +25,7 @@ import * as Context from "effect/Context"
 import * as DefaultServices from "effect/DefaultServices"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import type * as Fiber from "effect/Fiber"
 import * as FiberRef from "effect/FiberRef"
 import * as MetricLabel from "effect/MetricLabel"
 import * as Option from "effect/Option"
@@ -184,39 +186,41 @@ const settle = <E>(
   )
 }
 
+type AnyFiber = Fiber.RuntimeFiber<unknown, unknown>
+
 /**
- * The fold `run` observed in the fiber that runs it: its metric labels,
- * clock and tracer read through `FiberRef.getWith`; the span opened by
- * `Effect.useSpan` (which honours a disabled tracer, the parent span, links
- * and annotations as `Effect.withSpan` does), unless the tracer is Effect's
- * built-in one. `run` is called in the same step as the span's creation.
+ * The fold `run` observed in `fiber`, the fiber that runs it: its metric
+ * labels and its default services (clock, tracer) read with the fiber's
+ * `getFiberRef`. With Effect's built-in tracer (which exports nothing) the
+ * fold runs at once, in the caller's step, with metrics only; with any other
+ * the span is opened by `Effect.useSpan` (which honours a disabled tracer,
+ * the parent span, links and annotations as `Effect.withSpan` does) and
+ * `run` is called in the same step as the span's creation.
  */
 const inFiber = <E>(
+  fiber: AnyFiber,
   core: Core,
   plan: Plan<Message.Message>,
   run: () => Effect.Effect<void, E>
-): Effect.Effect<void, E> =>
-  FiberRef.getWith(
-    FiberRef.currentMetricLabels,
-    (extra) =>
-      FiberRef.getWith(DefaultServices.currentServices, (services) => {
-        const clock = Context.get(services, Clock.Clock)
-        const strategy = core.strategy ?? "rolling"
-        if (Context.get(services, Tracer.Tracer) === nativeTracer) {
-          return settle(core, plan, strategy, clock.unsafeCurrentTimeNanos(), clock, extra, undefined, run())
-        }
-        return Effect.useSpan(Telemetry.FOLD_SPAN, {
-          kind: "internal",
-          captureStackTrace: false,
-          attributes: {
-            "rollmem.strategy": strategy,
-            "rollmem.evicted_messages": plan.messages.length,
-            "rollmem.evicted_tokens": plannedTokens(plan),
-            "rollmem.buffer_tokens_before": core.index.tokens
-          }
-        }, (span) => settle(core, plan, strategy, clock.unsafeCurrentTimeNanos(), clock, extra, span, run()))
-      })
-  )
+): Effect.Effect<void, E> => {
+  const extra = fiber.getFiberRef(FiberRef.currentMetricLabels)
+  const services = fiber.getFiberRef(DefaultServices.currentServices)
+  const clock = Context.get(services, Clock.Clock)
+  const strategy = core.strategy ?? "rolling"
+  if (Context.get(services, Tracer.Tracer) === nativeTracer) {
+    return settle(core, plan, strategy, clock.unsafeCurrentTimeNanos(), clock, extra, undefined, run())
+  }
+  return Effect.useSpan(Telemetry.FOLD_SPAN, {
+    kind: "internal",
+    captureStackTrace: false,
+    attributes: {
+      "rollmem.strategy": strategy,
+      "rollmem.evicted_messages": plan.messages.length,
+      "rollmem.evicted_tokens": plannedTokens(plan),
+      "rollmem.buffer_tokens_before": core.index.tokens
+    }
+  }, (span) => settle(core, plan, strategy, clock.unsafeCurrentTimeNanos(), clock, extra, span, run()))
+}
 
 /**
  * `core.ts`'s `fold` observed: `fold` is the fold's effect (summarizer call
@@ -228,16 +232,17 @@ export const observeFold = <E>(
   core: Core,
   plan: Plan<Message.Message>,
   fold: Effect.Effect<void, E>
-): Effect.Effect<void, E> => inFiber(core, plan, () => fold)
+): Effect.Effect<void, E> => Effect.withFiberRuntime<void, E>((fiber) => inFiber(fiber, core, plan, () => fold))
 
 /**
- * `core.ts`'s `foldNow` observed. Called by the Effect API's add (`core.inFiber`
- * set while its step runs), the fold is handed to that fiber, observed as
- * {@link observeFold} observes one; called by the facade's synchronous add
- * (no fiber), `fold(core, plan, arg)` runs at once, in the caller's step,
- * with metrics only. What it leaves to run (a summary count that suspends)
- * is observed to its end. `fold` is a module-level function, so an observed
- * synchronous fold allocates no closure in the facade.
+ * `core.ts`'s `foldNow` observed. In the Effect API's add (`core.fiber` set
+ * while its step runs) the fold is observed in that fiber, as
+ * {@link observeFold} observes one: at once with metrics only, or handed to
+ * the fiber inside its span. In the facade's synchronous add (no fiber),
+ * `fold(core, plan, arg)` runs at once, in the caller's step, with metrics
+ * only. What it leaves to run (a summary count that suspends) is observed to
+ * its end. `fold` is a module-level function, so an observed synchronous
+ * fold allocates no closure in the facade.
  *
  * @internal
  */
@@ -247,7 +252,8 @@ export const observeFoldNow = <A, E>(
   arg: A,
   fold: (core: Core, plan: Plan<Message.Message>, arg: A) => Effect.Effect<void, E>
 ): Effect.Effect<void, E> => {
-  if (core.inFiber) return inFiber(core, plan, () => fold(core, plan, arg))
+  const fiber = core.fiber
+  if (fiber !== undefined) return inFiber(fiber, core, plan, () => fold(core, plan, arg))
   const start = liveClock.unsafeCurrentTimeNanos()
   return settle(core, plan, core.strategy ?? "rolling", start, liveClock, noLabels, undefined, fold(core, plan, arg))
 }
@@ -256,20 +262,15 @@ export const observeFoldNow = <A, E>(
  * A prune without a summarizer (RollingMemory without one, WindowMemory)
  * dropped `messages` turns: counted in `rollmem_evicted_messages` with
  * `outcome: "dropped"` (docs/contract.md section 11), with the metric labels
- * of the fiber running the add (read through `FiberRef.getWith`), none in
- * the facade's synchronous adds. Not a fold: no span, no other metric.
+ * of the fiber running the add, none in the facade's synchronous adds. Not a
+ * fold: no span, no other metric.
  *
  * @internal
  */
 export const observeDrop = (core: Core, messages: number): Effect.Effect<void> => {
-  if (!core.inFiber) {
-    Telemetry.evictedMessages.unsafeUpdate(messages, labelsOf(noLabels, core.strategy ?? "rolling").dropped)
-    return Exit.void
-  }
-  return FiberRef.getWith(FiberRef.currentMetricLabels, (extra) => {
-    Telemetry.evictedMessages.unsafeUpdate(messages, labelsOf(extra, core.strategy ?? "rolling").dropped)
-    return Exit.void
-  })
+  const extra = core.fiber === undefined ? noLabels : core.fiber.getFiberRef(FiberRef.currentMetricLabels)
+  Telemetry.evictedMessages.unsafeUpdate(messages, labelsOf(extra, core.strategy ?? "rolling").dropped)
+  return Exit.void
 }
 
 const withoutParent = (context: Context.Context<never>): Context.Context<never> =>
