@@ -154,6 +154,105 @@ export const foldModes: ReadonlyArray<"blocking" | "background"> = ["blocking", 
 export const clearToolResults: Check = (value) =>
   isObject(value) ? undefined : `must be an object { keep, placeholder?, until? }, got ${describeValue(value)}`
 
+/** `contextWindow` is an object. @since 0.3.0 @category rules */
+export const contextWindow: Check = (value) =>
+  isObject(value) ? undefined : `must be an object { tokens, reserveTokens }, got ${describeValue(value)}`
+
+/** The whole-request budget as given (docs/contract.md section 16.1). @since 0.3.0 @category models */
+export interface ContextWindowOptions {
+  readonly maxTokens?: number | undefined
+  readonly targetTokens?: number | undefined
+  readonly fold?: "blocking" | "background" | undefined
+  readonly contextWindow?: { readonly tokens: number; readonly reserveTokens: number } | undefined
+}
+
+/**
+ * The rules of `contextWindow` (docs/contract.md section 16.1): instead of
+ * `maxTokens`, never with it; the reserve below the window; `targetTokens`
+ * within the window less the reserve; blocking folds only.
+ *
+ * @since 0.3.0
+ * @category rules
+ */
+export const contextWindowRules = (options: ContextWindowOptions, name: Naming): Problem | undefined => {
+  const window = options.contextWindow
+  if (window === undefined) return undefined
+  if (options.maxTokens !== undefined) {
+    return {
+      option: "maxTokens",
+      description: `cannot be given with ${name("contextWindow")}: the window less the reserve is the budget; give one`
+    }
+  }
+  if (window.reserveTokens >= window.tokens) {
+    return {
+      option: "contextWindow.reserveTokens",
+      description: `must be less than ${name("contextWindow.tokens")} (${window.tokens}), got ${window.reserveTokens}`
+    }
+  }
+  const budget = window.tokens - window.reserveTokens
+  if (options.targetTokens !== undefined && options.targetTokens > budget) {
+    return {
+      option: "targetTokens",
+      description: `must be at most ${name("contextWindow.tokens")} less ${
+        name("contextWindow.reserveTokens")
+      } (${budget}), got ${options.targetTokens}`
+    }
+  }
+  if (options.fold === "background") {
+    return {
+      option: "fold",
+      description: `"background" cannot be given with ${name("contextWindow")}: a window is a hard limit`
+    }
+  }
+  return undefined
+}
+
+/**
+ * The options of `compact` (docs/contract.md section 16.2): an object or
+ * nothing; `targetTokens` a positive integer; `focus` a string.
+ *
+ * @since 0.3.0
+ * @category rules
+ */
+export const compactOptions = (value: unknown): Problem | undefined => {
+  if (value === undefined) return undefined
+  if (!isObject(value)) return { option: "options", description: `must be an object, got ${describeKind(value)}` }
+  for (const key of Object.keys(value)) {
+    if (key !== "targetTokens" && key !== "focus") {
+      return { option: key, description: unknownOption(["targetTokens", "focus"]) }
+    }
+  }
+  const target = positiveInteger(value.targetTokens)
+  if (value.targetTokens !== undefined && target !== undefined) return { option: "targetTokens", description: target }
+  const focus = string(value.focus)
+  if (value.focus !== undefined && focus !== undefined) return { option: "focus", description: focus }
+  return undefined
+}
+
+/**
+ * A recorded usage (docs/contract.md section 16.4): an object with
+ * `inputTokens` and an optional `overheadTokens`, non-negative integers.
+ * The description, or `undefined` when it is valid.
+ *
+ * @since 0.3.0
+ * @category rules
+ */
+export const usage = (value: unknown): string | undefined => {
+  if (!isObject(value)) return `must be an object { inputTokens, overheadTokens? }, got ${describeValue(value)}`
+  for (const key of Object.keys(value)) {
+    if (key !== "inputTokens" && key !== "overheadTokens") {
+      return `${key}: ${unknownOption(["inputTokens", "overheadTokens"])}`
+    }
+  }
+  const input = nonNegativeInteger(value.inputTokens)
+  if (input !== undefined) return `inputTokens: ${input}`
+  if (value.overheadTokens !== undefined) {
+    const overhead = nonNegativeInteger(value.overheadTokens)
+    if (overhead !== undefined) return `overheadTokens: ${overhead}`
+  }
+  return undefined
+}
+
 /** The options object itself: `must be an object, got null`. @since 0.4.0 @category rules */
 export const options: Check = (value) => isObject(value) ? undefined : `must be an object, got ${describeKind(value)}`
 

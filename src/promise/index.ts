@@ -41,8 +41,10 @@ import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import type * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
-import { SummarizerError } from "../Errors.js"
+import * as Overflow from "../core/overflow.js"
+import { ConfigError, ContextOverflowError, SummarizerError } from "../Errors.js"
 import { markDecoded } from "../internal/decoded.js"
+import type { Message } from "../schema/Message.js"
 import * as OptionsSchema from "../schema/Options.js"
 import * as Summarizer from "../services/Summarizer.js"
 import * as TokenCounter from "../services/TokenCounter.js"
@@ -96,6 +98,10 @@ export {
 export {
   /** @since 0.1.0 */
   ConfigError,
+  /** The provider still refused the request as too long after `withOverflowRetry`'s compactions. @since 0.3.0 */
+  ContextOverflowError,
+  /** Pinned messages and summary alone exceed `contextWindow` less its reserve. @since 0.3.0 */
+  ContextWindowError,
   /** @since 0.1.0 */
   InvalidMessageError,
   /** @since 0.1.0 */
@@ -105,7 +111,9 @@ export {
   /** A summary over `maxSummaryTokens` (the fold commits nothing). @since 0.2.0 */
   SummaryBudgetError,
   /** @since 0.1.0 */
-  TokenCountError
+  TokenCountError,
+  /** A usage figure passed to `recordUsage` that is not a non-negative integer. @since 0.3.0 */
+  UsageError
 } from "../Errors.js"
 export {
   /** @since 0.1.0 */
@@ -319,7 +327,20 @@ export class RollingMemory extends SyncMemory {
       summarizer: summarize === undefined ? Summarizer.drop : Summarizer.fromFunction(summarize as Summarize)
     }, { state: stateOf(restored) }))
     super(built)
+    this.rolling = built.memory
     this.maxTokens = built.memory.maxTokens
+  }
+  /** @internal */
+  private readonly rolling: EffectRolling.RollingMemory
+  /**
+   * Folds now, whatever the buffer's size (docs/contract.md section 16.2):
+   * down to `targetTokens` (default the low-water mark, or half the budget),
+   * never the newest unit; `focus` reaches the summarizer in its request
+   * (fourth argument of `summarize`). Throws `ConfigError` on a wrong option,
+   * the summarizer's own error otherwise (nothing committed).
+   */
+  compact(options?: EffectRolling.CompactOptions): void {
+    squash(Effect.runSyncExit(this.rolling.compact(options)))
   }
   /** Restores from a wire-format state (any strategy's); throws `StateDecodeError` on a bad one. */
   static fromJSON(data: unknown, options: RollingOptions = {}): RollingMemory {
@@ -375,6 +396,17 @@ export class AsyncRollingMemory extends AsyncMemory {
    */
   get lastFoldFailure(): unknown {
     return Option.match(Effect.runSync(this.rolling.lastFoldFailure), { onNone: () => undefined, onSome: unwrap })
+  }
+  /**
+   * Folds now, whatever the buffer's size (docs/contract.md section 16.2):
+   * down to `targetTokens` (default the low-water mark, or half the budget),
+   * never the newest unit, one fold at a time with the adds' folds; `focus`
+   * reaches the summarizer in its request. Rejects with `ConfigError` on a
+   * wrong option or with background folds, with the summarizer's own error
+   * otherwise (nothing committed).
+   */
+  compact(options?: EffectRolling.CompactOptions): Promise<void> {
+    return this.run(this.rolling.compact(options))
   }
   /** Restores from a wire-format state (any strategy's); throws `StateDecodeError` on a bad one. */
   static fromJSON(data: unknown, options: AsyncRollingOptions = {}): AsyncRollingMemory {
@@ -457,11 +489,19 @@ export class SummaryMemory extends SyncMemory {
   constructor(options: SummaryOptions, restored: Restored)
   constructor(options: SummaryOptions, restored?: Restored) {
     const { summarize, tokenCounter, ...summary } = decodeOptions(OptionsSchema.PromiseOptions.summary, options)
-    super(build(EffectSummary.makeStepper(
+    const built = build(EffectSummary.makeStepper(
       markDecoded(summary, OptionsSchema.SummaryOptions),
       { counter: counterOf(tokenCounter), summarizer: Summarizer.fromFunction(summarize as Summarize) },
       stateOf(restored)
-    )))
+    ))
+    super(built)
+    this.summaryMemory = built.memory
+  }
+  /** @internal */
+  private readonly summaryMemory: EffectSummary.SummaryMemory
+  /** Folds the pending turns now, with `focus` in the summarizer's request (docs/contract.md section 16.2). */
+  compact(options?: EffectRolling.CompactOptions): void {
+    squash(Effect.runSyncExit(this.summaryMemory.compact(options)))
   }
   /** Restores from a wire-format state (any strategy's); throws `StateDecodeError` on a bad one. */
   static fromJSON(data: unknown, options: SummaryOptions): SummaryMemory {
@@ -485,14 +525,98 @@ export class AsyncSummaryMemory extends AsyncMemory {
       OptionsSchema.PromiseOptions.asyncSummary,
       options
     )
-    super(build(EffectSummary.makeStepper(
+    const built = build(EffectSummary.makeStepper(
       markDecoded(summary, OptionsSchema.SummaryOptions),
       { counter: counterOf(tokenCounter), summarizer: promiseSummarizer(summarize as AsyncSummarize, timeout) },
       stateOf(restored)
-    )))
+    ))
+    super(built)
+    this.summaryMemory = built.memory
+  }
+  /** @internal */
+  private readonly summaryMemory: EffectSummary.SummaryMemory
+  /** Folds the pending turns now, with `focus` in the summarizer's request (docs/contract.md section 16.2). */
+  compact(options?: EffectRolling.CompactOptions): Promise<void> {
+    return this.run(this.summaryMemory.compact(options))
   }
   /** Restores from a wire-format state (any strategy's); throws `StateDecodeError` on a bad one. */
   static fromJSON(data: unknown, options: AsyncSummaryOptions): AsyncSummaryMemory {
     return new AsyncSummaryMemory(options, decodeOrThrow(data))
+  }
+}
+
+/**
+ * A facade memory that can fold on demand (`RollingMemory`,
+ * `AsyncRollingMemory`, `SummaryMemory`, `AsyncSummaryMemory`).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Compactable {
+  getMessages(): Array<Message>
+  readonly bufferTokens: number
+  compact(options?: EffectRolling.CompactOptions): void | Promise<void>
+}
+
+/**
+ * Calls the model with the memory's context and, when the provider refuses
+ * it as too long (docs/contract.md section 16.3: OpenAI
+ * `context_length_exceeded`, Anthropic "prompt is too long", Gemini's
+ * token-limit `INVALID_ARGUMENT`, or your own `recognizers`), compacts and
+ * calls again, at most `retries` times (default 2): first down to half the
+ * buffer, then down to the newest unit. Throws `ContextOverflowError`
+ * (the provider's numbers, `attempts`, the last error as `cause`) when the
+ * provider still refuses or the buffer cannot shrink; any other error of the
+ * call is thrown as it is. No turn is lost: a failed compaction commits
+ * nothing.
+ *
+ * @example
+ * ```ts
+ * import { AsyncRollingMemory, type Message, withOverflowRetry } from "rollmem/promise"
+ *
+ * declare const callModel: (messages: Array<Message>) => Promise<string>
+ * declare const summarize: (summary: string, turns: ReadonlyArray<Message>) => Promise<string>
+ * const memory = new AsyncRollingMemory({ contextWindow: { tokens: 128_000, reserveTokens: 8_000 }, summarize })
+ * const answer = await withOverflowRetry(memory, callModel)
+ * ```
+ *
+ * @since 0.3.0
+ * @category combinators
+ */
+export const withOverflowRetry = async <A>(
+  memory: Compactable,
+  call: (messages: Array<Message>) => Promise<A>,
+  options?: {
+    readonly retries?: number | undefined
+    readonly recognizers?: ReadonlyArray<Overflow.Recognizer> | undefined
+    readonly focus?: string | undefined
+  }
+): Promise<A> => {
+  const retries = options?.retries ?? 2
+  if (!Number.isSafeInteger(retries) || retries < 0) {
+    throw new ConfigError({ option: "retries", description: `must be a non-negative integer, got ${String(retries)}` })
+  }
+  const recognizers = options?.recognizers ?? Overflow.defaultRecognizers
+  for (let attempts = 1;; attempts++) {
+    try {
+      return await call(memory.getMessages())
+    } catch (error) {
+      const overflow = Overflow.recognize(error, recognizers)
+      if (overflow === undefined) throw error
+      const giveUp = new ContextOverflowError({
+        provider: overflow.provider,
+        requestedTokens: overflow.requestedTokens,
+        maxTokens: overflow.maxTokens,
+        attempts,
+        cause: error
+      })
+      if (attempts > retries) throw giveUp
+      const before = memory.bufferTokens
+      await memory.compact({
+        targetTokens: attempts === 1 ? Math.max(1, Math.floor(before / 2)) : 1,
+        focus: options?.focus
+      })
+      if (memory.bufferTokens >= before) throw giveUp
+    }
   }
 }

@@ -13,7 +13,7 @@ import { SummarizerError } from "../Errors.js"
 import * as MemoryState from "../schema/MemoryState.js"
 import * as Message from "../schema/Message.js"
 import * as Summarizer from "../services/Summarizer.js"
-import type { Memory, Stepper } from "../strategies/Memory.js"
+import type { Memory, Stepper, Usage } from "../strategies/Memory.js"
 
 /**
  * Optional fields of an added message: `id`, `toolCalls` (`{ id, name,
@@ -186,6 +186,24 @@ export abstract class BaseMemory {
     return Effect.runSync(this.memory.context)
   }
 
+  /**
+   * Records the provider's usage figures for the last request built from
+   * `getMessages()` (docs/contract.md section 16.4): `inputTokens`, the
+   * provider's count of the whole prompt, and `overheadTokens`, the part
+   * outside the memory's context (default: a context window's reserve, else
+   * 0). The memory keeps a correction ratio its budget checks apply. Throws
+   * `UsageError` (nothing recorded) when a figure is not a non-negative
+   * integer.
+   */
+  recordUsage(usage: Usage): void {
+    squash(Effect.runSyncExit(this.memory.recordUsage(usage)))
+  }
+
+  /** The correction ratio learnt from recorded usages (provider's count over the memory's): 1 until one is recorded. */
+  get usageRatio(): number {
+    return Effect.runSync(this.memory.usageRatio)
+  }
+
   /** Empties summary and buffer; a summarizer call in flight is discarded. */
   clear(): void {
     Effect.runSync(this.memory.clear)
@@ -296,7 +314,8 @@ export abstract class AsyncMemory extends BaseMemory {
   async addMessages(messages: ReadonlyArray<Message.Message>): Promise<void> {
     return this.run(this.stepMany(messages.map((m) => toMessage(m.role, m.content, m))))
   }
-  private async run(rest: Effect.Effect<void, unknown>): Promise<void> {
+  /** Runs what is left of an operation, tracked for `dispose()`. @internal */
+  protected async run(rest: Effect.Effect<void, unknown>): Promise<void> {
     if (rest === Exit.void) return
     if (Exit.isExit(rest)) {
       squash(rest)

@@ -82,6 +82,20 @@ export const ClearToolResults = Schema.Struct({
 }).annotations({ message: (issue) => Rules.clearToolResults((issue as ParseResult.Type).actual) ?? "is invalid" })
 
 /**
+ * A whole-request budget (docs/contract.md section 16.1): `tokens`, the
+ * model's context window (a positive integer), and `reserveTokens`, the room
+ * kept for what the memory does not hold (tool definitions, instructions
+ * sent apart, the answer; a non-negative integer below `tokens`).
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const ContextWindow = Schema.Struct({
+  tokens: required<number>(Rules.positiveInteger),
+  reserveTokens: required<number>(Rules.nonNegativeInteger)
+}).annotations({ message: (issue) => Rules.contextWindow((issue as ParseResult.Type).actual) ?? "is invalid" })
+
+/**
  * The fields of a RollingMemory that a stored conversation takes too (every
  * one but the background-folding ones), each documented on
  * {@link RollingOptions}.
@@ -92,6 +106,14 @@ export const ClearToolResults = Schema.Struct({
 export const rollingFields = {
   /** Token budget of the buffer: a positive integer, default 2000. */
   maxTokens: optional<number>(Rules.positiveInteger),
+  /**
+   * The whole request's budget instead of `maxTokens` (docs/contract.md
+   * section 16.1), see {@link ContextWindow}: at each add the buffer's budget
+   * is the window less the reserve, the pinned messages and the summary;
+   * `targetTokens` is then a low-water mark of the whole context. Never with
+   * `maxTokens`; blocking folds only.
+   */
+  contextWindow: Schema.optional(ContextWindow),
   /**
    * The low-water mark, in tokens (docs/contract.md section 10.1): a prune
    * starts when the buffer is over `maxTokens` and evicts down to
@@ -199,13 +221,17 @@ export const fieldsOf = {
 export type CrossRule = (options: { readonly [key: string]: unknown }, name: Rules.Naming) => Rules.Problem | undefined
 
 const rollingRule: CrossRule = (o, name) =>
-  Rules.targetWithin(
-    "targetTokens",
-    o.targetTokens as number | undefined,
-    "maxTokens",
-    (o.maxTokens as number | undefined) ?? Rules.DEFAULT_MAX_TOKENS,
-    name
-  ) ?? Rules.foldRules(o as Rules.FoldOptions, name)
+  Rules.contextWindowRules(o as Rules.ContextWindowOptions, name) ??
+    (o.contextWindow === undefined
+      ? Rules.targetWithin(
+        "targetTokens",
+        o.targetTokens as number | undefined,
+        "maxTokens",
+        (o.maxTokens as number | undefined) ?? Rules.DEFAULT_MAX_TOKENS,
+        name
+      )
+      : undefined) ??
+    Rules.foldRules(o as Rules.FoldOptions, name)
 
 const windowRule: CrossRule = (o, name) =>
   Rules.targetWithin(
@@ -462,6 +488,8 @@ const flag = (
  */
 export const flags: ReadonlyArray<Flag> = [
   flag("maxTokens", "integer"),
+  flag("contextWindow.tokens", "integer", "context-window"),
+  flag("contextWindow.reserveTokens", "integer", "reserve"),
   flag("targetTokens", "integer"),
   flag("maxMessages", "integer"),
   flag("targetMessages", "integer"),

@@ -20,7 +20,9 @@
  */
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import { type AddError, ConfigError, type TokenCountError } from "../Errors.js"
+import * as Schedule from "effect/Schedule"
+import * as Overflow from "../core/overflow.js"
+import { type AddError, ConfigError, ContextOverflowError, type TokenCountError, type UsageError } from "../Errors.js"
 import type * as MemoryState from "../schema/MemoryState.js"
 import type { Message } from "../schema/Message.js"
 import * as OptionsSchema from "../schema/Options.js"
@@ -91,6 +93,36 @@ export interface Memory {
   readonly state: Effect.Effect<MemoryState.MemoryState>
   /** The state in the wire format (version 2), ready for `JSON.stringify`. */
   readonly toJSON: Effect.Effect<MemoryState.Encoded>
+  /**
+   * Records the provider's usage figures for the last request built from
+   * {@link Memory.messages} (docs/contract.md section 16.4): `inputTokens`,
+   * the provider's count of the whole prompt (Anthropic: `input_tokens` +
+   * `cache_read_input_tokens` + `cache_creation_input_tokens`; OpenAI:
+   * `prompt_tokens` or `input_tokens`; Gemini: `promptTokenCount`), and
+   * `overheadTokens`, the part outside the memory's context (tool
+   * definitions, instructions sent apart; default: a context window's
+   * reserve, else 0). The memory compares the rest with its own count of the
+   * context it last read back and keeps a correction ratio that its budget
+   * checks apply (RollingMemory), kept in the state. Fails with `UsageError`
+   * (nothing recorded) when a figure is not a non-negative integer.
+   */
+  readonly recordUsage: (usage: Usage) => Effect.Effect<void, UsageError>
+  /** The correction ratio learnt from recorded usages (provider's count over the memory's): 1 until one is recorded. */
+  readonly usageRatio: Effect.Effect<number>
+}
+
+/**
+ * A provider's usage figures for one request (docs/contract.md section
+ * 13.4), in the provider's tokens.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Usage {
+  /** The provider's count of the whole prompt. */
+  readonly inputTokens: number
+  /** The part of it outside the memory's context (default: a context window's reserve, else 0). */
+  readonly overheadTokens?: number | undefined
 }
 
 /**
@@ -230,3 +262,113 @@ export function make(
   if (Either.isLeft(decoded)) return Effect.fail(decoded.left)
   return buildStrategy(decoded.right, state)
 }
+
+/**
+ * A memory that can fold on demand: a RollingMemory or a SummaryMemory.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Compactable {
+  readonly messages: Effect.Effect<ReadonlyArray<Message>>
+  readonly bufferTokens: Effect.Effect<number>
+  readonly compact: (
+    options?: { readonly targetTokens?: number | undefined; readonly focus?: string | undefined }
+  ) => Effect.Effect<void, AddError | ConfigError>
+}
+
+/**
+ * The options of {@link withOverflowRetry}: `retries` (compactions and
+ * calls after the first, default 2), `recognizers` (what a "too long"
+ * refusal looks like, default `Overflow.defaultRecognizers`: OpenAI,
+ * Anthropic, Gemini), `schedule` (the pause between attempts, default
+ * none), `focus` (passed to each compaction's summarizer).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface OverflowRetryOptions {
+  readonly retries?: number | undefined
+  readonly recognizers?: ReadonlyArray<Overflow.Recognizer> | undefined
+  readonly schedule?: Schedule.Schedule<unknown, unknown> | undefined
+  readonly focus?: string | undefined
+}
+
+class Overflowed {
+  constructor(readonly overflow: Overflow.Overflow, readonly error: unknown) {}
+}
+
+/**
+ * Runs the user's model call with the memory's context and, when the
+ * provider refuses it as too long (docs/contract.md section 16.3), compacts
+ * the memory to a smaller target and calls again, at most `retries` times
+ * (default 2): the first compaction folds the buffer down to half its
+ * tokens, each later one down to the newest unit alone. When the provider
+ * still refuses, or the buffer cannot shrink further, fails with
+ * `ContextOverflowError` carrying the provider's numbers and its last error.
+ * Any other error of the call is the call's own, unchanged; a failed
+ * compaction fails with its error (the memory loses no turn: a failed fold
+ * commits nothing). The call reads the context it is given, never a stale
+ * one: each attempt reads `memory.messages` again.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Memory, type Message, type RollingMemory } from "rollmem"
+ *
+ * declare const memory: RollingMemory.RollingMemory
+ * declare const callModel: (messages: ReadonlyArray<Message.Message>) => Effect.Effect<string, Error>
+ *
+ * const answer = Memory.withOverflowRetry(memory, callModel, { retries: 2 })
+ * ```
+ *
+ * @since 0.3.0
+ * @category combinators
+ */
+export const withOverflowRetry = <A, E, R>(
+  memory: Compactable,
+  call: (messages: ReadonlyArray<Message>) => Effect.Effect<A, E, R>,
+  options?: OverflowRetryOptions
+): Effect.Effect<A, E | ContextOverflowError | AddError | ConfigError, R> =>
+  Effect.suspend(() => {
+    const retries = options?.retries ?? 2
+    if (!Number.isSafeInteger(retries) || retries < 0) {
+      return Effect.fail(
+        new ConfigError({ option: "retries", description: `must be a non-negative integer, got ${String(retries)}` })
+      )
+    }
+    const recognizers = options?.recognizers ?? Overflow.defaultRecognizers
+    let attempts = 0
+    const attempt: Effect.Effect<A, E | Overflowed, R> = Effect.flatMap(memory.messages, (messages) => {
+      attempts++
+      return Effect.catchAll(call(messages), (error): Effect.Effect<never, E | Overflowed> => {
+        const overflow = Overflow.recognize(error, recognizers)
+        return Effect.fail(overflow === undefined ? error : new Overflowed(overflow, error))
+      })
+    })
+    const giveUp = (o: Overflowed) =>
+      new ContextOverflowError({
+        provider: o.overflow.provider,
+        requestedTokens: o.overflow.requestedTokens,
+        maxTokens: o.overflow.maxTokens,
+        attempts,
+        cause: o.error
+      })
+    // before each retry: compact to a smaller target; a buffer that cannot shrink ends the retries
+    const shrink = (o: Overflowed): Effect.Effect<void, ContextOverflowError | AddError | ConfigError> =>
+      Effect.flatMap(memory.bufferTokens, (before) => {
+        const targetTokens = attempts === 1 ? Math.max(1, Math.floor(before / 2)) : 1
+        return Effect.flatMap(
+          memory.compact({ targetTokens, focus: options?.focus }),
+          () => Effect.flatMap(memory.bufferTokens, (after) => after < before ? Effect.void : Effect.fail(giveUp(o)))
+        )
+      })
+    const recurs = Schedule.recurs(retries)
+    const schedule = options?.schedule === undefined ? recurs : Schedule.intersect(recurs, options.schedule)
+    return attempt.pipe(
+      // compact before each retry (the last refusal is not followed by one)
+      Effect.tapError((e) => e instanceof Overflowed && attempts <= retries ? shrink(e) : Effect.void),
+      Effect.retry({ schedule, while: (e) => e instanceof Overflowed }),
+      Effect.catchIf((e): e is Overflowed => e instanceof Overflowed, (o) => Effect.fail(giveUp(o)))
+    )
+  })

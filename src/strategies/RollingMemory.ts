@@ -70,6 +70,19 @@ export const DEFAULT_MAX_TOKENS: number = DEFAULT
 export type Options = Schema.Schema.Type<typeof OptionsSchema.RollingOptions>
 
 /**
+ * The options of {@link RollingMemory.compact}: `targetTokens` (a positive
+ * integer: the buffer's unpinned tokens to fold down to) and `focus` (what
+ * the summarizer should keep).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface CompactOptions {
+  readonly targetTokens?: number | undefined
+  readonly focus?: string | undefined
+}
+
+/**
  * A RollingMemory.
  *
  * @since 0.1.0
@@ -81,6 +94,31 @@ export interface RollingMemory extends Memory.Memory {
   readonly maxTokens: number
   /** The low-water mark a prune evicts down to (`maxTokens` unless set). */
   readonly targetTokens: number
+  /**
+   * The whole-request budget, when given instead of `maxTokens`
+   * (docs/contract.md section 16.1); `maxTokens` is then the window less the
+   * reserve.
+   */
+  readonly contextWindow: { readonly tokens: number; readonly reserveTokens: number } | undefined
+  /**
+   * Folds now, whatever the buffer's size (docs/contract.md section 16.2):
+   * down to `targetTokens` (the buffer's unpinned tokens, in the memory's
+   * counter; default the low-water mark, or half the budget without one),
+   * never the newest unit, with the guarantees of every fold (one at a time
+   * under the prune lock, a failure or interruption commits nothing). `focus`
+   * is passed to the summarizer in its request. Without a summarizer the
+   * evicted turns are dropped. Fails with `ConfigError` on a wrong option,
+   * and with a background-folding memory; with the fold's errors otherwise.
+   *
+   * @example
+   * ```ts
+   * import type { RollingMemory } from "rollmem"
+   *
+   * declare const memory: RollingMemory.RollingMemory
+   * const compacted = memory.compact({ focus: "the open bug in the parser" })
+   * ```
+   */
+  readonly compact: (options?: CompactOptions) => Effect.Effect<void, AddError | ConfigError>
   /** When folds run: `"blocking"` (default) or `"background"` (see {@link Options.fold}). */
   readonly fold: "blocking" | "background"
   /**

@@ -27,7 +27,7 @@ import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import type * as Schema from "effect/Schema"
 import * as Rules from "../core/options.js"
-import { ConfigError, type StateDecodeError, type TokenCountError } from "../Errors.js"
+import { type AddError, ConfigError, type StateDecodeError, type TokenCountError } from "../Errors.js"
 import * as MemoryState from "../schema/MemoryState.js"
 import * as OptionsSchema from "../schema/Options.js"
 import * as Summarizer from "../services/Summarizer.js"
@@ -43,6 +43,16 @@ import type * as Memory from "./Memory.js"
  */
 export interface SummaryMemory extends Memory.Memory {
   readonly strategy: "summary"
+  /**
+   * Folds the pending turns now (docs/contract.md section 16.2), passing
+   * `focus` to the summarizer in its request; `targetTokens` is accepted
+   * and has nothing to bound (a SummaryMemory folds every pending turn).
+   * Fails with `ConfigError` on a wrong option, with the fold's errors
+   * otherwise.
+   */
+  readonly compact: (
+    options?: { readonly targetTokens?: number | undefined; readonly focus?: string | undefined }
+  ) => Effect.Effect<void, AddError | ConfigError>
 }
 
 /**

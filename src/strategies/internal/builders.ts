@@ -15,7 +15,8 @@ import * as Option from "effect/Option"
 import type * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as Rules from "../../core/options.js"
-import { type AddError, ConfigError, type TokenCountError } from "../../Errors.js"
+import * as Usage from "../../core/usage.js"
+import { type AddError, ConfigError, ContextWindowError, type TokenCountError } from "../../Errors.js"
 import type * as MemoryState from "../../schema/MemoryState.js"
 import type { Message } from "../../schema/Message.js"
 import { countNow, countSyncOf } from "../../services/internal/counting.js"
@@ -34,6 +35,7 @@ import {
   done,
   type Fill,
   fillWith,
+  flatMapNow,
   fold,
   foldNow,
   makeCore,
@@ -69,7 +71,8 @@ export const DEFAULT_MAX_TOKENS = Rules.DEFAULT_MAX_TOKENS
 const folder = (
   core: Core,
   summarizer: Summarizer.Service,
-  start: () => Effect.Effect<Plan<Message> | undefined, TokenCountError>
+  start: () => Effect.Effect<Plan<Message> | undefined, TokenCountError>,
+  semaphore: Effect.Semaphore = Effect.unsafeMakeSemaphore(1)
 ): () => Step => {
   const summarizeSync = summarizeSyncOf(summarizer)
   if (summarizeSync !== undefined) {
@@ -82,7 +85,6 @@ const folder = (
       return Exit.isSuccess(exit) ? then(exit.value) : exit
     }
   }
-  const semaphore = Effect.unsafeMakeSemaphore(1)
   const locked = semaphore.withPermits(1)(
     Effect.suspend(() =>
       Effect.flatMap(start(), (plan) => plan === undefined ? Effect.void : fold(core, summarizer, plan))
@@ -110,6 +112,7 @@ const dropper = (
 /** The options of a RollingMemory a builder reads, decoded (`schema/Options.ts`). @internal */
 export interface RollingBuildOptions extends PolicyOptions {
   readonly maxTokens?: number | undefined
+  readonly contextWindow?: { readonly tokens: number; readonly reserveTokens: number } | undefined
   readonly targetTokens?: number | undefined
   readonly summaryRole?: SummaryRole | undefined
   readonly maxSummaryTokens?: number | undefined
@@ -125,7 +128,11 @@ export const buildRolling = <E>(
   fill: Fill<E>,
   scope?: Scope.Scope
 ): Effect.Effect<Built<RollingMemory>, ConfigError | E> => {
-  const maxTokens = options.maxTokens ?? DEFAULT_MAX_TOKENS
+  const window = options.contextWindow
+  // with a context window, the whole request's budget (the window less the reserve)
+  const maxTokens = window === undefined
+    ? options.maxTokens ?? DEFAULT_MAX_TOKENS
+    : window.tokens - window.reserveTokens
   const pruning = pruningOf(options, "tokens", maxTokens, options.targetTokens)
   const { counter, summarizer } = services
   const refused = Rules.foldContext(options.fold, scope !== undefined, summarizer !== undefined)
@@ -142,6 +149,7 @@ export const buildRolling = <E>(
     strategy: "rolling" as const,
     maxTokens,
     targetTokens: policy.target,
+    contextWindow: window,
     fold: background === undefined ? "blocking" as const : "background" as const
   })
   if (background !== undefined && summarizer !== undefined) {
@@ -152,24 +160,142 @@ export const buildRolling = <E>(
       const folder = backgroundFolder(core, summarizer, pruning.policy, start, pinned, background)
       const built = makeMemory<RollingMemory>(core, folder.step, folder.stepMany, {
         ...fields(pruning.policy),
-        lastFoldFailure: folder.lastFailure
+        lastFoldFailure: folder.lastFailure,
+        compact: () => Effect.fail(new ConfigError({ option: "fold", description: "compact needs fold: \"blocking\"" }))
       })
       return Effect.as(folder.register, built)
     })
   }
   return mapNow(fill(makeCore(counter, coreOptions)), (core) => {
     const index = core.index
-    const policy = pruning.policy
+    core.reserveTokens = window?.reserveTokens ?? 0
+    // The policy the budget checks read: the options' own, or, with a context
+    // window or a usage ratio, recomputed in O(1) before each check
+    // (docs/contract.md sections 13.1 and 13.4).
+    const live: { measure: "tokens"; budget: number; target: number } = { ...pruning.policy, measure: "tokens" }
+    const livePruning = { ...pruning, policy: live }
+    const refresh = (): void => {
+      const ratio = core.usageRatio
+      if (window === undefined && ratio === undefined) return
+      const whole = Usage.inCounterTokens(maxTokens, ratio)
+      const low = Usage.inCounterTokens(pruning.policy.target, ratio)
+      if (window === undefined) {
+        live.budget = whole
+        live.target = Math.min(whole, low)
+        return
+      }
+      const fixed = index.pinnedTokens + core.summaryTokens
+      live.budget = Math.max(1, whole - fixed)
+      live.target = Math.max(1, Math.min(live.budget, low - fixed))
+    }
     const recount = recountOf(counter)
     // every prune re-checks its trigger once it holds the lock
-    const start = () => startPrune(index, pruning, recount)
+    const start = () => {
+      refresh()
+      return startPrune(index, livePruning, recount)
+    }
+    const semaphore = Effect.unsafeMakeSemaphore(1)
     // Without a summarizer the evicted turns are dropped. With one, the buffer
     // may change before a locked prune runs (a fold in flight can leave a
     // result orphaned): the prune starts when it holds the lock.
-    const prune = summarizer === undefined ? dropper(core, start) : folder(core, summarizer, start)
-    const { step, stepMany } = adding(core, () => index.needsPrune(policy) ? prune() : done)
-    return makeMemory<RollingMemory>(core, step, stepMany, { ...fields(policy), lastFoldFailure: noFailure })
+    const prune = summarizer === undefined ? dropper(core, start) : folder(core, summarizer, start, semaphore)
+    // with a window: pinned messages and summary alone must leave room (section 16.1)
+    const overflow = (): Step => {
+      const whole = Usage.inCounterTokens(maxTokens, core.usageRatio)
+      const pinnedTokens = index.pinnedTokens
+      if (window === undefined || pinnedTokens + core.summaryTokens <= whole) return done
+      return Exit.fail(
+        new ContextWindowError({
+          windowTokens: window.tokens,
+          reserveTokens: window.reserveTokens,
+          pinnedTokens,
+          summaryTokens: core.summaryTokens
+        })
+      )
+    }
+    // With a window, the summary a fold commits takes room too: while the
+    // context is still over and the last prune shrank the buffer, prune again.
+    const pruneWithin = (): Step => {
+      const before = index.size
+      return flatMapNow(prune(), () => {
+        refresh()
+        return index.size < before && index.needsPrune(live) ? pruneWithin() : overflow()
+      })
+    }
+    const afterAppend = window === undefined
+      ? () => {
+        refresh()
+        return index.needsPrune(live) ? prune() : done
+      }
+      : () => {
+        refresh()
+        return index.needsPrune(live) ? pruneWithin() : overflow()
+      }
+    const { step, stepMany } = adding(core, afterAppend)
+    const compact = compacting(core, summarizer, semaphore, live, pruning.policy.target < maxTokens, refresh)
+    return makeMemory<RollingMemory>(core, step, stepMany, {
+      ...fields(pruning.policy),
+      lastFoldFailure: noFailure,
+      compact
+    })
   })
+}
+
+/**
+ * `compact` (docs/contract.md section 16.2): under the prune lock (or in one
+ * step with a synchronous summarizer), plans a fold down to the target
+ * whatever the buffer's size, and folds it with the request's `focus`; a
+ * memory without a summarizer drops. A failure or interruption commits
+ * nothing.
+ */
+const compacting = (
+  core: Core,
+  summarizer: Summarizer.Service | undefined,
+  semaphore: Effect.Semaphore,
+  live: { readonly budget: number; readonly target: number },
+  hasLowWaterMark: boolean,
+  refresh: () => void
+) =>
+(options?: CompactOptions): Effect.Effect<void, AddError | ConfigError> => {
+  const problem = Rules.compactOptions(options)
+  if (problem !== undefined) return Effect.fail(new ConfigError(problem))
+  const index = core.index
+  const summarizeSync = summarizer === undefined ? undefined : summarizeSyncOf(summarizer)
+  const run = (): Step => {
+    refresh()
+    const target = options?.targetTokens ?? (hasLowWaterMark ? live.target : Math.max(1, Math.floor(live.budget / 2)))
+    const plan = index.plan({ measure: "tokens", budget: live.budget, target }, true)
+    if (plan === undefined) return done
+    if (summarizer === undefined) {
+      if (index.commit(plan)) observeDrop(core, plan.messages.length)
+      return done
+    }
+    const focus = options?.focus
+    core.compactRequest = focus === undefined ? undefined : { ...core.request, focus }
+    if (summarizeSync !== undefined) {
+      const folded = foldNow(core, summarizeSync, plan)
+      if (Exit.isExit(folded)) {
+        core.compactRequest = undefined
+        return folded
+      }
+      return Effect.ensuring(folded, Effect.sync(() => core.compactRequest = undefined))
+    }
+    return Effect.ensuring(fold(core, summarizer, plan), Effect.sync(() => core.compactRequest = undefined))
+  }
+  if (summarizer === undefined || summarizeSync !== undefined) return Effect.suspend(run)
+  return semaphore.withPermits(1)(Effect.suspend(run))
+}
+
+/**
+ * The options of `compact` (docs/contract.md section 16.2): the buffer's
+ * target in tokens (default the low-water mark, or half the budget without
+ * one), and what the summarizer should keep (passed in its request).
+ *
+ * @internal
+ */
+export interface CompactOptions {
+  readonly targetTokens?: number | undefined
+  readonly focus?: string | undefined
 }
 
 const noFailure: Effect.Effect<Option.Option<AddError>> = Effect.succeed(Option.none())
@@ -224,9 +350,20 @@ export const buildSummary = <E>(
   mapNow(fill(makeCore(services.counter, options)), (core) => {
     const index = core.index
     // every pending turn, folded at once
-    const foldPending = folder(core, services.summarizer, () => Exit.succeed(index.planAll()))
+    const semaphore = Effect.unsafeMakeSemaphore(1)
+    const foldPending = folder(core, services.summarizer, () => Exit.succeed(index.planAll()), semaphore)
     const { step, stepMany } = adding(core, foldPending)
-    return makeMemory<SummaryMemory>(core, step, stepMany, { strategy: "summary" })
+    // compact: every pending turn, folded now with the request's focus (docs/contract.md section 16.2)
+    const compact = (options?: CompactOptions): Effect.Effect<void, AddError | ConfigError> => {
+      const problem = Rules.compactOptions(options)
+      if (problem !== undefined) return Effect.fail(new ConfigError(problem))
+      const focus = options?.focus
+      return Effect.suspend(() => {
+        core.compactRequest = focus === undefined ? undefined : { ...core.request, focus }
+        return Effect.ensuring(foldPending(), Effect.sync(() => core.compactRequest = undefined))
+      })
+    }
+    return makeMemory<SummaryMemory>(core, step, stepMany, { strategy: "summary", compact })
   })
 
 /**

@@ -11,15 +11,25 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import type * as Fiber from "effect/Fiber"
+import * as MetricLabel from "effect/MetricLabel"
 import * as Rules from "../../core/options.js"
-import { type AddError, ConfigError, SummarizerError, SummaryBudgetError, type TokenCountError } from "../../Errors.js"
+import * as UsageRatio from "../../core/usage.js"
+import {
+  type AddError,
+  ConfigError,
+  SummarizerError,
+  SummaryBudgetError,
+  type TokenCountError,
+  UsageError
+} from "../../Errors.js"
 import * as MemoryState from "../../schema/MemoryState.js"
 import * as Message from "../../schema/Message.js"
 import { countNow, countSyncOf } from "../../services/internal/counting.js"
 import type { SummarizeSync } from "../../services/internal/summarizing.js"
 import * as Summarizer from "../../services/Summarizer.js"
 import * as TokenCounter from "../../services/TokenCounter.js"
-import type { Memory, Stepper } from "../Memory.js"
+import * as Telemetry from "../../Telemetry.js"
+import type { Memory, Stepper, Usage } from "../Memory.js"
 import { type Config, type Entry, EvictionIndex, type Plan } from "./eviction.js"
 import { observeFold, observeFoldNow } from "./observe.js"
 
@@ -137,6 +147,18 @@ export interface Core {
   readonly request: Summarizer.Request
   /** How the summary reads back (docs/contract.md section 10.6). */
   readonly summaryRole: SummaryRole
+  /**
+   * The correction ratio learnt from the provider's usage figures
+   * (docs/contract.md section 16.4), `undefined` until one is recorded;
+   * kept in the state (version 3 `usageRatio`), reset by `clear`.
+   */
+  usageRatio: number | undefined
+  /** The memory's own count of the context it last read back (pinned, summary, buffer): what a usage is compared with. */
+  lastReadTokens: number | undefined
+  /** A context window's reserve (docs/contract.md section 16.1), else 0: the default overhead of a recorded usage. */
+  reserveTokens: number
+  /** The request of the fold `compact` runs (its `focus`), read by that fold only (docs/contract.md section 16.2). */
+  compactRequest: Summarizer.Request | undefined
   /** The strategy whose core this is, set by {@link makeMemory}: the folds' telemetry label (section 11). */
   strategy?: Memory["strategy"]
   /** Runs after each `clear` (background folding: held-back adds are let in, docs/contract.md section 5.1). */
@@ -285,6 +307,10 @@ export const makeCore = (counter: TokenCounter.Service, options?: CoreOptions): 
   maxSummaryTokens: options?.maxSummaryTokens,
   request: { maxSummaryTokens: options?.maxSummaryTokens, counter },
   summaryRole: options?.summaryRole ?? "system",
+  usageRatio: undefined,
+  lastReadTokens: undefined,
+  compactRequest: undefined,
+  reserveTokens: 0,
   afterClear: undefined,
   fiber: undefined
 })
@@ -310,6 +336,7 @@ export const fillEmpty: Fill<never> = (core) => Exit.succeed(core)
  */
 export const fillState = (state: MemoryState.MemoryState): Fill<TokenCountError> => (core) => {
   core.summary = state.summary
+  core.usageRatio = state.usageRatio
   const counter = core.counter
   const summarized = core.summary === "" ? Exit.succeed(core) : mapNow(countText(counter)(core.summary), (tokens) => {
     core.summaryTokens = tokens
@@ -381,7 +408,7 @@ export const fold = (
     plan,
     Effect.onExit(
       Effect.flatMap(
-        Effect.suspend(() => summarizer.summarize(core.summary, plan.messages, core.request)),
+        Effect.suspend(() => summarizer.summarize(core.summary, plan.messages, core.compactRequest ?? core.request)),
         (summary): Effect.Effect<void, AddError> =>
           // a hand-written service skips the constructors' check
           typeof summary !== "string" ? Effect.fail(nonString()) : countAndCommit(core, generation, plan, summary)
@@ -404,7 +431,7 @@ export const foldNow = (core: Core, summarizeSync: SummarizeSync, plan: Plan<Mes
 
 const foldSync = (core: Core, plan: Plan<Message.Message>, summarizeSync: SummarizeSync): Step => {
   const generation = core.generation
-  const exit = summarizeSync(core.summary, plan.messages, core.request)
+  const exit = summarizeSync(core.summary, plan.messages, core.compactRequest ?? core.request)
   if (Exit.isFailure(exit)) {
     core.index.abort(plan)
     return exit
@@ -478,8 +505,14 @@ export const makeMemory = <M extends Memory>(
     Effect.withFiberRuntime<void, AddError>((fiber) => inFiber(core, fiber, step, message))
   const addMessages = (messages: ReadonlyArray<Message.Message>): Step =>
     Effect.withFiberRuntime<void, AddError>((fiber) => inFiber(core, fiber, stepMany, messages))
-  const state = Effect.sync(() => MemoryState.make(core.summary, core.index.toArray()))
-  const messages = Effect.sync(() => contextOf(core))
+  const state = Effect.sync((): MemoryState.MemoryState => {
+    const made = MemoryState.make(core.summary, core.index.toArray())
+    return core.usageRatio === undefined ? made : { ...made, usageRatio: core.usageRatio }
+  })
+  const messages = Effect.sync(() => {
+    core.lastReadTokens = core.summaryTokens + core.index.tokens
+    return contextOf(core)
+  })
   const memory = {
     add,
     addMessages,
@@ -494,11 +527,26 @@ export const makeMemory = <M extends Memory>(
       core.generation++
       core.summary = ""
       core.summaryTokens = 0
+      core.usageRatio = undefined
+      core.lastReadTokens = undefined
       core.index.clear()
       core.afterClear?.()
     }),
     state,
-    toJSON: Effect.map(state, MemoryState.toJSON)
+    toJSON: Effect.map(state, MemoryState.toJSON),
+    recordUsage: (usage: Usage): Effect.Effect<void, UsageError> =>
+      Effect.suspend(() => {
+        const problem = Rules.usage(usage)
+        if (problem !== undefined) return Exit.fail(new UsageError({ description: problem }))
+        const counted = core.lastReadTokens ?? core.summaryTokens + core.index.tokens
+        const overhead = usage.overheadTokens ?? core.reserveTokens
+        core.usageRatio = UsageRatio.nextRatio(core.usageRatio, usage.inputTokens - overhead, counted)
+        if (core.usageRatio !== undefined) {
+          Telemetry.usageRatio.unsafeUpdate(core.usageRatio, [MetricLabel.make("strategy", core.strategy ?? "rolling")])
+        }
+        return done
+      }),
+    usageRatio: Effect.sync(() => core.usageRatio ?? 1)
   }
   // No spread in the literal: V8 makes such objects slow to build.
   core.strategy = fields.strategy
