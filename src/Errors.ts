@@ -176,12 +176,118 @@ export class SummaryBudgetError extends Schema.TaggedError<SummaryBudgetError>("
 }
 
 /**
+ * The pinned messages and the summary alone leave no room in a memory's
+ * context window (`contextWindow`, docs/contract.md section 16.1): after the
+ * add's fold (the buffer is down to its newest unit), pinned + summary are
+ * still over the window less the reserve, so no request built from this
+ * memory would fit. The add's turn stays appended, as when a fold fails.
+ * Counts are the memory's own tokens, corrected by its usage ratio.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Message, RollingMemory } from "rollmem"
+ *
+ * const add = (memory: RollingMemory.RollingMemory) =>
+ *   memory.add(Message.user("hi")).pipe(
+ *     Effect.catchTag("ContextWindowError", (e) => Effect.logWarning(e.message))
+ *   )
+ * ```
+ *
+ * @since 0.3.0
+ * @category errors
+ */
+export class ContextWindowError extends Schema.TaggedError<ContextWindowError>("rollmem/ContextWindowError")(
+  "ContextWindowError",
+  {
+    /** The window's size (`contextWindow.tokens`). */
+    windowTokens: Schema.Number,
+    /** The room kept for what the memory does not hold (`contextWindow.reserveTokens`). */
+    reserveTokens: Schema.Number,
+    /** Tokens of the pinned messages. */
+    pinnedTokens: Schema.Number,
+    /** Tokens of the summary. */
+    summaryTokens: Schema.Number
+  }
+) {
+  override get message(): string {
+    return `pinned messages (${this.pinnedTokens} tokens) and summary (${this.summaryTokens}) exceed the context window less the reserve (${this.windowTokens} - ${this.reserveTokens} = ${
+      this.windowTokens - this.reserveTokens
+    })`
+  }
+}
+
+/**
+ * The provider still refused the request as too long after the last
+ * compaction `withOverflowRetry` was allowed (docs/contract.md section
+ * 13.3). Carries the provider's numbers where it gave them, the attempts
+ * made, and the provider's error as `cause`.
+ *
+ * @example
+ * ```ts
+ * import { ContextOverflowError } from "rollmem"
+ *
+ * const describe = (e: ContextOverflowError) => `${e.provider}: ${e.requestedTokens} > ${e.maxTokens} after ${e.attempts} attempts`
+ * ```
+ *
+ * @since 0.3.0
+ * @category errors
+ */
+export class ContextOverflowError extends Schema.TaggedError<ContextOverflowError>("rollmem/ContextOverflowError")(
+  "ContextOverflowError",
+  {
+    /** The provider that refused (`"openai"`, `"anthropic"`, `"gemini"`, or a recognizer's own name). */
+    provider: Schema.String,
+    /** The prompt's size as the provider counted it, when it said. */
+    requestedTokens: Schema.optional(Schema.Number),
+    /** The model's limit, when the provider said. */
+    maxTokens: Schema.optional(Schema.Number),
+    /** Calls made (the first and each retry after a compaction). */
+    attempts: Schema.Number,
+    /** The provider's last error. */
+    cause: Schema.Unknown
+  }
+) {
+  override get message(): string {
+    const numbers = this.requestedTokens === undefined
+      ? ""
+      : `: ${this.requestedTokens} tokens > ${this.maxTokens ?? "?"}`
+    return `${this.provider} refused the request as too long${numbers}, after ${this.attempts} attempts with compaction`
+  }
+}
+
+/**
+ * A usage figure passed to `recordUsage` that is not a non-negative integer
+ * (docs/contract.md section 16.4). Nothing is recorded.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import type { RollingMemory } from "rollmem"
+ *
+ * const record = (memory: RollingMemory.RollingMemory, inputTokens: number) =>
+ *   memory.recordUsage({ inputTokens }).pipe(Effect.catchTag("UsageError", (e) => Effect.logWarning(e.description)))
+ * ```
+ *
+ * @since 0.3.0
+ * @category errors
+ */
+export class UsageError extends Schema.TaggedError<UsageError>("rollmem/UsageError")("UsageError", {
+  /** What is wrong, naming the field (`inputTokens: must be a non-negative integer, got NaN`). */
+  description: Schema.String
+}) {
+  override get message(): string {
+    return `invalid usage: ${this.description}`
+  }
+}
+
+/**
  * Any error an add can fail with.
  *
  * @since 0.1.0
  * @category errors
  */
-export type AddError = TokenCountError | SummarizerError | SummaryBudgetError
+export type AddError = TokenCountError | SummarizerError | SummaryBudgetError | ContextWindowError
 
 /**
  * Every error of rollmem.

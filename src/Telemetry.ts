@@ -188,3 +188,23 @@ export const summaryTokens: Metric.Metric.Histogram<number> = Metric.histogram(
   tokenBoundaries,
   "rollmem summary tokens after a fold, by strategy and outcome"
 )
+
+/**
+ * Gauge `rollmem_usage_ratio`: a memory's correction ratio (the provider's
+ * count over the memory's, docs/contract.md section 16.4), set by each
+ * recorded usage, labelled by `strategy`.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Metric } from "effect"
+ * import { Telemetry } from "rollmem"
+ *
+ * const ratio = Metric.value(Telemetry.usageRatio)
+ * ```
+ *
+ * @since 0.3.0
+ * @category metrics
+ */
+export const usageRatio: Metric.Metric.Gauge<number> = Metric.gauge("rollmem_usage_ratio", {
+  description: "the correction ratio learnt from the provider's usage figures (provider's count over the memory's)"
+})

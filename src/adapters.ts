@@ -16,6 +16,15 @@
  * The plain functions throw {@link AdapterError}; the Effect API's `decode`
  * and `encode` fail with it. (`@effect/ai`'s `Prompt` is in `rollmem/ai`.)
  *
+ * **Forward-compatible.** Each `from…` keeps a key, part type or item type
+ * it does not model (a field a provider added since) verbatim under
+ * {@link METADATA_KEY}, so the same provider's `to…` writes it back, and
+ * refuses only what it cannot place: an unknown role, a malformed known
+ * field, naming the path. `{ strict: true }` ({@link DecodeOptions})
+ * refuses every key and type the adapter does not model. Another library's
+ * shape (an AI SDK `UIMessage`, a LangChain object) is refused naming the
+ * reader that takes it.
+ *
  * Ready summarizers for the Promise facade over your own client:
  * {@link openAIChatSummarizer} and {@link anthropicSummarizer}.
  *
@@ -60,7 +69,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import { AdapterError, type CheckOptions } from "./adapters/AdapterError.js"
+import { AdapterError, type CheckOptions, type DecodeOptions } from "./adapters/AdapterError.js"
 import * as AiSdk from "./adapters/AiSdk.js"
 import * as Anthropic from "./adapters/Anthropic.js"
 import * as Gemini from "./adapters/Gemini.js"
@@ -92,6 +101,8 @@ export {
   anthropicSummarizer,
   /** @since 0.2.0 */
   type CheckOptions,
+  /** @since 0.2.0 */
+  type DecodeOptions,
   /** @since 0.2.0 */
   Gemini,
   /** @since 0.2.0 */
@@ -140,12 +151,15 @@ const orThrow = <A>(effect: Effect.Effect<A, AdapterError>): A => {
 
 /**
  * OpenAI Chat Completions messages to rollmem messages (see {@link OpenAiChat}).
- * Throws `AdapterError` for a shape it does not know.
+ * Throws `AdapterError` for what it cannot place
+ * (an unknown role, a malformed known field; with `{ strict: true }`, any key
+ * or type it does not model).
  *
  * @since 0.2.0
  * @category constructors
  */
-export const fromOpenAIChat = (messages: unknown): Array<Message.Message> => orThrow(OpenAiChat.decode(messages))
+export const fromOpenAIChat = (messages: unknown, options?: DecodeOptions): Array<Message.Message> =>
+  orThrow(OpenAiChat.decode(messages, options))
 
 /**
  * rollmem messages to OpenAI Chat Completions `messages` (see
@@ -162,13 +176,15 @@ export const toOpenAIChat = (
 
 /**
  * OpenAI Responses input items (or a response's `output`) to rollmem
- * messages (see {@link OpenAiResponses}). Throws `AdapterError` for a shape
- * it does not know.
+ * messages (see {@link OpenAiResponses}). Throws `AdapterError` for what it
+ * cannot place (an unknown role, a malformed known field; with `{ strict:
+ * true }`, any key or type it does not model).
  *
  * @since 0.2.0
  * @category constructors
  */
-export const fromOpenAIResponses = (items: unknown): Array<Message.Message> => orThrow(OpenAiResponses.decode(items))
+export const fromOpenAIResponses = (items: unknown, options?: DecodeOptions): Array<Message.Message> =>
+  orThrow(OpenAiResponses.decode(items, options))
 
 /**
  * rollmem messages to OpenAI Responses `input` items (see
@@ -185,12 +201,15 @@ export const toOpenAIResponses = (
 
 /**
  * An Anthropic `{ system?, messages }` to rollmem messages (see
- * {@link Anthropic}). Throws `AdapterError` for a shape it does not know.
+ * {@link Anthropic}). Throws `AdapterError` for what it cannot place
+ * (an unknown role, a malformed known field; with `{ strict: true }`, any key
+ * or type it does not model).
  *
  * @since 0.2.0
  * @category constructors
  */
-export const fromAnthropic = (request: unknown): Array<Message.Message> => orThrow(Anthropic.decode(request))
+export const fromAnthropic = (request: unknown, options?: DecodeOptions): Array<Message.Message> =>
+  orThrow(Anthropic.decode(request, options))
 
 /**
  * rollmem messages to an Anthropic `{ system?, messages }`, to spread into
@@ -208,12 +227,15 @@ export const toAnthropic = (
 
 /**
  * AI SDK `ModelMessage`s (`response.messages`) to rollmem messages (see
- * {@link AiSdk}). Throws `AdapterError` for a shape it does not know.
+ * {@link AiSdk}). Throws `AdapterError` for what it cannot place
+ * (an unknown role, a malformed known field; with `{ strict: true }`, any key
+ * or type it does not model).
  *
  * @since 0.2.0
  * @category constructors
  */
-export const fromAiSdk = (messages: unknown): Array<Message.Message> => orThrow(AiSdk.decode(messages))
+export const fromAiSdk = (messages: unknown, options?: DecodeOptions): Array<Message.Message> =>
+  orThrow(AiSdk.decode(messages, options))
 
 /**
  * rollmem messages to AI SDK `ModelMessage`s (see {@link AiSdk}). Throws
@@ -230,12 +252,15 @@ export const toAiSdk = (
 
 /**
  * A Gemini `{ systemInstruction?, contents }` to rollmem messages (see
- * {@link Gemini}). Throws `AdapterError` for a shape it does not know.
+ * {@link Gemini}). Throws `AdapterError` for what it cannot place
+ * (an unknown role, a malformed known field; with `{ strict: true }`, any key
+ * or type it does not model).
  *
  * @since 0.2.0
  * @category constructors
  */
-export const fromGemini = (request: unknown): Array<Message.Message> => orThrow(Gemini.decode(request))
+export const fromGemini = (request: unknown, options?: DecodeOptions): Array<Message.Message> =>
+  orThrow(Gemini.decode(request, options))
 
 /**
  * rollmem messages to a Gemini `{ systemInstruction?, contents }` (see
@@ -251,12 +276,15 @@ export const toGemini = (
 
 /**
  * Stored LangChain messages (`{ type, data }`) to rollmem messages (see
- * {@link LangChain}). Throws `AdapterError` for a shape it does not know.
+ * {@link LangChain}). Throws `AdapterError` for what it cannot place
+ * (an unknown role, a malformed known field; with `{ strict: true }`, any key
+ * or type it does not model).
  *
  * @since 0.2.0
  * @category constructors
  */
-export const fromLangChain = (messages: unknown): Array<Message.Message> => orThrow(LangChain.decode(messages))
+export const fromLangChain = (messages: unknown, options?: DecodeOptions): Array<Message.Message> =>
+  orThrow(LangChain.decode(messages, options))
 
 /**
  * rollmem messages to stored LangChain messages (see {@link LangChain}).

@@ -18,6 +18,12 @@ export * as Memory from "./strategies/Memory.js"
 export * as MemoryState from "./schema/MemoryState.js"
 /** @since 0.1.0 */
 export * as Message from "./schema/Message.js"
+/** @since 0.4.0 */
+export * as Options from "./schema/Options.js"
+/** @since 0.3.0 */
+export * as Overflow from "./core/overflow.js"
+/** @since 0.4.0 */
+export * as Retention from "./core/artifacts.js"
 /** @since 0.1.0 */
 export * as RollingMemory from "./strategies/RollingMemory.js"
 /** @since 0.1.0 */
@@ -28,6 +34,8 @@ export * as SummaryMemory from "./strategies/SummaryMemory.js"
 export * as Telemetry from "./Telemetry.js"
 /** @since 0.1.0 */
 export * as TokenCounter from "./services/TokenCounter.js"
+/** @since 0.3.0 */
+export * as Usage from "./core/usage.js"
 /** @since 0.2.0 */
 export * as Validity from "./Validity.js"
 /** @since 0.1.0 */
@@ -35,9 +43,12 @@ export * as WindowMemory from "./strategies/WindowMemory.js"
 /** @since 0.1.0 */
 export {
   ConfigError,
+  ContextOverflowError,
+  ContextWindowError,
   InvalidMessageError,
   StateDecodeError,
   SummarizerError,
   SummaryBudgetError,
-  TokenCountError
+  TokenCountError,
+  UsageError
 } from "./Errors.js"

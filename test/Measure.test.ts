@@ -52,7 +52,9 @@ describe("Measure.makeRecorder", () => {
       cachedTokens: 0,
       violations: [],
       eligible: true,
-      overBound: false // the newest unit alone (1,500) is larger than the budget
+      overBound: false, // the newest unit alone (1,500) is larger than the budget
+      artifactsNamed: 0,
+      artifactsKept: 0
     })
     // shares 1,500 tokens with the previous request: cached
     const second = recorder.request({
@@ -120,6 +122,32 @@ describe("Measure.makeRecorder", () => {
       prefixReuse: 2000 / 3659,
       // uncached (3,659 - 1,500) + cached 1,500 x 0.1 + 70 + 30 x 4
       cost: 2159 + 150 + 70 + 120
+    })
+  })
+
+  it("retention: the artifacts observed before a request point that its context names, the last point's figure", () => {
+    const recorder = Measure.makeRecorder("c", limits)
+    const first = u("open src/app.ts and lib/util.ts")
+    recorder.observe(first)
+    const point = recorder.request({ index: 1, context: [first], tokens: [10], summaryAt: -1, transcriptValid: true })
+    assert.deepStrictEqual([point.artifactsNamed, point.artifactsKept], [2, 2])
+    const answer = a("done: see https://example.com/run and ticket ABC-123")
+    recorder.observe(answer)
+    const second = u("thanks")
+    recorder.observe(second)
+    // the first message is gone (summarized to nothing): only the answer's URL and code are still named
+    const later = recorder.request({
+      index: 3,
+      context: [answer, second],
+      tokens: [10, 1],
+      summaryAt: -1,
+      transcriptValid: true
+    })
+    assert.deepStrictEqual([later.artifactsNamed, later.artifactsKept], [4, 2])
+    assert.deepStrictEqual(recorder.done().artifacts, {
+      named: 4,
+      kept: 2,
+      byKind: { code: { named: 1, kept: 1 }, path: { named: 2, kept: 0 }, url: { named: 1, kept: 1 } }
     })
   })
 

@@ -26,6 +26,8 @@ const figures = (id: string, over: Partial<Figures> = {}): Figures => ({
   summaryTokens: 3,
   contextTokens: 8,
   opensOnUserTurn: true,
+  artifacts: { named: 4, kept: 3, byKind: { path: { named: 4, kept: 3 } } },
+  retention: 0.75,
   ...over
 })
 

@@ -18,13 +18,14 @@ import { fromOpenAIChat } from "../src/adapters.js"
 import { CliFailure } from "../src/cli/Command.js"
 import * as Input from "../src/cli/Input.js"
 import * as Progress from "../src/cli/Progress.js"
-import type { Figures } from "../src/cli/Replay.js"
+import type { Figures, Totals } from "../src/cli/Replay.js"
 import * as UnknownOption from "../src/cli/UnknownOption.js"
 import {
   BufferMemory,
   ExtractiveSummarizer,
   type Memory,
   Message,
+  Retention,
   RollingMemory,
   Summarizer,
   SummaryMemory,
@@ -44,7 +45,7 @@ const run = (args: ReadonlyArray<string>, progress?: Progress.Service): Effect.E
 
 interface JsonReport {
   readonly conversations: ReadonlyArray<Figures>
-  readonly totals: Record<string, number>
+  readonly totals: Totals
   readonly show?: { readonly id: string; readonly context: string; readonly messages: ReadonlyArray<unknown> }
 }
 
@@ -156,10 +157,13 @@ const byHand = (
       cachedTokens: 0
     }
     let previous: ReadonlyArray<Message.Message> = []
+    // retention at the last request point, recomputed from scratch (no tracker)
+    let artifacts: Retention.Figure = { named: 0, kept: 0, byKind: {} }
     for (let i = 0; i < conversation.messages.length; i++) {
       const message = conversation.messages[i]
       if (i > 0 && message.role === "assistant") {
         const context = yield* memory.messages
+        artifacts = retentionByHand(conversation.messages.slice(0, i), context)
         const tokens: Array<number> = []
         for (const m of context) tokens.push(yield* countText(m.tokenText))
         const total = tokens.reduce((x, y) => x + y, 0)
@@ -222,10 +226,31 @@ const byHand = (
       meanRequestTokens: request.requestPoints === 0 ? 0 : request.requestTokens / request.requestPoints,
       prefixReuse: request.requestTokens === 0 ? 0 : request.reusedTokens / request.requestTokens,
       cost: request.requestTokens - request.cachedTokens + 0.1 * request.cachedTokens + summarizerInputTokens +
-        4 * summarizerOutputTokens
+        4 * summarizerOutputTokens,
+      artifacts,
+      retention: artifacts.named === 0 ? 1 : artifacts.kept / artifacts.named
     }
     return { figures, context: yield* memory.context, summary, buffer }
   })
+
+/** Retention from scratch: every artifact of the transcript so far, those the context names. */
+const retentionByHand = (
+  transcript: ReadonlyArray<Message.Message>,
+  context: ReadonlyArray<Message.Message>
+): Retention.Figure => {
+  const named = new Map<string, string>()
+  const textOf = (m: Message.Message) => [m.content, ...m.toolCalls.map((c) => c.signature)].join("\n")
+  for (const m of transcript) for (const a of Retention.extract(textOf(m))) named.set(a.text, a.kind)
+  const kept = new Set<string>()
+  for (const m of context) for (const a of Retention.extract(textOf(m))) if (named.has(a.text)) kept.add(a.text)
+  const byKind: Record<string, { named: number; kept: number }> = {}
+  for (const kind of [...new Set(named.values())].sort()) byKind[kind] = { named: 0, kept: 0 }
+  for (const [text, kind] of named) {
+    byKind[kind].named++
+    if (kept.has(text)) byKind[kind].kept++
+  }
+  return { named: named.size, kept: kept.size, byKind }
+}
 
 const checkAgainstHand = (
   report: JsonReport,
@@ -266,9 +291,30 @@ const checkAgainstHand = (
       meanRequestTokens: sum("requestPoints") === 0 ? 0 : sum("requestTokens") / sum("requestPoints"),
       prefixReuse: sum("requestTokens") === 0 ? 0 : sum("reusedTokens") / sum("requestTokens"),
       cost: sum("requestTokens") - sum("cachedTokens") + 0.1 * sum("cachedTokens") + sum("summarizerInputTokens") +
-        4 * sum("summarizerOutputTokens")
+        4 * sum("summarizerOutputTokens"),
+      artifacts: summedArtifacts(all.map((f) => f.artifacts)),
+      retention: all.reduce((n, f) => n + f.artifacts.named, 0) === 0
+        ? 1
+        : all.reduce((n, f) => n + f.artifacts.kept, 0) / all.reduce((n, f) => n + f.artifacts.named, 0)
     })
   })
+
+/** Every conversation's last-request retention taken together: named and kept summed, in all and per kind. */
+const summedArtifacts = (figures: ReadonlyArray<Retention.Figure>): Retention.Figure => {
+  const byKind: Record<string, { named: number; kept: number }> = {}
+  for (const kind of [...new Set(figures.flatMap((f) => Object.keys(f.byKind)))].sort()) {
+    byKind[kind] = { named: 0, kept: 0 }
+    for (const f of figures) {
+      byKind[kind].named += f.byKind[kind]?.named ?? 0
+      byKind[kind].kept += f.byKind[kind]?.kept ?? 0
+    }
+  }
+  return {
+    named: figures.reduce((n, f) => n + f.named, 0),
+    kept: figures.reduce((n, f) => n + f.kept, 0),
+    byKind
+  }
+}
 
 // ---------------------------------------------------------------------------
 // Temporary input files
@@ -342,7 +388,9 @@ const FIGURE_KEYS = [
   "summarizerCallsPer1000Turns",
   "meanRequestTokens",
   "prefixReuse",
-  "cost"
+  "cost",
+  "artifacts",
+  "retention"
 ]
 
 const o200k = Tokenizers.layerByName("o200k_base")
@@ -382,7 +430,20 @@ describe("rollmem replay on the example transcript", () => {
         meanRequestTokens: 33739 / 24,
         prefixReuse: 25789 / 33739,
         // (33,739 - 22,343) x 1 + 22,343 x 0.1 + 1,145 + 454 x 4
-        cost: 11396 + 22343 * 0.1 + 1145 + 1816
+        cost: 11396 + 22343 * 0.1 + 1145 + 1816,
+        // at the last request point: 14 distinct artifacts named so far, 13 still in the context (the
+        // summary lost one order code)
+        artifacts: {
+          named: 14,
+          kept: 13,
+          byKind: {
+            code: { named: 4, kept: 3 },
+            email: { named: 1, kept: 1 },
+            id: { named: 8, kept: 8 },
+            url: { named: 1, kept: 1 }
+          }
+        },
+        retention: 13 / 14
       })
     }).pipe(Effect.provide(Summarizer.layerDrop)).pipe(Effect.provide(o200k)))
 
@@ -425,15 +486,15 @@ describe("rollmem replay on the example transcript", () => {
       )
       assert.match(
         lines[2],
-        /^conversation +messages +prunes +calls +evicted +peak +summary +context +valid +calls\/1k +sum-in +sum-out +mean-sent +max-sent +reuse +cost$/
+        /^conversation +messages +prunes +calls +evicted +peak +summary +context +valid +calls\/1k +sum-in +sum-out +mean-sent +max-sent +reuse +cost +retained$/
       )
       assert.match(
         lines[4],
-        /^support-chat +47 +3 +3 +12 +1959 +354 +2070 +24\/24 +63\.8 +1145 +454 +1406 +2045 +76\.4% +16591$/
+        /^support-chat +47 +3 +3 +12 +1959 +354 +2070 +24\/24 +63\.8 +1145 +454 +1406 +2045 +76\.4% +16591 +92\.9%$/
       )
       assert.match(
         lines[6],
-        /^total \(1 conversation\) +47 +3 +3 +12 +max 1959 +354 +2070 +24\/24 +63\.8 +1145 +454 +1406 +max 2045 +76\.4% +16591$/
+        /^total \(1 conversation\) +47 +3 +3 +12 +max 1959 +354 +2070 +24\/24 +63\.8 +1145 +454 +1406 +max 2045 +76\.4% +16591 +92\.9%$/
       )
       const header = "Final context of support-chat: 36 messages, 2070 tokens (summary 354 + buffer 1716)"
       const at = lines.indexOf(header)

@@ -86,7 +86,10 @@ describe("the async facade's timeout option", () => {
       assert.throws(
         () => new AsyncRollingMemory({ summarize, timeout: timeout as number }),
         ConfigError,
-        `timeout: must be a positive integer (milliseconds), got ${String(timeout)}`
+        // a string is quoted, as every option's wrong value is
+        `timeout: must be a positive integer (milliseconds), got ${
+          typeof timeout === "string" ? `"${timeout}"` : String(timeout)
+        }`
       )
       assert.throws(() => new AsyncSummaryMemory({ summarize, timeout: timeout as number }), ConfigError, "timeout")
     }

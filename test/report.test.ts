@@ -56,7 +56,8 @@ describe("report data", () => {
         "mean-sent",
         "max-sent",
         "reuse",
-        "cost"
+        "cost",
+        "retained"
       ])
       // Summarizer input 6 + 15 + 24, output 9 + 16 + 25; contexts sent at turns 1, 3 and 5: 3, 15 and 24 words.
       assert.deepStrictEqual(document.totals.row, [
@@ -75,7 +76,9 @@ describe("report data", () => {
         "14",
         "max 24",
         "0.0%",
-        "287"
+        "287",
+        // no artifact is named: nothing to retain
+        "-"
       ])
       const [c] = document.conversations
       assert.strictEqual(c.id, hostileId)
@@ -96,6 +99,7 @@ describe("report data", () => {
             "message 2: tool result \"job1\" does not follow its call"
           ]]],
           summaryIndex: 0,
+          retention: [[1, 0, 0], [3, 0, 0], [5, 0, 0]],
           final: undefined
         }
       )
@@ -182,9 +186,10 @@ describe("report data", () => {
           label: "base (the command line's own options)",
           summarizerCallsPer1000Turns: 500,
           meanContextTokens: 14,
-          cost: 287
+          cost: 287,
+          retention: 1
         },
-        { label: "max-tokens=30", summarizerCallsPer1000Turns: 0, meanContextTokens: 35 / 3, cost: 35 }
+        { label: "max-tokens=30", summarizerCallsPer1000Turns: 0, meanContextTokens: 35 / 3, cost: 35, retention: 1 }
       ])
       assert.deepStrictEqual(
         document.compare?.map((c) => [c.summarizerCallsPer1000Turns, c.meanContextTokens, c.cost]),

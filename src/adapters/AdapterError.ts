@@ -51,3 +51,26 @@ export class AdapterError extends Schema.TaggedError<AdapterError>("rollmem/Adap
 export interface CheckOptions {
   readonly check?: boolean | undefined
 }
+
+/**
+ * What every `from…` / `decode` takes. `strict` (default `false`): refuse,
+ * with `AdapterError` naming the path, a key or part type the adapter does
+ * not model. By default such a key or part is kept verbatim under the
+ * metadata key `"rollmem.provider"` (the provider's items the message came
+ * from), so the same provider's `to…` writes it back; only what cannot be
+ * placed is refused (an unknown role, a malformed known field).
+ *
+ * @example
+ * ```ts
+ * import { fromOpenAIChat } from "rollmem/adapters"
+ *
+ * fromOpenAIChat([{ role: "user", content: "hi", x_future: 1 }]) // kept
+ * // fromOpenAIChat([{ role: "user", content: "hi", x_future: 1 }], { strict: true }) throws: [0].x_future: is unexpected
+ * ```
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface DecodeOptions {
+  readonly strict?: boolean | undefined
+}

@@ -42,7 +42,7 @@ import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import type * as Message from "../schema/Message.js"
-import type { AdapterError, CheckOptions } from "./AdapterError.js"
+import type { AdapterError, CheckOptions, DecodeOptions } from "./AdapterError.js"
 import {
   Arr,
   type Draft,
@@ -107,7 +107,7 @@ const ToolCallPart = Schema.Struct({
   providerOptions: ProviderOptions,
   providerExecuted: Opt(Schema.Boolean)
 })
-const OutputContent = Schema.Union(
+const OutputContent = engine.open(Schema.Union(
   Schema.Struct({ type: Schema.Literal("text"), text: Schema.String, providerOptions: ProviderOptions }),
   Schema.Struct({ type: Schema.Literal("media"), data: Schema.String, mediaType: Schema.String }),
   Schema.Struct({
@@ -130,8 +130,8 @@ const OutputContent = Schema.Union(
     providerOptions: ProviderOptions
   }),
   Schema.Struct({ type: Schema.Literal("image-url"), url: Schema.String, providerOptions: ProviderOptions })
-)
-const ToolResultOutput = Schema.Union(
+))
+const ToolResultOutput = engine.open(Schema.Union(
   Schema.Struct({ type: Schema.Literal("text", "error-text"), value: Schema.String, providerOptions: ProviderOptions }),
   Schema.Struct({ type: Schema.Literal("json", "error-json"), value: JsonSchema, providerOptions: ProviderOptions }),
   Schema.Struct({
@@ -140,7 +140,7 @@ const ToolResultOutput = Schema.Union(
     providerOptions: ProviderOptions
   }),
   Schema.Struct({ type: Schema.Literal("content"), value: Arr(OutputContent) })
-)
+))
 const ToolResultPart = Schema.Struct({
   type: Schema.Literal("tool-result"),
   toolCallId: Schema.String,
@@ -170,26 +170,27 @@ const SystemMessage = Schema.Struct({
 })
 const UserMessage = Schema.Struct({
   role: Schema.Literal("user"),
-  content: Schema.Union(Schema.String, Arr(Schema.Union(TextPart, ImagePart, FilePart))),
+  content: Schema.Union(Schema.String, Arr(engine.open(Schema.Union(TextPart, ImagePart, FilePart)))),
   providerOptions: ProviderOptions
 })
 const AssistantMessage = Schema.Struct({
   role: Schema.Literal("assistant"),
   content: Schema.Union(
     Schema.String,
-    Arr(Schema.Union(TextPart, FilePart, ReasoningPart, ToolCallPart, ToolResultPart, ApprovalRequest))
+    Arr(engine.open(Schema.Union(TextPart, FilePart, ReasoningPart, ToolCallPart, ToolResultPart, ApprovalRequest)))
   ),
   providerOptions: ProviderOptions
 })
 const ToolMessage = Schema.Struct({
   role: Schema.Literal("tool"),
-  content: Arr(Schema.Union(ToolResultPart, ApprovalResponse)),
+  content: Arr(engine.open(Schema.Union(ToolResultPart, ApprovalResponse))),
   providerOptions: ProviderOptions
 })
 
 /**
  * One AI SDK `ModelMessage` (assignable to the `ai` package's
- * `ModelMessage`). Unknown keys and part types are refused.
+ * `ModelMessage`). Reading also takes unknown keys and part types (kept
+ * verbatim) unless `strict`; an unknown role is refused.
  *
  * @since 0.2.0
  * @category schemas
@@ -224,6 +225,9 @@ const resultContent = (part: ToolResult): string => {
       return output.reason ?? ""
     case "content":
       return textOf(output.value)
+    default:
+      // an output type rollmem does not model (kept verbatim)
+      return ""
   }
 }
 
@@ -343,14 +347,19 @@ export type EncodeOptions = CheckOptions
 const codec = engine.listCodec(format)
 
 /**
- * Reads `ModelMessage`s (any input, checked) into rollmem messages. Fails
- * with `AdapterError` naming the path of a field it does not know or of the
- * wrong type.
+ * Reads `ModelMessage`s (any input, checked) into rollmem messages. A key
+ * or part type it does not model is kept verbatim (see `DecodeOptions`; `{
+ * strict: true }` refuses it). Fails with `AdapterError` naming the path of
+ * an unknown role or of a known field of the wrong type (a `UIMessage`, with
+ * `parts`, is refused pointing to `fromUIMessages`).
  *
  * @since 0.2.0
  * @category constructors
  */
-export const decode: (input: unknown) => Effect.Effect<Array<Message.Message>, AdapterError> = codec.decode
+export const decode: (
+  input: unknown,
+  options?: DecodeOptions
+) => Effect.Effect<Array<Message.Message>, AdapterError> = codec.decode
 
 /**
  * Writes rollmem messages (a memory's `messages`) as `ModelMessage`s,

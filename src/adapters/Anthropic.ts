@@ -48,7 +48,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as Message from "../schema/Message.js"
-import { AdapterError } from "./AdapterError.js"
+import { AdapterError, type DecodeOptions } from "./AdapterError.js"
 import {
   Arr,
   type Draft,
@@ -125,12 +125,12 @@ const ToolUseBlock = Schema.Struct({
 const ToolResultBlock = Schema.Struct({
   type: Schema.Literal("tool_result"),
   tool_use_id: Schema.String,
-  content: Opt(Schema.Union(Schema.String, Arr(Schema.Union(TextBlock, ImageBlock, DocumentBlock)))),
+  content: Opt(Schema.Union(Schema.String, Arr(engine.open(Schema.Union(TextBlock, ImageBlock, DocumentBlock))))),
   is_error: Opt(Schema.Boolean),
   cache_control: Opt(CacheControl)
 })
 
-const ContentBlock = Schema.Union(
+const ContentBlock = engine.open(Schema.Union(
   TextBlock,
   ImageBlock,
   DocumentBlock,
@@ -138,7 +138,7 @@ const ContentBlock = Schema.Union(
   RedactedThinkingBlock,
   ToolUseBlock,
   ToolResultBlock
-)
+))
 type ContentBlock = typeof ContentBlock.Type
 
 /**
@@ -326,21 +326,28 @@ const systemFormat: Format<TextBlock> = {
   estimate: () => 0
 }
 
-const decodeRequest = engine.requestDecoder(Request, format.name)
+// The request's own keys: what is in them is read by the formats (lenient unless strict).
+const decodeRequest = engine.requestDecoder(
+  Schema.Struct({
+    system: Opt(Schema.Union(Schema.String, Schema.Array(Schema.Unknown))),
+    messages: Schema.Array(Schema.Unknown)
+  }),
+  format.name
+)
 
 const withMarker = (message: Message.Message, items: ReadonlyArray<unknown>): Message.Message =>
   Message.make(message.role, message.content, {
     metadata: { ...message.metadata, [METADATA_KEY]: { format: systemFormat.name, items: plain(items), messages: 1 } }
   })
 
-const decodeSync = (input: unknown): Either.Either<Array<Message.Message>, AdapterError> => {
+const decodeSync = (input: unknown, options?: DecodeOptions): Either.Either<Array<Message.Message>, AdapterError> => {
   const request = decodeRequest(input)
   if (Either.isLeft(request)) return Either.left(request.left)
   const { messages, system } = request.right
   let head: Array<Message.Message> = []
   if (typeof system === "string") head = [Message.system(system)]
   else if (system !== undefined) {
-    const decoded = engine.decode(systemFormat, system)
+    const decoded = engine.decode(systemFormat, system, options, ["system"])
     if (Either.isLeft(decoded)) {
       return Either.left(new AdapterError({ format: format.name, description: decoded.left.description }))
     }
@@ -348,7 +355,7 @@ const decodeSync = (input: unknown): Either.Either<Array<Message.Message>, Adapt
     // One plain block would be written back as a string: keep the array form.
     if (head.length === 1 && markerOf(head[0], systemFormat.name) === undefined) head = [withMarker(head[0], system)]
   }
-  return Either.map(engine.decode(format, messages), (rest) => [...head, ...rest])
+  return Either.map(engine.decode(format, messages, options, ["messages"]), (rest) => [...head, ...rest])
 }
 
 const withCache = (
@@ -412,14 +419,19 @@ const codec = engine.codec(decodeSync, encodeSync)
 
 /**
  * Reads a Messages request's `{ system?, messages }` (any JSON input,
- * checked; other keys refused) into rollmem messages. Fails with
- * `AdapterError` naming the path of a field it does not know or of the wrong
- * type.
+ * checked; other keys of the request refused: they belong to no message)
+ * into rollmem messages. A block type or key it does not model is kept
+ * verbatim (see `DecodeOptions`; `{ strict: true }` refuses it). Fails with
+ * `AdapterError` naming the path of an unknown role or of a known field of
+ * the wrong type.
  *
  * @since 0.2.0
  * @category constructors
  */
-export const decode: (input: unknown) => Effect.Effect<Array<Message.Message>, AdapterError> = codec.decode
+export const decode: (
+  input: unknown,
+  options?: DecodeOptions
+) => Effect.Effect<Array<Message.Message>, AdapterError> = codec.decode
 
 /**
  * Writes rollmem messages (a memory's `messages`) as `{ system?, messages }`

@@ -49,7 +49,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import type * as Message from "../schema/Message.js"
-import { AdapterError, type CheckOptions } from "./AdapterError.js"
+import { AdapterError, type CheckOptions, type DecodeOptions } from "./AdapterError.js"
 import {
   Arr,
   type DeriveContext,
@@ -104,8 +104,8 @@ type Part = typeof Part.Type
 /**
  * One Gemini content (assignable to `@google/genai`'s `Content`): `role`
  * `"user"` or `"model"` and `parts` with text, thoughts, inline and file
- * data, function calls and responses, video metadata. Unknown keys are
- * refused.
+ * data, function calls and responses, video metadata. Reading also takes
+ * unknown keys (kept verbatim) unless `strict`; an unknown role is refused.
  *
  * @since 0.2.0
  * @category schemas
@@ -253,19 +253,26 @@ const systemFormat: Format<SystemPart> = {
   estimate: () => 0
 }
 
-const decodeRequest = engine.requestDecoder(Request, format.name)
+// The request's own keys: what is in them is read by the formats (lenient unless strict).
+const decodeRequest = engine.requestDecoder(
+  Schema.Struct({
+    systemInstruction: Opt(Schema.Struct({ parts: Schema.Array(Schema.Unknown) })),
+    contents: Schema.Array(Schema.Unknown)
+  }),
+  format.name
+)
 
-const decodeSync = (input: unknown): Either.Either<Array<Message.Message>, AdapterError> => {
+const decodeSync = (input: unknown, options?: DecodeOptions): Either.Either<Array<Message.Message>, AdapterError> => {
   const request = decodeRequest(input)
   if (Either.isLeft(request)) return Either.left(request.left)
   const { contents, systemInstruction } = request.right
   const head = systemInstruction === undefined
     ? Either.right([])
-    : engine.decode(systemFormat, systemInstruction.parts)
+    : engine.decode(systemFormat, systemInstruction.parts, options, ["systemInstruction", "parts"])
   if (Either.isLeft(head)) {
     return Either.left(new AdapterError({ format: format.name, description: head.left.description }))
   }
-  return Either.map(engine.decode(format, contents), (rest) => [...head.right, ...rest])
+  return Either.map(engine.decode(format, contents, options, ["contents"]), (rest) => [...head.right, ...rest])
 }
 
 /**
@@ -296,13 +303,19 @@ const codec = engine.codec(decodeSync, encodeSync)
 
 /**
  * Reads `{ systemInstruction?, contents }` (any input, checked; other keys
- * refused) into rollmem messages. Fails with `AdapterError` naming the path
- * of a field it does not know or of the wrong type.
+ * of the request, and of `systemInstruction`, refused: they belong to no
+ * message) into rollmem messages. A key it does not model in a content or a
+ * part is kept verbatim (see `DecodeOptions`; `{ strict: true }` refuses
+ * it). Fails with `AdapterError` naming the path of an unknown role or of a
+ * known field of the wrong type.
  *
  * @since 0.2.0
  * @category constructors
  */
-export const decode: (input: unknown) => Effect.Effect<Array<Message.Message>, AdapterError> = codec.decode
+export const decode: (
+  input: unknown,
+  options?: DecodeOptions
+) => Effect.Effect<Array<Message.Message>, AdapterError> = codec.decode
 
 /**
  * Writes rollmem messages (a memory's `messages`) as `{ systemInstruction?,

@@ -29,7 +29,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import type * as Message from "../schema/Message.js"
-import type { AdapterError } from "./AdapterError.js"
+import type { AdapterError, DecodeOptions } from "./AdapterError.js"
 import {
   Arr,
   type DeriveContext,
@@ -76,7 +76,8 @@ const Data = Schema.Struct({
 })
 
 /**
- * One stored LangChain message: `{ type, data }`. Unknown keys are refused.
+ * One stored LangChain message: `{ type, data }`. Reading also takes unknown
+ * keys (kept verbatim) unless `strict`; an unknown `type` is refused.
  *
  * @since 0.2.0
  * @category schemas
@@ -162,7 +163,10 @@ const estimate = (m: StoredMessage): number => {
 /** @internal */
 export const format: Format<StoredMessage> = { name: "langchain", item: StoredMessage, derive, render, estimate }
 
-const codec = engine.codec((input) => engine.decode(format, input), (messages) => engine.encode(format, messages))
+const codec = engine.codec(
+  (input, options) => engine.decode(format, input, options),
+  (messages) => engine.encode(format, messages)
+)
 
 /**
  * Reads stored LangChain messages (any input, checked) into rollmem
@@ -172,7 +176,10 @@ const codec = engine.codec((input) => engine.decode(format, input), (messages) =
  * @since 0.2.0
  * @category constructors
  */
-export const decode: (input: unknown) => Effect.Effect<Array<Message.Message>, AdapterError> = codec.decode
+export const decode: (
+  input: unknown,
+  options?: DecodeOptions
+) => Effect.Effect<Array<Message.Message>, AdapterError> = codec.decode
 
 /**
  * Writes rollmem messages as stored LangChain messages, restoring what

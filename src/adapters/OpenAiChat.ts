@@ -39,7 +39,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import type * as Message from "../schema/Message.js"
-import type { AdapterError, CheckOptions } from "./AdapterError.js"
+import type { AdapterError, CheckOptions, DecodeOptions } from "./AdapterError.js"
 import {
   Arr,
   type DeriveContext,
@@ -96,12 +96,12 @@ const SystemMessage = Schema.Struct({ role: Schema.Literal("system"), content: T
 const DeveloperMessage = Schema.Struct({ role: Schema.Literal("developer"), content: TextContent, name: Name })
 const UserMessage = Schema.Struct({
   role: Schema.Literal("user"),
-  content: Schema.Union(Schema.String, Arr(Schema.Union(TextPart, ImagePart, AudioPart, FilePart))),
+  content: Schema.Union(Schema.String, Arr(engine.open(Schema.Union(TextPart, ImagePart, AudioPart, FilePart)))),
   name: Name
 })
 const AssistantMessage = Schema.Struct({
   role: Schema.Literal("assistant"),
-  content: Opt(Schema.NullOr(Schema.Union(Schema.String, Arr(Schema.Union(TextPart, RefusalPart))))),
+  content: Opt(Schema.NullOr(Schema.Union(Schema.String, Arr(engine.open(Schema.Union(TextPart, RefusalPart)))))),
   refusal: Opt(Schema.NullOr(Schema.String)),
   name: Name,
   audio: Opt(Schema.NullOr(Schema.Struct({ id: Schema.String }, JsonRecord))),
@@ -119,7 +119,8 @@ const FunctionMessage = Schema.Struct({
 /**
  * One Chat Completions message, as the SDK's `ChatCompletionMessageParam`
  * (also accepting a response's `ChatCompletionMessage`, with `annotations`
- * and `audio`). Unknown keys and part types are refused.
+ * and `audio`). Reading also takes unknown keys and part types (kept
+ * verbatim) unless `strict`; an unknown role is refused.
  *
  * @since 0.2.0
  * @category schemas
@@ -242,13 +243,18 @@ const codec = engine.listCodec(format)
 
 /**
  * Reads Chat Completions messages (any JSON input, checked) into rollmem
- * messages, one per message. Fails with `AdapterError` naming the path of a
- * field it does not know or of the wrong type.
+ * messages, one per message. A key or part type it does not model is kept
+ * verbatim (see `DecodeOptions`; `{ strict: true }` refuses it). Fails with
+ * `AdapterError` naming the path of an unknown role or of a known field of
+ * the wrong type.
  *
  * @since 0.2.0
  * @category constructors
  */
-export const decode: (input: unknown) => Effect.Effect<Array<Message.Message>, AdapterError> = codec.decode
+export const decode: (
+  input: unknown,
+  options?: DecodeOptions
+) => Effect.Effect<Array<Message.Message>, AdapterError> = codec.decode
 
 /**
  * Writes rollmem messages (a memory's `messages`) as Chat Completions

@@ -5,8 +5,8 @@
  * | input item | rollmem message |
  * |---|---|
  * | a message (`{ role, content }`, an input message, an output message) | same role; content = the string, or the `input_text` / `output_text` parts joined with `"\n"` |
- * | `function_call` | `assistant`, one tool call `{ id: call_id, name, arguments }` |
- * | `custom_tool_call` | `assistant`, one tool call `{ id: call_id, name, arguments: input }` |
+ * | `function_call` | a tool call `{ id: call_id, name, arguments }` of an `assistant` message: consecutive calls (parallel calls), and the assistant message right before them, make one message |
+ * | `custom_tool_call` | a tool call `{ id: call_id, name, arguments: input }`, as `function_call` |
  * | `function_call_output`, `custom_tool_call_output` | `tool`, `toolCallId` = `call_id`, content = the output string or its text parts |
  * | `reasoning` | kept with the item after it (an `assistant` message with empty content when nothing follows) |
  *
@@ -15,8 +15,9 @@
  * content }` item when its content is not empty, then one `function_call`
  * item per call; a message with a tool call id gives a
  * `function_call_output`. Another role fails with `AdapterError`. Other item
- * types (web search, file search, computer, MCP, shell calls) are not read
- * (`AdapterError`).
+ * types (web search, file search, computer, MCP, shell calls) are kept
+ * verbatim with the item after them, as reasoning is (refused under
+ * `strict`).
  *
  * What a rollmem message has no field for (image and file parts, a refusal,
  * annotations, item ids and statuses, reasoning items, custom tool calls) is
@@ -39,7 +40,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import type * as Message from "../schema/Message.js"
-import type { AdapterError, CheckOptions } from "./AdapterError.js"
+import type { AdapterError, CheckOptions, DecodeOptions } from "./AdapterError.js"
 import {
   Arr,
   type Draft,
@@ -70,9 +71,9 @@ const InputFile = Schema.Struct({
   file_url: Opt(Schema.String),
   filename: Opt(Schema.String)
 })
-const InputPart = Schema.Union(InputText, InputImage, InputFile)
+const InputPart = engine.open(Schema.Union(InputText, InputImage, InputFile))
 
-const Annotation = Schema.Union(
+const Annotation = engine.open(Schema.Union(
   Schema.Struct({
     type: Schema.Literal("file_citation"),
     file_id: Schema.String,
@@ -95,7 +96,7 @@ const Annotation = Schema.Union(
     start_index: Schema.Number
   }),
   Schema.Struct({ type: Schema.Literal("file_path"), file_id: Schema.String, index: Schema.Number })
-)
+))
 const TopLogprob = Schema.Struct({ token: Schema.String, bytes: Arr(Schema.Number), logprob: Schema.Number })
 const Logprob = Schema.Struct({
   token: Schema.String,
@@ -128,7 +129,7 @@ const OutputMessage = Schema.Struct({
   id: Schema.String,
   role: Schema.Literal("assistant"),
   status: Status,
-  content: Arr(Schema.Union(OutputText, Refusal)),
+  content: Arr(engine.open(Schema.Union(OutputText, Refusal))),
   phase: Phase
 })
 const FunctionCall = Schema.Struct({
@@ -174,7 +175,9 @@ const Reasoning = Schema.Struct({
  * One Responses input item (assignable to the SDK's `ResponseInputItem`):
  * a message (easy, input or output form), `function_call`,
  * `function_call_output`, `custom_tool_call`, `custom_tool_call_output` or
- * `reasoning`. Other item types and unknown keys are refused.
+ * `reasoning`. Reading also takes other item types, part types and unknown
+ * keys (kept verbatim; an item of another type is kept with the item after
+ * it, as a reasoning item is) unless `strict`.
  *
  * @since 0.2.0
  * @category schemas
@@ -198,12 +201,57 @@ export const InputItem = Schema.Union(
  */
 export type InputItem = typeof InputItem.Type
 
-const isAttached = (item: InputItem): boolean => "type" in item && item.type === "reasoning"
+/** The item types that make a message; the others (reasoning, and types rollmem does not model) go with the next. */
+const OWN: ReadonlySet<string | undefined> = new Set([
+  undefined,
+  "message",
+  "function_call",
+  "function_call_output",
+  "custom_tool_call",
+  "custom_tool_call_output"
+])
 
+// What reading takes besides: an output message passed back without `id` or `status` (the API takes it).
+const PassedBackMessage = Schema.Struct({ ...OutputMessage.fields, id: Opt(Schema.String), status: Opt(Status) })
+const ReadItem = engine.open(
+  Schema.Union(
+    EasyMessage,
+    InputMessage,
+    OutputMessage,
+    PassedBackMessage,
+    FunctionCall,
+    FunctionCallOutput,
+    CustomToolCall,
+    CustomToolCallOutput,
+    Reasoning
+  ).annotations({ identifier: "ResponseInputItem" })
+)
+
+const isAttached = (item: InputItem): boolean => !OWN.has("type" in item ? item.type : undefined)
+
+const isCall = (item: InputItem): boolean =>
+  "type" in item && (item.type === "function_call" || item.type === "custom_tool_call")
+
+const isAssistantMessage = (item: InputItem): boolean =>
+  "role" in item && item.role === "assistant" &&
+  (!("type" in item) || item.type === undefined || item.type === "message")
+
+/**
+ * One group per message: the attached items (reasoning...) with the item
+ * after them; an assistant message and the calls right after it, or
+ * consecutive calls (parallel calls), make one group, one assistant message
+ * with its tool calls, as the natural form writes it.
+ */
 const groups = (items: ReadonlyArray<InputItem>): Array<ReadonlyArray<InputItem>> => {
   const out: Array<Array<InputItem>> = []
   let pending: Array<InputItem> = []
   for (const item of items) {
+    const last = out[out.length - 1]
+    const tail = last?.[last.length - 1]
+    if (pending.length === 0 && isCall(item) && tail !== undefined && (isCall(tail) || isAssistantMessage(tail))) {
+      last.push(item)
+      continue
+    }
     pending.push(item)
     if (!isAttached(item)) {
       out.push(pending)
@@ -220,28 +268,32 @@ const textOf = (content: string | ReadonlyArray<{ readonly type: string; readonl
     : joinText(content.flatMap((p) => p.type === "input_text" || p.type === "output_text" ? [p.text ?? ""] : []))
 
 const derive = (group: ReadonlyArray<InputItem>): Array<Draft> => {
-  const item = group[group.length - 1]
+  const own = group.filter((item) => !isAttached(item))
+  const item = own[0]
+  // reasoning (or an item of another type) that nothing follows
+  if (item === undefined) return [{ role: "assistant", content: "" }]
+  if (own.length > 1 || isCall(item)) {
+    const content = isCall(item) ? "" : textOf((item as typeof EasyMessage.Type).content)
+    const toolCalls = own.flatMap((call) =>
+      !("type" in call)
+        ? []
+        : call.type === "function_call"
+        ? [{ id: call.call_id, name: call.name, arguments: call.arguments }]
+        : call.type === "custom_tool_call"
+        ? [{ id: call.call_id, name: call.name, arguments: call.input }]
+        : []
+    )
+    return [{ role: "assistant", content, toolCalls }]
+  }
   if (!("type" in item) || item.type === undefined || item.type === "message") {
     const m = item as typeof EasyMessage.Type
     return [{ role: m.role, content: textOf(m.content) }]
   }
   switch (item.type) {
-    case "function_call":
-      return [{
-        role: "assistant",
-        content: "",
-        toolCalls: [{ id: item.call_id, name: item.name, arguments: item.arguments }]
-      }]
-    case "custom_tool_call":
-      return [{
-        role: "assistant",
-        content: "",
-        toolCalls: [{ id: item.call_id, name: item.name, arguments: item.input }]
-      }]
     case "function_call_output":
     case "custom_tool_call_output":
       return [{ role: "tool", content: textOf(item.output), toolCallId: item.call_id }]
-    case "reasoning":
+    default:
       return [{ role: "assistant", content: "" }]
   }
 }
@@ -293,7 +345,15 @@ const estimate = (item: InputItem): number => {
 }
 
 /** @internal */
-export const format: Format<InputItem> = { name: "openai-responses", item: InputItem, groups, derive, render, estimate }
+export const format: Format<InputItem> = {
+  name: "openai-responses",
+  // a passed-back message is an output message without its `id` or `status`: written back as it came
+  item: ReadItem as unknown as typeof InputItem,
+  groups,
+  derive,
+  render,
+  estimate
+}
 
 /**
  * Options of {@link encode}: `check` (see `CheckOptions`).
@@ -307,13 +367,18 @@ const codec = engine.listCodec(format)
 
 /**
  * Reads Responses input items (or a response's `output`; any input,
- * checked) into rollmem messages. Fails with `AdapterError` naming the path
- * of a field or item type it does not know or of the wrong type.
+ * checked) into rollmem messages. An item type, part type or key it does not
+ * model is kept verbatim (see `DecodeOptions`; `{ strict: true }` refuses
+ * it). Fails with `AdapterError` naming the path of an unknown role or of a
+ * known field of the wrong type.
  *
  * @since 0.2.0
  * @category constructors
  */
-export const decode: (input: unknown) => Effect.Effect<Array<Message.Message>, AdapterError> = codec.decode
+export const decode: (
+  input: unknown,
+  options?: DecodeOptions
+) => Effect.Effect<Array<Message.Message>, AdapterError> = codec.decode
 
 /**
  * Writes rollmem messages (a memory's `messages`) as Responses input items,

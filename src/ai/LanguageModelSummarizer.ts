@@ -38,12 +38,12 @@ import * as LanguageModel from "@effect/ai/LanguageModel"
 import * as Prompt from "@effect/ai/Prompt"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { type ConfigError, SummarizerError } from "../Errors.js"
+import * as Rules from "../core/options.js"
+import { ConfigError, SummarizerError } from "../Errors.js"
 import * as Message from "../schema/Message.js"
 import { fitToBudget } from "../services/internal/summarizing.js"
 import * as Summarizer from "../services/Summarizer.js"
 import * as TokenCounter from "../services/TokenCounter.js"
-import { positiveInteger } from "../strategies/internal/core.js"
 import * as SummaryPrompt from "./SummaryPrompt.js"
 
 /**
@@ -153,10 +153,9 @@ export const make = (
   options?: Options
 ): Effect.Effect<Summarizer.Service, ConfigError, LanguageModel.LanguageModel> =>
   Effect.gen(function*() {
-    const ownBudget = yield* positiveInteger(
-      "maxSummaryTokens",
-      options?.maxSummaryTokens ?? DEFAULT_MAX_SUMMARY_TOKENS
-    )
+    const ownBudget = options?.maxSummaryTokens ?? DEFAULT_MAX_SUMMARY_TOKENS
+    const wrong = Rules.positiveInteger(ownBudget)
+    if (wrong !== undefined) return yield* new ConfigError({ option: "maxSummaryTokens", description: wrong })
     const model = yield* LanguageModel.LanguageModel
     const buildPrompt = options?.prompt ?? defaultPrompt
     const buildCompressPrompt = options?.compressPrompt ?? defaultCompressPrompt

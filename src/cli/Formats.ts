@@ -4,9 +4,15 @@
  * or rollmem's own wire format (`--input-format`), detected per conversation
  * by default, and printing a final context in a provider's shape
  * (`--output-format`). Every conversion goes through the adapters of
- * `rollmem/adapters` (`fromOpenAIChat`, `toAnthropic`, ...), which are
- * strict: an unknown key or part type is an error naming it, never a silent
- * drop, so a turn whose tool calls cannot be read refuses its conversation.
+ * `rollmem/adapters` (`fromOpenAIChat`, `toAnthropic`, ...), read with `{
+ * strict: true }`: an unknown key or part type is an error naming it. The
+ * library's readers keep such a field verbatim by default, but the command
+ * line measures: a kept field is not counted (nor are its tool calls read),
+ * so a replay would report figures for less than the transcript holds, and
+ * detection falls back from one format to another, which a lenient reader
+ * would turn into a silent misreading (rollmem's `toolCalls` misspelt, read
+ * as an OpenAI message without calls). A turn whose tool calls cannot be
+ * read refuses its conversation.
  *
  * A conversation is an object (a JSON Lines line, or a JSON document):
  *
@@ -127,16 +133,19 @@ const pick = (conversation: Conversation, keys: ReadonlyArray<string>): Conversa
   return out
 }
 
+// The command line measures: a field it would not count is refused, naming it (see the module docs).
+const strict = { strict: true } as const
+
 const readers: { readonly [F in Format]: (c: Conversation) => Either.Either<ReadonlyArray<Message>, string> } = {
   rollmem: (c) =>
     Either.mapBoth(decodeWire({ messages: c.messages }, { errors: "first", onExcessProperty: "error" }), {
       onLeft: (error) => `rollmem: ${formatParseError(error)}`,
       onRight: (wire) => wire.messages
     }),
-  openai: (c) => adapt(() => fromOpenAIChat(c.messages)),
-  anthropic: (c) => adapt(() => fromAnthropic(pick(c, ["system", "messages"]))),
-  "ai-sdk": (c) => adapt(() => fromAiSdk(c.messages)),
-  gemini: (c) => adapt(() => fromGemini(pick(c, ["systemInstruction", "contents"])))
+  openai: (c) => adapt(() => fromOpenAIChat(c.messages, strict)),
+  anthropic: (c) => adapt(() => fromAnthropic(pick(c, ["system", "messages"]), strict)),
+  "ai-sdk": (c) => adapt(() => fromAiSdk(c.messages, strict)),
+  gemini: (c) => adapt(() => fromGemini(pick(c, ["systemInstruction", "contents"]), strict))
 }
 
 const anthropicBlocks = new Set(["tool_use", "tool_result", "thinking", "redacted_thinking", "document"])

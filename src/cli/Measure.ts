@@ -20,12 +20,17 @@
  *   summarizer input x1 + summarizer output x4 ({@link COST_WEIGHTS}).
  *   Summarizer input is the current summary plus the evicted messages, its
  *   output the new summary, each counted with the replay's token counter.
+ * - *Retention* (docs/contract.md section 14): of the distinct artifacts
+ *   (file paths, URLs, e-mail addresses, identifiers: `Retention`) named by
+ *   the messages added before a request point, the share its context still
+ *   names. A conversation's figure is its last request point's.
  *
  * Every token figure is in the units of the replay's token counter.
  *
  * @since 0.2.0
  */
 import * as Equal from "effect/Equal"
+import * as Retention from "../core/artifacts.js"
 import type * as Message from "../schema/Message.js"
 import * as Validity from "../Validity.js"
 
@@ -119,6 +124,10 @@ export interface RequestPoint {
    * when the replay has no token budget (window, buffer, summary strategies).
    */
   readonly overBound: boolean
+  /** Distinct artifacts named by the messages added so far (see `Retention`). */
+  readonly artifactsNamed: number
+  /** Those of them the context still names. */
+  readonly artifactsKept: number
 }
 
 /**
@@ -333,10 +342,17 @@ export interface RequestInput {
  * @category models
  */
 export interface Recorder {
+  /** Records a message about to be added: the artifacts it names are named in the conversation from now on. */
+  readonly observe: (message: Message.Message) => void
   readonly turn: (point: TurnPoint) => void
   readonly fold: (point: FoldPoint) => void
   readonly request: (input: RequestInput) => RequestPoint
-  readonly done: () => { readonly sums: Sums; readonly timeline: Timeline }
+  readonly done: () => {
+    readonly sums: Sums
+    readonly timeline: Timeline
+    /** The retention of the last request point (nothing named when there was none). */
+    readonly artifacts: Retention.Figure
+  }
 }
 
 /**
@@ -352,7 +368,10 @@ export const makeRecorder = (id: string, limits: Limits): Recorder => {
   const requests: Array<RequestPoint> = []
   const sums = { ...emptySums }
   let previous: ReadonlyArray<Message.Message> = []
+  const tracker = Retention.tracker()
+  let artifacts: Retention.Figure = { named: 0, kept: 0, byKind: {} }
   return {
+    observe: tracker.observe,
     turn: (point) => {
       turns.push(point)
     },
@@ -395,6 +414,7 @@ export const makeRecorder = (id: string, limits: Limits): Recorder => {
           Math.max(limits.maxTokens, newest)
         overBound = contextTokens > bound
       }
+      artifacts = tracker.measure(context)
       const point: RequestPoint = {
         index,
         contextMessages: context.length,
@@ -403,7 +423,9 @@ export const makeRecorder = (id: string, limits: Limits): Recorder => {
         cachedTokens,
         violations,
         eligible: transcriptValid && holdsUserTurn,
-        overBound
+        overBound,
+        artifactsNamed: artifacts.named,
+        artifactsKept: artifacts.kept
       }
       requests.push(point)
       sums.requestPoints++
@@ -419,6 +441,6 @@ export const makeRecorder = (id: string, limits: Limits): Recorder => {
       sums.cachedTokens += cachedTokens
       return point
     },
-    done: () => ({ sums: { ...sums }, timeline: { id, turns, folds, requests } })
+    done: () => ({ sums: { ...sums }, timeline: { id, turns, folds, requests }, artifacts })
   }
 }

@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import type * as Retention from "../core/artifacts.js"
 import { prefix, suffix } from "../internal/text.js"
 import * as Message from "../schema/Message.js"
 import type { Figures, FinalContext, Outcome, Report, Strategy, Totals } from "./Replay.js"
@@ -26,6 +27,17 @@ const fitId = (id: string): string => {
 const fixed = (x: number): string => x.toFixed(1)
 const percent = (x: number): string => `${(100 * x).toFixed(1)}%`
 const rounded = (x: number): string => String(Math.round(x))
+
+/** A retention figure: `kept/named` with its share (`-` when nothing was named). */
+const retained = (figure: { readonly named: number; readonly kept: number }): string =>
+  figure.named === 0 ? "-" : `${figure.kept}/${figure.named} (${percent(figure.kept / figure.named)})`
+
+/** A retention figure as its share alone (`-` when nothing was named). */
+const share0 = (figure: { readonly named: number; readonly kept: number }): string =>
+  figure.named === 0 ? "-" : percent(figure.kept / figure.named)
+
+/** The retention of the file paths alone. */
+const paths = (figure: Retention.Figure): string => retained(figure.byKind.path ?? { named: 0, kept: 0 })
 
 const COLUMNS: ReadonlyArray<{
   readonly title: string
@@ -54,7 +66,8 @@ const COLUMNS: ReadonlyArray<{
   { title: "mean-sent", row: (f) => rounded(f.meanRequestTokens), total: (t) => rounded(t.meanRequestTokens) },
   { title: "max-sent", row: (f) => String(f.maxRequestTokens), total: (t) => `max ${t.maxRequestTokens}` },
   { title: "reuse", row: (f) => percent(f.prefixReuse), total: (t) => percent(t.prefixReuse) },
-  { title: "cost", row: (f) => rounded(f.cost), total: (t) => rounded(t.cost) }
+  { title: "cost", row: (f) => rounded(f.cost), total: (t) => rounded(t.cost) },
+  { title: "retained", row: (f) => share0(f.artifacts), total: (t) => share0(t.artifacts) }
 ]
 
 /**
@@ -86,7 +99,8 @@ export const legend = (unit: string): Array<string> => [
   `mean-sent, max-sent: context ${unit}; reuse: ${unit} of the prefix of whole messages shared with the previous`,
   `request, over ${unit} sent. calls/1k: summarizer calls per 1,000 messages; sum-in, sum-out: summarizer ${unit} in`,
   `and out; cost: uncached input x1 + cached input (a shared prefix of 1,024 ${unit} or more) x0.1 + sum-in x1 +`,
-  `sum-out x4, in input-${unit.replace(/s$/, "")} units.`
+  `sum-out x4, in input-${unit.replace(/s$/, "")} units. retained: at the last request point, the distinct artifacts`,
+  `(file paths, URLs, e-mail addresses, identifiers) the context still names / those named so far.`
 ]
 
 /**
@@ -299,7 +313,9 @@ const COMPARE_ROWS: ReadonlyArray<{ readonly title: string; readonly cell: (t: T
   { title: "max context sent", cell: (t) => String(t.maxRequestTokens) },
   { title: "prefix reuse", cell: (t) => percent(t.prefixReuse) },
   { title: "cost", cell: (t) => rounded(t.cost) },
-  { title: "  vs the base", cell: (t, base) => base.cost === 0 ? "-" : `${(t.cost / base.cost).toFixed(2)}x` }
+  { title: "  vs the base", cell: (t, base) => base.cost === 0 ? "-" : `${(t.cost / base.cost).toFixed(2)}x` },
+  { title: "artifacts retained (last request)", cell: (t) => retained(t.artifacts) },
+  { title: "  file paths", cell: (t) => paths(t.artifacts) }
 ]
 
 /**
@@ -325,7 +341,9 @@ export const compareTable = (
     "base: the command line's own options.",
     ...columns.flatMap((c, i) => c.set === undefined ? [] : [`[${i}] ${c.set}`]),
     `Request points: before each assistant turn. Cost: uncached input x1 + cached input (a prefix of 1,024 ${unit} or`,
-    `more shared with the previous request) x0.1 + summarizer input x1 + summarizer output x4.`
+    `more shared with the previous request) x0.1 + summarizer input x1 + summarizer output x4.`,
+    `Artifacts retained: at each conversation's last request point, the distinct artifacts named so far that the`,
+    `context still names, all conversations together.`
   ].join("\n")
 }
 

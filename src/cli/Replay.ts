@@ -12,6 +12,7 @@
 import * as Effect from "effect/Effect"
 import * as Equal from "effect/Equal"
 import * as Stream from "effect/Stream"
+import * as Retention from "../core/artifacts.js"
 import { type AddError, ConfigError, SummarizerError, type TokenCountError } from "../Errors.js"
 import * as ExtractiveSummarizer from "../layers/ExtractiveSummarizer.js"
 import * as Message from "../schema/Message.js"
@@ -194,14 +195,23 @@ export interface Figures extends Measure.Sums, Measure.Derived {
   readonly contextTokens: number
   /** Whether the first non-system message of the final context is a user turn; null when there is none. */
   readonly opensOnUserTurn: boolean | null
+  /**
+   * Retention at the last request point (docs/contract.md section 14): the
+   * distinct artifacts named so far and those the context still names, in
+   * all and per kind.
+   */
+  readonly artifacts: Retention.Figure
+  /** `artifacts.kept / artifacts.named` (1 when nothing was named). */
+  readonly retention: number
 }
 
 /**
  * Totals over every conversation: sums, except `peakBufferTokens` and
  * `maxRequestTokens` (the maxima), `opensOnUserTurn` (how many conversations
  * open on a user turn) and the derived figures (computed from the sums:
- * `prefixReuse` is reused over sent tokens of every request point);
- * `conversations` counts them.
+ * `prefixReuse` is reused over sent tokens of every request point;
+ * `artifacts` sums every conversation's last request point, all sessions
+ * taken together, and `retention` is its ratio); `conversations` counts them.
  *
  * @since 0.1.0
  * @category models
@@ -631,6 +641,7 @@ const replayInto = (
           transcriptValid: index <= firstViolation
         })
       }
+      recorder.observe(message)
       at.index = index
       const callsBefore = track.calls()
       yield* memory.add(message)
@@ -664,7 +675,7 @@ const replayInto = (
     const summaryTokens = yield* counter.countText(finalSummary)
     const messages = yield* memory.messages
     const summaryIndex = finalSummary === "" ? -1 : summaryPosition(messages, yield* memory.buffer)
-    const { sums, timeline } = recorder.done()
+    const { artifacts, sums, timeline } = recorder.done()
     const summarizerCalls = track.calls()
     const figures: Figures = {
       id: conversation.id,
@@ -678,7 +689,9 @@ const replayInto = (
       contextTokens: summaryTokens + finalBufferTokens,
       opensOnUserTurn: opensOnUserTurn(messages),
       ...sums,
-      ...Measure.derive(sums, conversation.messages.length, summarizerCalls)
+      ...Measure.derive(sums, conversation.messages.length, summarizerCalls),
+      artifacts,
+      retention: Retention.ratio(artifacts)
     }
     const final: FinalContext = {
       id: conversation.id,
@@ -733,7 +746,14 @@ export const totalsOf = (figures: ReadonlyArray<Figures>): Totals => {
     if (f.opensOnUserTurn === true) totals.opensOnUserTurn++
   }
   const sums = Measure.sum(figures)
-  return { ...totals, ...sums, ...Measure.derive(sums, totals.messages, totals.summarizerCalls) }
+  const artifacts = Retention.sum(figures.map((f) => f.artifacts))
+  return {
+    ...totals,
+    ...sums,
+    ...Measure.derive(sums, totals.messages, totals.summarizerCalls),
+    artifacts,
+    retention: Retention.ratio(artifacts)
+  }
 }
 
 /**

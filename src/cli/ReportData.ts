@@ -72,14 +72,16 @@ export const reportDocument = (
           [r.index, r.violations.map((v) => v.description)] as const
         ),
         final: final.messages.map((m) => m.toJSON() as WireMessage),
-        summaryIndex: final.summaryIndex
+        summaryIndex: final.summaryIndex,
+        retention: timeline.requests.map((r) => [r.index, r.artifactsKept, r.artifactsNamed] as const)
       }
     }),
     compare: columns?.map((column): CompareReport => ({
       label: column.set ?? "base (the command line's own options)",
       summarizerCallsPer1000Turns: column.report.totals.summarizerCallsPer1000Turns,
       meanContextTokens: column.report.totals.meanRequestTokens,
-      cost: column.report.totals.cost
+      cost: column.report.totals.cost,
+      retention: column.report.totals.retention
     }))
   }
 }

@@ -7,24 +7,15 @@
  *
  * @internal
  */
+import * as Rules from "../core/options.js"
 import { ConfigError } from "../Errors.js"
 
-const describe = (value: unknown): string => value === null ? "null" : Array.isArray(value) ? "array" : typeof value
-
 /**
- * A wrong option value as an error names it: a string quoted (`"lru"`), a
- * number as written, `null`, else its type (`boolean`, `object`).
+ * A wrong option value as an error names it (`core/options.ts`).
  *
  * @internal
  */
-export const describeValue = (value: unknown): string =>
-  value === null
-    ? "null"
-    : typeof value === "string"
-    ? JSON.stringify(value)
-    : typeof value === "number"
-    ? String(value)
-    : typeof value
+export const describeValue: (value: unknown) => string = Rules.describeValue
 
 /**
  * `undefined` when `options` is an object (not `null`, not an array), else
@@ -34,7 +25,7 @@ export const describeValue = (value: unknown): string =>
  */
 export const checkObject = (options: unknown): ConfigError | undefined =>
   typeof options !== "object" || options === null || Array.isArray(options)
-    ? new ConfigError({ option: "options", description: `must be an object, got ${describe(options)}` })
+    ? new ConfigError({ option: "options", description: `must be an object, got ${Rules.describeKind(options)}` })
     : undefined
 
 /**

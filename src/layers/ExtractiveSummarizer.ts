@@ -53,12 +53,12 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { type ConfigError, SummarizerError, TokenCountError } from "../Errors.js"
+import * as Rules from "../core/options.js"
+import { ConfigError, SummarizerError, TokenCountError } from "../Errors.js"
 import { clip, prefix } from "../internal/text.js"
 import type { Message } from "../schema/Message.js"
 import * as Summarizer from "../services/Summarizer.js"
 import * as TokenCounter from "../services/TokenCounter.js"
-import { positiveInteger } from "../strategies/internal/core.js"
 
 /**
  * The default budget of the summary: 400 tokens.
@@ -410,7 +410,9 @@ const fit = (
  */
 export const make = (options?: Options): Effect.Effect<Summarizer.Service, ConfigError> =>
   Effect.gen(function*() {
-    const ownBudget = yield* positiveInteger("maxTokens", options?.maxTokens ?? DEFAULT_MAX_TOKENS)
+    const ownBudget = options?.maxTokens ?? DEFAULT_MAX_TOKENS
+    const wrong = Rules.positiveInteger(ownBudget)
+    if (wrong !== undefined) return yield* new ConfigError({ option: "maxTokens", description: wrong })
     return Summarizer.Summarizer.of({
       summarize: (summary, messages, request) =>
         Effect.suspend(() => {

@@ -40,6 +40,7 @@ import * as Schema from "effect/Schema"
 import { ConfigError } from "../Errors.js"
 import * as MemoryState from "../schema/MemoryState.js"
 import type * as Message from "../schema/Message.js"
+import * as OptionsSchema from "../schema/Options.js"
 import * as Summarizer from "../services/Summarizer.js"
 import * as TokenCounter from "../services/TokenCounter.js"
 import * as Conversation from "../store/Conversation.js"
@@ -166,12 +167,11 @@ export class ConversationMemory extends AsyncMemory {
   }
 }
 
-const STORE_KEYS = ["store", "summarize", "tokenCounter"]
-
-const checkFunction = (option: string, value: unknown): void => {
-  if (value !== undefined && typeof value !== "function") {
-    throw new ConfigError({ option, description: `must be a function, got ${value === null ? "null" : typeof value}` })
-  }
+// The fields Conversations take besides a stored conversation's (the store is checked by `checkStore`).
+const conversationsFields = {
+  ...Conversation.retryField,
+  store: Schema.optional(Schema.Unknown),
+  ...OptionsSchema.promiseFields
 }
 
 // `{ sqlite: path }` or a location string; anything else is a ConfigError.
@@ -235,7 +235,7 @@ export class Conversations {
   private disposed = false
 
   constructor(options: ConversationsOptions) {
-    const checked = squash(Effect.runSyncExit(Conversation.checkOptions(options, STORE_KEYS)))
+    const checked = squash(Effect.runSyncExit(Conversation.checkOptions(options, conversationsFields)))
     const { store, summarize, tokenCounter, ...strategy } = checked as ConversationsOptions
     let storeLayer: Layer.Layer<ConversationStore.ConversationStore, unknown>
     if (Layer.isLayer(store)) {
@@ -246,8 +246,6 @@ export class Conversations {
       storeLayer = ConversationStore.layerLocation(location)
       this.storeName = ConversationStore.describeLocation(location)
     }
-    checkFunction("summarize", summarize)
-    checkFunction("tokenCounter", tokenCounter)
     if (strategy.strategy === "summary" && summarize === undefined) {
       throw new ConfigError({ option: "summarize", description: "the summary strategy needs a summarize function" })
     }

@@ -35,26 +35,31 @@
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
+import type * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
-import { ConfigError, SummarizerError } from "../Errors.js"
-import { checkOptionKeys } from "../internal/options.js"
-import type * as MemoryState from "../schema/MemoryState.js"
+import * as Overflow from "../core/overflow.js"
+import { ConfigError, ContextOverflowError, SummarizerError } from "../Errors.js"
+import { markDecoded } from "../internal/decoded.js"
+import type { Message } from "../schema/Message.js"
+import * as OptionsSchema from "../schema/Options.js"
 import * as Summarizer from "../services/Summarizer.js"
-import type * as EffectBuffer from "../strategies/BufferMemory.js"
-import { buildBuffer, buildRolling, buildSummary, buildWindow } from "../strategies/internal/builders.js"
-import * as keys from "../strategies/internal/keys.js"
-import type * as EffectRolling from "../strategies/RollingMemory.js"
-import type * as EffectSummary from "../strategies/SummaryMemory.js"
-import type * as EffectWindow from "../strategies/WindowMemory.js"
+import * as TokenCounter from "../services/TokenCounter.js"
+import * as EffectBuffer from "../strategies/BufferMemory.js"
+import type * as EffectMemory from "../strategies/Memory.js"
+import * as EffectRolling from "../strategies/RollingMemory.js"
+import * as EffectSummary from "../strategies/SummaryMemory.js"
+import * as EffectWindow from "../strategies/WindowMemory.js"
 import {
   AsyncMemory,
   type AsyncSummarize,
-  build,
   type CountTokens,
   decodeOrThrow,
   type Restored,
+  squash,
   stateOf,
   type Summarize,
   SyncMemory,
@@ -93,6 +98,10 @@ export {
 export {
   /** @since 0.1.0 */
   ConfigError,
+  /** The provider still refused the request as too long after `withOverflowRetry`'s compactions. @since 0.3.0 */
+  ContextOverflowError,
+  /** Pinned messages and summary alone exceed `contextWindow` less its reserve. @since 0.3.0 */
+  ContextWindowError,
   /** @since 0.1.0 */
   InvalidMessageError,
   /** @since 0.1.0 */
@@ -102,7 +111,9 @@ export {
   /** A summary over `maxSummaryTokens` (the fold commits nothing). @since 0.2.0 */
   SummaryBudgetError,
   /** @since 0.1.0 */
-  TokenCountError
+  TokenCountError,
+  /** A usage figure passed to `recordUsage` that is not a non-negative integer. @since 0.3.0 */
+  UsageError
 } from "../Errors.js"
 export {
   /** @since 0.1.0 */
@@ -261,162 +272,40 @@ export interface AsyncSummaryOptions extends EffectSummary.Options {
   readonly timeout?: number | undefined
 }
 
-// The one options check of every constructor (`null`, a non-object, a misspelt key: ConfigError).
-const checkOptions = (options: unknown, known: ReadonlyArray<string>): void => {
-  const invalid = checkOptionKeys(options, known)
-  if (invalid !== undefined) throw invalid
-}
-
-// The Effect API's keys, with the facade's functions in place of services.
-const rollingKeys = [...keys.rolling, "summarize", "tokenCounter"]
-const bufferKeys = [...keys.buffer, "tokenCounter"]
-const windowKeys = [...keys.window, "tokenCounter"]
-const asyncRollingKeys = [...rollingKeys, "fold", "hardMaxTokens", "foldRetries", "timeout"]
-const summaryKeys = [...keys.summary, "summarize", "tokenCounter"]
-const asyncSummaryKeys = [...summaryKeys, "timeout"]
-
-// `timeout`: absent, or a positive integer (milliseconds).
-const checkTimeout = (value: unknown): number | undefined => {
-  if (value === undefined) return undefined
-  if (typeof value !== "number" || !Number.isSafeInteger(value) || value <= 0) {
-    throw new ConfigError({
-      option: "timeout",
-      description: `must be a positive integer (milliseconds), got ${String(value)}`
-    })
-  }
-  return value
-}
+// Decodes a class's options once with its schema (`Options.PromiseOptions`); throws the ConfigError.
+const decodeOptions = <A, I>(schema: Schema.Schema<A, I>, options: unknown): A =>
+  Either.getOrThrowWith(OptionsSchema.decode(schema, options), (error) => error)
 
 // The async classes' summarizer: `summarize` as a Promise function, each call bounded by `timeout` when given.
-// Checked when the summarizer is built, after the options' keys.
-const promiseSummarizer = (timeout: unknown) => {
-  return (summarize: AsyncSummarize): Summarizer.Service => {
-    const millis = checkTimeout(timeout)
-    const summarizer = Summarizer.fromPromise(summarize)
-    if (millis === undefined) return summarizer
-    const duration = Duration.millis(millis)
-    // Interrupting the call aborts its AbortSignal (Effect.tryPromise).
-    const onTimeout = () =>
-      new SummarizerError({
-        description: `no summary within ${millis} ms (the timeout option)`,
-        cause: new DOMException(`the summarizer did not settle within ${millis} ms`, "TimeoutError")
-      })
-    return {
-      summarize: (summary, messages, request) =>
-        Effect.timeoutFail(summarizer.summarize(summary, messages, request), { duration, onTimeout })
-    }
-  }
-}
-
-// Throws `ConfigError` unless `value` is absent or a function.
-const checkFunction = <F>(option: string, value: F): F => {
-  if (value !== undefined && typeof value !== "function") {
-    throw new ConfigError({ option, description: `must be a function, got ${value === null ? "null" : typeof value}` })
-  }
-  return value
-}
-
-const requireSummarize = <F>(options: { readonly summarize?: F }): F => {
-  if (typeof options.summarize !== "function") {
-    throw new ConfigError({ option: "summarize", description: "a summarizer function is required" })
-  }
-  return options.summarize
-}
-
-// The Rolling and AsyncRolling classes differ in their keys, in how `summarize` becomes a
-// Summarizer, and in background folds (async only: `scope` owns them, given with `fold: "background"`).
-const rollingMemory = <F>(
-  options: RollingPolicies & {
-    readonly maxTokens?: number | undefined
-    readonly summarize?: F | undefined
-    readonly tokenCounter?: CountTokens | undefined
-    readonly fold?: "blocking" | "background" | undefined
-    readonly hardMaxTokens?: number | undefined
-    readonly foldRetries?: number | undefined
-    readonly timeout?: number | undefined
-  },
-  toSummarizer: (summarize: F) => Summarizer.Service,
-  state: MemoryState.MemoryState | undefined,
-  known: ReadonlyArray<string>,
-  scope?: Scope.Scope
-) => {
-  checkOptions(options, known)
-  checkNeeds(options)
-  return build(
-    options.summarize === undefined ? undefined : toSummarizer(checkFunction("summarize", options.summarize)),
-    checkFunction("tokenCounter", options.tokenCounter),
-    state,
-    (services, fill) => {
-      const { foldRetries, summarize: _summarize, timeout: _timeout, tokenCounter: _tokenCounter, ...rolling } = options
-      const retries = checkRetries(foldRetries)
-      return buildRolling(
-        services,
-        retries === undefined ? rolling : { ...rolling, foldRetry: backoff(retries) },
-        fill,
-        scope
-      )
-    }
-  )
-}
-
-// The async options that need another, in the facade's own terms (the Effect API names `foldRetry` and
-// `Summarizer.drop`): `timeout` and `fold: "background"` need `summarize`, `foldRetries` needs background folds.
-const checkNeeds = (options: {
-  readonly fold?: unknown
-  readonly foldRetries?: unknown
-  readonly summarize?: unknown
-  readonly timeout?: unknown
-}): void => {
-  const needs = (option: string, description: string) => {
-    throw new ConfigError({ option, description })
-  }
-  if (options.summarize === undefined) {
-    if (options.timeout !== undefined) needs("timeout", "needs summarize: without one, no call is made to bound")
-    if (options.fold === "background") {
-      needs("fold", "\"background\" needs summarize: without it, evicted turns are dropped at once")
-    }
-  }
-  if (options.fold !== "background" && options.foldRetries !== undefined) {
-    needs("foldRetries", "needs fold: \"background\"")
-  }
-}
-
-// `foldRetries`: absent, or a non-negative integer.
-const checkRetries = (value: unknown): number | undefined => {
-  if (value === undefined) return undefined
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 0) {
-    throw new ConfigError({
-      option: "foldRetries",
-      description: `must be a non-negative integer, got ${String(value)}`
+const promiseSummarizer = (summarize: AsyncSummarize, millis: number | undefined): Summarizer.Service => {
+  const summarizer = Summarizer.fromPromise(summarize)
+  if (millis === undefined) return summarizer
+  const duration = Duration.millis(millis)
+  // Interrupting the call aborts its AbortSignal (Effect.tryPromise).
+  const onTimeout = () =>
+    new SummarizerError({
+      description: `no summary within ${millis} ms (the timeout option)`,
+      cause: new DOMException(`the summarizer did not settle within ${millis} ms`, "TimeoutError")
     })
+  return {
+    summarize: (summary, messages, request) =>
+      Effect.timeoutFail(summarizer.summarize(summary, messages, request), { duration, onTimeout })
   }
-  return value
 }
 
+const counterOf = (tokenCounter: CountTokens | undefined): TokenCounter.Service =>
+  tokenCounter === undefined ? TokenCounter.wordCounter : TokenCounter.fromFunction(tokenCounter)
+
+// `foldRetries`: retried after 0.5 s, 1 s, 2 s, ...
 const backoff = (retries: number): Schedule.Schedule<unknown, unknown> =>
   Schedule.exponential("500 millis").pipe(Schedule.intersect(Schedule.recurs(retries)))
 
-// The same for the Summary and AsyncSummary classes.
-const summaryMemory = <F>(
-  options: EffectSummary.Options & {
-    readonly summarize: F
-    readonly tokenCounter?: CountTokens | undefined
-    readonly timeout?: number | undefined
-  },
-  toSummarizer: (summarize: F) => Summarizer.Service,
-  state: MemoryState.MemoryState | undefined,
-  known: ReadonlyArray<string> = summaryKeys
-) => {
-  checkOptions(options, known)
-  const summarizer = toSummarizer(requireSummarize(options))
-  const { summarize: _summarize, timeout: _timeout, tokenCounter, ...summary } = options
-  return build(
-    summarizer,
-    checkFunction("tokenCounter", tokenCounter),
-    state,
-    (services, fill) => buildSummary({ counter: services.counter, summarizer }, fill, summary)
-  )
-}
+// Builds a memory with its steps through the Effect API's `makeStepper`: at once when it is an Exit
+// (a synchronous counter), else by running it synchronously. Throws its error.
+const build = <M extends EffectMemory.Memory>(
+  made: Effect.Effect<EffectMemory.Stepper<M>, unknown>
+): EffectMemory.Stepper<M> =>
+  squash(Exit.isExit(made) ? made as Exit.Exit<EffectMemory.Stepper<M>, unknown> : Effect.runSyncExit(made))
 
 /**
  * A running summary plus a token-bounded buffer (docs/contract.md section 5), synchronous.
@@ -432,9 +321,26 @@ export class RollingMemory extends SyncMemory {
   /** With `restored`: holding that state (what {@link RollingMemory.fromJSON} decoded). @internal */
   constructor(options: RollingOptions | undefined, restored: Restored)
   constructor(options: RollingOptions = {}, restored?: Restored) {
-    const built = rollingMemory(options, Summarizer.fromFunction, stateOf(restored), rollingKeys)
+    const { summarize, tokenCounter, ...rolling } = decodeOptions(OptionsSchema.PromiseOptions.rolling, options)
+    const built = build(EffectRolling.makeStepper(markDecoded(rolling, OptionsSchema.RollingOptions), {
+      counter: counterOf(tokenCounter),
+      summarizer: summarize === undefined ? Summarizer.drop : Summarizer.fromFunction(summarize as Summarize)
+    }, { state: stateOf(restored) }))
     super(built)
+    this.rolling = built.memory
     this.maxTokens = built.memory.maxTokens
+  }
+  /** @internal */
+  private readonly rolling: EffectRolling.RollingMemory
+  /**
+   * Folds now, whatever the buffer's size (docs/contract.md section 16.2):
+   * down to `targetTokens` (default the low-water mark, or half the budget),
+   * never the newest unit; `focus` reaches the summarizer in its request
+   * (fourth argument of `summarize`). Throws `ConfigError` on a wrong option,
+   * the summarizer's own error otherwise (nothing committed).
+   */
+  compact(options?: EffectRolling.CompactOptions): void {
+    squash(Effect.runSyncExit(this.rolling.compact(options)))
   }
   /** Restores from a wire-format state (any strategy's); throws `StateDecodeError` on a bad one. */
   static fromJSON(data: unknown, options: RollingOptions = {}): RollingMemory {
@@ -461,15 +367,23 @@ export class AsyncRollingMemory extends AsyncMemory {
   /** With `restored`: holding that state (what {@link AsyncRollingMemory.fromJSON} decoded). @internal */
   constructor(options: AsyncRollingOptions | undefined, restored: Restored)
   constructor(options: AsyncRollingOptions = {}, restored?: Restored) {
-    // Only background folds need a scope (dispose() closes it); the builder refuses a bad `fold`.
-    const scope = options?.fold === "background" ? Effect.runSync(Scope.make()) : undefined
-    const built = rollingMemory(
-      options,
-      promiseSummarizer(options?.timeout),
-      stateOf(restored),
-      asyncRollingKeys,
-      scope
+    const { foldRetries, summarize, timeout, tokenCounter, ...rolling } = decodeOptions(
+      OptionsSchema.PromiseOptions.asyncRolling,
+      options
     )
+    // Only background folds need a scope (dispose() closes it).
+    const scope = rolling.fold === "background" ? Effect.runSync(Scope.make()) : undefined
+    const built = build(EffectRolling.makeStepper(
+      markDecoded(
+        foldRetries === undefined ? rolling : { ...rolling, foldRetry: backoff(foldRetries) },
+        OptionsSchema.RollingOptions
+      ),
+      {
+        counter: counterOf(tokenCounter),
+        summarizer: summarize === undefined ? Summarizer.drop : promiseSummarizer(summarize as AsyncSummarize, timeout)
+      },
+      { state: stateOf(restored), scope }
+    ))
     super(built, scope)
     this.rolling = built.memory
     this.maxTokens = built.memory.maxTokens
@@ -482,6 +396,17 @@ export class AsyncRollingMemory extends AsyncMemory {
    */
   get lastFoldFailure(): unknown {
     return Option.match(Effect.runSync(this.rolling.lastFoldFailure), { onNone: () => undefined, onSome: unwrap })
+  }
+  /**
+   * Folds now, whatever the buffer's size (docs/contract.md section 16.2):
+   * down to `targetTokens` (default the low-water mark, or half the budget),
+   * never the newest unit, one fold at a time with the adds' folds; `focus`
+   * reaches the summarizer in its request. Rejects with `ConfigError` on a
+   * wrong option or with background folds, with the summarizer's own error
+   * otherwise (nothing committed).
+   */
+  compact(options?: EffectRolling.CompactOptions): Promise<void> {
+    return this.run(this.rolling.compact(options))
   }
   /** Restores from a wire-format state (any strategy's); throws `StateDecodeError` on a bad one. */
   static fromJSON(data: unknown, options: AsyncRollingOptions = {}): AsyncRollingMemory {
@@ -505,16 +430,12 @@ export class BufferMemory extends SyncMemory {
   /** With `restored`: holding that state (what {@link BufferMemory.fromJSON} decoded). @internal */
   constructor(options: BufferOptions | undefined, restored: Restored)
   constructor(options: BufferOptions = {}, restored?: Restored) {
-    checkOptions(options, bufferKeys)
-    const { tokenCounter, ...buffer } = options
-    super(
-      build(
-        undefined,
-        checkFunction("tokenCounter", tokenCounter),
-        stateOf(restored),
-        (services, fill) => buildBuffer(services, fill, buffer)
-      )
-    )
+    const { tokenCounter, ...buffer } = decodeOptions(OptionsSchema.PromiseOptions.buffer, options)
+    super(build(EffectBuffer.makeStepper(
+      markDecoded(buffer, OptionsSchema.BufferOptions),
+      { counter: counterOf(tokenCounter) },
+      stateOf(restored)
+    )))
   }
   /**
    * Restores from a wire-format state (any strategy's); throws `StateDecodeError` on a bad one,
@@ -540,14 +461,12 @@ export class WindowMemory extends SyncMemory {
   /** With `restored`: holding that state (what {@link WindowMemory.fromJSON} decoded). @internal */
   constructor(options: WindowOptions, restored: Restored)
   constructor(options: WindowOptions, restored?: Restored) {
-    checkOptions(options, windowKeys)
-    const { tokenCounter, ...window } = options
-    const built = build(
-      undefined,
-      checkFunction("tokenCounter", tokenCounter),
-      stateOf(restored),
-      (services, fill) => buildWindow(services, window, fill)
-    )
+    const { tokenCounter, ...window } = decodeOptions(OptionsSchema.PromiseOptions.window, options)
+    const built = build(EffectWindow.makeStepper(
+      markDecoded(window, OptionsSchema.WindowOptions),
+      { counter: counterOf(tokenCounter) },
+      stateOf(restored)
+    ))
     super(built)
     this.maxMessages = built.memory.maxMessages
   }
@@ -569,7 +488,20 @@ export class SummaryMemory extends SyncMemory {
   /** With `restored`: holding that state (what {@link SummaryMemory.fromJSON} decoded). @internal */
   constructor(options: SummaryOptions, restored: Restored)
   constructor(options: SummaryOptions, restored?: Restored) {
-    super(summaryMemory(options, Summarizer.fromFunction, stateOf(restored)))
+    const { summarize, tokenCounter, ...summary } = decodeOptions(OptionsSchema.PromiseOptions.summary, options)
+    const built = build(EffectSummary.makeStepper(
+      markDecoded(summary, OptionsSchema.SummaryOptions),
+      { counter: counterOf(tokenCounter), summarizer: Summarizer.fromFunction(summarize as Summarize) },
+      stateOf(restored)
+    ))
+    super(built)
+    this.summaryMemory = built.memory
+  }
+  /** @internal */
+  private readonly summaryMemory: EffectSummary.SummaryMemory
+  /** Folds the pending turns now, with `focus` in the summarizer's request (docs/contract.md section 16.2). */
+  compact(options?: EffectRolling.CompactOptions): void {
+    squash(Effect.runSyncExit(this.summaryMemory.compact(options)))
   }
   /** Restores from a wire-format state (any strategy's); throws `StateDecodeError` on a bad one. */
   static fromJSON(data: unknown, options: SummaryOptions): SummaryMemory {
@@ -589,10 +521,102 @@ export class AsyncSummaryMemory extends AsyncMemory {
   /** With `restored`: holding that state (what {@link AsyncSummaryMemory.fromJSON} decoded). @internal */
   constructor(options: AsyncSummaryOptions, restored: Restored)
   constructor(options: AsyncSummaryOptions, restored?: Restored) {
-    super(summaryMemory(options, promiseSummarizer(options?.timeout), stateOf(restored), asyncSummaryKeys))
+    const { summarize, timeout, tokenCounter, ...summary } = decodeOptions(
+      OptionsSchema.PromiseOptions.asyncSummary,
+      options
+    )
+    const built = build(EffectSummary.makeStepper(
+      markDecoded(summary, OptionsSchema.SummaryOptions),
+      { counter: counterOf(tokenCounter), summarizer: promiseSummarizer(summarize as AsyncSummarize, timeout) },
+      stateOf(restored)
+    ))
+    super(built)
+    this.summaryMemory = built.memory
+  }
+  /** @internal */
+  private readonly summaryMemory: EffectSummary.SummaryMemory
+  /** Folds the pending turns now, with `focus` in the summarizer's request (docs/contract.md section 16.2). */
+  compact(options?: EffectRolling.CompactOptions): Promise<void> {
+    return this.run(this.summaryMemory.compact(options))
   }
   /** Restores from a wire-format state (any strategy's); throws `StateDecodeError` on a bad one. */
   static fromJSON(data: unknown, options: AsyncSummaryOptions): AsyncSummaryMemory {
     return new AsyncSummaryMemory(options, decodeOrThrow(data))
+  }
+}
+
+/**
+ * A facade memory that can fold on demand (`RollingMemory`,
+ * `AsyncRollingMemory`, `SummaryMemory`, `AsyncSummaryMemory`).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Compactable {
+  getMessages(): Array<Message>
+  readonly bufferTokens: number
+  compact(options?: EffectRolling.CompactOptions): void | Promise<void>
+}
+
+/**
+ * Calls the model with the memory's context and, when the provider refuses
+ * it as too long (docs/contract.md section 16.3: OpenAI
+ * `context_length_exceeded`, Anthropic "prompt is too long", Gemini's
+ * token-limit `INVALID_ARGUMENT`, or your own `recognizers`), compacts and
+ * calls again, at most `retries` times (default 2): first down to half the
+ * buffer, then down to the newest unit. Throws `ContextOverflowError`
+ * (the provider's numbers, `attempts`, the last error as `cause`) when the
+ * provider still refuses or the buffer cannot shrink; any other error of the
+ * call is thrown as it is. No turn is lost: a failed compaction commits
+ * nothing.
+ *
+ * @example
+ * ```ts
+ * import { AsyncRollingMemory, type Message, withOverflowRetry } from "rollmem/promise"
+ *
+ * declare const callModel: (messages: Array<Message>) => Promise<string>
+ * declare const summarize: (summary: string, turns: ReadonlyArray<Message>) => Promise<string>
+ * const memory = new AsyncRollingMemory({ contextWindow: { tokens: 128_000, reserveTokens: 8_000 }, summarize })
+ * const answer = await withOverflowRetry(memory, callModel)
+ * ```
+ *
+ * @since 0.3.0
+ * @category combinators
+ */
+export const withOverflowRetry = async <A>(
+  memory: Compactable,
+  call: (messages: Array<Message>) => Promise<A>,
+  options?: {
+    readonly retries?: number | undefined
+    readonly recognizers?: ReadonlyArray<Overflow.Recognizer> | undefined
+    readonly focus?: string | undefined
+  }
+): Promise<A> => {
+  const retries = options?.retries ?? 2
+  if (!Number.isSafeInteger(retries) || retries < 0) {
+    throw new ConfigError({ option: "retries", description: `must be a non-negative integer, got ${String(retries)}` })
+  }
+  const recognizers = options?.recognizers ?? Overflow.defaultRecognizers
+  for (let attempts = 1;; attempts++) {
+    try {
+      return await call(memory.getMessages())
+    } catch (error) {
+      const overflow = Overflow.recognize(error, recognizers)
+      if (overflow === undefined) throw error
+      const giveUp = new ContextOverflowError({
+        provider: overflow.provider,
+        requestedTokens: overflow.requestedTokens,
+        maxTokens: overflow.maxTokens,
+        attempts,
+        cause: error
+      })
+      if (attempts > retries) throw giveUp
+      const before = memory.bufferTokens
+      await memory.compact({
+        targetTokens: attempts === 1 ? Math.max(1, Math.floor(before / 2)) : 1,
+        focus: options?.focus
+      })
+      if (memory.bufferTokens >= before) throw giveUp
+    }
   }
 }

@@ -9,13 +9,11 @@ import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Scope from "effect/Scope"
-import { SummarizerError, type TokenCountError } from "../Errors.js"
+import { SummarizerError } from "../Errors.js"
 import * as MemoryState from "../schema/MemoryState.js"
 import * as Message from "../schema/Message.js"
 import * as Summarizer from "../services/Summarizer.js"
-import * as TokenCounter from "../services/TokenCounter.js"
-import { type Built, done, type Fill, fillWith, type Services } from "../strategies/internal/core.js"
-import type { Memory } from "../strategies/Memory.js"
+import type { Memory, Stepper, Usage } from "../strategies/Memory.js"
 
 /**
  * Optional fields of an added message: `id`, `toolCalls` (`{ id, name,
@@ -112,7 +110,7 @@ const toMessage = (role: unknown, content: unknown, options?: MessageOptions): M
  *
  * @internal
  */
-export const wrapped = (memory: Memory): Built<Memory> => ({ memory, step: memory.add, stepMany: memory.addMessages })
+export const wrapped = (memory: Memory): Stepper<Memory> => ({ memory, step: memory.add, stepMany: memory.addMessages })
 
 /**
  * What every facade class shares: the synchronous reads, `clear`, `toJSON`
@@ -130,9 +128,9 @@ export abstract class BaseMemory {
   /** @internal */
   protected readonly memory: Memory
   /** The synchronous part of the memory's `add`, from its builder. @internal */
-  protected readonly step: Built<Memory>["step"]
+  protected readonly step: Stepper<Memory>["step"]
   /** The synchronous part of the memory's `addMessages`. @internal */
-  protected readonly stepMany: Built<Memory>["stepMany"]
+  protected readonly stepMany: Stepper<Memory>["stepMany"]
   /** Adds not yet done: in (or waiting behind) a summarizer call, or held back by the hard cap. @internal */
   protected readonly inFlight = new Set<Fiber.RuntimeFiber<void, unknown>>()
   /**
@@ -142,7 +140,7 @@ export abstract class BaseMemory {
   protected readonly scope: Scope.CloseableScope | undefined
 
   /** @internal */
-  protected constructor(built: Built<Memory>, scope?: Scope.CloseableScope) {
+  protected constructor(built: Stepper<Memory>, scope?: Scope.CloseableScope) {
     this.memory = built.memory
     this.step = built.step
     this.stepMany = built.stepMany
@@ -186,6 +184,24 @@ export abstract class BaseMemory {
   /** The string forms of `getMessages()` joined with `"\n"`. */
   getContext(): string {
     return Effect.runSync(this.memory.context)
+  }
+
+  /**
+   * Records the provider's usage figures for the last request built from
+   * `getMessages()` (docs/contract.md section 16.4): `inputTokens`, the
+   * provider's count of the whole prompt, and `overheadTokens`, the part
+   * outside the memory's context (default: a context window's reserve, else
+   * 0). The memory keeps a correction ratio its budget checks apply. Throws
+   * `UsageError` (nothing recorded) when a figure is not a non-negative
+   * integer.
+   */
+  recordUsage(usage: Usage): void {
+    squash(Effect.runSyncExit(this.memory.recordUsage(usage)))
+  }
+
+  /** The correction ratio learnt from recorded usages (provider's count over the memory's): 1 until one is recorded. */
+  get usageRatio(): number {
+    return Effect.runSync(this.memory.usageRatio)
   }
 
   /** Empties summary and buffer; a summarizer call in flight is discarded. */
@@ -241,7 +257,7 @@ export abstract class SyncMemory extends BaseMemory {
    */
   addMessage(role: string, content: string, options?: MessageOptions): void {
     const rest = this.step(toMessage(role, content, options))
-    if (rest !== done) squash(Exit.isExit(rest) ? rest : Effect.runSyncExit(rest))
+    if (rest !== Exit.void) squash(Exit.isExit(rest) ? rest : Effect.runSyncExit(rest))
   }
   /**
    * Adds several messages in order, then prunes once (docs/contract.md
@@ -251,7 +267,7 @@ export abstract class SyncMemory extends BaseMemory {
    */
   addMessages(messages: ReadonlyArray<Message.Message>): void {
     const rest = this.stepMany(messages.map((m) => toMessage(m.role, m.content, m)))
-    if (rest !== done) squash(Exit.isExit(rest) ? rest : Effect.runSyncExit(rest))
+    if (rest !== Exit.void) squash(Exit.isExit(rest) ? rest : Effect.runSyncExit(rest))
   }
   /** Adds a `user` message. */
   addUserMessage(content: string, options?: MessageOptions): void {
@@ -298,8 +314,9 @@ export abstract class AsyncMemory extends BaseMemory {
   async addMessages(messages: ReadonlyArray<Message.Message>): Promise<void> {
     return this.run(this.stepMany(messages.map((m) => toMessage(m.role, m.content, m))))
   }
-  private async run(rest: Effect.Effect<void, unknown>): Promise<void> {
-    if (rest === done) return
+  /** Runs what is left of an operation, tracked for `dispose()`. @internal */
+  protected async run(rest: Effect.Effect<void, unknown>): Promise<void> {
+    if (rest === Exit.void) return
     if (Exit.isExit(rest)) {
       squash(rest)
       return
@@ -329,25 +346,4 @@ export abstract class AsyncMemory extends BaseMemory {
   addToolMessage(content: string, options?: MessageOptions): Promise<void> {
     return this.addMessage(Message.TOOL, content, options)
   }
-}
-
-/**
- * Builds a memory with the facade's services, empty or holding `state` (a
- * `fromJSON`'s decoded state), with its add steps. A synchronous counter
- * builds it at once (the builder returns an `Exit`); otherwise the builder's
- * effect runs synchronously.
- *
- * @internal
- */
-export const build = <M extends Memory, E>(
-  summarizer: Summarizer.Service | undefined,
-  counter: CountTokens | undefined,
-  state: MemoryState.MemoryState | undefined,
-  make: (services: Services, fill: Fill<TokenCountError>) => Effect.Effect<Built<M>, E>
-): Built<M> => {
-  const built = make({
-    counter: counter === undefined ? TokenCounter.wordCounter : TokenCounter.fromFunction(counter),
-    summarizer
-  }, fillWith(state))
-  return squash(Exit.isExit(built) ? built as Exit.Exit<Built<M>, E> : Effect.runSyncExit(built))
 }

@@ -74,6 +74,12 @@ export interface ConversationReport {
   readonly final: ReadonlyArray<WireMessage>
   /** The position of the summary message in `final`; -1 when the summary is empty. */
   readonly summaryIndex: number
+  /**
+   * Retention at each request point (docs/contract.md section 14): `[turn,
+   * artifacts the context still names, distinct artifacts named so far]`, in
+   * turn order.
+   */
+  readonly retention: ReadonlyArray<readonly [number, number, number]>
 }
 
 /**
@@ -88,6 +94,8 @@ export interface CompareReport {
   readonly summarizerCallsPer1000Turns: number
   readonly meanContextTokens: number
   readonly cost: number | undefined
+  /** Artifacts retained at the last request points, all conversations together, between 0 and 1. */
+  readonly retention: number
 }
 
 /**

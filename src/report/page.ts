@@ -42,7 +42,8 @@ const COLORS = {
   budget: "#444",
   target: "#888",
   fold: "#7b3fb5",
-  invalid: "#d0021b"
+  invalid: "#d0021b",
+  retention: "#17becf"
 }
 
 const data = JSON.parse(document.getElementById("rollmem-data")?.textContent ?? "null") as ReportDocument
@@ -178,7 +179,8 @@ const compareSection = (sets: ReadonlyArray<CompareReport>): HTMLElement => {
             el("th", {}, "option set"),
             el("th", {}, "summarizer calls / 1,000 turns"),
             el("th", {}, `mean context sent (${unit})`),
-            el("th", {}, "cost (input-token units)")
+            el("th", {}, "cost (input-token units)"),
+            el("th", {}, "artifacts retained")
           )
         ),
         el(
@@ -196,7 +198,8 @@ const compareSection = (sets: ReadonlyArray<CompareReport>): HTMLElement => {
               ),
               el("td", {}, s.summarizerCallsPer1000Turns.toFixed(1)),
               el("td", {}, number(Math.round(s.meanContextTokens))),
-              el("td", {}, s.cost === undefined ? "–" : number(Math.round(s.cost)))
+              el("td", {}, s.cost === undefined ? "–" : number(Math.round(s.cost))),
+              el("td", {}, `${(100 * s.retention).toFixed(1)}%`)
             )
           )
         )
@@ -443,6 +446,21 @@ const timelineChart = (c: ConversationReport, canvas: HTMLCanvasElement): Chart 
       clip: false
     })
   }
+  if (c.retention.length > 0) {
+    datasets.push({
+      ...line(
+        "artifacts retained (% of those named so far, right axis)",
+        [],
+        COLORS.retention,
+        1.5
+      ),
+      id: "retention",
+      yAxisID: "share",
+      borderDash: [4, 2],
+      data: c.retention.map(([turn, kept, named]) => ({ x: turn, y: named === 0 ? 100 : (100 * kept) / named }))
+    })
+  }
+  const retentionAt = new Map(c.retention.map(([turn, kept, named]) => [turn, [kept, named] as const]))
   const invalidAt = new Map(c.invalid.map(([turn, why]) => [turn, why]))
   const foldAt = new Map(c.folds.map(([turn, evicted]) => [turn, evicted]))
   return new Chart(canvas, {
@@ -463,7 +481,16 @@ const timelineChart = (c: ConversationReport, canvas: HTMLCanvasElement): Chart 
           title: { display: true, text: "turn (message number)" },
           ticks: { precision: 0 }
         },
-        y: { type: "linear", beginAtZero: true, title: { display: true, text: unit } }
+        y: { type: "linear", beginAtZero: true, title: { display: true, text: unit } },
+        share: {
+          type: "linear",
+          position: "right",
+          min: 0,
+          max: 100,
+          display: c.retention.length > 0,
+          grid: { drawOnChartArea: false },
+          title: { display: true, text: "artifacts retained (%)" }
+        }
       },
       plugins: {
         legend: { position: "bottom", labels: { usePointStyle: true, boxWidth: 10 } },
@@ -479,6 +506,10 @@ const timelineChart = (c: ConversationReport, canvas: HTMLCanvasElement): Chart 
               const turn = item.parsed.x ?? 0
               if (id === "folds") return `fold: ${plural(foldAt.get(turn) ?? 0, "message")} evicted`
               if (id === "invalid") return `rejected: ${(invalidAt.get(turn) ?? []).join("; ")}`
+              if (id === "retention") {
+                const [kept, named] = retentionAt.get(turn) ?? [0, 0]
+                return `artifacts retained: ${number(kept)} of ${number(named)} named so far`
+              }
               return `${id}: ${number(item.parsed.y ?? 0)} ${unit}`
             }
           }
@@ -601,7 +632,9 @@ const select = (index: number): void => {
       "p",
       { class: "explain" },
       `After each message is added: the buffer of recent turns kept verbatim, the summary of older turns, and the ` +
-        `context the model is sent (both together). ▼ marks a fold, with the number of messages it evicted` +
+        `context the model is sent (both together); dashed, on the right axis, the share of the artifacts named so ` +
+        `far (file paths, URLs, e-mail addresses, identifiers) that the context still names at each request. ` +
+        `▼ marks a fold, with the number of messages it evicted` +
         (data.validityChecked
           ? "; ✕ on the axis marks a request (the next message is the model's) whose context a strict provider " +
             "(OpenAI, Anthropic, Gemini) rejects: it opens on a non-user turn, or splits a tool call from its result."

@@ -49,6 +49,13 @@ export interface Request {
   readonly maxSummaryTokens: number | undefined
   /** The memory's token counter: what the memory counts the summary with. */
   readonly counter: TokenCounter.Service
+  /**
+   * What to keep, when the fold was asked for by `compact({ focus })`
+   * (docs/contract.md section 16.2), e.g. `"the open bug"`; absent
+   * otherwise. The shipped model summarizers put it in their prompt; a
+   * function may ignore it.
+   */
+  readonly focus?: string | undefined
 }
 
 /**

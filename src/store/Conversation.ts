@@ -57,11 +57,13 @@ import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
+import type * as Schema from "effect/Schema"
 import { type AddError, ConfigError, type TokenCountError } from "../Errors.js"
 import * as MemoryState from "../schema/MemoryState.js"
 import type { Message } from "../schema/Message.js"
+import * as OptionsSchema from "../schema/Options.js"
 import * as Summarizer from "../services/Summarizer.js"
-import * as keys from "../strategies/internal/keys.js"
+import { buildStrategy } from "../strategies/internal/builders.js"
 import * as Memory from "../strategies/Memory.js"
 import {
   type ConversationConflictError,
@@ -197,22 +199,13 @@ export class Writer extends Context.Tag("rollmem/Conversation/Writer")<Writer, {
 export const restoreMemory = (
   options: StrategyOptions,
   state: MemoryState.MemoryState
-): Effect.Effect<Memory.Memory, ConfigError | TokenCountError, Summarizer.Summarizer> => restore(options, state)
+): Effect.Effect<Memory.Memory, ConfigError | TokenCountError, Summarizer.Summarizer> => Memory.make(options, state)
 
+// A memory of options already decoded (by `checkOptions`), holding `state`.
 const restore = (
   options: StrategyOptions,
   state: MemoryState.MemoryState
-): Effect.Effect<Memory.Memory, ConfigError | TokenCountError, Summarizer.Summarizer> =>
-  Memory.make(withoutRetry(options), state)
-
-// The memory's options: the strategy's own keys, without `retry` or a wrapper's keys (checked by `checkOptions`).
-const withoutRetry = (options: StrategyOptions): Memory.Options => {
-  const picked: Record<string, unknown> = { strategy: options.strategy }
-  for (const key of Memory.optionKeys[options.strategy]) {
-    if (Object.hasOwn(options, key)) picked[key] = (options as unknown as Record<string, unknown>)[key]
-  }
-  return picked as unknown as Memory.Options
-}
+): Effect.Effect<Memory.Memory, ConfigError | TokenCountError, Summarizer.Summarizer> => buildStrategy(options, state)
 
 /**
  * The option keys of each strategy besides `strategy` (and `retry`, which
@@ -224,31 +217,35 @@ const withoutRetry = (options: StrategyOptions): Memory.Options => {
 export const strategyKeys: { readonly [S in StrategyOptions["strategy"]]: ReadonlyArray<string> } = Memory.optionKeys
 
 /**
- * Checks options of {@link withMemory} (or of a wrapper taking
- * `extraKeys` besides them, as the Promise facade's `Conversations`): an
- * object, a known strategy, no key that this strategy does not take (a
- * misspelt `maxToken` is refused, not left to its default), and values the
- * strategy accepts (`maxTokens`, `maxMessages`: positive integers). Fails
- * with `ConfigError` naming the option; `strategy: "lru"` lists the known
- * strategies.
+ * The field {@link withMemory} takes for every strategy besides its own:
+ * `retry`, a `Schedule`.
+ *
+ * @since 0.4.0
+ * @category schemas
+ */
+export const retryField = {
+  retry: OptionsSchema.optional<Schedule.Schedule<unknown, ConversationConflictError>>((u) =>
+    Schedule.isSchedule(u) ? undefined : "must be a Schedule"
+  )
+}
+
+/**
+ * Checks options of {@link withMemory} by decoding them once with the
+ * strategy's schema (`Options.decodeStrategy`) and {@link retryField}, or
+ * `extra` (a wrapper's fields besides them, as the Promise facade's
+ * `Conversations`, which must include {@link retryField}): an object, a
+ * known strategy, no key that this strategy does not take (a misspelt
+ * `maxToken` is refused, not left to its default), and values the strategy
+ * accepts. Fails with `ConfigError` naming the option; `strategy: "lru"`
+ * lists the known strategies. Builds no memory.
  *
  * @since 0.2.0
  * @category constructors
  */
 export const checkOptions = (
   options: unknown,
-  extraKeys: ReadonlyArray<string> = []
-): Effect.Effect<Options, ConfigError | TokenCountError> =>
-  Effect.gen(function*() {
-    const invalid = keys.checkStrategyOptions(options, ["retry", ...extraKeys])
-    if (invalid !== undefined) return yield* invalid
-    const checked = options as Options
-    // The strategy's own checks: building an empty memory checks its budget.
-    if (checked.strategy !== "summary") {
-      yield* Effect.provideService(restore(checked, emptyState), Summarizer.Summarizer, Summarizer.drop)
-    }
-    return checked
-  })
+  extra: Schema.Struct.Fields = retryField
+): Effect.Effect<Options, ConfigError> => OptionsSchema.decodeStrategy<Options>(options, extra)
 
 /**
  * Wraps a memory so that every add and clear is appended to `log`, in the
@@ -369,23 +366,23 @@ export const withMemory: <A, E, R, O extends Options = Options>(
 )(
   // Typed for any strategy here (a Summarizer); the signature above narrows it per strategy, as Memory.make does.
   function*<A, E, R>(id: string, options: Options, f: (memory: Memory.Memory) => Effect.Effect<A, E, R>) {
-    yield* checkOptions(options)
+    const { retry, ...checked } = yield* checkOptions(options)
+    const strategy = checked as StrategyOptions
     const store = yield* ConversationStore
     const loaded = yield* store.load(id)
-    const memory = yield* restore(options, Option.match(loaded, { onNone: () => emptyState, onSome: (s) => s.state }))
+    const memory = yield* restore(strategy, Option.match(loaded, { onNone: () => emptyState, onSome: (s) => s.state }))
     const log: Array<Operation> = []
     const result = yield* f(recording(memory, log))
     if (log.length === 0) return result
     const writer = yield* Effect.serviceOption(Writer)
     if (Option.isSome(writer)) {
-      const { retry: _retry, ...strategy } = options
       yield* writer.value.apply(id, { requestId: crypto.randomUUID(), options: strategy, operations: log.slice() })
       return result
     }
     yield* Effect.catchTag(
       store.save(id, yield* memory.state, revisionOf(loaded)),
       "ConversationConflictError",
-      () => retryOnConflict(reapply(store, id, options, log.slice()), options.retry ?? defaultRetry)
+      () => retryOnConflict(reapply(store, id, strategy, log.slice()), retry ?? defaultRetry)
     )
     return result
   }

@@ -18,13 +18,16 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import type * as Schema from "effect/Schema"
 import type { ConfigError, StateDecodeError, TokenCountError } from "../Errors.js"
-import { checkOptionKeys } from "../internal/options.js"
 import * as MemoryState from "../schema/MemoryState.js"
+import * as OptionsSchema from "../schema/Options.js"
+import type * as TokenCounter from "../services/TokenCounter.js"
 import { buildBuffer } from "./internal/builders.js"
-import { type Fill, fillEmpty, fillState, memoryOf, withCounter } from "./internal/core.js"
-import * as keys from "./internal/keys.js"
-import type { Memory } from "./Memory.js"
+import { type Fill, fillEmpty, fillState, fillWith, memoryOf, withCounter } from "./internal/core.js"
+import type * as Memory from "./Memory.js"
 
 /**
  * A BufferMemory.
@@ -32,27 +35,28 @@ import type { Memory } from "./Memory.js"
  * @since 0.1.0
  * @category models
  */
-export interface BufferMemory extends Memory {
+export interface BufferMemory extends Memory.Memory {
   readonly strategy: "buffer"
 }
 
 /**
- * Options of a BufferMemory.
+ * Options of a BufferMemory: the type of the schema `Options.BufferOptions`
+ * (`schema/Options.ts`): `summaryRole`, the role a restored summary reads
+ * back as, `"system"` (default) or `"user"` (docs/contract.md section 10.6).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
-export interface Options {
-  /** The role a restored summary reads back as: `"system"` (default) or `"user"` (docs/contract.md section 10.6). */
-  readonly summaryRole?: "system" | "user" | undefined
-}
+export type Options = Schema.Schema.Type<typeof OptionsSchema.BufferOptions>
 
 // An empty memory (`fillEmpty`) cannot fail to count; a restored one (`fillState`) can.
 const build = <E>(fill: Fill<E>, options?: Options): Effect.Effect<BufferMemory, ConfigError | E> => {
-  const invalid = options === undefined ? undefined : checkOptionKeys(options, keys.buffer)
-  return invalid !== undefined
-    ? Effect.fail(invalid)
-    : withCounter((counter) => Effect.map(buildBuffer({ counter, summarizer: undefined }, fill, options), memoryOf))
+  const decoded = OptionsSchema.decode(OptionsSchema.BufferOptions, options)
+  return Either.isLeft(decoded)
+    ? Effect.fail(decoded.left)
+    : withCounter((counter) =>
+      Effect.map(buildBuffer({ counter, summarizer: undefined }, fill, decoded.right), memoryOf)
+    )
 }
 
 /**
@@ -89,3 +93,35 @@ export const fromJSON = (
   options?: Options
 ): Effect.Effect<BufferMemory, StateDecodeError | ConfigError | TokenCountError> =>
   Effect.flatMap(MemoryState.fromJSON(input), (state) => build(fillState(state), options))
+
+/**
+ * Builds a BufferMemory with the token counter given (not read from a context)
+ * and returns it with the synchronous parts of its adds (a
+ * `Memory.Stepper`): what runs an add without a fiber, as the Promise facade
+ * does. Empty, or holding `state` (each message counted once). The result
+ * is an `Exit` when nothing suspends (a counter built from a plain
+ * function). Fails with `ConfigError` as {@link make}, `TokenCountError`
+ * restoring.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Exit } from "effect"
+ * import { BufferMemory, Message, TokenCounter } from "rollmem"
+ *
+ * const stepper = Effect.runSync(BufferMemory.makeStepper(undefined, { counter: TokenCounter.wordCounter }))
+ * const rest = stepper.step(Message.user("hello"))
+ * if (!Exit.isExit(rest)) Effect.runSync(rest)
+ * ```
+ *
+ * @since 0.4.0
+ * @category constructors
+ */
+export const makeStepper = (
+  options: Options | undefined,
+  services: { readonly counter: TokenCounter.Service },
+  state?: MemoryState.MemoryState
+): Effect.Effect<Memory.Stepper<BufferMemory>, ConfigError | TokenCountError> => {
+  const decoded = OptionsSchema.decode(OptionsSchema.BufferOptions, options)
+  if (Either.isLeft(decoded)) return Exit.fail(decoded.left)
+  return buildBuffer({ counter: services.counter, summarizer: undefined }, fillWith(state), decoded.right)
+}

@@ -19,12 +19,17 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
-import { type AddError, ConfigError, type TokenCountError } from "../Errors.js"
+import * as Either from "effect/Either"
+import * as Schedule from "effect/Schedule"
+import * as Overflow from "../core/overflow.js"
+import { type AddError, ConfigError, ContextOverflowError, type TokenCountError, type UsageError } from "../Errors.js"
 import type * as MemoryState from "../schema/MemoryState.js"
 import type { Message } from "../schema/Message.js"
+import * as OptionsSchema from "../schema/Options.js"
 import * as Summarizer from "../services/Summarizer.js"
+import type * as TokenCounter from "../services/TokenCounter.js"
 import * as BufferMemory from "./BufferMemory.js"
-import * as keys from "./internal/keys.js"
+import { buildStrategy } from "./internal/builders.js"
 import * as RollingMemory from "./RollingMemory.js"
 import * as SummaryMemory from "./SummaryMemory.js"
 import * as WindowMemory from "./WindowMemory.js"
@@ -88,6 +93,85 @@ export interface Memory {
   readonly state: Effect.Effect<MemoryState.MemoryState>
   /** The state in the wire format (version 2), ready for `JSON.stringify`. */
   readonly toJSON: Effect.Effect<MemoryState.Encoded>
+  /**
+   * Records the provider's usage figures for the last request built from
+   * {@link Memory.messages} (docs/contract.md section 16.4): `inputTokens`,
+   * the provider's count of the whole prompt (Anthropic: `input_tokens` +
+   * `cache_read_input_tokens` + `cache_creation_input_tokens`; OpenAI:
+   * `prompt_tokens` or `input_tokens`; Gemini: `promptTokenCount`), and
+   * `overheadTokens`, the part outside the memory's context (tool
+   * definitions, instructions sent apart; default: a context window's
+   * reserve, else 0). The memory compares the rest with its own count of the
+   * context it last read back and keeps a correction ratio that its budget
+   * checks apply (RollingMemory), kept in the state. Fails with `UsageError`
+   * (nothing recorded) when a figure is not a non-negative integer.
+   */
+  readonly recordUsage: (usage: Usage) => Effect.Effect<void, UsageError>
+  /** The correction ratio learnt from recorded usages (provider's count over the memory's): 1 until one is recorded. */
+  readonly usageRatio: Effect.Effect<number>
+}
+
+/**
+ * A provider's usage figures for one request (docs/contract.md section
+ * 13.4), in the provider's tokens.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Usage {
+  /** The provider's count of the whole prompt. */
+  readonly inputTokens: number
+  /** The part of it outside the memory's context (default: a context window's reserve, else 0). */
+  readonly overheadTokens?: number | undefined
+}
+
+/**
+ * A memory with the synchronous parts of its adds, for code that runs no
+ * fiber per add (the Promise facade is built on it): `step(message)` is
+ * `memory.add(message)` without its `Effect.suspend`. Call it from
+ * synchronous code; what it returns is what is left of the add: an `Exit`
+ * (an `Exit` is an `Effect`; `Exit.void` itself when the add succeeded with
+ * nothing left, so a caller may compare by reference) when the add completed in the call (a counter
+ * and a summarizer built from plain functions: `TokenCounter.fromFunction`,
+ * `Summarizer.fromFunction`), else the effect still to run (a count or a
+ * fold that may suspend), which must be run for the add to complete. Every
+ * strategy's `makeStepper` builds one.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Exit } from "effect"
+ * import { BufferMemory, Message, TokenCounter } from "rollmem"
+ *
+ * const built = BufferMemory.makeStepper(undefined, { counter: TokenCounter.wordCounter })
+ * // a plain-function counter: the constructor is an Exit too
+ * const stepper = Effect.runSync(built)
+ * const rest = stepper.step(Message.user("hello"))
+ * if (!Exit.isExit(rest)) Effect.runSync(rest)
+ * ```
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface Stepper<M extends Memory = Memory> {
+  readonly memory: M
+  /** `memory.add` without its `Effect.suspend`: an `Exit` when the add completed, else the effect left to run. */
+  readonly step: (message: Message) => Effect.Effect<void, AddError>
+  /** `memory.addMessages` without its `Effect.suspend`, likewise. */
+  readonly stepMany: (messages: ReadonlyArray<Message>) => Effect.Effect<void, AddError>
+}
+
+/**
+ * The services a `makeStepper` constructor is given instead of reading them
+ * from the context: the token counter, and the summarizer (RollingMemory
+ * and SummaryMemory; `Summarizer.drop` drops evicted turns, as
+ * `Summarizer.layerDrop` does).
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface Services {
+  readonly counter: TokenCounter.Service
+  readonly summarizer: Summarizer.Service
 }
 
 /**
@@ -113,13 +197,14 @@ export type Options =
 /**
  * The option keys of each strategy besides `strategy`: what {@link make}
  * takes (RollingMemory's background-folding options, which need
- * `RollingMemory.makeScoped`, are not among them). Every constructor checks
- * its options against the same lists (`strategies/internal/keys.ts`).
+ * `RollingMemory.makeScoped`, are not among them): the fields of each
+ * strategy's schema (`Options.fieldsOf`, `schema/Options.ts`), which every
+ * constructor decodes its options with.
  *
  * @since 0.2.0
  * @category constants
  */
-export const optionKeys: { readonly [S in Options["strategy"]]: ReadonlyArray<string> } = keys.byStrategy
+export const optionKeys: { readonly [S in Options["strategy"]]: ReadonlyArray<string> } = OptionsSchema.keysOf
 
 /**
  * What {@link make} requires for options `O`: a `Summarizer` for the
@@ -132,27 +217,12 @@ export const optionKeys: { readonly [S in Options["strategy"]]: ReadonlyArray<st
 export type Requirements<O extends Options> = O["strategy"] extends "buffer" | "window" ? never
   : Summarizer.Summarizer
 
-type Build = (
-  options: never,
-  state: MemoryState.MemoryState | undefined
-) => Effect.Effect<Memory, ConfigError | TokenCountError, Summarizer.Summarizer>
-
-// One entry per strategy, each over its public constructors.
-const builders: { readonly [S in Options["strategy"]]: Build } = {
-  rolling: (options: RollingMemory.Options, state) =>
-    state === undefined ? RollingMemory.make(options) : RollingMemory.fromState(state, options),
-  buffer: (options: BufferMemory.Options, state) =>
-    state === undefined ? BufferMemory.make(options) : BufferMemory.fromState(state, options),
-  window: (options: WindowMemory.Options, state) =>
-    state === undefined ? WindowMemory.make(options) : WindowMemory.fromState(state, options),
-  summary: (options: SummaryMemory.Options, state) =>
-    state === undefined ? SummaryMemory.make(options) : SummaryMemory.fromState(state, options)
-}
-
 /**
  * Builds a memory of the strategy `options.strategy` with the rest of
  * `options`, empty or holding `state` (restored verbatim, not pruned, each
- * message counted once), through that strategy's own `make` / `fromState`.
+ * message counted once), as that strategy's own `make` / `fromState` build
+ * it; the options are decoded once, with the strategy's schema
+ * (`schema/Options.ts`).
  * The services are read from the context as those read them: the
  * `TokenCounter` (default: word count) and the `Summarizer`, required for
  * `rolling` and `summary` ({@link Requirements}; `Summarizer.layerDrop` to
@@ -188,8 +258,117 @@ export function make(
   options: Options,
   state?: MemoryState.MemoryState
 ): Effect.Effect<Memory, ConfigError | TokenCountError, Summarizer.Summarizer> {
-  const invalid = keys.checkStrategyOptions(options)
-  if (invalid !== undefined) return Effect.fail(invalid)
-  const { strategy, ...rest } = options
-  return builders[strategy](rest as never, state)
+  const decoded = OptionsSchema.decodeStrategy<Options>(options)
+  if (Either.isLeft(decoded)) return Effect.fail(decoded.left)
+  return buildStrategy(decoded.right, state)
 }
+
+/**
+ * A memory that can fold on demand: a RollingMemory or a SummaryMemory.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Compactable {
+  readonly messages: Effect.Effect<ReadonlyArray<Message>>
+  readonly bufferTokens: Effect.Effect<number>
+  readonly compact: (
+    options?: { readonly targetTokens?: number | undefined; readonly focus?: string | undefined }
+  ) => Effect.Effect<void, AddError | ConfigError>
+}
+
+/**
+ * The options of {@link withOverflowRetry}: `retries` (compactions and
+ * calls after the first, default 2), `recognizers` (what a "too long"
+ * refusal looks like, default `Overflow.defaultRecognizers`: OpenAI,
+ * Anthropic, Gemini), `schedule` (the pause between attempts, default
+ * none), `focus` (passed to each compaction's summarizer).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface OverflowRetryOptions {
+  readonly retries?: number | undefined
+  readonly recognizers?: ReadonlyArray<Overflow.Recognizer> | undefined
+  readonly schedule?: Schedule.Schedule<unknown, unknown> | undefined
+  readonly focus?: string | undefined
+}
+
+class Overflowed {
+  constructor(readonly overflow: Overflow.Overflow, readonly error: unknown) {}
+}
+
+/**
+ * Runs the user's model call with the memory's context and, when the
+ * provider refuses it as too long (docs/contract.md section 16.3), compacts
+ * the memory to a smaller target and calls again, at most `retries` times
+ * (default 2): the first compaction folds the buffer down to half its
+ * tokens, each later one down to the newest unit alone. When the provider
+ * still refuses, or the buffer cannot shrink further, fails with
+ * `ContextOverflowError` carrying the provider's numbers and its last error.
+ * Any other error of the call is the call's own, unchanged; a failed
+ * compaction fails with its error (the memory loses no turn: a failed fold
+ * commits nothing). The call reads the context it is given, never a stale
+ * one: each attempt reads `memory.messages` again.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Memory, type Message, type RollingMemory } from "rollmem"
+ *
+ * declare const memory: RollingMemory.RollingMemory
+ * declare const callModel: (messages: ReadonlyArray<Message.Message>) => Effect.Effect<string, Error>
+ *
+ * const answer = Memory.withOverflowRetry(memory, callModel, { retries: 2 })
+ * ```
+ *
+ * @since 0.3.0
+ * @category combinators
+ */
+export const withOverflowRetry = <A, E, R>(
+  memory: Compactable,
+  call: (messages: ReadonlyArray<Message>) => Effect.Effect<A, E, R>,
+  options?: OverflowRetryOptions
+): Effect.Effect<A, E | ContextOverflowError | AddError | ConfigError, R> =>
+  Effect.suspend(() => {
+    const retries = options?.retries ?? 2
+    if (!Number.isSafeInteger(retries) || retries < 0) {
+      return Effect.fail(
+        new ConfigError({ option: "retries", description: `must be a non-negative integer, got ${String(retries)}` })
+      )
+    }
+    const recognizers = options?.recognizers ?? Overflow.defaultRecognizers
+    let attempts = 0
+    const attempt: Effect.Effect<A, E | Overflowed, R> = Effect.flatMap(memory.messages, (messages) => {
+      attempts++
+      return Effect.catchAll(call(messages), (error): Effect.Effect<never, E | Overflowed> => {
+        const overflow = Overflow.recognize(error, recognizers)
+        return Effect.fail(overflow === undefined ? error : new Overflowed(overflow, error))
+      })
+    })
+    const giveUp = (o: Overflowed) =>
+      new ContextOverflowError({
+        provider: o.overflow.provider,
+        requestedTokens: o.overflow.requestedTokens,
+        maxTokens: o.overflow.maxTokens,
+        attempts,
+        cause: o.error
+      })
+    // before each retry: compact to a smaller target; a buffer that cannot shrink ends the retries
+    const shrink = (o: Overflowed): Effect.Effect<void, ContextOverflowError | AddError | ConfigError> =>
+      Effect.flatMap(memory.bufferTokens, (before) => {
+        const targetTokens = attempts === 1 ? Math.max(1, Math.floor(before / 2)) : 1
+        return Effect.flatMap(
+          memory.compact({ targetTokens, focus: options?.focus }),
+          () => Effect.flatMap(memory.bufferTokens, (after) => after < before ? Effect.void : Effect.fail(giveUp(o)))
+        )
+      })
+    const recurs = Schedule.recurs(retries)
+    const schedule = options?.schedule === undefined ? recurs : Schedule.intersect(recurs, options.schedule)
+    return attempt.pipe(
+      // compact before each retry (the last refusal is not followed by one)
+      Effect.tapError((e) => e instanceof Overflowed && attempts <= retries ? shrink(e) : Effect.void),
+      Effect.retry({ schedule, while: (e) => e instanceof Overflowed }),
+      Effect.catchIf((e): e is Overflowed => e instanceof Overflowed, (o) => Effect.fail(giveUp(o)))
+    )
+  })

@@ -34,17 +34,18 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
 import type * as Option from "effect/Option"
-import type * as Schedule from "effect/Schedule"
+import type * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type { AddError, ConfigError, StateDecodeError, TokenCountError } from "../Errors.js"
-import { checkOptionKeys } from "../internal/options.js"
 import * as MemoryState from "../schema/MemoryState.js"
+import * as OptionsSchema from "../schema/Options.js"
 import type * as Summarizer from "../services/Summarizer.js"
 import { buildRolling, DEFAULT_MAX_TOKENS as DEFAULT } from "./internal/builders.js"
-import { type Fill, fillEmpty, fillState, fillWith, memoryOf, withServices } from "./internal/core.js"
-import * as keys from "./internal/keys.js"
-import type { Memory } from "./Memory.js"
+import { type Fill, fillEmpty, fillState, fillWith, memoryOf, servicesOf, withServices } from "./internal/core.js"
+import type * as Memory from "./Memory.js"
 
 /**
  * The default token budget of the buffer: 2000 tokens.
@@ -55,97 +56,30 @@ import type { Memory } from "./Memory.js"
 export const DEFAULT_MAX_TOKENS: number = DEFAULT
 
 /**
- * Options of a RollingMemory.
+ * Options of a RollingMemory: the type of the schema `Options.RollingOptions`
+ * (`schema/Options.ts`, where each option is documented), which every
+ * constructor decodes them with. `maxTokens` (default
+ * {@link DEFAULT_MAX_TOKENS}), `targetTokens`, `boundary`, `pinSystem`,
+ * `clearToolResults`, `summaryRole`, `maxSummaryTokens` (docs/contract.md
+ * section 10), and `fold`, `hardMaxTokens`, `foldRetry` (background folds,
+ * section 5.1, {@link makeScoped} only).
  *
  * @since 0.1.0
  * @category models
  */
-export interface Options {
-  /** Token budget of the buffer: a positive integer, default {@link DEFAULT_MAX_TOKENS}. */
-  readonly maxTokens?: number | undefined
-  /**
-   * The low-water mark, in tokens (docs/contract.md section 10.1): a prune
-   * starts when the buffer is over `maxTokens` and evicts down to
-   * `targetTokens`, so one summarizer call frees room for several turns. A
-   * positive integer at most `maxTokens`; default `maxTokens` (the original's
-   * rule). Half the budget is a good start.
-   */
+export type Options = Schema.Schema.Type<typeof OptionsSchema.RollingOptions>
+
+/**
+ * The options of {@link RollingMemory.compact}: `targetTokens` (a positive
+ * integer: the buffer's unpinned tokens to fold down to) and `focus` (what
+ * the summarizer should keep).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface CompactOptions {
   readonly targetTokens?: number | undefined
-  /**
-   * Where a cut may fall (docs/contract.md section 10.2). `"aligned"`
-   * (default): the Python original's rule, best effort (the buffer can still
-   * open on an assistant turn or an orphaned tool result). `"turn"`: whenever
-   * no prune is pending or in flight, a buffer holding a user turn opens with
-   * one (after pinned messages) and every tool result has its call; in a long
-   * agent turn the user's request stays and the oldest tool exchanges after it
-   * go. An add may then prune within the budget to repair the buffer.
-   */
-  readonly boundary?: "aligned" | "turn" | undefined
-  /**
-   * Pins `system` and `developer` messages without tool fields
-   * (docs/contract.md section 10.3): never evicted nor summarized, outside the
-   * budget, read back first (before the summary). Default `false`.
-   */
-  readonly pinSystem?: boolean | undefined
-  /**
-   * The role the summary reads back as (docs/contract.md section 10.6):
-   * `"system"` (default) or `"user"`, for providers that accept one system
-   * message only or need the first turn to be a user turn.
-   */
-  readonly summaryRole?: "system" | "user" | undefined
-  /**
-   * Clears old tool results before folding (docs/contract.md section 10.5):
-   * when a prune starts, the content of tool results is replaced by
-   * `placeholder` (default `"[tool result cleared]"`), oldest first, sparing
-   * the `keep` most recent (a non-negative integer), until the buffer is
-   * within the target; no summarizer is called when that suffices. Cleared
-   * content is dropped, not summarized. Default off.
-   *
-   * `until: "budget"` clears the same way, but folds (down to the target,
-   * as usual) only when clearing cannot bring the buffer within the budget
-   * (`maxTokens`): fewer summarizer calls when a target is set, at the price
-   * of a fuller buffer between folds. Default `"target"`.
-   */
-  readonly clearToolResults?:
-    | {
-      readonly keep: number
-      readonly placeholder?: string | undefined
-      readonly until?: "target" | "budget" | undefined
-    }
-    | undefined
-  /**
-   * The summary budget, in tokens (docs/contract.md section 10.4): a summary
-   * counted over it fails the fold with `SummaryBudgetError`, nothing
-   * committed. A positive integer; default none.
-   */
-  readonly maxSummaryTokens?: number | undefined
-  /**
-   * When folds run (docs/contract.md section 5.1). `"blocking"` (default):
-   * an add that must prune completes after its fold, as the Python original
-   * does. `"background"`: an add completes once its turn is counted and
-   * appended; the folds run one at a time in a fiber owned by the memory's
-   * scope, so only {@link makeScoped} takes it (`make` fails with
-   * `ConfigError`), and it needs a `Summarizer`. The buffer may pass
-   * `maxTokens` while a fold runs, never `hardMaxTokens`.
-   */
-  readonly fold?: "blocking" | "background" | undefined
-  /**
-   * With `fold: "background"`: the hard cap of the buffer, in tokens
-   * (pinned messages aside, like `maxTokens`). An add that would leave the
-   * buffer over it waits for the fold in flight (back-pressure) and gets that
-   * fold's error if it fails after its retries (its turn stays), unless the
-   * newest unit alone is over the cap. A positive integer at least
-   * `maxTokens`; default twice `maxTokens`.
-   */
-  readonly hardMaxTokens?: number | undefined
-  /**
-   * With `fold: "background"`: how a failed fold is retried (each attempt
-   * re-plans its cutoff), e.g. `Schedule.exponential("1 second").pipe(Schedule.intersect(Schedule.recurs(3)))`.
-   * Default: not retried; the next add over the budget starts a new fold.
-   * A fold that still fails is reported: `lastFoldFailure`, the waiting adds'
-   * error, and the fold's span and metrics.
-   */
-  readonly foldRetry?: Schedule.Schedule<unknown, AddError> | undefined
+  readonly focus?: string | undefined
 }
 
 /**
@@ -154,12 +88,37 @@ export interface Options {
  * @since 0.1.0
  * @category models
  */
-export interface RollingMemory extends Memory {
+export interface RollingMemory extends Memory.Memory {
   readonly strategy: "rolling"
   /** The token budget of the buffer. */
   readonly maxTokens: number
   /** The low-water mark a prune evicts down to (`maxTokens` unless set). */
   readonly targetTokens: number
+  /**
+   * The whole-request budget, when given instead of `maxTokens`
+   * (docs/contract.md section 16.1); `maxTokens` is then the window less the
+   * reserve.
+   */
+  readonly contextWindow: { readonly tokens: number; readonly reserveTokens: number } | undefined
+  /**
+   * Folds now, whatever the buffer's size (docs/contract.md section 16.2):
+   * down to `targetTokens` (the buffer's unpinned tokens, in the memory's
+   * counter; default the low-water mark, or half the budget without one),
+   * never the newest unit, with the guarantees of every fold (one at a time
+   * under the prune lock, a failure or interruption commits nothing). `focus`
+   * is passed to the summarizer in its request. Without a summarizer the
+   * evicted turns are dropped. Fails with `ConfigError` on a wrong option,
+   * and with a background-folding memory; with the fold's errors otherwise.
+   *
+   * @example
+   * ```ts
+   * import type { RollingMemory } from "rollmem"
+   *
+   * declare const memory: RollingMemory.RollingMemory
+   * const compacted = memory.compact({ focus: "the open bug in the parser" })
+   * ```
+   */
+  readonly compact: (options?: CompactOptions) => Effect.Effect<void, AddError | ConfigError>
   /** When folds run: `"blocking"` (default) or `"background"` (see {@link Options.fold}). */
   readonly fold: "blocking" | "background"
   /**
@@ -170,18 +129,16 @@ export interface RollingMemory extends Memory {
   readonly lastFoldFailure: Effect.Effect<Option.Option<AddError>>
 }
 
-const known = [...keys.rolling, ...keys.background]
-
 // An empty memory (`fillEmpty`) cannot fail to count; a restored one (`fillState`) can.
 const build = <E>(
   options: Options | undefined,
   fill: Fill<E>,
   scope?: Scope.Scope
 ): Effect.Effect<RollingMemory, ConfigError | E, Summarizer.Summarizer> => {
-  const invalid = options === undefined ? undefined : checkOptionKeys(options, known)
-  return invalid !== undefined
-    ? Effect.fail(invalid)
-    : withServices((services) => Effect.map(buildRolling(services, options, fill, scope), memoryOf))
+  const decoded = OptionsSchema.decode(OptionsSchema.RollingOptions, options)
+  return Either.isLeft(decoded)
+    ? Effect.fail(decoded.left)
+    : withServices((services) => Effect.map(buildRolling(services, decoded.right, fill, scope), memoryOf))
 }
 
 /**
@@ -281,3 +238,39 @@ export const fromJSON = (
   options?: Options
 ): Effect.Effect<RollingMemory, StateDecodeError | ConfigError | TokenCountError, Summarizer.Summarizer> =>
   Effect.flatMap(MemoryState.fromJSON(input), (state) => build(options, fillState(state)))
+
+/**
+ * Builds a RollingMemory with the services given (not read from a context)
+ * and returns it with the synchronous parts of its adds (a
+ * {@link Memory.Stepper}): what runs an add without a fiber, as the Promise
+ * facade does. Empty, or holding `state` (each message counted once, not
+ * pruned); `scope` owns background folds (`fold: "background"`, as
+ * {@link makeScoped}). The result is an `Exit` when nothing suspends (a
+ * counter built from a plain function restoring a state, or no state): read
+ * it without running a fiber. Fails as {@link makeScoped} does.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Exit } from "effect"
+ * import { Message, RollingMemory, Summarizer, TokenCounter } from "rollmem"
+ *
+ * const stepper = Effect.runSync(RollingMemory.makeStepper({ maxTokens: 100 }, {
+ *   counter: TokenCounter.wordCounter,
+ *   summarizer: Summarizer.fromFunction((summary, turns) => `${summary} ${turns.length} turns`.trim())
+ * }))
+ * const rest = stepper.step(Message.user("Book me a flight to Rome"))
+ * if (!Exit.isExit(rest)) Effect.runSync(rest) // a plain-function summarizer completes in the step
+ * ```
+ *
+ * @since 0.4.0
+ * @category constructors
+ */
+export const makeStepper = (
+  options: Options | undefined,
+  services: Memory.Services,
+  restore?: { readonly state?: MemoryState.MemoryState | undefined; readonly scope?: Scope.Scope | undefined }
+): Effect.Effect<Memory.Stepper<RollingMemory>, ConfigError | TokenCountError> => {
+  const decoded = OptionsSchema.decode(OptionsSchema.RollingOptions, options)
+  if (Either.isLeft(decoded)) return Exit.fail(decoded.left)
+  return buildRolling(servicesOf(services), decoded.right, fillWith(restore?.state), restore?.scope)
+}

@@ -23,14 +23,17 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
-import { ConfigError, type StateDecodeError, type TokenCountError } from "../Errors.js"
-import { checkOptionKeys } from "../internal/options.js"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import type * as Schema from "effect/Schema"
+import * as Rules from "../core/options.js"
+import { type AddError, ConfigError, type StateDecodeError, type TokenCountError } from "../Errors.js"
 import * as MemoryState from "../schema/MemoryState.js"
+import * as OptionsSchema from "../schema/Options.js"
 import * as Summarizer from "../services/Summarizer.js"
 import { buildSummary } from "./internal/builders.js"
-import { type Fill, fillEmpty, fillState, memoryOf, withCounter } from "./internal/core.js"
-import * as keys from "./internal/keys.js"
-import type { Memory } from "./Memory.js"
+import { type Fill, fillEmpty, fillState, fillWith, memoryOf, withSummarizer } from "./internal/core.js"
+import type * as Memory from "./Memory.js"
 
 /**
  * A SummaryMemory.
@@ -38,43 +41,40 @@ import type { Memory } from "./Memory.js"
  * @since 0.1.0
  * @category models
  */
-export interface SummaryMemory extends Memory {
+export interface SummaryMemory extends Memory.Memory {
   readonly strategy: "summary"
+  /**
+   * Folds the pending turns now (docs/contract.md section 16.2), passing
+   * `focus` to the summarizer in its request; `targetTokens` is accepted
+   * and has nothing to bound (a SummaryMemory folds every pending turn).
+   * Fails with `ConfigError` on a wrong option, with the fold's errors
+   * otherwise.
+   */
+  readonly compact: (
+    options?: { readonly targetTokens?: number | undefined; readonly focus?: string | undefined }
+  ) => Effect.Effect<void, AddError | ConfigError>
 }
 
 /**
- * Options of a SummaryMemory.
+ * Options of a SummaryMemory: the type of the schema `Options.SummaryOptions`
+ * (`schema/Options.ts`): `summaryRole` (`"system"`, default, or `"user"`,
+ * docs/contract.md section 10.6) and `maxSummaryTokens` (the summary budget
+ * in tokens, section 10.4: a summary counted over it fails the fold with
+ * `SummaryBudgetError`, nothing committed).
  *
- * @since 0.2.0
+ * @since 0.1.0
  * @category models
  */
-export interface Options {
-  /** The role the summary reads back as: `"system"` (default) or `"user"` (docs/contract.md section 10.6). */
-  readonly summaryRole?: "system" | "user" | undefined
-  /**
-   * The summary budget, in tokens (docs/contract.md section 10.4): a summary
-   * counted over it fails the fold with `SummaryBudgetError`, nothing
-   * committed. A positive integer; default none.
-   */
-  readonly maxSummaryTokens?: number | undefined
-}
-
-const dropping = new ConfigError({
-  option: "summarizer",
-  description: "SummaryMemory needs a summarizer that summarizes: Summarizer.drop would drop every turn"
-})
+export type Options = Schema.Schema.Type<typeof OptionsSchema.SummaryOptions>
 
 // An empty memory (`fillEmpty`) cannot fail to count; a restored one (`fillState`) can.
 const build = <E>(
   fill: Fill<E>,
   options?: Options
 ): Effect.Effect<SummaryMemory, ConfigError | E, Summarizer.Summarizer> => {
-  const invalid = options === undefined ? undefined : checkOptionKeys(options, keys.summary)
-  if (invalid !== undefined) return Effect.fail(invalid)
-  return Effect.flatMap(Summarizer.Summarizer, (summarizer) =>
-    Summarizer.isDrop(summarizer)
-      ? Effect.fail(dropping)
-      : withCounter((counter) => Effect.map(buildSummary({ counter, summarizer }, fill, options), memoryOf)))
+  const decoded = OptionsSchema.decode(OptionsSchema.SummaryOptions, options)
+  if (Either.isLeft(decoded)) return Effect.fail(decoded.left)
+  return withSummarizer((services) => Effect.map(buildSummary(services, fill, decoded.right), memoryOf))
 }
 
 /**
@@ -115,3 +115,39 @@ export const fromJSON = (
   options?: Options
 ): Effect.Effect<SummaryMemory, StateDecodeError | ConfigError | TokenCountError, Summarizer.Summarizer> =>
   Effect.flatMap(MemoryState.fromJSON(input), (state) => build(fillState(state), options))
+
+/**
+ * Builds a SummaryMemory with the services given (not read from a context)
+ * and returns it with the synchronous parts of its adds (a
+ * `Memory.Stepper`): what runs an add without a fiber, as the Promise facade
+ * does. Empty, or holding `state` (counted once). The result is an `Exit`
+ * when nothing suspends (a counter built from a plain function). Fails
+ * with `ConfigError` as {@link make} (`Summarizer.drop` included),
+ * `TokenCountError` restoring.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Exit } from "effect"
+ * import { Message, Summarizer, SummaryMemory, TokenCounter } from "rollmem"
+ *
+ * const stepper = Effect.runSync(SummaryMemory.makeStepper(undefined, {
+ *   counter: TokenCounter.wordCounter,
+ *   summarizer: Summarizer.fromFunction((summary, turns) => `${summary} ${turns.length}`.trim())
+ * }))
+ * const rest = stepper.step(Message.user("hello"))
+ * if (!Exit.isExit(rest)) Effect.runSync(rest)
+ * ```
+ *
+ * @since 0.4.0
+ * @category constructors
+ */
+export const makeStepper = (
+  options: Options | undefined,
+  services: Memory.Services,
+  state?: MemoryState.MemoryState
+): Effect.Effect<Memory.Stepper<SummaryMemory>, ConfigError | TokenCountError> => {
+  const decoded = OptionsSchema.decode(OptionsSchema.SummaryOptions, options)
+  if (Either.isLeft(decoded)) return Exit.fail(decoded.left)
+  if (Summarizer.isDrop(services.summarizer)) return Exit.fail(new ConfigError(Rules.summaryNeedsSummarizer))
+  return buildSummary(services, fillWith(state), decoded.right)
+}

@@ -21,53 +21,27 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import type * as Schema from "effect/Schema"
 import type { ConfigError, StateDecodeError, TokenCountError } from "../Errors.js"
-import { checkOptionKeys } from "../internal/options.js"
 import * as MemoryState from "../schema/MemoryState.js"
+import * as OptionsSchema from "../schema/Options.js"
+import type * as TokenCounter from "../services/TokenCounter.js"
 import { buildWindow } from "./internal/builders.js"
-import { type Fill, fillEmpty, fillState, memoryOf, withCounter } from "./internal/core.js"
-import * as keys from "./internal/keys.js"
-import type { Memory } from "./Memory.js"
+import { type Fill, fillEmpty, fillState, fillWith, memoryOf, withCounter } from "./internal/core.js"
+import type * as Memory from "./Memory.js"
 
 /**
- * Options of a WindowMemory.
+ * Options of a WindowMemory: the type of the schema `Options.WindowOptions`
+ * (`schema/Options.ts`, where each option is documented): `maxMessages`
+ * (required), `targetMessages`, `boundary`, `pinSystem`, `summaryRole`
+ * (docs/contract.md section 10).
  *
  * @since 0.1.0
  * @category models
  */
-export interface Options {
-  /** Most messages kept: a positive integer (required). */
-  readonly maxMessages: number
-  /**
-   * The low-water mark, in messages (docs/contract.md section 10.1): a prune
-   * starts when the buffer holds more than `maxMessages` and evicts down to
-   * `targetMessages`. A positive integer at most `maxMessages`; default
-   * `maxMessages`.
-   */
-  readonly targetMessages?: number | undefined
-  /**
-   * Where a cut may fall (docs/contract.md section 10.2). `"aligned"`
-   * (default): the Python original's rule, best effort (the buffer can still
-   * open on an assistant turn or an orphaned tool result). `"turn"`: whenever
-   * no prune is pending or in flight, a buffer holding a user turn opens with
-   * one (after pinned messages) and every tool result has its call; in a long
-   * agent turn the user's request stays and the oldest tool exchanges after it
-   * go. An add may then prune within the budget to repair the buffer.
-   */
-  readonly boundary?: "aligned" | "turn" | undefined
-  /**
-   * Pins `system` and `developer` messages without tool fields
-   * (docs/contract.md section 10.3): never evicted nor summarized, outside the
-   * budget, read back first (before the summary). Default `false`.
-   */
-  readonly pinSystem?: boolean | undefined
-  /**
-   * The role the summary reads back as (docs/contract.md section 10.6):
-   * `"system"` (default) or `"user"`, for providers that accept one system
-   * message only or need the first turn to be a user turn.
-   */
-  readonly summaryRole?: "system" | "user" | undefined
-}
+export type Options = Schema.Schema.Type<typeof OptionsSchema.WindowOptions>
 
 /**
  * A WindowMemory.
@@ -75,7 +49,7 @@ export interface Options {
  * @since 0.1.0
  * @category models
  */
-export interface WindowMemory extends Memory {
+export interface WindowMemory extends Memory.Memory {
   readonly strategy: "window"
   /** The message budget of the buffer. */
   readonly maxMessages: number
@@ -85,10 +59,12 @@ export interface WindowMemory extends Memory {
 
 // An empty memory (`fillEmpty`) cannot fail to count; a restored one (`fillState`) can.
 const build = <E>(options: Options, fill: Fill<E>): Effect.Effect<WindowMemory, ConfigError | E> => {
-  const invalid = options === undefined ? undefined : checkOptionKeys(options, keys.window)
-  return invalid !== undefined
-    ? Effect.fail(invalid)
-    : withCounter((counter) => Effect.map(buildWindow({ counter, summarizer: undefined }, options, fill), memoryOf))
+  const decoded = OptionsSchema.decode(OptionsSchema.WindowOptions, options)
+  return Either.isLeft(decoded)
+    ? Effect.fail(decoded.left)
+    : withCounter((counter) =>
+      Effect.map(buildWindow({ counter, summarizer: undefined }, decoded.right, fill), memoryOf)
+    )
 }
 
 /**
@@ -130,3 +106,35 @@ export const fromJSON = (
   options: Options
 ): Effect.Effect<WindowMemory, StateDecodeError | ConfigError | TokenCountError> =>
   Effect.flatMap(MemoryState.fromJSON(input), (state) => build(options, fillState(state)))
+
+/**
+ * Builds a WindowMemory with the token counter given (not read from a context)
+ * and returns it with the synchronous parts of its adds (a
+ * `Memory.Stepper`): what runs an add without a fiber, as the Promise facade
+ * does. Empty, or holding `state` (each message counted once). The result
+ * is an `Exit` when nothing suspends (a counter built from a plain
+ * function). Fails with `ConfigError` as {@link make}, `TokenCountError`
+ * restoring.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Exit } from "effect"
+ * import { WindowMemory, Message, TokenCounter } from "rollmem"
+ *
+ * const stepper = Effect.runSync(WindowMemory.makeStepper({ maxMessages: 10 }, { counter: TokenCounter.wordCounter }))
+ * const rest = stepper.step(Message.user("hello"))
+ * if (!Exit.isExit(rest)) Effect.runSync(rest)
+ * ```
+ *
+ * @since 0.4.0
+ * @category constructors
+ */
+export const makeStepper = (
+  options: Options,
+  services: { readonly counter: TokenCounter.Service },
+  state?: MemoryState.MemoryState
+): Effect.Effect<Memory.Stepper<WindowMemory>, ConfigError | TokenCountError> => {
+  const decoded = OptionsSchema.decode(OptionsSchema.WindowOptions, options)
+  if (Either.isLeft(decoded)) return Exit.fail(decoded.left)
+  return buildWindow({ counter: services.counter, summarizer: undefined }, decoded.right, fillWith(state))
+}

@@ -104,11 +104,14 @@ describe("OpenAI chat", () => {
       assert.deepStrictEqual(json(Adapters.toOpenAIChat([edited])), [{ role: "user", content: "Describe it." }])
     }))
 
-  it("refuses an unknown part type and an unknown key, naming the path", () => {
-    const unknownPart = either(Adapters.OpenAiChat.decode([{ role: "user", content: [{ type: "video", url: "x" }] }]))
+  it("strict: refuses an unknown part type and an unknown key, naming the path", () => {
+    const strict = { strict: true }
+    const unknownPart = either(
+      Adapters.OpenAiChat.decode([{ role: "user", content: [{ type: "video", url: "x" }] }], strict)
+    )
     assert.isTrue(Either.isLeft(unknownPart))
     assert.include(Either.getLeft(unknownPart).pipe((o) => o._tag === "Some" ? o.value.description : ""), "[0]")
-    const unknownKey = either(Adapters.OpenAiChat.decode([{ role: "user", content: "hi", mood: "happy" }]))
+    const unknownKey = either(Adapters.OpenAiChat.decode([{ role: "user", content: "hi", mood: "happy" }], strict))
     assert.include(Either.isLeft(unknownKey) ? unknownKey.left.description : "", "mood")
   })
 

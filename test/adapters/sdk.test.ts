@@ -6,13 +6,13 @@
  */
 import Anthropic from "@anthropic-ai/sdk"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { GoogleGenAI } from "@google/genai"
+import { type Content, GoogleGenAI, Language, Outcome } from "@google/genai"
 import { createGateway, generateText, type ModelMessage } from "ai"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import OpenAI from "openai"
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions"
-import type { ResponseInputItem } from "openai/resources/responses/responses"
+import type { ResponseInputItem, ResponseOutputItem } from "openai/resources/responses/responses"
 import {
   anthropicSummarizer,
   fromAiSdk,
@@ -370,3 +370,255 @@ describe("ready summarizers over the user's own client", () => {
     assert.throws(() => openAIChatSummarizer(client, { model: "" }), ConfigError)
   })
 })
+
+// Every message type the pinned SDKs declare for a response, every optional field set: read, and written back as it came.
+describe("every message type of the SDKs' responses, every optional field set, reads and writes back", () => {
+  const back = <A>(read: (x: unknown) => Array<Message.Message>, write: (m: Array<Message.Message>) => A, x: unknown) =>
+    JSON.parse(JSON.stringify(write(read(JSON.parse(JSON.stringify(x))))))
+
+  it("Anthropic: a Message's content blocks", () => {
+    const caller = { type: "direct" } as const
+    const content: Array<Anthropic.Messages.ContentBlock> = [
+      { type: "thinking", thinking: "The user wants a source.", signature: "sig-1" },
+      { type: "redacted_thinking", data: "opaque" },
+      {
+        type: "text",
+        text: "Rome is the capital.",
+        citations: [{
+          type: "char_location",
+          cited_text: "Rome",
+          document_index: 0,
+          document_title: "Atlas",
+          end_char_index: 4,
+          file_id: "file_1",
+          start_char_index: 0
+        }]
+      },
+      { type: "text", text: "Searching.", citations: null },
+      { type: "server_tool_use", id: "srv_1", caller, input: { query: "Rome" }, name: "web_search" },
+      {
+        type: "web_search_tool_result",
+        caller,
+        tool_use_id: "srv_1",
+        content: [{
+          type: "web_search_result",
+          encrypted_content: "e",
+          page_age: "1d",
+          title: "Rome",
+          url: "https://x"
+        }]
+      },
+      { type: "container_upload", file_id: "file_2" },
+      { type: "tool_use", id: "tu_1", caller, input: { city: "Rome" }, name: "weather", toolset_name: "tools" }
+    ]
+    const reply: Anthropic.Messages.Message = {
+      id: "msg_1",
+      type: "message",
+      role: "assistant",
+      model: "claude-sonnet-4-5",
+      container: null,
+      diagnostics: null,
+      stop_details: null,
+      stop_reason: "tool_use",
+      stop_sequence: null,
+      usage: {
+        cache_creation: null,
+        cache_creation_input_tokens: null,
+        cache_read_input_tokens: null,
+        inference_geo: null,
+        input_tokens: 1,
+        output_tokens: 1,
+        server_tool_use: null,
+        service_tier: null
+      } as Anthropic.Messages.Usage,
+      content
+    }
+    const request = {
+      messages: [
+        { role: "user", content: "Capital?" },
+        { role: reply.role, content: reply.content },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "tu_1", content: "18C" }] }
+      ]
+    }
+    const messages = fromAnthropic(request)
+    assert.deepStrictEqual(messages.map(String), [
+      "user: Capital?",
+      "assistant: Rome is the capital.\nSearching. [tool calls: weather({\"city\":\"Rome\"})]",
+      "tool: 18C"
+    ])
+    assert.deepStrictEqual(back(fromAnthropic, toAnthropic, request), request)
+  })
+
+  it("OpenAI chat: a ChatCompletionMessage", () => {
+    const reply: OpenAI.Chat.ChatCompletionMessage = {
+      role: "assistant",
+      content: "See the link.",
+      refusal: null,
+      annotations: [{
+        type: "url_citation",
+        url_citation: { start_index: 0, end_index: 3, title: "Rome", url: "https://x" }
+      }],
+      audio: { id: "audio_1", data: "UklGRg==", expires_at: 1, transcript: "See the link." },
+      function_call: null,
+      tool_calls: [
+        { id: "c1", type: "function", function: { name: "search", arguments: "{}" } },
+        { id: "c2", type: "custom", custom: { name: "shell", input: "ls" } }
+      ]
+    }
+    const messages = [
+      { role: "user", content: "Where?" },
+      reply,
+      { role: "tool", tool_call_id: "c1", content: "[]" },
+      { role: "tool", tool_call_id: "c2", content: "a.txt" }
+    ]
+    assert.deepStrictEqual(
+      fromOpenAIChat(messages).map(String)[1],
+      "assistant: See the link. [tool calls: search({}), shell(ls)]"
+    )
+    assert.deepStrictEqual(back(fromOpenAIChat, toOpenAIChat, messages), messages)
+  })
+
+  it("OpenAI Responses: a response's output items", () => {
+    const output: Array<ResponseOutputItem> = [
+      {
+        type: "reasoning",
+        id: "rs_1",
+        summary: [{ type: "summary_text", text: "Look it up." }],
+        content: [{ type: "reasoning_text", text: "..." }],
+        encrypted_content: "enc",
+        status: "completed"
+      },
+      {
+        type: "web_search_call",
+        id: "ws_1",
+        status: "completed",
+        action: { type: "search", query: "Rome", sources: [{ type: "url", url: "https://x" }] }
+      } as ResponseOutputItem,
+      {
+        type: "file_search_call",
+        id: "fs_1",
+        queries: ["Rome"],
+        status: "completed",
+        results: [{ attributes: { a: "b" }, file_id: "f", filename: "a.txt", score: 1, text: "Rome" }]
+      },
+      {
+        type: "message",
+        id: "msg_1",
+        role: "assistant",
+        status: "completed",
+        phase: "final_answer",
+        content: [
+          {
+            type: "output_text",
+            text: "Rome.",
+            annotations: [{ type: "url_citation", start_index: 0, end_index: 4, title: "Rome", url: "https://x" }],
+            logprobs: [{ token: "Rome", bytes: [82], logprob: 0, top_logprobs: [] }]
+          },
+          { type: "refusal", refusal: "no more" }
+        ]
+      },
+      {
+        type: "function_call",
+        id: "fc_1",
+        call_id: "call_1",
+        name: "weather",
+        arguments: "{}",
+        status: "completed",
+        namespace: "tools"
+      } as ResponseOutputItem,
+      {
+        type: "custom_tool_call",
+        id: "ct_1",
+        call_id: "call_2",
+        name: "shell",
+        input: "ls",
+        namespace: "tools"
+      } as ResponseOutputItem
+    ]
+    const items = [
+      { role: "user", content: "Capital?" },
+      ...output,
+      { type: "function_call_output", call_id: "call_1", output: "18C" },
+      { type: "custom_tool_call_output", call_id: "call_2", output: "a.txt" }
+    ]
+    assert.deepStrictEqual(fromOpenAIResponses(items).map(String), [
+      "user: Capital?",
+      // the message and the parallel calls after it: one assistant turn
+      "assistant: Rome. [tool calls: weather({}), shell(ls)]",
+      "tool: 18C",
+      "tool: a.txt"
+    ])
+    assert.deepStrictEqual(back(fromOpenAIResponses, toOpenAIResponses, items), items)
+  })
+
+  it("AI SDK: a result's response messages", () => {
+    const providerOptions = { openai: { itemId: "x" } }
+    const messages: Array<ModelMessage> = [
+      { role: "user", content: [{ type: "text", text: "Capital?", providerOptions }], providerOptions },
+      {
+        role: "assistant",
+        providerOptions,
+        content: [
+          { type: "reasoning", text: "Look it up.", providerOptions },
+          { type: "text", text: "Rome.", providerOptions },
+          { type: "file", data: "aGk=", mediaType: "text/plain", filename: "a.txt", providerOptions },
+          {
+            type: "tool-call",
+            toolCallId: "call_1",
+            toolName: "weather",
+            input: { city: "Rome" },
+            providerExecuted: false,
+            providerOptions
+          },
+          { type: "tool-approval-request", approvalId: "ap_1", toolCallId: "call_1" }
+        ]
+      },
+      {
+        role: "tool",
+        providerOptions,
+        content: [
+          { type: "tool-approval-response", approvalId: "ap_1", approved: true, reason: "ok", providerExecuted: false },
+          {
+            type: "tool-result",
+            toolCallId: "call_1",
+            toolName: "weather",
+            output: { type: "text", value: "18C", providerOptions },
+            providerOptions
+          }
+        ]
+      }
+    ]
+    assert.deepStrictEqual(fromAiSdk(messages).map(String), [
+      "user: Capital?",
+      "assistant: Rome. [tool calls: weather({\"city\":\"Rome\"})]",
+      "tool: 18C"
+    ])
+    assert.deepStrictEqual(back(fromAiSdk, toAiSdk, messages), json(messages))
+  })
+
+  it("Gemini: a candidate's content, every part field set", () => {
+    const contents: Array<Content> = [
+      { role: "user", parts: [{ text: "Capital?" }] },
+      {
+        role: "model",
+        parts: [
+          { text: "Thinking.", thought: true, thoughtSignature: "sig" },
+          { text: "Rome.", partMetadata: { a: 1 } },
+          { executableCode: { code: "print(1)", language: Language.PYTHON } },
+          { codeExecutionResult: { outcome: Outcome.OUTCOME_OK, output: "1" } },
+          { functionCall: { id: "f1", name: "weather", args: { city: "Rome" } }, thoughtSignature: "sig2" }
+        ]
+      },
+      { role: "user", parts: [{ functionResponse: { id: "f1", name: "weather", response: { output: "18C" } } }] }
+    ]
+    const request = { contents }
+    assert.deepStrictEqual(fromGemini(request).map(String), [
+      "user: Capital?",
+      "assistant: Rome. [tool calls: weather({\"city\":\"Rome\"})]",
+      "tool: 18C"
+    ])
+    assert.deepStrictEqual(back(fromGemini, toGemini, request), json(request))
+  })
+})
+
+const json = (u: unknown): unknown => JSON.parse(JSON.stringify(u))

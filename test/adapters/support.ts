@@ -42,3 +42,15 @@ export const roundTrip = (format: Format, x: unknown, options?: { readonly check
   })
 
 export const either = <A, E>(effect: Effect.Effect<A, E>): Either.Either<A, E> => Effect.runSync(Effect.either(effect))
+
+/** `x` with `x_future: { since: "2027-01" }` added to every object, the request's own keys excepted. */
+export const withFuture = (x: unknown, top = false): unknown => {
+  if (Array.isArray(x)) return x.map((v) => withFuture(v))
+  if (typeof x !== "object" || x === null) return x
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(x)) {
+    out[k] = top && k === "systemInstruction" ? { parts: withFuture((v as { parts: unknown }).parts) } : withFuture(v)
+  }
+  if (!top) out.x_future = { since: "2027-01" }
+  return out
+}

@@ -19,6 +19,7 @@ import * as path from "node:path"
 import * as Compare from "../../../src/cli/Compare.js"
 import * as Input from "../../../src/cli/Input.js"
 import type { Options, Totals } from "../../../src/cli/Replay.js"
+import * as Retention from "../../../src/core/artifacts.js"
 import * as TokenCounter from "../../../src/services/TokenCounter.js"
 import { dataDir } from "../data.js"
 import { countO200k } from "../rollmem.js"
@@ -236,6 +237,10 @@ export const runPolicies = async (log: (line: string) => void): Promise<Policies
 
 const fixed = (x: number, digits = 1) => x.toFixed(digits)
 
+/** Retention of some kinds of artifact at the last request points, all conversations together. */
+const kinds = (t: Totals, names: ReadonlyArray<string>): number =>
+  Retention.ratio(Retention.ofKinds(t.artifacts, names))
+
 /** The section as Markdown: one table per data file, then the goals, each met or missed with its number. */
 export const renderPolicies = (
   r: PoliciesResults,
@@ -246,7 +251,9 @@ export const renderPolicies = (
     `\n6. Context policies: RollingMemory, o200k_base, extractive summarizer (summary budget ${r.summaryTokens}); ` +
       "figures at request points (before each assistant turn); valid = contexts a strict chat API accepts, of the " +
       "eligible ones (transcript valid so far, buffer holding a user turn); cost in input-token units " +
-      "(uncached x1 + cached x0.1 + summarizer in x1 + out x4; cached = a shared prefix of >= 1,024 tokens)"
+      "(uncached x1 + cached x0.1 + summarizer in x1 + out x4; cached = a shared prefix of >= 1,024 tokens); " +
+      "retained: at each conversation's last request point, the distinct artifacts named so far (file paths, URLs, " +
+      "e-mail addresses, identifiers) the context still names, all conversations together"
   )
   const files = [...new Set(r.rows.map((row) => row.file))]
   for (const file of files) {
@@ -265,11 +272,13 @@ export const renderPolicies = (
         "max ctx",
         "reuse",
         "cost",
-        "over bound"
+        "over bound",
+        "retained",
+        "paths retained"
       ],
       rows.map((row) => {
         const t = row.totals
-        if (t === undefined) return [String(row.budget), row.name, "n/a", "", "", "", "", "", "", "", "", ""]
+        if (t === undefined) return [String(row.budget), row.name, "n/a", "", "", "", "", "", "", "", "", "", "", ""]
         return [
           String(row.budget),
           row.name,
@@ -282,7 +291,9 @@ export const renderPolicies = (
           String(t.maxRequestTokens),
           pct(t.prefixReuse),
           fixed(t.cost, 0),
-          String(t.overBoundRequestPoints)
+          String(t.overBoundRequestPoints),
+          pct(t.retention),
+          pct(kinds(t, ["path"]))
         ]
       })
     ))

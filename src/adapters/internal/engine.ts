@@ -18,12 +18,13 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import * as AST from "effect/SchemaAST"
 import type { JsonObject, JsonValue } from "../../schema/Json.js"
 import { jsonEquals } from "../../schema/Json.js"
 import * as Message from "../../schema/Message.js"
 import { formatParseError } from "../../schema/ParseIssue.js"
 import * as Validity from "../../Validity.js"
-import { AdapterError, type CheckOptions } from "../AdapterError.js"
+import { AdapterError, type CheckOptions, type DecodeOptions } from "../AdapterError.js"
 
 /**
  * The metadata key under which a message keeps the provider items it came
@@ -178,6 +179,137 @@ export const MEDIA_TOKENS = 1000
 export const textEstimate = (text: string): number => Math.ceil(text.length / 4)
 
 const parseOptions = { errors: "first", onExcessProperty: "error" } as const
+const lenientOptions = { errors: "first", onExcessProperty: "preserve" } as const
+
+const OPEN: unique symbol = Symbol.for("rollmem/adapters/open")
+
+/**
+ * Marks a union of typed parts (structs with a literal `type`) as open: a
+ * lenient reader also takes a part of another `type`, kept verbatim.
+ *
+ * @internal
+ */
+export const open = <S extends Schema.Schema.Any>(union: S): S => union.annotations({ [OPEN]: true }) as S
+
+const literalsOf = (ast: AST.AST): Array<string> =>
+  AST.isLiteral(ast) && typeof ast.literal === "string"
+    ? [ast.literal]
+    : AST.isUnion(ast)
+    ? ast.types.flatMap(literalsOf)
+    : []
+
+const typesOf = (ast: AST.AST): Array<string> => {
+  if (AST.isUnion(ast)) return ast.types.flatMap(typesOf)
+  if (!AST.isTypeLiteral(ast)) return []
+  const type = ast.propertySignatures.find((p) => p.name === "type")
+  return type === undefined ? [] : literalsOf(type.type)
+}
+
+/** A part of a `type` none of `known`: any JSON object with a string `type`, kept whole. */
+const other = (known: ReadonlyArray<string>): AST.AST =>
+  Schema.Struct(
+    {
+      type: Schema.String.pipe(Schema.filter((t) => !known.includes(t), {
+        message: (t) => `${JSON.stringify(t)} is a known type: its fields are as above`
+      }))
+    },
+    Schema.Record({ key: Schema.String, value: JsonSchema })
+  ).annotations({ identifier: `a part of another type than ${known.map((t) => JSON.stringify(t)).join(", ")}` }).ast
+
+/** `ast` with every union marked {@link open} taking parts of other types too (unchanged nodes kept). */
+const opened = (ast: AST.AST): AST.AST => {
+  switch (ast._tag) {
+    case "Union": {
+      const types = ast.types.map(opened)
+      if (ast.annotations[OPEN] === true) {
+        return AST.Union.make([...types, other(types.flatMap(typesOf))], ast.annotations)
+      }
+      return types.some((t, i) => t !== ast.types[i]) ? AST.Union.make(types, ast.annotations) : ast
+    }
+    case "TypeLiteral": {
+      const props = ast.propertySignatures.map((p) => {
+        const type = opened(p.type)
+        return type === p.type ? p : new AST.PropertySignature(p.name, type, p.isOptional, p.isReadonly, p.annotations)
+      })
+      const indexes = ast.indexSignatures.map((s) => {
+        const type = opened(s.type)
+        return type === s.type ? s : new AST.IndexSignature(s.parameter, type, s.isReadonly)
+      })
+      return props.some((p, i) => p !== ast.propertySignatures[i]) ||
+          indexes.some((s, i) => s !== ast.indexSignatures[i])
+        ? new AST.TypeLiteral(props, indexes, ast.annotations)
+        : ast
+    }
+    case "TupleType": {
+      const elements = ast.elements.map((e) => {
+        const type = opened(e.type)
+        return type === e.type ? e : new AST.OptionalType(type, e.isOptional, e.annotations)
+      })
+      const rest = ast.rest.map((r) => {
+        const type = opened(r.type)
+        return type === r.type ? r : new AST.Type(type, r.annotations)
+      })
+      return elements.some((e, i) => e !== ast.elements[i]) || rest.some((r, i) => r !== ast.rest[i])
+        ? new AST.TupleType(elements, rest, ast.isReadonly, ast.annotations)
+        : ast
+    }
+    case "Refinement": {
+      const from = opened(ast.from)
+      return from === ast.from ? ast : new AST.Refinement(from, ast.filter, ast.annotations)
+    }
+    case "Transformation": {
+      const from = opened(ast.from)
+      const to = opened(ast.to)
+      return from === ast.from && to === ast.to
+        ? ast
+        : new AST.Transformation(from, to, ast.transformation, ast.annotations)
+    }
+    default:
+      return ast
+  }
+}
+
+const lenientCache = new WeakMap<AST.AST, AST.AST>()
+
+/** The array of `item` as a lenient reader decodes it (see the module docs). */
+const lenientArray = <Item>(
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  item: Schema.Schema<Item, any>
+): Schema.Schema<ReadonlyArray<Item>, unknown> => {
+  let ast = lenientCache.get(item.ast)
+  if (ast === undefined) {
+    ast = opened(Schema.Array(item).ast)
+    lenientCache.set(item.ast, ast)
+  }
+  return Schema.make<ReadonlyArray<Item>, unknown, never>(ast)
+}
+
+/** Decodes `input` as an array of `item` (lenient unless `strict`), errors named under the path `at`. */
+const decodeItems = <Item>(
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  item: Schema.Schema<Item, any>,
+  input: unknown,
+  strict: boolean,
+  at: ReadonlyArray<string>
+): Either.Either<ReadonlyArray<Item>, ParseResult.ParseError> => {
+  const array: Schema.Schema<ReadonlyArray<Item>, unknown> = strict
+    ? Schema.Array(item) as Schema.Schema<ReadonlyArray<Item>, unknown>
+    : lenientArray(item)
+  const options = strict ? parseOptions : lenientOptions
+  if (at.length === 0) return Schema.decodeUnknownEither(array)(input, options)
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  let schema: Schema.Schema<any, any> = array
+  let value: unknown = input
+  for (let i = at.length - 1; i >= 0; i--) {
+    schema = Schema.Struct({ [at[i]]: schema })
+    value = { [at[i]]: value }
+  }
+  return Either.map(Schema.decodeUnknownEither(schema)(value, options), (decoded) => {
+    let out = decoded
+    for (const key of at) out = out[key]
+    return out as ReadonlyArray<Item>
+  })
+}
 
 const describe = (error: ParseResult.ParseError): string => formatParseError(error)
 
@@ -209,13 +341,16 @@ const namesOf = (messages: ReadonlyArray<Message.Message>): Array<string> => {
  */
 export const decode = <Item>(
   format: Format<Item>,
-  input: unknown
+  input: unknown,
+  options?: DecodeOptions,
+  at: ReadonlyArray<string> = []
 ): Either.Either<Array<Message.Message>, AdapterError> => {
   const fail = (description: string, cause?: unknown) =>
     Either.left(new AdapterError({ format: format.name, description, ...(cause === undefined ? {} : { cause }) }))
-  const decoded = Schema.decodeUnknownEither(Schema.Array(format.item))(plain(input), parseOptions)
-  if (Either.isLeft(decoded)) return fail(describe(decoded.left), decoded.left)
+  const decoded = decodeItems(format.item, plain(input), options?.strict === true, at)
+  if (Either.isLeft(decoded)) return fail(nearMiss(format.name, input, at) + describe(decoded.left), decoded.left)
   const items = decoded.right
+  const where = at.join(".")
   const groups = format.groups === undefined ? items.map((item) => [item]) : format.groups(items)
   const ctx: DeriveContext = { verify: false, index: 0, pending: [] }
   const out: Array<Message.Message> = []
@@ -229,7 +364,7 @@ export const decode = <Item>(
     const rendered: Array<Rendered> = []
     for (const draft of drafts) {
       const message = built(draft, undefined)
-      if (Either.isLeft(message)) return fail(`[${index}]: ${message.left}`)
+      if (Either.isLeft(message)) return fail(`${where}[${index}]: ${message.left}`)
       rendered.push({
         message: message.right,
         index: out.length + messages.length,
@@ -251,7 +386,7 @@ export const decode = <Item>(
       }
       if (tokens > 0) marker.tokens = tokens
       const first = built(drafts[0], { [METADATA_KEY]: marker } as JsonObject)
-      if (Either.isLeft(first)) return fail(`[${index}]: ${first.left}`)
+      if (Either.isLeft(first)) return fail(`${where}[${index}]: ${first.left}`)
       messages[0] = first.right
     }
     out.push(...messages)
@@ -259,6 +394,54 @@ export const decode = <Item>(
     index += group.length
   }
   return Either.right(out)
+}
+
+const isRecord = (u: unknown): u is { readonly [key: string]: unknown } =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
+
+/** The reader that takes a common near-miss `u`, with how to name it, or `undefined`. */
+const readerOf = (
+  u: unknown
+): { readonly what: string; readonly reader: string; readonly format: string } | undefined => {
+  if (!isRecord(u)) return undefined
+  if (u.lc === 1 && u.type === "constructor" && Array.isArray(u.id)) {
+    return {
+      what: "a serialized LangChain message (`lc`, `kwargs`)",
+      reader:
+        "fromLangChain, after reviving it with `load` from `@langchain/core/load` (or pass the message instances)",
+      format: "langchain-serialized"
+    }
+  }
+  if (typeof (u as { readonly _getType?: unknown })._getType === "function" || "lc_kwargs" in u) {
+    return { what: "a LangChain message instance", reader: "fromLangChain", format: "langchain" }
+  }
+  if (typeof u.type === "string" && isRecord(u.data) && "content" in u.data && !("role" in u)) {
+    return { what: "a stored LangChain message (`type`, `data`)", reader: "fromLangChain", format: "langchain" }
+  }
+  if (Array.isArray(u.parts) && typeof u.role === "string" && !("content" in u)) {
+    return u.role === "model" || "id" in u
+      ? u.role === "model"
+        ? { what: "a Gemini content (`role: \"model\"`, `parts`)", reader: "fromGemini", format: "gemini" }
+        : { what: "an AI SDK UIMessage (`id`, `parts`)", reader: "fromUIMessages", format: "ai-sdk-ui" }
+      : undefined
+  }
+  return undefined
+}
+
+/**
+ * The fix for input that is another library's shape (a UIMessage given to
+ * the ModelMessage reader, a LangChain object to a provider's reader):
+ * `"[i] is … : read it with …. "`, or `""`.
+ */
+const nearMiss = (format: string, input: unknown, at: ReadonlyArray<string>): string => {
+  if (!Array.isArray(input)) return ""
+  for (let i = 0; i < input.length; i++) {
+    const found = readerOf(input[i])
+    if (found !== undefined && found.format !== format) {
+      return `${at.join(".")}[${i}] is ${found.what}: read it with ${found.reader}. `
+    }
+  }
+  return ""
 }
 
 const sameCore = (draft: Draft, message: Message.Message): boolean => {
@@ -298,7 +481,7 @@ const restore = <Item>(
 ): { readonly items: ReadonlyArray<Item>; readonly count: number } | undefined => {
   const marker = markerOf(messages[start], format.name)
   if (marker === undefined || start + marker.messages > messages.length) return undefined
-  const decoded = Schema.decodeUnknownEither(Schema.Array(format.item))(marker.items, parseOptions)
+  const decoded = decodeItems(format.item, marker.items, false, [])
   if (Either.isLeft(decoded)) return undefined
   const drafts = format.derive(decoded.right, { verify: true, index: 0, pending: [] })
   if (drafts.length !== marker.messages) return undefined
@@ -372,8 +555,8 @@ export const stringify = (value: unknown): string => JSON.stringify(value) ?? ""
 /** Role names a context may not open with or hold mid-way, in the providers' words. @internal */
 export const messageLabel = (r: Rendered): string => `message ${r.index} (role ${JSON.stringify(r.message.role)})`
 
-/** Options every checked `to…` takes (the public {@link CheckOptions}). @internal */
-export type { CheckOptions }
+/** Options every checked `to…` takes (the public {@link CheckOptions}) and every `from…` ({@link DecodeOptions}). @internal */
+export type { CheckOptions, DecodeOptions }
 
 /**
  * A decoder of a request with several parts (`{ system?, messages }`,
@@ -446,7 +629,7 @@ export const encodeChecked = <Item>(
  * @internal
  */
 export interface Codec<Request, Options> {
-  readonly decode: (input: unknown) => Effect.Effect<Array<Message.Message>, AdapterError>
+  readonly decode: (input: unknown, options?: DecodeOptions) => Effect.Effect<Array<Message.Message>, AdapterError>
   readonly encode: (
     messages: ReadonlyArray<Message.Message>,
     options?: Options
@@ -455,10 +638,10 @@ export interface Codec<Request, Options> {
 
 /** A {@link Codec} from a module's own Either forms (a request with several parts). @internal */
 export const codec = <Request, Options>(
-  decodeEither: (input: unknown) => Either.Either<Array<Message.Message>, AdapterError>,
+  decodeEither: (input: unknown, options?: DecodeOptions) => Either.Either<Array<Message.Message>, AdapterError>,
   encodeEither: (messages: ReadonlyArray<Message.Message>, options?: Options) => Either.Either<Request, AdapterError>
 ): Codec<Request, Options> => ({
-  decode: (input) => Effect.suspend(() => decodeEither(input)),
+  decode: (input, options) => Effect.suspend(() => decodeEither(input, options)),
   encode: (messages, options) => Effect.suspend(() => encodeEither(messages, options))
 })
 
@@ -471,6 +654,6 @@ export const codec = <Request, Options>(
  */
 export const listCodec = <Item>(format: Format<Item>, firstTurn = false): Codec<Array<Item>, CheckOptions> =>
   codec(
-    (input) => decode(format, input),
+    (input, options) => decode(format, input, options),
     (messages, options) => encodeChecked(format, messages, firstTurn, options)
   )

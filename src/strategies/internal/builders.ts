@@ -12,15 +12,18 @@
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
-import * as Schedule from "effect/Schedule"
+import type * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
-import { type AddError, ConfigError, type TokenCountError } from "../../Errors.js"
-import { describeValue } from "../../internal/options.js"
+import * as Rules from "../../core/options.js"
+import * as Usage from "../../core/usage.js"
+import { type AddError, ConfigError, ContextWindowError, type TokenCountError } from "../../Errors.js"
+import type * as MemoryState from "../../schema/MemoryState.js"
 import type { Message } from "../../schema/Message.js"
 import { countNow, countSyncOf } from "../../services/internal/counting.js"
 import { summarizeSyncOf } from "../../services/internal/summarizing.js"
 import type * as Summarizer from "../../services/Summarizer.js"
 import type { BufferMemory } from "../BufferMemory.js"
+import type * as Memory from "../Memory.js"
 import type { RollingMemory } from "../RollingMemory.js"
 import type { SummaryMemory } from "../SummaryMemory.js"
 import type { WindowMemory } from "../WindowMemory.js"
@@ -28,51 +31,27 @@ import { type Background, backgroundFolder } from "./background.js"
 import {
   adding,
   type Built,
-  checkPositiveInteger,
   type Core,
   done,
   type Fill,
+  fillWith,
+  flatMapNow,
   fold,
   foldNow,
   makeCore,
   makeMemory,
   mapNow,
+  memoryOf,
   type Services,
   type Step,
-  type SummaryRole
+  type SummaryRole,
+  withCounter,
+  withServices,
+  withSummarizer
 } from "./core.js"
 import type { Entry, Plan } from "./eviction.js"
 import { observeDrop } from "./observe.js"
-import {
-  checkMaxSummaryTokens,
-  checkPruning,
-  checkSummaryRole,
-  indexConfig,
-  type PolicyOptions,
-  type Pruning,
-  type Recount,
-  startPrune
-} from "./policy.js"
-
-/**
- * The options a strategy with a buffer budget checks first, in this order:
- * the budget `budgetName` (a positive integer), the pruning options (see
- * `checkPruning`) and `summaryRole`.
- */
-const checkBuffered = (
-  options: (PolicyOptions & { readonly summaryRole?: SummaryRole | undefined }) | undefined,
-  measure: "tokens" | "messages",
-  budgetName: string,
-  budget: unknown,
-  targetName: string
-): ConfigError | { readonly pruning: Pruning; readonly summaryRole: SummaryRole } => {
-  const invalid = checkPositiveInteger(budgetName, budget)
-  if (invalid !== undefined) return invalid
-  const pruning = checkPruning(options, measure, budgetName, budget as number, targetName)
-  if (pruning instanceof ConfigError) return pruning
-  const summaryRole = checkSummaryRole(options?.summaryRole)
-  return summaryRole instanceof ConfigError ? summaryRole : { pruning, summaryRole }
-}
+import { indexConfig, type PolicyOptions, pruningOf, type Recount, startPrune } from "./policy.js"
 
 /** How a prune recounts a message it rewrites (a cleared tool result): synchronously when the counter can. */
 const recountOf = (counter: Services["counter"]): Recount => ({
@@ -81,7 +60,7 @@ const recountOf = (counter: Services["counter"]): Recount => ({
 })
 
 /** The default token budget of a RollingMemory: 2000 tokens. @internal */
-export const DEFAULT_MAX_TOKENS = 2000
+export const DEFAULT_MAX_TOKENS = Rules.DEFAULT_MAX_TOKENS
 
 /**
  * What runs once an add must prune, for a summarizer: a synchronous one
@@ -92,7 +71,8 @@ export const DEFAULT_MAX_TOKENS = 2000
 const folder = (
   core: Core,
   summarizer: Summarizer.Service,
-  start: () => Effect.Effect<Plan<Message> | undefined, TokenCountError>
+  start: () => Effect.Effect<Plan<Message> | undefined, TokenCountError>,
+  semaphore: Effect.Semaphore = Effect.unsafeMakeSemaphore(1)
 ): () => Step => {
   const summarizeSync = summarizeSyncOf(summarizer)
   if (summarizeSync !== undefined) {
@@ -105,7 +85,6 @@ const folder = (
       return Exit.isSuccess(exit) ? then(exit.value) : exit
     }
   }
-  const semaphore = Effect.unsafeMakeSemaphore(1)
   const locked = semaphore.withPermits(1)(
     Effect.suspend(() =>
       Effect.flatMap(start(), (plan) => plan === undefined ? Effect.void : fold(core, summarizer, plan))
@@ -131,9 +110,10 @@ const dropper = (
   }
 }
 
-/** The options of a RollingMemory a builder reads (checked here). @internal */
+/** The options of a RollingMemory a builder reads, decoded (`schema/Options.ts`). @internal */
 export interface RollingBuildOptions extends PolicyOptions {
   readonly maxTokens?: number | undefined
+  readonly contextWindow?: { readonly tokens: number; readonly reserveTokens: number } | undefined
   readonly targetTokens?: number | undefined
   readonly summaryRole?: SummaryRole | undefined
   readonly maxSummaryTokens?: number | undefined
@@ -142,82 +122,35 @@ export interface RollingBuildOptions extends PolicyOptions {
   readonly foldRetry?: Schedule.Schedule<unknown, AddError> | undefined
 }
 
-/**
- * Checks the background-folding options (docs/contract.md section 5.1):
- * `undefined` for blocking folds, else the settings. `scope` is the one a
- * scoped constructor gives; `fold: "background"` without one, or without a
- * summarizer, is a `ConfigError`.
- */
-const checkBackground = (
-  options: RollingBuildOptions | undefined,
-  maxTokens: number,
-  hasSummarizer: boolean,
-  scope: Scope.Scope | undefined
-): ConfigError | Background | undefined => {
-  const fold: unknown = options?.fold
-  const hard: unknown = options?.hardMaxTokens
-  const retry: unknown = options?.foldRetry
-  if (fold !== undefined && fold !== "blocking" && fold !== "background") {
-    return new ConfigError({
-      option: "fold",
-      description: `must be "blocking" or "background", got ${describeValue(fold)}`
-    })
-  }
-  if (fold !== "background") {
-    if (hard !== undefined) {
-      return new ConfigError({ option: "hardMaxTokens", description: "needs fold: \"background\"" })
-    }
-    if (retry !== undefined) return new ConfigError({ option: "foldRetry", description: "needs fold: \"background\"" })
-    return undefined
-  }
-  if (scope === undefined) {
-    return new ConfigError({
-      option: "fold",
-      description: "\"background\" needs a scope that owns the folds: use RollingMemory.makeScoped"
-    })
-  }
-  if (!hasSummarizer) {
-    return new ConfigError({
-      option: "fold",
-      description: "\"background\" needs a real Summarizer: with Summarizer.drop, evicted turns are dropped at once"
-    })
-  }
-  const hardMax = hard === undefined ? 2 * maxTokens : hard
-  const invalid = checkPositiveInteger("hardMaxTokens", hardMax)
-  if (invalid !== undefined) return invalid
-  if ((hardMax as number) < maxTokens) {
-    return new ConfigError({
-      option: "hardMaxTokens",
-      description: `must be at least maxTokens (${maxTokens}), got ${hardMax}`
-    })
-  }
-  if (retry !== undefined && !Schedule.isSchedule(retry)) {
-    return new ConfigError({ option: "foldRetry", description: "must be a Schedule" })
-  }
-  return { scope, hardMax: hardMax as number, retry: retry as Schedule.Schedule<unknown, AddError> | undefined }
-}
-
 /** @internal */
 export const buildRolling = <E>(
   services: Services,
-  options: RollingBuildOptions | undefined,
+  options: RollingBuildOptions,
   fill: Fill<E>,
   scope?: Scope.Scope
 ): Effect.Effect<Built<RollingMemory>, ConfigError | E> => {
-  const maxTokens = options?.maxTokens === undefined ? DEFAULT_MAX_TOKENS : options.maxTokens
-  const checked = checkBuffered(options, "tokens", "maxTokens", maxTokens, "targetTokens")
-  if (checked instanceof ConfigError) return Effect.fail(checked)
-  const { pruning, summaryRole } = checked
-  const maxSummaryTokens = checkMaxSummaryTokens(options?.maxSummaryTokens)
-  if (maxSummaryTokens instanceof ConfigError) return Effect.fail(maxSummaryTokens)
+  const window = options.contextWindow
+  // with a context window, the whole request's budget (the window less the reserve)
+  const maxTokens = window === undefined
+    ? options.maxTokens ?? DEFAULT_MAX_TOKENS
+    : window.tokens - window.reserveTokens
+  const pruning = pruningOf(options, "tokens", maxTokens, options.targetTokens)
   const { counter, summarizer } = services
-  const background = checkBackground(options, maxTokens, summarizer !== undefined, scope)
-  if (background instanceof ConfigError) return Effect.fail(background)
-  const coreOptions = { index: indexConfig(pruning), summaryRole, maxSummaryTokens }
+  const refused = Rules.foldContext(options.fold, scope !== undefined, summarizer !== undefined)
+  if (refused !== undefined) return Effect.fail(new ConfigError(refused))
+  const background: Background | undefined = options.fold === "background" && scope !== undefined
+    ? { scope, hardMax: Rules.hardMaxOf(maxTokens, options.hardMaxTokens), retry: options.foldRetry }
+    : undefined
+  const coreOptions = {
+    index: indexConfig(pruning),
+    summaryRole: options.summaryRole ?? "system",
+    maxSummaryTokens: options.maxSummaryTokens
+  }
   const fields = (policy: { readonly target: number }) => ({
     strategy: "rolling" as const,
     maxTokens,
     targetTokens: policy.target,
+    contextWindow: window,
     fold: background === undefined ? "blocking" as const : "background" as const
   })
   if (background !== undefined && summarizer !== undefined) {
@@ -228,24 +161,142 @@ export const buildRolling = <E>(
       const folder = backgroundFolder(core, summarizer, pruning.policy, start, pinned, background)
       const built = makeMemory<RollingMemory>(core, folder.step, folder.stepMany, {
         ...fields(pruning.policy),
-        lastFoldFailure: folder.lastFailure
+        lastFoldFailure: folder.lastFailure,
+        compact: () => Effect.fail(new ConfigError({ option: "fold", description: "compact needs fold: \"blocking\"" }))
       })
       return Effect.as(folder.register, built)
     })
   }
   return mapNow(fill(makeCore(counter, coreOptions)), (core) => {
     const index = core.index
-    const policy = pruning.policy
+    core.reserveTokens = window?.reserveTokens ?? 0
+    // The policy the budget checks read: the options' own, or, with a context
+    // window or a usage ratio, recomputed in O(1) before each check
+    // (docs/contract.md sections 13.1 and 13.4).
+    const live: { measure: "tokens"; budget: number; target: number } = { ...pruning.policy, measure: "tokens" }
+    const livePruning = { ...pruning, policy: live }
+    const refresh = (): void => {
+      const ratio = core.usageRatio
+      if (window === undefined && ratio === undefined) return
+      const whole = Usage.inCounterTokens(maxTokens, ratio)
+      const low = Usage.inCounterTokens(pruning.policy.target, ratio)
+      if (window === undefined) {
+        live.budget = whole
+        live.target = Math.min(whole, low)
+        return
+      }
+      const fixed = index.pinnedTokens + core.summaryTokens
+      live.budget = Math.max(1, whole - fixed)
+      live.target = Math.max(1, Math.min(live.budget, low - fixed))
+    }
     const recount = recountOf(counter)
     // every prune re-checks its trigger once it holds the lock
-    const start = () => startPrune(index, pruning, recount)
+    const start = () => {
+      refresh()
+      return startPrune(index, livePruning, recount)
+    }
+    const semaphore = Effect.unsafeMakeSemaphore(1)
     // Without a summarizer the evicted turns are dropped. With one, the buffer
     // may change before a locked prune runs (a fold in flight can leave a
     // result orphaned): the prune starts when it holds the lock.
-    const prune = summarizer === undefined ? dropper(core, start) : folder(core, summarizer, start)
-    const { step, stepMany } = adding(core, () => index.needsPrune(policy) ? prune() : done)
-    return makeMemory<RollingMemory>(core, step, stepMany, { ...fields(policy), lastFoldFailure: noFailure })
+    const prune = summarizer === undefined ? dropper(core, start) : folder(core, summarizer, start, semaphore)
+    // with a window: pinned messages and summary alone must leave room (section 16.1)
+    const overflow = (): Step => {
+      const whole = Usage.inCounterTokens(maxTokens, core.usageRatio)
+      const pinnedTokens = index.pinnedTokens
+      if (window === undefined || pinnedTokens + core.summaryTokens <= whole) return done
+      return Exit.fail(
+        new ContextWindowError({
+          windowTokens: window.tokens,
+          reserveTokens: window.reserveTokens,
+          pinnedTokens,
+          summaryTokens: core.summaryTokens
+        })
+      )
+    }
+    // With a window, the summary a fold commits takes room too: while the
+    // context is still over and the last prune shrank the buffer, prune again.
+    const pruneWithin = (): Step => {
+      const before = index.size
+      return flatMapNow(prune(), () => {
+        refresh()
+        return index.size < before && index.needsPrune(live) ? pruneWithin() : overflow()
+      })
+    }
+    const afterAppend = window === undefined
+      ? () => {
+        refresh()
+        return index.needsPrune(live) ? prune() : done
+      }
+      : () => {
+        refresh()
+        return index.needsPrune(live) ? pruneWithin() : overflow()
+      }
+    const { step, stepMany } = adding(core, afterAppend)
+    const compact = compacting(core, summarizer, semaphore, live, pruning.policy.target < maxTokens, refresh)
+    return makeMemory<RollingMemory>(core, step, stepMany, {
+      ...fields(pruning.policy),
+      lastFoldFailure: noFailure,
+      compact
+    })
   })
+}
+
+/**
+ * `compact` (docs/contract.md section 16.2): under the prune lock (or in one
+ * step with a synchronous summarizer), plans a fold down to the target
+ * whatever the buffer's size, and folds it with the request's `focus`; a
+ * memory without a summarizer drops. A failure or interruption commits
+ * nothing.
+ */
+const compacting = (
+  core: Core,
+  summarizer: Summarizer.Service | undefined,
+  semaphore: Effect.Semaphore,
+  live: { readonly budget: number; readonly target: number },
+  hasLowWaterMark: boolean,
+  refresh: () => void
+) =>
+(options?: CompactOptions): Effect.Effect<void, AddError | ConfigError> => {
+  const problem = Rules.compactOptions(options)
+  if (problem !== undefined) return Effect.fail(new ConfigError(problem))
+  const index = core.index
+  const summarizeSync = summarizer === undefined ? undefined : summarizeSyncOf(summarizer)
+  const run = (): Step => {
+    refresh()
+    const target = options?.targetTokens ?? (hasLowWaterMark ? live.target : Math.max(1, Math.floor(live.budget / 2)))
+    const plan = index.plan({ measure: "tokens", budget: live.budget, target }, true)
+    if (plan === undefined) return done
+    if (summarizer === undefined) {
+      if (index.commit(plan)) observeDrop(core, plan.messages.length)
+      return done
+    }
+    const focus = options?.focus
+    core.compactRequest = focus === undefined ? undefined : { ...core.request, focus }
+    if (summarizeSync !== undefined) {
+      const folded = foldNow(core, summarizeSync, plan)
+      if (Exit.isExit(folded)) {
+        core.compactRequest = undefined
+        return folded
+      }
+      return Effect.ensuring(folded, Effect.sync(() => core.compactRequest = undefined))
+    }
+    return Effect.ensuring(fold(core, summarizer, plan), Effect.sync(() => core.compactRequest = undefined))
+  }
+  if (summarizer === undefined || summarizeSync !== undefined) return Effect.suspend(run)
+  return semaphore.withPermits(1)(Effect.suspend(run))
+}
+
+/**
+ * The options of `compact` (docs/contract.md section 16.2): the buffer's
+ * target in tokens (default the low-water mark, or half the budget without
+ * one), and what the summarizer should keep (passed in its request).
+ *
+ * @internal
+ */
+export interface CompactOptions {
+  readonly targetTokens?: number | undefined
+  readonly focus?: string | undefined
 }
 
 const noFailure: Effect.Effect<Option.Option<AddError>> = Effect.succeed(Option.none())
@@ -255,16 +306,13 @@ export const buildBuffer = <E>(
   services: Services,
   fill: Fill<E>,
   options?: { readonly summaryRole?: SummaryRole | undefined }
-): Effect.Effect<Built<BufferMemory>, ConfigError | E> => {
-  const summaryRole = checkSummaryRole(options?.summaryRole)
-  if (summaryRole instanceof ConfigError) return Effect.fail(summaryRole)
-  return mapNow(fill(makeCore(services.counter, { summaryRole })), (core) => {
+): Effect.Effect<Built<BufferMemory>, E> =>
+  mapNow(fill(makeCore(services.counter, { summaryRole: options?.summaryRole })), (core) => {
     const { step, stepMany } = adding(core, () => done)
     return makeMemory<BufferMemory>(core, step, stepMany, { strategy: "buffer" })
   })
-}
 
-/** The options of a WindowMemory a builder reads (checked here). @internal */
+/** The options of a WindowMemory a builder reads, decoded (`schema/Options.ts`). @internal */
 export interface WindowBuildOptions extends PolicyOptions {
   readonly maxMessages: number
   readonly targetMessages?: number | undefined
@@ -276,13 +324,11 @@ export const buildWindow = <E>(
   services: Services,
   options: WindowBuildOptions,
   fill: Fill<E>
-): Effect.Effect<Built<WindowMemory>, ConfigError | E> => {
-  const maxMessages = options?.maxMessages
-  const checked = checkBuffered(options, "messages", "maxMessages", maxMessages, "targetMessages")
-  if (checked instanceof ConfigError) return Effect.fail(checked)
-  const { pruning, summaryRole } = checked
+): Effect.Effect<Built<WindowMemory>, E> => {
+  const maxMessages = options.maxMessages
+  const pruning = pruningOf(options, "messages", maxMessages, options.targetMessages)
   const counter = services.counter
-  return mapNow(fill(makeCore(counter, { index: indexConfig(pruning), summaryRole })), (core) => {
+  return mapNow(fill(makeCore(counter, { index: indexConfig(pruning), summaryRole: options.summaryRole })), (core) => {
     const index = core.index
     const policy = pruning.policy
     const recount = recountOf(counter)
@@ -301,16 +347,55 @@ export const buildSummary = <E>(
   services: Services & { readonly summarizer: Summarizer.Service },
   fill: Fill<E>,
   options?: { readonly summaryRole?: SummaryRole | undefined; readonly maxSummaryTokens?: number | undefined }
-): Effect.Effect<Built<SummaryMemory>, ConfigError | E> => {
-  const summaryRole = checkSummaryRole(options?.summaryRole)
-  if (summaryRole instanceof ConfigError) return Effect.fail(summaryRole)
-  const maxSummaryTokens = checkMaxSummaryTokens(options?.maxSummaryTokens)
-  if (maxSummaryTokens instanceof ConfigError) return Effect.fail(maxSummaryTokens)
-  return mapNow(fill(makeCore(services.counter, { summaryRole, maxSummaryTokens })), (core) => {
+): Effect.Effect<Built<SummaryMemory>, E> =>
+  mapNow(fill(makeCore(services.counter, options)), (core) => {
     const index = core.index
     // every pending turn, folded at once
-    const foldPending = folder(core, services.summarizer, () => Exit.succeed(index.planAll()))
+    const semaphore = Effect.unsafeMakeSemaphore(1)
+    const foldPending = folder(core, services.summarizer, () => Exit.succeed(index.planAll()), semaphore)
     const { step, stepMany } = adding(core, foldPending)
-    return makeMemory<SummaryMemory>(core, step, stepMany, { strategy: "summary" })
+    // compact: every pending turn, folded now with the request's focus (docs/contract.md section 16.2)
+    const compact = (options?: CompactOptions): Effect.Effect<void, AddError | ConfigError> => {
+      const problem = Rules.compactOptions(options)
+      if (problem !== undefined) return Effect.fail(new ConfigError(problem))
+      const focus = options?.focus
+      return Effect.suspend(() => {
+        core.compactRequest = focus === undefined ? undefined : { ...core.request, focus }
+        return Effect.ensuring(foldPending(), Effect.sync(() => core.compactRequest = undefined))
+      })
+    }
+    return makeMemory<SummaryMemory>(core, step, stepMany, { strategy: "summary", compact })
   })
+
+/**
+ * Builds a memory of the strategy `options.strategy` from options already
+ * decoded (`Options.decodeStrategy`), empty or holding `state`: what
+ * `Memory.make` and a stored conversation build, with the services in
+ * context as each strategy's own constructors read them.
+ *
+ * @internal
+ */
+export const buildStrategy = (
+  options: Memory.Options,
+  state: MemoryState.MemoryState | undefined
+): Effect.Effect<Memory.Memory, ConfigError | TokenCountError, Summarizer.Summarizer> => {
+  const fill = fillWith(state)
+  switch (options.strategy) {
+    case "rolling": {
+      const { strategy: _, ...rest } = options
+      return withServices((services) => Effect.map(buildRolling(services, rest, fill), memoryOf))
+    }
+    case "buffer": {
+      const { strategy: _, ...rest } = options
+      return withCounter((counter) => Effect.map(buildBuffer({ counter, summarizer: undefined }, fill, rest), memoryOf))
+    }
+    case "window": {
+      const { strategy: _, ...rest } = options
+      return withCounter((counter) => Effect.map(buildWindow({ counter, summarizer: undefined }, rest, fill), memoryOf))
+    }
+    case "summary": {
+      const { strategy: _, ...rest } = options
+      return withSummarizer((services) => Effect.map(buildSummary(services, fill, rest), memoryOf))
+    }
+  }
 }

@@ -10,14 +10,25 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import { type AddError, ConfigError, SummarizerError, SummaryBudgetError, type TokenCountError } from "../../Errors.js"
+import * as MetricLabel from "effect/MetricLabel"
+import * as Rules from "../../core/options.js"
+import * as UsageRatio from "../../core/usage.js"
+import {
+  type AddError,
+  ConfigError,
+  SummarizerError,
+  SummaryBudgetError,
+  type TokenCountError,
+  UsageError
+} from "../../Errors.js"
 import * as MemoryState from "../../schema/MemoryState.js"
 import * as Message from "../../schema/Message.js"
 import { countNow, countSyncOf } from "../../services/internal/counting.js"
 import type { SummarizeSync } from "../../services/internal/summarizing.js"
 import * as Summarizer from "../../services/Summarizer.js"
 import * as TokenCounter from "../../services/TokenCounter.js"
-import type { Memory } from "../Memory.js"
+import * as Telemetry from "../../Telemetry.js"
+import type { Memory, Stepper, Usage } from "../Memory.js"
 import { type Config, type Entry, EvictionIndex, type Plan } from "./eviction.js"
 import { observeFold, observeFoldNow } from "./observe.js"
 
@@ -50,6 +61,32 @@ export const withServices = <A, E>(
       summarizer: Summarizer.isDrop(summarizer) ? undefined : summarizer
     })
   })
+
+/**
+ * Reads the `TokenCounter` and a `Summarizer` that summarizes from the
+ * context, then builds (the summary strategy); `Summarizer.drop` is a
+ * `ConfigError` (it would drop every turn).
+ *
+ * @internal
+ */
+export const withSummarizer = <A, E>(
+  build: (services: Services & { readonly summarizer: Summarizer.Service }) => Effect.Effect<A, E>
+): Effect.Effect<A, E | ConfigError, Summarizer.Summarizer> =>
+  Effect.contextWithEffect((context: Context.Context<Summarizer.Summarizer>): Effect.Effect<A, E | ConfigError> => {
+    const summarizer = Context.get(context, Summarizer.Summarizer)
+    return Summarizer.isDrop(summarizer)
+      ? Effect.fail(new ConfigError(Rules.summaryNeedsSummarizer))
+      : build({ counter: Context.get(context, TokenCounter.TokenCounter), summarizer })
+  })
+
+/** The builders' services of public `Memory.Services`: `Summarizer.drop` stands for dropping (`undefined`). @internal */
+export const servicesOf = (services: {
+  readonly counter: TokenCounter.Service
+  readonly summarizer: Summarizer.Service
+}): Services => ({
+  counter: services.counter,
+  summarizer: Summarizer.isDrop(services.summarizer) ? undefined : services.summarizer
+})
 
 /** Reads the `TokenCounter` from the context, then builds (a strategy that never summarizes). @internal */
 export const withCounter = <A, E>(build: (counter: TokenCounter.Service) => Effect.Effect<A, E>): Effect.Effect<A, E> =>
@@ -109,6 +146,18 @@ export interface Core {
   readonly request: Summarizer.Request
   /** How the summary reads back (docs/contract.md section 10.6). */
   readonly summaryRole: SummaryRole
+  /**
+   * The correction ratio learnt from the provider's usage figures
+   * (docs/contract.md section 16.4), `undefined` until one is recorded;
+   * kept in the state (version 3 `usageRatio`), reset by `clear`.
+   */
+  usageRatio: number | undefined
+  /** The memory's own count of the context it last read back (pinned, summary, buffer): what a usage is compared with. */
+  lastReadTokens: number | undefined
+  /** A context window's reserve (docs/contract.md section 16.1), else 0: the default overhead of a recorded usage. */
+  reserveTokens: number
+  /** The request of the fold `compact` runs (its `focus`), read by that fold only (docs/contract.md section 16.2). */
+  compactRequest: Summarizer.Request | undefined
   /** The strategy whose core this is, set by {@link makeMemory}: the folds' telemetry label (section 11). */
   strategy?: Memory["strategy"]
   /** Runs after each `clear` (background folding: held-back adds are let in, docs/contract.md section 5.1). */
@@ -250,6 +299,10 @@ export const makeCore = (counter: TokenCounter.Service, options?: CoreOptions): 
   maxSummaryTokens: options?.maxSummaryTokens,
   request: { maxSummaryTokens: options?.maxSummaryTokens, counter },
   summaryRole: options?.summaryRole ?? "system",
+  usageRatio: undefined,
+  lastReadTokens: undefined,
+  compactRequest: undefined,
+  reserveTokens: 0,
   afterClear: undefined
 })
 
@@ -274,6 +327,7 @@ export const fillEmpty: Fill<never> = (core) => Exit.succeed(core)
  */
 export const fillState = (state: MemoryState.MemoryState): Fill<TokenCountError> => (core) => {
   core.summary = state.summary
+  core.usageRatio = state.usageRatio
   const counter = core.counter
   const summarized = core.summary === "" ? Exit.succeed(core) : mapNow(countText(counter)(core.summary), (tokens) => {
     core.summaryTokens = tokens
@@ -296,19 +350,6 @@ export const fillState = (state: MemoryState.MemoryState): Fill<TokenCountError>
 /** {@link fillEmpty} without a state, else {@link fillState}. @internal */
 export const fillWith = (state: MemoryState.MemoryState | undefined): Fill<TokenCountError> =>
   state === undefined ? fillEmpty : fillState(state)
-
-/** The `ConfigError` for an option that is not a positive integer, if it is not. @internal */
-export const checkPositiveInteger = (option: string, value: unknown): ConfigError | undefined =>
-  typeof value === "number" && Number.isInteger(value) && value > 0 ? undefined : new ConfigError({
-    option,
-    description: `must be a positive integer, got ${typeof value === "number" ? String(value) : typeof value}`
-  })
-
-/** Fails with `ConfigError` unless `value` is a positive integer. @internal */
-export const positiveInteger = (option: string, value: unknown): Effect.Effect<number, ConfigError> => {
-  const error = checkPositiveInteger(option, value)
-  return error === undefined ? Effect.succeed(value as number) : Effect.fail(error)
-}
 
 const nonString = (): SummarizerError => new SummarizerError({ description: "summarizer returned a non-string" })
 
@@ -358,7 +399,7 @@ export const fold = (
     plan,
     Effect.onExit(
       Effect.flatMap(
-        Effect.suspend(() => summarizer.summarize(core.summary, plan.messages, core.request)),
+        Effect.suspend(() => summarizer.summarize(core.summary, plan.messages, core.compactRequest ?? core.request)),
         (summary): Effect.Effect<void, AddError> =>
           // a hand-written service skips the constructors' check
           typeof summary !== "string" ? Effect.fail(nonString()) : countAndCommit(core, generation, plan, summary)
@@ -381,7 +422,7 @@ export const foldNow = (core: Core, summarizeSync: SummarizeSync, plan: Plan<Mes
 
 const foldSync = (core: Core, plan: Plan<Message.Message>, summarizeSync: SummarizeSync): Step => {
   const generation = core.generation
-  const exit = summarizeSync(core.summary, plan.messages, core.request)
+  const exit = summarizeSync(core.summary, plan.messages, core.compactRequest ?? core.request)
   if (Exit.isFailure(exit)) {
     core.index.abort(plan)
     return exit
@@ -419,21 +460,14 @@ export const contextOf = (core: Core): Array<Message.Message> => {
 }
 
 /**
- * A memory as a builder returns it: the memory, and the synchronous parts of
- * its `add` and `addMessages` (what is left to run, or {@link done}). The
- * public constructors hand out `memory`; the Promise facade keeps the steps
- * and calls them directly, running an effect only when something is left
- * (docs/architecture.md, "The path of an add").
+ * A memory as a builder returns it: the public `Memory.Stepper` (the memory
+ * and the synchronous parts of its `add` and `addMessages`). The context
+ * constructors hand out `memory`; `makeStepper` and the Promise facade keep
+ * the steps (docs/architecture.md, "The path of an add").
  *
  * @internal
  */
-export interface Built<M extends Memory> {
-  readonly memory: M
-  /** `memory.add` without its `Effect.suspend`: call it from synchronous code. */
-  readonly step: (message: Message.Message) => Step
-  /** `memory.addMessages` without its `Effect.suspend`. */
-  readonly stepMany: (messages: ReadonlyArray<Message.Message>) => Step
-}
+export type Built<M extends Memory> = Stepper<M>
 
 /** The read side and `clear`, shared by every strategy, with the add steps. @internal */
 export const makeMemory = <M extends Memory>(
@@ -444,8 +478,14 @@ export const makeMemory = <M extends Memory>(
 ): Built<M> => {
   const add = (message: Message.Message): Step => Effect.suspend(() => step(message))
   const addMessages = (messages: ReadonlyArray<Message.Message>): Step => Effect.suspend(() => stepMany(messages))
-  const state = Effect.sync(() => MemoryState.make(core.summary, core.index.toArray()))
-  const messages = Effect.sync(() => contextOf(core))
+  const state = Effect.sync((): MemoryState.MemoryState => {
+    const made = MemoryState.make(core.summary, core.index.toArray())
+    return core.usageRatio === undefined ? made : { ...made, usageRatio: core.usageRatio }
+  })
+  const messages = Effect.sync(() => {
+    core.lastReadTokens = core.summaryTokens + core.index.tokens
+    return contextOf(core)
+  })
   const memory = {
     add,
     addMessages,
@@ -460,11 +500,26 @@ export const makeMemory = <M extends Memory>(
       core.generation++
       core.summary = ""
       core.summaryTokens = 0
+      core.usageRatio = undefined
+      core.lastReadTokens = undefined
       core.index.clear()
       core.afterClear?.()
     }),
     state,
-    toJSON: Effect.map(state, MemoryState.toJSON)
+    toJSON: Effect.map(state, MemoryState.toJSON),
+    recordUsage: (usage: Usage): Effect.Effect<void, UsageError> =>
+      Effect.suspend(() => {
+        const problem = Rules.usage(usage)
+        if (problem !== undefined) return Exit.fail(new UsageError({ description: problem }))
+        const counted = core.lastReadTokens ?? core.summaryTokens + core.index.tokens
+        const overhead = usage.overheadTokens ?? core.reserveTokens
+        core.usageRatio = UsageRatio.nextRatio(core.usageRatio, usage.inputTokens - overhead, counted)
+        if (core.usageRatio !== undefined) {
+          Telemetry.usageRatio.unsafeUpdate(core.usageRatio, [MetricLabel.make("strategy", core.strategy ?? "rolling")])
+        }
+        return done
+      }),
+    usageRatio: Effect.sync(() => core.usageRatio ?? 1)
   }
   // No spread in the literal: V8 makes such objects slow to build.
   core.strategy = fields.strategy

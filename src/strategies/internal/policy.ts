@@ -1,6 +1,6 @@
 /**
  * The context policies of docs/contract.md section 10 as a RollingMemory or
- * WindowMemory applies them: the checked options, and the start of a prune
+ * WindowMemory applies them: the decoded options with their defaults, and the start of a prune
  * (re-check the trigger under the lock, clear tool results, plan). The
  * eviction itself is the pure module `eviction.ts`.
  *
@@ -8,14 +8,10 @@
  */
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import { ConfigError, type TokenCountError } from "../../Errors.js"
-import { describeValue } from "../../internal/options.js"
+import { DEFAULT_PLACEHOLDER } from "../../core/options.js"
+import type { TokenCountError } from "../../Errors.js"
 import * as Message from "../../schema/Message.js"
-import type { SummaryRole } from "./core.js"
 import type { Boundary, Config, EvictionIndex, Plan, Policy } from "./eviction.js"
-
-/** The placeholder of a cleared tool result by default (docs/contract.md section 10.5). @internal */
-export const DEFAULT_PLACEHOLDER = "[tool result cleared]"
 
 /**
  * When clearing spares the fold (docs/contract.md section 10.5): clearing
@@ -131,13 +127,7 @@ export const startPrune = (
   return Effect.onExit(started, (exit) => Exit.isSuccess(exit) ? Effect.void : Effect.sync(() => index.undoClearings()))
 }
 
-const isPositiveInteger = (value: unknown): value is number =>
-  typeof value === "number" && Number.isInteger(value) && value > 0
-
-/** The `ConfigError` of an option, if `problem` is not undefined. */
-const fail = (option: string, problem: string): ConfigError => new ConfigError({ option, description: problem })
-
-/** The context-policy options of a RollingMemory or a WindowMemory, as given. @internal */
+/** The context-policy options of a RollingMemory or a WindowMemory, decoded (`schema/Options.ts`). @internal */
 export interface PolicyOptions {
   readonly boundary?: Boundary | undefined
   readonly pinSystem?: boolean | undefined
@@ -150,79 +140,26 @@ export interface PolicyOptions {
     | undefined
 }
 
-/** Checks `summaryRole`: `"system"` (default) or `"user"`. @internal */
-export const checkSummaryRole = (value: unknown): ConfigError | SummaryRole => {
-  if (value === undefined) return "system"
-  return value === "system" || value === "user"
-    ? value
-    : fail("summaryRole", `must be "system" or "user", got ${describeValue(value)}`)
-}
-
-/** Checks `maxSummaryTokens`: absent, or a positive integer. @internal */
-export const checkMaxSummaryTokens = (value: unknown): ConfigError | number | undefined =>
-  value === undefined || isPositiveInteger(value)
-    ? value
-    : fail("maxSummaryTokens", `must be a positive integer, got ${describeValue(value)}`)
-
 /**
- * Checks the pruning options of a memory whose budget is `budget` (already
- * checked) under the name `budgetName`: the low-water mark `targetName`
- * (default the budget; a positive integer at most the budget), `boundary`,
- * `pinSystem` and, where `clearing` is allowed, `clearToolResults`.
+ * The pruning configuration of decoded options (`schema/Options.ts` checked
+ * them): the budget, the low-water mark (default the budget), the boundary,
+ * pinning and clearing with their defaults.
  *
  * @internal
  */
-export const checkPruning = (
-  options: PolicyOptions | undefined,
+export const pruningOf = (
+  options: PolicyOptions,
   measure: "tokens" | "messages",
-  budgetName: string,
   budget: number,
-  targetName: string
-): ConfigError | Pruning => {
-  const target: unknown = (options as { readonly [key: string]: unknown } | undefined)?.[targetName]
-  if (target !== undefined) {
-    if (!isPositiveInteger(target)) return fail(targetName, `must be a positive integer, got ${describeValue(target)}`)
-    if (target > budget) return fail(targetName, `must be at most ${budgetName} (${budget}), got ${target}`)
-  }
-  const boundary: unknown = options?.boundary
-  if (boundary !== undefined && boundary !== "aligned" && boundary !== "turn") {
-    return fail("boundary", `must be "aligned" or "turn", got ${describeValue(boundary)}`)
-  }
-  const pinSystem: unknown = options?.pinSystem
-  if (pinSystem !== undefined && typeof pinSystem !== "boolean") {
-    return fail("pinSystem", `must be a boolean, got ${describeValue(pinSystem)}`)
-  }
-  let clearing: Clearing | undefined
-  const clear: unknown = options?.clearToolResults
-  if (clear !== undefined) {
-    if (typeof clear !== "object" || clear === null) {
-      return fail("clearToolResults", `must be an object { keep, placeholder?, until? }, got ${describeValue(clear)}`)
-    }
-    for (const key of Object.keys(clear)) {
-      if (key !== "keep" && key !== "placeholder" && key !== "until") {
-        return fail(`clearToolResults.${key}`, "unknown option (known: keep, placeholder, until)")
-      }
-    }
-    const { keep, placeholder, until } = clear as {
-      readonly keep?: unknown
-      readonly placeholder?: unknown
-      readonly until?: unknown
-    }
-    if (typeof keep !== "number" || !Number.isInteger(keep) || keep < 0) {
-      return fail("clearToolResults.keep", `must be a non-negative integer, got ${describeValue(keep)}`)
-    }
-    if (placeholder !== undefined && typeof placeholder !== "string") {
-      return fail("clearToolResults.placeholder", `must be a string, got ${describeValue(placeholder)}`)
-    }
-    if (until !== undefined && until !== "target" && until !== "budget") {
-      return fail("clearToolResults.until", `must be "target" or "budget", got ${describeValue(until)}`)
-    }
-    clearing = { keep, placeholder: placeholder ?? DEFAULT_PLACEHOLDER, until: until ?? "target" }
-  }
+  target: number | undefined
+): Pruning => {
+  const clear = options.clearToolResults
   return {
-    policy: { measure, budget, target: (target as number | undefined) ?? budget },
-    boundary: boundary ?? "aligned",
-    pinSystem: pinSystem === true,
-    clearing
+    policy: { measure, budget, target: target ?? budget },
+    boundary: options.boundary ?? "aligned",
+    pinSystem: options.pinSystem === true,
+    clearing: clear === undefined
+      ? undefined
+      : { keep: clear.keep, placeholder: clear.placeholder ?? DEFAULT_PLACEHOLDER, until: clear.until ?? "target" }
   }
 }

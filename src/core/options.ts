@@ -1,0 +1,392 @@
+/**
+ * The rules of the memories' options (docs/contract.md sections 5 to 10), as
+ * plain functions over plain values: no Effect import, so that any
+ * declaration of the options (the Effect Schemas of `schema/Options.ts`, a
+ * later line's own) reuses them. A rule returns `undefined` when the value
+ * passes, else the description of what is wrong, worded as every
+ * `ConfigError` of rollmem words it (`must be a positive integer, got 0`).
+ *
+ * Cross-field rules take a `name` function: how the description names
+ * another option (`maxTokens` in the Effect API, `--max-tokens` on the
+ * command line), so no caller rewrites error text.
+ *
+ * @since 0.4.0
+ */
+
+/** The strategies. @since 0.4.0 @category models */
+export type Strategy = "rolling" | "buffer" | "window" | "summary"
+
+/** The strategies, in the order every list names them. @since 0.4.0 @category constants */
+export const strategies: ReadonlyArray<Strategy> = ["rolling", "buffer", "window", "summary"]
+
+/**
+ * A check of one value: `undefined` when it passes, else what is wrong
+ * (`must be a boolean, got "yes"`).
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export type Check = (value: unknown) => string | undefined
+
+/**
+ * A wrong option, as a `ConfigError` names it: the option (a path such as
+ * `clearToolResults.keep`) and what is wrong.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface Problem {
+  readonly option: string
+  readonly description: string
+}
+
+/**
+ * How a description names an option (`targetTokens`, or `--target-tokens` on
+ * the command line).
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export type Naming = (option: string) => string
+
+/** Names every option as the Effect API does: `maxTokens`. @since 0.4.0 @category constants */
+export const camel: Naming = (option) => option
+
+/**
+ * An option as the command line names it, without dashes: `targetTokens`
+ * is `target-tokens`.
+ *
+ * @since 0.4.0
+ * @category combinators
+ */
+export const kebab: Naming = (option) => option.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)
+
+/** The default token budget of a RollingMemory: 2000 tokens. @since 0.4.0 @category constants */
+export const DEFAULT_MAX_TOKENS = 2000
+
+/** The placeholder of a cleared tool result by default (docs/contract.md section 10.5). @since 0.4.0 @category constants */
+export const DEFAULT_PLACEHOLDER = "[tool result cleared]"
+
+/**
+ * A wrong value as a description names it: a string quoted (`"lru"`), a
+ * number as written, `null`, else its type (`boolean`, `object`).
+ *
+ * @since 0.4.0
+ * @category combinators
+ */
+export const describeValue = (value: unknown): string =>
+  value === null
+    ? "null"
+    : typeof value === "string"
+    ? JSON.stringify(value)
+    : typeof value === "number"
+    ? String(value)
+    : typeof value
+
+/**
+ * A value's kind as a description names it: `null`, `array`, else its type.
+ *
+ * @since 0.4.0
+ * @category combinators
+ */
+export const describeKind = (value: unknown): string =>
+  value === null ? "null" : Array.isArray(value) ? "array" : typeof value
+
+/** Whether `value` is a positive integer. @since 0.4.0 @category guards */
+export const isPositiveInteger = (value: unknown): value is number =>
+  typeof value === "number" && Number.isInteger(value) && value > 0
+
+/** Whether `value` is an object (not `null`, not an array). @since 0.4.0 @category guards */
+export const isObject = (value: unknown): value is { readonly [key: string]: unknown } =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+/** A positive integer (`maxTokens`, `maxMessages`, `targetTokens`...). @since 0.4.0 @category rules */
+export const positiveInteger: Check = (value) =>
+  isPositiveInteger(value) ? undefined : `must be a positive integer, got ${describeValue(value)}`
+
+/** A non-negative integer (`clearToolResults.keep`, `foldRetries`). @since 0.4.0 @category rules */
+export const nonNegativeInteger: Check = (value) =>
+  typeof value === "number" && Number.isInteger(value) && value >= 0
+    ? undefined
+    : `must be a non-negative integer, got ${describeValue(value)}`
+
+/** A boolean (`pinSystem`). @since 0.4.0 @category rules */
+export const boolean: Check = (value) =>
+  typeof value === "boolean" ? undefined : `must be a boolean, got ${describeValue(value)}`
+
+/** A string (`clearToolResults.placeholder`). @since 0.4.0 @category rules */
+export const string: Check = (value) =>
+  typeof value === "string" ? undefined : `must be a string, got ${describeValue(value)}`
+
+/** A function (the facade's `summarize`, `tokenCounter`). @since 0.4.0 @category rules */
+export const isFunction: Check = (value) =>
+  typeof value === "function" ? undefined : `must be a function, got ${describeKind(value)}`
+
+/** Milliseconds: a positive safe integer (the facade's `timeout`). @since 0.4.0 @category rules */
+export const milliseconds: Check = (value) =>
+  typeof value === "number" && Number.isSafeInteger(value) && value > 0
+    ? undefined
+    : `must be a positive integer (milliseconds), got ${describeValue(value)}`
+
+/**
+ * One of `choices`: `must be "aligned" or "turn", got "turns"`.
+ *
+ * @since 0.4.0
+ * @category rules
+ */
+export const oneOf = (choices: ReadonlyArray<string>): Check => {
+  const quoted = choices.map((c) => JSON.stringify(c))
+  const listed = quoted.length === 2 ? `${quoted[0]} or ${quoted[1]}` : `one of ${quoted.join(", ")}`
+  return (value) =>
+    typeof value === "string" && choices.includes(value) ? undefined : `must be ${listed}, got ${describeValue(value)}`
+}
+
+/** Where a cut may fall (docs/contract.md section 10.2). @since 0.4.0 @category constants */
+export const boundaries: ReadonlyArray<"aligned" | "turn"> = ["aligned", "turn"]
+/** The roles a summary reads back as (docs/contract.md section 10.6). @since 0.4.0 @category constants */
+export const summaryRoles: ReadonlyArray<"system" | "user"> = ["system", "user"]
+/** When tool-result clearing spares the fold (docs/contract.md section 10.5). @since 0.4.0 @category constants */
+export const clearUntils: ReadonlyArray<"target" | "budget"> = ["target", "budget"]
+/** When folds run (docs/contract.md section 5.1). @since 0.4.0 @category constants */
+export const foldModes: ReadonlyArray<"blocking" | "background"> = ["blocking", "background"]
+
+/** `clearToolResults` is an object. @since 0.4.0 @category rules */
+export const clearToolResults: Check = (value) =>
+  isObject(value) ? undefined : `must be an object { keep, placeholder?, until? }, got ${describeValue(value)}`
+
+/** `contextWindow` is an object. @since 0.3.0 @category rules */
+export const contextWindow: Check = (value) =>
+  isObject(value) ? undefined : `must be an object { tokens, reserveTokens }, got ${describeValue(value)}`
+
+/** The whole-request budget as given (docs/contract.md section 16.1). @since 0.3.0 @category models */
+export interface ContextWindowOptions {
+  readonly maxTokens?: number | undefined
+  readonly targetTokens?: number | undefined
+  readonly fold?: "blocking" | "background" | undefined
+  readonly contextWindow?: { readonly tokens: number; readonly reserveTokens: number } | undefined
+}
+
+/**
+ * The rules of `contextWindow` (docs/contract.md section 16.1): instead of
+ * `maxTokens`, never with it; the reserve below the window; `targetTokens`
+ * within the window less the reserve; blocking folds only.
+ *
+ * @since 0.3.0
+ * @category rules
+ */
+export const contextWindowRules = (options: ContextWindowOptions, name: Naming): Problem | undefined => {
+  const window = options.contextWindow
+  if (window === undefined) return undefined
+  if (options.maxTokens !== undefined) {
+    return {
+      option: "maxTokens",
+      description: `cannot be given with ${name("contextWindow")}: the window less the reserve is the budget; give one`
+    }
+  }
+  if (window.reserveTokens >= window.tokens) {
+    return {
+      option: "contextWindow.reserveTokens",
+      description: `must be less than ${name("contextWindow.tokens")} (${window.tokens}), got ${window.reserveTokens}`
+    }
+  }
+  const budget = window.tokens - window.reserveTokens
+  if (options.targetTokens !== undefined && options.targetTokens > budget) {
+    return {
+      option: "targetTokens",
+      description: `must be at most ${name("contextWindow.tokens")} less ${
+        name("contextWindow.reserveTokens")
+      } (${budget}), got ${options.targetTokens}`
+    }
+  }
+  if (options.fold === "background") {
+    return {
+      option: "fold",
+      description: `"background" cannot be given with ${name("contextWindow")}: a window is a hard limit`
+    }
+  }
+  return undefined
+}
+
+/**
+ * The options of `compact` (docs/contract.md section 16.2): an object or
+ * nothing; `targetTokens` a positive integer; `focus` a string.
+ *
+ * @since 0.3.0
+ * @category rules
+ */
+export const compactOptions = (value: unknown): Problem | undefined => {
+  if (value === undefined) return undefined
+  if (!isObject(value)) return { option: "options", description: `must be an object, got ${describeKind(value)}` }
+  for (const key of Object.keys(value)) {
+    if (key !== "targetTokens" && key !== "focus") {
+      return { option: key, description: unknownOption(["targetTokens", "focus"]) }
+    }
+  }
+  const target = positiveInteger(value.targetTokens)
+  if (value.targetTokens !== undefined && target !== undefined) return { option: "targetTokens", description: target }
+  const focus = string(value.focus)
+  if (value.focus !== undefined && focus !== undefined) return { option: "focus", description: focus }
+  return undefined
+}
+
+/**
+ * A recorded usage (docs/contract.md section 16.4): an object with
+ * `inputTokens` and an optional `overheadTokens`, non-negative integers.
+ * The description, or `undefined` when it is valid.
+ *
+ * @since 0.3.0
+ * @category rules
+ */
+export const usage = (value: unknown): string | undefined => {
+  if (!isObject(value)) return `must be an object { inputTokens, overheadTokens? }, got ${describeValue(value)}`
+  for (const key of Object.keys(value)) {
+    if (key !== "inputTokens" && key !== "overheadTokens") {
+      return `${key}: ${unknownOption(["inputTokens", "overheadTokens"])}`
+    }
+  }
+  const input = nonNegativeInteger(value.inputTokens)
+  if (input !== undefined) return `inputTokens: ${input}`
+  if (value.overheadTokens !== undefined) {
+    const overhead = nonNegativeInteger(value.overheadTokens)
+    if (overhead !== undefined) return `overheadTokens: ${overhead}`
+  }
+  return undefined
+}
+
+/** The options object itself: `must be an object, got null`. @since 0.4.0 @category rules */
+export const options: Check = (value) => isObject(value) ? undefined : `must be an object, got ${describeKind(value)}`
+
+/** A known strategy. @since 0.4.0 @category rules */
+export const strategy: Check = (value) =>
+  typeof value === "string" && (strategies as ReadonlyArray<string>).includes(value)
+    ? undefined
+    : `must be one of ${strategies.join(", ")}, got ${describeValue(value)}`
+
+/**
+ * The description of a key no schema knows: `unknown option for the rolling
+ * strategy (known: maxTokens, ...)`; `owner` is omitted when the caller
+ * named the strategy already (its own constructor).
+ *
+ * @since 0.4.0
+ * @category rules
+ */
+export const unknownOption = (known: ReadonlyArray<string>, owner?: string): string =>
+  `unknown option${owner === undefined ? "" : ` for ${owner}`} (known: ${known.join(", ")})`
+
+/**
+ * A low-water mark within its budget (docs/contract.md section 10.1):
+ * `targetTokens` at most `maxTokens`, `targetMessages` at most `maxMessages`.
+ *
+ * @since 0.4.0
+ * @category rules
+ */
+export const targetWithin = (
+  targetName: string,
+  target: number | undefined,
+  budgetName: string,
+  budget: number,
+  name: Naming
+): Problem | undefined =>
+  target !== undefined && target > budget
+    ? { option: targetName, description: `must be at most ${name(budgetName)} (${budget}), got ${target}` }
+    : undefined
+
+/** The background-folding options as given (docs/contract.md section 5.1). @since 0.4.0 @category models */
+export interface FoldOptions {
+  readonly maxTokens?: number | undefined
+  readonly fold?: "blocking" | "background" | undefined
+  readonly hardMaxTokens?: number | undefined
+  readonly foldRetry?: unknown
+  readonly foldRetries?: number | undefined
+}
+
+/**
+ * The background-folding rules (docs/contract.md section 5.1) that need no
+ * context: `hardMaxTokens`, `foldRetry` and `foldRetries` need `fold:
+ * "background"`; `hardMaxTokens` is at least `maxTokens`.
+ *
+ * @since 0.4.0
+ * @category rules
+ */
+export const foldRules = (options: FoldOptions, name: Naming): Problem | undefined => {
+  if (options.fold !== "background") {
+    for (const key of ["hardMaxTokens", "foldRetry", "foldRetries"] as const) {
+      if (options[key] !== undefined) return { option: key, description: `needs ${name("fold")}: "background"` }
+    }
+    return undefined
+  }
+  const maxTokens = options.maxTokens ?? DEFAULT_MAX_TOKENS
+  if (options.hardMaxTokens !== undefined && options.hardMaxTokens < maxTokens) {
+    return {
+      option: "hardMaxTokens",
+      description: `must be at least ${name("maxTokens")} (${maxTokens}), got ${options.hardMaxTokens}`
+    }
+  }
+  return undefined
+}
+
+/** The hard cap of background folds: `hardMaxTokens`, default twice `maxTokens`. @since 0.4.0 @category rules */
+export const hardMaxOf = (maxTokens: number, hardMaxTokens: number | undefined): number =>
+  hardMaxTokens ?? 2 * maxTokens
+
+/**
+ * What a memory's context must give it besides its options: background
+ * folds need a scope that owns them and a summarizer that summarizes.
+ *
+ * @since 0.4.0
+ * @category rules
+ */
+export const foldContext = (
+  fold: "blocking" | "background" | undefined,
+  scoped: boolean,
+  summarizes: boolean
+): Problem | undefined =>
+  fold !== "background" ? undefined : !scoped
+    ? {
+      option: "fold",
+      description: "\"background\" needs a scope that owns the folds: use RollingMemory.makeScoped"
+    }
+    : !summarizes
+    ? {
+      option: "fold",
+      description: "\"background\" needs a real Summarizer: with Summarizer.drop, evicted turns are dropped at once"
+    }
+    : undefined
+
+/**
+ * The summary strategy folds every turn into its summary: without a
+ * summarizer that summarizes it would drop every turn.
+ *
+ * @since 0.4.0
+ * @category rules
+ */
+export const summaryNeedsSummarizer: Problem = {
+  option: "summarizer",
+  description: "SummaryMemory needs a summarizer that summarizes: Summarizer.drop would drop every turn"
+}
+
+/** The facade's options that need another (`core/options.ts` {@link promiseNeeds}). @since 0.4.0 @category models */
+export interface PromiseNeeds {
+  readonly summarize?: unknown
+  readonly timeout?: unknown
+  readonly fold?: unknown
+}
+
+/**
+ * The Promise facade's options that need another, in its own terms:
+ * `timeout` and `fold: "background"` need `summarize`.
+ *
+ * @since 0.4.0
+ * @category rules
+ */
+export const promiseNeeds = (options: PromiseNeeds, name: Naming): Problem | undefined =>
+  options.summarize !== undefined
+    ? undefined
+    : options.timeout !== undefined
+    ? { option: "timeout", description: `needs ${name("summarize")}: without one, no call is made to bound` }
+    : options.fold === "background"
+    ? {
+      option: "fold",
+      description: `"background" needs ${name("summarize")}: without it, evicted turns are dropped at once`
+    }
+    : undefined

@@ -1,0 +1,592 @@
+/**
+ * The options of every strategy as Effect Schemas, decoded once by every
+ * entry point (the Effect constructors, `Memory.make`, the Promise facade,
+ * stored conversations, the cluster entity, the command line), and the one
+ * mapping of a failed decode to `ConfigError`. The rules themselves
+ * (ranges, cross-field rules) are the plain functions of `core/options.ts`;
+ * the schemas call them, so a message reads the same whichever entry point
+ * refused the value (`invalid option targetTokens: must be at most
+ * maxTokens (100), got 101`).
+ *
+ * Adding an option: one field in the strategy's fields below (its rule in
+ * `core/options.ts`), its policy code in the builder, and, when the command
+ * line sets it, one row of {@link flags}. See docs/architecture.md, "How to
+ * add an option".
+ *
+ * @example
+ * ```ts
+ * import { Either } from "effect"
+ * import { Options } from "rollmem"
+ *
+ * const checked = Options.decode(Options.RollingOptions, { maxTokens: 100, targetTokens: 101 })
+ * // Either.left(ConfigError: invalid option targetTokens: must be at most maxTokens (100), got 101)
+ * Either.isLeft(checked)
+ * ```
+ *
+ * @since 0.4.0
+ */
+import * as Either from "effect/Either"
+import * as ParseResult from "effect/ParseResult"
+import * as Schedule from "effect/Schedule"
+import * as Schema from "effect/Schema"
+import type * as AST from "effect/SchemaAST"
+import * as Rules from "../core/options.js"
+import { type AddError, ConfigError } from "../Errors.js"
+import { isDecoded, markDecoded } from "../internal/decoded.js"
+
+/** A schema whose values pass `check` (or are `undefined`): the message is the rule's. */
+const checked = <A>(check: Rules.Check): Schema.Schema<A | undefined> =>
+  Schema.declare((u: unknown): u is A | undefined => u === undefined || check(u) === undefined, {
+    message: (issue) => check((issue as ParseResult.Type).actual) ?? "is invalid"
+  })
+
+/**
+ * An optional field of an options schema, checked by the rule `check`
+ * (`core/options.ts`), whose description is the message; `undefined` stands
+ * for absent.
+ *
+ * @since 0.4.0
+ * @category constructors
+ */
+export const optional = <A>(check: Rules.Check) => Schema.optionalWith(checked<A>(check), { exact: true })
+
+/**
+ * A required field of an options schema, checked by the rule `check`: absent
+ * reads as the rule describes `undefined` (`must be a positive integer, got
+ * undefined`).
+ *
+ * @since 0.4.0
+ * @category constructors
+ */
+export const required = <A>(check: Rules.Check) =>
+  Schema.propertySignature(
+    Schema.declare((u: unknown): u is A => check(u) === undefined, {
+      message: (issue) => check((issue as ParseResult.Type).actual) ?? "is invalid"
+    })
+  ).annotations({ missingMessage: () => check(undefined) ?? "is missing" })
+
+const choice = <A extends string>(choices: ReadonlyArray<A>) => optional<A>(Rules.oneOf(choices))
+
+/**
+ * Tool-result clearing (docs/contract.md section 10.5): `keep` (the most
+ * recent results spared, a non-negative integer), `placeholder` (default
+ * `"[tool result cleared]"`), `until` (`"target"`, default, or `"budget"`).
+ *
+ * @since 0.4.0
+ * @category schemas
+ */
+export const ClearToolResults = Schema.Struct({
+  keep: required<number>(Rules.nonNegativeInteger),
+  placeholder: optional<string>(Rules.string),
+  until: choice(Rules.clearUntils)
+}).annotations({ message: (issue) => Rules.clearToolResults((issue as ParseResult.Type).actual) ?? "is invalid" })
+
+/**
+ * A whole-request budget (docs/contract.md section 16.1): `tokens`, the
+ * model's context window (a positive integer), and `reserveTokens`, the room
+ * kept for what the memory does not hold (tool definitions, instructions
+ * sent apart, the answer; a non-negative integer below `tokens`).
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const ContextWindow = Schema.Struct({
+  tokens: required<number>(Rules.positiveInteger),
+  reserveTokens: required<number>(Rules.nonNegativeInteger)
+}).annotations({ message: (issue) => Rules.contextWindow((issue as ParseResult.Type).actual) ?? "is invalid" })
+
+/**
+ * The fields of a RollingMemory that a stored conversation takes too (every
+ * one but the background-folding ones), each documented on
+ * {@link RollingOptions}.
+ *
+ * @since 0.4.0
+ * @category schemas
+ */
+export const rollingFields = {
+  /** Token budget of the buffer: a positive integer, default 2000. */
+  maxTokens: optional<number>(Rules.positiveInteger),
+  /**
+   * The whole request's budget instead of `maxTokens` (docs/contract.md
+   * section 16.1), see {@link ContextWindow}: at each add the buffer's budget
+   * is the window less the reserve, the pinned messages and the summary;
+   * `targetTokens` is then a low-water mark of the whole context. Never with
+   * `maxTokens`; blocking folds only.
+   */
+  contextWindow: Schema.optional(ContextWindow),
+  /**
+   * The low-water mark, in tokens (docs/contract.md section 10.1): a prune
+   * starts when the buffer is over `maxTokens` and evicts down to
+   * `targetTokens`, so one summarizer call frees room for several turns. A
+   * positive integer at most `maxTokens`; default `maxTokens`.
+   */
+  targetTokens: optional<number>(Rules.positiveInteger),
+  /**
+   * Where a cut may fall (docs/contract.md section 10.2). `"aligned"`
+   * (default): the Python original's rule, best effort. `"turn"`: whenever
+   * no prune is pending or in flight, a buffer holding a user turn opens with
+   * one (after pinned messages) and every tool result has its call.
+   */
+  boundary: choice(Rules.boundaries),
+  /**
+   * Pins `system` and `developer` messages without tool fields
+   * (docs/contract.md section 10.3): never evicted nor summarized, outside the
+   * budget (as in `bufferTokens`), read back first. Default `false`.
+   */
+  pinSystem: optional<boolean>(Rules.boolean),
+  /**
+   * Clears old tool results before folding (docs/contract.md section 10.5),
+   * see {@link ClearToolResults}. Default off.
+   */
+  clearToolResults: Schema.optional(ClearToolResults),
+  /** The role the summary reads back as: `"system"` (default) or `"user"` (docs/contract.md section 10.6). */
+  summaryRole: choice(Rules.summaryRoles),
+  /**
+   * The summary budget, in tokens (docs/contract.md section 10.4): a summary
+   * counted over it fails the fold with `SummaryBudgetError`, nothing
+   * committed. A positive integer; default none.
+   */
+  maxSummaryTokens: optional<number>(Rules.positiveInteger)
+}
+
+/**
+ * The background-folding fields of a RollingMemory (`RollingMemory.makeScoped`
+ * only, docs/contract.md section 5.1).
+ *
+ * @since 0.4.0
+ * @category schemas
+ */
+export const backgroundFields = {
+  /**
+   * When folds run. `"blocking"` (default): an add that must prune
+   * completes after its fold. `"background"`: an add completes once its turn
+   * is counted and appended; the folds run one at a time in a fiber owned by
+   * the memory's scope (`makeScoped` only), with a `Summarizer`.
+   */
+  fold: choice(Rules.foldModes),
+  /**
+   * With `fold: "background"`: the hard cap of the buffer, in tokens
+   * (pinned messages aside, like `maxTokens`), a positive integer at least
+   * `maxTokens`; default twice `maxTokens` (docs/contract.md section 5.1).
+   */
+  hardMaxTokens: optional<number>(Rules.positiveInteger),
+  /** With `fold: "background"`: how a failed fold is retried (each attempt re-plans its cutoff). Default: not retried. */
+  foldRetry: optional<Schedule.Schedule<unknown, AddError>>((u) =>
+    Schedule.isSchedule(u) ? undefined : "must be a Schedule"
+  )
+}
+
+/** The fields of a WindowMemory, each documented on {@link WindowOptions}. @since 0.4.0 @category schemas */
+export const windowFields = {
+  /** Most messages kept: a positive integer (required). */
+  maxMessages: required<number>(Rules.positiveInteger),
+  /** The low-water mark, in messages (docs/contract.md section 10.1): a positive integer at most `maxMessages`. */
+  targetMessages: optional<number>(Rules.positiveInteger),
+  boundary: rollingFields.boundary,
+  pinSystem: rollingFields.pinSystem,
+  summaryRole: rollingFields.summaryRole
+}
+
+/** The fields of a BufferMemory. @since 0.4.0 @category schemas */
+export const bufferFields = { summaryRole: rollingFields.summaryRole }
+
+/** The fields of a SummaryMemory. @since 0.4.0 @category schemas */
+export const summaryFields = {
+  summaryRole: rollingFields.summaryRole,
+  maxSummaryTokens: rollingFields.maxSummaryTokens
+}
+
+/**
+ * The fields a memory of each strategy takes, besides `strategy` (what
+ * `Memory.make` and a stored conversation take: RollingMemory's without the
+ * background-folding ones).
+ *
+ * @since 0.4.0
+ * @category schemas
+ */
+export const fieldsOf = {
+  rolling: rollingFields,
+  buffer: bufferFields,
+  window: windowFields,
+  summary: summaryFields
+} as const
+
+/**
+ * The cross-field rules of a strategy's options (`core/options.ts`), the
+ * descriptions naming other options with `name`.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export type CrossRule = (options: { readonly [key: string]: unknown }, name: Rules.Naming) => Rules.Problem | undefined
+
+const rollingRule: CrossRule = (o, name) =>
+  Rules.contextWindowRules(o as Rules.ContextWindowOptions, name) ??
+    (o.contextWindow === undefined
+      ? Rules.targetWithin(
+        "targetTokens",
+        o.targetTokens as number | undefined,
+        "maxTokens",
+        (o.maxTokens as number | undefined) ?? Rules.DEFAULT_MAX_TOKENS,
+        name
+      )
+      : undefined) ??
+    Rules.foldRules(o as Rules.FoldOptions, name)
+
+const windowRule: CrossRule = (o, name) =>
+  Rules.targetWithin(
+    "targetMessages",
+    o.targetMessages as number | undefined,
+    "maxMessages",
+    o.maxMessages as number,
+    name
+  )
+
+/** The cross-field rules of each strategy. @since 0.4.0 @category constants */
+export const rulesOf: { readonly [S in Rules.Strategy]: CrossRule | undefined } = {
+  rolling: rollingRule,
+  buffer: undefined,
+  window: windowRule,
+  summary: undefined
+}
+
+/**
+ * A struct of `fields` refined by `rule` (its problem reported on the
+ * option it names), the descriptions naming options with `name`.
+ *
+ * @since 0.4.0
+ * @category constructors
+ */
+export const struct = <F extends Schema.Struct.Fields>(
+  fields: F,
+  rule: CrossRule | undefined,
+  name: Rules.Naming = Rules.camel
+): Schema.Schema<Schema.Struct<F>["Type"], Schema.Struct<F>["Encoded"]> => {
+  // every field of an options schema is context-free (its checks are plain functions)
+  const base = Schema.Struct(fields) as unknown as Schema.Schema<Schema.Struct<F>["Type"], Schema.Struct<F>["Encoded"]>
+  if (rule === undefined) return base
+  return base.pipe(Schema.filter((o) => {
+    const problem = rule(o as { readonly [key: string]: unknown }, name)
+    return problem === undefined ? undefined : { path: [problem.option], message: problem.description }
+  }))
+}
+
+/**
+ * The options of `RollingMemory.make`, `makeScoped`, `fromState`,
+ * `fromJSON`: {@link rollingFields} and {@link backgroundFields}, with the
+ * rules `targetTokens <= maxTokens`, `hardMaxTokens >= maxTokens`, and the
+ * background options needing `fold: "background"`.
+ *
+ * @since 0.4.0
+ * @category schemas
+ */
+export const RollingOptions = struct({ ...rollingFields, ...backgroundFields }, rollingRule)
+
+/** The options of a BufferMemory: `summaryRole`. @since 0.4.0 @category schemas */
+export const BufferOptions = struct(bufferFields, undefined)
+
+/** The options of a WindowMemory, with the rule `targetMessages <= maxMessages`. @since 0.4.0 @category schemas */
+export const WindowOptions = struct(windowFields, windowRule)
+
+/** The options of a SummaryMemory: `summaryRole`, `maxSummaryTokens`. @since 0.4.0 @category schemas */
+export const SummaryOptions = struct(summaryFields, undefined)
+
+const decoders = new WeakMap<Schema.Schema.Any, (u: unknown) => Either.Either<unknown, ParseResult.ParseError>>()
+
+const decoderOf = (schema: Schema.Schema.Any) => {
+  let decoder = decoders.get(schema)
+  if (decoder === undefined) {
+    decoder = Schema.decodeUnknownEither(schema as Schema.Schema<unknown, unknown, never>, {
+      onExcessProperty: "error"
+    })
+    decoders.set(schema, decoder)
+  }
+  return decoder
+}
+
+/** The property names of the struct at `path` of `ast`, in declaration order. */
+const knownAt = (ast: AST.AST, path: ReadonlyArray<PropertyKey>): ReadonlyArray<string> => {
+  let node: AST.AST | undefined = ast
+  for (let i = 0; i <= path.length && node !== undefined; i++) {
+    while (node._tag === "Refinement" || node._tag === "Transformation") {
+      node = node._tag === "Refinement" ? node.from : node.to
+    }
+    if (node._tag === "Union") node = node.types.find((t) => t._tag === "TypeLiteral")
+    if (node === undefined || node._tag !== "TypeLiteral") return []
+    if (i === path.length) return node.propertySignatures.map((p) => String(p.name))
+    node = node.propertySignatures.find((p) => p.name === path[i])?.type
+  }
+  return []
+}
+
+/**
+ * How {@link decode} names what it refuses: `name` names options (in the
+ * `ConfigError`'s `option` and in descriptions that mention another one;
+ * default as the Effect API writes them), `owner` names whose options they
+ * are in an unknown-key description (`for the rolling strategy`).
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface DecodeOptions {
+  readonly name?: Rules.Naming | undefined
+  readonly owner?: string | undefined
+}
+
+/**
+ * The `ConfigError` of a failed decode of options: the first issue, named
+ * by its path (`clearToolResults.keep`), described by the rule that refused
+ * it; an unknown key lists the keys known where it was given.
+ *
+ * @since 0.4.0
+ * @category combinators
+ */
+export const toConfigError = (
+  schema: Schema.Schema.Any,
+  error: ParseResult.ParseError,
+  options?: DecodeOptions
+): ConfigError => {
+  const name = options?.name ?? Rules.camel
+  const issue = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
+  const path = issue.path.map(String)
+  const option = path.length === 0 ? "options" : name(path.join("."))
+  if (issue._tag === "Unexpected") {
+    const known = knownAt(schema.ast, issue.path.slice(0, -1))
+    return new ConfigError({
+      option,
+      description: Rules.unknownOption(known.map((key) => name(key)), path.length === 1 ? options?.owner : undefined)
+    })
+  }
+  return new ConfigError({ option, description: issue.message })
+}
+
+/**
+ * Decodes options with `schema`, once: the options as given (keys absent
+ * stay absent), or the `ConfigError` naming the first wrong one (`options`
+ * for a value that is not an object: `must be an object, got null`; an
+ * unknown key, listing the known ones; a value or a cross-field rule the
+ * schema refuses). `undefined` decodes as `{}`. Options this decoded
+ * already (the result of an earlier decode) are not decoded again.
+ *
+ * @since 0.4.0
+ * @category decoding
+ */
+export const decode = <A, I>(
+  schema: Schema.Schema<A, I>,
+  input: unknown,
+  options?: DecodeOptions
+): Either.Either<A, ConfigError> => {
+  if (isDecoded(input, schema)) return Either.right(input as A)
+  if (input === undefined) input = {}
+  const notObject = Rules.options(input)
+  if (notObject !== undefined) return Either.left(new ConfigError({ option: "options", description: notObject }))
+  const decoded = decoderOf(schema)(input)
+  if (Either.isLeft(decoded)) return Either.left(toConfigError(schema, decoded.left, options))
+  markDecoded(decoded.right as object, schema)
+  return decoded as Either.Either<A, never>
+}
+
+/**
+ * The options of a strategy as `Memory.make` and stored conversations take
+ * them: `strategy` first, then the strategy's fields and `extra`.
+ *
+ * @since 0.4.0
+ * @category constructors
+ */
+export const strategySchema = <S extends Rules.Strategy, F extends Schema.Struct.Fields>(
+  strategy: S,
+  extra: F,
+  name: Rules.Naming = Rules.camel
+) => struct({ strategy: Schema.Literal(strategy), ...fieldsOf[strategy], ...extra }, rulesOf[strategy], name)
+
+const strategySchemas = new Map<Schema.Struct.Fields, Map<Rules.Naming, Map<Rules.Strategy, Schema.Schema.Any>>>()
+
+/**
+ * Decodes options that name their strategy (`Memory.make`, stored
+ * conversations, the cluster entity): an object, a known `strategy` (else a
+ * `ConfigError` on `strategy` listing the known ones), then that strategy's
+ * schema with the `extra` fields (the keys a wrapper takes besides, as
+ * `retry`), unknown keys named `for the <strategy> strategy`. Pass the same
+ * `extra` object every time: its schemas are built once.
+ *
+ * @since 0.4.0
+ * @category decoding
+ */
+export const decodeStrategy = <A>(
+  input: unknown,
+  extra: Schema.Struct.Fields = noFields,
+  name: Rules.Naming = Rules.camel
+): Either.Either<A, ConfigError> => {
+  const notObject = Rules.options(input)
+  if (notObject !== undefined) return Either.left(new ConfigError({ option: "options", description: notObject }))
+  const strategy = (input as { readonly strategy?: unknown }).strategy
+  const wrong = Rules.strategy(strategy)
+  if (wrong !== undefined) return Either.left(new ConfigError({ option: name("strategy"), description: wrong }))
+  let byName = strategySchemas.get(extra)
+  if (byName === undefined) strategySchemas.set(extra, byName = new Map())
+  let byStrategy = byName.get(name)
+  if (byStrategy === undefined) byName.set(name, byStrategy = new Map())
+  const s = strategy as Rules.Strategy
+  let schema = byStrategy.get(s)
+  if (schema === undefined) byStrategy.set(s, schema = strategySchema(s, extra, name))
+  return decode(schema as Schema.Schema<A, unknown>, input, { name, owner: `the ${s} strategy` })
+}
+
+const noFields: Schema.Struct.Fields = {}
+
+/**
+ * The option keys of each strategy, besides `strategy`, in the order the
+ * schemas declare them (what `Memory.optionKeys` lists).
+ *
+ * @since 0.4.0
+ * @category constants
+ */
+export const keysOf: { readonly [S in Rules.Strategy]: ReadonlyArray<string> } = {
+  rolling: Object.keys(rollingFields),
+  buffer: Object.keys(bufferFields),
+  window: Object.keys(windowFields),
+  summary: Object.keys(summaryFields)
+}
+
+/**
+ * One option of the command line that sets a memory option: its flag
+ * (`max-tokens`, without dashes), the option (`maxTokens`; a nested one as
+ * `clearToolResults.until`), the kind of value it takes, and the older
+ * names it keeps (`summary-tokens`).
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface Flag {
+  readonly flag: string
+  readonly option: string
+  readonly kind: "integer" | "choice" | "flag"
+  readonly aliases?: ReadonlyArray<string> | undefined
+}
+
+const flag = (
+  option: string,
+  kind: Flag["kind"],
+  name = Rules.kebab(option),
+  aliases?: ReadonlyArray<string>
+): Flag => ({
+  flag: name,
+  option,
+  kind,
+  aliases
+})
+
+/**
+ * The command line's flags that set memory options (`rollmem replay
+ * --max-tokens`, and the keys of a `--compare` set): camelCase option ↔
+ * kebab-case flag, one row per option; which strategies take a flag is which
+ * strategies' fields hold its option. A new option the command line sets is
+ * one row here.
+ *
+ * @since 0.4.0
+ * @category constants
+ */
+export const flags: ReadonlyArray<Flag> = [
+  flag("maxTokens", "integer"),
+  flag("contextWindow.tokens", "integer", "context-window"),
+  flag("contextWindow.reserveTokens", "integer", "reserve"),
+  flag("targetTokens", "integer"),
+  flag("maxMessages", "integer"),
+  flag("targetMessages", "integer"),
+  flag("boundary", "choice"),
+  flag("pinSystem", "flag"),
+  flag("summaryRole", "choice"),
+  flag("clearToolResults.keep", "integer", "clear-tool-results"),
+  flag("clearToolResults.until", "choice", "clear-until"),
+  flag("maxSummaryTokens", "integer", "max-summary-tokens", ["summary-tokens"])
+]
+
+/**
+ * The flag of an option (`targetTokens`: `target-tokens`;
+ * `clearToolResults.keep`: `clear-tool-results`), for naming it as the
+ * command line does.
+ *
+ * @since 0.4.0
+ * @category combinators
+ */
+export const flagOf = (option: string): string =>
+  flags.find((f) => f.option === option)?.flag ??
+    flags.find((f) => f.option.startsWith(`${option}.`))?.flag ?? Rules.kebab(option)
+
+/**
+ * Whether `strategy`'s memory takes the option of `entry` (its top-level
+ * field is one of the strategy's).
+ *
+ * @since 0.4.0
+ * @category predicates
+ */
+export const takes = (strategy: Rules.Strategy, entry: Flag): boolean =>
+  Object.hasOwn(fieldsOf[strategy], entry.option.split(".")[0])
+
+/**
+ * The fields the Promise facade's classes take besides a strategy's:
+ * `summarize` (folds evicted turns into the summary) and `tokenCounter`
+ * (counts tokens), both functions.
+ *
+ * @since 0.4.0
+ * @category schemas
+ */
+export const promiseFields = {
+  summarize: optional<(...args: ReadonlyArray<never>) => unknown>(Rules.isFunction),
+  tokenCounter: optional<(text: string) => number>(Rules.isFunction)
+}
+
+/**
+ * The fields the Promise facade's asynchronous classes take besides: each
+ * summarizer call bounded by `timeout` (milliseconds), and, for
+ * `AsyncRollingMemory`, background folds retried `foldRetries` times.
+ *
+ * @since 0.4.0
+ * @category schemas
+ */
+export const asyncFields = {
+  timeout: optional<number>(Rules.milliseconds)
+}
+
+const requiredSummarize = required<(...args: ReadonlyArray<never>) => unknown>((u) =>
+  typeof u === "function" ? undefined : u === undefined
+    ? "a summarizer function is required"
+    : `must be a function, got ${Rules.describeKind(u)}`
+)
+
+// The facade's own needs, in its terms (the Effect API names `foldRetry` and `Summarizer.drop`).
+const promiseRule = (rule: CrossRule | undefined): CrossRule => (o, name) =>
+  rule?.(o, name) ?? Rules.promiseNeeds(o as Rules.PromiseNeeds, name)
+
+/**
+ * The options of the facade's `RollingMemory`, `AsyncRollingMemory`,
+ * `BufferMemory`, `WindowMemory`, `SummaryMemory` and `AsyncSummaryMemory`:
+ * the strategy's fields with the facade's ({@link promiseFields},
+ * {@link asyncFields}), decoded once by the class's constructor.
+ *
+ * @since 0.4.0
+ * @category schemas
+ */
+export const PromiseOptions = {
+  rolling: struct({ ...rollingFields, ...promiseFields }, promiseRule(rollingRule)),
+  asyncRolling: struct({
+    ...rollingFields,
+    ...promiseFields,
+    fold: backgroundFields.fold,
+    hardMaxTokens: backgroundFields.hardMaxTokens,
+    foldRetries: optional<number>(Rules.nonNegativeInteger),
+    ...asyncFields
+  }, promiseRule(rollingRule)),
+  buffer: struct({ ...bufferFields, tokenCounter: promiseFields.tokenCounter }, undefined),
+  window: struct({ ...windowFields, tokenCounter: promiseFields.tokenCounter }, windowRule),
+  summary: struct(
+    { ...summaryFields, summarize: requiredSummarize, tokenCounter: promiseFields.tokenCounter },
+    undefined
+  ),
+  asyncSummary: struct({
+    ...summaryFields,
+    summarize: requiredSummarize,
+    tokenCounter: promiseFields.tokenCounter,
+    ...asyncFields
+  }, undefined)
+}
