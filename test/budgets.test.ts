@@ -5,6 +5,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Exit, FastCheck as fc, Fiber, Layer } from "effect"
+import { openAIChatSummarizer } from "../src/adapters/Summarizers.js"
+import * as SummaryPrompt from "../src/ai/SummaryPrompt.js"
 import { ConfigError, ContextOverflowError, ContextWindowError, SummarizerError, UsageError } from "../src/Errors.js"
 import * as MemoryState from "../src/schema/MemoryState.js"
 import * as Message from "../src/schema/Message.js"
@@ -359,3 +361,52 @@ it.effect("an add interrupted during a window fold loses nothing", () =>
     assert.isTrue(Exit.isSuccess(exit))
     assert.strictEqual(MemoryState.toJSON(yield* memory.state).version, 2)
   }))
+
+describe("focus reaches the shipped summarizers' prompt (contract 16.2)", () => {
+  it("SummaryPrompt.request states it before the budget; none without one", () => {
+    const base = { summary: "", transcript: "user: hi", maxTokens: 50 }
+    assert.strictEqual(
+      SummaryPrompt.request({ ...base, focus: " the open bug " }),
+      [
+        "Current summary:",
+        "<summary>",
+        "(none yet)",
+        "</summary>",
+        "",
+        "New turns:",
+        "<turns>",
+        "user: hi",
+        "</turns>",
+        "",
+        "Keep in particular, in full detail: the open bug",
+        "",
+        "Reply with the updated summary, at most 50 tokens."
+      ].join("\n")
+    )
+    assert.notInclude(SummaryPrompt.request(base), "Keep in particular")
+  })
+
+  it.effect("the ready OpenAI summarizer sends it through compact", () =>
+    Effect.gen(function*() {
+      const prompts: Array<string> = []
+      const client = {
+        chat: {
+          completions: {
+            create: async (body: { readonly messages: ReadonlyArray<{ readonly content: string }> }) => {
+              prompts.push(body.messages[1].content)
+              return { choices: [{ message: { content: "short summary" } }] }
+            }
+          }
+        }
+      }
+      const summarize = openAIChatSummarizer(client as never, { model: "m", maxSummaryTokens: 50 })
+      const memory = yield* RollingMemory.make({ maxTokens: 100 }).pipe(
+        Effect.provide(Summarizer.layerPromise(summarize))
+      )
+      for (let i = 0; i < 4; i++) yield* memory.add(i % 2 === 0 ? u(10, `u${i}x`) : a(10, `a${i}x`))
+      yield* memory.compact({ targetTokens: 10, focus: "user ids" })
+      assert.strictEqual(prompts.length, 1)
+      assert.include(prompts[0], "Keep in particular, in full detail: user ids")
+      assert.strictEqual(yield* memory.summary, "short summary")
+    }))
+})

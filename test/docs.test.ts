@@ -11,7 +11,7 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import ts from "typescript"
 import packageJson from "../package.json" with { type: "json" }
-import { type Block, fencedBlocks } from "./support/markdown.js"
+import { type Block, fencedBlocks, withoutFencedBlocks } from "./support/markdown.js"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
 
@@ -89,6 +89,69 @@ const compileBlocks = (blocks: ReadonlyArray<Block>): Array<string> => {
   }
   return errors
 }
+
+/** GitHub's anchor of a heading: lower case, punctuation but `-` and `_` dropped, spaces as `-`. */
+const slug = (heading: string): string =>
+  heading.trim().toLowerCase().replace(/`/g, "").replace(/[^\p{L}\p{N}\s_-]/gu, "").replace(/\s/g, "-")
+
+/** The anchors of a Markdown file's headings. */
+const anchorsOf = (text: string): Set<string> =>
+  new Set([...withoutFencedBlocks(text).matchAll(/^#{1,6}\s+(.+)$/gm)].map((match) => slug(match[1])))
+
+/** Every relative link of a Markdown text (outside code), with its line: `[text](target)`. */
+const linksOf = (text: string): Array<{ readonly line: number; readonly target: string }> =>
+  withoutFencedBlocks(text).split("\n").flatMap((content, i) =>
+    [...content.replace(/`[^`]*`/g, "").matchAll(/\]\(([^)\s]+)\)/g)]
+      .map((match) => ({ line: i + 1, target: match[1] }))
+      .filter(({ target }) => !/^[a-z]+:/.test(target))
+  )
+
+describe("documentation pages", () => {
+  it("the README stays a front page: at most 250 lines", () => {
+    const lines = fs.readFileSync(path.join(root, "README.md"), "utf8").trimEnd().split("\n").length
+    assert.isAtMost(
+      lines,
+      250,
+      `README.md has ${lines} lines: move the details into a page of docs/guides/ and link it from the README's ` +
+        "guide table in one line"
+    )
+  })
+
+  it("every guide is listed in docs/guides/README.md", () => {
+    const index = fs.readFileSync(path.join(root, "docs/guides/README.md"), "utf8")
+    const listed = new Set(linksOf(index).map(({ target }) => target.split("#")[0]))
+    const missing = docFiles().filter((file) => file.startsWith("docs/guides/") && !file.endsWith("/README.md"))
+      .filter((file) => !listed.has(path.basename(file)))
+    assert.deepStrictEqual(
+      missing,
+      [],
+      `guides not linked from docs/guides/README.md: add a line for each under the heading that fits (and one row ` +
+        `in the README's guide table): ${missing.join(", ")}`
+    )
+  })
+
+  it("every relative link points to a file and heading that exist", () => {
+    const problems: Array<string> = []
+    for (const file of docFiles()) {
+      for (const { line, target } of linksOf(fs.readFileSync(path.join(root, file), "utf8"))) {
+        const [relative, anchor] = target.split("#")
+        const linked = relative === ""
+          ? path.join(root, file)
+          : path.resolve(path.dirname(path.join(root, file)), relative)
+        if (!fs.existsSync(linked)) {
+          problems.push(`${file}:${line}: ${target}: no such file ${path.relative(root, linked)}`)
+        } else if (
+          anchor !== undefined && linked.endsWith(".md") && !anchorsOf(fs.readFileSync(linked, "utf8")).has(anchor)
+        ) {
+          problems.push(
+            `${file}:${line}: ${target}: ${path.relative(root, linked)} has no heading with the anchor #${anchor}`
+          )
+        }
+      }
+    }
+    assert.deepStrictEqual(problems, [], `broken links; fix the target or the heading:\n${problems.join("\n")}`)
+  })
+})
 
 describe("documentation examples", () => {
   const blocks = docFiles().flatMap((file) => fencedBlocks(file, fs.readFileSync(path.join(root, file), "utf8")))

@@ -163,10 +163,11 @@ const prompts = (
   options: SummarizerOptions,
   summary: string,
   messages: ReadonlyArray<Message.Message>,
-  max: number
+  max: number,
+  focus: string | undefined
 ) => ({
   system: options.prompt ?? SummaryPrompt.instructions(max),
-  user: SummaryPrompt.request({ summary, transcript: SummaryPrompt.renderTranscript(messages), maxTokens: max })
+  user: SummaryPrompt.request({ summary, transcript: SummaryPrompt.renderTranscript(messages), maxTokens: max, focus })
 })
 
 const noText = (): SummarizerError => new SummarizerError({ description: "the model's reply holds no text" })
@@ -184,7 +185,7 @@ export const openAIChatSummarizer = (client: OpenAIChatClient, options: Summariz
   const budget = checkOptions(options)
   return async (summary, messages, third, request) => {
     const { budget: max, signal } = split(third, request, budget)
-    const { system, user } = prompts(options, summary, messages, max)
+    const { system, user } = prompts(options, summary, messages, max, request?.focus)
     const completion = await client.chat.completions.create({
       model: options.model,
       max_completion_tokens: max,
@@ -210,7 +211,7 @@ export const anthropicSummarizer = (client: AnthropicClient, options: Summarizer
   const budget = checkOptions(options)
   return async (summary, messages, third, request) => {
     const { budget: max, signal } = split(third, request, budget)
-    const { system, user } = prompts(options, summary, messages, max)
+    const { system, user } = prompts(options, summary, messages, max, request?.focus)
     const reply = await client.messages.create({
       model: options.model,
       max_tokens: max,

@@ -70,6 +70,8 @@ export interface PromptInput {
   readonly transcript: string
   /** The summary budget in tokens. */
   readonly maxTokens: number
+  /** What to keep, when the fold was asked for with `compact({ focus })` (docs/contract.md section 16.2). */
+  readonly focus?: string | undefined
 }
 
 /**
@@ -185,7 +187,8 @@ export const make = (
             summary,
             messages,
             transcript: SummaryPrompt.renderTranscript(messages),
-            maxTokens
+            maxTokens,
+            ...(request.focus === undefined ? {} : { focus: request.focus })
           }
           const draft = yield* ask(buildPrompt, input)
           const draftTokens = yield* measure(draft)

@@ -102,7 +102,9 @@ export const instructions = (maxTokens: number): string =>
 
 /**
  * The request: the current summary (`(none yet)` when empty) in
- * `<summary>` tags, the rendered turns in `<turns>` tags, and the budget.
+ * `<summary>` tags, the rendered turns in `<turns>` tags, what to keep when
+ * the fold was asked for with a focus (`compact({ focus })`,
+ * docs/contract.md section 16.2), and the budget.
  *
  * @since 0.1.0
  * @category constructors
@@ -111,6 +113,7 @@ export const request = (input: {
   readonly summary: string
   readonly transcript: string
   readonly maxTokens: number
+  readonly focus?: string | undefined
 }): string =>
   [
     "Current summary:",
@@ -123,6 +126,9 @@ export const request = (input: {
     input.transcript,
     "</turns>",
     "",
+    ...(input.focus === undefined || input.focus.trim() === ""
+      ? []
+      : [`Keep in particular, in full detail: ${input.focus.trim()}`, ""]),
     `Reply with the updated summary, at most ${input.maxTokens} tokens.`
   ].join("\n")
 
