@@ -84,61 +84,93 @@ const runtime = await makeRuntime()
 for (const c of conversations) for (const m of c.messages) countO200k(m.tokenText)
 
 const results: Results = { machine, data }
+const sectionSeconds: Record<string, number> = {}
+let sectionStart = performance.now()
+const timed = (section: string) => {
+  const now = performance.now()
+  sectionSeconds[section] = Math.round((now - sectionStart) / 100) / 10
+  log(`  ${section}: ${sectionSeconds[section]} s (load average ${os.loadavg().map((x) => x.toFixed(2)).join(" ")})`)
+  sectionStart = now
+}
 if (enabled("replay")) {
+  sectionStart = performance.now()
   log("1. replay vs the limit")
   results.replay = await runReplay(conversations, runtime, {
     rounds: quick ? 1 : 31,
     warmUp: profiles.roundWarmUp,
     perRound: profiles.round
   })
+  timed("replay")
 }
 if (enabled("checks")) {
+  sectionStart = performance.now()
   log("checks (correctness, counter calls, summarizer calls)")
   results.checks = await runChecks(conversations, counts)
+  timed("checks")
 }
 if (enabled("peers")) {
+  sectionStart = performance.now()
   log("2. peers")
   results.peers = await runPeers(conversations, runtime)
+  timed("peers")
 }
 if (enabled("scaling")) {
+  sectionStart = performance.now()
   log("3. scaling")
   results.scaling = await runScaling(conversations, profiles.short)
+  timed("scaling")
 }
 if (enabled("tokenizers")) {
+  sectionStart = performance.now()
   log("4. tokenizers")
   results.tokenizers = await runTokenizers(conversations, profiles.replay)
+  timed("tokenizers")
 }
 if (enabled("memory")) {
+  sectionStart = performance.now()
   log("5. memory")
   results.memory = runMemory(conversations)
+  timed("memory")
 }
 if (enabled("policies")) {
+  sectionStart = performance.now()
   log("6. context policies")
   results.policies = await runPolicies(log)
+  timed("policies")
 }
 if (enabled("stores")) {
+  sectionStart = performance.now()
   log("7. stores")
   results.stores = await runStores(log, quick)
+  timed("stores")
 }
 if (enabled("formats")) {
+  sectionStart = performance.now()
   log("8. provider formats and command-line input")
   results.formats = await runFormats(log, quick)
+  timed("formats")
 }
 if (enabled("cluster")) {
+  sectionStart = performance.now()
   log("cluster: one hot conversation, entity vs compare-and-set")
   results.cluster = await runCluster(log, quick)
+  timed("cluster")
 }
 if (enabled("background")) {
+  sectionStart = performance.now()
   log("9. background folding: add latency")
   results.background = await runBackground(conversations, quick, log)
+  timed("background")
 }
 if (enabled("tracing")) {
+  sectionStart = performance.now()
   log("10. telemetry cost")
   results.tracing = await runTracing(conversations, runtime, {
     rounds: quick ? 1 : 11,
     warmUp: profiles.roundWarmUp,
     perRound: profiles.round
   })
+  timed("tracing")
 }
 await runtime.dispose()
 

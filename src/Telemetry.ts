@@ -60,11 +60,12 @@ import * as MetricBoundaries from "effect/MetricBoundaries"
  * When a span is recorded: whenever the fold runs in a fiber whose tracer is
  * enabled and is not Effect's built-in tracer (whose spans go nowhere), that
  * is, as soon as a program provides one (`@effect/opentelemetry`'s
- * `NodeSdk.layer`, `Effect.withTracer`). A fold with a summarizer built from a
- * plain function runs in the add's own step, without a fiber of its own: it
- * reads the calling fiber (`Fiber.getCurrentFiber`), so through the Effect
- * API it gets its span like any other, while the Promise facade's synchronous
- * adds, which run in no fiber, record none (their metrics still count).
+ * `NodeSdk.layer`, `Effect.withTracer`). Through the Effect API every fold
+ * runs in the fiber of the add that folds, a summarizer built from a plain
+ * function's too, and its span is opened with `Effect.useSpan` (parent,
+ * links and annotations as `Effect.withSpan` gives them). The Promise
+ * facade's synchronous adds run in no fiber: their folds record metrics
+ * only, no span.
  *
  * Attributes (all numbers are counts at the fold's end unless said):
  *

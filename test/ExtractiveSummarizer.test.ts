@@ -11,6 +11,7 @@ import {
   TokenCountError
 } from "../src/index.js"
 import * as Arbitraries from "./support/arbitraries.js"
+import * as Model from "./support/extractiveModel.js"
 
 const { gists } = ExtractiveSummarizer
 
@@ -326,4 +327,73 @@ describe("ExtractiveSummarizer and the memory's summary budget (contract 10.4)",
       const memory = yield* RollingMemory.make().pipe(Effect.provide(ExtractiveSummarizer.layer()))
       assert.strictEqual(memory.maxTokens, 2000)
     }))
+})
+
+describe("ExtractiveSummarizer.gists on long input", () => {
+  const pieces = fc.constantFrom(
+    "a",
+    "Zeta",
+    "New",
+    "York",
+    "ab_c",
+    "SEA",
+    "OK",
+    "48213",
+    "$3.9",
+    " ",
+    "\n",
+    "\r\n",
+    "\u2028",
+    "\u00a0",
+    "\t",
+    "*",
+    "**",
+    "__",
+    "`",
+    "## ",
+    "- ",
+    "1. ",
+    ".",
+    "!",
+    "?",
+    ":",
+    ",",
+    "(",
+    ")",
+    "\"",
+    "{",
+    "}",
+    "😀",
+    "e\u0301",
+    "x".repeat(45)
+  )
+  const text = fc.array(pieces, { maxLength: 80 }).map((parts) => parts.join(""))
+
+  it.prop(
+    "equal the lines of the model that flattens every text whole, on text, tool calls and JSON",
+    [text],
+    ([s]) => {
+      const json = JSON.stringify({ k: s, n: [s, 1, { a: s }], more: s.repeat(3) })
+      const messages = [
+        Message.user(s),
+        call("c1", "f", s),
+        Message.tool(s, { toolCallId: "c1" }),
+        call("c2", "g", json),
+        Message.tool(json, { toolCallId: "c2" }),
+        Message.tool(`[${JSON.stringify(s)}, 2, ${json}]`, { toolCallId: "c3" })
+      ]
+      assert.deepStrictEqual(gists(messages), Model.gists(messages))
+    }
+  )
+
+  it("a turn of megabytes gives one short line: an opening sentence of one word is cut at 1,000 characters", () => {
+    const [line] = gists([Message.user(`Order ${"x".repeat(8_000_000)} lost.`)])
+    assert.strictEqual(line, `user: Order ${"x".repeat(993)}…`)
+    // 30 words, and the key terms of the rest, read only until 8 are found
+    const words = "the quick brown fox jumps over the lazy dog ".repeat(200_000)
+    assert.strictEqual(
+      gists([Message.user(`${words}. Ticket n1 n2 n3 n4 n5 n6 n7 n8 n9 ${words}`)])[0],
+      `user: ${words.split(" ").slice(0, 30).join(" ")}… [n1, n2, n3, n4, n5, n6, n7, n8]`
+    )
+  })
 })

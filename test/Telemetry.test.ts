@@ -287,6 +287,27 @@ describe("Telemetry", () => {
     }).pipe(Effect.provide(layer))
   })
 
+  it.effect("a synchronous fold's span is opened as Effect.withSpan opens one: the caller's annotations and links", () => {
+    const { exporter, layer } = otel()
+    return Effect.gen(function*() {
+      const memory = yield* RollingMemory.make({ maxTokens: 10 })
+      const linked = yield* Effect.makeSpan("linked")
+      yield* Effect.forEach(turns("u1", "a1", "u2"), (m) => memory.add(m), { discard: true }).pipe(
+        Effect.annotateSpans("tenant", "acme"),
+        Effect.linkSpans(linked, { why: "test" }),
+        Effect.withSpan("caller")
+      )
+      const spans = exporter.getFinishedSpans()
+      assert.deepStrictEqual(spans.map((s) => s.name), ["rollmem.fold", "caller"])
+      const fold = spans[0]
+      assert.deepStrictEqual(parentOf(fold), spans[1].spanContext().spanId)
+      assert.deepStrictEqual(spanAttributes(fold), { tenant: "acme", ...foldAttributes("committed", 12, 4, 2) })
+      assert.deepStrictEqual(fold.links.map((l) => [l.context.spanId, l.attributes]), [[linked.spanId, {
+        why: "test"
+      }]])
+    }).pipe(Effect.provide(Summarizer.layerFunction(firstWords)), Effect.provide(layer))
+  })
+
   it.effect("with Effect's built-in tracer, or tracing disabled, a fold opens no span; its metrics still count", () =>
     Effect.gen(function*() {
       const seen: Array<Option.Option<string>> = []

@@ -6,7 +6,8 @@
  * turn it keeps one line of gist, built from the turn's own words:
  *
  * - the role, then the first sentence of the content (with the next ones while
- *   it is under 6 words, cut at 30 words);
+ *   it is under 6 words, cut at 30 words and at 1,000 characters: a "word" of
+ *   megabytes, a line with no space, is cut between two graphemes);
  * - up to 8 key terms from the rest of the content: words with digits (order
  *   numbers, prices, dates), identifiers (`omar_rossi_1241`), all-caps codes
  *   (`SEA`) and capitalized names that do not open a sentence;
@@ -14,6 +15,9 @@
  * - each tool result as `tool <name of the call>: ...`, a JSON result shortened
  *   to its top-level fields, any other result to its first sentence.
  *
+ * Each line is built in time linear in its turn, reading each text once and
+ * only as far as the line needs (the key terms: until 8 are found), and
+ * holding no more than one line of the text at a time besides the line.
  * Turns with nothing to keep (an empty tool result) give no line. The new
  * lines are appended to the existing summary (one gist per line); while the
  * summary is over its budget (the smaller of `maxTokens` and the memory's
@@ -90,17 +94,56 @@ const ELLIPSIS = "…"
 // Cut between graphemes: never half an emoji, never a letter without its accent.
 const clipChars = (text: string, max: number): string => clip(text, max, ELLIPSIS)
 
-/** Markdown markers and runs of whitespace removed, one line. */
-const flatten = (text: string): string =>
-  text
-    .replace(/\*\*|__|`/g, "")
-    .replace(/^[ \t]*(?:#{1,6}[ \t]+|[-*+][ \t]+|\d+\.[ \t]+)/gm, "")
-    .replace(/\s+/g, " ")
-    .trim()
+/** A line break as a regular expression's `^` sees one (`m` flag). */
+const LINE_BREAK = /[\n\r\u2028\u2029]/g
+const MARKERS = /\*\*|__|`/g
+const LINE_MARKER = /^[ \t]*(?:#{1,6}[ \t]+|[-*+][ \t]+|\d+\.[ \t]+)/
+const WORD = /\S+/g
+
+/**
+ * The words of `text` with markdown markers removed (`**`, `__`, backticks,
+ * a heading or list marker opening a line), in order, found one at a time:
+ * the words of the text's flat form (markers removed, runs of whitespace as
+ * one space, trimmed). Each line is copied once at most; nothing is held for
+ * words not yet asked for.
+ */
+function* words(text: string): Generator<string, void, undefined> {
+  const breaks = new RegExp(LINE_BREAK)
+  let start = 0
+  while (start <= text.length) {
+    const found = breaks.exec(text)
+    const end = found === null ? text.length : found.index
+    const line = text.slice(start, end).replace(MARKERS, "").replace(LINE_MARKER, "")
+    const word = new RegExp(WORD)
+    for (let match = word.exec(line); match !== null; match = word.exec(line)) yield match[0]
+    if (found === null) return
+    start = end + 1
+  }
+}
+
+/**
+ * `parts` joined by `separator`, read only until the text is longer than
+ * `limit` + 2 characters: what {@link clipChars} at `limit` keeps of the
+ * whole join is the same.
+ */
+const joinUpTo = (parts: Iterable<string>, separator: string, limit: number): string => {
+  let text = ""
+  let first = true
+  for (const part of parts) {
+    text = first ? part.slice(0, limit + 3) : `${text}${separator}${part.slice(0, limit + 3)}`
+    first = false
+    if (text.length > limit + 2) return text
+  }
+  return text
+}
+
+/** The flat form of `text` (see {@link words}) as far as {@link clipChars} at `limit` needs it. */
+const flatUpTo = (text: string, limit: number): string => joinUpTo(words(text), " ", limit)
 
 /**
  * Splits `text` at its first sentence end (`.`, `!` or `?` followed by a
- * space or the end, or a line break).
+ * space or the end, or a line break). Both parts are slices: nothing is
+ * copied.
  */
 const splitFirstSentence = (text: string): readonly [first: string, rest: string] => {
   const end = /[.!?]+(?=\s|$)|\n/.exec(text)
@@ -112,22 +155,33 @@ const splitFirstSentence = (text: string): readonly [first: string, rest: string
 const MIN_HEAD_WORDS = 6
 
 /**
+ * The most characters a line's opening sentence keeps (cut between two
+ * graphemes): 30 words of ordinary text are far shorter, a "word" of
+ * megabytes (a line with no space, a base64 blob) is not.
+ */
+const HEAD_CHARS = 1000
+
+/**
  * The first sentence of `content` (followed by the next ones while it is
- * shorter than 6 words: "Great!" alone says little), cut to 30 words, and
- * the text after it.
+ * shorter than 6 words: "Great!" alone says little), cut to 30 words and
+ * 1,000 characters, and the text after it. Only the words kept are read.
  */
 const firstSentence = (content: string): { readonly head: string; readonly rest: string } => {
   let rest = content.replace(/^\s*(?:#{1,6}[ \t]+)?/, "")
-  const words: Array<string> = []
-  while (rest.trim() !== "" && words.length < MIN_HEAD_WORDS) {
+  const kept: Array<string> = []
+  while (/\S/.test(rest) && kept.length < MIN_HEAD_WORDS) {
     const [first, after] = splitFirstSentence(rest)
-    for (const word of flatten(first).split(" ")) if (word !== "") words.push(word)
+    for (const word of words(first)) {
+      // one word past the 30th says the sentence was cut
+      if (kept.length > SENTENCE_WORDS) break
+      kept.push(word.length > HEAD_CHARS ? word.slice(0, HEAD_CHARS + 3) : word)
+    }
     rest = after
   }
-  const head = words.length > SENTENCE_WORDS
-    ? `${words.slice(0, SENTENCE_WORDS).join(" ")}${ELLIPSIS}`
-    : words.join(" ")
-  return { head, rest }
+  const head = kept.length > SENTENCE_WORDS
+    ? `${kept.slice(0, SENTENCE_WORDS).join(" ")}${ELLIPSIS}`
+    : kept.join(" ")
+  return { head: clipChars(head, HEAD_CHARS), rest }
 }
 
 const TRAILING = /^[("'[{<]+|[)"'\]}>,.;:!?]+$/g
@@ -153,13 +207,19 @@ const keyTerms = (text: string, seen: string): Array<string> => {
     if (name.length > 0) push(name.join(" "))
     name = []
   }
-  for (const sentence of text.split(/(?<=[.!?:])\s+|\n+/)) {
-    const words = flatten(sentence).split(" ")
-    for (let i = 0; i < words.length && terms.length < KEY_TERMS; i++) {
-      const word = words[i].replace(TRAILING, "")
-      if (i > 0 && /^[A-Z][a-z]{2,}$/.test(word)) {
+  // Sentences and their words are found one at a time, and only until 8 terms are found.
+  const ends = new RegExp(SENTENCE_END)
+  let start = 0
+  while (terms.length < KEY_TERMS && start <= text.length) {
+    const end = ends.exec(text)
+    const sentence = text.slice(start, end === null ? text.length : end.index)
+    let i = 0
+    for (const raw of words(sentence)) {
+      if (terms.length >= KEY_TERMS) break
+      const word = raw.replace(TRAILING, "")
+      if (i++ > 0 && /^[A-Z][a-z]{2,}$/.test(word)) {
         name.push(word)
-        if (word !== words[i]) flushName()
+        if (word !== raw) flushName()
         continue
       }
       flushName()
@@ -169,9 +229,14 @@ const keyTerms = (text: string, seen: string): Array<string> => {
       }
     }
     flushName()
+    if (end === null) break
+    start = end.index + end[0].length
   }
   return terms
 }
+
+/** Where one sentence of the key-term text ends: after `.`, `!`, `?` or `:` and whitespace, or at line breaks. */
+const SENTENCE_END = /(?<=[.!?:])\s+|\n+/g
 
 const textGist = (content: string): string => {
   const { head, rest } = firstSentence(content)
@@ -195,30 +260,39 @@ const shortValue = (value: unknown, nested: boolean): string => {
   if (value === null) return "null"
   if (Array.isArray(value)) return `[${value.length}]`
   if (isRecord(value)) {
-    return nested ? "{…}" : clipChars(`{${entries(value, true).join(", ")}}`, 2 * VALUE_CHARS)
+    return nested ? "{…}" : clipChars(`{${joinUpTo(entries(value, true), ", ", 2 * VALUE_CHARS)}}`, 2 * VALUE_CHARS)
   }
-  if (typeof value === "string") return clipChars(flatten(value), VALUE_CHARS)
+  if (typeof value === "string") return clipChars(flatUpTo(value, VALUE_CHARS), VALUE_CHARS)
   return String(value)
 }
 
-const entries = (value: Record<string, unknown>, nested: boolean): Array<string> =>
-  Object.keys(value).map((key) => `${key}=${shortValue(value[key], nested)}`)
+/** `key=value` for each entry of an object, in order, made one at a time (read them through {@link joinUpTo}). */
+function* entries(value: Record<string, unknown>, nested: boolean): Generator<string, void, undefined> {
+  for (const key in value) {
+    if (Object.hasOwn(value, key)) yield `${key}=${shortValue(value[key], nested)}`
+  }
+}
+
+/** The short form of each item of an array, made one at a time. */
+function* shortValues(values: ReadonlyArray<unknown>): Generator<string, void, undefined> {
+  for (const value of values) yield shortValue(value, true)
+}
 
 /**
  * `k=v, ...` for an object's entries; `N items` and the first item for an
  * array; a short form of any other JSON value.
  */
 const shortJson = (value: unknown, max: number): string => {
-  if (isRecord(value)) return clipChars(entries(value, false).join(", "), max)
+  if (isRecord(value)) return clipChars(joinUpTo(entries(value, false), ", ", max), max)
   if (Array.isArray(value)) {
     const count = `${value.length} item${value.length === 1 ? "" : "s"}`
     if (value.length === 0) return count
     const first = value[0]
     const shown = isRecord(first)
-      ? `, first: ${entries(first, false).join(", ")}`
+      ? `, first: ${joinUpTo(entries(first, false), ", ", max)}`
       : Array.isArray(first)
       ? ""
-      : `: ${value.map((v) => shortValue(v, true)).join(", ")}`
+      : `: ${joinUpTo(shortValues(value), ", ", max)}`
     return clipChars(`${count}${shown}`, max)
   }
   return clipChars(shortValue(value, true), max)
@@ -228,7 +302,7 @@ const callGist = (name: string, args: string): string => {
   const parsed = parseJson(args)
   const shown = parsed !== undefined
     ? shortJson(parsed.value, ARGUMENTS_CHARS)
-    : clipChars(flatten(args), ARGUMENTS_CHARS)
+    : clipChars(flatUpTo(args, ARGUMENTS_CHARS), ARGUMENTS_CHARS)
   return `→ ${name}(${shown})`
 }
 

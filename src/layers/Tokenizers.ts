@@ -476,19 +476,6 @@ const layerOf = (spec: Spec): Layer.Layer<TokenCounter.TokenCounter, ConfigError
   return layer
 }
 
-// The encoding layers, typed without an error: a library that does not load is a defect (its ConfigError).
-const encodingLayers = new Map<string, Layer.Layer<TokenCounter.TokenCounter>>()
-
-const encodingLayer = (spec: Spec): Layer.Layer<TokenCounter.TokenCounter> => {
-  const key = keyOf(spec)
-  let layer = encodingLayers.get(key)
-  if (layer === undefined) {
-    layer = Layer.orDie(layerOf(spec))
-    encodingLayers.set(key, layer)
-  }
-  return layer
-}
-
 const encodingSpec = (encoding: Encoding, engine: Engine | undefined): Spec => ({
   engine,
   vocabulary: encoding,
@@ -501,13 +488,13 @@ const encodingSpec = (encoding: Encoding, engine: Engine | undefined): Spec => (
  * `ai-tokenizer` (the {@link defaultEngine}; the next installed engine when
  * it is not), loaded when the layer is first built. Exact: the same counts
  * as `gpt-tokenizer` and `js-tiktoken`. When no engine is installed, building
- * the layer dies with a `ConfigError` saying what to install
- * ({@link layerByName} fails with it instead).
+ * the layer fails with `ConfigError` (option `tokenizer`) saying what to
+ * install: `Effect.catchTag("ConfigError", ...)` handles it.
  *
  * @since 0.1.0
  * @category layers
  */
-export const layerO200kBase: Layer.Layer<TokenCounter.TokenCounter> = encodingLayer(
+export const layerO200kBase: Layer.Layer<TokenCounter.TokenCounter, ConfigError> = layerOf(
   encodingSpec("o200k_base", undefined)
 )
 
@@ -520,7 +507,7 @@ export const layerO200kBase: Layer.Layer<TokenCounter.TokenCounter> = encodingLa
  * @since 0.1.0
  * @category layers
  */
-export const layerCl100kBase: Layer.Layer<TokenCounter.TokenCounter> = encodingLayer(
+export const layerCl100kBase: Layer.Layer<TokenCounter.TokenCounter, ConfigError> = layerOf(
   encodingSpec("cl100k_base", undefined)
 )
 
@@ -528,8 +515,8 @@ export const layerCl100kBase: Layer.Layer<TokenCounter.TokenCounter> = encodingL
  * An encoding through an engine (default: the first installed of
  * {@link engines}): without one, {@link layerO200kBase} or
  * {@link layerCl100kBase}. Each (encoding, engine) pair gives the same layer
- * value on every call, so it memoizes. An engine that is not installed dies
- * with a `ConfigError` when the layer is built.
+ * value on every call, so it memoizes. An engine that is not installed fails
+ * the layer with `ConfigError` (option `tokenizer`) when it is built.
  *
  * @example
  * ```ts
@@ -543,27 +530,29 @@ export const layerCl100kBase: Layer.Layer<TokenCounter.TokenCounter> = encodingL
 export const layerEncoding = (
   encoding: Encoding,
   engine?: Engine
-): Layer.Layer<TokenCounter.TokenCounter> => encodingLayer(encodingSpec(encoding, engine))
+): Layer.Layer<TokenCounter.TokenCounter, ConfigError> => layerOf(encodingSpec(encoding, engine))
 
 /**
  * An encoding through `js-tiktoken`, for applications that already load it.
  * Same counts, slower. The encoder is built once per process, when a layer
- * is first built. Same as `layerEncoding(encoding, "js-tiktoken")`.
+ * is first built; `ConfigError` when `js-tiktoken` is not installed. Same as
+ * `layerEncoding(encoding, "js-tiktoken")`.
  *
  * @since 0.1.0
  * @category layers
  */
-export const layerJsTiktoken = (encoding: Encoding): Layer.Layer<TokenCounter.TokenCounter> =>
+export const layerJsTiktoken = (encoding: Encoding): Layer.Layer<TokenCounter.TokenCounter, ConfigError> =>
   layerEncoding(encoding, "js-tiktoken")
 
 /**
  * An encoding through `gpt-tokenizer`, for applications that already load
- * it. Same counts. Same as `layerEncoding(encoding, "gpt-tokenizer")`.
+ * it. Same counts; `ConfigError` when `gpt-tokenizer` is not installed. Same
+ * as `layerEncoding(encoding, "gpt-tokenizer")`.
  *
  * @since 0.2.0
  * @category layers
  */
-export const layerGptTokenizer = (encoding: Encoding): Layer.Layer<TokenCounter.TokenCounter> =>
+export const layerGptTokenizer = (encoding: Encoding): Layer.Layer<TokenCounter.TokenCounter, ConfigError> =>
   layerEncoding(encoding, "gpt-tokenizer")
 
 /**

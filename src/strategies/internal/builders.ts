@@ -100,8 +100,7 @@ const dropper = (
   start: () => Effect.Effect<Plan<Message> | undefined, TokenCountError>
 ): () => Step => {
   const then = (plan: Plan<Message> | undefined): Step => {
-    if (plan !== undefined && core.index.commit(plan)) observeDrop(core, plan.messages.length)
-    return done
+    return plan !== undefined && core.index.commit(plan) ? observeDrop(core, plan.messages.length) : done
   }
   return () => {
     const started = start()

@@ -10,6 +10,7 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import type * as Fiber from "effect/Fiber"
 import * as MetricLabel from "effect/MetricLabel"
 import * as Retention from "../../core/artifacts.js"
 import * as Ledger from "../../core/ledger.js"
@@ -166,6 +167,13 @@ export interface Core {
   strategy?: Memory["strategy"]
   /** Runs after each `clear` (background folding: held-back adds are let in, docs/contract.md section 5.1). */
   afterClear: (() => void) | undefined
+  /**
+   * The fiber running the Effect API's `add`, set while it runs its step: a
+   * fold is observed in it (its metric labels, clock and tracer; its span
+   * through `Effect.useSpan`, `observe.ts`); unset in the facade's
+   * synchronous adds (no fiber).
+   */
+  fiber: Fiber.RuntimeFiber<unknown, unknown> | undefined
 }
 
 /** The role the summary reads back as: `"system"` (default) or `"user"`. @internal */
@@ -344,7 +352,8 @@ export const makeCore = (counter: TokenCounter.Service, options?: CoreOptions): 
     lastReadTokens: undefined,
     compactRequest: undefined,
     reserveTokens: 0,
-    afterClear: undefined
+    afterClear: undefined,
+    fiber: undefined
   }
 }
 
@@ -599,6 +608,22 @@ export const contextOf = (core: Core): Array<Message.Message> => {
  */
 export type Built<M extends Memory> = Stepper<M>
 
+/** Runs `step(arg)` with `core.fiber` set to `fiber`, the fiber running the Effect API's add. */
+const inFiber = <A>(
+  core: Core,
+  fiber: Fiber.RuntimeFiber<unknown, unknown>,
+  step: (arg: A) => Step,
+  arg: A
+): Step => {
+  const outer = core.fiber
+  core.fiber = fiber
+  try {
+    return step(arg)
+  } finally {
+    core.fiber = outer
+  }
+}
+
 /** The read side and `clear`, shared by every strategy, with the add steps. @internal */
 export const makeMemory = <M extends Memory>(
   core: Core,
@@ -606,8 +631,10 @@ export const makeMemory = <M extends Memory>(
   stepMany: (messages: ReadonlyArray<Message.Message>) => Step,
   fields: Omit<M, Exclude<keyof Memory, "strategy">>
 ): Built<M> => {
-  const add = (message: Message.Message): Step => Effect.suspend(() => step(message))
-  const addMessages = (messages: ReadonlyArray<Message.Message>): Step => Effect.suspend(() => stepMany(messages))
+  const add = (message: Message.Message): Step =>
+    Effect.withFiberRuntime<void, AddError>((fiber) => inFiber(core, fiber, step, message))
+  const addMessages = (messages: ReadonlyArray<Message.Message>): Step =>
+    Effect.withFiberRuntime<void, AddError>((fiber) => inFiber(core, fiber, stepMany, messages))
   const state = Effect.sync((): MemoryState.MemoryState => {
     const made = MemoryState.make(core.summary, core.index.toArray())
     return core.usageRatio === undefined ? made : { ...made, usageRatio: core.usageRatio }

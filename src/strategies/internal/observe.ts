@@ -1,29 +1,32 @@
 /**
  * A fold's telemetry (docs/contract.md section 11): the span and the metrics
  * of `Telemetry.ts`, around `core.ts`'s `fold` (an effect, under the prune
- * lock) and `foldNow` (a synchronous summarizer, in the add's own step).
- * Nothing here runs for an add that does not fold.
+ * lock) and `foldNow` (a synchronous summarizer). Nothing here runs for an
+ * add that does not fold.
  *
- * Metrics are updated directly (`unsafeUpdate`, with the calling fiber's
- * metric labels when there is a fiber), so a synchronous fold stays one
- * step. A span is recorded when the fold runs in a fiber whose tracer is
- * enabled and is not Effect's built-in tracer: `foldNow` finds the add's
- * fiber with `Fiber.getCurrentFiber()` (the Effect API's `add` runs its step
- * inside the fiber); the Promise facade's synchronous adds run in no fiber
- * and record metrics only.
+ * Where a fiber runs the fold (every fold of the Effect API, whose `add`
+ * hands its fiber to the step through `Effect.withFiberRuntime`, and the
+ * folds of an effect summarizer), the observation reads that fiber's metric
+ * labels, clock and tracer and opens the span with `Effect.useSpan` (parent,
+ * links and annotations as `Effect.withSpan` gives them); with Effect's
+ * built-in tracer, which exports nothing, it opens none and the fold stays
+ * in the add's own step. A synchronous fold of the Promise facade
+ * runs in no fiber, in the add's own step: it updates the metrics (no
+ * labels, the live clock) and opens no span.
+ *
+ * Metrics are updated directly (`unsafeUpdate`, label arrays cached), so an
+ * observed fold looks no metric up in the registry.
  *
  * @internal
  */
 import * as Cause from "effect/Cause"
-import * as Chunk from "effect/Chunk"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as DefaultServices from "effect/DefaultServices"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as Fiber from "effect/Fiber"
+import type * as Fiber from "effect/Fiber"
 import * as FiberRef from "effect/FiberRef"
-import * as HashMap from "effect/HashMap"
 import * as MetricLabel from "effect/MetricLabel"
 import * as Option from "effect/Option"
 import * as Tracer from "effect/Tracer"
@@ -36,8 +39,6 @@ import { type Plan, plannedTokens } from "./eviction.js"
 const nativeTracer = Context.get(DefaultServices.liveServices, Tracer.Tracer)
 /** The clock of a fold that runs in no fiber (the facade's synchronous adds). */
 const liveClock = Context.get(DefaultServices.liveServices, Clock.Clock)
-
-type AnyFiber = Fiber.RuntimeFiber<unknown, unknown>
 
 /**
  * One strategy's metric labels, built once per strategy (and per set of
@@ -77,8 +78,7 @@ const ownLabels = new Map<string, Labels>()
 /** Label sets with a fiber's metric labels, by that label array (a `FiberRef` value, kept while in use), then strategy. */
 const taggedLabels = new WeakMap<ReadonlyArray<MetricLabel.MetricLabel>, Map<string, Labels>>()
 
-const labelsOf = (fiber: AnyFiber | undefined, strategy: string): Labels => {
-  const extra = fiber === undefined ? noLabels : fiber.getFiberRef(FiberRef.currentMetricLabels)
+const labelsOf = (extra: ReadonlyArray<MetricLabel.MetricLabel>, strategy: string): Labels => {
   let byStrategy = ownLabels
   if (extra.length !== 0) {
     const tagged = taggedLabels.get(extra)
@@ -108,45 +108,6 @@ const failureLabels = (labels: Labels, error: string): ReadonlyArray<MetricLabel
   return cached
 }
 
-const withoutDisabled = (span: Option.Option<Tracer.AnySpan>): Option.Option<Tracer.AnySpan> => {
-  while (span._tag === "Some" && Context.get(span.value.context, Tracer.DisablePropagation)) {
-    span = span.value._tag === "Span" ? span.value.parent : Option.none()
-  }
-  return span
-}
-
-/**
- * The fold's span, as `Effect.withSpan` would open it in `fiber`, with its
- * first attributes; `undefined` when none is to be recorded. With Effect's
- * built-in tracer (no tracer provided) this is one comparison.
- */
-const startSpan = (
-  fiber: AnyFiber | undefined,
-  clock: Clock.Clock,
-  core: Core,
-  plan: Plan<Message.Message>,
-  strategy: string
-): Tracer.Span | undefined => {
-  if (fiber === undefined) return undefined
-  const tracer = fiber.currentTracer
-  if (tracer === nativeTracer || !fiber.getFiberRef(FiberRef.currentTracerEnabled)) return undefined
-  const timing = fiber.getFiberRef(FiberRef.currentTracerTimingEnabled)
-  const span = tracer.span(
-    Telemetry.FOLD_SPAN,
-    withoutDisabled(Option.fromNullable(fiber.currentSpan)),
-    Context.empty(),
-    Chunk.toReadonlyArray(fiber.getFiberRef(FiberRef.currentTracerSpanLinks)),
-    timing ? clock.unsafeCurrentTimeNanos() : BigInt(0),
-    "internal"
-  )
-  HashMap.forEach(fiber.getFiberRef(FiberRef.currentTracerSpanAnnotations), (value, key) => span.attribute(key, value))
-  span.attribute("rollmem.strategy", strategy)
-  span.attribute("rollmem.evicted_messages", plan.messages.length)
-  span.attribute("rollmem.evicted_tokens", plannedTokens(plan))
-  span.attribute("rollmem.buffer_tokens_before", core.index.tokens)
-  return span
-}
-
 const errorTag = (cause: Cause.Cause<unknown>): string => {
   const failure = Cause.failureOption(cause)
   if (failure._tag === "None") return "defect"
@@ -157,7 +118,8 @@ const errorTag = (cause: Cause.Cause<unknown>): string => {
 }
 
 /**
- * Ends a fold's observation: its metrics, and its span if it has one.
+ * Ends a fold's observation: its metrics, and the last attributes of its
+ * span if it has one (`Effect.useSpan` ends the span with the fold's exit).
  * Plain arguments, no record: a synchronous fold allocates nothing here once
  * its labels were seen (the clock's readings aside).
  */
@@ -167,7 +129,7 @@ const end = (
   strategy: string,
   start: bigint,
   clock: Clock.Clock,
-  fiber: AnyFiber | undefined,
+  extra: ReadonlyArray<MetricLabel.MetricLabel>,
   span: Tracer.Span | undefined,
   exit: Exit.Exit<unknown, unknown>
 ): void => {
@@ -183,7 +145,7 @@ const end = (
     error = errorTag(exit.cause)
   }
   const after = core.index.tokens
-  const labels = labelsOf(fiber, strategy)
+  const labels = labelsOf(extra, strategy)
   const byOutcome = labels.outcome[outcome]
   Telemetry.folds.unsafeUpdate(1, byOutcome)
   Telemetry.evictedMessages.unsafeUpdate(plan.messages.length, byOutcome)
@@ -196,29 +158,73 @@ const end = (
     span.attribute("rollmem.buffer_tokens_after", after)
     span.attribute("rollmem.summary_tokens", core.summaryTokens)
     if (error !== undefined) span.attribute("rollmem.error", error)
-    span.end(fiber!.getFiberRef(FiberRef.currentTracerTimingEnabled) ? now : BigInt(0), exit)
   }
 }
 
-/** Runs `effect` with `span` (if any) as its parent span, then ends the observation with its exit. */
-const observed = <E>(
+/**
+ * Ends the observation when `step` ends: at once for an `Exit` (a
+ * synchronous fold stays one step), otherwise when the effect exits, run as
+ * a child of `span` (if any) so that the summarizer's spans nest in it.
+ */
+const settle = <E>(
   core: Core,
   plan: Plan<Message.Message>,
   strategy: string,
   start: bigint,
   clock: Clock.Clock,
-  fiber: AnyFiber | undefined,
+  extra: ReadonlyArray<MetricLabel.MetricLabel>,
   span: Tracer.Span | undefined,
-  effect: Effect.Effect<void, E>
-): Effect.Effect<void, E> =>
-  Effect.onExit(
-    span === undefined ? effect : Effect.withParentSpan(effect, span),
-    (exit) => Effect.sync(() => end(core, plan, strategy, start, clock, fiber, span, exit))
+  step: Effect.Effect<void, E>
+): Effect.Effect<void, E> => {
+  if (Exit.isExit(step)) {
+    end(core, plan, strategy, start, clock, extra, span, step)
+    return step
+  }
+  return Effect.onExit(
+    span === undefined ? step : Effect.withParentSpan(step, span),
+    (exit) => Effect.sync(() => end(core, plan, strategy, start, clock, extra, span, exit))
   )
+}
+
+type AnyFiber = Fiber.RuntimeFiber<unknown, unknown>
+
+/**
+ * The fold `run` observed in `fiber`, the fiber that runs it: its metric
+ * labels and its default services (clock, tracer) read with the fiber's
+ * `getFiberRef`. With Effect's built-in tracer (which exports nothing) the
+ * fold runs at once, in the caller's step, with metrics only; with any other
+ * the span is opened by `Effect.useSpan` (which honours a disabled tracer,
+ * the parent span, links and annotations as `Effect.withSpan` does) and
+ * `run` is called in the same step as the span's creation.
+ */
+const inFiber = <E>(
+  fiber: AnyFiber,
+  core: Core,
+  plan: Plan<Message.Message>,
+  run: () => Effect.Effect<void, E>
+): Effect.Effect<void, E> => {
+  const extra = fiber.getFiberRef(FiberRef.currentMetricLabels)
+  const services = fiber.getFiberRef(DefaultServices.currentServices)
+  const clock = Context.get(services, Clock.Clock)
+  const strategy = core.strategy ?? "rolling"
+  if (Context.get(services, Tracer.Tracer) === nativeTracer) {
+    return settle(core, plan, strategy, clock.unsafeCurrentTimeNanos(), clock, extra, undefined, run())
+  }
+  return Effect.useSpan(Telemetry.FOLD_SPAN, {
+    kind: "internal",
+    captureStackTrace: false,
+    attributes: {
+      "rollmem.strategy": strategy,
+      "rollmem.evicted_messages": plan.messages.length,
+      "rollmem.evicted_tokens": plannedTokens(plan),
+      "rollmem.buffer_tokens_before": core.index.tokens
+    }
+  }, (span) => settle(core, plan, strategy, clock.unsafeCurrentTimeNanos(), clock, extra, span, run()))
+}
 
 /**
  * `core.ts`'s `fold` observed: `fold` is the fold's effect (summarizer call
- * and commit), run as a child of the fold's span.
+ * and commit), run as a child of the fold's span. Always run by a fiber.
  *
  * @internal
  */
@@ -226,21 +232,17 @@ export const observeFold = <E>(
   core: Core,
   plan: Plan<Message.Message>,
   fold: Effect.Effect<void, E>
-): Effect.Effect<void, E> =>
-  Effect.withFiberRuntime<void, E>((fiber) => {
-    const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
-    const strategy = core.strategy ?? "rolling"
-    const start = clock.unsafeCurrentTimeNanos()
-    const span = startSpan(fiber, clock, core, plan, strategy)
-    return observed(core, plan, strategy, start, clock, fiber, span, fold)
-  })
+): Effect.Effect<void, E> => Effect.withFiberRuntime<void, E>((fiber) => inFiber(fiber, core, plan, () => fold))
 
 /**
- * `core.ts`'s `foldNow` observed: `fold(core, plan, arg)` runs at once, in
- * the caller's step (the calling fiber, if any, gives the clock, the tracer
- * and the parent span); what it leaves to run (a summary count that
- * suspends) is observed to its end. `fold` is a module-level function, so an
- * observed synchronous fold allocates no closure.
+ * `core.ts`'s `foldNow` observed. In the Effect API's add (`core.fiber` set
+ * while its step runs) the fold is observed in that fiber, as
+ * {@link observeFold} observes one: at once with metrics only, or handed to
+ * the fiber inside its span. In the facade's synchronous add (no fiber),
+ * `fold(core, plan, arg)` runs at once, in the caller's step, with metrics
+ * only. What it leaves to run (a summary count that suspends) is observed to
+ * its end. `fold` is a module-level function, so an observed synchronous
+ * fold allocates no closure in the facade.
  *
  * @internal
  */
@@ -250,30 +252,25 @@ export const observeFoldNow = <A, E>(
   arg: A,
   fold: (core: Core, plan: Plan<Message.Message>, arg: A) => Effect.Effect<void, E>
 ): Effect.Effect<void, E> => {
-  const current = Fiber.getCurrentFiber()
-  const fiber = current._tag === "Some" ? current.value : undefined
-  const clock = fiber === undefined ? liveClock : Context.get(fiber.currentDefaultServices, Clock.Clock)
-  const strategy = core.strategy ?? "rolling"
-  const start = clock.unsafeCurrentTimeNanos()
-  const span = startSpan(fiber, clock, core, plan, strategy)
-  const step = fold(core, plan, arg)
-  if (!Exit.isExit(step)) return observed(core, plan, strategy, start, clock, fiber, span, step)
-  end(core, plan, strategy, start, clock, fiber, span, step as Exit.Exit<void, E>)
-  return step
+  const fiber = core.fiber
+  if (fiber !== undefined) return inFiber(fiber, core, plan, () => fold(core, plan, arg))
+  const start = liveClock.unsafeCurrentTimeNanos()
+  return settle(core, plan, core.strategy ?? "rolling", start, liveClock, noLabels, undefined, fold(core, plan, arg))
 }
 
 /**
  * A prune without a summarizer (RollingMemory without one, WindowMemory)
  * dropped `messages` turns: counted in `rollmem_evicted_messages` with
- * `outcome: "dropped"` (docs/contract.md section 11), with the calling
- * fiber's metric labels. Not a fold: no span, no other metric.
+ * `outcome: "dropped"` (docs/contract.md section 11), with the metric labels
+ * of the fiber running the add, none in the facade's synchronous adds. Not a
+ * fold: no span, no other metric.
  *
  * @internal
  */
-export const observeDrop = (core: Core, messages: number): void => {
-  const current = Fiber.getCurrentFiber()
-  const labels = labelsOf(current._tag === "Some" ? current.value : undefined, core.strategy ?? "rolling")
-  Telemetry.evictedMessages.unsafeUpdate(messages, labels.dropped)
+export const observeDrop = (core: Core, messages: number): Effect.Effect<void> => {
+  const extra = core.fiber === undefined ? noLabels : core.fiber.getFiberRef(FiberRef.currentMetricLabels)
+  Telemetry.evictedMessages.unsafeUpdate(messages, labelsOf(extra, core.strategy ?? "rolling").dropped)
+  return Exit.void
 }
 
 const withoutParent = (context: Context.Context<never>): Context.Context<never> =>
@@ -288,8 +285,7 @@ const withoutParent = (context: Context.Context<never>): Context.Context<never> 
  * @internal
  */
 export const linkedToCaller = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
-  Effect.withFiberRuntime<A, E>((fiber) => {
-    const caller = fiber.currentSpan
+  Effect.flatMap(Effect.serviceOption(Tracer.ParentSpan), (caller) => {
     const root = Effect.mapInputContext(effect, withoutParent)
-    return caller === undefined ? root : Effect.linkSpans(root, caller, { "rollmem.link": "started by" })
+    return Option.isNone(caller) ? root : Effect.linkSpans(root, caller.value, { "rollmem.link": "started by" })
   })
