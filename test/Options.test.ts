@@ -89,6 +89,7 @@ describe("Options.decode", () => {
     assert.deepStrictEqual(Memory.optionKeys, {
       rolling: [
         "maxTokens",
+        "contextWindow",
         "targetTokens",
         "boundary",
         "pinSystem",
