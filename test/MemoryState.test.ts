@@ -157,6 +157,8 @@ describe("MemoryState (contract 2)", () => {
         ],
         [{ version: 3, usageRatio: 0 }, "usageRatio"],
         [{ version: 3, usageRatio: Number.NaN }, "usageRatio"],
+        [{ version: 3, usageRatio: 1e-9 }, "usageRatio"],
+        [{ version: 3, usageRatio: 2.5 }, "usageRatio"],
         [{ version: 3, conversationId: "" }, "conversationId"],
         [{ version: 3, compaction: { format: "gemini", item: {}, content: "" } }, "compaction.format"]
       ]

@@ -66,3 +66,14 @@ describe("Promise facade: budgets in the model's terms (contract 16)", () => {
     assert.strictEqual((other as Error).message, "rate limit")
   })
 })
+
+it("withOverflowRetry refuses a misspelt option (ConfigError naming it and the known keys)", async () => {
+  const memory = new RollingMemory({ summarize: (s) => s })
+  const error = await withOverflowRetry(memory, async () => "ok", { retry: 3 } as never).catch((e: unknown) => e)
+  assert.instanceOf(error, ConfigError)
+  assert.strictEqual((error as ConfigError).option, "retry")
+  assert.strictEqual(
+    (error as ConfigError).description,
+    "unknown option (known: retries, recognizers, schedule, focus)"
+  )
+})

@@ -303,6 +303,24 @@ export const usage = (value: unknown): string | undefined => {
   return undefined
 }
 
+/**
+ * The options of `withOverflowRetry` (docs/contract.md section 16.3): an
+ * object or nothing, with only the keys `retries`, `recognizers`,
+ * `schedule` and `focus` (the values are checked where they are read).
+ *
+ * @since 0.3.0
+ * @category rules
+ */
+export const overflowRetryOptions = (value: unknown): Problem | undefined => {
+  if (value === undefined) return undefined
+  if (!isObject(value)) return { option: "options", description: `must be an object, got ${describeKind(value)}` }
+  const known = ["retries", "recognizers", "schedule", "focus"]
+  for (const key of Object.keys(value)) {
+    if (!known.includes(key)) return { option: key, description: unknownOption(known) }
+  }
+  return undefined
+}
+
 /** The options object itself: `must be an object, got null`. @since 0.4.0 @category rules */
 export const options: Check = (value) => isObject(value) ? undefined : `must be an object, got ${describeKind(value)}`
 

@@ -41,6 +41,7 @@ import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import type * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
+import * as Rules from "../core/options.js"
 import * as Overflow from "../core/overflow.js"
 import { ConfigError, ContextOverflowError, SummarizerError } from "../Errors.js"
 import { markDecoded } from "../internal/decoded.js"
@@ -592,6 +593,8 @@ export const withOverflowRetry = async <A>(
     readonly focus?: string | undefined
   }
 ): Promise<A> => {
+  const problem = Rules.overflowRetryOptions(options)
+  if (problem !== undefined) throw new ConfigError(problem)
   const retries = options?.retries ?? 2
   if (!Number.isSafeInteger(retries) || retries < 0) {
     throw new ConfigError({ option: "retries", description: `must be a non-negative integer, got ${String(retries)}` })

@@ -94,7 +94,8 @@ const Wire = Schema.Struct({
   conversationId: Schema.optional(Schema.String.pipe(Schema.minLength(1))),
   nextPosition: Schema.optional(NonNegativeInt),
   positions: Schema.optional(Schema.Array(NonNegativeInt)),
-  usageRatio: Schema.optional(Schema.Number.pipe(Schema.finite(), Schema.positive()))
+  // the bounds of the usage ratio (docs/contract.md section 16.4): a state cannot switch the budget off
+  usageRatio: Schema.optional(Schema.Number.pipe(Schema.between(0.5, 2)))
 }).annotations({ parseOptions: { onExcessProperty: "error" } }).pipe(
   Schema.filter((wire) => {
     const issues: Array<Schema.FilterIssue> = []

@@ -21,6 +21,7 @@
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schedule from "effect/Schedule"
+import * as Rules from "../core/options.js"
 import * as Overflow from "../core/overflow.js"
 import { type AddError, ConfigError, ContextOverflowError, type TokenCountError, type UsageError } from "../Errors.js"
 import type * as MemoryState from "../schema/MemoryState.js"
@@ -331,6 +332,8 @@ export const withOverflowRetry = <A, E, R>(
   options?: OverflowRetryOptions
 ): Effect.Effect<A, E | ContextOverflowError | AddError | ConfigError, R> =>
   Effect.suspend(() => {
+    const problem = Rules.overflowRetryOptions(options)
+    if (problem !== undefined) return Effect.fail(new ConfigError(problem))
     const retries = options?.retries ?? 2
     if (!Number.isSafeInteger(retries) || retries < 0) {
       return Effect.fail(
