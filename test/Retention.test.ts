@@ -4,6 +4,7 @@
  * ledger section read back as the artifacts it names.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { FastCheck as fc } from "effect"
 import { Message, Retention } from "../src/index.js"
 
 describe("Retention.extract", () => {
@@ -103,5 +104,66 @@ describe("Retention.tracker", () => {
       ]),
       { named: 5, kept: 4, byKind: { id: { named: 1, kept: 1 }, path: { named: 4, kept: 3 } } }
     )
+  })
+})
+
+describe("Retention: extraction in linear time (pathological pieces)", () => {
+  // The whole-text scan the extractor did before it scanned piece by piece: the reference.
+  const TRAILING = /[.,;:!?)\]}'"`>]+$/
+  const wholeText = (text: string): Array<{ kind: string; text: string }> => {
+    const out: Array<{ kind: string; text: string }> = []
+    const seen = new Set<string>()
+    let rest = text
+    for (const { kind, regex: source } of Retention.defaultPatterns) {
+      const regex = new RegExp(source.source, source.flags)
+      let blanked: Array<string> | undefined
+      let from = 0
+      for (let m = regex.exec(rest); m !== null; m = regex.exec(rest)) {
+        if (m[0] === "") {
+          regex.lastIndex++
+          continue
+        }
+        const found = m[0].replace(TRAILING, "")
+        if (found === "") continue
+        if (!seen.has(found)) {
+          seen.add(found)
+          out.push({ kind, text: found })
+        }
+        ;(blanked ??= []).push(rest.slice(from, m.index), " ".repeat(m[0].length))
+        from = m.index + m[0].length
+      }
+      if (blanked !== undefined) {
+        blanked.push(rest.slice(from))
+        rest = blanked.join("")
+      }
+    }
+    return out
+  }
+
+  it("gives the whole-text scan's artifacts, in its order, on random texts (property)", () => {
+    const alphabet = fc.constantFrom(
+      ..."aAbZ09_-./~@+#:,;=\"'`<>()[]{}\\ \n\tfe1".split(""),
+      "src/",
+      "https://x.io/a",
+      "mia_li_3668",
+      "ABC-123",
+      "#W1234567",
+      "a@b.co",
+      "deadbeef12",
+      "123e4567-e89b-12d3-a456-426614174000"
+    )
+    fc.assert(
+      fc.property(fc.array(alphabet, { maxLength: 60 }), (parts) => {
+        const text = parts.join("")
+        assert.deepStrictEqual(Retention.extract(text), wholeText(text))
+      }),
+      { numRuns: 2000 }
+    )
+  })
+
+  it("a 320 KB piece without separators: no identifier, path or e-mail address, and no quadratic scan", () => {
+    assert.deepStrictEqual(Retention.extract("a-".repeat(160_000)), [])
+    assert.deepStrictEqual(Retention.extract("a.".repeat(160_000)), [])
+    assert.deepStrictEqual(Retention.extract("+a".repeat(160_000) + " src/x.ts"), [{ kind: "path", text: "src/x.ts" }])
   })
 })

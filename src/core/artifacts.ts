@@ -103,6 +103,12 @@ export const defaultPatterns: ReadonlyArray<Pattern> = [
 
 const TRAILING = /[.,;:!?)\]}'"`>]+$/
 
+// Runs of text between characters no default pattern can hold or look at differently than the text's edges.
+const SEPARATED = /[^\s"'`<>()[\]{}\\]+/g
+
+/** The longest piece (between separators) a path, e-mail address, identifier or hash is looked for in. */
+const MAX_PIECE = 2_000
+
 /**
  * Finds artifacts in texts with a fixed list of patterns; built once by
  * {@link extractor}.
@@ -132,30 +138,61 @@ const globalOf = (regex: RegExp): RegExp => regex.global ? regex : new RegExp(re
  * @category constructors
  */
 export const extractor = (patterns: ReadonlyArray<Pattern> = defaultPatterns): Extractor => {
-  const compiled = patterns.map((p) => ({ kind: p.kind, regex: globalOf(p.regex) }))
+  const compiled = patterns.map((p) => ({
+    kind: p.kind,
+    regex: globalOf(p.regex),
+    // a default pattern never matches across a separator: it is run piece by piece (linear time)
+    pieces: defaultPatterns.includes(p),
+    long: p.kind === "url" || p.kind === "uuid" || p.kind === "code"
+  }))
+  // Matches `regex` in `text`, records what it finds, returns `text` with the matches blanked.
+  const scan = (text: string, kind: string, regex: RegExp, out: Array<Artifact>, seen: Set<string>): string => {
+    regex.lastIndex = 0
+    let blanked: Array<string> | undefined
+    let from = 0
+    for (let m = regex.exec(text); m !== null; m = regex.exec(text)) {
+      if (m[0] === "") {
+        regex.lastIndex++
+        continue
+      }
+      const found = m[0].replace(TRAILING, "")
+      if (found === "") continue
+      if (!seen.has(found)) {
+        seen.add(found)
+        out.push({ kind, text: found })
+      }
+      ;(blanked ??= []).push(text.slice(from, m.index), " ".repeat(m[0].length))
+      from = m.index + m[0].length
+    }
+    if (blanked === undefined) return text
+    blanked.push(text.slice(from))
+    return blanked.join("")
+  }
   const plain = (text: string, out: Array<Artifact>, seen: Set<string>): void => {
     let rest = text
-    for (const { kind, regex } of compiled) {
-      regex.lastIndex = 0
-      let blanked: Array<string> | undefined
-      let from = 0
-      for (let m = regex.exec(rest); m !== null; m = regex.exec(rest)) {
-        if (m[0] === "") {
-          regex.lastIndex++
-          continue
-        }
-        const found = m[0].replace(TRAILING, "")
-        if (found === "") continue
-        if (!seen.has(found)) {
-          seen.add(found)
-          out.push({ kind, text: found })
-        }
-        ;(blanked ??= []).push(rest.slice(from, m.index), " ".repeat(m[0].length))
-        from = m.index + m[0].length
+    for (const { kind, long, pieces, regex } of compiled) {
+      if (!pieces) {
+        rest = scan(rest, kind, regex, out, seen)
+        continue
       }
-      if (blanked !== undefined) {
-        blanked.push(rest.slice(from))
-        rest = blanked.join("")
+      // Piece by piece between separators no default pattern matches (whitespace, quotes, brackets):
+      // the same matches as over the whole text, in the same order, without rescanning it from every
+      // word boundary. A piece over MAX_PIECE characters names no path, e-mail address, identifier or
+      // hash (their patterns would take quadratic time on it).
+      let rebuilt: Array<string> | undefined
+      let from = 0
+      SEPARATED.lastIndex = 0
+      for (let m = SEPARATED.exec(rest); m !== null; m = SEPARATED.exec(rest)) {
+        const piece = m[0]
+        if (!long && piece.length > MAX_PIECE) continue
+        const scanned = scan(piece, kind, regex, out, seen)
+        if (scanned === piece) continue
+        ;(rebuilt ??= []).push(rest.slice(from, m.index), scanned)
+        from = m.index + piece.length
+      }
+      if (rebuilt !== undefined) {
+        rebuilt.push(rest.slice(from))
+        rest = rebuilt.join("")
       }
     }
   }
