@@ -37,10 +37,11 @@ export type Runtime = ManagedRuntime.ManagedRuntime<TokenCounter.TokenCounter | 
 
 /** A runtime holding the o200k_base layer and the instant summarizer, built once. */
 export const makeRuntime = async (
-  counter: Layer.Layer<TokenCounter.TokenCounter> = layerO200kBase,
+  // a tokenizer layer fails with ConfigError when its package is missing: the bench installs it, so that is a defect here
+  counter: Layer.Layer<TokenCounter.TokenCounter, unknown> = layerO200kBase,
   summarizer: Layer.Layer<Summarizer.Summarizer> = Summarizer.layerFunction(instantSummary)
 ): Promise<Runtime> => {
-  const runtime = ManagedRuntime.make(Layer.merge(counter, summarizer))
+  const runtime = ManagedRuntime.make(Layer.merge(Layer.orDie(counter), summarizer))
   await runtime.runtime()
   return runtime
 }
