@@ -14,7 +14,10 @@ import packageJson from "../package.json" with { type: "json" }
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
 
 // Static runtime imports only: `import type` and `export type` load nothing; `import("x")` loads on use.
-const importPattern = /^\s*(?:import|export)\s+(?!type\s)(?:[^"';]*?\sfrom\s+)?["']([^"']+)["']/gm
+// an import, or a re-export (`export { a } from`, `export * as b from`); never a declaration
+// (`export interface ...` whose body, without quotes, would run on to a doc comment's import)
+const importPattern =
+  /^\s*(?:import|export)\s+(?!type\s|interface\s|class\s|const\s|let\s|function\s|async\s|declare\s|enum\s|abstract\s|namespace\s|default\s)(?:[^"';]*?\sfrom\s+)?["']([^"']+)["']/gm
 
 /** Every bare package a module loads when imported, following relative imports. */
 const packagesLoadedBy = (entry: string): Array<string> => {

@@ -163,7 +163,9 @@ const expectedSeries = (c: ConversationReport, budget: boolean) => [
   { id: "summary", points: c.messages },
   ...(budget ? [{ id: "budget", points: 2 }] : []),
   { id: "folds", points: c.folds.length },
-  { id: "invalid", points: c.invalid.length }
+  { id: "invalid", points: c.invalid.length },
+  // retention at each request point (a conversation that names no artifact draws none)
+  ...(c.retention.length > 0 ? [{ id: "retention", points: c.retention.length }] : [])
 ]
 
 /** Independently of the report: rejected request points per conversation, replayed with RollingMemory. */
@@ -216,7 +218,8 @@ describe.skipIf(skipBrowser)(`report in headless Chromium${why(missingBrowser)}`
         "summary (folded turns)",
         "budget: 8",
         "fold: −N messages evicted (3)",
-        "request a strict provider rejects (1 of 3)"
+        "request a strict provider rejects (1 of 3)",
+        "artifacts retained (% of those named so far, right axis)"
       ])
       assert.deepStrictEqual(chart.datasets[0].ys, [3, 6, 15, 19, 24, 30])
       assert.strictEqual(c.folds.length, printed.conversations[0].prunes)
@@ -253,8 +256,8 @@ describe.skipIf(skipBrowser)(`report in headless Chromium${why(missingBrowser)}`
         )
       )
       assert.deepStrictEqual(rows, [
-        ["base (the command line's own options)", "500.0", "14", "287"],
-        ["max-tokens=30", "0.0", "12", "35"]
+        ["base (the command line's own options)", "500.0", "14", "287", "100.0%"],
+        ["max-tokens=30", "0.0", "12", "35", "100.0%"]
       ])
       yield* screenshot(page, "report-compare")
       assert.deepStrictEqual(errors, [])

@@ -659,7 +659,7 @@ describe("bad options give ConfigError and build nothing", () => {
     [1.5, "1.5"],
     [NaN, "NaN"],
     [Infinity, "Infinity"],
-    ["10", "string"],
+    ["10", "\"10\""],
     [true, "boolean"],
     [{}, "object"]
   ]
