@@ -214,17 +214,7 @@ const OWN: ReadonlySet<string | undefined> = new Set([
 // What reading takes besides: an output message passed back without `id` or `status` (the API takes it).
 const PassedBackMessage = Schema.Struct({ ...OutputMessage.fields, id: Opt(Schema.String), status: Opt(Status) })
 const ReadItem = engine.open(
-  Schema.Union(
-    EasyMessage,
-    InputMessage,
-    OutputMessage,
-    PassedBackMessage,
-    FunctionCall,
-    FunctionCallOutput,
-    CustomToolCall,
-    CustomToolCallOutput,
-    Reasoning
-  ).annotations({ identifier: "ResponseInputItem" })
+  Schema.Union(...InputItem.members, PassedBackMessage).annotations({ identifier: "ResponseInputItem" })
 )
 
 const isAttached = (item: InputItem): boolean => !OWN.has("type" in item ? item.type : undefined)

@@ -174,15 +174,9 @@ export const SEGMENT_SEPARATOR = "\n\n"
  * @since 0.1.0
  * @category models
  */
-export interface MemoryState {
+export interface MemoryState extends Version3Fields {
   readonly summary: string
   readonly buffer: ReadonlyArray<Message>
-  readonly segments?: ReadonlyArray<string> | undefined
-  readonly compaction?: Compaction | undefined
-  readonly conversationId?: string | undefined
-  readonly nextPosition?: number | undefined
-  readonly positions?: ReadonlyArray<number> | undefined
-  readonly usageRatio?: number | undefined
 }
 
 /**
@@ -191,10 +185,20 @@ export interface MemoryState {
  * @since 0.1.0
  * @category models
  */
-export interface Encoded {
+export interface Encoded extends Version3Fields {
   readonly version: 1 | 2 | 3
   readonly summary?: string | null | undefined
   readonly buffer?: ReadonlyArray<typeof Message.Encoded> | null | undefined
+}
+
+/**
+ * The optional fields version 3 adds (docs/contract.md section 2.1), the
+ * same in a {@link MemoryState} and in its wire format.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Version3Fields {
   readonly segments?: ReadonlyArray<string> | undefined
   readonly compaction?: Compaction | undefined
   readonly conversationId?: string | undefined
