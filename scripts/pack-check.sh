@@ -42,14 +42,14 @@ const context = await Effect.runPromise(Effect.gen(function*() {
   return yield* memory.context
 }))
 if (context !== "assistant: four five six") throw new Error(`ESM Effect API: got ${JSON.stringify(context)}`)
-const conversations = new Conversations({ store: "memory", strategy: "rolling", maxTokens: 100 })
+const conversations = new Conversations({ store: "memory", strategy: "rolling", maxTokens: 100, summarize: "drop" })
 const stored = await conversations.use("c", async (memory) => { await memory.addUserMessage("hi"); return memory.getContext() })
 if (stored !== "user: hi") throw new Error(`ESM Conversations: got ${JSON.stringify(stored)}`)
 if (typeof ConversationStore.layerMemory !== "object") throw new Error("ESM store missing")
 const missing = await Tokenizers.loadTokenCounter("gpt-4o").then(() => "loaded", (error) => `${error._tag} ${error.option}`)
 if (missing !== "ConfigError tokenizer") throw new Error(`ESM without a tokenizer library: got ${missing}`)
 const words = await Tokenizers.loadTokenCounter("words")
-if (new Facade({ maxTokens: 5, tokenCounter: words }).bufferTokens !== 0) throw new Error("ESM words")
+if (new Facade({ maxTokens: 5, tokenCounter: words, summarize: "drop" }).bufferTokens !== 0) throw new Error("ESM words")
 console.log("library esm ok")
 JS
 cat > library.cjs <<'JS'
@@ -91,7 +91,7 @@ m.addUserMessage("four five six")
 if (m.getContext() !== "system: 1\nuser: four five six") throw new Error(`ESM facade: got ${JSON.stringify(m.getContext())}`)
 if (typeof Tokenizers.layerO200kBase !== "object") throw new Error("ESM tokenizers missing")
 const count = await Tokenizers.loadTokenCounter("gpt-4o")
-const counted = new Facade({ maxTokens: 2000, tokenCounter: count })
+const counted = new Facade({ maxTokens: 2000, tokenCounter: count, summarize: "drop" })
 counted.addUserMessage("Book me a flight to Rome")
 if (counted.bufferTokens !== 6) throw new Error(`ESM loadTokenCounter: got ${counted.bufferTokens}`)
 // rollmem/adapters loads without any provider SDK installed

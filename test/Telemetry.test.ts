@@ -389,8 +389,8 @@ describe("Telemetry", () => {
       yield* Effect.forEach(turns("u1", "a1", "u2", "a2", "u3"), (m) => window.add(m), { discard: true }).pipe(
         Effect.withSpan("caller")
       )
-      // the Promise facade's RollingMemory without a summarizer: 4 words a turn, a budget of 10
-      const rolling = new Facade.RollingMemory({ maxTokens: 10 })
+      // the Promise facade's RollingMemory dropping (summarize: "drop"): 4 words a turn, a budget of 10
+      const rolling = new Facade.RollingMemory({ maxTokens: 10, summarize: "drop" })
       for (const m of turns("u1", "a1", "u2", "a2", "u3")) rolling.addMessage(m.role, m.content)
       assert.deepStrictEqual((yield* window.buffer).map((m) => m.content), ["u3 w w w"])
       assert.deepStrictEqual(rolling.getMessages().map((m) => m.content), ["u3 w w w"])

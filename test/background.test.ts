@@ -401,7 +401,10 @@ describe("AsyncRollingMemory with fold: \"background\"", () => {
   })
 
   it("options are checked: background on the synchronous class, bad foldRetries", () => {
-    assert.throws(() => new Facade.RollingMemory({ fold: "background" } as Facade.RollingOptions), /fold/)
+    assert.throws(
+      () => new Facade.RollingMemory({ fold: "background", summarize: "drop" } as Facade.RollingOptions),
+      /fold/
+    )
     assert.throws(
       () => new Facade.AsyncRollingMemory({ fold: "background", foldRetries: -1, summarize: () => "" }),
       /foldRetries/

@@ -144,7 +144,12 @@ describe("clearToolResults.until through the Promise facade", () => {
 
   it("a bad value is a ConfigError naming clearToolResults.until", () => {
     assert.throws(
-      () => new Facade.RollingMemory({ maxTokens: 10, clearToolResults: { keep: 1, until: "max" as "budget" } }),
+      () =>
+        new Facade.RollingMemory({
+          maxTokens: 10,
+          clearToolResults: { keep: 1, until: "max" as "budget" },
+          summarize: "drop"
+        }),
       Facade.ConfigError,
       "invalid option clearToolResults.until: must be \"target\" or \"budget\", got \"max\""
     )

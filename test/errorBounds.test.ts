@@ -58,7 +58,7 @@ describe("huge wrong-typed values", () => {
     }))
 
   it("the facade throws the same bounded description", () => {
-    const memory = new Facade.RollingMemory({ maxTokens: 10 })
+    const memory = new Facade.RollingMemory({ maxTokens: 10, summarize: "drop" })
     assert.throws(
       () => memory.addMessage("user", million() as unknown as string),
       InvalidMessageError,

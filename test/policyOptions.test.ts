@@ -100,11 +100,15 @@ describe("options are checked (ConfigError)", () => {
 
   it("the facade refuses a misspelt policy key and checks values", () => {
     assert.throws(
-      () => new Facade.RollingMemory({ targetToken: 5 } as Facade.RollingOptions),
+      () => new Facade.RollingMemory({ targetToken: 5, summarize: "drop" } as Facade.RollingOptions),
       ConfigError,
       "unknown option"
     )
-    assert.throws(() => new Facade.RollingMemory({ maxTokens: 10, targetTokens: 20 }), ConfigError, "at most maxTokens")
+    assert.throws(
+      () => new Facade.RollingMemory({ maxTokens: 10, targetTokens: 20, summarize: "drop" }),
+      ConfigError,
+      "at most maxTokens"
+    )
     assert.throws(() => new Facade.WindowMemory({ maxMessages: 3, boundary: "x" as "turn" }), ConfigError, "boundary")
   })
 })

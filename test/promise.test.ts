@@ -125,13 +125,13 @@ describe("Promise facade", () => {
   })
 
   it("bad options, bad state and bad fields throw typed errors", () => {
-    assert.throws(() => new RollingMemory({ maxTokens: 0 }), ConfigError)
-    assert.throws(() => new RollingMemory({ maxTokens: 1.5 }), ConfigError)
+    assert.throws(() => new RollingMemory({ maxTokens: 0, summarize: "drop" }), ConfigError, "maxTokens")
+    assert.throws(() => new RollingMemory({ maxTokens: 1.5, summarize: "drop" }), ConfigError, "maxTokens")
     assert.throws(() => new WindowMemory({ maxMessages: -1 }), ConfigError)
     assert.throws(() => new SummaryMemory({} as never), ConfigError)
-    assert.throws(() => RollingMemory.fromJSON({ version: 4, buffer: [] }), StateDecodeError)
-    assert.throws(() => RollingMemory.fromJSON({ buffer: [] }), StateDecodeError)
-    const memory = new RollingMemory()
+    assert.throws(() => RollingMemory.fromJSON({ version: 4, buffer: [] }, { summarize: "drop" }), StateDecodeError)
+    assert.throws(() => RollingMemory.fromJSON({ buffer: [] }, { summarize: "drop" }), StateDecodeError)
+    const memory = new RollingMemory({ summarize: "drop" })
     assert.throws(() => memory.addMessage("user", 5 as unknown as string), InvalidMessageError)
     assert.throws(
       () => memory.addAssistantMessage("", { toolCalls: [{ name: "f" } as never] }),
@@ -143,7 +143,7 @@ describe("Promise facade", () => {
   it("message options are checked like constructor options: an unknown key names the known ones", async () => {
     const expected =
       "invalid message: unknown option \"toolCallID\"; the options are id, toolCalls, toolCallId, metadata"
-    const memory = new RollingMemory()
+    const memory = new RollingMemory({ summarize: "drop" })
     assert.throws(() => memory.addToolMessage("r", { toolCallID: "c1" } as never), InvalidMessageError, expected)
     assert.throws(() => memory.addMessage("tool", "r", { toolCallID: "c1" } as never), InvalidMessageError, expected)
     assert.deepStrictEqual(memory.buffer, [])
@@ -157,7 +157,7 @@ describe("Promise facade", () => {
   })
 
   it("a counter returning NaN throws TokenCountError and appends nothing", () => {
-    const memory = new RollingMemory({ tokenCounter: (text) => text === "bad" ? Number.NaN : 1 })
+    const memory = new RollingMemory({ tokenCounter: (text) => text === "bad" ? Number.NaN : 1, summarize: "drop" })
     memory.addUserMessage("good")
     assert.throws(() => memory.addUserMessage("bad"), TokenCountError)
     assert.deepStrictEqual(memory.buffer.map((m) => m.content), ["good"])
@@ -278,7 +278,7 @@ describe("Promise facade", () => {
   it("a memory carries no hidden property; a stray constructor argument is not taken for a restored state", () => {
     const memory = Effect.runSync(EffectRolling.make({ maxTokens: 10 }).pipe(Effect.provide(Summarizer.layerDrop)))
     assert.deepStrictEqual(Object.getOwnPropertySymbols(memory), [])
-    const saved = JSON.parse(JSON.stringify(new RollingMemory()))
+    const saved = JSON.parse(JSON.stringify(new RollingMemory({ summarize: "drop" })))
     // @ts-expect-error -- only fromJSON passes a restored state
     const buffer = new BufferMemory({}, { summary: "s", buffer: [] })
     assert.deepStrictEqual(buffer.summary, "")
@@ -298,9 +298,55 @@ describe("Promise facade", () => {
 })
 
 describe("Promise facade options", () => {
+  it("the rolling classes drop evicted turns only when told to: summarize \"drop\", else a ConfigError saying how to choose", async () => {
+    const expected = "invalid option summarize: is required: pass a function that folds the evicted turns into the " +
+      "summary, or \"drop\" to drop them on purpose (an absent summarize dropped them before 0.4.0)"
+    const saved = { version: 2, summary: "", buffer: [] }
+    for (
+      const make of [
+        () => new RollingMemory({ maxTokens: 5 } as never),
+        () => new RollingMemory(undefined as never),
+        () => new AsyncRollingMemory({ maxTokens: 5 } as never),
+        () => RollingMemory.fromJSON(saved, { maxTokens: 5 } as never),
+        () => AsyncRollingMemory.fromJSON(saved, undefined as never)
+      ]
+    ) {
+      const error = thrown(make)
+      assert.deepStrictEqual([error.option, error.message], ["summarize", expected])
+    }
+    // "drop" drops, as Summarizer.drop does: no summary, only the newest turn left
+    const sync = new RollingMemory({ maxTokens: 5, summarize: "drop" })
+    const async = new AsyncRollingMemory({ maxTokens: 5, summarize: "drop" })
+    for (const text of [w5("a"), w5("b"), w5("c")]) {
+      sync.addUserMessage(text)
+      await async.addUserMessage(text)
+    }
+    for (const memory of [sync, async]) {
+      assert.strictEqual(memory.summary, "")
+      assert.deepStrictEqual(memory.buffer.map((m) => m.content), [w5("c")])
+    }
+    // what needs a summarizer call refuses "drop"; the summary strategy needs a function
+    assert.strictEqual(
+      thrown(() => new AsyncRollingMemory({ summarize: "drop", fold: "background" })).message,
+      "invalid option fold: \"background\" needs a summarize function: without one, evicted turns are dropped at once"
+    )
+    assert.strictEqual(
+      thrown(() => new AsyncRollingMemory({ summarize: "drop", timeout: 10 })).message,
+      "invalid option timeout: needs a summarize function: without one, no call is made to bound"
+    )
+    assert.strictEqual(
+      thrown(() => new SummaryMemory({ summarize: "drop" as never })).message,
+      "invalid option summarize: must be a function: the summary strategy folds every turn, \"drop\" would drop them all"
+    )
+    assert.strictEqual(
+      thrown(() => new RollingMemory({ summarize: "none" as never })).message,
+      "invalid option summarize: must be a function or \"drop\", got \"none\""
+    )
+  })
+
   it("maxTokens null is a ConfigError, not the default", () => {
-    assert.throws(() => new RollingMemory({ maxTokens: null as unknown as number }), ConfigError)
-    assert.strictEqual(new RollingMemory({}).maxTokens, 2000)
+    assert.throws(() => new RollingMemory({ maxTokens: null as unknown as number, summarize: "drop" }), ConfigError)
+    assert.strictEqual(new RollingMemory({ summarize: "drop" }).maxTokens, 2000)
   })
 
   it("a misspelt option key is a ConfigError listing the known ones, not a silent default", () => {
@@ -416,7 +462,7 @@ describe("Promise facade values", () => {
   it("a summarize or tokenCounter that is not a function is a ConfigError at construction", () => {
     assert.throws(() => new RollingMemory({ summarize: "nope" as never }), ConfigError)
     assert.throws(() => new AsyncRollingMemory({ summarize: 42 as never }), ConfigError)
-    assert.throws(() => new RollingMemory({ tokenCounter: 5 as never }), ConfigError)
+    assert.throws(() => new RollingMemory({ tokenCounter: 5 as never, summarize: "drop" }), ConfigError)
   })
 
   it("stored messages are frozen; the shared default tool-call list cannot leak into another memory", () => {

@@ -113,9 +113,9 @@ describe("AsyncRollingMemory: background options, in the facade's terms", () => 
       "invalid option foldRetries: needs fold: \"background\""
     )
     assert.throws(
-      () => new AsyncRollingMemory({ fold: "background" }),
+      () => new AsyncRollingMemory({ fold: "background", summarize: "drop" }),
       ConfigError,
-      "invalid option fold: \"background\" needs summarize: without it, evicted turns are dropped at once"
+      "invalid option fold: \"background\" needs a summarize function: without one, evicted turns are dropped at once"
     )
   })
 })

@@ -34,7 +34,7 @@ describe("Promise facade: budgets in the model's terms (contract 16)", () => {
     assert.throws(() => memory.recordUsage({ inputTokens: -1 }), UsageError)
     assert.throws(() => memory.compact({ targetTokens: 1.5 }), ConfigError)
     assert.throws(
-      () => new RollingMemory({ maxTokens: 10, contextWindow: { tokens: 40, reserveTokens: 10 } }),
+      () => new RollingMemory({ maxTokens: 10, contextWindow: { tokens: 40, reserveTokens: 10 }, summarize: "drop" }),
       ConfigError
     )
   })

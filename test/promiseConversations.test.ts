@@ -143,9 +143,23 @@ describe("Promise facade: stored conversations", () => {
       ],
       [{ store: "memory", strategy: "rolling", maxTokens: 0 }, "maxTokens", "must be a positive integer, got 0"],
       [{ store: "memory", strategy: "window", maxMessages: 1.5 }, "maxMessages", "must be a positive integer, got 1.5"],
-      [{ store: "memory", strategy: "rolling", summarize: "x" }, "summarize", "must be a function, got string"],
+      [
+        { store: "memory", strategy: "rolling", summarize: "x" },
+        "summarize",
+        "must be a function or \"drop\", got \"x\""
+      ],
+      [
+        { store: "memory", strategy: "rolling", maxTokens: 100 },
+        "summarize",
+        "is required: pass a function that folds the evicted turns into the summary, or \"drop\" to drop them on purpose (an absent summarize dropped them before 0.4.0)"
+      ],
+      [
+        { store: "memory", strategy: "summary", summarize: "drop" },
+        "summarize",
+        "must be a function: the summary strategy folds every turn, \"drop\" would drop them all"
+      ],
       [{ store: "memory", strategy: "buffer", tokenCounter: null }, "tokenCounter", "must be a function, got null"],
-      [{ store: "memory", strategy: "summary" }, "summarize", "the summary strategy needs a summarize function"],
+      [{ store: "memory", strategy: "summary" }, "summarize", "a summarizer function is required"],
       [
         { store: "postgres://", strategy: "buffer" },
         "store",
@@ -188,6 +202,21 @@ describe("Promise facade: stored conversations", () => {
         "these Conversations were disposed: create a new Conversations to use the store again"
       )
     }
+  })
+
+  it("the rolling strategy drops evicted turns only when told to (summarize: \"drop\"), as the Effect API's Summarizer.drop", async () => {
+    const error = configError(() => untyped({ store: "memory", strategy: "rolling", maxTokens: 2 }))
+    assert.strictEqual(error.option, "summarize")
+    const conversations = new Conversations({ store: "memory", strategy: "rolling", maxTokens: 2, summarize: "drop" })
+    await conversations.use("c", async (memory) => {
+      for (const text of ["a b", "c d", "e f"]) await memory.addUserMessage(text)
+    })
+    assert.deepStrictEqual(await conversations.load("c"), {
+      version: 2,
+      summary: "",
+      buffer: [{ role: "user", content: "e f" }]
+    })
+    await conversations.dispose()
   })
 
   it("a memory kept after its use() call has ended refuses adds and clear with DisposedError; nothing changes", async () => {

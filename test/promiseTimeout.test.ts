@@ -94,9 +94,9 @@ describe("the async facade's timeout option", () => {
       assert.throws(() => new AsyncSummaryMemory({ summarize, timeout: timeout as number }), ConfigError, "timeout")
     }
     assert.throws(
-      () => new AsyncRollingMemory({ maxTokens: 3, timeout: 10 }),
+      () => new AsyncRollingMemory({ maxTokens: 3, timeout: 10, summarize: "drop" }),
       ConfigError,
-      "timeout: needs summarize: without one, no call is made to bound"
+      "timeout: needs a summarize function: without one, no call is made to bound"
     )
     assert.throws(
       () => new RollingMemory({ summarize: (s: string) => s, timeout: 10 } as never),

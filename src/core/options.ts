@@ -433,6 +433,63 @@ export const summaryNeedsSummarizer: Problem = {
   description: "SummaryMemory needs a summarizer that summarizes: Summarizer.drop would drop every turn"
 }
 
+/**
+ * The Promise facade's explicit choice to drop evicted turns (`summarize:
+ * "drop"`), as the Effect API's `Summarizer.drop`.
+ *
+ * @since 0.4.0
+ * @category constants
+ */
+export const DROP = "drop"
+
+/**
+ * The facade's `summarize` of the rolling strategy (`RollingMemory`,
+ * `AsyncRollingMemory`, `Conversations`): a function, or `"drop"`; absent,
+ * the description says how to choose (docs/contract.md section 5).
+ *
+ * @since 0.4.0
+ * @category rules
+ */
+export const summarizeOrDrop: Check = (value) =>
+  typeof value === "function" || value === DROP
+    ? undefined
+    : value === undefined
+    ? "is required: pass a function that folds the evicted turns into the summary, or \"drop\" to drop them " +
+      "on purpose (an absent summarize dropped them before 0.4.0)"
+    : `must be a function or "drop", got ${describeValue(value)}`
+
+/**
+ * The facade's `summarize` of the summary strategy (`SummaryMemory`,
+ * `AsyncSummaryMemory`, `Conversations`): a function; `"drop"` would drop
+ * every turn.
+ *
+ * @since 0.4.0
+ * @category rules
+ */
+export const summarizeFunction: Check = (value) =>
+  typeof value === "function" ? undefined : value === undefined
+    ? "a summarizer function is required"
+    : value === DROP
+    ? "must be a function: the summary strategy folds every turn, \"drop\" would drop them all"
+    : `must be a function, got ${describeKind(value)}`
+
+/**
+ * The `summarize` a stored conversation of `strategy` needs from the facade
+ * (`Conversations`): the rolling strategy {@link summarizeOrDrop}, the
+ * summary strategy {@link summarizeFunction}; the others any of them or none.
+ *
+ * @since 0.4.0
+ * @category rules
+ */
+export const storedSummarize = (strategy: Strategy, summarize: unknown): Problem | undefined => {
+  const problem = strategy === "rolling"
+    ? summarizeOrDrop(summarize)
+    : strategy === "summary"
+    ? summarizeFunction(summarize)
+    : undefined
+  return problem === undefined ? undefined : { option: "summarize", description: problem }
+}
+
 /** The facade's options that need another (`core/options.ts` {@link promiseNeeds}). @since 0.4.0 @category models */
 export interface PromiseNeeds {
   readonly summarize?: unknown
@@ -442,19 +499,20 @@ export interface PromiseNeeds {
 
 /**
  * The Promise facade's options that need another, in its own terms:
- * `timeout` and `fold: "background"` need `summarize`.
+ * `timeout` and `fold: "background"` need a `summarize` function (not
+ * `"drop"`).
  *
  * @since 0.4.0
  * @category rules
  */
 export const promiseNeeds = (options: PromiseNeeds, name: Naming): Problem | undefined =>
-  options.summarize !== undefined
+  typeof options.summarize === "function"
     ? undefined
     : options.timeout !== undefined
-    ? { option: "timeout", description: `needs ${name("summarize")}: without one, no call is made to bound` }
+    ? { option: "timeout", description: `needs a ${name("summarize")} function: without one, no call is made to bound` }
     : options.fold === "background"
     ? {
       option: "fold",
-      description: `"background" needs ${name("summarize")}: without it, evicted turns are dropped at once`
+      description: `"background" needs a ${name("summarize")} function: without one, evicted turns are dropped at once`
     }
     : undefined

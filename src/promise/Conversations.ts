@@ -37,6 +37,7 @@ import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
+import * as Rules from "../core/options.js"
 import { ConfigError } from "../Errors.js"
 import * as MemoryState from "../schema/MemoryState.js"
 import type * as Message from "../schema/Message.js"
@@ -77,19 +78,40 @@ export type StoreOption =
   | Layer.Layer<ConversationStore.ConversationStore, unknown>
 
 /**
+ * The `summarize` a strategy's {@link ConversationsOptions} take: the rolling
+ * strategy requires a function or `"drop"` (evicted turns dropped on
+ * purpose), the summary strategy a function; the others need none.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export type SummarizeOption<S extends Conversation.StrategyOptions["strategy"]> = S extends "rolling" ? {
+    /** Folds evicted turns into the summary (may return a Promise), or `"drop"` to drop them on purpose. */
+    readonly summarize: AsyncSummarize | "drop"
+  }
+  : S extends "summary" ? {
+      /** Folds every turn into the summary; may return a Promise. */
+      readonly summarize: AsyncSummarize
+    }
+  : { readonly summarize?: AsyncSummarize | "drop" | undefined }
+
+/**
  * Options of {@link Conversations}: the store, the strategy with its budget,
- * and the summarizer and token counter the memories use.
+ * the summarizer (required by the rolling strategy: a function or `"drop"`;
+ * by the summary strategy: a function) and the token counter the memories
+ * use.
  *
  * @since 0.1.0
  * @category models
  */
-export type ConversationsOptions = Conversation.StrategyOptions & {
-  readonly store: StoreOption
-  /** Folds evicted turns (rolling) or every turn (summary, required there); may return a Promise. */
-  readonly summarize?: AsyncSummarize | undefined
-  /** Counts tokens; default: whitespace-separated words. */
-  readonly tokenCounter?: CountTokens | undefined
-}
+export type ConversationsOptions = Conversation.StrategyOptions extends infer O
+  ? O extends Conversation.StrategyOptions ? O & SummarizeOption<O["strategy"]> & {
+      readonly store: StoreOption
+      /** Counts tokens; default: whitespace-separated words. */
+      readonly tokenCounter?: CountTokens | undefined
+    }
+  : never
+  : never
 
 type Services = ConversationStore.ConversationStore | Summarizer.Summarizer | TokenCounter.TokenCounter
 
@@ -209,8 +231,10 @@ const checkStore = (store: unknown): ConversationStore.Location => {
  * `ConfigError` naming it: a missing or unknown `store` (`"redis"` alone is
  * not a URL), an unknown `strategy`, a key the strategy does not take (a
  * misspelt `maxToken`), a budget that is not a positive integer, a
- * `summarize` or `tokenCounter` that is not a function, the summary strategy
- * without `summarize`.
+ * `summarize` or `tokenCounter` that is not a function (`summarize` may be
+ * `"drop"`), the rolling strategy without `summarize` (a function, or
+ * `"drop"` to drop evicted turns on purpose), the summary strategy without a
+ * `summarize` function.
  *
  * The store is opened on first use. When it cannot be opened (a directory
  * that does not exist, a driver that is not installed, a server that does
@@ -246,16 +270,15 @@ export class Conversations {
       storeLayer = ConversationStore.layerLocation(location)
       this.storeName = ConversationStore.describeLocation(location)
     }
-    if (strategy.strategy === "summary" && summarize === undefined) {
-      throw new ConfigError({ option: "summarize", description: "the summary strategy needs a summarize function" })
-    }
+    const problem = Rules.storedSummarize(strategy.strategy, summarize)
+    if (problem !== undefined) throw new ConfigError(problem)
     this.options = strategy
     this.layer = Layer.mergeAll(
       storeLayer,
-      // no summarize function: the rolling strategy drops evicted turns, on purpose
-      summarize === undefined
-        ? Summarizer.layerDrop
-        : Layer.succeed(Summarizer.Summarizer, Summarizer.fromPromise(summarize)),
+      // "drop" (or none, for the strategies that fold nothing): evicted turns are dropped, on purpose
+      typeof summarize === "function"
+        ? Layer.succeed(Summarizer.Summarizer, Summarizer.fromPromise(summarize))
+        : Summarizer.layerDrop,
       tokenCounter === undefined
         ? TokenCounter.layerWordCount
         : TokenCounter.layerFunction(tokenCounter)

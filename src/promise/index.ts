@@ -20,15 +20,14 @@
  * ```ts
  * import { RollingMemory } from "rollmem/promise"
  *
- * const memory = new RollingMemory({
- *   maxTokens: 2000,
- *   summarize: (summary, messages) => `${summary}\n${messages.map(String).join("\n")}`.trim()
- * })
+ * const summarize = (summary: string, messages: ReadonlyArray<unknown>) =>
+ *   `${summary}\n${messages.map(String).join("\n")}`.trim()
+ * const memory = new RollingMemory({ maxTokens: 2000, summarize }) // or summarize: "drop" to drop evicted turns
  * memory.addUserMessage("Book me a flight to Rome")
  * memory.addAssistantMessage("For which dates?")
  * memory.getMessages() // what to send to the model
  * const saved = JSON.stringify(memory) // wire-format state
- * const restored = RollingMemory.fromJSON(JSON.parse(saved), { maxTokens: 2000 })
+ * const restored = RollingMemory.fromJSON(JSON.parse(saved), { maxTokens: 2000, summarize })
  * ```
  *
  * @since 0.1.0
@@ -77,7 +76,9 @@ export {
   /** @since 0.2.0 */
   DisposedError,
   /** @since 0.1.0 */
-  type StoreOption
+  type StoreOption,
+  /** @since 0.4.0 */
+  type SummarizeOption
 } from "./Conversations.js"
 export {
   /** @since 0.1.0 */
@@ -151,8 +152,12 @@ export type RollingPolicies = Omit<EffectRolling.Options, "maxTokens" | "fold" |
 export interface RollingOptions extends RollingPolicies {
   /** Token budget of the buffer (positive integer, default 2000). */
   readonly maxTokens?: number | undefined
-  /** Folds evicted turns into the summary; without one they are dropped. */
-  readonly summarize?: Summarize | undefined
+  /**
+   * Folds evicted turns into the summary, or `"drop"` to drop them on
+   * purpose (the Effect API's `Summarizer.drop`). Required: absent, the
+   * constructor throws `ConfigError` (option `summarize`).
+   */
+  readonly summarize: Summarize | "drop"
   /** Counts tokens; default: whitespace-separated words. */
   readonly tokenCounter?: CountTokens | undefined
 }
@@ -166,8 +171,13 @@ export interface RollingOptions extends RollingPolicies {
 export interface AsyncRollingOptions extends RollingPolicies {
   /** Token budget of the buffer (positive integer, default 2000). */
   readonly maxTokens?: number | undefined
-  /** Folds evicted turns into the summary; may return a Promise. */
-  readonly summarize?: AsyncSummarize | undefined
+  /**
+   * Folds evicted turns into the summary (may return a Promise), or
+   * `"drop"` to drop them on purpose (the Effect API's `Summarizer.drop`).
+   * Required: absent, the constructor throws `ConfigError` (option
+   * `summarize`).
+   */
+  readonly summarize: AsyncSummarize | "drop"
   /** Counts tokens; default: whitespace-separated words. */
   readonly tokenCounter?: CountTokens | undefined
   /**
@@ -175,7 +185,7 @@ export interface AsyncRollingOptions extends RollingPolicies {
    * or `"background"`: an add resolves once its turn is appended, and folds
    * run one at a time behind it until `dispose()`, which interrupts the fold
    * in flight (committing nothing) and lets in the adds held back by
-   * `hardMaxTokens` (they resolve). Needs `summarize`.
+   * `hardMaxTokens` (they resolve). Needs a `summarize` function.
    */
   readonly fold?: "blocking" | "background" | undefined
   /**
@@ -193,7 +203,7 @@ export interface AsyncRollingOptions extends RollingPolicies {
   readonly foldRetries?: number | undefined
   /**
    * How long one summarizer call may take, in milliseconds (a positive
-   * integer; default: no limit; needs `summarize`). A call that has not settled by then is
+   * integer; default: no limit; needs a `summarize` function). A call that has not settled by then is
    * abandoned: the `AbortSignal` passed to `summarize` is aborted, and the
    * fold fails as any failed fold does (docs/contract.md section 5): nothing
    * is committed, the turn stays in the buffer. A blocking add rejects with
@@ -310,7 +320,8 @@ const build = <M extends EffectMemory.Memory>(
 
 /**
  * A running summary plus a token-bounded buffer (docs/contract.md section 5), synchronous.
- * Throws `ConfigError` when `maxTokens` is not a positive integer.
+ * Throws `ConfigError` when `maxTokens` is not a positive integer, or
+ * without `summarize` (a function, or `"drop"` to drop evicted turns).
  *
  * @since 0.1.0
  * @category constructors
@@ -318,14 +329,14 @@ const build = <M extends EffectMemory.Memory>(
 export class RollingMemory extends SyncMemory {
   /** The token budget of the buffer. */
   readonly maxTokens: number
-  constructor(options?: RollingOptions)
+  constructor(options: RollingOptions)
   /** With `restored`: holding that state (what {@link RollingMemory.fromJSON} decoded). @internal */
-  constructor(options: RollingOptions | undefined, restored: Restored)
-  constructor(options: RollingOptions = {}, restored?: Restored) {
+  constructor(options: RollingOptions, restored: Restored)
+  constructor(options: RollingOptions, restored?: Restored) {
     const { summarize, tokenCounter, ...rolling } = decodeOptions(OptionsSchema.PromiseOptions.rolling, options)
     const built = build(EffectRolling.makeStepper(markDecoded(rolling, OptionsSchema.RollingOptions), {
       counter: counterOf(tokenCounter),
-      summarizer: summarize === undefined ? Summarizer.drop : Summarizer.fromFunction(summarize as Summarize)
+      summarizer: summarize === Rules.DROP ? Summarizer.drop : Summarizer.fromFunction(summarize as Summarize)
     }, { state: stateOf(restored) }))
     super(built)
     this.rolling = built.memory
@@ -344,7 +355,7 @@ export class RollingMemory extends SyncMemory {
     squash(Effect.runSyncExit(this.rolling.compact(options)))
   }
   /** Restores from a wire-format state (any strategy's); throws `StateDecodeError` on a bad one. */
-  static fromJSON(data: unknown, options: RollingOptions = {}): RollingMemory {
+  static fromJSON(data: unknown, options: RollingOptions): RollingMemory {
     return new RollingMemory(options, decodeOrThrow(data))
   }
 }
@@ -352,7 +363,8 @@ export class RollingMemory extends SyncMemory {
 /**
  * A running summary plus a token-bounded buffer (docs/contract.md section 5) whose adds
  * return Promises and whose summarizer may be asynchronous. Adds may overlap:
- * prunes run one at a time and no turn is lost.
+ * prunes run one at a time and no turn is lost. Throws `ConfigError` on a
+ * wrong option, or without `summarize` (a function, or `"drop"`).
  *
  * @since 0.1.0
  * @category constructors
@@ -364,10 +376,10 @@ export class AsyncRollingMemory extends AsyncMemory {
   readonly fold: "blocking" | "background"
   /** @internal */
   private readonly rolling: EffectRolling.RollingMemory
-  constructor(options?: AsyncRollingOptions)
+  constructor(options: AsyncRollingOptions)
   /** With `restored`: holding that state (what {@link AsyncRollingMemory.fromJSON} decoded). @internal */
-  constructor(options: AsyncRollingOptions | undefined, restored: Restored)
-  constructor(options: AsyncRollingOptions = {}, restored?: Restored) {
+  constructor(options: AsyncRollingOptions, restored: Restored)
+  constructor(options: AsyncRollingOptions, restored?: Restored) {
     const { foldRetries, summarize, timeout, tokenCounter, ...rolling } = decodeOptions(
       OptionsSchema.PromiseOptions.asyncRolling,
       options
@@ -381,7 +393,9 @@ export class AsyncRollingMemory extends AsyncMemory {
       ),
       {
         counter: counterOf(tokenCounter),
-        summarizer: summarize === undefined ? Summarizer.drop : promiseSummarizer(summarize as AsyncSummarize, timeout)
+        summarizer: summarize === Rules.DROP
+          ? Summarizer.drop
+          : promiseSummarizer(summarize as AsyncSummarize, timeout)
       },
       { state: stateOf(restored), scope }
     ))
@@ -410,7 +424,7 @@ export class AsyncRollingMemory extends AsyncMemory {
     return this.run(this.rolling.compact(options))
   }
   /** Restores from a wire-format state (any strategy's); throws `StateDecodeError` on a bad one. */
-  static fromJSON(data: unknown, options: AsyncRollingOptions = {}): AsyncRollingMemory {
+  static fromJSON(data: unknown, options: AsyncRollingOptions): AsyncRollingMemory {
     return new AsyncRollingMemory(options, decodeOrThrow(data))
   }
 }

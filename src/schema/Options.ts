@@ -552,14 +552,16 @@ export const takes = (strategy: Rules.Strategy, entry: Flag): boolean =>
 
 /**
  * The fields the Promise facade's classes take besides a strategy's:
- * `summarize` (folds evicted turns into the summary) and `tokenCounter`
- * (counts tokens), both functions.
+ * `summarize` (folds evicted turns into the summary: a function, or
+ * `"drop"` to drop them on purpose) and `tokenCounter` (counts tokens, a
+ * function). Which strategy needs `summarize` is the rule
+ * `core/options.ts` `storedSummarize`.
  *
  * @since 0.4.0
  * @category schemas
  */
 export const promiseFields = {
-  summarize: optional<(...args: ReadonlyArray<never>) => unknown>(Rules.isFunction),
+  summarize: optional<((...args: ReadonlyArray<never>) => unknown) | "drop">(Rules.summarizeOrDrop),
   tokenCounter: optional<(text: string) => number>(Rules.isFunction)
 }
 
@@ -575,11 +577,10 @@ export const asyncFields = {
   timeout: optional<number>(Rules.milliseconds)
 }
 
-const requiredSummarize = required<(...args: ReadonlyArray<never>) => unknown>((u) =>
-  typeof u === "function" ? undefined : u === undefined
-    ? "a summarizer function is required"
-    : `must be a function, got ${Rules.describeKind(u)}`
-)
+const requiredSummarize = required<(...args: ReadonlyArray<never>) => unknown>(Rules.summarizeFunction)
+
+// The rolling classes' `summarize`: a function or "drop", never absent (docs/contract.md section 5).
+const summarizeOrDrop = required<((...args: ReadonlyArray<never>) => unknown) | "drop">(Rules.summarizeOrDrop)
 
 // The facade's own needs, in its terms (the Effect API names `foldRetry` and `Summarizer.drop`).
 const promiseRule = (rule: CrossRule | undefined): CrossRule => (o, name) =>
@@ -595,10 +596,11 @@ const promiseRule = (rule: CrossRule | undefined): CrossRule => (o, name) =>
  * @category schemas
  */
 export const PromiseOptions = {
-  rolling: struct({ ...rollingFields, ...promiseFields }, promiseRule(rollingRule)),
+  rolling: struct({ ...rollingFields, ...promiseFields, summarize: summarizeOrDrop }, promiseRule(rollingRule)),
   asyncRolling: struct({
     ...rollingFields,
     ...promiseFields,
+    summarize: summarizeOrDrop,
     fold: backgroundFields.fold,
     hardMaxTokens: backgroundFields.hardMaxTokens,
     foldRetries: optional<number>(Rules.nonNegativeInteger),

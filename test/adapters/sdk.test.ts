@@ -270,7 +270,7 @@ describe("the providers' SDKs accept what the adapters write", () => {
       }
     }
     const client = new OpenAI({ apiKey: "test", baseURL: base, maxRetries: 0 })
-    const memory = new AsyncRollingMemory({ maxTokens: 2000 })
+    const memory = new AsyncRollingMemory({ maxTokens: 2000, summarize: "drop" })
     await memory.addUserMessage("Hello")
     const completion = await client.chat.completions.create({
       model: "gpt-4o-mini",

@@ -184,7 +184,12 @@ describe("ConversationEntity", () => {
 
   it.live("Conversations (the Promise facade) works unchanged over the entity: store is the client layer", () =>
     Effect.promise(async () => {
-      const conversations = new Conversations({ store: cluster(folding), strategy: "rolling", maxTokens: 3 })
+      const conversations = new Conversations({
+        store: cluster(folding),
+        strategy: "rolling",
+        maxTokens: 3,
+        summarize: "drop"
+      })
       try {
         for (const text of ["a", "b"]) await conversations.use("p1", (memory) => memory.addUserMessage(text))
         assert.strictEqual(await conversations.use("p1", async (memory) => memory.getContext()), "user: a\nuser: b")

@@ -183,13 +183,13 @@ describe("a failed restore leaves nothing half-built", () => {
       assert.throws(() => fromJSON(bad), StateDecodeError, undefined, name)
     }
     // The failed restores left no state waiting for the next constructor.
-    const fresh = new Facade.RollingMemory({ maxTokens: 50 })
+    const fresh = new Facade.RollingMemory({ maxTokens: 50, summarize: "drop" })
     assert.deepStrictEqual(fresh.toJSON(), { version: 2, summary: "", buffer: [] })
     // Same after a restore that decoded but failed on its options or its counter.
-    assert.throws(() => Facade.RollingMemory.fromJSON(good, { maxTokens: 0 }), Facade.ConfigError)
+    assert.throws(() => Facade.RollingMemory.fromJSON(good, { maxTokens: 0, summarize: "drop" }), Facade.ConfigError)
     assert.throws(() => Facade.WindowMemory.fromJSON(good, { maxMessages: -1 }), Facade.ConfigError)
     assert.throws(
-      () => Facade.RollingMemory.fromJSON(good, { tokenCounter: () => NaN }),
+      () => Facade.RollingMemory.fromJSON(good, { tokenCounter: () => NaN, summarize: "drop" }),
       Facade.TokenCountError
     )
     assert.throws(() => Facade.SummaryMemory.fromJSON(good, {} as Facade.SummaryOptions), Facade.ConfigError)
@@ -209,7 +209,7 @@ describe("a failed restore leaves nothing half-built", () => {
   it("an existing memory is untouched by another memory's failed restore", () => {
     const memory = Facade.RollingMemory.fromJSON(good, { maxTokens: 50, summarize: encodeFold })
     const before = JSON.stringify(memory)
-    assert.throws(() => Facade.RollingMemory.fromJSON(bad, { maxTokens: 50 }), StateDecodeError)
+    assert.throws(() => Facade.RollingMemory.fromJSON(bad, { maxTokens: 50, summarize: "drop" }), StateDecodeError)
     memory.addUserMessage("c d", { id: "t2" })
     assert.deepStrictEqual(JSON.parse(JSON.stringify(memory)), {
       ...JSON.parse(before),

@@ -112,7 +112,7 @@ describe("state files written by Python", () => {
         }
         const facades: ReadonlyArray<Facade.BaseMemory> = [
           Facade.RollingMemory.fromJSON(parsed, { maxTokens: 5, summarize: encodeFold }),
-          Facade.AsyncRollingMemory.fromJSON(parsed, { maxTokens: 5 }),
+          Facade.AsyncRollingMemory.fromJSON(parsed, { maxTokens: 5, summarize: "drop" }),
           Facade.BufferMemory.fromJSON(parsed),
           Facade.WindowMemory.fromJSON(parsed, { maxMessages: 2 }),
           Facade.SummaryMemory.fromJSON(parsed, { summarize: encodeFold }),
