@@ -34,6 +34,8 @@ export * as SummaryMemory from "./strategies/SummaryMemory.js"
 export * as Telemetry from "./Telemetry.js"
 /** @since 0.1.0 */
 export * as TokenCounter from "./services/TokenCounter.js"
+/** @since 0.4.0 */
+export * as ToolResults from "./core/toolResults.js"
 /** @since 0.3.0 */
 export * as Usage from "./core/usage.js"
 /** @since 0.2.0 */

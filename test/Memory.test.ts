@@ -80,7 +80,7 @@ describe("Memory.make: one constructor over the four strategies", () => {
 
 describe("options are checked alike in every constructor (one rule with the Promise facade)", () => {
   const rollingKnown =
-    "maxTokens, contextWindow, targetTokens, boundary, pinSystem, clearToolResults, summaryRole, maxSummaryTokens, ledger, fold, hardMaxTokens, foldRetry"
+    "maxTokens, contextWindow, targetTokens, boundary, pinSystem, clearToolResults, maxToolResultTokens, summaryRole, maxSummaryTokens, ledger, fold, hardMaxTokens, foldRetry"
   const fields = (error: { readonly _tag: string }) =>
     error instanceof ConfigError ? [error.option, error.description] : [error._tag]
 
@@ -123,7 +123,7 @@ describe("options are checked alike in every constructor (one rule with the Prom
         fields(yield* Effect.flip(Memory.make({ strategy: "rolling", maxToken: 100 } as Memory.Options))),
         [
           "maxToken",
-          "unknown option for the rolling strategy (known: strategy, maxTokens, contextWindow, targetTokens, boundary, pinSystem, clearToolResults, summaryRole, maxSummaryTokens, ledger)"
+          "unknown option for the rolling strategy (known: strategy, maxTokens, contextWindow, targetTokens, boundary, pinSystem, clearToolResults, maxToolResultTokens, summaryRole, maxSummaryTokens, ledger)"
         ]
       )
     }).pipe(Effect.provide(Summarizer.layerDrop)))

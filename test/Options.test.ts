@@ -94,6 +94,7 @@ describe("Options.decode", () => {
         "boundary",
         "pinSystem",
         "clearToolResults",
+        "maxToolResultTokens",
         "summaryRole",
         "maxSummaryTokens",
         "ledger"

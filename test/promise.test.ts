@@ -353,11 +353,11 @@ describe("Promise facade options", () => {
     const cases: ReadonlyArray<[() => unknown, string]> = [
       [
         () => new RollingMemory({ maxToken: 10 } as never),
-        "invalid option maxToken: unknown option (known: maxTokens, contextWindow, targetTokens, boundary, pinSystem, clearToolResults, summaryRole, maxSummaryTokens, ledger, summarize, tokenCounter)"
+        "invalid option maxToken: unknown option (known: maxTokens, contextWindow, targetTokens, boundary, pinSystem, clearToolResults, maxToolResultTokens, summaryRole, maxSummaryTokens, ledger, summarize, tokenCounter)"
       ],
       [
         () => new AsyncRollingMemory({ summarise: () => "" } as never),
-        "invalid option summarise: unknown option (known: maxTokens, contextWindow, targetTokens, boundary, pinSystem, clearToolResults, summaryRole, maxSummaryTokens, ledger, summarize, tokenCounter, fold, hardMaxTokens, foldRetries, timeout)"
+        "invalid option summarise: unknown option (known: maxTokens, contextWindow, targetTokens, boundary, pinSystem, clearToolResults, maxToolResultTokens, summaryRole, maxSummaryTokens, ledger, summarize, tokenCounter, fold, hardMaxTokens, foldRetries, timeout)"
       ],
       [
         () => new WindowMemory({ maxMessages: 3, max: 1 } as never),

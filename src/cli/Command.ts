@@ -220,6 +220,14 @@ const options = {
         "(the fold goes down to the target): fewer summarizer calls (needs --clear-tool-results; default: target)."
     )
   ),
+  maxToolResultTokens: CliOptions.integer("max-tool-result-tokens").pipe(
+    CliOptions.withPseudoName("N"),
+    CliOptions.optional,
+    CliOptions.withDescription(
+      "Cut a tool result counted over N tokens when it is added, keeping its head and tail with a marker saying " +
+        "how many tokens were cut (rolling; default: off)."
+    )
+  ),
   contextWindow: CliOptions.integer("context-window").pipe(
     CliOptions.withPseudoName("N"),
     CliOptions.optional,
@@ -329,6 +337,8 @@ export interface ReplayArgs {
   readonly clearToolResults: Option.Option<number>
   /** When clearing spares the fold (`--clear-until`); `None`: not given (`target`). */
   readonly clearUntil: Option.Option<"target" | "budget">
+  /** The tool results' limit (`--max-tool-result-tokens`); `None`: none. Optional for callers built before it. */
+  readonly maxToolResultTokens?: Option.Option<number> | undefined
   /** The artifact ledger's budget (`--ledger-tokens`); `None`: no ledger. Optional for callers built before it. */
   readonly ledgerTokens?: Option.Option<number> | undefined
   /** The model's context window (`--context-window`); `None`: none. Optional for callers built before it. */
@@ -378,6 +388,7 @@ const replayArgsOf = (parsed: ParsedReplay): ReplayArgs => {
       ["pin-system", parsed.pinSystem ? Option.some(true) : Option.none()],
       ["clear-tool-results", parsed.clearToolResults],
       ["clear-until", parsed.clearUntil],
+      ["max-tool-result-tokens", parsed.maxToolResultTokens],
       ["ledger-tokens", parsed.ledgerTokens],
       ["context-window", parsed.contextWindow],
       ["reserve", parsed.reserve]
@@ -414,6 +425,7 @@ const describeConfig = (args: ReplayArgs, config: Config, count: number): string
     ...(p.summaryRole === "user" ? ["summary-role user"] : []),
     ...(p.clearToolResults !== undefined ? [`clear-tool-results ${p.clearToolResults}`] : []),
     ...(p.clearUntil !== undefined ? [`clear-until ${p.clearUntil}`] : []),
+    ...(p.maxToolResultTokens !== undefined ? [`max-tool-result-tokens ${p.maxToolResultTokens}`] : []),
     ...(p.ledgerTokens !== undefined ? [`ledger-tokens ${p.ledgerTokens}`] : []),
     ...(p.contextWindow !== undefined
       ? [`context-window ${p.contextWindow.tokens}, reserve ${p.contextWindow.reserveTokens}`]
@@ -438,6 +450,9 @@ const optionsOf = (args: ReplayArgs): Options => ({
   summaryRole: args.summaryRole,
   clearToolResults: Option.getOrUndefined(args.clearToolResults),
   clearUntil: Option.getOrUndefined(args.clearUntil),
+  maxToolResultTokens: args.maxToolResultTokens === undefined
+    ? undefined
+    : Option.getOrUndefined(args.maxToolResultTokens),
   ledgerTokens: args.ledgerTokens === undefined ? undefined : Option.getOrUndefined(args.ledgerTokens),
   contextWindow: args.contextWindow === undefined ? undefined : Option.getOrUndefined(args.contextWindow),
   reserve: args.reserve === undefined ? undefined : Option.getOrUndefined(args.reserve),
@@ -792,6 +807,7 @@ const integerOptions = new Set([
   "--target-tokens",
   "--target-messages",
   "--clear-tool-results",
+  "--max-tool-result-tokens",
   "--ledger-tokens",
   "--context-window",
   "--reserve"

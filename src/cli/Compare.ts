@@ -87,6 +87,7 @@ export const keys: ReadonlyArray<Key> = [
   textKey("summary-role", (o, summaryRole) => ({ ...o, summaryRole })),
   integerKey("clear-tool-results", (o, clearToolResults) => ({ ...o, clearToolResults })),
   textKey("clear-until", (o, clearUntil) => ({ ...o, clearUntil })),
+  integerKey("max-tool-result-tokens", (o, maxToolResultTokens) => ({ ...o, maxToolResultTokens })),
   integerKey("ledger-tokens", (o, ledgerTokens) => ({ ...o, ledgerTokens })),
   integerKey("context-window", (o, contextWindow) => ({ ...o, contextWindow })),
   integerKey("reserve", (o, reserve) => ({ ...o, reserve }))

@@ -86,6 +86,8 @@ export interface Options {
   readonly clearToolResults?: number | undefined
   /** When clearing spares the fold: `"target"` (default) or `"budget"`; needs `clearToolResults`. */
   readonly clearUntil?: string | undefined
+  /** Tool results counted over it are cut when added (rolling, docs/contract.md section 10.8); undefined: none. */
+  readonly maxToolResultTokens?: number | undefined
   /** The artifact ledger's budget in tokens (rolling, summary; docs/contract.md section 14.2); undefined: none. */
   readonly ledgerTokens?: number | undefined
   /** The model's context window (rolling, docs/contract.md section 16.1), instead of `maxTokens`; undefined: none. */
@@ -138,6 +140,8 @@ export interface Policies {
   readonly clearToolResults: number | undefined
   /** When clearing spares the fold (docs/contract.md section 10.5); undefined: not given (the default, `"target"`). */
   readonly clearUntil?: "target" | "budget" | undefined
+  /** Tool results counted over it are cut when added (docs/contract.md section 10.8); undefined: none. */
+  readonly maxToolResultTokens?: number | undefined
   /** The artifact ledger's budget (docs/contract.md section 14.2); undefined: no ledger. */
   readonly ledgerTokens?: number | undefined
   /** The whole request's budget (docs/contract.md section 16.1), instead of `maxTokens`; undefined: none. */
@@ -170,6 +174,7 @@ export const memoryOptions = (config: Config): Memory.Options => {
         keep: config.policies.clearToolResults,
         ...(config.policies.clearUntil === undefined ? {} : { until: config.policies.clearUntil })
       },
+    maxToolResultTokens: config.policies.maxToolResultTokens,
     maxSummaryTokens: config.summarizer === undefined ? undefined : config.summaryTokens,
     ledger: config.summarizer === undefined || config.policies.ledgerTokens === undefined
       ? undefined
@@ -370,6 +375,9 @@ export const makeConfig = (
       clearUntil: options.clearUntil === undefined
         ? undefined
         : yield* oneOf("--clear-until", clearUntils, options.clearUntil),
+      maxToolResultTokens: options.maxToolResultTokens === undefined
+        ? undefined
+        : yield* positive("--max-tool-result-tokens", options.maxToolResultTokens),
       ledgerTokens: options.ledgerTokens === undefined
         ? undefined
         : yield* positive("--ledger-tokens", options.ledgerTokens),

@@ -37,6 +37,7 @@ export const memoryKeys: { readonly [name: string]: string } = {
   "clear-tool-results": "clearToolResults",
   // the `until` of clearToolResults
   "clear-until": "clearToolResults",
+  "max-tool-result-tokens": "maxToolResultTokens",
   // a summarizer folds evicted turns into the summary, bounded by maxSummaryTokens
   summarizer: "maxSummaryTokens",
   "max-summary-tokens": "maxSummaryTokens",

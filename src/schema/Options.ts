@@ -156,6 +156,14 @@ export const rollingFields = {
    * see {@link ClearToolResults}. Default off.
    */
   clearToolResults: Schema.optional(ClearToolResults),
+  /**
+   * Tool results cut at the door (docs/contract.md section 10.8): a tool
+   * result counted over this many tokens when it is added keeps the head and
+   * the tail of its content, with a marker between them saying how many
+   * tokens were cut (`[... 1200 tokens cut ...]`), before any request has
+   * sent it. A positive integer; default none (nothing cut).
+   */
+  maxToolResultTokens: optional<number>(Rules.positiveInteger),
   /** The role the summary reads back as: `"system"` (default) or `"user"` (docs/contract.md section 10.6). */
   summaryRole: choice(Rules.summaryRoles),
   /**
@@ -524,6 +532,7 @@ export const flags: ReadonlyArray<Flag> = [
   flag("summaryRole", "choice"),
   flag("clearToolResults.keep", "integer", "clear-tool-results"),
   flag("clearToolResults.until", "choice", "clear-until"),
+  flag("maxToolResultTokens", "integer"),
   flag("maxSummaryTokens", "integer", "max-summary-tokens", ["summary-tokens"]),
   flag("ledger.maxTokens", "integer", "ledger-tokens")
 ]

@@ -172,7 +172,7 @@ export const backgroundFolder = (
     step: counting(core.counter, (message, tokens): Step => {
       const { entry, weight } = entryWeight(message, tokens)
       return admitted(weight, () => index.append(message, entry))
-    }),
+    }, core.maxToolResultTokens),
     stepMany: countingMany(core.counter, (messages, tokens): Step => {
       if (messages.length === 0) return done
       const entries = messages.map((m, i) => entryWeight(m, tokens[i]))
@@ -180,7 +180,7 @@ export const backgroundFolder = (
       return admitted(weight, () => {
         for (let i = 0; i < messages.length; i++) index.append(messages[i], entries[i].entry)
       })
-    }),
+    }, core.maxToolResultTokens),
     lastFailure: Effect.sync(() => Option.fromNullable(failure)),
     register: Scope.addFinalizer(
       settings.scope,

@@ -118,6 +118,7 @@ export interface RollingBuildOptions extends PolicyOptions {
   readonly summaryRole?: SummaryRole | undefined
   readonly maxSummaryTokens?: number | undefined
   readonly ledger?: LedgerOptions | undefined
+  readonly maxToolResultTokens?: number | undefined
   readonly fold?: "blocking" | "background" | undefined
   readonly hardMaxTokens?: number | undefined
   readonly foldRetry?: Schedule.Schedule<unknown, AddError> | undefined
@@ -146,7 +147,8 @@ export const buildRolling = <E>(
     index: indexConfig(pruning),
     summaryRole: options.summaryRole ?? "system",
     maxSummaryTokens: options.maxSummaryTokens,
-    ledger: options.ledger
+    ledger: options.ledger,
+    maxToolResultTokens: options.maxToolResultTokens
   }
   const fields = (policy: { readonly target: number }) => ({
     strategy: "rolling" as const,

@@ -15,6 +15,7 @@ import * as MetricLabel from "effect/MetricLabel"
 import * as Retention from "../../core/artifacts.js"
 import * as Ledger from "../../core/ledger.js"
 import * as Rules from "../../core/options.js"
+import * as ToolResults from "../../core/toolResults.js"
 import * as UsageRatio from "../../core/usage.js"
 import {
   type AddError,
@@ -34,6 +35,7 @@ import * as Telemetry from "../../Telemetry.js"
 import type { Memory, Stepper, Usage } from "../Memory.js"
 import { type Config, type Entry, EvictionIndex, type Plan } from "./eviction.js"
 import { observeFold, observeFoldNow } from "./observe.js"
+import { withContent } from "./policy.js"
 
 /**
  * The services a memory reads once, when it is built. `summarizer`
@@ -145,6 +147,8 @@ export interface Core {
   summaryTokens: number
   /** The summary budget, if any (the ledger's section included). */
   readonly maxSummaryTokens: number | undefined
+  /** Tool results counted over it are cut when added (docs/contract.md section 10.8), if any. */
+  readonly maxToolResultTokens: number | undefined
   /** The artifact ledger (docs/contract.md section 14.2), if any. */
   readonly ledger: LedgerOf | undefined
   /** What every fold passes the summarizer (docs/contract.md section 10.4), built once. */
@@ -185,6 +189,7 @@ export interface CoreOptions {
   readonly maxSummaryTokens?: number | undefined
   readonly summaryRole?: SummaryRole | undefined
   readonly ledger?: LedgerOptions | undefined
+  readonly maxToolResultTokens?: number | undefined
 }
 
 /** The `ledger` option as decoded (docs/contract.md section 14.2). @internal */
@@ -247,11 +252,11 @@ export const adding = (
     step: counting(core.counter, (message, tokens): Step => {
       index.append(message, entryOf(message, tokens))
       return afterAppend()
-    }),
+    }, core.maxToolResultTokens),
     stepMany: countingMany(core.counter, (messages, tokens): Step => {
       for (let i = 0; i < messages.length; i++) index.append(messages[i], entryOf(messages[i], tokens[i]))
       return afterAppend()
-    })
+    }, core.maxToolResultTokens)
   }
 }
 
@@ -274,22 +279,80 @@ const noIds: ReadonlyArray<string> = []
  * once, then runs `then` with the message and the count. With a counter built
  * from a plain function it counts in the same step (no effect, no
  * allocation); otherwise after the counter's effect. Call the result inside
- * `Effect.suspend` (or a step of one).
+ * `Effect.suspend` (or a step of one). With `maxToolResultTokens`, a tool
+ * result counted over it is cut first ({@link cutting}): `then` gets the cut
+ * message and its count.
  *
  * @internal
  */
 export const counting = <E>(
   counter: TokenCounter.Service,
-  then: (message: Message.Message, tokens: number) => Effect.Effect<void, E>
+  then: (message: Message.Message, tokens: number) => Effect.Effect<void, E>,
+  maxToolResultTokens?: number | undefined
 ): (message: Message.Message) => Effect.Effect<void, E | TokenCountError> => {
   const countSync = countSyncOf(counter)
+  const cut = cutting(counter, maxToolResultTokens)
   if (countSync !== undefined) {
+    if (cut === undefined) {
+      return (message) => {
+        const tokens = countSync(message.tokenText)
+        return typeof tokens === "number" ? then(message, tokens) : Exit.fail(tokens)
+      }
+    }
     return (message) => {
       const tokens = countSync(message.tokenText)
-      return typeof tokens === "number" ? then(message, tokens) : Exit.fail(tokens)
+      if (typeof tokens !== "number") return Exit.fail(tokens)
+      return flatMapNow(cut(message, tokens), (counted) => then(counted.message, counted.tokens))
     }
   }
-  return (message) => Effect.flatMap(countNow(counter, message.tokenText), (tokens) => then(message, tokens))
+  if (cut === undefined) {
+    return (message) => Effect.flatMap(countNow(counter, message.tokenText), (tokens) => then(message, tokens))
+  }
+  return (message) =>
+    Effect.flatMap(
+      countNow(counter, message.tokenText),
+      (tokens) => flatMapNow(cut(message, tokens), (counted) => then(counted.message, counted.tokens))
+    )
+}
+
+/** A message with its count. @internal */
+export interface Counted {
+  readonly message: Message.Message
+  readonly tokens: number
+}
+
+/**
+ * Cutting a tool result at the door (docs/contract.md section 10.8,
+ * `core/toolResults.ts`): `undefined` without `maxToolResultTokens`, else a
+ * function of a message and its count that gives the message to store
+ * with its count: the message itself when it is not a tool result or is
+ * within the limit (no count made), else the cut message, each attempt
+ * counted once (an `Exit` with a counter that counts at once). A cut whose
+ * count is not below the original's is not made. Only the cut message's
+ * attempts are counted: the buffer is never counted again.
+ *
+ * @internal
+ */
+export const cutting = (
+  counter: TokenCounter.Service,
+  maxToolResultTokens: number | undefined
+): ((message: Message.Message, tokens: number) => Effect.Effect<Counted, TokenCountError>) | undefined => {
+  if (maxToolResultTokens === undefined) return undefined
+  const max = maxToolResultTokens
+  const count = countText(counter)
+  return (message, tokens) => {
+    if (message.toolCallId === undefined || tokens <= max) return Exit.succeed({ message, tokens })
+    const content = message.content
+    const attempt = (current: ToolResults.Attempt): Effect.Effect<Counted, TokenCountError> => {
+      const candidate = withContent(message, current.content)
+      return flatMapNow(count(candidate.tokenText), (counted) => {
+        const following = ToolResults.next(content, tokens, max, current, counted)
+        if (following !== undefined) return attempt(following)
+        return Exit.succeed(counted < tokens ? { message: candidate, tokens: counted } : { message, tokens })
+      })
+    }
+    return attempt(ToolResults.start(content, tokens, max))
+  }
 }
 
 /** Counts a text with the core's counter: at once when it can, else through its effect. @internal */
@@ -304,17 +367,20 @@ export const countText = (counter: TokenCounter.Service): (text: string) => Effe
 
 /**
  * {@link counting} for several messages (docs/contract.md section 10.7):
- * counts every message once, then runs `then` with all of them; a failed
- * count fails before anything is appended.
+ * counts every message once (cutting tool results over
+ * `maxToolResultTokens` as {@link counting} does), then runs `then` with all
+ * of them; a failed count fails before anything is appended.
  *
  * @internal
  */
 export const countingMany = <E>(
   counter: TokenCounter.Service,
-  then: (messages: ReadonlyArray<Message.Message>, tokens: ReadonlyArray<number>) => Effect.Effect<void, E>
+  then: (messages: ReadonlyArray<Message.Message>, tokens: ReadonlyArray<number>) => Effect.Effect<void, E>,
+  maxToolResultTokens?: number | undefined
 ): (messages: ReadonlyArray<Message.Message>) => Effect.Effect<void, E | TokenCountError> => {
   const countSync = countSyncOf(counter)
-  if (countSync !== undefined) {
+  const cut = cutting(counter, maxToolResultTokens)
+  if (countSync !== undefined && cut === undefined) {
     return (messages) => {
       if (messages.length === 0) return done
       const tokens: Array<number> = []
@@ -326,11 +392,41 @@ export const countingMany = <E>(
       return then(messages, tokens)
     }
   }
-  return (messages) =>
-    messages.length === 0 ? done : Effect.flatMap(
-      Effect.forEach(messages, (message) => countNow(counter, message.tokenText)),
-      (tokens) => then(messages, tokens)
-    )
+  if (cut === undefined) {
+    return (messages) =>
+      messages.length === 0 ? done : Effect.flatMap(
+        Effect.forEach(messages, (message) => countNow(counter, message.tokenText)),
+        (tokens) => then(messages, tokens)
+      )
+  }
+  const count = countText(counter)
+  const one = (message: Message.Message): Effect.Effect<Counted, TokenCountError> =>
+    flatMapNow(count(message.tokenText), (tokens) => cut(message, tokens))
+  return (messages) => {
+    if (messages.length === 0) return done
+    const stored: Array<Message.Message> = []
+    const tokens: Array<number> = []
+    // one message after the other, at once while every count is an Exit
+    const from = (i: number): Effect.Effect<void, E | TokenCountError> => {
+      for (; i < messages.length; i++) {
+        const counted = one(messages[i])
+        if (!Exit.isExit(counted)) {
+          const k = i
+          return Effect.flatMap(counted, (c) => {
+            stored.push(c.message)
+            tokens.push(c.tokens)
+            return from(k + 1)
+          })
+        }
+        const exit = counted as Exit.Exit<Counted, TokenCountError>
+        if (Exit.isFailure(exit)) return exit
+        stored.push(exit.value.message)
+        tokens.push(exit.value.tokens)
+      }
+      return then(stored, tokens)
+    }
+    return from(0)
+  }
 }
 
 /** Builds an empty core. @internal */
@@ -344,6 +440,7 @@ export const makeCore = (counter: TokenCounter.Service, options?: CoreOptions): 
     counter,
     summaryTokens: 0,
     maxSummaryTokens: max,
+    maxToolResultTokens: options?.maxToolResultTokens,
     ledger,
     // the summarizer's budget leaves the ledger's room (the rules keep the ledger's below the summary's)
     request: { maxSummaryTokens: max === undefined || ledger === undefined ? max : max - ledger.maxTokens, counter },

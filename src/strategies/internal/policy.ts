@@ -54,9 +54,14 @@ export interface Recount {
   readonly effect: (text: string) => Effect.Effect<number, TokenCountError>
 }
 
-/** A tool result with its content replaced (every other field kept). */
-const cleared = (message: Message.Message, placeholder: string): Message.Message =>
-  Message.make(message.role, placeholder, {
+/**
+ * A message with its content replaced, every other field kept: a cleared
+ * tool result (section 10.5), a cut one (section 10.8).
+ *
+ * @internal
+ */
+export const withContent = (message: Message.Message, content: string): Message.Message =>
+  Message.make(message.role, content, {
     ...(message.id === undefined ? {} : { id: message.id }),
     ...(message.toolCallId === undefined ? {} : { toolCallId: message.toolCallId }),
     toolCalls: message.toolCalls,
@@ -103,7 +108,7 @@ export const startPrune = (
         index.passClearable(slot)
         continue
       }
-      const message = cleared(slot.item, clearing.placeholder)
+      const message = withContent(slot.item, clearing.placeholder)
       if (sync === undefined) {
         return Effect.flatMap(recount.effect(message.tokenText), (tokens) => {
           if (tokens < slot.tokens) index.passClearable(slot, message, tokens)
