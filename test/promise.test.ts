@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Equal } from "effect"
 import {
   AsyncRollingMemory,
   AsyncSummaryMemory,
@@ -154,6 +154,33 @@ describe("Promise facade", () => {
     // A message passed to addMessages is its own options.
     memory.addMessages([new Message({ role: "tool", content: "r", toolCallId: "c1" })])
     assert.strictEqual(memory.buffer[0].toolCallId, "c1")
+  })
+
+  it("Message.make of rollmem/promise (the class) refuses a misspelt key and throws InvalidMessageError in both forms", () => {
+    const misspelt =
+      "invalid message: unknown option \"toolCallID\"; the options are id, toolCalls, toolCallId, metadata"
+    assert.throws(
+      () => Message.make({ role: "tool", content: "42", toolCallID: "c1" } as never),
+      InvalidMessageError,
+      misspelt
+    )
+    assert.throws(() => Message.make("tool", "42", { toolCallID: "c1" } as never), InvalidMessageError, misspelt)
+    assert.throws(
+      () => Message.make("tool", 42 as unknown as string),
+      InvalidMessageError,
+      "invalid message: content: Expected string, actual 42"
+    )
+    const expected = new Message({ role: "tool", content: "42", toolCallId: "c1" })
+    for (
+      const made of [
+        Message.make("tool", "42", { toolCallId: "c1" }),
+        Message.make({ role: "tool", content: "42", toolCallId: "c1" })
+      ]
+    ) {
+      assert.instanceOf(made, Message)
+      assert.isTrue(Equal.equals(made, expected))
+      assert.deepStrictEqual(made.toJSON(), { role: "tool", content: "42", tool_call_id: "c1" })
+    }
   })
 
   it("a counter returning NaN throws TokenCountError and appends nothing", () => {

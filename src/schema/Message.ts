@@ -105,9 +105,9 @@ const ToolCalls = Schema.Array(ToolCall)
  * Two messages with equal fields are `Equal.equals` (tool calls and metadata
  * compared deeply). `new Message(...)` validates its fields and throws
  * Schema's `ParseError` on bad ones: build messages with {@link make},
- * {@link user}... (which throw {@link InvalidMessageError}) or
- * {@link decodeFields} (which returns it), and decode untrusted wire input
- * with {@link decodeUnknown}.
+ * {@link user}... or the class's own `Message.make` (which throw
+ * {@link InvalidMessageError}) or {@link decodeFields} (which returns it),
+ * and decode untrusted wire input with {@link decodeUnknown}.
  *
  * @since 0.1.0
  * @category schemas
@@ -129,6 +129,38 @@ export class Message extends Schema.Class<Message>("rollmem/Message")({
     encode: (m): Option.Option<JsonObject | null> => Object.keys(m).length === 0 ? Option.none() : Option.some(m)
   }).pipe(Schema.withConstructorDefault(() => emptyMetadata))
 }) {
+  /**
+   * Builds a message as the module's {@link make} does, in either form:
+   * `Message.make(role, content, options?)`, or `Message.make({ role,
+   * content, ...options })` (the Schema class's own form). Throws
+   * {@link InvalidMessageError} (never Schema's `ParseError`) when a field
+   * has the wrong type or a key is not a message field: a misspelt
+   * `toolCallID` is refused, naming it, never dropped. This is the
+   * `Message.make` of `rollmem/promise`, where `Message` is this class.
+   *
+   * @example
+   * ```ts
+   * import { Message } from "rollmem/promise"
+   *
+   * Message.make("tool", "42", { toolCallId: "c1" }) // a tool result for call c1
+   * Message.make({ role: "tool", content: "42", toolCallId: "c1" }) // the same message
+   * Message.make({ role: "tool", content: "42", toolCallID: "c1" } as never)
+   * // throws InvalidMessageError: unknown option "toolCallID"; the options are id, toolCalls, toolCallId, metadata
+   * ```
+   *
+   * @since 0.4.0
+   */
+  static override make(role: string, content: string, options?: MessageOptions): Message
+  static override make(fields: { readonly role: string; readonly content: string } & MessageOptions): Message
+  static override make(...args: ReadonlyArray<unknown>): Message {
+    const [first, content, options] = args
+    if (typeof first === "object" && first !== null) {
+      const fields = first as { readonly role?: unknown; readonly content?: unknown }
+      return make(fields.role as string, fields.content as string, fields as MessageOptions)
+    }
+    return make(first as string, content as string, options as MessageOptions | undefined)
+  }
+
   /**
    * What a token counter is given for this message (docs/contract.md section 1): the
    * content if not empty, then `name(arguments)` for each tool call, then the
