@@ -139,7 +139,7 @@ describe("maxToolResultTokens in a RollingMemory", () => {
     }))
 
   it("the Promise facade cuts on add", () => {
-    const memory = new Facade.RollingMemory({ maxTokens: 100, maxToolResultTokens: 10 })
+    const memory = new Facade.RollingMemory({ maxTokens: 100, maxToolResultTokens: 10, summarize: "drop" })
     memory.addMessages([u("u1"), call("c1"), result("c1", thirty)])
     assert.deepStrictEqual(memory.buffer.map((m) => m.content), ["u1 w w w w", "", CUT])
     assert.strictEqual(memory.bufferTokens, 16)
