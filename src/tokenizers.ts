@@ -14,7 +14,7 @@
  *
  * const program = RollingMemory.make({ maxTokens: 8000 }).pipe(Effect.provide(layerO200kBase))
  * // the same counter for the Promise facade:
- * const memory = new Facade.RollingMemory({ maxTokens: 8000, tokenCounter: await loadTokenCounter("gpt-4o") })
+ * const memory = new Facade.RollingMemory({ maxTokens: 8000, summarize: "drop", tokenCounter: await loadTokenCounter("gpt-4o") })
  * ```
  *
  * @since 0.1.0
