@@ -11,9 +11,8 @@ const base: Options = {
   maxTokens: 2000,
   maxMessages: 20,
   summarizer: "extractive",
-  summaryTokens: 400
+  maxSummaryTokens: 400
 }
-const defaults = { boundary: "aligned", pinSystem: false, summaryRole: "system" }
 
 const refused = (text: string) =>
   Effect.map(Effect.flip(Compare.parse(text)), (error) => {
@@ -31,10 +30,10 @@ describe("Compare.parse and apply", () => {
         maxTokens: 500,
         maxMessages: 6,
         summarizer: "extractive",
-        summaryTokens: 100
+        maxSummaryTokens: 100
       })
       // summary-tokens is the older name of max-summary-tokens
-      assert.deepStrictEqual(Compare.apply(base, yield* Compare.parse("summary-tokens=50")).summaryTokens, 50)
+      assert.deepStrictEqual(Compare.apply(base, yield* Compare.parse("summary-tokens=50")).maxSummaryTokens, 50)
     }))
 
   it.effect("refuses an unknown key with the closest one, a repeated key, a missing or wrong value, an empty entry", () =>
@@ -100,7 +99,13 @@ describe("rollmem replay --compare", () => {
         compare: ReadonlyArray<{ set: string | null; options: Options; totals: unknown; conversations: unknown }>
       }
       assert.deepStrictEqual(doc.compare.map((c) => c.set), [null, "max-tokens=500,summary-tokens=100"])
-      assert.deepStrictEqual(doc.compare[1].options, { ...base, ...defaults, maxTokens: 500, summaryTokens: 100 })
+      // the options given: the base column's (--max-tokens 1000) changed by the set's
+      assert.deepStrictEqual(doc.compare[1].options, {
+        strategy: "rolling",
+        summarizer: "extractive",
+        maxTokens: 500,
+        maxSummaryTokens: 100
+      })
       assert.deepStrictEqual(doc.compare[0].totals, JSON.parse(plain.stdout).totals)
       assert.deepStrictEqual(doc.compare[1].totals, JSON.parse(small.stdout).totals)
       assert.deepStrictEqual(doc.compare[1].conversations, JSON.parse(small.stdout).conversations)

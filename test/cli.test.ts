@@ -921,9 +921,9 @@ describe("rollmem replay --help", () => {
         ["--clear-tool-results KEEP", "An integer."],
         ["--clear-until target | budget", "One of the following: target, budget"],
         ["--max-tool-result-tokens N", "An integer."],
+        ["--ledger-tokens N", "An integer."],
         ["--context-window N", "An integer."],
         ["--reserve N", "An integer."],
-        ["--ledger-tokens N", "An integer."],
         ["--format table | json", "One of the following: table, json"],
         [
           "--input-format auto | openai | anthropic | ai-sdk | gemini | rollmem",

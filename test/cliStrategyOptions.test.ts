@@ -12,8 +12,11 @@ import { createRequire } from "node:module"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
 import { CliFailure } from "../src/cli/Command.js"
-import { strategies } from "../src/cli/Replay.js"
+import * as Compare from "../src/cli/Compare.js"
+import { keyOf, strategies } from "../src/cli/Replay.js"
 import * as StrategyOptions from "../src/cli/StrategyOptions.js"
+import * as ExtractiveSummarizer from "../src/layers/ExtractiveSummarizer.js"
+import * as Options from "../src/schema/Options.js"
 import * as Memory from "../src/strategies/Memory.js"
 import { example, failureOf, repoRoot, type Run, runCli } from "./support/cli.js"
 
@@ -60,6 +63,71 @@ describe("StrategyOptions", () => {
     assert.isTrue(StrategyOptions.takes("window", "strategy"))
     assert.isFalse(StrategyOptions.takes("window", "summary-tokens"))
   })
+})
+
+describe("the command line's memory options come from Options.flags", () => {
+  it("each row is a --compare key (and each older name), taken by the strategies whose fields hold it", () => {
+    const names = Compare.keys.map((k) => k.name)
+    assert.deepStrictEqual(
+      names.filter((n) => n !== "strategy" && n !== "summarizer").sort(),
+      Options.flags.flatMap((row) => [row.flag, ...(row.aliases ?? [])]).sort()
+    )
+    for (const row of Options.flags) {
+      const key = Compare.keys.find((k) => k.name === row.flag)!
+      assert.strictEqual(key.kind, row.kind === "choice" ? "text" : row.kind)
+      for (const strategy of strategies) {
+        assert.strictEqual(StrategyOptions.takes(strategy, row.flag), Options.takes(strategy, row), row.flag)
+      }
+    }
+    // a set's value lands under the row's key: the one place the replay reads it
+    const value = (row: Options.Flag) => row.kind === "integer" ? "7" : row.kind === "flag" ? "true" : row.choices![1]
+    for (const row of Options.flags) {
+      const applied = Compare.keys.find((k) => k.name === row.flag)!.apply(
+        { strategy: "rolling", summarizer: "none" },
+        value(row)
+      )
+      assert.deepStrictEqual(
+        applied[keyOf(row)],
+        row.kind === "integer" ? 7 : row.kind === "flag" ? true : row.choices![1]
+      )
+    }
+    assert.strictEqual(keyOf(Options.flags.find((row) => row.flag === "max-summary-tokens")!), "maxSummaryTokens")
+  })
+
+  it("the summary budget's default is the extractive summarizer's", () => {
+    assert.strictEqual(
+      Options.flags.find((row) => row.option === "maxSummaryTokens")!.default,
+      ExtractiveSummarizer.DEFAULT_MAX_TOKENS
+    )
+  })
+
+  it.effect("--help lists every row with its help, --reserve without --context-window names what it needs", () =>
+    Effect.gen(function*() {
+      const help = (yield* runCli(["replay", "--help"])).stdout.replace(/\u001b\[[0-9;]*m/g, "")
+      for (const row of Options.flags) {
+        assert.include(help, `--${row.flag}`)
+        assert.include(help.replace(/\s+/g, " "), row.description)
+      }
+      assertRefused(
+        yield* replay(["--reserve", "100"]),
+        "rollmem: invalid option --reserve: needs --context-window (it is the part of the window kept for what the " +
+          "memory does not hold)"
+      )
+      assertRefused(
+        yield* replay(["--context-window", "100", "--reserve", "100"]),
+        "rollmem: invalid option --reserve: must be less than --context-window (100), got 100"
+      )
+      assertRefused(
+        yield* replay(["--context-window", "100", "--max-tokens", "50"]),
+        "rollmem: invalid option --max-tokens: cannot be given with --context-window: the window less the reserve " +
+          "is the budget; give one"
+      )
+      assertRefused(
+        yield* replay(["--compare", "boundary=turns"]),
+        "rollmem: invalid option --compare: \"boundary=turns\": boundary unknown value \"turns\", expected one of " +
+          "aligned, turn"
+      )
+    }))
 })
 
 describe("rollmem replay: an option the strategy does not take", () => {

@@ -49,9 +49,8 @@ import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import packageJson from "../../package.json" with { type: "json" }
 import { ConfigError } from "../Errors.js"
-import * as ExtractiveSummarizer from "../layers/ExtractiveSummarizer.js"
 import { layerByName } from "../layers/Tokenizers.js"
-import * as RollingMemory from "../strategies/RollingMemory.js"
+import * as Flags from "../schema/Options.js"
 import * as Compare from "./Compare.js"
 import { CliFailure, fail, reportFailures } from "./Failure.js"
 import * as Formats from "./Formats.js"
@@ -60,10 +59,9 @@ import * as Preflight from "./Preflight.js"
 import * as Progress from "./Progress.js"
 import * as Render from "./Render.js"
 import {
-  boundaries,
-  clearUntils,
   type Config,
   type FinalContext,
+  keyOf,
   makeConfig,
   type Options,
   type Outcome,
@@ -72,9 +70,10 @@ import {
   type Strategy,
   type SummarizerChoice,
   summarizers,
-  summaryRoles
+  valueAt
 } from "./Replay.js"
 import * as Store from "./Store.js"
+import * as StrategyOptions from "./StrategyOptions.js"
 import * as UnknownOption from "./UnknownOption.js"
 
 /**
@@ -93,18 +92,16 @@ export {
 } from "./Failure.js"
 
 /**
- * The defaults of `rollmem replay`.
+ * The defaults of `rollmem replay`'s options that set no memory option
+ * (those that do have theirs in `Options.flags`).
  *
  * @since 0.1.0
  * @category constants
  */
 export const defaults = {
   strategy: "rolling",
-  maxTokens: RollingMemory.DEFAULT_MAX_TOKENS,
-  maxMessages: 20,
   tokenizer: "o200k_base",
   summarizer: "extractive",
-  summaryTokens: ExtractiveSummarizer.DEFAULT_MAX_TOKENS,
   format: "table",
   inputFormat: "auto"
 } as const
@@ -133,21 +130,51 @@ const files = Args.text({ name: "files" }).pipe(
   )
 )
 
+/** The value a memory option's flag gives: `None` when it is not given (a `flag`: when it is not set). */
+type FlagOption = CliOptions.Options<Option.Option<number | string | boolean>>
+
+/** The parser's option of a row of `Options.flags`: its name, older names, value and help. */
+const flagOption = (row: Flags.Flag): FlagOption => {
+  switch (row.kind) {
+    case "integer":
+      return (row.aliases ?? []).reduce((o, alias) => CliOptions.withAlias(o, alias), CliOptions.integer(row.flag))
+        .pipe(
+          CliOptions.withPseudoName(row.value ?? "N"),
+          CliOptions.optional,
+          CliOptions.withDescription(row.description)
+        )
+    case "choice":
+      return CliOptions.choice(row.flag, row.choices ?? []).pipe(
+        CliOptions.optional,
+        CliOptions.withDescription(row.description)
+      )
+    case "flag":
+      return CliOptions.boolean(row.flag).pipe(
+        CliOptions.map((set) => set ? Option.some(true) : Option.none()),
+        CliOptions.withDescription(row.description)
+      )
+  }
+}
+
+/** The memory options' flags, by their key in the replay's options (`maxTokens`). */
+const flagOptions = (rows: ReadonlyArray<Flags.Flag>): { readonly [key: string]: FlagOption } =>
+  Object.fromEntries(rows.map((row) => [keyOf(row), flagOption(row)]))
+
+const budgets = Flags.flags.filter((row) => row.budget === true)
+const summaryBudget = budgets.findIndex((row) => row.option === "maxSummaryTokens")
+
+/**
+ * The options of `rollmem replay`, in the order its help lists them:
+ * `--strategy`, the budgets (with the tokenizer and the summarizer just
+ * before the summary budget), the other memory options' flags (all from
+ * `Options.flags`), then the input, the output and the stores.
+ */
 const options = {
   strategy: CliOptions.choice("strategy", strategies).pipe(
     CliOptions.withDefault(defaults.strategy),
     CliOptions.withDescription("Memory strategy (default: rolling).")
   ),
-  maxTokens: CliOptions.integer("max-tokens").pipe(
-    CliOptions.withPseudoName("N"),
-    CliOptions.optional,
-    CliOptions.withDescription(`Token budget of the rolling buffer, positive (default: ${defaults.maxTokens}).`)
-  ),
-  maxMessages: CliOptions.integer("max-messages").pipe(
-    CliOptions.withPseudoName("N"),
-    CliOptions.optional,
-    CliOptions.withDescription(`Message budget of the window strategy, positive (default: ${defaults.maxMessages}).`)
-  ),
+  ...flagOptions(budgets.slice(0, summaryBudget)),
   tokenizer: CliOptions.text("tokenizer").pipe(
     CliOptions.withPseudoName("NAME"),
     CliOptions.withDefault(defaults.tokenizer),
@@ -164,95 +191,8 @@ const options = {
         "(first sentence, numbers, names, tool calls and results in short). none drops evicted turns (default: extractive)."
     )
   ),
-  summaryTokens: CliOptions.integer("max-summary-tokens").pipe(
-    CliOptions.withAlias("summary-tokens"),
-    CliOptions.withPseudoName("N"),
-    CliOptions.optional,
-    CliOptions.withDescription(
-      `Summary budget, positive: the extractive summary's and the memory's maxSummaryTokens ` +
-        `(--summary-tokens is the older name) (default: ${defaults.summaryTokens}).`
-    )
-  ),
-  targetTokens: CliOptions.integer("target-tokens").pipe(
-    CliOptions.withPseudoName("N"),
-    CliOptions.optional,
-    CliOptions.withDescription(
-      "Low-water mark of the rolling buffer, positive, at most --max-tokens: a prune starts over --max-tokens and " +
-        "evicts down to N tokens (default: --max-tokens)."
-    )
-  ),
-  targetMessages: CliOptions.integer("target-messages").pipe(
-    CliOptions.withPseudoName("N"),
-    CliOptions.optional,
-    CliOptions.withDescription(
-      "Low-water mark of the window, positive, at most --max-messages (default: --max-messages)."
-    )
-  ),
-  boundary: CliOptions.choice("boundary", boundaries).pipe(
-    CliOptions.optional,
-    CliOptions.withDescription(
-      "aligned: the original's best-effort alignment; turn: the buffer opens on a user turn and keeps no orphaned " +
-        "tool result (rolling, window) (default: aligned)."
-    )
-  ),
-  pinSystem: CliOptions.boolean("pin-system").pipe(
-    CliOptions.withDescription(
-      "Keep system and developer messages verbatim, outside the budget, never summarized (rolling, window)."
-    )
-  ),
-  summaryRole: CliOptions.choice("summary-role", summaryRoles).pipe(
-    CliOptions.withDefault("system" as const),
-    CliOptions.withDescription("The role of the summary message read back: system or user (default: system).")
-  ),
-  clearToolResults: CliOptions.integer("clear-tool-results").pipe(
-    CliOptions.withPseudoName("KEEP"),
-    CliOptions.optional,
-    CliOptions.withDescription(
-      "Before evicting, replace the content of old tool results by a placeholder, sparing the KEEP most recent " +
-        "(rolling; default: off)."
-    )
-  ),
-  clearUntil: CliOptions.choice("clear-until", clearUntils).pipe(
-    CliOptions.optional,
-    CliOptions.withDescription(
-      "When --clear-tool-results spares the fold: clearing runs until the buffer is within --target-tokens; " +
-        "target folds when clearing did not get there, budget only when the buffer is still over --max-tokens " +
-        "(the fold goes down to the target): fewer summarizer calls (needs --clear-tool-results; default: target)."
-    )
-  ),
-  maxToolResultTokens: CliOptions.integer("max-tool-result-tokens").pipe(
-    CliOptions.withPseudoName("N"),
-    CliOptions.optional,
-    CliOptions.withDescription(
-      "Cut a tool result counted over N tokens when it is added, keeping its head and tail with a marker saying " +
-        "how many tokens were cut (rolling; default: off)."
-    )
-  ),
-  contextWindow: CliOptions.integer("context-window").pipe(
-    CliOptions.withPseudoName("N"),
-    CliOptions.optional,
-    CliOptions.withDescription(
-      "The model's context window in tokens, instead of --max-tokens (rolling): the buffer's budget at each add is " +
-        "N less --reserve, the pinned messages and the summary (default: off)."
-    )
-  ),
-  reserve: CliOptions.integer("reserve").pipe(
-    CliOptions.withPseudoName("N"),
-    CliOptions.optional,
-    CliOptions.withDescription(
-      "With --context-window: tokens kept for what the memory does not hold (tool definitions, the answer), " +
-        "non-negative, below the window (default: 0)."
-    )
-  ),
-  ledgerTokens: CliOptions.integer("ledger-tokens").pipe(
-    CliOptions.withPseudoName("N"),
-    CliOptions.optional,
-    CliOptions.withDescription(
-      "Keep the artifacts (file paths, URLs, e-mail addresses, identifiers) of folded turns in a ledger at the end " +
-        "of the summary, within N tokens of the summary budget, least recently mentioned dropped first (rolling, " +
-        "summary; must be below --max-summary-tokens; default: off)."
-    )
-  ),
+  ...flagOptions(budgets.slice(summaryBudget)),
+  ...flagOptions(Flags.flags.filter((row) => row.budget !== true)),
   format: CliOptions.choice("format", formats).pipe(
     CliOptions.withDefault(defaults.format),
     CliOptions.withDescription("Output: a table, or one JSON document { conversations, totals } (default: table).")
@@ -323,28 +263,15 @@ const options = {
 export interface ReplayArgs {
   readonly files: ReadonlyArray<string>
   readonly strategy: Strategy
-  /** Budgets are checked to be positive by {@link runReplay}. */
-  readonly maxTokens: number
-  readonly maxMessages: number
   readonly tokenizer: string
   readonly summarizer: SummarizerChoice
-  readonly summaryTokens: number
-  readonly targetTokens: Option.Option<number>
-  readonly targetMessages: Option.Option<number>
-  readonly boundary: "aligned" | "turn"
-  readonly pinSystem: boolean
-  readonly summaryRole: "system" | "user"
-  readonly clearToolResults: Option.Option<number>
-  /** When clearing spares the fold (`--clear-until`); `None`: not given (`target`). */
-  readonly clearUntil: Option.Option<"target" | "budget">
-  /** The tool results' limit (`--max-tool-result-tokens`); `None`: none. Optional for callers built before it. */
-  readonly maxToolResultTokens?: Option.Option<number> | undefined
-  /** The artifact ledger's budget (`--ledger-tokens`); `None`: no ledger. Optional for callers built before it. */
-  readonly ledgerTokens?: Option.Option<number> | undefined
-  /** The model's context window (`--context-window`); `None`: none. Optional for callers built before it. */
-  readonly contextWindow?: Option.Option<number> | undefined
-  /** The window's reserve (`--reserve`); `None`: 0. Optional for callers built before it. */
-  readonly reserve?: Option.Option<number> | undefined
+  /**
+   * The memory options' flags given (rows of `Options.flags`), by their key
+   * in the replay's options (`maxTokens`, `clearUntil`; see `Replay.keyOf`):
+   * checked by {@link runReplay}; a flag not given is absent (its default
+   * applies).
+   */
+  readonly flags: { readonly [key: string]: number | string | boolean }
   readonly format: Format
   /** The transcripts' format (`--input-format`); default `auto`. */
   readonly inputFormat?: Formats.InputFormat | undefined
@@ -368,43 +295,55 @@ export interface ReplayArgs {
 }
 
 /** The options of `rollmem replay` as @effect/cli parses them: those with a default are `None` when not given. */
-type ParsedReplay = Command.Command.ParseConfig<typeof options> & { readonly files: ReadonlyArray<string> }
+type ParsedReplay =
+  & Command.Command.ParseConfig<Pick<typeof options, FixedOption>>
+  & { readonly files: ReadonlyArray<string> }
+
+/** The options of `rollmem replay` that set no memory option. */
+type FixedOption =
+  | "strategy"
+  | "tokenizer"
+  | "summarizer"
+  | "format"
+  | "inputFormat"
+  | "outputFormat"
+  | "show"
+  | "store"
+  | "framing"
+  | "report"
+  | "compare"
 
 /**
  * The parsed command line with the defaults filled in, and which options
  * were given: an option is given when it has a value (`Some`), or, for a
- * flag, when it is set.
+ * flag, when it is set; in the order `StrategyOptions.takenBy` lists them.
  */
-const replayArgsOf = (parsed: ParsedReplay): ReplayArgs => {
-  const given = (
-    [
-      ["max-tokens", parsed.maxTokens],
-      ["max-messages", parsed.maxMessages],
-      ["summarizer", parsed.summarizer],
-      ["max-summary-tokens", parsed.summaryTokens],
-      ["target-tokens", parsed.targetTokens],
-      ["target-messages", parsed.targetMessages],
-      ["boundary", parsed.boundary],
-      ["pin-system", parsed.pinSystem ? Option.some(true) : Option.none()],
-      ["clear-tool-results", parsed.clearToolResults],
-      ["clear-until", parsed.clearUntil],
-      ["max-tool-result-tokens", parsed.maxToolResultTokens],
-      ["ledger-tokens", parsed.ledgerTokens],
-      ["context-window", parsed.contextWindow],
-      ["reserve", parsed.reserve]
-    ] satisfies ReadonlyArray<readonly [string, Option.Option<unknown>]>
-  ).filter(([, value]) => Option.isSome(value)).map(([name]) => name)
+const replayArgsOf = (parsed: ParsedReplay, flags: { readonly [key: string]: unknown }): ReplayArgs => {
+  const values: Record<string, number | string | boolean> = {}
+  const given: Array<string> = []
+  for (const row of Flags.flags) {
+    const value = flags[keyOf(row)] as Option.Option<number | string | boolean>
+    if (Option.isSome(value)) values[keyOf(row)] = value.value
+  }
+  for (const name of Object.keys(StrategyOptions.memoryKeys)) {
+    const row = Flags.flags.find((r) => r.flag === name)
+    if (name === "summarizer" ? Option.isSome(parsed.summarizer) : row !== undefined && keyOf(row) in values) {
+      given.push(name)
+    }
+  }
   return {
     ...parsed,
-    maxTokens: Option.getOrElse(parsed.maxTokens, () => defaults.maxTokens),
-    maxMessages: Option.getOrElse(parsed.maxMessages, () => defaults.maxMessages),
     summarizer: Option.getOrElse(parsed.summarizer, () => defaults.summarizer),
-    summaryTokens: Option.getOrElse(parsed.summaryTokens, () => defaults.summaryTokens),
-    boundary: Option.getOrElse(parsed.boundary, () => "aligned" as const),
+    flags: values,
     given
   }
 }
 
+/**
+ * The replay's title: the strategy and its budget, the memory options set
+ * off their defaults (as `--flag value`, in the order of `Options.flags`),
+ * the summarizer, the tokenizer.
+ */
 const describeConfig = (args: ReplayArgs, config: Config, count: number): string => {
   const budget = config.strategy === "rolling"
     ? ` (max-tokens ${config.maxTokens})`
@@ -414,23 +353,15 @@ const describeConfig = (args: ReplayArgs, config: Config, count: number): string
   const summarizer = config.strategy === "rolling" || config.strategy === "summary"
     ? config.summarizer === undefined
       ? ", summarizer none"
-      : `, summarizer extractive (summary-tokens ${args.summaryTokens})`
+      : `, summarizer extractive (summary-tokens ${config.summaryTokens})`
     : ""
-  const p = config.policies
-  const policies = [
-    ...(p.targetTokens !== undefined && config.strategy === "rolling" ? [`target-tokens ${p.targetTokens}`] : []),
-    ...(p.targetMessages !== undefined && config.strategy === "window" ? [`target-messages ${p.targetMessages}`] : []),
-    ...(p.boundary === "turn" ? ["boundary turn"] : []),
-    ...(p.pinSystem ? ["pin-system"] : []),
-    ...(p.summaryRole === "user" ? ["summary-role user"] : []),
-    ...(p.clearToolResults !== undefined ? [`clear-tool-results ${p.clearToolResults}`] : []),
-    ...(p.clearUntil !== undefined ? [`clear-until ${p.clearUntil}`] : []),
-    ...(p.maxToolResultTokens !== undefined ? [`max-tool-result-tokens ${p.maxToolResultTokens}`] : []),
-    ...(p.ledgerTokens !== undefined ? [`ledger-tokens ${p.ledgerTokens}`] : []),
-    ...(p.contextWindow !== undefined
-      ? [`context-window ${p.contextWindow.tokens}, reserve ${p.contextWindow.reserveTokens}`]
-      : [])
-  ]
+  const memory = config.memory as { readonly [key: string]: unknown }
+  const policies = Flags.flags.flatMap((row) => {
+    const value = valueAt(memory, row.option)
+    return row.budget === true || value === undefined || value === false || value === row.default
+      ? []
+      : [row.kind === "flag" ? row.flag : `${row.flag} ${value}`]
+  })
   return `rollmem replay: ${count} conversation${count === 1 ? "" : "s"}, strategy ${config.strategy}${budget}` +
     `${policies.length === 0 ? "" : ` (${policies.join(", ")})`}${summarizer}, tokenizer ${args.tokenizer}` +
     `${args.framing === true ? " with message framing" : ""}`
@@ -438,24 +369,9 @@ const describeConfig = (args: ReplayArgs, config: Config, count: number): string
 
 /** The replay options the command line gives. */
 const optionsOf = (args: ReplayArgs): Options => ({
+  ...args.flags,
   strategy: args.strategy,
-  maxTokens: args.maxTokens,
-  maxMessages: args.maxMessages,
   summarizer: args.summarizer,
-  summaryTokens: args.summaryTokens,
-  targetTokens: Option.getOrUndefined(args.targetTokens),
-  targetMessages: Option.getOrUndefined(args.targetMessages),
-  boundary: args.boundary,
-  pinSystem: args.pinSystem,
-  summaryRole: args.summaryRole,
-  clearToolResults: Option.getOrUndefined(args.clearToolResults),
-  clearUntil: Option.getOrUndefined(args.clearUntil),
-  maxToolResultTokens: args.maxToolResultTokens === undefined
-    ? undefined
-    : Option.getOrUndefined(args.maxToolResultTokens),
-  ledgerTokens: args.ledgerTokens === undefined ? undefined : Option.getOrUndefined(args.ledgerTokens),
-  contextWindow: args.contextWindow === undefined ? undefined : Option.getOrUndefined(args.contextWindow),
-  reserve: args.reserve === undefined ? undefined : Option.getOrUndefined(args.reserve),
   given: args.given
 })
 
@@ -597,7 +513,7 @@ export const runReplay = (
           strategy: config.strategy,
           maxTokens: config.maxTokens,
           maxMessages: config.maxMessages,
-          summaryTokens: config.summarizer === undefined ? undefined : args.summaryTokens
+          summaryTokens: config.summarizer === undefined ? undefined : config.summaryTokens
         }
         yield* Console.log(`\n${Render.finalContext(outcome.shown, figures, unit, budget)}`)
       }
@@ -635,7 +551,9 @@ const writeReport = (
       title: settings.title,
       unit: settings.unit,
       maxTokens: settings.config.strategy === "rolling" ? settings.config.maxTokens : undefined,
-      targetTokens: settings.config.strategy === "rolling" ? settings.config.policies.targetTokens : undefined
+      targetTokens: settings.config.strategy === "rolling"
+        ? valueAt(settings.config.memory, "targetTokens") as number | undefined
+        : undefined
     }, columns)
     const bytes = yield* Report.write(path, document)
     const line = `Report: ${path} (${(bytes / 1024).toFixed(0)} KB; open it in a browser).`
@@ -763,7 +681,7 @@ export const showCommand = Command.make("show", {
 export const replayCommand = Command.make(
   "replay",
   { files, ...options },
-  (parsed) => runReplay(replayArgsOf(parsed))
+  (parsed) => runReplay(replayArgsOf(parsed as ParsedReplay, parsed))
 ).pipe(
   Command.withDescription(
     "Replay transcripts through a memory strategy and report, per conversation, what a model would have been sent."
@@ -799,19 +717,11 @@ const subcommandOptions = (name: string): ReadonlyArray<CliOptions.Options<unkno
 const shellWord = (text: string): string => /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, "'\\''")}'`
 
 /** The integer options of `rollmem replay`, under every name. */
-const integerOptions = new Set([
-  "--max-tokens",
-  "--max-messages",
-  "--max-summary-tokens",
-  "--summary-tokens",
-  "--target-tokens",
-  "--target-messages",
-  "--clear-tool-results",
-  "--max-tool-result-tokens",
-  "--ledger-tokens",
-  "--context-window",
-  "--reserve"
-])
+const integerOptions = new Set(
+  Flags.flags.filter((row) => row.kind === "integer").flatMap((row) =>
+    [row.flag, ...(row.aliases ?? [])].map((name) => `--${name}`)
+  )
+)
 
 /**
  * What @effect/cli would take without a word (only tokens before `--` are

@@ -7,8 +7,9 @@
  * base) and leaves the others as they are; a flag without a value (such as
  * `pin-system`) is set to true.
  *
- * The keys are those of {@link keys}: the strategy, the budgets and the
- * summarizer options of `rollmem replay` (the tokenizer is one per run).
+ * The keys are those of {@link keys}: the strategy, the summarizer, and
+ * every memory option's flag of `rollmem replay` (`Options.flags`; the
+ * tokenizer is one per run).
  * An unknown key, a key given twice, or a value that is not of the option's
  * kind is a `ConfigError` naming the set and the key (with the closest known
  * key when one is close). So is an option of the set that the set's
@@ -25,11 +26,13 @@
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import { type AddError, ConfigError } from "../Errors.js"
+import * as Flags from "../schema/Options.js"
 import type * as TokenCounter from "../services/TokenCounter.js"
 import type { Conversation } from "./Input.js"
 import {
   type Config,
   type Figures,
+  keyOf,
   makeConfig,
   type Options,
   replay,
@@ -48,18 +51,12 @@ import * as UnknownOption from "./UnknownOption.js"
 export interface Key {
   /** The option's name on the command line, without dashes. */
   readonly name: string
-  /** `integer`: a value that parses as an integer (checked further by `makeConfig`); `text`: any text; `flag`: no value, or `true`/`false`. */
+  /** `integer`: a value that parses as an integer (checked further by `makeConfig`); `text`: any text (a choice is checked by `makeConfig`); `flag`: no value, or `true`/`false`. */
   readonly kind: "integer" | "text" | "flag"
   readonly apply: (options: Options, value: string) => Options
   /** The key this one is another name of (`summary-tokens`: `max-summary-tokens`); a set gives one of them. */
   readonly aliasOf?: string | undefined
 }
-
-const integerKey = (name: string, apply: (options: Options, value: number) => Options): Key => ({
-  name,
-  kind: "integer",
-  apply: (options, value) => apply(options, Number(value))
-})
 
 const textKey = (name: string, apply: (options: Options, value: string) => Options): Key => ({
   name,
@@ -67,30 +64,35 @@ const textKey = (name: string, apply: (options: Options, value: string) => Optio
   apply
 })
 
+/** The key of a memory option's flag (a row of `Options.flags`), under its name or an older one. */
+const flagKey = (row: Flags.Flag, name: string): Key => ({
+  name,
+  kind: row.kind === "choice" ? "text" : row.kind,
+  apply: (options, value) => ({
+    ...options,
+    [keyOf(row)]: row.kind === "integer" ? Number(value) : row.kind === "flag" ? value === "true" : value
+  }),
+  aliasOf: name === row.flag ? undefined : row.flag
+})
+
+const flagKeys = (row: Flags.Flag): Array<Key> => [row.flag, ...(row.aliases ?? [])].map((name) => flagKey(row, name))
+
 /**
- * The keys a set may use, in the order `--help` lists them.
+ * The keys a set may use, in the order `--help` lists them: `strategy`, the
+ * budgets, the summarizer just before the summary budget, then every other
+ * row of `Options.flags`, each under its name and its older names.
  *
  * @since 0.2.0
  * @category constants
  */
 export const keys: ReadonlyArray<Key> = [
   textKey("strategy", (o, strategy) => ({ ...o, strategy })),
-  integerKey("max-tokens", (o, maxTokens) => ({ ...o, maxTokens })),
-  integerKey("max-messages", (o, maxMessages) => ({ ...o, maxMessages })),
-  textKey("summarizer", (o, summarizer) => ({ ...o, summarizer })),
-  integerKey("max-summary-tokens", (o, summaryTokens) => ({ ...o, summaryTokens })),
-  { ...integerKey("summary-tokens", (o, summaryTokens) => ({ ...o, summaryTokens })), aliasOf: "max-summary-tokens" },
-  integerKey("target-tokens", (o, targetTokens) => ({ ...o, targetTokens })),
-  integerKey("target-messages", (o, targetMessages) => ({ ...o, targetMessages })),
-  textKey("boundary", (o, boundary) => ({ ...o, boundary })),
-  { name: "pin-system", kind: "flag", apply: (o, value) => ({ ...o, pinSystem: value === "true" }) },
-  textKey("summary-role", (o, summaryRole) => ({ ...o, summaryRole })),
-  integerKey("clear-tool-results", (o, clearToolResults) => ({ ...o, clearToolResults })),
-  textKey("clear-until", (o, clearUntil) => ({ ...o, clearUntil })),
-  integerKey("max-tool-result-tokens", (o, maxToolResultTokens) => ({ ...o, maxToolResultTokens })),
-  integerKey("ledger-tokens", (o, ledgerTokens) => ({ ...o, ledgerTokens })),
-  integerKey("context-window", (o, contextWindow) => ({ ...o, contextWindow })),
-  integerKey("reserve", (o, reserve) => ({ ...o, reserve }))
+  ...Flags.flags.filter((row) => row.budget === true).flatMap((row) =>
+    row.option === "maxSummaryTokens"
+      ? [textKey("summarizer", (o, summarizer) => ({ ...o, summarizer })), ...flagKeys(row)]
+      : flagKeys(row)
+  ),
+  ...Flags.flags.filter((row) => row.budget !== true).flatMap(flagKeys)
 ]
 
 /**

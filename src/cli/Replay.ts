@@ -10,12 +10,15 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Equal from "effect/Equal"
 import * as Stream from "effect/Stream"
 import * as Retention from "../core/artifacts.js"
+import * as Rules from "../core/options.js"
 import { type AddError, ConfigError, SummarizerError, type TokenCountError } from "../Errors.js"
 import * as ExtractiveSummarizer from "../layers/ExtractiveSummarizer.js"
 import * as Message from "../schema/Message.js"
+import * as Flags from "../schema/Options.js"
 import * as Summarizer from "../services/Summarizer.js"
 import * as TokenCounter from "../services/TokenCounter.js"
 import * as Memory from "../strategies/Memory.js"
@@ -58,49 +61,36 @@ export type SummarizerChoice = "extractive" | "none"
 export const summarizers: ReadonlyArray<SummarizerChoice> = ["extractive", "none"]
 
 /**
- * The options of a replay as given on the command line, before checking.
+ * The options of a replay as given on the command line, before checking:
+ * the strategy, the summarizer, and the value of each memory option's flag
+ * given (a row of `Options.flags`) under the flag's name in camelCase
+ * ({@link keyOf}: `maxTokens`, `maxSummaryTokens`, `clearUntil`): a number
+ * (`integer`), a string (`choice`) or a boolean (`flag`). A flag not given
+ * is absent: {@link makeConfig} applies its default.
  *
  * @since 0.1.0
  * @category models
  */
 export interface Options {
   readonly strategy: string
-  /** Token budget of the rolling buffer. */
-  readonly maxTokens: number
-  /** Message budget of the window. */
-  readonly maxMessages: number
   readonly summarizer: string
-  /** Summary budget (tokens): the extractive summarizer's, and the memory's `maxSummaryTokens` (rolling, summary). */
-  readonly summaryTokens: number
-  /** Low-water mark of the rolling buffer (tokens); undefined: the budget. */
-  readonly targetTokens?: number | undefined
-  /** Low-water mark of the window (messages); undefined: the budget. */
-  readonly targetMessages?: number | undefined
-  /** `"aligned"` (default) or `"turn"`. */
-  readonly boundary?: string | undefined
-  /** Pin system and developer messages (rolling, window). */
-  readonly pinSystem?: boolean | undefined
-  /** `"system"` (default) or `"user"`. */
-  readonly summaryRole?: string | undefined
-  /** Clear old tool results, sparing this many most recent (rolling); undefined: off. */
-  readonly clearToolResults?: number | undefined
-  /** When clearing spares the fold: `"target"` (default) or `"budget"`; needs `clearToolResults`. */
-  readonly clearUntil?: string | undefined
-  /** Tool results counted over it are cut when added (rolling, docs/contract.md section 10.8); undefined: none. */
-  readonly maxToolResultTokens?: number | undefined
-  /** The artifact ledger's budget in tokens (rolling, summary; docs/contract.md section 14.2); undefined: none. */
-  readonly ledgerTokens?: number | undefined
-  /** The model's context window (rolling, docs/contract.md section 16.1), instead of `maxTokens`; undefined: none. */
-  readonly contextWindow?: number | undefined
-  /** The window's reserve (tool definitions, the answer); needs `contextWindow`; default 0. */
-  readonly reserve?: number | undefined
   /**
    * The options given explicitly, by name without dashes (`max-tokens`):
    * each must be one the strategy takes (`StrategyOptions.ts`), those left
    * to their defaults are not checked. Default: none.
    */
   readonly given?: ReadonlyArray<string> | undefined
+  readonly [flag: string]: unknown
 }
+
+/**
+ * The key of a flag's value in {@link Options}: its name in camelCase
+ * (`max-summary-tokens`: `maxSummaryTokens`).
+ *
+ * @since 0.4.0
+ * @category combinators
+ */
+export const keyOf = (row: Flags.Flag): string => row.flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())
 
 /**
  * A checked replay configuration.
@@ -110,12 +100,17 @@ export interface Options {
  */
 export interface Config {
   readonly strategy: Strategy
+  /** The token budget of the buffer: `--max-tokens`, or `--context-window` less `--reserve`. */
   readonly maxTokens: number
   readonly maxMessages: number
   /** The summary budget (tokens): the extractive summarizer's, and the bound of a context at a request point. */
   readonly summaryTokens: number
-  /** The context policies (SPEC section 10), checked; each undefined or default when not given. */
-  readonly policies: Policies
+  /**
+   * The options of the strategy's memory (`Memory.make`), decoded: every
+   * flag's value or default, those the strategy takes (the summary budget
+   * and the ledger only with a summarizer).
+   */
+  readonly memory: Memory.Options
   /**
    * The summarizer given to a rolling or summary memory (buffer and window
    * memories never get one); none: a rolling memory drops evicted turns.
@@ -124,65 +119,28 @@ export interface Config {
 }
 
 /**
- * The context policies of a replay (SPEC section 10), as the command line
- * gives them.
- *
- * @since 0.2.0
- * @category models
- */
-export interface Policies {
-  readonly targetTokens: number | undefined
-  readonly targetMessages: number | undefined
-  readonly boundary: "aligned" | "turn"
-  readonly pinSystem: boolean
-  readonly summaryRole: "system" | "user"
-  /** How many of the most recent tool results clearing spares; undefined: no clearing. */
-  readonly clearToolResults: number | undefined
-  /** When clearing spares the fold (docs/contract.md section 10.5); undefined: not given (the default, `"target"`). */
-  readonly clearUntil?: "target" | "budget" | undefined
-  /** Tool results counted over it are cut when added (docs/contract.md section 10.8); undefined: none. */
-  readonly maxToolResultTokens?: number | undefined
-  /** The artifact ledger's budget (docs/contract.md section 14.2); undefined: no ledger. */
-  readonly ledgerTokens?: number | undefined
-  /** The whole request's budget (docs/contract.md section 16.1), instead of `maxTokens`; undefined: none. */
-  readonly contextWindow?: { readonly tokens: number; readonly reserveTokens: number } | undefined
-}
-
-/**
- * The options of the configured strategy's memory (`Memory.make`): every
- * option the command line sets, keeping those the strategy takes
- * (`Memory.optionKeys`). The summary budget bounds a memory's summary only
- * when there is a summarizer.
+ * The options of the configured strategy's memory (`Memory.make`).
  *
  * @since 0.2.0
  * @category combinators
  */
-export const memoryOptions = (config: Config): Memory.Options => {
-  const all: Record<string, unknown> = {
-    // with a context window, the window less the reserve is the budget (maxTokens is not given)
-    maxTokens: config.policies.contextWindow === undefined ? config.maxTokens : undefined,
-    contextWindow: config.policies.contextWindow,
-    targetTokens: config.policies.targetTokens,
-    maxMessages: config.maxMessages,
-    targetMessages: config.policies.targetMessages,
-    boundary: config.policies.boundary,
-    pinSystem: config.policies.pinSystem,
-    summaryRole: config.policies.summaryRole,
-    clearToolResults: config.policies.clearToolResults === undefined
-      ? undefined
-      : {
-        keep: config.policies.clearToolResults,
-        ...(config.policies.clearUntil === undefined ? {} : { until: config.policies.clearUntil })
-      },
-    maxToolResultTokens: config.policies.maxToolResultTokens,
-    maxSummaryTokens: config.summarizer === undefined ? undefined : config.summaryTokens,
-    ledger: config.summarizer === undefined || config.policies.ledgerTokens === undefined
-      ? undefined
-      : { maxTokens: config.policies.ledgerTokens }
-  }
-  const options: Record<string, unknown> = { strategy: config.strategy }
-  for (const key of Memory.optionKeys[config.strategy]) options[key] = all[key]
-  return options as unknown as Memory.Options
+export const memoryOptions = (config: Config): Memory.Options => config.memory
+
+/**
+ * The value of `option` (a path: `clearToolResults.keep`) in memory
+ * options, if any.
+ *
+ * @since 0.4.0
+ * @category combinators
+ */
+export const valueAt = (options: { readonly [key: string]: unknown }, option: string): unknown => {
+  const [top, member] = option.split(".")
+  const value = options[top]
+  return member === undefined
+    ? value
+    : typeof value === "object" && value !== null
+    ? (value as { readonly [key: string]: unknown })[member]
+    : undefined
 }
 
 /**
@@ -289,32 +247,47 @@ export interface Outcome {
   readonly finals: ReadonlyArray<FinalContext>
 }
 
-const positive = (option: string, value: number): Effect.Effect<number, ConfigError> =>
-  Number.isInteger(value) && value > 0
-    ? Effect.succeed(value)
-    : Effect.fail(new ConfigError({ option, description: `must be a positive integer, got ${value}` }))
-
 const oneOf = <A extends string>(
   option: string,
   choices: ReadonlyArray<A>,
-  value: string
+  value: unknown
 ): Effect.Effect<A, ConfigError> =>
-  (choices as ReadonlyArray<string>).includes(value)
+  (choices as ReadonlyArray<unknown>).includes(value)
     ? Effect.succeed(value as A)
     : Effect.fail(
       new ConfigError({ option, description: `unknown value "${value}", expected one of ${choices.join(", ")}` })
     )
 
+/** Every memory option any strategy takes, checked value by value (no cross-field rule). */
+const everyValue = Flags.struct(
+  { ...Flags.rollingFields, ...Flags.windowFields, ...Flags.bufferFields, ...Flags.summaryFields },
+  undefined
+)
+
+/** The first flag of a member's object (`clear-tool-results` for `clear-until`); a top-level option's own. */
+const mainOf = (row: Flags.Flag): Flags.Flag => {
+  const dot = row.option.indexOf(".")
+  return dot < 0 ? row : Flags.flags.find((r) => r.option.startsWith(row.option.slice(0, dot + 1)))!
+}
+
+/** A refusal of the schemas, named as the command line names options (`--target-tokens`). */
+const asFlag = (error: ConfigError) =>
+  new ConfigError({ option: `--${error.option.replace(/^-+/, "")}`, description: error.description })
+
 /**
  * Checks command-line options and builds the summarizer (counting with the
- * `TokenCounter` in context). Fails with `ConfigError` naming the option: an
- * unknown strategy or summarizer, a budget that is not a positive integer
- * (every budget is checked, whatever the strategy), then an option of
- * `options.given` the strategy does not take (`StrategyOptions.check`), `--clear-until`
- * without `--clear-tool-results`, `--strategy summary` with `--summarizer
- * none`, a summary budget given with `--summarizer none` (it would bound
- * nothing), or what the memory refuses (`--target-tokens: must be at most
- * --max-tokens (500), got 600`).
+ * `TokenCounter` in context). Each memory option's flag is a row of
+ * `Options.flags`, checked by the options schemas' rules. Fails with
+ * `ConfigError` naming the option: an unknown strategy, summarizer or
+ * choice, a value the option's rule refuses (every value is checked,
+ * whatever the strategy: `--max-tokens: must be a positive integer, got
+ * 0`), then an option of `options.given` the strategy does not take
+ * (`StrategyOptions.check`), a member of an object option without the flag
+ * of its first member (`--clear-until` needs `--clear-tool-results`),
+ * `--strategy summary` with `--summarizer none`, a summary budget given with
+ * `--summarizer none` (it would bound nothing), or a rule across options
+ * (`--target-tokens: must be at most --max-tokens (500), got 600`). No
+ * memory is built.
  *
  * `dashes` is how the descriptions write option names: `"--"`
  * (`--max-tokens`) by default, `""` (`max-tokens`) for a `--compare` set.
@@ -328,68 +301,36 @@ export const makeConfig = (
 ): Effect.Effect<Config, ConfigError, TokenCounter.TokenCounter> =>
   Effect.gen(function*() {
     const flag = (name: string) => `${dashes}${name}`
+    const name: Rules.Naming = (option) => flag(Flags.flagOf(option))
     const strategy = yield* oneOf("--strategy", strategies, options.strategy)
     const summarizer = yield* oneOf("--summarizer", summarizers, options.summarizer)
-    const window = options.contextWindow === undefined
-      ? undefined
-      : yield* positive("--context-window", options.contextWindow)
-    const reserve = options.reserve === undefined ? undefined : yield* nonNegative("--reserve", options.reserve)
     const given = options.given ?? []
-    if (reserve !== undefined && window === undefined) {
-      return yield* new ConfigError({
-        option: "--reserve",
-        description:
-          `needs ${dashes}context-window (it is the part of the window kept for what the memory does not hold)`
-      })
+    // Every flag's value, or its default (a member's only beside its object's first member), nested as
+    // the memory takes them; a choice as the command line words a wrong one (a set's values are unparsed).
+    const values: Record<string, unknown> = {}
+    for (const row of Flags.flags) {
+      const [top, member] = row.option.split(".")
+      let value = options[keyOf(row)]
+      if (value !== undefined && row.kind === "choice") yield* oneOf(`--${row.flag}`, row.choices ?? [], value)
+      if (member === undefined) {
+        value ??= row.default ?? (row.kind === "flag" ? false : undefined)
+        if (value !== undefined) values[top] = value
+      } else if (options[keyOf(mainOf(row))] !== undefined) {
+        value ??= row.default
+        if (value !== undefined) values[top] = { ...(values[top] as object | undefined), [member]: value }
+      }
     }
-    if (window !== undefined && given.includes("max-tokens")) {
-      return yield* new ConfigError({
-        option: "--max-tokens",
-        description: `cannot be given with ${dashes}context-window: the window less the reserve is the budget; give one`
-      })
-    }
-    if (window !== undefined && (reserve ?? 0) >= window) {
-      return yield* new ConfigError({
-        option: "--reserve",
-        description: `must be less than ${dashes}context-window (${window}), got ${reserve}`
-      })
-    }
-    const maxTokens = window === undefined
-      ? yield* positive("--max-tokens", options.maxTokens)
-      : window - (reserve ?? 0)
-    const maxMessages = yield* positive("--max-messages", options.maxMessages)
-    const summaryTokens = yield* positive("--max-summary-tokens", options.summaryTokens)
-    const policies: Policies = {
-      targetTokens: options.targetTokens === undefined
-        ? undefined
-        : yield* positive("--target-tokens", options.targetTokens),
-      targetMessages: options.targetMessages === undefined
-        ? undefined
-        : yield* positive("--target-messages", options.targetMessages),
-      boundary: yield* oneOf("--boundary", boundaries, options.boundary ?? "aligned"),
-      pinSystem: options.pinSystem ?? false,
-      summaryRole: yield* oneOf("--summary-role", summaryRoles, options.summaryRole ?? "system"),
-      clearToolResults: options.clearToolResults === undefined
-        ? undefined
-        : yield* nonNegative("--clear-tool-results", options.clearToolResults),
-      clearUntil: options.clearUntil === undefined
-        ? undefined
-        : yield* oneOf("--clear-until", clearUntils, options.clearUntil),
-      maxToolResultTokens: options.maxToolResultTokens === undefined
-        ? undefined
-        : yield* positive("--max-tool-result-tokens", options.maxToolResultTokens),
-      ledgerTokens: options.ledgerTokens === undefined
-        ? undefined
-        : yield* positive("--ledger-tokens", options.ledgerTokens),
-      contextWindow: window === undefined ? undefined : { tokens: window, reserveTokens: reserve ?? 0 }
-    }
-    const refused = StrategyOptions.check(strategy, options.given ?? [], dashes)
+    yield* Either.mapLeft(Flags.decode(everyValue, values, { name }), asFlag)
+    const refused = StrategyOptions.check(strategy, given, dashes)
     if (refused !== undefined) return yield* refused
-    if (policies.clearUntil !== undefined && policies.clearToolResults === undefined) {
-      return yield* new ConfigError({
-        option: "--clear-until",
-        description: `needs ${flag("clear-tool-results")} (it says when tool-result clearing spares the fold)`
-      })
+    for (const row of Flags.flags) {
+      const main = mainOf(row)
+      if (main !== row && given.includes(row.flag) && options[keyOf(main)] === undefined) {
+        return yield* new ConfigError({
+          option: `--${row.flag}`,
+          description: `needs ${flag(main.flag)}${row.needs === undefined ? "" : ` (${row.needs})`}`
+        })
+      }
     }
     if (strategy === "summary" && summarizer === "none") {
       return yield* new ConfigError({
@@ -397,21 +338,31 @@ export const makeConfig = (
         description: "the summary strategy folds every turn into the summary, it needs a summarizer (extractive)"
       })
     }
-    const summaryBudget = (options.given ?? []).find((name) =>
-      name === "max-summary-tokens" || name === "summary-tokens"
-    )
-    if (summarizer === "none" && summaryBudget !== undefined) {
+    const summaryBudget = Flags.flags.find((row) => row.option === "maxSummaryTokens")!
+    const budgetGiven = given.find((n) => n === summaryBudget.flag || summaryBudget.aliases?.includes(n) === true)
+    if (summarizer === "none" && budgetGiven !== undefined) {
       return yield* new ConfigError({
-        option: `--${summaryBudget}`,
+        option: `--${budgetGiven}`,
         description: `bounds the summarizer's summary: with ${flag("summarizer")} none there is no summary to bound`
       })
     }
-    const config: Config = {
+    // The memory's options: those the strategy takes; the summary's (its budget, the ledger) with a summarizer.
+    const memory: Record<string, unknown> = { strategy }
+    for (const key of Memory.optionKeys[strategy]) {
+      if (summarizer === "none" && (key === "maxSummaryTokens" || key === "ledger")) continue
+      if (values[key] !== undefined) memory[key] = values[key]
+    }
+    const checked = yield* Either.mapLeft(Flags.decodeStrategy<Memory.Options>(memory, undefined, name), asFlag)
+    const window = values.contextWindow as { readonly tokens: number; readonly reserveTokens: number } | undefined
+    const summaryTokens = values.maxSummaryTokens as number
+    return {
       strategy,
-      maxTokens,
-      maxMessages,
+      maxTokens: window === undefined
+        ? (values.maxTokens as number | undefined) ?? Rules.DEFAULT_MAX_TOKENS
+        : window.tokens - window.reserveTokens,
+      maxMessages: values.maxMessages as number,
       summaryTokens,
-      policies,
+      memory: checked,
       summarizer: summarizer === "none" || !usesSummarizer(strategy)
         ? undefined
         : yield* ExtractiveSummarizer.make({ maxTokens: summaryTokens }).pipe(
@@ -420,50 +371,7 @@ export const makeConfig = (
           )
         )
     }
-    // the memory's own checks (a target above its budget), named as the command line names the options
-    yield* makeMemory(config, config.summarizer).pipe(
-      Effect.mapError((error) =>
-        new ConfigError({
-          option: error.option.startsWith("--") ? error.option : `--${kebab(error.option)}`,
-          description: error.description.replace(/\b[a-z]+(?:[A-Z][a-z]*)+\b/g, (key) => flag(kebab(key)))
-        })
-      )
-    )
-    return config
   })
-
-/** A memory option as the command line names it: `targetTokens` is `target-tokens`. */
-const kebab = (key: string): string => key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)
-
-const nonNegative = (option: string, value: number): Effect.Effect<number, ConfigError> =>
-  Number.isInteger(value) && value >= 0
-    ? Effect.succeed(value)
-    : Effect.fail(new ConfigError({ option, description: `must be a non-negative integer, got ${value}` }))
-
-/**
- * The boundary modes (SPEC 10.2).
- *
- * @since 0.2.0
- * @category constants
- */
-export const boundaries: ReadonlyArray<Policies["boundary"]> = ["aligned", "turn"]
-
-/**
- * The summary roles (SPEC 10.6).
- *
- * @since 0.2.0
- * @category constants
- */
-export const summaryRoles: ReadonlyArray<Policies["summaryRole"]> = ["system", "user"]
-
-/**
- * Where tool-result clearing stops (SPEC 10.5): within the target (default)
- * or within the budget.
- *
- * @since 0.3.0
- * @category constants
- */
-export const clearUntils: ReadonlyArray<NonNullable<Policies["clearUntil"]>> = ["target", "budget"]
 
 /** Whether a strategy folds evicted turns with a summarizer (buffer and window never do). */
 const usesSummarizer = (strategy: Strategy): boolean => strategy === "rolling" || strategy === "summary"
@@ -474,7 +382,7 @@ const makeMemory = (
 ): Effect.Effect<Memory.Memory, ConfigError> =>
   config.strategy === "summary" && summarizer === undefined
     ? Effect.fail(new ConfigError({ option: "--summarizer", description: "the summary strategy needs a summarizer" }))
-    : withSummarizer(Memory.make(memoryOptions(config)), summarizer)
+    : withSummarizer(Memory.make(config.memory), summarizer)
 
 /**
  * Hands a conversation's memory to `use` and returns what `use` returns:
@@ -654,7 +562,7 @@ const limitsOf = (config: Config): Measure.Limits => ({
   maxSummaryTokens: config.strategy === "rolling" && config.summarizer !== undefined
     ? config.summaryTokens
     : undefined,
-  pinSystem: config.policies.pinSystem && (config.strategy === "rolling" || config.strategy === "window")
+  pinSystem: (config.memory as { readonly pinSystem?: boolean }).pinSystem === true
 })
 
 const replayInto = (

@@ -14,40 +14,31 @@
  * @since 0.3.0
  */
 import { ConfigError } from "../Errors.js"
+import * as Options from "../schema/Options.js"
 import * as Memory from "../strategies/Memory.js"
 import type { Strategy } from "./Replay.js"
 
 /**
  * The options of `rollmem replay` that some strategy does not take, by
  * their name without dashes (as `--compare` sets write them), each with the
- * memory option whose strategies take it. `summary-tokens` is the older name
- * of `max-summary-tokens`.
+ * memory option whose strategies take it: every row of `Options.flags`
+ * under its name and its older names (`summary-tokens` is the older name of
+ * `max-summary-tokens`), and `summarizer`, which folds evicted turns into a
+ * summary bounded by `maxSummaryTokens`, listed just before that budget.
  *
  * @since 0.3.0
  * @category constants
  */
-export const memoryKeys: { readonly [name: string]: string } = {
-  "max-tokens": "maxTokens",
-  "target-tokens": "targetTokens",
-  "max-messages": "maxMessages",
-  "target-messages": "targetMessages",
-  boundary: "boundary",
-  "pin-system": "pinSystem",
-  "summary-role": "summaryRole",
-  "clear-tool-results": "clearToolResults",
-  // the `until` of clearToolResults
-  "clear-until": "clearToolResults",
-  "max-tool-result-tokens": "maxToolResultTokens",
-  // a summarizer folds evicted turns into the summary, bounded by maxSummaryTokens
-  summarizer: "maxSummaryTokens",
-  "max-summary-tokens": "maxSummaryTokens",
-  "summary-tokens": "maxSummaryTokens",
-  // the artifact ledger, at the end of the summary
-  "ledger-tokens": "ledger",
-  // the whole request's budget (docs/contract.md section 16.1)
-  "context-window": "contextWindow",
-  reserve: "contextWindow"
-}
+export const memoryKeys: { readonly [name: string]: string } = Object.fromEntries(
+  Options.flags.flatMap((row) => {
+    const key = row.option.split(".")[0]
+    const names = [row.flag, ...(row.aliases ?? [])].map((name) => [name, key] as const)
+    return key === "maxSummaryTokens" ? [["summarizer", key] as const, ...names] : names
+  })
+)
+
+/** The older names of the flags, which lists of the options taken leave out. */
+const aliases = new Set(Options.flags.flatMap((row) => row.aliases ?? []))
 
 /**
  * Whether `strategy` takes the option `name` (without dashes); an option
@@ -62,14 +53,14 @@ export const takes = (strategy: Strategy, name: string): boolean => {
 }
 
 /**
- * The options of {@link memoryKeys} that `strategy` takes, in the order the
- * help lists them (without the older name `summary-tokens`).
+ * The options of {@link memoryKeys} that `strategy` takes, in the order of
+ * `Options.flags` (without the older names, such as `summary-tokens`).
  *
  * @since 0.3.0
  * @category combinators
  */
 export const takenBy = (strategy: Strategy): ReadonlyArray<string> =>
-  Object.keys(memoryKeys).filter((name) => name !== "summary-tokens" && takes(strategy, name))
+  Object.keys(memoryKeys).filter((name) => !aliases.has(name) && takes(strategy, name))
 
 /**
  * The first of `names` (options without dashes) that `strategy` does not

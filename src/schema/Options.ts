@@ -485,8 +485,12 @@ export const keysOf: { readonly [S in Rules.Strategy]: ReadonlyArray<string> } =
 /**
  * One option of the command line that sets a memory option: its flag
  * (`max-tokens`, without dashes), the option (`maxTokens`; a nested one as
- * `clearToolResults.until`), the kind of value it takes, and the older
- * names it keeps (`summary-tokens`).
+ * `clearToolResults.until`), the kind of value it takes (with its
+ * `choices`), the older names it keeps (`summary-tokens`), and what its
+ * `--help` says. Everything the command line does with the option comes
+ * from this row: the parser's option, its `--compare` key, which
+ * strategies take it, its check (the schemas' rules), its place in the
+ * memory's options and in the replay's title.
  *
  * @since 0.4.0
  * @category models
@@ -495,46 +499,167 @@ export interface Flag {
   readonly flag: string
   readonly option: string
   readonly kind: "integer" | "choice" | "flag"
+  /** The values a `choice` takes, in the order the help lists them. */
+  readonly choices?: ReadonlyArray<string> | undefined
   readonly aliases?: ReadonlyArray<string> | undefined
+  /** The help's name of an integer's value (`N`, default; `KEEP`). */
+  readonly value?: string | undefined
+  /**
+   * The command line's value when the flag is not given (`max-messages`:
+   * 20; a member's only when its object is given: `reserve`, 0); none: the
+   * memory's own default applies (`max-tokens`). A flag (`pin-system`) is
+   * `false` when not given. The replay's title names a value only when it
+   * is not the default.
+   */
+  readonly default?: number | string | undefined
+  /**
+   * A budget: the help and `--compare` list the budgets first (after
+   * `--strategy`).
+   */
+  readonly budget?: boolean | undefined
+  /**
+   * For a member of an object option given without the flag of the
+   * object's first member (`clear-until` without `clear-tool-results`): what
+   * it is, said in the refusal (`needs --clear-tool-results (it says when
+   * tool-result clearing spares the fold)`).
+   */
+  readonly needs?: string | undefined
+  /** What `--help` says of it. */
+  readonly description: string
 }
-
-const flag = (
-  option: string,
-  kind: Flag["kind"],
-  name = Rules.kebab(option),
-  aliases?: ReadonlyArray<string>
-): Flag => ({
-  flag: name,
-  option,
-  kind,
-  aliases
-})
 
 /**
  * The command line's flags that set memory options (`rollmem replay
  * --max-tokens`, and the keys of a `--compare` set): camelCase option ↔
- * kebab-case flag, one row per option; which strategies take a flag is which
- * strategies' fields hold its option. A new option the command line sets is
- * one row here.
+ * kebab-case flag, one row per option, in the order the command line lists
+ * them (the budgets first in its help and `--compare` keys); which
+ * strategies take a flag is which strategies' fields hold its option. A new
+ * option the command line sets is one row here: the parser, `--compare`,
+ * the checks, the memory's options and the title follow from it.
  *
  * @since 0.4.0
  * @category constants
  */
 export const flags: ReadonlyArray<Flag> = [
-  flag("maxTokens", "integer"),
-  flag("contextWindow.tokens", "integer", "context-window"),
-  flag("contextWindow.reserveTokens", "integer", "reserve"),
-  flag("targetTokens", "integer"),
-  flag("maxMessages", "integer"),
-  flag("targetMessages", "integer"),
-  flag("boundary", "choice"),
-  flag("pinSystem", "flag"),
-  flag("summaryRole", "choice"),
-  flag("clearToolResults.keep", "integer", "clear-tool-results"),
-  flag("clearToolResults.until", "choice", "clear-until"),
-  flag("maxToolResultTokens", "integer"),
-  flag("maxSummaryTokens", "integer", "max-summary-tokens", ["summary-tokens"]),
-  flag("ledger.maxTokens", "integer", "ledger-tokens")
+  {
+    flag: "max-tokens",
+    option: "maxTokens",
+    kind: "integer",
+    budget: true,
+    description: `Token budget of the rolling buffer, positive (default: ${Rules.DEFAULT_MAX_TOKENS}).`
+  },
+  {
+    flag: "target-tokens",
+    option: "targetTokens",
+    kind: "integer",
+    description:
+      "Low-water mark of the rolling buffer, positive, at most --max-tokens: a prune starts over --max-tokens and " +
+      "evicts down to N tokens (default: --max-tokens)."
+  },
+  {
+    flag: "max-messages",
+    option: "maxMessages",
+    kind: "integer",
+    budget: true,
+    default: 20,
+    description: "Message budget of the window strategy, positive (default: 20)."
+  },
+  {
+    flag: "target-messages",
+    option: "targetMessages",
+    kind: "integer",
+    description: "Low-water mark of the window, positive, at most --max-messages (default: --max-messages)."
+  },
+  {
+    flag: "boundary",
+    option: "boundary",
+    kind: "choice",
+    choices: Rules.boundaries,
+    default: "aligned",
+    description:
+      "aligned: the original's best-effort alignment; turn: the buffer opens on a user turn and keeps no orphaned " +
+      "tool result (rolling, window) (default: aligned)."
+  },
+  {
+    flag: "pin-system",
+    option: "pinSystem",
+    kind: "flag",
+    description: "Keep system and developer messages verbatim, outside the budget, never summarized (rolling, window)."
+  },
+  {
+    flag: "summary-role",
+    option: "summaryRole",
+    kind: "choice",
+    choices: Rules.summaryRoles,
+    default: "system",
+    description: "The role of the summary message read back: system or user (default: system)."
+  },
+  {
+    flag: "clear-tool-results",
+    option: "clearToolResults.keep",
+    kind: "integer",
+    value: "KEEP",
+    description:
+      "Before evicting, replace the content of old tool results by a placeholder, sparing the KEEP most recent " +
+      "(rolling; default: off)."
+  },
+  {
+    flag: "clear-until",
+    option: "clearToolResults.until",
+    kind: "choice",
+    choices: Rules.clearUntils,
+    needs: "it says when tool-result clearing spares the fold",
+    description:
+      "When --clear-tool-results spares the fold: clearing runs until the buffer is within --target-tokens; " +
+      "target folds when clearing did not get there, budget only when the buffer is still over --max-tokens " +
+      "(the fold goes down to the target): fewer summarizer calls (needs --clear-tool-results; default: target)."
+  },
+  {
+    flag: "max-tool-result-tokens",
+    option: "maxToolResultTokens",
+    kind: "integer",
+    description:
+      "Cut a tool result counted over N tokens when it is added, keeping its head and tail with a marker saying " +
+      "how many tokens were cut (rolling; default: off)."
+  },
+  {
+    flag: "max-summary-tokens",
+    option: "maxSummaryTokens",
+    kind: "integer",
+    aliases: ["summary-tokens"],
+    budget: true,
+    // the extractive summarizer's own default (`ExtractiveSummarizer.DEFAULT_MAX_TOKENS`)
+    default: 400,
+    description: "Summary budget, positive: the extractive summary's and the memory's maxSummaryTokens " +
+      "(--summary-tokens is the older name) (default: 400)."
+  },
+  {
+    flag: "ledger-tokens",
+    option: "ledger.maxTokens",
+    kind: "integer",
+    description:
+      "Keep the artifacts (file paths, URLs, e-mail addresses, identifiers) of folded turns in a ledger at the end " +
+      "of the summary, within N tokens of the summary budget, least recently mentioned dropped first (rolling, " +
+      "summary; must be below --max-summary-tokens; default: off)."
+  },
+  {
+    flag: "context-window",
+    option: "contextWindow.tokens",
+    kind: "integer",
+    description:
+      "The model's context window in tokens, instead of --max-tokens (rolling): the buffer's budget at each add is " +
+      "N less --reserve, the pinned messages and the summary (default: off)."
+  },
+  {
+    flag: "reserve",
+    option: "contextWindow.reserveTokens",
+    kind: "integer",
+    default: 0,
+    needs: "it is the part of the window kept for what the memory does not hold",
+    description:
+      "With --context-window: tokens kept for what the memory does not hold (tool definitions, the answer), " +
+      "non-negative, below the window (default: 0)."
+  }
 ]
 
 /**

@@ -109,7 +109,7 @@ const base = (budget: number): Options => ({
   maxTokens: budget,
   maxMessages: 20,
   summarizer: "extractive",
-  summaryTokens: SUMMARY_TOKENS
+  maxSummaryTokens: SUMMARY_TOKENS
 })
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`
