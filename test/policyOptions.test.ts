@@ -123,7 +123,8 @@ describe("summaryTokens, contextTokens, summaryRole, pinned messages read back",
       for (const m of [u("u1"), a("a1"), u("u2")]) yield* memory.add(m)
       assert.strictEqual(yield* memory.summary, "folded 2")
       assert.strictEqual(yield* memory.summaryTokens, 2)
-      assert.strictEqual(yield* memory.bufferTokens, 7)
+      assert.strictEqual(yield* memory.bufferTokens, 5) // what maxTokens bounds: "be brief" is pinned
+      assert.strictEqual(yield* memory.pinnedTokens, 2)
       assert.strictEqual(yield* memory.contextTokens, 9)
       assert.deepStrictEqual((yield* memory.messages).map(String), [
         "system: be brief",
@@ -136,6 +137,36 @@ describe("summaryTokens, contextTokens, summaryRole, pinned messages read back",
       assert.strictEqual(yield* memory.summaryTokens, 0)
       assert.strictEqual(yield* memory.contextTokens, 0)
     }).pipe(Effect.provide(Summarizer.layerDrop)))
+
+  it("bufferTokens is what the budget bounds, pinned messages aside, in every strategy and the facade (contract 3, 10.3)", () => {
+    const pinned = "you are a travel agent w w w" // 8 words, pinned
+    const turns = ["u1 w w w", "a1 w w w", "u2 w w w", "a2 w w w", "u3 w w w"]
+    const counts = (m: {
+      readonly bufferTokens: number
+      readonly pinnedTokens: number
+      readonly summaryTokens: number
+      readonly contextTokens: number
+    }) => [m.bufferTokens, m.pinnedTokens, m.summaryTokens, m.contextTokens]
+    const rolling = new Facade.RollingMemory({
+      maxTokens: 8,
+      pinSystem: true,
+      summarize: (s, ms) => `${s}+${ms.length}`
+    })
+    const window = new Facade.WindowMemory({ maxMessages: 2, pinSystem: true })
+    const buffer = new Facade.BufferMemory()
+    for (const memory of [rolling, window, buffer]) {
+      memory.addSystemMessage(pinned)
+      for (const [i, text] of turns.entries()) memory.addMessage(i % 2 === 0 ? "user" : "assistant", text)
+    }
+    // rolling: the budget of 8 bounds the unpinned turns; two folds of two turns each leave u3
+    assert.deepStrictEqual(rolling.buffer.map((m) => m.content), [pinned, "u3 w w w"])
+    assert.deepStrictEqual(counts(rolling), [4, 8, 1, 13])
+    assert.isAtMost(rolling.bufferTokens, rolling.maxTokens)
+    assert.deepStrictEqual(window.buffer.map((m) => m.content), [pinned, "u3 w w w"])
+    assert.deepStrictEqual(counts(window), [4, 8, 0, 12])
+    // without pinSystem nothing is pinned: every message counts against the buffer
+    assert.deepStrictEqual(counts(buffer), [28, 0, 0, 28])
+  })
 
   it("the facade exposes them, and the options", () => {
     const memory = new Facade.RollingMemory({

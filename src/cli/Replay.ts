@@ -647,7 +647,7 @@ const replayInto = (
       peakBufferTokens: peak,
       finalBufferTokens,
       summaryTokens,
-      contextTokens: summaryTokens + finalBufferTokens,
+      contextTokens: (yield* memory.pinnedTokens) + summaryTokens + finalBufferTokens,
       opensOnUserTurn: opensOnUserTurn(messages),
       ...sums,
       ...Measure.derive(sums, conversation.messages.length, summarizerCalls),

@@ -157,9 +157,18 @@ export abstract class BaseMemory {
     return Effect.runSync(this.memory.buffer)
   }
 
-  /** The buffer's size in tokens, as the memory's counter counted it. */
+  /**
+   * The buffer's size in tokens, as the memory's counter counted it and as
+   * its budget sees it: pinned messages (`pinSystem`) aside, as `maxTokens`
+   * bounds it (docs/contract.md section 3).
+   */
   get bufferTokens(): number {
     return Effect.runSync(this.memory.bufferTokens)
+  }
+
+  /** Tokens of the pinned messages (`pinSystem`), outside the budget; 0 without. */
+  get pinnedTokens(): number {
+    return Effect.runSync(this.memory.pinnedTokens)
   }
 
   /** The summary's tokens, counted once when a fold commits or a state is restored (docs/contract.md section 10.4). */
@@ -167,7 +176,7 @@ export abstract class BaseMemory {
     return Effect.runSync(this.memory.summaryTokens)
   }
 
-  /** Tokens of what `getMessages()` returns: pinned messages, summary and buffer. */
+  /** Tokens of what `getMessages()` returns: `pinnedTokens + summaryTokens + bufferTokens`. */
   get contextTokens(): number {
     return Effect.runSync(this.memory.contextTokens)
   }

@@ -66,8 +66,14 @@ export interface Memory {
   readonly summary: Effect.Effect<string>
   /** The buffered messages, oldest first. */
   readonly buffer: Effect.Effect<ReadonlyArray<Message>>
-  /** The buffer's size in tokens (sum of its messages' counts, pinned ones included; the summary is not counted). */
+  /**
+   * The buffer's size in tokens as its budget sees it: the sum of its
+   * messages' counts, pinned messages (`pinSystem`) aside, as `maxTokens`
+   * bounds it; the summary is not counted. O(1).
+   */
   readonly bufferTokens: Effect.Effect<number>
+  /** Tokens of the pinned messages (`pinSystem`, docs/contract.md section 10.3), outside the budget; 0 without. O(1). */
+  readonly pinnedTokens: Effect.Effect<number>
   /**
    * The summary's tokens, with the memory's counter: counted once when a fold
    * commits or a state is restored, never on read (O(1)). 0 without a summary.
@@ -76,7 +82,7 @@ export interface Memory {
   /**
    * Tokens of what {@link Memory.messages} sends, without any per-message
    * overhead of a provider: pinned messages, summary and buffer
-   * (`summaryTokens + bufferTokens`). O(1).
+   * (`pinnedTokens + summaryTokens + bufferTokens`). O(1).
    */
   readonly contextTokens: Effect.Effect<number>
   /**

@@ -144,7 +144,7 @@ const end = (
     outcome = "failed"
     error = errorTag(exit.cause)
   }
-  const after = core.index.tokens
+  const after = core.index.measure("tokens")
   const labels = labelsOf(extra, strategy)
   const byOutcome = labels.outcome[outcome]
   Telemetry.folds.unsafeUpdate(1, byOutcome)
@@ -217,7 +217,7 @@ const inFiber = <E>(
       "rollmem.strategy": strategy,
       "rollmem.evicted_messages": plan.messages.length,
       "rollmem.evicted_tokens": plannedTokens(plan),
-      "rollmem.buffer_tokens_before": core.index.tokens
+      "rollmem.buffer_tokens_before": core.index.measure("tokens")
     }
   }, (span) => settle(core, plan, strategy, clock.unsafeCurrentTimeNanos(), clock, extra, span, run()))
 }
