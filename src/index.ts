@@ -40,6 +40,8 @@ export * as ToolResults from "./core/toolResults.js"
 export * as Usage from "./core/usage.js"
 /** @since 0.2.0 */
 export * as Validity from "./Validity.js"
+/** @since 0.5.0 */
+export * as ValiditySchema from "./schema/Violation.js"
 /** @since 0.1.0 */
 export * as WindowMemory from "./strategies/WindowMemory.js"
 /** @since 0.1.0 */

@@ -900,6 +900,49 @@ describe("rollmem replay: an option it does not know", () => {
   })
 })
 
+describe("rollmem replay --provider", () => {
+  // request points at 2 ([user, user]) and 5 ([user, user, assistant, user, system])
+  const file = () =>
+    write(
+      "provider.jsonl",
+      JSON.stringify({
+        id: "p",
+        messages: [
+          { role: "user", content: "summary of before" },
+          { role: "user", content: "hi" },
+          { role: "assistant", content: "hello" },
+          { role: "user", content: "and?" },
+          { role: "system", content: "late rule" },
+          { role: "assistant", content: "ok" }
+        ]
+      }) + "\n"
+    )
+  const valid = (args: ReadonlyArray<string>) =>
+    Effect.map(runJson([file(), "--max-tokens", "1000", ...args]), (r) => [
+      r.totals.validRequestPoints,
+      r.totals.requestPoints
+    ])
+
+  it.effect("checks every request point by the target's rules, the same as Validity", () =>
+    Effect.gen(function*() {
+      assert.deepStrictEqual(yield* valid([]), [2, 2])
+      assert.deepStrictEqual(yield* valid(["--provider", "openai"]), [2, 2])
+      assert.deepStrictEqual(yield* valid(["--provider", "anthropic"]), [1, 2])
+      assert.deepStrictEqual(yield* valid(["--provider", "gemini"]), [1, 2])
+      assert.deepStrictEqual(yield* valid(["--provider", "strict-template"]), [0, 2])
+    }))
+
+  it.effect("names the target in the table's title and refuses an unknown one", () =>
+    Effect.gen(function*() {
+      const r = yield* run([file(), "--provider", "anthropic"])
+      assert.isTrue(Exit.isSuccess(r.exit), r.stderr)
+      assert.include(r.stdout, ", checked for anthropic")
+      const wrong = yield* run([file(), "--provider", "mistral"])
+      assert.isTrue(Exit.isFailure(wrong.exit))
+      assert.include(wrong.stderr, "strict-template")
+    }))
+})
+
 describe("rollmem replay --help", () => {
   it.effect("names the type of every option: its choices, or an integer", () =>
     Effect.gen(function*() {
@@ -928,6 +971,10 @@ describe("rollmem replay --help", () => {
         [
           "--input-format auto | openai | anthropic | ai-sdk | gemini | rollmem",
           "One of the following: auto, openai, anthropic, ai-sdk, gemini, rollmem"
+        ],
+        [
+          "--provider openai | anthropic | gemini | strict-template",
+          "One of the following: openai, anthropic, gemini, strict-template"
         ],
         [
           "--output-format openai | anthropic | ai-sdk | gemini",

@@ -4,7 +4,8 @@
  * @since 0.2.0
  */
 import * as Schema from "effect/Schema"
-import * as Validity from "../Validity.js"
+import type { Provider } from "../core/validity.js"
+import * as ValiditySchema from "../schema/Violation.js"
 
 /**
  * A conversion between rollmem messages and a provider's format that cannot
@@ -29,7 +30,7 @@ import * as Validity from "../Validity.js"
 export class AdapterError extends Schema.TaggedError<AdapterError>("rollmem/AdapterError")("AdapterError", {
   format: Schema.String,
   description: Schema.String,
-  violations: Schema.optional(Schema.Array(Validity.Violation)),
+  violations: Schema.optional(Schema.Array(ValiditySchema.Violation)),
   cause: Schema.optional(Schema.Defect)
 }) {
   override get message(): string {
@@ -40,16 +41,32 @@ export class AdapterError extends Schema.TaggedError<AdapterError>("rollmem/Adap
 /**
  * What every checked `to…` / `encode` takes: `check` (default `true`)
  * refuses, with `AdapterError` listing the `Validity` violations, messages
- * the provider rejects (an orphaned tool result, a tool call without its
- * results right after it, and where the provider requires it, a first turn
- * after the system messages that is not a user turn). `check: false` writes
- * them as they are.
+ * the target rejects, by the target's rules only (docs/contract.md section
+ * 15.2: an orphaned tool result and a tool call without its results right
+ * after it everywhere; a first turn that is not a user turn and a system
+ * message after the first turn for Anthropic and Gemini; consecutive
+ * messages of one role for strict templates). `check: false` writes them as
+ * they are. `provider` names the target whose rules apply; default: the
+ * format's own (`openai` for OpenAI's formats, the AI SDK's and LangChain's,
+ * `anthropic`, `gemini`), so a transcript the provider accepts is never
+ * refused.
+ *
+ * @example
+ * ```ts
+ * import { Message } from "rollmem"
+ * import { toOpenAIChat } from "rollmem/adapters"
+ *
+ * const messages = [Message.user("summary"), Message.user("hi")]
+ * toOpenAIChat(messages) // accepted: OpenAI takes two user messages in a row
+ * // toOpenAIChat(messages, { provider: "strict-template" }) throws: message 1: a second user message in a row
+ * ```
  *
  * @since 0.2.0
  * @category models
  */
 export interface CheckOptions {
   readonly check?: boolean | undefined
+  readonly provider?: Provider | undefined
 }
 
 /**

@@ -47,6 +47,7 @@
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
+import type { Provider } from "../core/validity.js"
 import * as Message from "../schema/Message.js"
 import { AdapterError, type DecodeOptions } from "./AdapterError.js"
 import {
@@ -189,7 +190,10 @@ export type Request = typeof Request.Type
  * - `check` (default `true`): refuse, with `AdapterError` listing the
  *   `Validity` violations, messages Anthropic rejects: a first turn (after
  *   the system messages) that is not a user turn, a tool result that does
- *   not follow its call, a tool call without its results right after it.
+ *   not follow its call, a tool call without its results right after it, a
+ *   system message after the first turn. Consecutive messages of one role
+ *   are written (Anthropic merges them). `provider` (default `"anthropic"`)
+ *   applies another target's rules (see `CheckOptions`).
  * - `cacheControl`: prompt-cache breakpoints (`cache_control: { type:
  *   "ephemeral", ttl? }`). `pinned`: how many leading system messages are the
  *   pinned system prompt (with `pinSystem`, usually 1): the breakpoint goes on
@@ -204,6 +208,7 @@ export type Request = typeof Request.Type
  */
 export interface EncodeOptions {
   readonly check?: boolean | undefined
+  readonly provider?: Provider | undefined
   readonly cacheControl?: {
     readonly pinned?: number | undefined
     readonly lastMessage?: boolean | undefined
@@ -370,7 +375,7 @@ const encodeSync = (
   messages: ReadonlyArray<Message.Message>,
   options?: EncodeOptions
 ): Either.Either<Request, AdapterError> => {
-  const refused = engine.check(format.name, messages, true, options)
+  const refused = engine.check(format.name, messages, "anthropic", options)
   if (refused !== undefined) return Either.left(refused)
   const n = engine.leadingSystem(messages)
   const head = messages.slice(0, n)

@@ -287,7 +287,7 @@ const encodeSync = (
   messages: ReadonlyArray<Message.Message>,
   options?: EncodeOptions
 ): Either.Either<Request, AdapterError> => {
-  const refused = engine.check(format.name, messages, true, options)
+  const refused = engine.check(format.name, messages, "gemini", options)
   if (refused !== undefined) return Either.left(refused)
   const n = engine.leadingSystem(messages)
   const system = engine.encode(systemFormat, messages.slice(0, n))

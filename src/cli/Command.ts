@@ -48,6 +48,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import packageJson from "../../package.json" with { type: "json" }
+import * as Validity from "../core/validity.js"
 import { ConfigError } from "../Errors.js"
 import { layerByName } from "../layers/Tokenizers.js"
 import * as Flags from "../schema/Options.js"
@@ -206,6 +207,16 @@ const options = {
         "field (default: auto)."
     )
   ),
+  provider: CliOptions.choice("provider", Validity.providers).pipe(
+    CliOptions.optional,
+    CliOptions.withDescription(
+      "Check each request point's context (the valid column, the report's violations) by this target's rules: " +
+        "openai (a system message anywhere, two messages of one role in a row), anthropic and gemini (system text " +
+        "only before the first turn), strict-template (strict open-model chat templates: also no two messages of " +
+        "one role in a row). Default: a first turn that is not a user turn, an orphaned tool result, an unanswered " +
+        "tool call."
+    )
+  ),
   outputFormat: CliOptions.choice("output-format", Formats.outputFormats).pipe(
     CliOptions.optional,
     CliOptions.withDescription(
@@ -275,6 +286,8 @@ export interface ReplayArgs {
   readonly format: Format
   /** The transcripts' format (`--input-format`); default `auto`. */
   readonly inputFormat?: Formats.InputFormat | undefined
+  /** The target whose rules check the contexts (`--provider`); `None`: the default rules. */
+  readonly provider?: Option.Option<Validity.Provider> | undefined
   /** The provider shape `--show`'s context is printed in (`--output-format`). */
   readonly outputFormat?: Option.Option<Formats.OutputFormat> | undefined
   readonly show: Option.Option<string>
@@ -364,7 +377,8 @@ const describeConfig = (args: ReplayArgs, config: Config, count: number): string
   })
   return `rollmem replay: ${count} conversation${count === 1 ? "" : "s"}, strategy ${config.strategy}${budget}` +
     `${policies.length === 0 ? "" : ` (${policies.join(", ")})`}${summarizer}, tokenizer ${args.tokenizer}` +
-    `${args.framing === true ? " with message framing" : ""}`
+    `${args.framing === true ? " with message framing" : ""}` +
+    `${config.provider === undefined ? "" : `, checked for ${config.provider}`}`
 }
 
 /** The replay options the command line gives. */
@@ -372,6 +386,7 @@ const optionsOf = (args: ReplayArgs): Options => ({
   ...args.flags,
   strategy: args.strategy,
   summarizer: args.summarizer,
+  provider: args.provider === undefined ? undefined : Option.getOrUndefined(args.provider),
   given: args.given
 })
 

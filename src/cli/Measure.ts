@@ -304,6 +304,8 @@ export interface Limits {
   readonly maxTokens: number | undefined
   readonly maxSummaryTokens: number | undefined
   readonly pinSystem: boolean
+  /** The target whose rules check the context (`Validity`, `--provider`); undefined: the default rules. */
+  readonly provider?: Validity.Provider | undefined
 }
 
 /**
@@ -388,7 +390,7 @@ export const makeRecorder = (id: string, limits: Limits): Recorder => {
       for (let i = 0; i < shared; i++) reusedTokens += tokens[i]
       previous = context
       const cachedTokens = reusedTokens >= CACHE_MINIMUM_TOKENS ? reusedTokens : 0
-      const violations = Validity.violations(context)
+      const violations = Validity.violations(context, { provider: limits.provider })
       // The buffer: the context without the summary; pinned messages are outside the budget.
       let pinnedTokens = 0
       const unpinned: Array<Message.Message> = []

@@ -74,6 +74,8 @@ export const summarizers: ReadonlyArray<SummarizerChoice> = ["extractive", "none
 export interface Options {
   readonly strategy: string
   readonly summarizer: string
+  /** The target whose rules check each request point's context (`--provider`); undefined: the default rules. */
+  readonly provider?: Validity.Provider | undefined
   /**
    * The options given explicitly, by name without dashes (`max-tokens`):
    * each must be one the strategy takes (`StrategyOptions.ts`), those left
@@ -116,6 +118,8 @@ export interface Config {
    * memories never get one); none: a rolling memory drops evicted turns.
    */
   readonly summarizer: Summarizer.Service | undefined
+  /** The target whose rules check each request point's context (`Validity`); undefined: the default rules. */
+  readonly provider?: Validity.Provider | undefined
 }
 
 /**
@@ -363,6 +367,9 @@ export const makeConfig = (
       maxMessages: values.maxMessages as number,
       summaryTokens,
       memory: checked,
+      provider: options.provider === undefined
+        ? undefined
+        : yield* oneOf("--provider", Validity.providers, options.provider),
       summarizer: summarizer === "none" || !usesSummarizer(strategy)
         ? undefined
         : yield* ExtractiveSummarizer.make({ maxTokens: summaryTokens }).pipe(
@@ -553,7 +560,8 @@ export const replayConversation = <E = never, R = never>(
           calls,
         folded: () =>
           folded,
-        trackLength: counting === undefined && memory.strategy !== "buffer"
+        trackLength: counting === undefined && memory.strategy !== "buffer",
+        provider: config.provider
       }))
   })
 
@@ -562,7 +570,8 @@ const limitsOf = (config: Config): Measure.Limits => ({
   maxSummaryTokens: config.strategy === "rolling" && config.summarizer !== undefined
     ? config.summaryTokens
     : undefined,
-  pinSystem: (config.memory as { readonly pinSystem?: boolean }).pinSystem === true
+  pinSystem: (config.memory as { readonly pinSystem?: boolean }).pinSystem === true,
+  provider: config.provider
 })
 
 const replayInto = (
@@ -577,6 +586,8 @@ const replayInto = (
     readonly calls: () => number
     readonly folded: () => number
     readonly trackLength: boolean
+    /** The target whose rules check the transcript (`--provider`). */
+    readonly provider: Validity.Provider | undefined
   }
 ) =>
   Effect.gen(function*() {
@@ -584,7 +595,8 @@ const replayInto = (
     // length (`trackLength`); BufferMemory never evicts. The memory starts empty.
     const { onMessage, trackLength } = track
     // The transcript is valid itself up to its first violation (a request point at or before it sees a valid prefix).
-    const firstViolation = Validity.violations(conversation.messages)[0]?.index ?? Infinity
+    const firstViolation = Validity.violations(conversation.messages, { provider: track.provider })[0]?.index ??
+      Infinity
     let length = 0
     let dropped = 0
     let prunes = 0

@@ -8,6 +8,7 @@ import { Effect, Either } from "effect"
 import * as Adapters from "../../src/adapters.js"
 import { AdapterError } from "../../src/adapters/AdapterError.js"
 import * as Message from "../../src/schema/Message.js"
+import * as Validity from "../../src/Validity.js"
 import { either, FORMATS, json, roundTrip, throughMemory } from "./support.js"
 
 const format = (name: string) => FORMATS.find((f) => f.name === name)!
@@ -341,11 +342,54 @@ describe("Anthropic", () => {
   it("refuses a context opening on an assistant turn and a system message mid-way", () => {
     const first = either(Adapters.Anthropic.encode([Message.system("s"), Message.assistant("hi")]))
     assert.deepStrictEqual(Either.isLeft(first) ? first.left.violations?.map((v) => v._tag) : [], ["FirstTurnNotUser"])
+    // a violation of Anthropic's rules (contract 15.2), with its index
     const mid = either(Adapters.Anthropic.encode([Message.user("a"), Message.system("b")]))
+    assert.deepStrictEqual(Either.isLeft(mid) ? [mid.left.description, mid.left.violations] : [], [
+      "the provider would refuse this context: message 1: a system message after the first turn",
+      [new Validity.SystemAfterFirstTurn({ index: 1, role: "system" })]
+    ])
+    // unchecked, the writer still has no place for it
+    const unchecked = either(Adapters.Anthropic.encode([Message.user("a"), Message.system("b")], { check: false }))
     assert.strictEqual(
-      Either.isLeft(mid) ? mid.left.description : "",
+      Either.isLeft(unchecked) ? unchecked.left.description : "",
       "message 1 (role \"system\"): Anthropic takes system text only in `system`, before the first turn"
     )
+  })
+})
+
+describe("check applies the target's rules only (contract 15.2)", () => {
+  const lateSystem = [Message.user("hi"), Message.system("late rule"), Message.assistant("ok")]
+  const twoUsers = [Message.system("prompt"), Message.user("summary"), Message.user("hi"), Message.assistant("ok")]
+  const tags = (e: Either.Either<unknown, AdapterError>) =>
+    Either.isLeft(e) ? e.left.violations?.map((v) => v._tag) : []
+
+  it("OpenAI's formats, the AI SDK's: a system message mid-way and two user messages in a row are written", () => {
+    for (const messages of [lateSystem, twoUsers]) {
+      assert.isTrue(Either.isRight(either(Adapters.OpenAiChat.encode(messages))))
+      assert.isTrue(Either.isRight(either(Adapters.OpenAiResponses.encode(messages))))
+      assert.isTrue(Either.isRight(either(Adapters.AiSdk.encode(messages))))
+    }
+    // an assistant turn first is OpenAI's to accept too
+    assert.isTrue(Either.isRight(either(Adapters.OpenAiChat.encode([Message.assistant("hello"), Message.user("hi")]))))
+  })
+
+  it("Anthropic and Gemini: two user messages in a row are written, a system message mid-way refused with its index", () => {
+    assert.isTrue(Either.isRight(either(Adapters.Anthropic.encode(twoUsers))))
+    assert.isTrue(Either.isRight(either(Adapters.Gemini.encode(twoUsers))))
+    assert.deepStrictEqual(tags(either(Adapters.Anthropic.encode(lateSystem))), ["SystemAfterFirstTurn"])
+    assert.deepStrictEqual(tags(either(Adapters.Gemini.encode(lateSystem))), ["SystemAfterFirstTurn"])
+  })
+
+  it("provider names another target: strict templates refuse both", () => {
+    assert.deepStrictEqual(tags(either(Adapters.OpenAiChat.encode(twoUsers, { provider: "strict-template" }))), [
+      "ConsecutiveSameRole"
+    ])
+    assert.deepStrictEqual(tags(either(Adapters.AiSdk.encode(lateSystem, { provider: "anthropic" }))), [
+      "SystemAfterFirstTurn"
+    ])
+    assert.deepStrictEqual(tags(either(Adapters.Anthropic.encode(twoUsers, { provider: "strict-template" }))), [
+      "ConsecutiveSameRole"
+    ])
   })
 })
 

@@ -19,11 +19,11 @@ import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as AST from "effect/SchemaAST"
+import * as Validity from "../../core/validity.js"
 import type { JsonObject, JsonValue } from "../../schema/Json.js"
 import { jsonEquals } from "../../schema/Json.js"
 import * as Message from "../../schema/Message.js"
 import { formatParseError } from "../../schema/ParseIssue.js"
-import * as Validity from "../../Validity.js"
 import { AdapterError, type CheckOptions, type DecodeOptions } from "../AdapterError.js"
 
 /**
@@ -597,11 +597,11 @@ export const leadingSystem = (messages: ReadonlyArray<Message.Message>): number 
 export const check = (
   format: string,
   messages: ReadonlyArray<Message.Message>,
-  firstTurn: boolean,
+  provider: Validity.Provider,
   options: CheckOptions | undefined
 ): AdapterError | undefined => {
   if (options?.check === false) return undefined
-  const found = Validity.violations(messages).filter((v) => firstTurn || v._tag !== "FirstTurnNotUser")
+  const found = Validity.violations(messages, { provider: options?.provider ?? provider })
   if (found.length === 0) return undefined
   return new AdapterError({
     format,
@@ -614,10 +614,10 @@ export const check = (
 export const encodeChecked = <Item>(
   format: Format<Item>,
   messages: ReadonlyArray<Message.Message>,
-  firstTurn: boolean,
+  provider: Validity.Provider,
   options: CheckOptions | undefined
 ): Either.Either<Array<Item>, AdapterError> => {
-  const error = check(format.name, messages, firstTurn, options)
+  const error = check(format.name, messages, provider, options)
   return error === undefined ? encode(format, messages) : Either.left(error)
 }
 
@@ -647,13 +647,16 @@ export const codec = <Request, Options>(
 
 /**
  * The {@link Codec} of a format whose request is the list of its items,
- * checked with `Validity` before writing unless `check: false` (`firstTurn`:
- * whether a first turn that is not a user turn is refused too).
+ * checked with `Validity` before writing unless `check: false`, by the
+ * rules of `provider` (the format's target; the options' `provider` wins).
  *
  * @internal
  */
-export const listCodec = <Item>(format: Format<Item>, firstTurn = false): Codec<Array<Item>, CheckOptions> =>
+export const listCodec = <Item>(
+  format: Format<Item>,
+  provider: Validity.Provider = "openai"
+): Codec<Array<Item>, CheckOptions> =>
   codec(
     (input, options) => decode(format, input, options),
-    (messages, options) => encodeChecked(format, messages, firstTurn, options)
+    (messages, options) => encodeChecked(format, messages, provider, options)
   )
