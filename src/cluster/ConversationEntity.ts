@@ -13,18 +13,21 @@
  *
  * A request is applied in two steps:
  *
- * 1. **Append.** Its adds and clears are applied to the state as they are
- *    (adds appended, clears emptying summary and buffer), and the state is
- *    saved with the request's id among the stored request ids, in one
+ * 1. **Append.** Its operations are applied to the state as they are (adds
+ *    appended, clears emptying summary, buffer and usage ratio, recorded
+ *    usages moving the usage ratio by their sample), and the state is saved
+ *    with the request's id among the stored request ids, in one
  *    compare-and-set. The writer gets its reply here: a slow summarizer never
  *    holds a writer.
  * 2. **Fold.** Then, in the background, the entity prunes the state with the
- *    strategy of the newest request (its options travel with each request)
- *    and the `Summarizer` of the runner (the summarizer runs where the entity
- *    runs), and saves the result. Requests appended while the summarizer
- *    runs are kept after the folded state; a clear meanwhile discards the
- *    fold. A failed fold leaves the turns in the buffer, to be folded after
- *    the next request.
+ *    strategy of the newest request (its options travel with each request),
+ *    the state's usage ratio and the `Summarizer` of the runner (the
+ *    summarizer runs where the entity runs), runs the compactions the
+ *    requests asked for at their places among the turns, and saves the
+ *    result. Requests appended while the summarizer runs are kept after the
+ *    folded state; a clear meanwhile discards the fold. A failed fold leaves
+ *    the turns in the buffer (and its compactions pending), to be folded
+ *    after the next request.
  *
  * Delivery is at-least-once: `Apply` messages are persisted by the cluster,
  * and a runner that dies before replying has its unanswered messages
@@ -44,6 +47,7 @@ import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as Usage from "../core/usage.js"
 import { ConfigError, TokenCountError } from "../Errors.js"
 import * as MemoryState from "../schema/MemoryState.js"
 import { Message } from "../schema/Message.js"
@@ -70,17 +74,31 @@ import {
  */
 export const REQUEST_IDS_KEPT = 256
 
+const TokenCount = Schema.Int.pipe(Schema.nonNegative())
+
 /**
- * One operation of a request, as it travels: `{ _tag: "add", messages }` or
- * `{ _tag: "clear" }`; messages in the wire format (docs/contract.md
- * section 1).
+ * One operation of a request, as it travels (`Conversation.Operation`):
+ * `{ _tag: "add", messages }` (messages in the wire format, docs/contract.md
+ * section 1), `{ _tag: "clear" }`, `{ _tag: "compact", targetTokens?, focus? }`
+ * or `{ _tag: "usage", inputTokens, overheadTokens, contextTokens }`.
  *
  * @since 0.3.0
  * @category schemas
  */
 export const Operation: Schema.Schema<Conversation.Operation, OperationEncoded> = Schema.Union(
   Schema.Struct({ _tag: Schema.Literal("add"), messages: Schema.Array(Message) }),
-  Schema.Struct({ _tag: Schema.Literal("clear") })
+  Schema.Struct({ _tag: Schema.Literal("clear") }),
+  Schema.Struct({
+    _tag: Schema.Literal("compact"),
+    targetTokens: Schema.optional(Schema.Int.pipe(Schema.positive())),
+    focus: Schema.optional(Schema.String)
+  }),
+  Schema.Struct({
+    _tag: Schema.Literal("usage"),
+    inputTokens: TokenCount,
+    overheadTokens: TokenCount,
+    contextTokens: TokenCount
+  })
 )
 
 /**
@@ -92,6 +110,13 @@ export const Operation: Schema.Schema<Conversation.Operation, OperationEncoded> 
 export type OperationEncoded =
   | { readonly _tag: "add"; readonly messages: ReadonlyArray<typeof Message.Encoded> }
   | { readonly _tag: "clear" }
+  | { readonly _tag: "compact"; readonly targetTokens?: number | undefined; readonly focus?: string | undefined }
+  | {
+    readonly _tag: "usage"
+    readonly inputTokens: number
+    readonly overheadTokens: number
+    readonly contextTokens: number
+  }
 
 /**
  * The strategy options of a request: `strategy` and that strategy's options
@@ -198,18 +223,61 @@ interface Current {
 
 const EMPTY: Current = { revision: NO_REVISION, state: MemoryState.empty, requestIds: [] }
 
+/**
+ * A compaction a request asked for, waiting for the fold: its options, and
+ * where it stands as the number of buffered messages appended after it
+ * (a fold changes only the buffer's head, so this count stays true).
+ */
+interface Pending {
+  readonly options: { readonly targetTokens?: number | undefined; readonly focus?: string | undefined }
+  readonly after: number
+}
+
+/** A state with `usageRatio` set, or without it when `undefined`. */
+const withRatio = (state: MemoryState.MemoryState, usageRatio: number | undefined): MemoryState.MemoryState =>
+  usageRatio === undefined ? state : { ...state, usageRatio }
+
+/**
+ * A request's operations applied as they are: adds appended, clears emptying
+ * summary and buffer (and the usage ratio), usages moving the ratio by their
+ * sample (docs/contract.md section 16.4), compactions left to the fold
+ * (`compactions`, after the request's last clear).
+ */
 const applyRaw = (state: MemoryState.MemoryState, operations: ReadonlyArray<Conversation.Operation>) => {
   let summary = state.summary
   let buffer: Array<Message> = state.buffer.slice()
+  let usageRatio = state.usageRatio
   let cleared = false
+  let compactions: Array<{ readonly options: Pending["options"]; readonly at: number }> = []
   for (const operation of operations) {
-    if (operation._tag === "clear") {
-      summary = ""
-      buffer = []
-      cleared = true
-    } else buffer.push(...operation.messages)
+    switch (operation._tag) {
+      case "clear":
+        summary = ""
+        buffer = []
+        usageRatio = undefined
+        cleared = true
+        compactions = []
+        break
+      case "add":
+        buffer.push(...operation.messages)
+        break
+      case "compact": {
+        const { _tag: _, ...options } = operation
+        compactions.push({ options, at: buffer.length })
+        break
+      }
+      case "usage":
+        if (operation.inputTokens - operation.overheadTokens > 0 && operation.contextTokens > 0) {
+          usageRatio = Usage.nextRatio(
+            usageRatio,
+            operation.inputTokens - operation.overheadTokens,
+            operation.contextTokens
+          )
+        }
+    }
   }
-  return { state: MemoryState.make(summary, buffer), cleared }
+  const pending: Array<Pending> = compactions.map((c) => ({ options: c.options, after: buffer.length - c.at }))
+  return { state: withRatio(MemoryState.make(summary, buffer), usageRatio), cleared, pending }
 }
 
 /** Whether a fold may change the state: only a buffer is ever pruned. */
@@ -232,10 +300,13 @@ const makeHandlers = (services: Services) =>
     let foldOptions: Conversation.StrategyOptions | undefined
     let folding: Fiber.RuntimeFiber<void> | undefined
     let again = false
+    // The compactions requested and not yet folded, oldest first; dropped with a clear or a reload.
+    let pending: Array<Pending> = []
 
     const reload = Effect.gen(function*() {
       const loaded = yield* store.load(id)
       epoch++
+      pending = []
       current = Option.match(loaded, {
         onNone: () => EMPTY,
         onSome: (stored) => ({ revision: stored.revision, state: stored.state, requestIds: stored.requestIds ?? [] })
@@ -253,11 +324,17 @@ const makeHandlers = (services: Services) =>
           if (before.requestIds.includes(payload.requestId)) {
             return { revision: before.revision, duplicate: true }
           }
-          const { cleared, state } = applyRaw(before.state, payload.operations)
+          const raw = applyRaw(before.state, payload.operations)
+          const { cleared, state } = raw
           const requestIds = [...before.requestIds, payload.requestId].slice(-REQUEST_IDS_KEPT)
           const saved = yield* Effect.either(store.save(id, state, before.revision, { requestIds }))
           if (saved._tag === "Right") {
             if (cleared) epoch++
+            const appended = state.buffer.length - (cleared ? 0 : before.state.buffer.length)
+            pending = [
+              ...(cleared ? [] : pending.map((p) => ({ ...p, after: p.after + appended }))),
+              ...raw.pending
+            ]
             current = { revision: saved.right, state, requestIds }
             return { revision: saved.right, duplicate: false }
           }
@@ -266,26 +343,45 @@ const makeHandlers = (services: Services) =>
         }
       })
 
-    // Prunes the state with the newest request's strategy and saves it; appends made meanwhile stay after it.
+    // Prunes the state with the newest request's strategy, with its usage ratio, running the compactions
+    // requested at their places, and saves it; appends made meanwhile stay after it.
     const foldOnce = Effect.gen(function*() {
       const options = foldOptions
       const snapshot = current
       if (options === undefined || snapshot === undefined || !mayFold(snapshot)) return
       const startEpoch = epoch
-      const memory = yield* Conversation.restoreMemory(options, MemoryState.make(snapshot.state.summary, []))
-      yield* memory.addMessages(snapshot.state.buffer)
+      const compactions = pending.slice()
+      const done = () => {
+        if (epoch === startEpoch) pending = pending.filter((p) => !compactions.includes(p))
+      }
+      const buffer = snapshot.state.buffer
+      const memory = yield* Conversation.restoreMemory(
+        options,
+        withRatio(MemoryState.make(snapshot.state.summary, []), snapshot.state.usageRatio)
+      )
+      let from = 0
+      for (const compaction of compactions) {
+        const at = Math.max(from, buffer.length - compaction.after)
+        yield* memory.addMessages(buffer.slice(from, at))
+        from = at
+        const compact = (memory as Partial<Conversation.StoredMemory>).compact
+        if (compact !== undefined) yield* compact(compaction.options)
+      }
+      yield* memory.addMessages(buffer.slice(from))
       const folded = yield* memory.state
-      if (folded.summary === snapshot.state.summary && folded.buffer.length === snapshot.state.buffer.length) return
+      if (folded.summary === snapshot.state.summary && folded.buffer.length === buffer.length) return done()
       yield* lock.withPermits(1)(Effect.gen(function*() {
         const now = current
         if (now === undefined || epoch !== startEpoch) return
-        const state = MemoryState.make(folded.summary, [
-          ...folded.buffer,
-          ...now.state.buffer.slice(snapshot.state.buffer.length)
-        ])
+        const state = withRatio(
+          MemoryState.make(folded.summary, [...folded.buffer, ...now.state.buffer.slice(buffer.length)]),
+          now.state.usageRatio
+        )
         const saved = yield* Effect.either(store.save(id, state, now.revision, { requestIds: now.requestIds }))
-        if (saved._tag === "Right") current = { ...now, revision: saved.right, state }
-        else yield* Effect.zipRight(reload, Effect.fail(saved.left))
+        if (saved._tag === "Right") {
+          current = { ...now, revision: saved.right, state }
+          done()
+        } else yield* Effect.zipRight(reload, Effect.fail(saved.left))
       }))
     })
 
@@ -331,6 +427,7 @@ const makeHandlers = (services: Services) =>
         lock.withPermits(1)(Effect.gen(function*() {
           yield* store.delete(id)
           epoch++
+          pending = []
           current = undefined
         }))
     })

@@ -46,7 +46,8 @@ import * as Summarizer from "../services/Summarizer.js"
 import * as TokenCounter from "../services/TokenCounter.js"
 import * as Conversation from "../store/Conversation.js"
 import * as ConversationStore from "../store/ConversationStore.js"
-import type { Memory } from "../strategies/Memory.js"
+import type { Usage } from "../strategies/Memory.js"
+import type { CompactOptions } from "../strategies/RollingMemory.js"
 import { AsyncMemory, type AsyncSummarize, type CountTokens, type MessageOptions, squash, wrapped } from "./internal.js"
 
 /**
@@ -135,8 +136,11 @@ export class DisposedError extends Schema.TaggedError<DisposedError>("rollmem/Di
 
 /**
  * A memory handed to {@link Conversations.use}: adds return Promises, reads
- * are synchronous. It is valid only while the `use` callback runs: once the
- * callback's Promise settles, adds reject and `clear()` throws with
+ * are synchronous. What the callback does is saved and, after a conflict,
+ * applied again to the newer state (docs/contract.md section 12.2): adds,
+ * `clear()`, `compact()` and `recordUsage()`. It is valid only while the
+ * `use` callback runs: once the callback's Promise settles, adds and
+ * `compact()` reject and `clear()` and `recordUsage()` throw with
  * {@link DisposedError} (they would never be saved); reads still work.
  *
  * @since 0.1.0
@@ -146,11 +150,13 @@ export class ConversationMemory extends AsyncMemory {
   /** The conversation this memory belongs to. */
   readonly id: string
   private ended = false
+  private readonly stored: Conversation.StoredMemory
 
   /** @internal */
-  constructor(memory: Memory, id: string) {
+  constructor(memory: Conversation.StoredMemory, id: string) {
     super(wrapped(memory))
     this.id = id
+    this.stored = memory
   }
 
   /** @internal */
@@ -186,6 +192,44 @@ export class ConversationMemory extends AsyncMemory {
     const refused = this.refuse()
     if (refused !== undefined) throw refused
     super.clear()
+  }
+
+  /**
+   * Folds now (docs/contract.md section 16.2: `targetTokens`, the buffer's
+   * target, default the low-water mark or half the budget; `focus`, passed to
+   * the summarizer), saved like an add and applied again after a conflict.
+   * Resolves once the fold is committed. Rejects with `ConfigError` for bad
+   * options or the buffer and window strategies (nothing to fold), the
+   * summarizer's own error (nothing committed), or {@link DisposedError}
+   * once its `use()` call has ended.
+   *
+   * @example
+   * ```ts
+   * import { Conversations } from "rollmem/promise"
+   *
+   * const conversations = new Conversations({ store: "memory", strategy: "rolling", maxTokens: 2000 })
+   * await conversations.use("chat-42", async (memory) => {
+   *   await memory.addUserMessage("Let us move on to the release notes")
+   *   await memory.compact({ focus: "the open bug in the parser" })
+   * })
+   * ```
+   */
+  compact(options?: CompactOptions): Promise<void> {
+    const refused = this.refuse()
+    return refused === undefined ? this.run(this.stored.compact(options)) : Promise.reject(refused)
+  }
+
+  /**
+   * Records the provider's usage figures (see `recordUsage` of the memory
+   * classes, docs/contract.md section 16.4), saved with the conversation's
+   * state (its usage ratio) and applied again, as the same sample, after a
+   * conflict. Throws `UsageError` for a figure that is not a non-negative
+   * integer, {@link DisposedError} once its `use()` call has ended.
+   */
+  override recordUsage(usage: Usage): void {
+    const refused = this.refuse()
+    if (refused !== undefined) throw refused
+    super.recordUsage(usage)
   }
 }
 

@@ -5,8 +5,8 @@
  *
  * {@link withMemory} loads the conversation from the `ConversationStore`,
  * hands your effect a memory of the strategy you name, records what your
- * effect does to it (adds and clears, in the order they were called), and
- * saves with the revision it loaded. When another writer saved first, your
+ * effect does to it (adds, clears, compactions and recorded usages, in the
+ * order they were called), and saves with the revision it loaded. When another writer saved first, your
  * effect is **not** run again (its model calls must not repeat): the newer
  * state is loaded, the recorded operations are re-applied to it in order
  * (pruning and summarizing as usual), and the save is tried again, up to the
@@ -58,12 +58,13 @@ import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import type * as Schema from "effect/Schema"
-import { type AddError, ConfigError, type TokenCountError } from "../Errors.js"
+import { type AddError, ConfigError, type TokenCountError, type UsageError } from "../Errors.js"
 import * as MemoryState from "../schema/MemoryState.js"
 import type { Message } from "../schema/Message.js"
 import * as OptionsSchema from "../schema/Options.js"
 import * as Summarizer from "../services/Summarizer.js"
-import { buildStrategy } from "../strategies/internal/builders.js"
+import { buildStrategy, type CompactOptions } from "../strategies/internal/builders.js"
+import { samplerOf } from "../strategies/internal/core.js"
 import * as Memory from "../strategies/Memory.js"
 import {
   type ConversationConflictError,
@@ -144,8 +145,19 @@ export type WithMemoryError =
 const emptyState = MemoryState.make("", [])
 
 /**
- * What a {@link withMemory} call did to its memory, one entry per call of
- * `add`/`addMessages` (the messages of one add) or `clear`, in call order.
+ * What a {@link withMemory} call did to its memory, one entry per call, in
+ * call order (docs/contract.md section 12.2):
+ *
+ * - `add`: the messages of one `add`/`addMessages`;
+ * - `clear`;
+ * - `compact`: a `compact` that succeeded, with its options (`targetTokens`,
+ *   `focus`, each absent when not given);
+ * - `usage`: a `recordUsage` that moved the usage ratio, as its sample:
+ *   the provider's `inputTokens`, the `overheadTokens` outside the memory's
+ *   context (its default resolved) and `contextTokens`, the memory's own
+ *   count of the context the request carried (docs/contract.md section 16.4).
+ *   Applied again to a newer state, it moves that state's ratio by the same
+ *   sample.
  *
  * @since 0.3.0
  * @category models
@@ -153,6 +165,47 @@ const emptyState = MemoryState.make("", [])
 export type Operation =
   | { readonly _tag: "add"; readonly messages: ReadonlyArray<Message> }
   | { readonly _tag: "clear" }
+  | { readonly _tag: "compact"; readonly targetTokens?: number | undefined; readonly focus?: string | undefined }
+  | {
+    readonly _tag: "usage"
+    readonly inputTokens: number
+    readonly overheadTokens: number
+    readonly contextTokens: number
+  }
+
+/**
+ * The memory {@link withMemory} hands its callback: a `Memory` that can also
+ * `compact` (docs/contract.md section 16.2), so that `Memory.withOverflowRetry`
+ * works on a stored conversation. The rolling and summary strategies
+ * compact as their memories do; the buffer and window strategies have
+ * nothing to fold and fail with `ConfigError` (option `strategy`).
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Message } from "rollmem"
+ * import { Conversation } from "rollmem/store"
+ *
+ * const turn = Conversation.withMemory("chat-42", { strategy: "rolling", maxTokens: 2000 }, (memory) =>
+ *   Effect.gen(function*() {
+ *     yield* memory.add(Message.user("Let us move on to the release notes"))
+ *     yield* memory.compact({ focus: "the open bug in the parser" }) // stored, re-applied after a conflict
+ *   })
+ * )
+ * ```
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface StoredMemory extends Memory.Memory {
+  /**
+   * Folds now (docs/contract.md section 16.2), recorded like an add: after a
+   * conflict it is applied again to the newer state. Fails as the
+   * strategy's `compact`; `ConfigError` (option `strategy`) for the buffer
+   * and window strategies.
+   */
+  readonly compact: (options?: CompactOptions) => Effect.Effect<void, AddError | ConfigError>
+}
 
 /**
  * One {@link withMemory} call's writes, as a {@link Writer} receives them.
@@ -165,7 +218,7 @@ export interface Request {
   readonly requestId: string
   /** The strategy and its options, as given to `withMemory` (without `retry`). */
   readonly options: StrategyOptions
-  /** The adds and clears, in the order the call made them; never empty. */
+  /** The adds, clears, compactions and recorded usages, in the order the call made them; never empty. */
   readonly operations: ReadonlyArray<Operation>
 }
 
@@ -248,12 +301,15 @@ export const checkOptions = (
 ): Effect.Effect<Options, ConfigError> => OptionsSchema.decodeStrategy<Options>(options, extra)
 
 /**
- * Wraps a memory so that every add and clear is appended to `log`, in the
- * order they are called. An add that appended nothing (a `TokenCountError`,
- * or an interruption before the append) is taken out again; an add whose
- * summarizer failed stays: its turn was appended.
+ * Wraps a memory so that every add, clear, compaction and recorded usage is
+ * appended to `log`, in the order they are called. An add that appended
+ * nothing (a `TokenCountError`, or an interruption before the append) is
+ * taken out again; an add whose summarizer failed stays: its turn was
+ * appended. A compaction that failed or was interrupted committed nothing
+ * and is taken out; a usage is logged once recorded, as the sample it
+ * applied (none when it changed nothing).
  */
-const recording = (memory: Memory.Memory, log: Array<Operation>): Memory.Memory => {
+const recording = (memory: Memory.Memory, log: Array<Operation>): StoredMemory => {
   // one add of one or several messages (docs/contract.md section 10.7), recorded as one operation
   const add = (messages: ReadonlyArray<Message>, run: Effect.Effect<void, AddError>) =>
     Effect.suspend(() => {
@@ -271,6 +327,8 @@ const recording = (memory: Memory.Memory, log: Array<Operation>): Memory.Memory 
         })
       })
     })
+  const compact = compactOf(memory)
+  const sampler = samplerOf(memory)
   return {
     ...memory,
     add: (message) => add([message], memory.add(message)),
@@ -278,9 +336,41 @@ const recording = (memory: Memory.Memory, log: Array<Operation>): Memory.Memory 
     clear: Effect.suspend(() => {
       log.push({ _tag: "clear" })
       return memory.clear
-    })
+    }),
+    compact: (options) =>
+      Effect.suspend(() => {
+        const operation: Operation = {
+          _tag: "compact",
+          ...(options?.targetTokens === undefined ? {} : { targetTokens: options.targetTokens }),
+          ...(options?.focus === undefined ? {} : { focus: options.focus })
+        }
+        log.push(operation)
+        return Effect.onExit(
+          compact(options),
+          (exit) => Exit.isSuccess(exit) ? Effect.void : unrecordNow(log, operation)
+        )
+      }),
+    recordUsage: (usage) =>
+      sampler === undefined ? memory.recordUsage(usage) : Effect.map(sampler(usage, undefined), (sample) => {
+        if (sample !== undefined) log.push({ _tag: "usage", ...sample })
+      })
   }
 }
+
+// The strategy's own compact, or a ConfigError for the strategies that have none.
+const compactOf = (memory: Memory.Memory): StoredMemory["compact"] => {
+  const own = (memory as Partial<StoredMemory>).compact
+  if (own !== undefined) return own
+  return () =>
+    Effect.fail(
+      new ConfigError({
+        option: "strategy",
+        description: `compact needs the rolling or summary strategy, got ${memory.strategy}: it has nothing to fold`
+      })
+    )
+}
+
+const unrecordNow = (log: Array<Operation>, operation: Operation) => Effect.sync(() => unrecord(log, operation))
 
 const unrecord = (log: Array<Operation>, operation: Operation): void => {
   const i = log.indexOf(operation)
@@ -298,17 +388,41 @@ const reapply = (
   Effect.gen(function*() {
     const loaded = yield* store.load(id)
     const memory = yield* restore(options, Option.match(loaded, { onNone: () => emptyState, onSome: (s) => s.state }))
-    for (const operation of log) {
-      if (operation._tag === "clear") yield* memory.clear
-      else {
-        yield* Effect.catchTags(memory.addMessages(operation.messages), {
-          SummarizerError: () => Effect.void,
-          SummaryBudgetError: () => Effect.void
-        })
-      }
-    }
+    for (const operation of log) yield* reapplyOne(memory, operation)
     return yield* store.save(id, yield* memory.state, revisionOf(loaded))
   })
+
+// One recorded operation, applied again. A fold that fails (summarizer, summary budget, a context window
+// the pinned messages and summary fill) leaves the turns where they are, as in any add or compaction.
+const reapplyOne = (
+  memory: Memory.Memory,
+  operation: Operation
+): Effect.Effect<void, TokenCountError | ConfigError> => {
+  const keep = {
+    SummarizerError: () => Effect.void,
+    SummaryBudgetError: () => Effect.void,
+    ContextWindowError: () => Effect.void
+  } as const
+  switch (operation._tag) {
+    case "clear":
+      return memory.clear
+    case "add":
+      return Effect.catchTags(memory.addMessages(operation.messages), keep)
+    case "compact": {
+      const { _tag: _, ...options } = operation
+      return Effect.catchTags(compactOf(memory)(options), keep)
+    }
+    case "usage": {
+      const sampler = samplerOf(memory)
+      const usage = { inputTokens: operation.inputTokens, overheadTokens: operation.overheadTokens }
+      // the figures were checked when they were recorded
+      const applied: Effect.Effect<unknown, UsageError> = sampler === undefined
+        ? memory.recordUsage(usage)
+        : sampler(usage, operation.contextTokens)
+      return Effect.orDie(Effect.asVoid(applied))
+    }
+  }
+}
 
 const revisionOf = (loaded: Option.Option<{ readonly revision: number }>): number =>
   Option.match(loaded, { onNone: () => NO_REVISION, onSome: (s) => s.revision })
@@ -335,13 +449,15 @@ const isConflict = (error: unknown): error is ConversationConflictError =>
  *
  * `f` may add turns, clear, and read (context, messages, summary) as with any
  * memory; an absent conversation starts empty. With a {@link Writer} in
- * context (the conversation entity's client), the adds and clears are sent
+ * context (the conversation entity's client), the recorded operations are sent
  * to it as one request instead of being saved here. The save writes only if no
  * other writer saved since the load. On a conflict `f` is not run again: the
- * newer state is loaded and the adds and clears `f` made are re-applied to
+ * newer state is loaded and the operations `f` made ({@link Operation}:
+ * adds, clears, compactions, recorded usages) are re-applied to
  * it, in the order `f` called them, then saved; this repeats per
- * `options.retry` (default {@link defaultRetry}). When `f` made no add and no
- * clear, nothing is saved.
+ * `options.retry` (default {@link defaultRetry}). When `f` made no operation
+ * (no add, clear, compaction, or usage that moved the ratio), nothing is
+ * saved.
  *
  * The memory handed to `f` is this call's own. Join every add before `f`
  * returns: an add still running then is saved as appended, without its
@@ -360,12 +476,12 @@ const isConflict = (error: unknown): error is ConversationConflictError =>
 export const withMemory: <A, E, R, O extends Options = Options>(
   id: string,
   options: O,
-  f: (memory: Memory.Memory) => Effect.Effect<A, E, R>
+  f: (memory: StoredMemory) => Effect.Effect<A, E, R>
 ) => Effect.Effect<A, E | WithMemoryError, R | ConversationStore | Memory.Requirements<O>> = Effect.fn(
   "Conversation.withMemory"
 )(
   // Typed for any strategy here (a Summarizer); the signature above narrows it per strategy, as Memory.make does.
-  function*<A, E, R>(id: string, options: Options, f: (memory: Memory.Memory) => Effect.Effect<A, E, R>) {
+  function*<A, E, R>(id: string, options: Options, f: (memory: StoredMemory) => Effect.Effect<A, E, R>) {
     const { retry, ...checked } = yield* checkOptions(options)
     const strategy = checked as StrategyOptions
     const store = yield* ConversationStore
@@ -389,5 +505,5 @@ export const withMemory: <A, E, R, O extends Options = Options>(
 ) as <A, E, R, O extends Options = Options>(
   id: string,
   options: O,
-  f: (memory: Memory.Memory) => Effect.Effect<A, E, R>
+  f: (memory: StoredMemory) => Effect.Effect<A, E, R>
 ) => Effect.Effect<A, E | WithMemoryError, R | ConversationStore | Memory.Requirements<O>>

@@ -763,22 +763,65 @@ export const makeMemory = <M extends Memory>(
     state,
     toJSON: Effect.map(state, MemoryState.toJSON),
     recordUsage: (usage: Usage): Effect.Effect<void, UsageError> =>
-      Effect.suspend(() => {
-        const problem = Rules.usage(usage)
-        if (problem !== undefined) return Exit.fail(new UsageError({ description: problem }))
-        const counted = core.lastReadTokens ?? core.summaryTokens + core.index.tokens
-        const overhead = usage.overheadTokens ?? core.reserveTokens
-        core.usageRatio = UsageRatio.nextRatio(core.usageRatio, usage.inputTokens - overhead, counted)
-        if (core.usageRatio !== undefined) {
-          Telemetry.usageRatio.unsafeUpdate(core.usageRatio, [MetricLabel.make("strategy", core.strategy ?? "rolling")])
-        }
-        return done
-      }),
+      Effect.suspend(() => Exit.asVoid(recordSample(core, usage, undefined))),
     usageRatio: Effect.sync(() => core.usageRatio ?? 1)
   }
   // No spread in the literal: V8 makes such objects slow to build.
   core.strategy = fields.strategy
-  return { memory: Object.assign(memory, fields) as unknown as M, step, stepMany }
+  const built = Object.assign(memory, fields) as unknown as M
+  samplers.set(built, (usage, contextTokens) => Effect.suspend(() => recordSample(core, usage, contextTokens)))
+  return { memory: built, step, stepMany }
+}
+
+/**
+ * One recorded usage as a stored conversation keeps it (docs/contract.md
+ * section 12.2): the provider's count of the whole prompt, the overhead
+ * outside the memory's context (the default resolved), and the memory's own
+ * count of the context the request carried. Applying it again to another
+ * state moves that state's ratio by the same sample.
+ *
+ * @internal
+ */
+export interface UsageSample {
+  readonly inputTokens: number
+  readonly overheadTokens: number
+  readonly contextTokens: number
+}
+
+/**
+ * Records a usage on a memory, comparing it with `contextTokens` (default:
+ * the memory's count of the context it last read back); succeeds with the
+ * sample applied, or `undefined` when it changed nothing (a measured or
+ * counted size that is not positive).
+ *
+ * @internal
+ */
+export type Sampler = (
+  usage: Usage,
+  contextTokens: number | undefined
+) => Effect.Effect<UsageSample | undefined, UsageError>
+
+const samplers = new WeakMap<object, Sampler>()
+
+/** The {@link Sampler} of a memory built by {@link makeMemory}. @internal */
+export const samplerOf = (memory: Memory): Sampler | undefined => samplers.get(memory)
+
+const recordSample = (
+  core: Core,
+  usage: Usage,
+  contextTokens: number | undefined
+): Exit.Exit<UsageSample | undefined, UsageError> => {
+  const problem = Rules.usage(usage)
+  if (problem !== undefined) return Exit.fail(new UsageError({ description: problem }))
+  const counted = contextTokens ?? core.lastReadTokens ?? core.summaryTokens + core.index.tokens
+  const overhead = usage.overheadTokens ?? core.reserveTokens
+  const measured = usage.inputTokens - overhead
+  // a sample with a size that is not positive changes nothing (docs/contract.md section 16.4)
+  if (!(measured > 0 && counted > 0)) return Exit.succeed(undefined)
+  core.usageRatio = UsageRatio.nextRatio(core.usageRatio, measured, counted)
+  if (core.usageRatio === undefined) return Exit.succeed(undefined)
+  Telemetry.usageRatio.unsafeUpdate(core.usageRatio, [MetricLabel.make("strategy", core.strategy ?? "rolling")])
+  return Exit.succeed({ inputTokens: usage.inputTokens, overheadTokens: overhead, contextTokens: counted })
 }
 
 /** The memory of a {@link Built}. @internal */
