@@ -121,7 +121,7 @@ export const layerRedis = (options?: RedisOptions): Layer.Layer<ConversationStor
   Layer.scoped(
     ConversationStore,
     Effect.gen(function*() {
-      const { Redis } = yield* importModule(() => import("ioredis"), "ioredis")
+      const { Redis } = yield* importModule("ioredis")
       const url = options?.url === undefined
         ? "redis://127.0.0.1:6379"
         : typeof options.url === "string"

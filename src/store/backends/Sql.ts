@@ -116,7 +116,7 @@ export const makeSql = (
   options?: SqlOptions
 ): Effect.Effect<Service, SqlError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
-    const { SqlClient } = yield* importModule(() => import("@effect/sql/SqlClient"), "@effect/sql")
+    const { SqlClient } = yield* importModule("@effect/sql/SqlClient")
     const sql = yield* SqlClient
     const name = options?.table ?? DEFAULT_TABLE
     const table = sql(name)
@@ -189,7 +189,7 @@ export interface SqliteOptions extends SqlOptions {
  */
 const openFailure = (what: string) => (cause: Cause.Cause<unknown>): Layer.Layer<unknown, SqlError> =>
   Layer.unwrapEffect(Effect.map(
-    importModule(() => import("@effect/sql/SqlError"), "@effect/sql"),
+    importModule("@effect/sql/SqlError"),
     ({ SqlError }) => {
       const error = Cause.squash(cause)
       if (error instanceof SqlError) return Layer.fail(error)
@@ -234,7 +234,7 @@ const layerDriver = <Driver>(
 export const layerSqlite = (options: SqliteOptions): Layer.Layer<ConversationStore, SqlError> =>
   layerDriver(
     options,
-    importModule(() => import("@effect/sql-sqlite-node/SqliteClient"), "@effect/sql-sqlite-node"),
+    importModule("@effect/sql-sqlite-node/SqliteClient"),
     options.filename,
     (SqliteClient) => SqliteClient.layer({ filename: options.filename })
   )
@@ -276,7 +276,7 @@ export interface PgOptions extends SqlOptions {
 export const layerPg = (options: PgOptions): Layer.Layer<ConversationStore, SqlError> =>
   layerDriver(
     options,
-    importModule(() => import("@effect/sql-pg/PgClient"), "@effect/sql-pg"),
+    importModule("@effect/sql-pg/PgClient"),
     "the PostgreSQL database",
     (PgClient) =>
       PgClient.layer({

@@ -1,10 +1,20 @@
 /**
  * Loading a store's optional peer dependency when its layer is built, never
- * when `rollmem/store` is imported.
+ * when `rollmem/store` is imported, and out of a bundler's sight: the module
+ * is named by a computed specifier (with the comments webpack and Vite read
+ * to leave an `import()` alone), so bundling an application that imports
+ * `rollmem/promise` or `rollmem/store` without the peers installed succeeds
+ * (esbuild, Vite and webpack do not try to resolve it); the peer is loaded
+ * from `node_modules` when a store layer is built, as without a bundler.
  *
  * @internal
  */
+import type * as PgClient from "@effect/sql-pg/PgClient"
+import type * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
+import type * as SqlClient from "@effect/sql/SqlClient"
+import type * as SqlError from "@effect/sql/SqlError"
 import * as Effect from "effect/Effect"
+import type * as IORedis from "ioredis"
 
 /**
  * The versions of the optional peers a store loads, as the hint of a
@@ -18,8 +28,33 @@ export const PEERS = {
   "ioredis": "ioredis@5.9.2"
 } as const
 
-export const importModule = <A>(load: () => Promise<A>, what: keyof typeof PEERS): Effect.Effect<A> =>
+/** The peers' modules a store loads, each with what it gives. */
+export interface Modules {
+  readonly "@effect/sql/SqlClient": typeof SqlClient
+  readonly "@effect/sql/SqlError": typeof SqlError
+  readonly "@effect/sql-sqlite-node/SqliteClient": typeof SqliteClient
+  readonly "@effect/sql-pg/PgClient": typeof PgClient
+  readonly "ioredis": typeof IORedis
+}
+
+/** The package of a peer's module: `@effect/sql-pg/PgClient` is in `@effect/sql-pg`. */
+const packageOf = (specifier: keyof Modules): keyof typeof PEERS =>
+  (specifier.startsWith("@")
+    ? specifier.split("/").slice(0, 2).join("/")
+    : specifier.split("/")[0]) as keyof typeof PEERS
+
+/** `import(specifier)`, which no bundler follows: the specifier is computed, and marked for webpack and Vite. */
+const load = (specifier: string): Promise<unknown> => import(/* webpackIgnore: true */ /* @vite-ignore */ specifier)
+
+/**
+ * Loads a peer's module; a missing peer is a defect naming the package to
+ * install (`rollmem/store: ioredis is not installed (npm i ioredis@5.9.2)`).
+ */
+export const importModule = <S extends keyof Modules>(specifier: S): Effect.Effect<Modules[S]> =>
   Effect.orDie(Effect.tryPromise({
-    try: load,
-    catch: (cause) => new Error(`rollmem/store: ${what} is not installed (npm i ${PEERS[what]})`, { cause })
+    try: () => load(specifier) as Promise<Modules[S]>,
+    catch: (cause) => {
+      const what = packageOf(specifier)
+      return new Error(`rollmem/store: ${what} is not installed (npm i ${PEERS[what]})`, { cause })
+    }
   }))
