@@ -88,7 +88,7 @@ describe("Promise facade: stored conversations record compact and recordUsage", 
   })
 
   it("after its use() call has ended, a memory refuses compact() and recordUsage() with DisposedError", async () => {
-    const conversations = new Conversations({ store: "memory", strategy: "rolling", maxTokens: 100 })
+    const conversations = new Conversations({ store: "memory", strategy: "rolling", maxTokens: 100, summarize: "drop" })
     let kept: ConversationMemory | undefined
     await conversations.use("c", async (memory) => {
       kept = memory

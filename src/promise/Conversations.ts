@@ -207,7 +207,12 @@ export class ConversationMemory extends AsyncMemory {
    * ```ts
    * import { Conversations } from "rollmem/promise"
    *
-   * const conversations = new Conversations({ store: "memory", strategy: "rolling", maxTokens: 2000 })
+   * const conversations = new Conversations({
+   *   store: "memory",
+   *   strategy: "rolling",
+   *   maxTokens: 2000,
+   *   summarize: async (summary, turns) => `${summary} ${turns.map((t) => t.content).join(" ")}`
+   * })
    * await conversations.use("chat-42", async (memory) => {
    *   await memory.addUserMessage("Let us move on to the release notes")
    *   await memory.compact({ focus: "the open bug in the parser" })
