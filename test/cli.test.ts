@@ -948,7 +948,7 @@ describe("rollmem replay --help", () => {
     Effect.gen(function*() {
       const r = yield* run(["--help"])
       assert.isTrue(Exit.isSuccess(r.exit))
-      assert.deepStrictEqual(helpEntries(r.stdout).slice(0, 27), [
+      assert.deepStrictEqual(helpEntries(r.stdout).slice(0, 28), [
         ["<files> 1+", "A user-defined piece of text."],
         ["--strategy rolling | buffer | window | summary", "One of the following: rolling, buffer, window, summary"],
         ["--max-tokens N", "An integer."],
@@ -963,6 +963,7 @@ describe("rollmem replay --help", () => {
         ["--summary-role system | user", "One of the following: system, user"],
         ["--clear-tool-results KEEP", "An integer."],
         ["--clear-until target | budget", "One of the following: target, budget"],
+        ["--clear-at-least N", "An integer."],
         ["--max-tool-result-tokens N", "An integer."],
         ["--ledger-tokens N", "An integer."],
         ["--context-window N", "An integer."],

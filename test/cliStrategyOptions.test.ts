@@ -41,7 +41,7 @@ const assertRefused = (r: Run, line: string) => {
 }
 
 const ROLLING = "--max-tokens, --target-tokens, --boundary, --pin-system, --summary-role, --clear-tool-results, " +
-  "--clear-until, --max-tool-result-tokens, --summarizer, --max-summary-tokens, --ledger-tokens, --context-window, --reserve"
+  "--clear-until, --clear-at-least, --max-tool-result-tokens, --summarizer, --max-summary-tokens, --ledger-tokens, --context-window, --reserve"
 const WINDOW = "--max-messages, --target-messages, --boundary, --pin-system, --summary-role"
 const SUMMARY = "--summary-role, --summarizer, --max-summary-tokens, --ledger-tokens"
 

@@ -49,11 +49,11 @@ describe("options are checked (ConfigError)", () => {
     )
     assert.strictEqual(
       bad({ clearToolResults: 3 }),
-      "invalid option clearToolResults: must be an object { keep, placeholder?, until? }, got 3"
+      "invalid option clearToolResults: must be an object { keep, placeholder?, until?, atLeast?, exclude? }, got 3"
     )
     assert.strictEqual(
       bad({ clearToolResults: null }),
-      "invalid option clearToolResults: must be an object { keep, placeholder?, until? }, got null"
+      "invalid option clearToolResults: must be an object { keep, placeholder?, until?, atLeast?, exclude? }, got null"
     )
     assert.strictEqual(
       bad({ clearToolResults: { keep: -1 } }),
@@ -65,7 +65,19 @@ describe("options are checked (ConfigError)", () => {
     )
     assert.strictEqual(
       bad({ clearToolResults: { kep: 1 } }),
-      "invalid option clearToolResults.kep: unknown option (known: keep, placeholder, until)"
+      "invalid option clearToolResults.kep: unknown option (known: keep, placeholder, until, atLeast, exclude)"
+    )
+    assert.strictEqual(
+      bad({ clearToolResults: { keep: 1, atLeast: 0 } }),
+      "invalid option clearToolResults.atLeast: must be a positive integer, got 0"
+    )
+    assert.strictEqual(
+      bad({ clearToolResults: { keep: 1, exclude: "search" } }),
+      "invalid option clearToolResults.exclude: must be an array of tool names, got \"search\""
+    )
+    assert.strictEqual(
+      bad({ clearToolResults: { keep: 1, exclude: ["search", ""] } }),
+      "invalid option clearToolResults.exclude: must be an array of tool names (non-empty strings), got \"\" at 1"
     )
     assert.strictEqual(
       bad({ clearToolResults: { keep: 1, until: "buget" } }),

@@ -152,7 +152,27 @@ export const foldModes: ReadonlyArray<"blocking" | "background"> = ["blocking", 
 
 /** `clearToolResults` is an object. @since 0.4.0 @category rules */
 export const clearToolResults: Check = (value) =>
-  isObject(value) ? undefined : `must be an object { keep, placeholder?, until? }, got ${describeValue(value)}`
+  isObject(value)
+    ? undefined
+    : `must be an object { keep, placeholder?, until?, atLeast?, exclude? }, got ${describeValue(value)}`
+
+/**
+ * `clearToolResults.exclude` (docs/contract.md section 10.5): an array of
+ * tool names, each a non-empty string.
+ *
+ * @since 0.4.0
+ * @category rules
+ */
+export const toolNames: Check = (value) => {
+  if (!Array.isArray(value)) return `must be an array of tool names, got ${describeValue(value)}`
+  for (let i = 0; i < value.length; i++) {
+    const name: unknown = value[i]
+    if (typeof name !== "string" || name === "") {
+      return `must be an array of tool names (non-empty strings), got ${describeValue(name)} at ${i}`
+    }
+  }
+  return undefined
+}
 
 /** `ledger` is an object (docs/contract.md section 14.2). @since 0.4.0 @category rules */
 export const ledger: Check = (value) =>

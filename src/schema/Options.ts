@@ -70,7 +70,10 @@ const choice = <A extends string>(choices: ReadonlyArray<A>) => optional<A>(Rule
 /**
  * Tool-result clearing (docs/contract.md section 10.5): `keep` (the most
  * recent results spared, a non-negative integer), `placeholder` (default
- * `"[tool result cleared]"`), `until` (`"target"`, default, or `"budget"`).
+ * `"[tool result cleared]"`), `until` (`"target"`, default, or `"budget"`),
+ * `atLeast` (a pass of clearing stands only when it frees at least this many
+ * tokens, a positive integer; default none), `exclude` (the names of tools
+ * whose results are never cleared; default none).
  *
  * @since 0.4.0
  * @category schemas
@@ -78,7 +81,9 @@ const choice = <A extends string>(choices: ReadonlyArray<A>) => optional<A>(Rule
 export const ClearToolResults = Schema.Struct({
   keep: required<number>(Rules.nonNegativeInteger),
   placeholder: optional<string>(Rules.string),
-  until: choice(Rules.clearUntils)
+  until: choice(Rules.clearUntils),
+  atLeast: optional<number>(Rules.positiveInteger),
+  exclude: optional<ReadonlyArray<string>>(Rules.toolNames)
 }).annotations({ message: (issue) => Rules.clearToolResults((issue as ParseResult.Type).actual) ?? "is invalid" })
 
 /**
@@ -613,6 +618,15 @@ export const flags: ReadonlyArray<Flag> = [
       "When --clear-tool-results spares the fold: clearing runs until the buffer is within --target-tokens; " +
       "target folds when clearing did not get there, budget only when the buffer is still over --max-tokens " +
       "(the fold goes down to the target): fewer summarizer calls (needs --clear-tool-results; default: target)."
+  },
+  {
+    flag: "clear-at-least",
+    option: "clearToolResults.atLeast",
+    kind: "integer",
+    needs: "it says how much a clearing pass must free",
+    description:
+      "With --clear-tool-results: a clearing pass goes on until it has freed N tokens and stands only if it did " +
+      "(else nothing is cleared), so each change to the cached prefix buys at least N tokens (default: off)."
   },
   {
     flag: "max-tool-result-tokens",

@@ -185,7 +185,7 @@ export type SummaryRole = "system" | "user"
 
 /** What a core is built with beside its counter. @internal */
 export interface CoreOptions {
-  readonly index?: Config | undefined
+  readonly index?: Config<Message.Message> | undefined
   readonly maxSummaryTokens?: number | undefined
   readonly summaryRole?: SummaryRole | undefined
   readonly ledger?: LedgerOptions | undefined

@@ -76,13 +76,19 @@ export type Boundary = "aligned" | "turn"
  *
  * @internal
  */
-export interface Config {
+export interface Config<A = unknown> {
   /** section 10.3: system and developer messages are pinned. Default `false`. */
   readonly pinSystem?: boolean | undefined
   /** section 10.2. Default `"aligned"`. */
   readonly boundary?: Boundary | undefined
   /** section 10.5: tool results are tracked for clearing. Default `false`. */
   readonly clearing?: boolean | undefined
+  /**
+   * section 10.5 `exclude`: whether the result of the call `id` made by
+   * `caller` (the latest live message calling that id, when the result is
+   * appended) is never cleared. Default: none is.
+   */
+  readonly excluded?: ((caller: A, id: string) => boolean) | undefined
 }
 
 /**
@@ -128,6 +134,8 @@ interface Node<A> extends Slot<A> {
   visited: boolean
   /** A tool result appended while a plan was pending whose merge was deferred. */
   deferred: boolean
+  /** A tool result clearing may clear (tracked in `results`): not excluded (section 10.5). */
+  clearable: boolean
 }
 
 interface Unit<A> {
@@ -202,6 +210,7 @@ export class EvictionIndex<A> {
   private readonly pinSystem: boolean
   private readonly turnMode: boolean
   private readonly clearing: boolean
+  private readonly excluded: ((caller: A, id: string) => boolean) | undefined
   private seq = 0
   private head: Node<A> | undefined
   private tail: Node<A> | undefined
@@ -228,6 +237,8 @@ export class EvictionIndex<A> {
   private liveResults = 0
   private liveVisited = 0
   private journal: Array<Cleared<A>> = []
+  /** Tokens freed by the clearings in the journal (the pass of the prune not yet settled). */
+  private freed = 0
   private journalCursor = 0
   private pending: Plan<A> | undefined
   private deferred: Array<Node<A>> = []
@@ -237,10 +248,11 @@ export class EvictionIndex<A> {
   /** The id of the last plan {@link commit} evicted, 0 before any. */
   lastCommitted = 0
 
-  constructor(config?: Config) {
+  constructor(config?: Config<A>) {
     this.pinSystem = config?.pinSystem === true
     this.turnMode = config?.boundary === "turn"
     this.clearing = config?.clearing === true
+    this.excluded = config?.excluded
   }
 
   /** Number of live messages, pinned ones included. */
@@ -304,7 +316,8 @@ export class EvictionIndex<A> {
       live: true,
       orphan: false,
       visited: false,
-      deferred: false
+      deferred: false,
+      clearable: false
     }
     this.attach(node)
   }
@@ -321,12 +334,20 @@ export class EvictionIndex<A> {
     }
     this.liveCount++
     this.liveTokens += node.tokens
-    if (node.resultId !== undefined && this.clearing) {
+    node.clearable = node.resultId !== undefined && this.clearing && !this.isExcluded(node.resultId)
+    if (node.clearable) {
       this.results.push(node)
       this.liveResults++
       if (node.visited) this.liveVisited++
     }
     this.link(node)
+  }
+
+  /** Whether a result of the call `id` is excluded from clearing: its latest live caller says so. O(1). */
+  private isExcluded(id: string): boolean {
+    if (this.excluded === undefined) return false
+    const callers = this.calls.get(id)
+    return callers !== undefined && this.excluded(callers[callers.length - 1].item, id)
   }
 
   /** Unit and tool-call bookkeeping for an appended unpinned node. */
@@ -478,7 +499,7 @@ export class EvictionIndex<A> {
     } else {
       this.unregisterCalls(node)
     }
-    if (node.resultId !== undefined && this.clearing) {
+    if (node.clearable) {
       this.liveResults--
       if (node.visited) this.liveVisited--
     }
@@ -659,7 +680,7 @@ export class EvictionIndex<A> {
     if (this.pending !== plan) return false
     this.pending = undefined
     this.lastCommitted = plan.id
-    this.journal = []
+    this.settleJournal()
     for (let i = 0; i < plan.units.length; i++) {
       const unit = plan.units[i]
       unit.plan = 0
@@ -737,13 +758,13 @@ export class EvictionIndex<A> {
    * plan): its clearings are kept.
    */
   keepClearings(): void {
-    this.journal = []
+    this.settleJournal()
   }
 
   /** Undoes the clearings made since the last prune settled. */
   undoClearings(): void {
     const journal = this.journal
-    this.journal = []
+    this.settleJournal()
     for (let i = journal.length - 1; i >= 0; i--) {
       const { item, node, tokens } = journal[i]
       if (!node.live) continue
@@ -781,8 +802,20 @@ export class EvictionIndex<A> {
     this.cursor++
     if (item !== undefined && tokens !== undefined) {
       node.item = item
+      this.freed += node.tokens - tokens
       this.retoken(node, tokens)
     }
+  }
+
+  /** The journal's clearings are settled (kept or undone): a new pass starts. */
+  private settleJournal(): void {
+    this.journal = []
+    this.freed = 0
+  }
+
+  /** Tokens freed by the clearings of the prune not yet settled (section 10.5 `atLeast`). O(1). */
+  get clearedTokens(): number {
+    return this.freed
   }
 
   private retoken(node: Node<A>, tokens: number): void {
@@ -814,6 +847,7 @@ export class EvictionIndex<A> {
     const nodes: Array<Node<A>> = []
     for (let n = this.head; n !== undefined; n = n.next) nodes.push(n)
     const journal = this.journal
+    const freed = this.freed
     this.reset()
     for (let i = 0; i < nodes.length; i++) {
       const n = nodes[i]
@@ -826,6 +860,7 @@ export class EvictionIndex<A> {
     }
     // the clearing cursor restarts at the first result not yet passed
     this.journal = journal
+    this.freed = freed
     this.journalCursor = 0
   }
 
@@ -851,7 +886,7 @@ export class EvictionIndex<A> {
     this.cursor = 0
     this.liveResults = 0
     this.liveVisited = 0
-    this.journal = []
+    this.settleJournal()
     this.pending = undefined
     this.deferred = []
   }
@@ -862,6 +897,25 @@ export class EvictionIndex<A> {
     this.reset()
   }
 }
+
+/**
+ * Whether a clearing pass goes on (section 10.5): while the buffer's
+ * `measure` is over the `target`, or the pass has `freed` fewer tokens than
+ * `atLeast` (0 when not given), as long as a result is left to clear.
+ *
+ * @internal
+ */
+export const clearingGoesOn = (measure: number, target: number, freed: number, atLeast: number): boolean =>
+  measure > target || freed < atLeast
+
+/**
+ * Whether a clearing pass stands (section 10.5): it freed at least `atLeast`
+ * tokens; otherwise every clearing of the pass is undone before the prune
+ * goes on.
+ *
+ * @internal
+ */
+export const clearingStands = (freed: number, atLeast: number): boolean => freed >= atLeast
 
 /** The live unit a unit was merged into (itself when live), compressing the path. */
 const find = <A>(unit: Unit<A>): Unit<A> => {

@@ -11,7 +11,15 @@ import * as Exit from "effect/Exit"
 import { DEFAULT_PLACEHOLDER } from "../../core/options.js"
 import type { TokenCountError } from "../../Errors.js"
 import * as Message from "../../schema/Message.js"
-import type { Boundary, Config, EvictionIndex, Plan, Policy } from "./eviction.js"
+import {
+  type Boundary,
+  clearingGoesOn,
+  clearingStands,
+  type Config,
+  type EvictionIndex,
+  type Plan,
+  type Policy
+} from "./eviction.js"
 
 /**
  * When clearing spares the fold (docs/contract.md section 10.5): clearing
@@ -30,6 +38,10 @@ export interface Clearing {
   readonly keep: number
   readonly placeholder: string
   readonly until: ClearUntil
+  /** A pass stands only when it frees at least this many tokens (0: any pass). */
+  readonly atLeast: number
+  /** The tools whose results are never cleared (empty: none). */
+  readonly exclude: ReadonlySet<string>
 }
 
 /** A memory's pruning configuration, checked. @internal */
@@ -41,12 +53,20 @@ export interface Pruning {
 }
 
 /** The index configuration of a pruning configuration. @internal */
-export const indexConfig = (pruning: Pruning | undefined): Config | undefined =>
-  pruning === undefined ? undefined : {
+export const indexConfig = (pruning: Pruning | undefined): Config<Message.Message> | undefined => {
+  if (pruning === undefined) return undefined
+  const exclude = pruning.clearing?.exclude
+  return {
     boundary: pruning.boundary,
     pinSystem: pruning.pinSystem,
-    clearing: pruning.clearing !== undefined
+    clearing: pruning.clearing !== undefined,
+    excluded: exclude === undefined || exclude.size === 0 ? undefined : (caller, id) => {
+      const calls = caller.toolCalls
+      for (let i = 0; i < calls.length; i++) if (calls[i].id === id && exclude.has(calls[i].name)) return true
+      return false
+    }
   }
+}
 
 /** How a prune counts a cleared result: at once, or through the counter's effect. @internal */
 export interface Recount {
@@ -99,9 +119,15 @@ export const startPrune = (
   }
   if (!over || clearing === undefined) return Exit.succeed(plan())
   const sync = recount.sync
-  // one clearing at a time, oldest first, while over the target
+  const atLeast = clearing.atLeast
+  // the pass settled: it stands when it freed at least atLeast tokens, else it is undone (nothing cleared)
+  const settle = () => {
+    if (!clearingStands(index.clearedTokens, atLeast)) index.undoClearings()
+    return Exit.succeed(plan())
+  }
+  // one clearing at a time, oldest first, while over the target or short of atLeast
   const next = (): Effect.Effect<Plan<Message.Message> | undefined, TokenCountError> => {
-    while (index.measure(policy.measure) > policy.target) {
+    while (clearingGoesOn(index.measure(policy.measure), policy.target, index.clearedTokens, atLeast)) {
       const slot = index.nextClearable(clearing.keep)
       if (slot === undefined) break
       if (slot.item.content === clearing.placeholder) {
@@ -124,7 +150,7 @@ export const startPrune = (
       if (tokens < slot.tokens) index.passClearable(slot, message, tokens)
       else index.passClearable(slot)
     }
-    return Exit.succeed(plan())
+    return settle()
   }
   const started = next()
   if (Exit.isExit(started)) return started
@@ -141,6 +167,8 @@ export interface PolicyOptions {
       readonly keep: number
       readonly placeholder?: string | undefined
       readonly until?: ClearUntil | undefined
+      readonly atLeast?: number | undefined
+      readonly exclude?: ReadonlyArray<string> | undefined
     }
     | undefined
 }
@@ -165,6 +193,12 @@ export const pruningOf = (
     pinSystem: options.pinSystem === true,
     clearing: clear === undefined
       ? undefined
-      : { keep: clear.keep, placeholder: clear.placeholder ?? DEFAULT_PLACEHOLDER, until: clear.until ?? "target" }
+      : {
+        keep: clear.keep,
+        placeholder: clear.placeholder ?? DEFAULT_PLACEHOLDER,
+        until: clear.until ?? "target",
+        atLeast: clear.atLeast ?? 0,
+        exclude: new Set(clear.exclude ?? [])
+      }
   }
 }
