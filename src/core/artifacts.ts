@@ -10,8 +10,9 @@
  *   name is not also an identifier. Trailing `.,;:!?` and closing brackets or
  *   quotes are not part of a match. Artifacts are compared by their text.
  * - A text *names* an artifact when extracting it gives that text; a ledger
- *   section (`ledger.ts`) names each of its entries, its directory groups
- *   expanded (`src/cli/ Measure.ts` names `src/cli/Measure.ts`).
+ *   section (`ledger.ts`) names each of its entries, its groups and
+ *   nested lines read within their directories (`src/cli/ Measure.ts` names
+ *   `src/cli/Measure.ts`).
  * - *Retention* at a request point: of the distinct artifacts named so far
  *   in the conversation, the share the context (pinned messages, summary,
  *   buffer) still names. A {@link Tracker} measures it incrementally: the

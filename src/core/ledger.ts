@@ -7,17 +7,41 @@
  * ```text
  * summary  = section | body "\n\n" section        (a body alone when the ledger is empty)
  * section  = "<artifacts>\n" line *("\n" line) "\n</artifacts>"
- * line     = entry | directory 1*(" " name)       (a group: directory ends with "/")
+ * line     = *" " (entry | directory *(" " name)) (a directory ends with "/")
  * ```
  *
- * - One artifact per entry; an entry holds no whitespace. A group line names
- *   `directory + name` for each name: the paths of one directory share it.
+ * - One artifact per entry; an entry holds no whitespace.
+ * - A line's leading spaces are its depth. A line deeper than the one
+ *   before is nested under the nearest line above it that is shallower, and
+ *   its words are read within that line's directory (prefixed with it).
+ * - A line whose first word ends with `/` followed by names is a group: it
+ *   names `directory + name` for each name, and its directory is the one the
+ *   lines nested under it are read within. A directory alone on its line,
+ *   with a deeper line after it, names nothing itself. Any other line names
+ *   each of its words (read within its directory).
+ * - Entries with a directory ({@link directoryOf}) form one tree per root
+ *   directory (`src/`, `/home/`, a URL's `https://host/`), written at the
+ *   place of its newest entry: a directory's own entries first (one group
+ *   line), then its subdirectories, one space deeper, each at the place of
+ *   its newest entry. A directory with no entry of its own and one
+ *   subdirectory is written with it (`/home/me/p/`); one with a single entry
+ *   and no subdirectory as that entry (`core/ledger.ts`).
  * - The order of the entries, read line by line and a group's names left to
- *   right, is the ledger's recency, newest first. Paths of one directory
- *   stand together, at the place of their newest mention: mentioning a path
- *   brings its directory's group to the front, the path first within it.
+ *   right, is the ledger's recency, newest first: mentioning a path brings
+ *   its tree to the front, the path first within its directory, its
+ *   directory first within its parent.
  * - A full ledger drops its last entry first (the least recently mentioned
  *   in the ledger's order).
+ *
+ * ```text
+ * <artifacts>
+ * mia_li_3668
+ * src/ index.ts
+ *  cli/ Measure.ts Replay.ts
+ *  core/ledger.ts
+ * https://aider.chat/docs/ faq.html llms.html
+ * </artifacts>
+ * ```
  *
  * @since 0.4.0
  */
@@ -54,22 +78,38 @@ export const splitSection = (summary: string): { readonly body: string; readonly
   return { body, section: from >= to ? "" : summary.slice(from, to) }
 }
 
+/** The depth of a line (its leading spaces) and its words. */
+const lineOf = (line: string): { readonly depth: number; readonly words: ReadonlyArray<string> } => {
+  let depth = 0
+  while (depth < line.length && line[depth] === " ") depth++
+  return { depth, words: line.slice(depth).split(" ").filter((w) => w !== "") }
+}
+
 /**
  * The entries of a section's lines, in the ledger's order (newest first),
- * each group line expanded.
+ * each group line expanded and each indented line read within the directory
+ * of the line it is nested under (see the module docs).
  *
  * @since 0.4.0
  */
 export const entriesOf = (section: string): Array<string> => {
   const out: Array<string> = []
   if (section === "") return out
-  for (const line of section.split("\n")) {
-    const words = line.split(" ").filter((w) => w !== "")
-    if (words.length === 0) continue
-    if (words.length >= 2 && words[0].endsWith("/")) {
-      for (let i = 1; i < words.length; i++) out.push(words[0] + words[i])
+  const lines = section.split("\n").map(lineOf).filter((l) => l.words.length > 0)
+  // the directories of the lines the current one may be nested under, outermost first
+  const open: Array<{ readonly depth: number; readonly directory: string }> = []
+  for (let i = 0; i < lines.length; i++) {
+    const { depth, words } = lines[i]
+    while (open.length > 0 && open[open.length - 1].depth >= depth) open.pop()
+    const within = open.length === 0 ? "" : open[open.length - 1].directory
+    const first = words[0]
+    if (words.length >= 2 && first.endsWith("/")) {
+      for (let k = 1; k < words.length; k++) out.push(within + first + words[k])
+      open.push({ depth, directory: within + first })
+    } else if (words.length === 1 && first.endsWith("/") && i + 1 < lines.length && lines[i + 1].depth > depth) {
+      open.push({ depth, directory: within + first })
     } else {
-      for (const word of words) out.push(word)
+      for (const word of words) out.push(within + word)
     }
   }
   return out
@@ -97,35 +137,105 @@ export const parse = (summary: string): Parsed => {
 }
 
 /**
- * The directory an entry is grouped under: up to and with its last `/`,
- * for an entry that is not a URL and does not end with `/`; `undefined`
- * otherwise.
+ * The directory an entry is grouped under: up to and with its last `/`, for
+ * an entry that does not end with `/`; for a URL (`scheme://host/...`), its
+ * last `/` before any `?` or `#`, after the host's. `undefined` otherwise
+ * (`mia_li_3668`, `https://example.com`, `docs/`).
  *
  * @since 0.4.0
  */
 export const directoryOf = (entry: string): string | undefined => {
-  if (entry.includes("://")) return undefined
-  const slash = entry.lastIndexOf("/")
-  return slash < 0 || slash === entry.length - 1 ? undefined : entry.slice(0, slash + 1)
+  const scheme = entry.indexOf("://")
+  if (scheme < 0) {
+    const slash = entry.lastIndexOf("/")
+    return slash < 0 || slash === entry.length - 1 ? undefined : entry.slice(0, slash + 1)
+  }
+  const host = entry.indexOf("/", scheme + 3)
+  if (host < 0) return undefined
+  let end = entry.length
+  const query = entry.indexOf("?", host)
+  if (query >= 0) end = query
+  const fragment = entry.indexOf("#", host)
+  if (fragment >= 0 && fragment < end) end = fragment
+  const slash = entry.lastIndexOf("/", end - 1)
+  return slash === entry.length - 1 ? undefined : entry.slice(0, slash + 1)
 }
 
 /**
- * Orders entries (newest first) as a ledger keeps them: each directory's
- * entries brought together at the place of its newest one, newest first
- * within it; every other entry where it stands. Idempotent.
+ * The outermost directory of an entry's directory, where its tree starts: up
+ * to and with the first `/` after the first character (`/home/` for
+ * `/home/me/src/`, `src/` for `src/cli/`, `./` for `./`); for a URL, its
+ * host's (`https://example.com/`).
+ */
+const rootOf = (directory: string): string => {
+  const scheme = directory.indexOf("://")
+  const slash = directory.indexOf("/", scheme < 0 ? 1 : scheme + 3)
+  return slash < 0 ? directory : directory.slice(0, slash + 1)
+}
+
+/** A directory of a ledger's tree: its own entries, then its subdirectories, each in order of first appearance. */
+interface Directory {
+  readonly path: string
+  readonly names: Array<string>
+  readonly children: Map<string, Directory>
+}
+
+const directory = (path: string): Directory => ({ path, names: [], children: new Map() })
+
+/** The trees of entries: each entry not grouped as itself, each root directory's paths as one tree, in order of first appearance. */
+const treesOf = (entries: ReadonlyArray<string>): Array<string | Directory> => {
+  const items: Array<string | Directory> = []
+  const roots = new Map<string, Directory>()
+  for (const entry of entries) {
+    const dir = directoryOf(entry)
+    if (dir === undefined) {
+      items.push(entry)
+      continue
+    }
+    const root = rootOf(dir)
+    let node = roots.get(root)
+    if (node === undefined) {
+      node = directory(root)
+      roots.set(root, node)
+      items.push(node)
+    }
+    let at = root.length
+    while (at < dir.length) {
+      const slash = dir.indexOf("/", at)
+      const path = dir.slice(0, slash + 1)
+      let child: Directory | undefined = node.children.get(path)
+      if (child === undefined) {
+        child = directory(path)
+        node.children.set(path, child)
+      }
+      node = child
+      at = slash + 1
+    }
+    node.names.push(entry)
+  }
+  return items
+}
+
+const flatten = (node: Directory, out: Array<string>): void => {
+  for (const name of node.names) out.push(name)
+  for (const child of node.children.values()) flatten(child, out)
+}
+
+/**
+ * Orders entries (newest first) as a ledger keeps them: the paths of one
+ * root directory (`src/`, `/home/`) brought together at the place of the
+ * newest, as a tree: a directory's own entries first, newest first, then its
+ * subdirectories, each at the place of its newest entry; every other entry
+ * where it stands. Idempotent, and a prefix of a grouped list is grouped.
  *
  * @since 0.4.0
  */
 export const group = (entries: ReadonlyArray<string>): Array<string> => {
-  const groups = new Map<string, Array<string>>()
-  for (const entry of entries) {
-    const key = directoryOf(entry) ?? "\u0000" + entry
-    const members = groups.get(key)
-    if (members === undefined) groups.set(key, [entry])
-    else members.push(entry)
-  }
   const out: Array<string> = []
-  for (const members of groups.values()) for (const entry of members) out.push(entry)
+  for (const item of treesOf(entries)) {
+    if (typeof item === "string") out.push(item)
+    else flatten(item, out)
+  }
   return out
 }
 
@@ -150,28 +260,34 @@ export const merge = (entries: ReadonlyArray<string>, mentioned: ReadonlyArray<s
   return group(order)
 }
 
+/** A directory's lines: a directory holding no entry of its own and one subdirectory is written with it. */
+const renderDirectory = (start: Directory, within: string, depth: number, lines: Array<string>): void => {
+  let node = start
+  while (node.names.length === 0 && node.children.size === 1) node = node.children.values().next().value!
+  const indent = " ".repeat(depth)
+  if (node.children.size === 0 && node.names.length === 1) lines.push(indent + node.names[0].slice(within.length))
+  else if (node.names.length === 0) lines.push(indent + node.path.slice(within.length))
+  else {
+    let line = indent + node.path.slice(within.length)
+    for (const name of node.names) line += " " + name.slice(node.path.length)
+    lines.push(line)
+  }
+  for (const child of node.children.values()) renderDirectory(child, node.path, depth + 1, lines)
+}
+
 /**
  * The section of the first `count` entries (already {@link group}ed):
- * `<artifacts>`, one line per entry or directory group, `</artifacts>`;
- * `""` for none.
+ * `<artifacts>`, the lines of the entries (see the module docs),
+ * `</artifacts>`; `""` for none.
  *
  * @since 0.4.0
  */
 export const render = (entries: ReadonlyArray<string>, count: number = entries.length): string => {
   if (count <= 0) return ""
   const lines: Array<string> = []
-  let i = 0
-  const n = Math.min(count, entries.length)
-  while (i < n) {
-    const dir = directoryOf(entries[i])
-    let j = i + 1
-    if (dir !== undefined) { while (j < n && directoryOf(entries[j]) === dir) j++ }
-    if (j - i >= 2) {
-      const names: Array<string> = []
-      for (let k = i; k < j; k++) names.push(entries[k].slice(dir!.length))
-      lines.push(dir + " " + names.join(" "))
-    } else lines.push(entries[i])
-    i = j
+  for (const item of treesOf(count >= entries.length ? entries : entries.slice(0, count))) {
+    if (typeof item === "string") lines.push(item)
+    else renderDirectory(item, "", 0, lines)
   }
   return OPEN_LINE + lines.join("\n") + CLOSE_LINE
 }

@@ -30,7 +30,7 @@ export const POLICY_BUDGETS = [500, 2_000, 8_000, 32_000] as const
 export const SUMMARY_TOKENS = 400
 
 /** The ledger budgets of the retention curve (long file, 8,000 tokens). */
-export const LEDGER_CURVE = [250, 500, 1_000, 2_000] as const
+export const LEDGER_CURVE = [250, 500, 1_000, 1_500, 2_000] as const
 
 /** A ledger set: turn mode, pinned system, the summary budget raised by the ledger's (the summarizer keeps 400). */
 const ledgerSet = (tokens: number) => ({
