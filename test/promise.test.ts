@@ -5,6 +5,7 @@ import {
   AsyncSummaryMemory,
   BufferMemory,
   ConfigError,
+  DisposedError,
   InvalidMessageError,
   Message,
   RollingMemory,
@@ -270,10 +271,67 @@ describe("Promise facade", () => {
     const error = await outcome
     assert.instanceOf(error, DOMException)
     assert.strictEqual((error as DOMException).name, "AbortError")
-    // nothing committed; the memory stays usable
+    // nothing committed; the memory is readable, and refuses changes
     assert.strictEqual(memory.summary, "")
     assert.deepStrictEqual(memory.buffer.map((m) => m.content), ["a b", "c d"])
     await memory.dispose() // nothing in flight: resolves at once
+  })
+
+  it("dispose() means one thing on every facade class, as on Conversations: later changes are refused with DisposedError, reads still work", async () => {
+    const summarize = (s: string, ms: ReadonlyArray<Message>) => `${s}+${ms.length}`
+    const memories = [
+      new RollingMemory({ maxTokens: 4, summarize }),
+      new AsyncRollingMemory({ maxTokens: 4, summarize }),
+      new AsyncRollingMemory({ maxTokens: 4, summarize, fold: "background" }),
+      new BufferMemory(),
+      new WindowMemory({ maxMessages: 2 }),
+      new SummaryMemory({ summarize }),
+      new AsyncSummaryMemory({ summarize })
+    ] as const
+    const names = [
+      "RollingMemory",
+      "AsyncRollingMemory",
+      "AsyncRollingMemory",
+      "BufferMemory",
+      "WindowMemory",
+      "SummaryMemory",
+      "AsyncSummaryMemory"
+    ]
+    const settle = async (f: () => unknown): Promise<unknown> => {
+      try {
+        await f()
+        return "done"
+      } catch (error) {
+        return error
+      }
+    }
+    for (const [i, memory] of memories.entries()) {
+      await memory.addUserMessage("a b")
+      await memory.dispose()
+      const saved = memory.toJSON()
+      const refusals = [
+        await settle(() => memory.addUserMessage("c d")),
+        await settle(() => memory.addMessage("assistant", "e")),
+        await settle(() => memory.addMessages([Message.make("user", "f")])),
+        await settle(() => memory.clear()),
+        await settle(() => memory.recordUsage({ inputTokens: 10 })),
+        ...("compact" in memory ? [await settle(() => memory.compact())] : [])
+      ]
+      for (const refused of refusals) {
+        assert.instanceOf(refused, DisposedError, names[i])
+        assert.strictEqual((refused as DisposedError).object, names[i])
+      }
+      assert.strictEqual(
+        (refusals[0] as DisposedError).message,
+        `this ${names[i]} was disposed: nothing was added, cleared or compacted; its reads still work: ` +
+          `to go on, restore its state into a new one (${names[i]}.fromJSON(memory.toJSON(), options))`
+      )
+      // nothing changed; reads work; disposing again does no harm
+      assert.deepStrictEqual(memory.toJSON(), saved, names[i])
+      assert.strictEqual(memory.usageRatio, 1)
+      assert.deepStrictEqual(memory.getMessages(), [...memory.getMessages()])
+      await memory.dispose()
+    }
   })
 
   it("a synchronous summarizer that adds to its own memory: the nested fold commits, the outer result is discarded, no turn lost", () => {

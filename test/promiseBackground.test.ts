@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { AsyncRollingMemory, ConfigError } from "../src/promise/index.js"
+import { AsyncRollingMemory, ConfigError, DisposedError } from "../src/promise/index.js"
 
 // A summarizer that never answers: its call ends only when its signal is aborted (rejecting with the
 // signal's reason). `started` resolves at the first call.
@@ -54,10 +54,12 @@ describe("AsyncRollingMemory: dispose()", () => {
     assert.strictEqual(memory.summaryTokens, 0)
     assert.isUndefined(memory.lastFoldFailure)
 
-    // after dispose: adds append at once (past the cap) and no fold starts
-    assert.strictEqual(await outcome(memory.addUserMessage("turn 14 a b")), "resolved")
-    assert.strictEqual(await outcome(memory.addMessages([])), "resolved")
-    assert.deepStrictEqual(contents(memory), [...turns, "turn 14 a b"])
+    // after dispose: adds are refused (DisposedError, nothing appended) and no fold starts
+    const late = await outcome(memory.addUserMessage("turn 14 a b"))
+    assert.instanceOf(late, DisposedError)
+    assert.strictEqual((late as DisposedError).object, "AsyncRollingMemory")
+    assert.instanceOf(await outcome(memory.addMessages([])), DisposedError)
+    assert.deepStrictEqual(contents(memory), turns)
     assert.strictEqual(signals.length, 1)
     await memory.dispose() // again: nothing to stop
     assert.strictEqual(memory.summary, "")

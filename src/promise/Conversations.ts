@@ -48,7 +48,15 @@ import * as Conversation from "../store/Conversation.js"
 import * as ConversationStore from "../store/ConversationStore.js"
 import type { Usage } from "../strategies/Memory.js"
 import type { CompactOptions } from "../strategies/RollingMemory.js"
-import { AsyncMemory, type AsyncSummarize, type CountTokens, type MessageOptions, squash, wrapped } from "./internal.js"
+import {
+  AsyncMemory,
+  type AsyncSummarize,
+  type CountTokens,
+  DisposedError,
+  type MessageOptions,
+  squash,
+  wrapped
+} from "./internal.js"
 
 /**
  * Where conversations are stored:
@@ -117,24 +125,6 @@ export type ConversationsOptions = Conversation.StrategyOptions extends infer O
 type Services = ConversationStore.ConversationStore | Summarizer.Summarizer | TokenCounter.TokenCounter
 
 /**
- * A {@link Conversations} used after `dispose()`, or a
- * {@link ConversationMemory} used after the `use()` call that handed it out
- * has ended (its adds would never be saved). Nothing was done.
- *
- * @since 0.2.0
- * @category errors
- */
-export class DisposedError extends Schema.TaggedError<DisposedError>("rollmem/DisposedError")("DisposedError", {
-  /** What was used: the `Conversations` or a memory of one of its `use()` calls. */
-  object: Schema.Literal("Conversations", "ConversationMemory"),
-  description: Schema.String
-}) {
-  override get message(): string {
-    return this.description
-  }
-}
-
-/**
  * A memory handed to {@link Conversations.use}: adds return Promises, reads
  * are synchronous. What the callback does is saved and, after a conflict,
  * applied again to the newer state (docs/contract.md section 12.2): adds,
@@ -154,7 +144,7 @@ export class ConversationMemory extends AsyncMemory {
 
   /** @internal */
   constructor(memory: Conversation.StoredMemory, id: string) {
-    super(wrapped(memory))
+    super(wrapped(memory), "ConversationMemory")
     this.id = id
     this.stored = memory
   }
@@ -220,7 +210,7 @@ export class ConversationMemory extends AsyncMemory {
    * ```
    */
   compact(options?: CompactOptions): Promise<void> {
-    const refused = this.refuse()
+    const refused = this.refuse() ?? this.refused()
     return refused === undefined ? this.run(this.stored.compact(options)) : Promise.reject(refused)
   }
 

@@ -73,8 +73,6 @@ export {
   Conversations,
   /** @since 0.1.0 */
   type ConversationsOptions,
-  /** @since 0.2.0 */
-  DisposedError,
   /** @since 0.1.0 */
   type StoreOption,
   /** @since 0.4.0 */
@@ -89,6 +87,8 @@ export {
   BaseMemory,
   /** @since 0.1.0 */
   type CountTokens,
+  /** @since 0.2.0 */
+  DisposedError,
   /** @since 0.1.0 */
   type MessageOptions,
   /** @since 0.1.0 */
@@ -338,7 +338,7 @@ export class RollingMemory extends SyncMemory {
       counter: counterOf(tokenCounter),
       summarizer: summarize === Rules.DROP ? Summarizer.drop : Summarizer.fromFunction(summarize as Summarize)
     }, { state: stateOf(restored) }))
-    super(built)
+    super(built, "RollingMemory")
     this.rolling = built.memory
     this.maxTokens = built.memory.maxTokens
   }
@@ -352,6 +352,7 @@ export class RollingMemory extends SyncMemory {
    * the summarizer's own error otherwise (nothing committed).
    */
   compact(options?: EffectRolling.CompactOptions): void {
+    this.assertLive()
     squash(Effect.runSyncExit(this.rolling.compact(options)))
   }
   /** Restores from a wire-format state (any strategy's); throws `StateDecodeError` on a bad one. */
@@ -399,7 +400,7 @@ export class AsyncRollingMemory extends AsyncMemory {
       },
       { state: stateOf(restored), scope }
     ))
-    super(built, scope)
+    super(built, "AsyncRollingMemory", scope)
     this.rolling = built.memory
     this.maxTokens = built.memory.maxTokens
     this.fold = built.memory.fold
@@ -421,7 +422,8 @@ export class AsyncRollingMemory extends AsyncMemory {
    * otherwise (nothing committed).
    */
   compact(options?: EffectRolling.CompactOptions): Promise<void> {
-    return this.run(this.rolling.compact(options))
+    const refused = this.refused()
+    return refused === undefined ? this.run(this.rolling.compact(options)) : Promise.reject(refused)
   }
   /** Restores from a wire-format state (any strategy's); throws `StateDecodeError` on a bad one. */
   static fromJSON(data: unknown, options: AsyncRollingOptions): AsyncRollingMemory {
@@ -446,11 +448,14 @@ export class BufferMemory extends SyncMemory {
   constructor(options: BufferOptions | undefined, restored: Restored)
   constructor(options: BufferOptions = {}, restored?: Restored) {
     const { tokenCounter, ...buffer } = decodeOptions(OptionsSchema.PromiseOptions.buffer, options)
-    super(build(EffectBuffer.makeStepper(
-      markDecoded(buffer, OptionsSchema.BufferOptions),
-      { counter: counterOf(tokenCounter) },
-      stateOf(restored)
-    )))
+    super(
+      build(EffectBuffer.makeStepper(
+        markDecoded(buffer, OptionsSchema.BufferOptions),
+        { counter: counterOf(tokenCounter) },
+        stateOf(restored)
+      )),
+      "BufferMemory"
+    )
   }
   /**
    * Restores from a wire-format state (any strategy's); throws `StateDecodeError` on a bad one,
@@ -482,7 +487,7 @@ export class WindowMemory extends SyncMemory {
       { counter: counterOf(tokenCounter) },
       stateOf(restored)
     ))
-    super(built)
+    super(built, "WindowMemory")
     this.maxMessages = built.memory.maxMessages
   }
   /** Restores from a wire-format state (any strategy's); throws `StateDecodeError` on a bad one. */
@@ -509,13 +514,14 @@ export class SummaryMemory extends SyncMemory {
       { counter: counterOf(tokenCounter), summarizer: Summarizer.fromFunction(summarize as Summarize) },
       stateOf(restored)
     ))
-    super(built)
+    super(built, "SummaryMemory")
     this.summaryMemory = built.memory
   }
   /** @internal */
   private readonly summaryMemory: EffectSummary.SummaryMemory
   /** Folds the pending turns now, with `focus` in the summarizer's request (docs/contract.md section 16.2). */
   compact(options?: EffectRolling.CompactOptions): void {
+    this.assertLive()
     squash(Effect.runSyncExit(this.summaryMemory.compact(options)))
   }
   /** Restores from a wire-format state (any strategy's); throws `StateDecodeError` on a bad one. */
@@ -545,14 +551,15 @@ export class AsyncSummaryMemory extends AsyncMemory {
       { counter: counterOf(tokenCounter), summarizer: promiseSummarizer(summarize as AsyncSummarize, timeout) },
       stateOf(restored)
     ))
-    super(built)
+    super(built, "AsyncSummaryMemory")
     this.summaryMemory = built.memory
   }
   /** @internal */
   private readonly summaryMemory: EffectSummary.SummaryMemory
   /** Folds the pending turns now, with `focus` in the summarizer's request (docs/contract.md section 16.2). */
   compact(options?: EffectRolling.CompactOptions): Promise<void> {
-    return this.run(this.summaryMemory.compact(options))
+    const refused = this.refused()
+    return refused === undefined ? this.run(this.summaryMemory.compact(options)) : Promise.reject(refused)
   }
   /** Restores from a wire-format state (any strategy's); throws `StateDecodeError` on a bad one. */
   static fromJSON(data: unknown, options: AsyncSummaryOptions): AsyncSummaryMemory {

@@ -8,6 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import { SummarizerError } from "../Errors.js"
 import * as MemoryState from "../schema/MemoryState.js"
@@ -24,6 +25,51 @@ import type { Memory, Stepper, Usage } from "../strategies/Memory.js"
  * @category models
  */
 export type MessageOptions = Message.MessageOptions
+
+/**
+ * What a facade object refuses after `dispose()` (docs/contract.md section
+ * 5.2): a memory's adds, `clear()`, `compact()` and `recordUsage()`; a
+ * {@link Conversations}'s calls; and a `ConversationMemory`'s adds and
+ * `clear()` once the `use()` call that handed it out has ended (they would
+ * never be saved). Nothing was done; a memory's reads still work.
+ *
+ * @example
+ * ```ts
+ * import { DisposedError, RollingMemory } from "rollmem/promise"
+ *
+ * const memory = new RollingMemory({ summarize: "drop" })
+ * await memory.dispose()
+ * try {
+ *   memory.addUserMessage("too late")
+ * } catch (error) {
+ *   if (error instanceof DisposedError) console.log(error.object) // "RollingMemory"
+ * }
+ * ```
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export class DisposedError extends Schema.TaggedError<DisposedError>("rollmem/DisposedError")("DisposedError", {
+  /** What was used: the `Conversations`, a memory of one of its `use()` calls, or a memory class. */
+  object: Schema.Literal(
+    "Conversations",
+    "ConversationMemory",
+    "RollingMemory",
+    "AsyncRollingMemory",
+    "BufferMemory",
+    "WindowMemory",
+    "SummaryMemory",
+    "AsyncSummaryMemory"
+  ),
+  description: Schema.String
+}) {
+  override get message(): string {
+    return this.description
+  }
+}
+
+/** The facade object a {@link DisposedError} names. @internal */
+export type Disposable = DisposedError["object"]
 
 /**
  * A synchronous summarizer: the new summary from the current one (`""` when
@@ -138,13 +184,35 @@ export abstract class BaseMemory {
    * the adds' fibers make no summarizer call), closed by `dispose()`. @internal
    */
   protected readonly scope: Scope.CloseableScope | undefined
+  /** Which class this is, for {@link DisposedError}. @internal */
+  protected readonly kind: Disposable
+  /** Set by `dispose()`: what changes the memory is refused from then on. @internal */
+  protected disposed = false
 
   /** @internal */
-  protected constructor(built: Stepper<Memory>, scope?: Scope.CloseableScope) {
+  protected constructor(built: Stepper<Memory>, kind: Disposable, scope?: Scope.CloseableScope) {
     this.memory = built.memory
     this.step = built.step
     this.stepMany = built.stepMany
+    this.kind = kind
     this.scope = scope
+  }
+
+  /** The error of a call that would change a disposed memory, or `undefined` while it is not disposed. @internal */
+  protected refused(): DisposedError | undefined {
+    return this.disposed
+      ? new DisposedError({
+        object: this.kind,
+        description: `this ${this.kind} was disposed: nothing was added, cleared or compacted; its reads still ` +
+          `work: to go on, restore its state into a new one (${this.kind}.fromJSON(memory.toJSON(), options))`
+      })
+      : undefined
+  }
+
+  /** Throws {@link DisposedError} once disposed. @internal */
+  protected assertLive(): void {
+    const refused = this.refused()
+    if (refused !== undefined) throw refused
   }
 
   /** The running summary, `""` when none. */
@@ -205,6 +273,7 @@ export abstract class BaseMemory {
    * integer.
    */
   recordUsage(usage: Usage): void {
+    this.assertLive()
     squash(Effect.runSyncExit(this.memory.recordUsage(usage)))
   }
 
@@ -213,8 +282,9 @@ export abstract class BaseMemory {
     return Effect.runSync(this.memory.usageRatio)
   }
 
-  /** Empties summary and buffer; a summarizer call in flight is discarded. */
+  /** Empties summary and buffer; a summarizer call in flight is discarded. Throws {@link DisposedError} once disposed. */
   clear(): void {
+    this.assertLive()
     Effect.runSync(this.memory.clear)
   }
 
@@ -232,10 +302,13 @@ export abstract class BaseMemory {
    * 5.1) the adds make no summarizer call: the fold in flight is
    * interrupted, committing nothing, the adds held back by the hard cap are
    * appended in arrival order (before it resolves) and resolve; no fold
-   * starts after it (adds still append). The memory stays usable;
-   * calling it again does no harm.
+   * starts after it. From then on the memory refuses what would change it
+   * (adds, `clear()`, `compact()`, `recordUsage()`: {@link DisposedError},
+   * nothing done), as `Conversations.dispose()` does; its reads still work,
+   * so its state can be saved (`toJSON()`). Calling it again does no harm.
    */
   dispose(): Promise<void> {
+    this.disposed = true
     const scope = this.scope
     if (scope === undefined) {
       const fibers = [...this.inFlight]
@@ -262,9 +335,11 @@ export abstract class BaseMemory {
 export abstract class SyncMemory extends BaseMemory {
   /**
    * Adds a message. Throws `InvalidMessageError` on bad fields,
-   * `TokenCountError`, or the summarizer's own error (the turn stays).
+   * `TokenCountError`, the summarizer's own error (the turn stays), or
+   * {@link DisposedError} once disposed.
    */
   addMessage(role: string, content: string, options?: MessageOptions): void {
+    this.assertLive()
     const rest = this.step(toMessage(role, content, options))
     if (rest !== Exit.void) squash(Exit.isExit(rest) ? rest : Effect.runSyncExit(rest))
   }
@@ -275,6 +350,7 @@ export abstract class SyncMemory extends BaseMemory {
    * on `InvalidMessageError` or `TokenCountError` none is added.
    */
   addMessages(messages: ReadonlyArray<Message.Message>): void {
+    this.assertLive()
     const rest = this.stepMany(messages.map((m) => toMessage(m.role, m.content, m)))
     if (rest !== Exit.void) squash(Exit.isExit(rest) ? rest : Effect.runSyncExit(rest))
   }
@@ -306,12 +382,14 @@ export abstract class AsyncMemory extends BaseMemory {
   /**
    * Adds a message; resolves once its prune is done (with background folds:
    * once its turn is appended). Rejects with `InvalidMessageError`,
-   * `TokenCountError`, the summarizer's own error (the turn stays), or an
+   * `TokenCountError`, the summarizer's own error (the turn stays), an
    * `AbortError` when `dispose()` cancels the summarizer call it runs or
-   * waits behind (blocking folds; the turn stays). The turn is visible to
+   * waits behind (blocking folds; the turn stays), or {@link DisposedError}
+   * when called after `dispose()` (nothing appended). The turn is visible to
    * reads at once, unless held back by a background fold's hard cap.
    */
   async addMessage(role: string, content: string, options?: MessageOptions): Promise<void> {
+    this.assertLive()
     return this.run(this.step(toMessage(role, content, options)))
   }
   /**
@@ -321,6 +399,7 @@ export abstract class AsyncMemory extends BaseMemory {
    * `addMessage`; on `InvalidMessageError` or `TokenCountError` none is added.
    */
   async addMessages(messages: ReadonlyArray<Message.Message>): Promise<void> {
+    this.assertLive()
     return this.run(this.stepMany(messages.map((m) => toMessage(m.role, m.content, m))))
   }
   /** Runs what is left of an operation, tracked for `dispose()`. @internal */
