@@ -1,7 +1,8 @@
 /**
  * Concurrency (contract section 5): 1,000 fibers adding to one memory while folds
  * are in flight with random latencies (TestClock-driven), `clear` racing
- * folds, and the facade's async classes under `Promise.all`. At every clock
+ * folds, `compact` (section 16.2) racing adds and folds and interrupted at
+ * random moments, and the facade's async classes under `Promise.all`. At every clock
  * step: the accounting invariant, with the order of turns the order of their
  * appends; prunes never overlap; and once all adds are done, nothing is left
  * to prune.
@@ -45,6 +46,8 @@ interface Harness {
   /** The most summarizer calls seen in flight at once. */
   readonly maxInFlight: () => number
   readonly calls: () => number
+  /** The summarizer calls interrupted before they returned. */
+  readonly interrupted: () => number
 }
 
 /**
@@ -58,6 +61,7 @@ const harness = (seed: number, maxLatency: number): Harness => {
   let inFlight = 0
   let maxInFlight = 0
   let calls = 0
+  let interrupted = 0
   const counter: TokenCounter.Service = {
     count: (text) =>
       Effect.sync(() => {
@@ -71,11 +75,19 @@ const harness = (seed: number, maxLatency: number): Harness => {
       maxInFlight = Math.max(maxInFlight, ++inFlight)
       return Effect.sleep(`${random(maxLatency)} millis`).pipe(
         Effect.as(encodeFold(summary, messages)),
+        Effect.onInterrupt(() => Effect.sync(() => interrupted++)),
         Effect.ensuring(Effect.sync(() => inFlight--))
       )
     })
   )
-  return { log, counter, summarizer, maxInFlight: () => maxInFlight, calls: () => calls }
+  return {
+    log,
+    counter,
+    summarizer,
+    maxInFlight: () => maxInFlight,
+    calls: () => calls,
+    interrupted: () => interrupted
+  }
 }
 
 /**
@@ -265,6 +277,97 @@ describe("clear racing folds", () => {
         const state = yield* memory.state
         assert.deepStrictEqual(idsOf(state.buffer), [])
         assert.deepStrictEqual(foldedIds(state.summary), appendedSinceClear(h.log, byText))
+      }),
+    120_000
+  )
+})
+
+/**
+ * Compactions forked at random steps (a random target, or the default) and,
+ * at other random steps, one still running interrupted, wherever it is then:
+ * waiting for the prune lock or in the summarizer call.
+ */
+const compactions = (memory: Memory.Compactable, seed: number, count: number, spread: number) => {
+  const random = prng(seed * 131 + 3)
+  const fibers: Array<Fiber.RuntimeFiber<void, unknown>> = []
+  const actions = new Map<number, Effect.Effect<void>>()
+  for (let i = 0; i < count; i++) {
+    const target = random(3) === 0 ? undefined : 1 + random(20)
+    actions.set(
+      random(spread),
+      Effect.asVoid(Effect.tap(Effect.fork(memory.compact({ targetTokens: target })), (f) => fibers.push(f)))
+    )
+  }
+  for (let i = 0; i < count; i++) {
+    const step = random(spread + 20)
+    if (!actions.has(step)) {
+      actions.set(
+        step,
+        Effect.suspend(() => {
+          const running = fibers.filter((f) => f.unsafePoll() === null)
+          return running.length === 0 ? Effect.void : Fiber.interrupt(running[random(running.length)])
+        })
+      )
+    }
+  }
+  return { actions, fibers }
+}
+
+describe("compact racing adds, folds and interruption", () => {
+  for (const seed of [8, 10]) {
+    it.effect(
+      `RollingMemory: compactions at random moments, some interrupted, keep every turn once (seed ${seed})`,
+      () =>
+        Effect.gen(function*() {
+          const turns = range(1, 1_000).map(turnOf)
+          const byText = textIndex(turns)
+          const h = harness(seed, 21)
+          const maxTokens = 30
+          const memory = yield* build("rolling", { summarizer: h.summarizer, counter: h.counter }, { maxTokens })
+          const { actions, fibers } = compactions(memory as unknown as Memory.Compactable, seed, 40, 100)
+          const check = accounting(memory, () => appendedSinceClear(h.log, byText), "summarize")
+          yield* drive(memory, turns, seed, check, actions)
+          const exits = yield* Effect.forEach(fibers, Fiber.await)
+          // every compaction completed or was interrupted: none failed
+          assert.deepStrictEqual(exits.filter((e) => Exit.isFailure(e) && !Exit.isInterrupted(e)), [])
+          assert.isAtLeast(exits.filter(Exit.isInterrupted).length, 1, "some compactions were interrupted")
+          assert.isAtLeast(h.interrupted(), 1, "some were interrupted in their summarizer call")
+          const state = yield* memory.state
+          const order = appendedSinceClear(h.log, byText)
+          assert.strictEqual(order.length, 1_000)
+          assertAccounting(state, order, "summarize")
+          // compactions, folds and their interruptions never overlapped
+          assert.strictEqual(h.maxInFlight(), 1)
+          assertSettled(state.buffer, maxTokens)
+        }),
+      120_000
+    )
+  }
+
+  it.effect(
+    "SummaryMemory: compactions racing adds, some interrupted: every turn folded exactly once, in append order",
+    () =>
+      Effect.gen(function*() {
+        const turns = range(1, 400).map(turnOf)
+        const byText = textIndex(turns)
+        const seed = 12
+        const h = harness(seed, 15)
+        const memory = yield* build("summary", { summarizer: h.summarizer, counter: h.counter })
+        const { actions, fibers } = compactions(memory as unknown as Memory.Compactable, seed, 30, 100)
+        const check = accounting(memory, () => appendedSinceClear(h.log, byText), "summarize")
+        yield* drive(memory, turns, seed, check, actions)
+        const exits = yield* Effect.forEach(fibers, Fiber.await)
+        assert.deepStrictEqual(exits.filter((e) => Exit.isFailure(e) && !Exit.isInterrupted(e)), [])
+        assert.isAtLeast(exits.filter(Exit.isInterrupted).length, 1, "some compactions were interrupted")
+        assert.isAtLeast(h.interrupted(), 1, "some were interrupted in their summarizer call")
+        // a last compaction, uninterrupted, folds whatever an interrupted one left pending
+        const last = yield* Effect.fork((memory as unknown as Memory.Compactable).compact())
+        while (last.unsafePoll() === null) yield* TestClock.adjust("5 millis")
+        assert.isTrue(Exit.isSuccess(yield* Fiber.await(last)))
+        const state = yield* memory.state
+        assert.deepStrictEqual(idsOf(state.buffer), [])
+        assert.deepStrictEqual(foldedIds(state.summary), appendedSinceClear(h.log, byText))
+        assert.strictEqual(h.maxInFlight(), 1)
       }),
     120_000
   )

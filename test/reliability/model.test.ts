@@ -1,7 +1,8 @@
 /**
  * Model-based tests: random sequences of adds (all roles, tool calls with one
  * to three parallel calls, results in and out of order, orphans, empty
- * contents, unicode), clears and JSON round trips with restores, run against
+ * contents, unicode), clears, JSON round trips with restores and
+ * compactions (contract section 16.2, with and without a target), run against
  * every strategy and compared after every step with the reference model of
  * contract sections 4 to 8 (test/support/specModel.ts): summary, buffer, token
  * count, context string, summarizer calls and failures, and the accounting
@@ -80,6 +81,7 @@ describe(`model-based sequences (${RUNS} per strategy, seed ${SEED})`, () => {
     }
     assert.deepStrictEqual([...seen].sort(), [
       "Clear",
+      "Compact",
       "RoundTrip",
       "empty content",
       "fold",

@@ -1,7 +1,8 @@
 /**
  * Random command sequences for the model-based tests: adds of messages of
- * every shape (from the shared arbitraries), clears, and JSON round trips
- * that restore the memory from its own state. Each added message gets a
+ * every shape (from the shared arbitraries), clears, JSON round trips
+ * that restore the memory from its own state, and compactions (contract
+ * section 16.2) with or without a target. Each added message gets a
  * unique id (`n1`, `n2`, ...) so the accounting invariant can follow it.
  */
 import { FastCheck as fc } from "effect"
@@ -13,6 +14,7 @@ export type Command =
   | { readonly _tag: "Add"; readonly message: Message.Message }
   | { readonly _tag: "Clear" }
   | { readonly _tag: "RoundTrip" }
+  | { readonly _tag: "Compact"; readonly targetTokens: number | undefined }
 
 /** A sequence with its budgets. */
 export interface Sequence {
@@ -30,10 +32,15 @@ const withId = (m: Message.Message, id: string): Message.Message =>
     metadata: m.metadata
   })
 
-const command: fc.Arbitrary<Message.Message | "Clear" | "RoundTrip"> = fc.oneof(
+const compact: fc.Arbitrary<Command> = fc.option(fc.integer({ min: 1, max: 12 }), { nil: undefined }).map((
+  targetTokens
+) => ({ _tag: "Compact", targetTokens }))
+
+const command: fc.Arbitrary<Message.Message | "Clear" | "RoundTrip" | Command> = fc.oneof(
   { weight: 14, arbitrary: Arbitraries.message },
   { weight: 1, arbitrary: fc.constant("Clear" as const) },
-  { weight: 1, arbitrary: fc.constant("RoundTrip" as const) }
+  { weight: 1, arbitrary: fc.constant("RoundTrip" as const) },
+  { weight: 2, arbitrary: compact }
 )
 
 /** Sequences of up to `maxLength` commands, budgets 1-12 tokens and 1-5 messages. */
@@ -45,7 +52,7 @@ export const sequence = (maxLength: number): fc.Arbitrary<Sequence> =>
   }).map(({ maxMessages, maxTokens, raw }) => {
     let n = 0
     const commands = raw.map((c): Command =>
-      c === "Clear" ? { _tag: "Clear" } : c === "RoundTrip" ? { _tag: "RoundTrip" } : {
+      c === "Clear" ? { _tag: "Clear" } : c === "RoundTrip" ? { _tag: "RoundTrip" } : "_tag" in c ? c : {
         _tag: "Add",
         message: withId(c, `n${++n}`)
       }

@@ -1,6 +1,7 @@
 /**
  * One model-based run: a command sequence applied to the library and to the
- * reference model of contract sections 4 to 8, compared after every command.
+ * reference model of contract sections 4 to 8 (and 16.2 for compactions),
+ * compared after every command.
  */
 import { assert } from "@effect/vitest"
 import { Cause, Effect, Equal, Exit, Option } from "effect"
@@ -48,6 +49,45 @@ const expectSame = (actual: unknown, expected: unknown, label: () => string): vo
 const callsKey = (calls: ReadonlyArray<LibraryCall>): string =>
   calls.map((call) => `${call.summary}|${call.ids.join(",")}`).join("\n")
 
+/**
+ * contract 16.2 in the model: RollingMemory folds (or drops) the cutoff of a
+ * prune started over the budget, with the target (default: half the budget)
+ * as its budget; SummaryMemory folds every pending turn. `undefined` for the
+ * strategies without `compact`.
+ */
+export const compactModel = (
+  strategy: Strategy,
+  s: Sequence,
+  state: Model.ModelState<Message.Message>,
+  targetTokens: number | undefined
+): Model.Step<Message.Message> | undefined => {
+  const none = { state, calls: [], failed: false }
+  switch (strategy) {
+    case "rolling":
+    case "rolling-drop": {
+      const target = targetTokens ?? Math.max(1, Math.floor(s.maxTokens / 2))
+      const weights = state.buffer.map((m) => Model.wordCount(Model.tokenText(m)))
+      const cut = Model.cutoff(state.buffer, weights, target)
+      if (cut === 0) return none
+      if (strategy === "rolling-drop") return { ...none, state: { ...state, buffer: state.buffer.slice(cut) } }
+      return foldModel(state, cut)
+    }
+    case "summary":
+      return state.buffer.length === 0 ? none : foldModel(state, state.buffer.length)
+    default:
+      return undefined
+  }
+}
+
+const foldModel = (state: Model.ModelState<Message.Message>, cut: number): Model.Step<Message.Message> => {
+  const evicted = state.buffer.slice(0, cut)
+  const result = summarize(state.summary, evicted)
+  const call = { summary: state.summary, messages: evicted, result }
+  return result === undefined
+    ? { state, calls: [call], failed: true }
+    : { state: { summary: result, buffer: state.buffer.slice(cut) }, calls: [call], failed: false }
+}
+
 /** Runs one sequence against the library and the model, comparing after every command. */
 export const check = (strategy: Strategy, s: Sequence): void => {
   const calls: Array<LibraryCall> = []
@@ -90,6 +130,26 @@ export const check = (strategy: Strategy, s: Sequence): void => {
           yield* memory.clear
           state = Model.empty
           added = []
+          break
+        }
+        case "Compact": {
+          const step = compactModel(strategy, s, state, c.targetTokens)
+          const compact = (memory as Partial<Memory.Compactable>).compact
+          if (step === undefined) {
+            expectSame(compact, undefined, label("no compact"))
+            break
+          }
+          const exit = yield* Effect.exit(compact!({ targetTokens: c.targetTokens }))
+          if (step.failed) {
+            const error = Exit.isFailure(exit) ? Cause.failureOption(exit.cause) : Option.none()
+            expectSame(Option.isSome(error) && error.value instanceof SummarizerError, true, label("SummarizerError"))
+          } else if (Exit.isFailure(exit)) assert.fail(label(Cause.pretty(exit.cause))())
+          const expectedCalls = step.calls.map((call) => ({
+            summary: call.summary,
+            ids: idsOf(call.messages as ReadonlyArray<Message.Message>)
+          }))
+          expectSame(callsKey(calls.slice(callsBefore)), callsKey(expectedCalls), label("summarizer calls"))
+          state = step.state
           break
         }
         case "RoundTrip": {
