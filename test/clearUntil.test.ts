@@ -2,8 +2,8 @@
  * `clearToolResults.until` (docs/contract.md section 10.5) as a user meets it:
  * the same hand-built transcript through the Effect API, the Promise facade,
  * `Conversation.withMemory` and the command line. Clearing until the target
- * (the default) folds when clearing cannot reach the target; with `until:
- * "budget"` the same clearing spares the fold, which happens (down to the
+ * folds when clearing cannot reach the target; with `until: "budget"` (the
+ * default) the same clearing spares the fold, which happens (down to the
  * target) only once clearing cannot get within the budget.
  */
 import { afterAll, assert, describe, it } from "@effect/vitest"
@@ -89,14 +89,14 @@ const counter = Layer.succeed(TokenCounter.TokenCounter, TokenCounter.fromFuncti
 
 describe("clearToolResults.until through the Effect API", () => {
   for (const until of [undefined, "target", "budget"] as const) {
-    it.effect(`until ${until ?? "absent (target)"}`, () =>
+    it.effect(`until ${until ?? "absent (budget)"}`, () =>
       Effect.gen(function*() {
         const { calls, summarize } = recorder()
         const memory = yield* RollingMemory.make(options(until)).pipe(
           Effect.provide(counter),
           Effect.provide(Summarizer.layerFunction(summarize))
         )
-        const want = expected[until ?? "target"]
+        const want = expected[until ?? "budget"]
         const buffers: Array<Array<string>> = []
         for (const messages of adds) {
           yield* memory.addMessages(messages)
@@ -192,11 +192,11 @@ describe("rollmem replay --clear-until", () => {
   const callsOf = (stdout: string): number =>
     (JSON.parse(stdout) as { readonly totals: { readonly summarizerCalls: number } }).totals.summarizerCalls
 
-  it.effect("target (default) folds once; budget never", () =>
+  it.effect("target folds once; budget (default) never", () =>
     Effect.gen(function*() {
       const plain = yield* runCli([...base, ...flags])
       assert.isTrue(Exit.isSuccess(plain.exit), plain.stderr)
-      assert.strictEqual(callsOf(plain.stdout), 1)
+      assert.strictEqual(callsOf(plain.stdout), 0)
       const target = yield* runCli([...base, ...flags, "--clear-until", "target"])
       assert.strictEqual(callsOf(target.stdout), 1)
       const budget = yield* runCli([...base, ...flags, "--clear-until", "budget"])
@@ -204,18 +204,18 @@ describe("rollmem replay --clear-until", () => {
       assert.strictEqual(callsOf(budget.stdout), 0)
     }))
 
-  it.effect("--compare takes clear-until=budget", () =>
+  it.effect("--compare takes clear-until=target", () =>
     Effect.gen(function*() {
-      const r = yield* runCli([...base, ...flags, "--compare", "clear-until=budget"])
+      const r = yield* runCli([...base, ...flags, "--compare", "clear-until=target"])
       assert.isTrue(Exit.isSuccess(r.exit), r.stderr)
       const columns = (JSON.parse(r.stdout) as {
         readonly compare: ReadonlyArray<
           { readonly set: string | null; readonly totals: { readonly summarizerCalls: number } }
         >
       }).compare
-      assert.deepStrictEqual(columns.map((c) => [c.set, c.totals.summarizerCalls]), [[null, 1], [
-        "clear-until=budget",
-        0
+      assert.deepStrictEqual(columns.map((c) => [c.set, c.totals.summarizerCalls]), [[null, 0], [
+        "clear-until=target",
+        1
       ]])
     }))
 

@@ -366,7 +366,7 @@ describe("SPEC 10.5 tool-result clearing: exact cases", () => {
     const adds = [[u("u1")], [call("r1"), result("r1", "ok")], [call("r2"), big("r2")], [call("r3"), big("r3")], [
       u("u2")
     ]]
-    const cleared = both(tokens(30, { target: 20, clear: { keep: 1, placeholder: "[gone]" } }), adds)
+    const cleared = both(tokens(30, { target: 20, clear: { keep: 1, placeholder: "[gone]", until: "target" } }), adds)
     // at r3 (32 > 30): r1 ("ok r1", 2 words) would not drop; r2 is cleared (11 -> 2); r3 is kept;
     // 23 is still over 20: u1 is folded (alignment finds no opener after it)
     assert.deepStrictEqual(cleared.calls, [["user: u1 w w w w"]])
@@ -381,8 +381,8 @@ describe("SPEC 10.5 tool-result clearing: exact cases", () => {
     ])
   })
 
-  it("until target (default) folds when clearing cannot reach the target; until budget spares the fold within the budget", () => {
-    const target = both(tokens(35, { target: 15, clear: { keep: 1 } }), clearingAdds)
+  it("until target folds when clearing cannot reach the target; until budget (default) spares the fold within the budget", () => {
+    const target = both(tokens(35, { target: 15, clear: { keep: 1, until: "target" } }), clearingAdds)
     // r1 and r2 cleared (41 -> 27), still over 15: u1, r1 and r2 folded (27 -> 12)
     assert.deepStrictEqual(target.calls, [[
       "user: u1 w w w w",
@@ -393,9 +393,9 @@ describe("SPEC 10.5 tool-result clearing: exact cases", () => {
     ]])
     assert.deepStrictEqual(target.buffer, ["assistant:  [tool calls: f({})]", "tool: a b c d e f g h i j"])
     assert.strictEqual(target.lib.index.tokens, 12)
-    // the explicit default is the same
-    const explicit = both(tokens(35, { target: 15, clear: { keep: 1, until: "target" } }), clearingAdds)
-    assert.deepStrictEqual(explicit.calls, target.calls)
+    // without until: budget, the default
+    const absent = both(tokens(35, { target: 15, clear: { keep: 1 } }), clearingAdds)
+    assert.deepStrictEqual(absent.calls, [])
     // until budget: the same clearing (41 -> 27), within the budget 35: no fold
     const budget = both(tokens(35, { target: 15, clear: { keep: 1, until: "budget" } }), clearingAdds)
     assert.deepStrictEqual(budget.calls, [])
@@ -601,6 +601,7 @@ describe("SPEC 10 through RollingMemory and WindowMemory", () => {
     for (
       const options of [
         tokens(300, { boundary: "turn", pinSystem: true, target: 150, clear: { keep: 3 } }),
+        tokens(300, { boundary: "turn", pinSystem: true, target: 150, clear: { keep: 3, until: "target" } }),
         tokens(300, { pinSystem: true, target: 150, clear: { keep: 3, until: "budget" } }),
         { measure: "messages", budget: 8, boundary: "turn", pinSystem: true } as const
       ]

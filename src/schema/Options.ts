@@ -70,7 +70,7 @@ const choice = <A extends string>(choices: ReadonlyArray<A>) => optional<A>(Rule
 /**
  * Tool-result clearing (docs/contract.md section 10.5): `keep` (the most
  * recent results spared, a non-negative integer), `placeholder` (default
- * `"[tool result cleared]"`), `until` (`"target"`, default, or `"budget"`),
+ * `"[tool result cleared]"`), `until` (`"budget"`, default, or `"target"`),
  * `atLeast` (a pass of clearing stands only when it frees at least this many
  * tokens, a positive integer; default none), `exclude` (the names of tools
  * whose results are never cleared; default none).
@@ -617,7 +617,7 @@ export const flags: ReadonlyArray<Flag> = [
     description:
       "When --clear-tool-results spares the fold: clearing runs until the buffer is within --target-tokens; " +
       "target folds when clearing did not get there, budget only when the buffer is still over --max-tokens " +
-      "(the fold goes down to the target): fewer summarizer calls (needs --clear-tool-results; default: target)."
+      "(the fold goes down to the target): fewer summarizer calls (needs --clear-tool-results; default: budget)."
   },
   {
     flag: "clear-at-least",

@@ -56,7 +56,8 @@ export const driven = (options: DriverOptions, count: (text: string) => number =
     }
     const plan = index.plan(
       policy,
-      over && !(clear?.until === "budget" && index.measure(policy.measure) <= policy.budget)
+      over && !(clear !== undefined && (clear.until ?? "budget") === "budget" &&
+        index.measure(policy.measure) <= policy.budget)
     )
     if (plan === undefined) index.keepClearings()
     return plan

@@ -523,7 +523,7 @@ const prune10 = <M extends ModelMessage>(appended: ModelState<M>, options: Polic
     ? clearResults(appended.buffer, { ...options, clear: options.clear }, count)
     : [...appended.buffer]
   // cleared to within the budget (`until: "budget"`): no step 1, only turn-mode repairs
-  const within = options.clear?.until === "budget" &&
+  const within = options.clear !== undefined && (options.clear.until ?? "budget") === "budget" &&
     !pruneStarts(buffer, weigh(buffer), { ...options, boundary: "aligned" })
   const evicted = prunePlan(buffer, weigh(buffer), options, over && !within)
   const cleared: ModelState<M> = { summary: appended.summary, buffer }

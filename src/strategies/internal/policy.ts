@@ -23,10 +23,10 @@ import {
 
 /**
  * When clearing spares the fold (docs/contract.md section 10.5): clearing
- * always runs until the buffer is within the target; with `"target"`
- * (default) the prune folds when clearing did not get there, with
- * `"budget"` only when clearing did not bring the buffer within the budget
- * (the fold then goes down to the target).
+ * always runs until the buffer is within the target; with `"target"` the
+ * prune folds when clearing did not get there, with `"budget"` (default)
+ * only when clearing did not bring the buffer within the budget (the fold
+ * then goes down to the target).
  *
  * @internal
  */
@@ -196,7 +196,7 @@ export const pruningOf = (
       : {
         keep: clear.keep,
         placeholder: clear.placeholder ?? DEFAULT_PLACEHOLDER,
-        until: clear.until ?? "target",
+        until: clear.until ?? "budget",
         atLeast: clear.atLeast ?? 0,
         exclude: new Set(clear.exclude ?? [])
       }
