@@ -61,6 +61,27 @@ const holdBack = (memory: Memory.Memory, g: Gated) =>
   })
 
 describe("fold: \"background\"", () => {
+  it.effect("the hard cap holds when no fold runs: a turn that would pass it waits for a fold that makes room", () =>
+    Effect.gen(function*() {
+      const { g, memory, scope } = yield* gatedBackground()
+      yield* addAll(memory, 1, 2) // 4 words: at the budget, not over it: no fold runs
+      const big = Message.make("user", "a b c d e f", { id: "big" }) // 6 words: 10 would pass the cap of 8
+      const add = yield* Effect.fork(memory.add(big))
+      // a fold starts for it, down to 8 - 6 = 2 words (below the target of 4): t1; the turn waits
+      assert.deepStrictEqual(yield* Deferred.await(g.started(0)), ["t1"])
+      assert.deepStrictEqual(yield* ids(memory), ["t1", "t2"])
+      assert.strictEqual(yield* memory.bufferTokens, 4)
+      assert.isTrue(Option.isNone(yield* Fiber.poll(add)))
+      yield* g.release(0)
+      yield* Fiber.join(add)
+      assert.strictEqual(yield* memory.summary, "<t1>")
+      assert.deepStrictEqual(yield* ids(memory), ["t2", "big"])
+      assert.strictEqual(yield* memory.bufferTokens, 8) // never past the cap
+      // 8 is over the budget: the next fold (t2) runs as usual
+      assert.deepStrictEqual(yield* Deferred.await(g.started(1)), ["t2"])
+      yield* Scope.close(scope, Exit.void)
+    }))
+
   it.effect("an add returns once appended; the fold runs behind it and commits", () =>
     Effect.gen(function*() {
       const { g, memory, scope } = yield* gatedBackground()

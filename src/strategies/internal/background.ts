@@ -4,7 +4,8 @@
  * the memory's `Scope`, each starting (re-checking its trigger, clearing,
  * planning) when it runs, as a locked fold does. The buffer may pass the
  * budget meanwhile, never the hard cap: an add that would pass it is held
- * back, counted but not appended, until a fold makes room (back-pressure);
+ * back, counted but not appended, until a fold makes room (back-pressure;
+ * when no fold is due by the budget, one starts to make that room);
  * held-back adds are appended in arrival order. An add whose turn alone is
  * over the cap is not held back (no fold could make room). When the folds
  * fail after their retries, or can evict nothing more, the held-back turns
@@ -70,7 +71,8 @@ export const backgroundFolder = (
   policy: Policy,
   start: () => Effect.Effect<Plan<Message.Message> | undefined, TokenCountError>,
   pinned: (entry: Entry) => boolean,
-  settings: Background
+  settings: Background,
+  room: (target: number) => Plan<Message.Message> | undefined
 ): BackgroundFolder => {
   const index = core.index
   let running = false
@@ -94,12 +96,20 @@ export const backgroundFolder = (
     }
   }
 
+  // The fold that makes room under the cap for the oldest held-back add when the budget's trigger does not
+  // hold (the buffer within the budget, the add too heavy for what is left under the cap): down to the
+  // target, or lower so that the add fits; never the newest unit (docs/contract.md section 5.1).
+  const roomPlan = (): Plan<Message.Message> | undefined =>
+    queue.length > 0 && wouldPass(queue[0].weight)
+      ? room(Math.min(policy.target, settings.hardMax - queue[0].weight))
+      : undefined
+
   // One prune: start (re-checking the trigger), then fold; a failure aborts the plan (fold's own onExit).
   const once: Effect.Effect<boolean, AddError> = Effect.suspend(() =>
-    Effect.flatMap(
-      start(),
-      (plan) => plan === undefined ? Effect.succeed(false) : Effect.as(fold(core, summarizer, plan), true)
-    )
+    Effect.flatMap(start(), (started) => {
+      const plan = started ?? roomPlan()
+      return plan === undefined ? Effect.succeed(false) : Effect.as(fold(core, summarizer, plan), true)
+    })
   )
   const attempt = settings.retry === undefined ? once : Effect.retry(once, settings.retry)
 
@@ -116,7 +126,9 @@ export const backgroundFolder = (
       }
       if (exit.value) failure = undefined
       admit(undefined)
-      if (!closed && exit.value && index.needsPrune(policy)) return next()
+      if (!closed && exit.value && (index.needsPrune(policy) || (queue.length > 0 && wouldPass(queue[0].weight)))) {
+        return next()
+      }
       // nothing more to fold now: the held-back adds go in (and may start another round)
       if (queue.length > 0) {
         admit(Exit.void)

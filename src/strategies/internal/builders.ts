@@ -162,7 +162,8 @@ export const buildRolling = <E>(
       const recount = recountOf(counter)
       const start = () => startPrune(core.index, pruning, recount)
       const pinned = (entry: Entry) => pruning.pinSystem && entry.systemLike
-      const folder = backgroundFolder(core, summarizer, pruning.policy, start, pinned, background)
+      const room = (target: number) => core.index.plan({ ...pruning.policy, target }, true)
+      const folder = backgroundFolder(core, summarizer, pruning.policy, start, pinned, background, room)
       const built = makeMemory<RollingMemory>(core, folder.step, folder.stepMany, {
         ...fields(pruning.policy),
         lastFoldFailure: folder.lastFailure,
