@@ -4,7 +4,9 @@
  *   npm run bench               readable tables on stdout
  *   npm run bench -- --json     one JSON document with every figure
  *   npm run bench -- --save=bench.json   the tables on stdout and the JSON document in a file
- *   npm run bench -- --quick    a smoke run (few samples; figures not meaningful)
+ *   npm run bench -- --quick    a smoke run of every section, about 3 minutes on 2 cores (every 8th
+ *                               conversation, few samples, smaller stores, cluster and input runs;
+ *                               figures not meaningful)
  *   npm run bench -- --wall     time with the wall clock instead of this process's CPU time
  *   npm run bench -- --render=bench.json   print the tables of a saved run (measures nothing)
  *   npm run bench -- --only=replay,peers,checks,scaling,tokenizers,memory,policies,stores,formats,background,tracing,cluster
@@ -13,7 +15,7 @@
  */
 import * as fs from "node:fs"
 import * as os from "node:os"
-import { loadAll, sum } from "./src/data.js"
+import { loadAll, QUICK_EVERY, sum } from "./src/data.js"
 import { profiles, setClock, setQuick } from "./src/harness.js"
 import { countsOf } from "./src/peers.js"
 import { render, type Results } from "./src/render.js"
@@ -48,6 +50,7 @@ const clock: "cpu" | "wall" = args.includes("--wall") ? "wall" : "cpu"
 setClock(clock)
 
 const log = (line: string) => process.stderr.write(`${line}\n`)
+const benchStart = performance.now()
 
 const machine = {
   node: process.version,
@@ -61,7 +64,8 @@ const machine = {
 }
 
 log(`rollmem bench: node ${machine.node}, ${machine.cores} cores (${machine.cpu})${quick ? ", QUICK (smoke run)" : ""}`)
-const conversations = loadAll()
+// A smoke run (--quick) replays every 8th conversation: every section runs, in about 3 minutes on 2 cores.
+const conversations = quick ? loadAll().filter((_, i) => i % QUICK_EVERY === 0) : loadAll()
 const counts = countsOf(conversations)
 const messages = sum(conversations.map((c) => c.messages.length))
 const tokens = sum([...counts.values()])
@@ -77,7 +81,10 @@ const data = {
     })
   )
 }
-log(`data: ${data.conversations} conversations, ${messages} messages, ${tokens} o200k tokens`)
+log(
+  `data: ${data.conversations} conversations, ${messages} messages, ${tokens} o200k tokens` +
+    (quick ? ` (quick: every ${QUICK_EVERY}th conversation)` : "")
+)
 
 const runtime = await makeRuntime()
 // Warm the tokenizer (and the JIT) once before anything is timed.
@@ -135,7 +142,7 @@ if (enabled("memory")) {
 if (enabled("policies")) {
   sectionStart = performance.now()
   log("6. context policies")
-  results.policies = await runPolicies(log)
+  results.policies = await runPolicies(log, quick)
   timed("policies")
 }
 if (enabled("stores")) {
@@ -173,6 +180,11 @@ if (enabled("tracing")) {
   timed("tracing")
 }
 await runtime.dispose()
+log(
+  `bench: ${Math.round((performance.now() - benchStart) / 100) / 10} s in all (load average ${
+    os.loadavg().map((x) => x.toFixed(2)).join(" ")
+  })`
+)
 
 if (saveArg !== undefined) fs.writeFileSync(saveArg.slice("--save=".length), `${JSON.stringify(results, null, 2)}\n`)
 process.stdout.write(json ? `${JSON.stringify(results, null, 2)}\n` : `${render(results)}\n`)

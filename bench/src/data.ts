@@ -75,6 +75,9 @@ export const loadFile = (file: string): Array<Conversation> =>
     })
 
 /** Every conversation of the three files, in file order. */
+/** A smoke run (`--quick`) takes every this many conversations (and the sections' smaller settings). */
+export const QUICK_EVERY = 8
+
 export const loadAll = (): Array<Conversation> => FILES.flatMap(loadFile)
 
 /** Sum of a list of numbers. */

@@ -11,7 +11,7 @@
  * latency is the wall time from the call to its completion. The baseline is
  * the adds of the blocking run that needed no fold: what an add costs when
  * the summarizer is not on its path. Goal: background p99 within 2x of it.
- * 400 turns (100 with `--quick`).
+ * 400 turns (50 with `--quick`).
  */
 import { Effect, Exit, Scope } from "effect"
 import type { Message } from "../../../dist/index.js"
@@ -129,7 +129,7 @@ export const runBackground = async (
   log: (line: string) => void
 ): Promise<BackgroundResults> => {
   const turns = conversations.filter((c) => c.file === "conversations-agentic.jsonl").flatMap((c) => c.messages)
-    .slice(0, quick ? 100 : 400)
+    .slice(0, quick ? 50 : 400)
   log(`  blocking: ${turns.length} turns, one every ${GAP_MS} ms, summarizer ${SUMMARIZER_MS} ms`)
   const blocking = await run(turns, undefined)
   log("  background")

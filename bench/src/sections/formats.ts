@@ -3,12 +3,13 @@
  * `rollmem/adapters` on the real data, and the command line's input on a
  * generated file far larger than memory should hold.
  *
- * 1. Round trips: every conversation of every data file, converted to each
+ * 1. Round trips: every conversation of every data file (the first 20 with
+ *    `--quick`), converted to each
  *    format (`encode`, unchecked), then `from… → memory → JSON → memory →
  *    to…`; counted identical when the result equals the first conversion as
  *    JSON data. Also the conversations a strict `to…` refuses (a context a
  *    provider would reject) and the time per message of the round trip.
- * 2. Input: a JSONL file of N MB (2,048; 200 with `--quick`) built by
+ * 2. Input: a JSONL file of N MB (2,048; 20 with `--quick`) built by
  *    repeating the real conversations (ids renamed per copy) is replayed by
  *    the built command line (`node dist/bin.js replay FILE --tokenizer words
  *    --summarizer none --format json`) in a child process: MB/s over the
@@ -99,7 +100,7 @@ const throughMemory = (messages: Messages): Messages => {
 const readLines = (file: string): Array<string> =>
   fs.readFileSync(file, "utf8").split("\n").filter((line) => line.trim() !== "")
 
-const roundTrips = async (log: (line: string) => void): Promise<Array<RoundTripRow>> => {
+const roundTrips = async (log: (line: string) => void, quick: boolean): Promise<Array<RoundTripRow>> => {
   const rows: Array<RoundTripRow> = []
   for (const file of DATA_FILES) {
     const full = path.join(dataDir, file)
@@ -107,7 +108,7 @@ const roundTrips = async (log: (line: string) => void): Promise<Array<RoundTripR
       log(`  ${file}: not found in ${dataDir}, skipped`)
       continue
     }
-    const conversations = readLines(full).map((line) => {
+    const conversations = readLines(full).slice(0, quick ? 20 : undefined).map((line) => {
       const parsed = JSON.parse(line) as { readonly messages: ReadonlyArray<unknown> }
       const memory = BufferMemory.fromJSON({ version: 2, summary: "", buffer: parsed.messages })
       return memory.getMessages()
@@ -224,8 +225,8 @@ const input = async (megabytes: number, log: (line: string) => void): Promise<In
 }
 
 export const runFormats = async (log: (line: string) => void, quick: boolean): Promise<FormatsResults> => ({
-  roundTrips: await roundTrips(log),
-  input: await input(quick ? 200 : 2_048, log)
+  roundTrips: await roundTrips(log, quick),
+  input: await input(quick ? 20 : 2_048, log)
 })
 
 type Table = (title: string, header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>) => string

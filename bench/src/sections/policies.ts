@@ -287,13 +287,18 @@ export const checkGoals = (rows: ReadonlyArray<PolicyRow>): Array<Goal> => {
   return goals
 }
 
-export const runPolicies = async (log: (line: string) => void): Promise<PoliciesResults> => {
+/** With `--quick`: the first conversations of each file, at the two budgets the goals read. */
+const QUICK_CONVERSATIONS = 4
+const QUICK_BUDGETS = [2_000, 8_000] as const
+
+export const runPolicies = async (log: (line: string) => void, quick = false): Promise<PoliciesResults> => {
   const files = fs.readdirSync(dataDir).filter((f) => f.endsWith(".jsonl")).sort()
   const rows: Array<PolicyRow> = []
   const program = Effect.gen(function*() {
     for (const file of files) {
-      const inputs = yield* Input.readInputs([path.join(dataDir, file)])
-      for (const budget of POLICY_BUDGETS) {
+      const read = yield* Input.readInputs([path.join(dataDir, file)])
+      const inputs = quick ? { ...read, conversations: read.conversations.slice(0, QUICK_CONVERSATIONS) } : read
+      for (const budget of quick ? QUICK_BUDGETS : POLICY_BUDGETS) {
         const sets = optionSets(budget, file)
         const available: Array<{ readonly name: string; readonly set: string }> = []
         for (const s of sets.slice(1)) {

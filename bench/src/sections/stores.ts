@@ -219,8 +219,8 @@ export const runStores = async (log: (line: string) => void, quick: boolean): Pr
     outfile: BUNDLE,
     logLevel: "error"
   })
-  const turns = quick ? 10 : 100
-  const writerCounts = quick ? [1, 8] : [1, 2, 4, 8]
+  const turns = quick ? 5 : 100
+  const writerCounts = quick ? [1, 4] : [1, 2, 4, 8]
   const rows: Array<StoreRow> = []
   const skipped: Array<string> = []
   try {
