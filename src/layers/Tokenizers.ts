@@ -58,6 +58,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import { countInPieces } from "../core/tokenPieces.js"
 import { ConfigError } from "../Errors.js"
 import { checkOptionKeys, describeValue } from "../internal/options.js"
 import { fromFunctionLabelled } from "../services/internal/counting.js"
@@ -436,11 +437,11 @@ interface Spec {
 }
 
 const loadSpec = (spec: Spec): Promise<Count> => {
-  const base = spec.vocabulary === "claude"
+  const base = (spec.vocabulary === "claude"
     ? loadWith("ai-tokenizer", "Claude's vocabulary", () => loadAiTokenizer("claude"))
     : spec.engine === undefined
     ? loadInstalled(spec.vocabulary)
-    : loaders[spec.engine](spec.vocabulary)
+    : loaders[spec.engine](spec.vocabulary)).then((whole) => (text: string) => countInPieces(whole, text))
   const { contentMultiplier, framingTokens } = spec
   if (contentMultiplier === 1 && framingTokens === 0) return base
   if (contentMultiplier === 1) return base.then((count) => (text: string) => count(text) + framingTokens)
