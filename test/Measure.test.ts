@@ -111,7 +111,18 @@ describe("Measure.makeRecorder", () => {
       reusedTokens: 2000,
       cachedTokens: 1500,
       summarizerInputTokens: 70,
-      summarizerOutputTokens: 30
+      summarizerOutputTokens: 30,
+      // the second request's 1,500 reused: OpenAI 1,024 + 3 x 128; Anthropic the first request's last breakpoint
+      openAICachedTokens: 1408,
+      anthropicCachedTokens: 1500,
+      ceilingRequestTokens: 0,
+      ceilingReusedTokens: 0,
+      // the third does not extend the second
+      cacheBreaks: 1,
+      // the fold came after the last request point
+      foldsFollowed: 0,
+      foldsBreakingCache: 0,
+      foldCacheWriteTokens: 0
     })
     assert.deepStrictEqual(timeline.requests.map((r) => r.index), [1, 3, 5, 7])
     assert.strictEqual(timeline.folds.length, 1)
@@ -121,8 +132,72 @@ describe("Measure.makeRecorder", () => {
       meanRequestTokens: 3659 / 4,
       prefixReuse: 2000 / 3659,
       // uncached (3,659 - 1,500) + cached 1,500 x 0.1 + 70 + 30 x 4
-      cost: 2159 + 150 + 70 + 120
+      cost: 2159 + 150 + 70 + 120,
+      costOpenAI: 2251 + 1408 * 0.1 + 70 + 120,
+      costAnthropic: 2159 + 150 + 70 + 120,
+      ceilingReuse: 0,
+      cacheWriteTokensPerFold: 0
     })
+  })
+
+  it("the providers' rules, the no-fold ceiling, cache breaks and the cache writes of a fold", () => {
+    const recorder = Measure.makeRecorder("c", { ...limits, maxTokens: undefined, pinSystem: true })
+    const system = s("you are an agent")
+    const request = (context: ReadonlyArray<Message.Message>, tokens: ReadonlyArray<number>, ceiling: number) =>
+      recorder.request({
+        index: 0,
+        context,
+        tokens,
+        summaryAt: context.length > 2 || context[1]?.content === "s1" ? 1 : -1,
+        transcriptValid: true,
+        ceilingTokens: ceiling
+      })
+    request([system, u("u1")], [1100, 100], 1200)
+    recorder.fold({ index: 2, evictedMessages: 2, summarized: true, inputTokens: 100, outputTokens: 50 })
+    // the summary after the pinned prompt: 1,100 reused of the previous 1,200, a break; the fold writes 80
+    const second = request([system, s("s1"), u("u2")], [1100, 50, 30], 1300)
+    assert.strictEqual(second.reusedTokens, 1100)
+    // extends the second: 1,180 reused, no break
+    request([system, s("s1"), u("u2"), a("a2"), u("u3")], [1100, 50, 30, 20, 10], 1400)
+    const { sums } = recorder.done()
+    assert.deepStrictEqual(
+      [
+        sums.reusedTokens,
+        sums.cachedTokens,
+        sums.openAICachedTokens,
+        sums.anthropicCachedTokens,
+        sums.cacheBreaks,
+        sums.foldsFollowed,
+        sums.foldsBreakingCache,
+        sums.foldCacheWriteTokens
+      ],
+      // OpenAI: 1,100 -> 1,024; 1,180 -> 1,152. Anthropic: the first request's breakpoint after the pinned
+      // prompt (1,100), then the second's after its last message (1,180)
+      [2280, 2280, 1024 + 1152, 1100 + 1180, 1, 1, 1, 80]
+    )
+    assert.deepStrictEqual([sums.ceilingRequestTokens, sums.ceilingReusedTokens], [3900, 2500])
+    const derived = Measure.derive(sums, 6, 1)
+    assert.strictEqual(derived.ceilingReuse, 2500 / 3900)
+    assert.strictEqual(derived.cacheWriteTokensPerFold, 80)
+  })
+
+  it("breakpointsOf and the providers' cached tokens", () => {
+    assert.strictEqual(Measure.openAICached(1023), 0)
+    assert.strictEqual(Measure.openAICached(1024), 1024)
+    assert.strictEqual(Measure.openAICached(1151), 1024)
+    assert.strictEqual(Measure.openAICached(1152), 1152)
+    assert.deepStrictEqual(Measure.breakpointsOf([s("p"), s("sum"), u("a"), a("b")], [10, 20, 30, 40], 1), [
+      { messages: 1, tokens: 10 },
+      { messages: 2, tokens: 30 },
+      { messages: 4, tokens: 100 }
+    ])
+    // no summary: after the leading system messages, and at the end
+    assert.deepStrictEqual(Measure.breakpointsOf([s("p"), u("a")], [10, 30], -1), [
+      { messages: 1, tokens: 10 },
+      { messages: 2, tokens: 40 }
+    ])
+    assert.strictEqual(Measure.anthropicCached([{ messages: 1, tokens: 1500 }, { messages: 4, tokens: 3000 }], 3), 1500)
+    assert.strictEqual(Measure.anthropicCached([{ messages: 1, tokens: 900 }], 3), 0)
   })
 
   it("retention: the artifacts observed before a request point that its context names, the last point's figure", () => {

@@ -154,9 +154,24 @@ const byHand = (
       requestTokens: 0,
       maxRequestTokens: 0,
       reusedTokens: 0,
-      cachedTokens: 0
+      cachedTokens: 0,
+      openAICachedTokens: 0,
+      anthropicCachedTokens: 0,
+      ceilingRequestTokens: 0,
+      ceilingReusedTokens: 0,
+      cacheBreaks: 0,
+      foldsFollowed: 0,
+      foldsBreakingCache: 0,
+      foldCacheWriteTokens: 0
     }
     let previous: ReadonlyArray<Message.Message> = []
+    let previousTotal = 0
+    let previousCeiling = 0
+    let ceiling = 0
+    let callsBefore = 0
+    // the previous request's cache breakpoints: after the leading system messages (or before the summary),
+    // after the summary, at its end, each with the tokens of the prefix it closes
+    let breaks: ReadonlyArray<{ readonly messages: number; readonly tokens: number }> = []
     // retention at the last request point, recomputed from scratch (no tracker)
     let artifacts: Retention.Figure = { named: 0, kept: 0, byKind: {} }
     for (let i = 0; i < conversation.messages.length; i++) {
@@ -172,6 +187,32 @@ const byHand = (
           shared++
         }
         const reused = tokens.slice(0, shared).reduce((x, y) => x + y, 0)
+        const first = request.requestPoints === 0
+        const broke = !first && reused < previousTotal
+        if (broke) request.cacheBreaks++
+        const folds = calls - callsBefore
+        callsBefore = calls
+        if (!first && folds > 0) {
+          request.foldsFollowed += folds
+          if (broke) request.foldsBreakingCache += folds
+          request.foldCacheWriteTokens += (total - reused) * folds
+        }
+        request.openAICachedTokens += reused < 1024 ? 0 : 1024 + 128 * Math.floor((reused - 1024) / 128)
+        const served = Math.max(0, ...breaks.filter((b) => b.messages <= shared).map((b) => b.tokens))
+        request.anthropicCachedTokens += served >= 1024 ? served : 0
+        const summaryAt = (yield* memory.summary) === "" ? -1 : 0
+        let leading = 0
+        if (summaryAt < 0) {
+          while (leading < context.length && ["system", "developer"].includes(context[leading].role)) leading++
+        }
+        breaks = [...new Set([leading, summaryAt + 1, context.length])].filter((n) => n > 0).sort((x, y) => x - y)
+          .map((n) => ({ messages: n, tokens: tokens.slice(0, n).reduce((x, y) => x + y, 0) }))
+        if (ceiling > 0) {
+          request.ceilingRequestTokens += ceiling
+          if (!first) request.ceilingReusedTokens += previousCeiling
+          previousCeiling = ceiling
+        }
+        previousTotal = total
         previous = context
         const valid = Validity.violations(context).length === 0
         const buffer = yield* memory.buffer
@@ -196,6 +237,7 @@ const byHand = (
         if (reused >= 1024) request.cachedTokens += reused
       }
       const before = (yield* memory.buffer).length
+      ceiling += yield* countText(message.tokenText)
       yield* memory.add(message)
       if ((yield* memory.buffer).length < before + 1) prunes++
       peak = Math.max(peak, yield* memory.bufferTokens)
@@ -227,6 +269,12 @@ const byHand = (
       prefixReuse: request.requestTokens === 0 ? 0 : request.reusedTokens / request.requestTokens,
       cost: request.requestTokens - request.cachedTokens + 0.1 * request.cachedTokens + summarizerInputTokens +
         4 * summarizerOutputTokens,
+      costOpenAI: request.requestTokens - request.openAICachedTokens + 0.1 * request.openAICachedTokens +
+        summarizerInputTokens + 4 * summarizerOutputTokens,
+      costAnthropic: request.requestTokens - request.anthropicCachedTokens + 0.1 * request.anthropicCachedTokens +
+        summarizerInputTokens + 4 * summarizerOutputTokens,
+      ceilingReuse: request.ceilingRequestTokens === 0 ? 0 : request.ceilingReusedTokens / request.ceilingRequestTokens,
+      cacheWriteTokensPerFold: request.foldsFollowed === 0 ? 0 : request.foldCacheWriteTokens / request.foldsFollowed,
       artifacts,
       retention: artifacts.named === 0 ? 1 : artifacts.kept / artifacts.named
     }
@@ -287,11 +335,25 @@ const checkAgainstHand = (
       cachedTokens: sum("cachedTokens"),
       summarizerInputTokens: sum("summarizerInputTokens"),
       summarizerOutputTokens: sum("summarizerOutputTokens"),
+      openAICachedTokens: sum("openAICachedTokens"),
+      anthropicCachedTokens: sum("anthropicCachedTokens"),
+      ceilingRequestTokens: sum("ceilingRequestTokens"),
+      ceilingReusedTokens: sum("ceilingReusedTokens"),
+      cacheBreaks: sum("cacheBreaks"),
+      foldsFollowed: sum("foldsFollowed"),
+      foldsBreakingCache: sum("foldsBreakingCache"),
+      foldCacheWriteTokens: sum("foldCacheWriteTokens"),
       summarizerCallsPer1000Turns: sum("messages") === 0 ? 0 : sum("summarizerCalls") * 1000 / sum("messages"),
       meanRequestTokens: sum("requestPoints") === 0 ? 0 : sum("requestTokens") / sum("requestPoints"),
       prefixReuse: sum("requestTokens") === 0 ? 0 : sum("reusedTokens") / sum("requestTokens"),
       cost: sum("requestTokens") - sum("cachedTokens") + 0.1 * sum("cachedTokens") + sum("summarizerInputTokens") +
         4 * sum("summarizerOutputTokens"),
+      costOpenAI: sum("requestTokens") - sum("openAICachedTokens") + 0.1 * sum("openAICachedTokens") +
+        sum("summarizerInputTokens") + 4 * sum("summarizerOutputTokens"),
+      costAnthropic: sum("requestTokens") - sum("anthropicCachedTokens") + 0.1 * sum("anthropicCachedTokens") +
+        sum("summarizerInputTokens") + 4 * sum("summarizerOutputTokens"),
+      ceilingReuse: sum("ceilingRequestTokens") === 0 ? 0 : sum("ceilingReusedTokens") / sum("ceilingRequestTokens"),
+      cacheWriteTokensPerFold: sum("foldsFollowed") === 0 ? 0 : sum("foldCacheWriteTokens") / sum("foldsFollowed"),
       artifacts: summedArtifacts(all.map((f) => f.artifacts)),
       retention: all.reduce((n, f) => n + f.artifacts.named, 0) === 0
         ? 1
@@ -385,10 +447,22 @@ const FIGURE_KEYS = [
   "cachedTokens",
   "summarizerInputTokens",
   "summarizerOutputTokens",
+  "openAICachedTokens",
+  "anthropicCachedTokens",
+  "ceilingRequestTokens",
+  "ceilingReusedTokens",
+  "cacheBreaks",
+  "foldsFollowed",
+  "foldsBreakingCache",
+  "foldCacheWriteTokens",
   "summarizerCallsPer1000Turns",
   "meanRequestTokens",
   "prefixReuse",
   "cost",
+  "costOpenAI",
+  "costAnthropic",
+  "ceilingReuse",
+  "cacheWriteTokensPerFold",
   "artifacts",
   "retention"
 ]
@@ -426,11 +500,27 @@ describe("rollmem replay on the example transcript", () => {
         cachedTokens: 22343,
         summarizerInputTokens: 1145,
         summarizerOutputTokens: 454,
+        // OpenAI: each reused prefix from 1,024 in steps of 128; Anthropic: up to a breakpoint of the previous
+        // request (here always its last message, as the summary is rewritten: the same as cachedTokens)
+        openAICachedTokens: 21632,
+        anthropicCachedTokens: 22343,
+        // the transcript itself at each request point, and at the previous one
+        ceilingRequestTokens: 38325,
+        ceilingReusedTokens: 35589,
+        // each of the 3 folds rewrote the summary: the next request breaks the cache and writes 5,513 in all
+        cacheBreaks: 3,
+        foldsFollowed: 3,
+        foldsBreakingCache: 3,
+        foldCacheWriteTokens: 5513,
         summarizerCallsPer1000Turns: 3000 / 47,
         meanRequestTokens: 33739 / 24,
         prefixReuse: 25789 / 33739,
         // (33,739 - 22,343) x 1 + 22,343 x 0.1 + 1,145 + 454 x 4
         cost: 11396 + 22343 * 0.1 + 1145 + 1816,
+        costOpenAI: 33739 - 21632 + 21632 * 0.1 + 1145 + 1816,
+        costAnthropic: 11396 + 22343 * 0.1 + 1145 + 1816,
+        ceilingReuse: 35589 / 38325,
+        cacheWriteTokensPerFold: 5513 / 3,
         // at the last request point: 14 distinct artifacts named so far, 13 still in the context (the
         // summary lost one order code)
         artifacts: {

@@ -20,6 +20,22 @@
  *   summarizer input x1 + summarizer output x4 ({@link COST_WEIGHTS}).
  *   Summarizer input is the current summary plus the evicted messages, its
  *   output the new summary, each counted with the replay's token counter.
+ *   The figure a user pays, and the headline of a comparison.
+ * - *By the providers' rules* (docs/contract.md section 13.1): OpenAI caches
+ *   the reused prefix from 1,024 tokens in steps of 128
+ *   ({@link openAICached}); Anthropic serves a prefix that ends at one of the
+ *   previous request's cache breakpoints (after the leading system
+ *   messages, after the summary message, after its last message), from
+ *   1,024 tokens ({@link anthropicCached}). Each gives its own cached tokens
+ *   and cost (same weights).
+ * - *The no-fold ceiling*: the prefix reuse of the transcript itself (every
+ *   message kept, nothing folded or cleared), the most any memory can reach.
+ * - *Cache breaks*: request points whose context does not extend the
+ *   previous one (the reused prefix is shorter than the previous context).
+ *   *Folds that broke the cache*: the folds made between two request points
+ *   when the later one is a cache break. *Cache writes per fold*: the tokens
+ *   past the reused prefix at the first request point after each fold (what
+ *   the provider writes to its cache again), over those folds.
  * - *Retention* (docs/contract.md section 14): of the distinct artifacts
  *   (file paths, URLs, e-mail addresses, identifiers: `Retention`) named by
  *   the messages added before a request point, the share its context still
@@ -56,6 +72,45 @@ export const COST_WEIGHTS = {
   summarizerInput: 1,
   summarizerOutput: 4
 } as const
+
+/**
+ * OpenAI's cache granularity: a cached prefix grows in steps of 128 tokens
+ * past the first 1,024.
+ *
+ * @since 0.4.0
+ * @category constants
+ */
+export const OPENAI_CACHE_STEP = 128
+
+/**
+ * The tokens OpenAI's prompt cache serves of a reused prefix of `reused`
+ * tokens: 0 under 1,024, else 1,024 plus the whole 128-token steps past it.
+ *
+ * @since 0.4.0
+ * @category combinators
+ */
+export const openAICached = (reused: number): number =>
+  reused < CACHE_MINIMUM_TOKENS
+    ? 0
+    : CACHE_MINIMUM_TOKENS + Math.floor((reused - CACHE_MINIMUM_TOKENS) / OPENAI_CACHE_STEP) * OPENAI_CACHE_STEP
+
+/**
+ * The tokens Anthropic's prompt cache serves: the longest prefix ending at
+ * one of the previous request's breakpoints (`breakpoints`: each a message
+ * count and the tokens of that prefix) that lies within the `shared`
+ * leading messages, when it holds at least 1,024 tokens; else 0.
+ *
+ * @since 0.4.0
+ * @category combinators
+ */
+export const anthropicCached = (
+  breakpoints: ReadonlyArray<{ readonly messages: number; readonly tokens: number }>,
+  shared: number
+): number => {
+  let best = 0
+  for (const b of breakpoints) if (b.messages <= shared && b.tokens > best) best = b.tokens
+  return best < CACHE_MINIMUM_TOKENS ? 0 : best
+}
 
 /**
  * One added message: the memory right after its add (and its prune).
@@ -165,6 +220,22 @@ export interface Sums {
   readonly cachedTokens: number
   readonly summarizerInputTokens: number
   readonly summarizerOutputTokens: number
+  /** Cached tokens by OpenAI's rule ({@link openAICached}). */
+  readonly openAICachedTokens: number
+  /** Cached tokens by Anthropic's rule ({@link anthropicCached}). */
+  readonly anthropicCachedTokens: number
+  /** Sum over request points of the transcript's own context (every message before it): the no-fold ceiling's tokens. */
+  readonly ceilingRequestTokens: number
+  /** The ceiling's reused tokens: the transcript's context at the previous request point. */
+  readonly ceilingReusedTokens: number
+  /** Request points whose context does not extend the previous one. */
+  readonly cacheBreaks: number
+  /** Folds (summarizer calls) followed by a request point. */
+  readonly foldsFollowed: number
+  /** Of those, the folds whose next request point is a cache break. */
+  readonly foldsBreakingCache: number
+  /** Tokens past the reused prefix at the first request point after each fold, summed over those folds. */
+  readonly foldCacheWriteTokens: number
 }
 
 /**
@@ -182,6 +253,14 @@ export interface Derived {
   readonly prefixReuse: number
   /** Input-token units: uncached x1 + cached x0.1 + summarizer input x1 + output x4. */
   readonly cost: number
+  /** The same cost with OpenAI's cached tokens. */
+  readonly costOpenAI: number
+  /** The same cost with Anthropic's cached tokens. */
+  readonly costAnthropic: number
+  /** The no-fold ceiling's prefix reuse, between 0 and 1 (0 without request points). */
+  readonly ceilingReuse: number
+  /** `foldCacheWriteTokens / foldsFollowed` (0 without such folds). */
+  readonly cacheWriteTokensPerFold: number
 }
 
 const emptySums: Sums = {
@@ -195,7 +274,15 @@ const emptySums: Sums = {
   reusedTokens: 0,
   cachedTokens: 0,
   summarizerInputTokens: 0,
-  summarizerOutputTokens: 0
+  summarizerOutputTokens: 0,
+  openAICachedTokens: 0,
+  anthropicCachedTokens: 0,
+  ceilingRequestTokens: 0,
+  ceilingReusedTokens: 0,
+  cacheBreaks: 0,
+  foldsFollowed: 0,
+  foldsBreakingCache: 0,
+  foldCacheWriteTokens: 0
 }
 
 /**
@@ -242,11 +329,19 @@ export const derive = (sums: Sums, messages: number, summarizerCalls: number): D
   summarizerCallsPer1000Turns: messages === 0 ? 0 : summarizerCalls * 1000 / messages,
   meanRequestTokens: sums.requestPoints === 0 ? 0 : sums.requestTokens / sums.requestPoints,
   prefixReuse: sums.requestTokens === 0 ? 0 : sums.reusedTokens / sums.requestTokens,
-  cost: (sums.requestTokens - sums.cachedTokens) * COST_WEIGHTS.uncachedInput +
-    sums.cachedTokens * COST_WEIGHTS.cachedInput +
-    sums.summarizerInputTokens * COST_WEIGHTS.summarizerInput +
-    sums.summarizerOutputTokens * COST_WEIGHTS.summarizerOutput
+  cost: costOf(sums, sums.cachedTokens),
+  costOpenAI: costOf(sums, sums.openAICachedTokens),
+  costAnthropic: costOf(sums, sums.anthropicCachedTokens),
+  ceilingReuse: sums.ceilingRequestTokens === 0 ? 0 : sums.ceilingReusedTokens / sums.ceilingRequestTokens,
+  cacheWriteTokensPerFold: sums.foldsFollowed === 0 ? 0 : sums.foldCacheWriteTokens / sums.foldsFollowed
 })
+
+/** The cost of some sums with `cached` of their request tokens cached. */
+const costOf = (sums: Sums, cached: number): number =>
+  (sums.requestTokens - cached) * COST_WEIGHTS.uncachedInput +
+  cached * COST_WEIGHTS.cachedInput +
+  sums.summarizerInputTokens * COST_WEIGHTS.summarizerInput +
+  sums.summarizerOutputTokens * COST_WEIGHTS.summarizerOutput
 
 /**
  * How many leading messages of `current` equal those of `previous` (whole
@@ -319,6 +414,35 @@ export const isPinned = (message: Message.Message): boolean =>
   Validity.isSystem(message) && message.toolCalls.length === 0 && message.toolCallId === undefined
 
 /**
+ * Where a request's cache breakpoints stand (Anthropic's rule, at most 4 per
+ * request; three used): after the leading system messages (those before the
+ * summary, or the leading `system`/`developer` messages when there is no
+ * summary), after the summary message, after the last message; each with
+ * the tokens of the prefix it closes.
+ *
+ * @since 0.4.0
+ * @category combinators
+ */
+export const breakpointsOf = (
+  context: ReadonlyArray<Message.Message>,
+  tokens: ReadonlyArray<number>,
+  summaryAt: number
+): Array<{ readonly messages: number; readonly tokens: number }> => {
+  let leading = 0
+  if (summaryAt >= 0) leading = summaryAt
+  else while (leading < context.length && isPinned(context[leading])) leading++
+  const at = [leading, summaryAt >= 0 ? summaryAt + 1 : 0, context.length]
+  const out: Array<{ readonly messages: number; readonly tokens: number }> = []
+  let sum = 0
+  let i = 0
+  for (const end of [...new Set(at)].filter((n) => n > 0).sort((x, y) => x - y)) {
+    for (; i < end; i++) sum += tokens[i]
+    out.push({ messages: end, tokens: sum })
+  }
+  return out
+}
+
+/**
  * What the replay hands a {@link Recorder} at a request point.
  *
  * @since 0.2.0
@@ -334,6 +458,8 @@ export interface RequestInput {
   readonly summaryAt: number
   /** Whether the transcript before `index` is valid itself (no violation before `index`). */
   readonly transcriptValid: boolean
+  /** Tokens of every message added before `index` (the no-fold ceiling's context); 0 when not measured. */
+  readonly ceilingTokens?: number | undefined
 }
 
 /**
@@ -370,6 +496,11 @@ export const makeRecorder = (id: string, limits: Limits): Recorder => {
   const requests: Array<RequestPoint> = []
   const sums = { ...emptySums }
   let previous: ReadonlyArray<Message.Message> = []
+  let previousTokens = 0
+  let previousCeiling = 0
+  let breakpoints: ReadonlyArray<{ readonly messages: number; readonly tokens: number }> = []
+  // folds since the last request point
+  let foldsSince = 0
   const tracker = Retention.tracker()
   let artifacts: Retention.Figure = { named: 0, kept: 0, byKind: {} }
   return {
@@ -379,16 +510,35 @@ export const makeRecorder = (id: string, limits: Limits): Recorder => {
     },
     fold: (point) => {
       folds.push(point)
+      if (point.summarized) foldsSince++
       sums.summarizerInputTokens += point.inputTokens
       sums.summarizerOutputTokens += point.outputTokens
     },
-    request: ({ context, index, summaryAt, tokens, transcriptValid }) => {
+    request: ({ ceilingTokens, context, index, summaryAt, tokens, transcriptValid }) => {
       let contextTokens = 0
       for (const n of tokens) contextTokens += n
       const shared = commonPrefix(previous, context)
       let reusedTokens = 0
       for (let i = 0; i < shared; i++) reusedTokens += tokens[i]
+      const first = requests.length === 0
+      const broke = !first && reusedTokens < previousTokens
+      if (broke) sums.cacheBreaks++
+      if (foldsSince > 0 && !first) {
+        sums.foldsFollowed += foldsSince
+        if (broke) sums.foldsBreakingCache += foldsSince
+        sums.foldCacheWriteTokens += (contextTokens - reusedTokens) * foldsSince
+      }
+      foldsSince = 0
+      sums.openAICachedTokens += openAICached(reusedTokens)
+      sums.anthropicCachedTokens += anthropicCached(breakpoints, shared)
+      breakpoints = breakpointsOf(context, tokens, summaryAt)
       previous = context
+      previousTokens = contextTokens
+      if (ceilingTokens !== undefined && ceilingTokens > 0) {
+        sums.ceilingRequestTokens += ceilingTokens
+        if (!first) sums.ceilingReusedTokens += previousCeiling
+        previousCeiling = ceilingTokens
+      }
       const cachedTokens = reusedTokens >= CACHE_MINIMUM_TOKENS ? reusedTokens : 0
       const violations = Validity.violations(context, { provider: limits.provider })
       // The buffer: the context without the summary; pinned messages are outside the budget.

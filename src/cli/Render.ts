@@ -294,26 +294,32 @@ export const storedContext = (shown: Shown): string => {
 const share = (part: number, whole: number): string =>
   whole === 0 ? `${part}/0` : `${part}/${whole} (${percent(part / whole)})`
 
+const ratio = (part: number, whole: number): string => whole === 0 ? "-" : `${(part / whole).toFixed(2)}x`
+
+// The cost a user pays is the headline: first, with what drives it (reuse against its ceiling, folds that
+// broke the cache and what each one writes again), then the other figures.
 const COMPARE_ROWS: ReadonlyArray<{ readonly title: string; readonly cell: (t: Totals, base: Totals) => string }> = [
+  { title: "cost", cell: (t) => rounded(t.cost) },
+  { title: "  vs the base", cell: (t, base) => ratio(t.cost, base.cost) },
+  { title: "  by OpenAI's rule (128-token steps)", cell: (t) => rounded(t.costOpenAI) },
+  { title: "  by Anthropic's rule (breakpoints)", cell: (t) => rounded(t.costAnthropic) },
+  { title: "prefix reuse", cell: (t) => percent(t.prefixReuse) },
+  { title: "  no-fold ceiling", cell: (t) => percent(t.ceilingReuse) },
+  { title: "folds that broke the cache", cell: (t) => share(t.foldsBreakingCache, t.foldsFollowed) },
+  { title: "  cache writes per fold", cell: (t) => rounded(t.cacheWriteTokensPerFold) },
+  { title: "summarizer calls", cell: (t) => String(t.summarizerCalls) },
+  { title: "  per 1,000 turns", cell: (t) => fixed(t.summarizerCallsPer1000Turns) },
+  { title: "  vs the base", cell: (t, base) => ratio(t.summarizerCalls, base.summarizerCalls) },
+  { title: "summarizer input", cell: (t) => String(t.summarizerInputTokens) },
+  { title: "summarizer output", cell: (t) => String(t.summarizerOutputTokens) },
   { title: "valid request points", cell: (t) => share(t.validRequestPoints, t.requestPoints) },
   {
     title: "  of eligible (valid transcript, buffer with a user turn)",
     cell: (t) => share(t.validEligibleRequestPoints, t.eligibleRequestPoints)
   },
   { title: "contexts over their bound", cell: (t) => String(t.overBoundRequestPoints) },
-  { title: "summarizer calls", cell: (t) => String(t.summarizerCalls) },
-  { title: "  per 1,000 turns", cell: (t) => fixed(t.summarizerCallsPer1000Turns) },
-  {
-    title: "  vs the base",
-    cell: (t, base) => base.summarizerCalls === 0 ? "-" : `${(t.summarizerCalls / base.summarizerCalls).toFixed(2)}x`
-  },
-  { title: "summarizer input", cell: (t) => String(t.summarizerInputTokens) },
-  { title: "summarizer output", cell: (t) => String(t.summarizerOutputTokens) },
   { title: "mean context sent", cell: (t) => rounded(t.meanRequestTokens) },
   { title: "max context sent", cell: (t) => String(t.maxRequestTokens) },
-  { title: "prefix reuse", cell: (t) => percent(t.prefixReuse) },
-  { title: "cost", cell: (t) => rounded(t.cost) },
-  { title: "  vs the base", cell: (t, base) => base.cost === 0 ? "-" : `${(t.cost / base.cost).toFixed(2)}x` },
   { title: "artifacts retained (last request)", cell: (t) => retained(t.artifacts) },
   { title: "  file paths", cell: (t) => paths(t.artifacts) }
 ]
@@ -341,7 +347,11 @@ export const compareTable = (
     "base: the command line's own options.",
     ...columns.flatMap((c, i) => c.set === undefined ? [] : [`[${i}] ${c.set}`]),
     `Request points: before each assistant turn. Cost: uncached input x1 + cached input (a prefix of 1,024 ${unit} or`,
-    `more shared with the previous request) x0.1 + summarizer input x1 + summarizer output x4.`,
+    `more shared with the previous request) x0.1 + summarizer input x1 + summarizer output x4; by OpenAI's rule the`,
+    `cached prefix counts from 1,024 in steps of 128, by Anthropic's it ends at a cache breakpoint of the previous`,
+    `request (after the leading system messages, after the summary, after its last message). No-fold ceiling: the`,
+    `reuse of the transcript itself. A fold broke the cache when the next request does not extend the previous one;`,
+    `cache writes per fold: the ${unit} past the reused prefix at the first request after a fold.`,
     `Artifacts retained: at each conversation's last request point, the distinct artifacts named so far that the`,
     `context still names, all conversations together.`
   ].join("\n")

@@ -602,6 +602,8 @@ const replayInto = (
     let prunes = 0
     let peak = 0
     let index = 0
+    // the no-fold ceiling's context: every message added so far, as given
+    let ceiling = 0
     for (const message of conversation.messages) {
       if (index > 0 && message.role === Message.ASSISTANT) {
         const context = yield* memory.messages
@@ -611,10 +613,12 @@ const replayInto = (
           context,
           tokens: yield* countAll(counter, context),
           summaryAt: context.length > buffer.length ? summaryPosition(context, buffer) : -1,
-          transcriptValid: index <= firstViolation
+          transcriptValid: index <= firstViolation,
+          ceilingTokens: ceiling
         })
       }
       recorder.observe(message)
+      ceiling += yield* counter.count(message)
       at.index = index
       const callsBefore = track.calls()
       yield* memory.add(message)

@@ -73,6 +73,7 @@ export const optionSets = (
     { name: "turn + pinned + target 50% + clearing 3", set: `boundary=turn,pin-system,${target},${clear}` },
     { name: "pinned + target 50% + clearing 3", set: `pin-system,${target},${clear}` },
     { name: "pinned + target 50% + clearing 3 until budget", set: `pin-system,${target},${clear},clear-until=budget` },
+    { name: "pinned + target 50% + clearing 3 until target", set: `pin-system,${target},${clear},clear-until=target` },
     {
       name: "turn + pinned + target 50% + clearing 3 until budget",
       set: `boundary=turn,pin-system,${target},${clear},clear-until=budget`
@@ -144,6 +145,45 @@ const callsAndReuse = (maxRatio: number, minReuse: number) => (t: Totals, o: Tot
     detail: `${ratio.toFixed(3)}x calls (${t.summarizerCalls} vs ${o.summarizerCalls}), reuse ${pct(t.prefixReuse)}`
   }
 }
+
+/**
+ * The prompt-cache goals (issue 28): pinned system + target half the budget
+ * + clearing keep 3 (until: the default), against the original's rule of the
+ * same run: calls, prefix reuse (with the no-fold ceiling beside it) and
+ * cost.
+ */
+const cacheGoals = (rows: ReadonlyArray<PolicyRow>): Array<Goal> =>
+  ([
+    ["conversations-long.jsonl", 32_000, 0.10, 0.96, 0.35],
+    ["conversations-long.jsonl", 8_000, 0.25, 0.92, 0.45],
+    ["conversations-agentic.jsonl", 2_000, 0.20, 0.91, 0.45]
+  ] as const).map(([file, budget, calls, reuse, cost]) =>
+    versus(
+      rows,
+      `${file.replace("conversations-", "").replace(".jsonl", "")} ${budget.toLocaleString("en-US")}, pinned + ` +
+        `target ${(budget / 2).toLocaleString("en-US")} + clearing 3: <= ${calls}x calls, >= ${100 * reuse}% reuse, ` +
+        `<= ${cost}x cost`,
+      file,
+      budget,
+      `pin-system,target-tokens=${budget / 2},clear-tool-results=3`,
+      (t, o) => {
+        const ratio = callsRatio(t, o)
+        const costRatio = o.cost === 0 ? 0 : t.cost / o.cost
+        return {
+          met: ratio <= calls && t.prefixReuse >= reuse && costRatio <= cost,
+          detail: `${ratio.toFixed(3)}x calls (${t.summarizerCalls} vs ${o.summarizerCalls}) ${
+            ratio <= calls ? "met" : "missed"
+          }; reuse ${pct(t.prefixReuse)} (ceiling ${pct(t.ceilingReuse)}) ${
+            t.prefixReuse >= reuse ? "met" : "missed"
+          }; cost ${costRatio.toFixed(3)}x ${costRatio <= cost ? "met" : "missed"} (OpenAI's rule ${
+            (t.costOpenAI / o.costOpenAI).toFixed(3)
+          }x, Anthropic's ${(t.costAnthropic / o.costAnthropic).toFixed(3)}x); folds that broke the cache ${
+            t.foldsBreakingCache
+          }/${t.foldsFollowed}, ${Math.round(t.cacheWriteTokensPerFold)} cache writes per fold`
+        }
+      }
+    )
+  )
 
 /** The artifact ledger's goals (retention at the last request points, all conversations together). */
 const ledgerGoals = (rows: ReadonlyArray<PolicyRow>): Array<Goal> => {
@@ -261,6 +301,7 @@ export const checkGoals = (rows: ReadonlyArray<PolicyRow>): Array<Goal> => {
       callsAndReuse(0.25, 0.88)
     )
   ]
+  goals.push(...cacheGoals(rows))
   goals.push(...ledgerGoals(rows))
   const measured = rows.filter((r) => r.totals !== undefined)
   const over = measured.filter((r) => r.totals!.overBoundRequestPoints > 0)
@@ -368,6 +409,12 @@ export const renderPolicies = (
       [
         "budget",
         "option set",
+        "cost",
+        "vs original",
+        "reuse",
+        "ceiling",
+        "folds broke cache",
+        "writes/fold",
         "valid (all)",
         "valid (eligible)",
         "calls/1k turns",
@@ -375,18 +422,25 @@ export const renderPolicies = (
         "sum out",
         "mean ctx",
         "max ctx",
-        "reuse",
-        "cost",
         "over bound",
         "retained",
         "paths retained"
       ],
       rows.map((row) => {
         const t = row.totals
-        if (t === undefined) return [String(row.budget), row.name, "n/a", "", "", "", "", "", "", "", "", "", "", ""]
+        if (t === undefined) {
+          return [String(row.budget), row.name, "n/a", ...Array.from({ length: 15 }, () => "")]
+        }
+        const original = find(r.rows, row.file, row.budget, "")?.totals
         return [
           String(row.budget),
           row.name,
+          fixed(t.cost, 0),
+          original === undefined || original.cost === 0 ? "-" : `${(t.cost / original.cost).toFixed(3)}x`,
+          pct(t.prefixReuse),
+          pct(t.ceilingReuse),
+          `${t.foldsBreakingCache}/${t.foldsFollowed}`,
+          fixed(t.cacheWriteTokensPerFold, 0),
           pct(t.requestPoints === 0 ? 1 : t.validRequestPoints / t.requestPoints),
           pct(t.eligibleRequestPoints === 0 ? 1 : t.validEligibleRequestPoints / t.eligibleRequestPoints),
           fixed(t.summarizerCallsPer1000Turns),
@@ -394,8 +448,6 @@ export const renderPolicies = (
           String(t.summarizerOutputTokens),
           fixed(t.meanRequestTokens, 0),
           String(t.maxRequestTokens),
-          pct(t.prefixReuse),
-          fixed(t.cost, 0),
           String(t.overBoundRequestPoints),
           pct(t.retention),
           pct(kinds(t, ["path"]))
