@@ -80,7 +80,7 @@ describe("Memory.make: one constructor over the four strategies", () => {
 
 describe("options are checked alike in every constructor (one rule with the Promise facade)", () => {
   const rollingKnown =
-    "maxTokens, contextWindow, targetTokens, boundary, pinSystem, clearToolResults, maxToolResultTokens, summaryRole, maxSummaryTokens, ledger, fold, hardMaxTokens, foldRetry"
+    "maxTokens, contextWindow, targetTokens, boundary, pinSystem, clearToolResults, maxToolResultTokens, summaryRole, maxSummaryTokens, maxSummarizerInputTokens, ledger, fold, hardMaxTokens, foldRetry"
   const fields = (error: { readonly _tag: string }) =>
     error instanceof ConfigError ? [error.option, error.description] : [error._tag]
 
@@ -117,13 +117,13 @@ describe("options are checked alike in every constructor (one rule with the Prom
             SummaryMemory.make({ maxSummaryToken: 9 } as SummaryMemory.Options).pipe(Effect.provide(summarizer))
           )
         ),
-        ["maxSummaryToken", "unknown option (known: summaryRole, maxSummaryTokens, ledger)"]
+        ["maxSummaryToken", "unknown option (known: summaryRole, maxSummaryTokens, maxSummarizerInputTokens, ledger)"]
       )
       assert.deepStrictEqual(
         fields(yield* Effect.flip(Memory.make({ strategy: "rolling", maxToken: 100 } as Memory.Options))),
         [
           "maxToken",
-          "unknown option for the rolling strategy (known: strategy, maxTokens, contextWindow, targetTokens, boundary, pinSystem, clearToolResults, maxToolResultTokens, summaryRole, maxSummaryTokens, ledger)"
+          "unknown option for the rolling strategy (known: strategy, maxTokens, contextWindow, targetTokens, boundary, pinSystem, clearToolResults, maxToolResultTokens, summaryRole, maxSummaryTokens, maxSummarizerInputTokens, ledger)"
         ]
       )
     }).pipe(Effect.provide(Summarizer.layerDrop)))

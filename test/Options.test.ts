@@ -51,7 +51,7 @@ describe("Options.decode", () => {
     )
     assert.strictEqual(
       refused(Options.decode(Options.SummaryOptions, { summaryRole: "user", maxSummary: 3 })),
-      "invalid option maxSummary: unknown option (known: summaryRole, maxSummaryTokens, ledger)"
+      "invalid option maxSummary: unknown option (known: summaryRole, maxSummaryTokens, maxSummarizerInputTokens, ledger)"
     )
   })
 
@@ -97,11 +97,12 @@ describe("Options.decode", () => {
         "maxToolResultTokens",
         "summaryRole",
         "maxSummaryTokens",
+        "maxSummarizerInputTokens",
         "ledger"
       ],
       buffer: ["summaryRole"],
       window: ["maxMessages", "targetMessages", "boundary", "pinSystem", "summaryRole"],
-      summary: ["summaryRole", "maxSummaryTokens", "ledger"]
+      summary: ["summaryRole", "maxSummaryTokens", "maxSummarizerInputTokens", "ledger"]
     })
   })
 

@@ -1055,6 +1055,7 @@ describe("rollmem replay --help", () => {
         ["--clear-until target | budget", "One of the following: target, budget"],
         ["--clear-at-least N", "An integer."],
         ["--max-tool-result-tokens N", "An integer."],
+        ["--max-summarizer-input-tokens N", "An integer."],
         ["--ledger-tokens N", "An integer."],
         ["--context-window N", "An integer."],
         ["--reserve N", "An integer."],

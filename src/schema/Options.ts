@@ -178,6 +178,14 @@ export const rollingFields = {
    */
   maxSummaryTokens: optional<number>(Rules.positiveInteger),
   /**
+   * The most tokens of evicted turns one summarizer call is given
+   * (docs/contract.md section 5): a fold whose evicted turns count more
+   * hands them over in chunks, oldest first, each folded into the running
+   * summary; when a chunk fails, the chunks folded before it commit and the
+   * rest stay in the buffer. A positive integer; default none (one call).
+   */
+  maxSummarizerInputTokens: optional<number>(Rules.positiveInteger),
+  /**
    * The artifact ledger (docs/contract.md section 14.2), see
    * {@link LedgerOptions}: `{ maxTokens, patterns? }`. Default off.
    */
@@ -229,6 +237,7 @@ export const bufferFields = { summaryRole: rollingFields.summaryRole }
 export const summaryFields = {
   summaryRole: rollingFields.summaryRole,
   maxSummaryTokens: rollingFields.maxSummaryTokens,
+  maxSummarizerInputTokens: rollingFields.maxSummarizerInputTokens,
   ledger: rollingFields.ledger
 }
 
@@ -327,7 +336,13 @@ export const BufferOptions = struct(bufferFields, undefined)
 /** The options of a WindowMemory, with the rule `targetMessages <= maxMessages`. @since 0.4.0 @category schemas */
 export const WindowOptions = struct(windowFields, windowRule)
 
-/** The options of a SummaryMemory: `summaryRole`, `maxSummaryTokens`, `ledger`. @since 0.4.0 @category schemas */
+/**
+ * The options of a SummaryMemory: `summaryRole`, `maxSummaryTokens`,
+ * `maxSummarizerInputTokens`, `ledger`.
+ *
+ * @since 0.4.0
+ * @category schemas
+ */
 export const SummaryOptions = struct(summaryFields, summaryRule)
 
 const decoders = new WeakMap<Schema.Schema.Any, (u: unknown) => Either.Either<unknown, ParseResult.ParseError>>()
@@ -646,6 +661,14 @@ export const flags: ReadonlyArray<Flag> = [
     default: 400,
     description: "Summary budget, positive: the extractive summary's and the memory's maxSummaryTokens " +
       "(--summary-tokens is the older name) (default: 400)."
+  },
+  {
+    flag: "max-summarizer-input-tokens",
+    option: "maxSummarizerInputTokens",
+    kind: "integer",
+    description:
+      "The most tokens of evicted turns one summarizer call is given: more are folded in chunks, oldest first, " +
+      "each into the running summary (rolling, summary; default: one call)."
   },
   {
     flag: "ledger-tokens",

@@ -61,8 +61,9 @@ export const DEFAULT_MAX_TOKENS: number = DEFAULT
  * constructor decodes them with. `maxTokens` (default
  * {@link DEFAULT_MAX_TOKENS}), `targetTokens`, `boundary`, `pinSystem`,
  * `clearToolResults`, `summaryRole`, `maxSummaryTokens` (docs/contract.md
- * section 10), and `fold`, `hardMaxTokens`, `foldRetry` (background folds,
- * section 5.1, {@link makeScoped} only).
+ * section 10), `maxSummarizerInputTokens` (folds in chunks, section 5),
+ * `ledger` (section 14.2), and `fold`, `hardMaxTokens`, `foldRetry`
+ * (background folds, section 5.1, {@link makeScoped} only).
  *
  * @since 0.1.0
  * @category models

@@ -60,7 +60,9 @@ export interface SummaryMemory extends Memory.Memory {
  * (`schema/Options.ts`): `summaryRole` (`"system"`, default, or `"user"`,
  * docs/contract.md section 10.6) and `maxSummaryTokens` (the summary budget
  * in tokens, section 10.4: a summary counted over it fails the fold with
- * `SummaryBudgetError`, nothing committed).
+ * `SummaryBudgetError`, nothing committed), `maxSummarizerInputTokens`
+ * (pending turns over it folded in chunks, section 5) and `ledger`
+ * (section 14.2).
  *
  * @since 0.1.0
  * @category models

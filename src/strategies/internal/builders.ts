@@ -119,6 +119,7 @@ export interface RollingBuildOptions extends PolicyOptions {
   readonly maxSummaryTokens?: number | undefined
   readonly ledger?: LedgerOptions | undefined
   readonly maxToolResultTokens?: number | undefined
+  readonly maxSummarizerInputTokens?: number | undefined
   readonly fold?: "blocking" | "background" | undefined
   readonly hardMaxTokens?: number | undefined
   readonly foldRetry?: Schedule.Schedule<unknown, AddError> | undefined
@@ -148,7 +149,8 @@ export const buildRolling = <E>(
     summaryRole: options.summaryRole ?? "system",
     maxSummaryTokens: options.maxSummaryTokens,
     ledger: options.ledger,
-    maxToolResultTokens: options.maxToolResultTokens
+    maxToolResultTokens: options.maxToolResultTokens,
+    maxSummarizerInputTokens: options.maxSummarizerInputTokens
   }
   const fields = (policy: { readonly target: number }) => ({
     strategy: "rolling" as const,
@@ -355,6 +357,7 @@ export const buildSummary = <E>(
     readonly summaryRole?: SummaryRole | undefined
     readonly maxSummaryTokens?: number | undefined
     readonly ledger?: LedgerOptions | undefined
+    readonly maxSummarizerInputTokens?: number | undefined
   }
 ): Effect.Effect<Built<SummaryMemory>, E> =>
   mapNow(fill(makeCore(services.counter, options)), (core) => {

@@ -33,7 +33,7 @@ import * as Summarizer from "../../services/Summarizer.js"
 import * as TokenCounter from "../../services/TokenCounter.js"
 import * as Telemetry from "../../Telemetry.js"
 import type { Memory, Stepper, Usage } from "../Memory.js"
-import { type Config, type Entry, EvictionIndex, type Plan } from "./eviction.js"
+import { type Chunk, type Config, type Entry, EvictionIndex, type Plan, plannedTokens } from "./eviction.js"
 import { observeFold, observeFoldNow } from "./observe.js"
 import { withContent } from "./policy.js"
 
@@ -151,6 +151,8 @@ export interface Core {
   readonly maxToolResultTokens: number | undefined
   /** The artifact ledger (docs/contract.md section 14.2), if any. */
   readonly ledger: LedgerOf | undefined
+  /** Evicted turns over this many tokens are folded in chunks (docs/contract.md section 5), if any. */
+  readonly maxSummarizerInputTokens: number | undefined
   /** What every fold passes the summarizer (docs/contract.md section 10.4), built once. */
   readonly request: Summarizer.Request
   /** How the summary reads back (docs/contract.md section 10.6). */
@@ -190,6 +192,7 @@ export interface CoreOptions {
   readonly summaryRole?: SummaryRole | undefined
   readonly ledger?: LedgerOptions | undefined
   readonly maxToolResultTokens?: number | undefined
+  readonly maxSummarizerInputTokens?: number | undefined
 }
 
 /** The `ledger` option as decoded (docs/contract.md section 14.2). @internal */
@@ -442,6 +445,7 @@ export const makeCore = (counter: TokenCounter.Service, options?: CoreOptions): 
     maxSummaryTokens: max,
     maxToolResultTokens: options?.maxToolResultTokens,
     ledger,
+    maxSummarizerInputTokens: options?.maxSummarizerInputTokens,
     // the summarizer's budget leaves the ledger's room (the rules keep the ledger's below the summary's)
     request: { maxSummaryTokens: max === undefined || ledger === undefined ? max : max - ledger.maxTokens, counter },
     summaryRole: options?.summaryRole ?? "system",
@@ -614,7 +618,9 @@ const complete = (
 /**
  * Calls the summarizer on the `cut` oldest messages and commits the result
  * (new summary, prefix removed) unless `clear` ran meanwhile. Run it under
- * the prune lock. A failure or interruption commits nothing.
+ * the prune lock. A failure or interruption commits nothing. With
+ * `maxSummarizerInputTokens` the messages go in chunks
+ * ({@link foldChunks}).
  *
  * @internal
  */
@@ -624,31 +630,82 @@ export const fold = (
   plan: Plan<Message.Message>
 ): Effect.Effect<void, AddError> => {
   const generation = core.generation
+  // the plan pending in the index: a chunked fold that commits part of it narrows it
+  let pending = plan
   return observeFold(
     core,
     plan,
     Effect.onExit(
       Effect.suspend(() => {
         const previous = bodyOf(core)
-        return Effect.flatMap(
-          summarizer.summarize(previous.body, plan.messages, core.compactRequest ?? core.request),
-          (summary): Effect.Effect<void, AddError> =>
-            // a hand-written service skips the constructors' check
-            typeof summary !== "string"
-              ? Effect.fail(nonString())
-              : complete(core, generation, plan, previous, summary)
-        )
+        const request = core.compactRequest ?? core.request
+        const chunks = chunksOf(core, plan)
+        if (chunks === undefined) {
+          return Effect.flatMap(
+            summarizer.summarize(previous.body, plan.messages, request),
+            (summary): Effect.Effect<void, AddError> =>
+              // a hand-written service skips the constructors' check
+              typeof summary !== "string"
+                ? Effect.fail(nonString())
+                : complete(core, generation, plan, previous, summary)
+          )
+        }
+        const from = (i: number, running: string): Effect.Effect<void, AddError> =>
+          i === chunks.length
+            ? complete(core, generation, plan, previous, running)
+            : Effect.matchEffect(
+              Effect.flatMap(summarizer.summarize(running, chunks[i].messages, request), (summary) =>
+                typeof summary !== "string"
+                  ? Effect.fail(nonString())
+                  : checkChunk(running, chunks[i].messages, summary)),
+              {
+                onFailure: (error) => {
+                  const folded = i === 0 ? undefined : core.index.narrow(plan, chunks[i - 1].units)
+                  if (folded === undefined) {
+                    return Effect.fail(error)
+                  }
+                  pending = folded
+                  return Effect.zipRight(complete(core, generation, folded, previous, running), Effect.fail(error))
+                },
+                onSuccess: (summary) =>
+                  from(i + 1, summary)
+              }
+            )
+        return from(0, previous.body)
       }),
-      (exit) => Exit.isSuccess(exit) ? Effect.void : Effect.sync(() => core.index.abort(plan))
+      (exit) => Exit.isSuccess(exit) ? Effect.void : Effect.sync(() => core.index.abort(pending))
     )
   )
+}
+
+/**
+ * The chunks a fold hands the summarizer (docs/contract.md section 5):
+ * `undefined` (one call with every evicted message) without
+ * `maxSummarizerInputTokens` or when they fit it.
+ */
+const chunksOf = (core: Core, plan: Plan<Message.Message>): ReadonlyArray<Chunk<Message.Message>> | undefined => {
+  const max = core.maxSummarizerInputTokens
+  if (max === undefined || plannedTokens(plan) <= max) return undefined
+  const chunks = core.index.chunks(plan, max)
+  return chunks.length <= 1 ? undefined : chunks
+}
+
+/** A chunk's result, refused when empty where docs/contract.md section 5 says so. */
+const checkChunk = (
+  running: string,
+  messages: ReadonlyArray<Message.Message>,
+  summary: string
+): Exit.Exit<string, SummarizerError> => {
+  const empty = refuseEmpty(running, messages, summary)
+  return empty === undefined ? Exit.succeed(summary) : Exit.fail(empty)
 }
 
 /**
  * {@link fold} with a synchronous summarizer, in the current step: nothing
  * can interleave with it, so it needs no lock. A failure commits nothing; so
  * does a fold whose summarizer itself added to the memory and so folded
- * first (that nested fold already folded these turns).
+ * first (that nested fold already folded these turns). In chunks as
+ * {@link fold}.
  *
  * @internal
  */
@@ -658,12 +715,42 @@ export const foldNow = (core: Core, summarizeSync: SummarizeSync, plan: Plan<Mes
 const foldSync = (core: Core, plan: Plan<Message.Message>, summarizeSync: SummarizeSync): Step => {
   const generation = core.generation
   const previous = bodyOf(core)
-  const exit = summarizeSync(previous.body, plan.messages, core.compactRequest ?? core.request)
-  if (Exit.isFailure(exit)) {
-    core.index.abort(plan)
-    return exit
+  const request = core.compactRequest ?? core.request
+  const chunks = chunksOf(core, plan)
+  if (chunks === undefined) {
+    const exit = summarizeSync(previous.body, plan.messages, request)
+    if (Exit.isFailure(exit)) {
+      core.index.abort(plan)
+      return exit
+    }
+    return completeNow(core, generation, plan, previous, exit.value)
   }
-  const committed = complete(core, generation, plan, previous, exit.value)
+  let running = previous.body
+  for (let i = 0; i < chunks.length; i++) {
+    const exit = summarizeSync(running, chunks[i].messages, request)
+    const checked = Exit.isFailure(exit) ? exit : checkChunk(running, chunks[i].messages, exit.value)
+    if (Exit.isFailure(checked)) {
+      const folded = i === 0 ? undefined : core.index.narrow(plan, chunks[i - 1].units)
+      if (folded === undefined) {
+        core.index.abort(plan)
+        return checked
+      }
+      return flatMapNow(completeNow(core, generation, folded, previous, running), () => checked)
+    }
+    running = checked.value
+  }
+  return completeNow(core, generation, plan, previous, running)
+}
+
+/** {@link complete} in the current step when it can; the plan aborted when it fails. */
+const completeNow = (
+  core: Core,
+  generation: number,
+  plan: Plan<Message.Message>,
+  previous: Ledger.Parsed,
+  result: string
+): Step => {
+  const committed = complete(core, generation, plan, previous, result)
   if (Exit.isExit(committed)) {
     if (Exit.isFailure(committed)) core.index.abort(plan)
     return committed

@@ -180,6 +180,18 @@ export interface Plan<A> {
 }
 
 /**
+ * A chunk of a plan's messages (see `EvictionIndex.chunks`).
+ *
+ * @internal
+ */
+export interface Chunk<A> {
+  /** The chunk's messages, oldest first. */
+  readonly messages: ReadonlyArray<A>
+  /** How many of the plan's units this chunk and those before it hold. */
+  readonly units: number
+}
+
+/**
  * The tokens a plan evicts (its units' and the orphans' outside them, as
  * counted now): what the summarizer is handed, in the buffer's measure.
  * O(planned units + orphans).
@@ -738,6 +750,82 @@ export class EvictionIndex<A> {
       }
     }
     if (rebuild) this.rebuild()
+  }
+
+  /**
+   * The pending plan's messages in chunks for a summarizer that takes at
+   * most `maxTokens` at a time (docs/contract.md section 5,
+   * `maxSummarizerInputTokens`), oldest first: whole units, as many as stay
+   * within `maxTokens` (at least one), each chunk ending where a fold could
+   * end (before a unit that opens a turn in turn mode, on a message that is
+   * not response-like otherwise), so a chunk may be over it; the orphans
+   * before a unit go with the chunk before it. `units` is how many of the
+   * plan's units the chunks up to this one hold (what {@link narrow} takes).
+   * One chunk when all fit. O(planned messages).
+   */
+  chunks(plan: Plan<A>, maxTokens: number): Array<Chunk<A>> {
+    const out: Array<Chunk<A>> = []
+    const orphans = plan.orphans
+    let messages: Array<A> = []
+    let tokens = 0
+    let k = 0
+    for (let i = 0; i < plan.units.length; i++) {
+      const unit = plan.units[i]
+      while (k < orphans.length && orphans[k].seq < unit.first.seq) {
+        messages.push(orphans[k].item)
+        tokens += orphans[k++].tokens
+      }
+      const own: Array<A> = []
+      let ownTokens = 0
+      for (let n: Node<A> | undefined = unit.first; n !== undefined; n = n.next) {
+        if (!n.pinned) {
+          while (k < orphans.length && orphans[k].seq < n.seq) {
+            own.push(orphans[k].item)
+            ownTokens += orphans[k++].tokens
+          }
+          own.push(n.item)
+          ownTokens += n.tokens
+        }
+        if (n === unit.last) break
+      }
+      const breaks = this.turnMode ? unit.turn : unit.opener
+      if (messages.length > 0 && breaks && tokens + ownTokens > maxTokens) {
+        out.push({ messages, units: i })
+        messages = []
+        tokens = 0
+      }
+      for (let j = 0; j < own.length; j++) messages.push(own[j])
+      tokens += ownTokens
+    }
+    while (k < orphans.length) messages.push(orphans[k++].item)
+    if (messages.length > 0 || out.length === 0) out.push({ messages, units: plan.units.length })
+    return out
+  }
+
+  /**
+   * Narrows the pending plan to its `units` oldest units and the orphans
+   * before the first one left out (the chunks a summarizer folded before
+   * one failed): the narrowed plan is pending instead, the units left out
+   * are no longer planned. `undefined` (nothing changed) when the plan is
+   * not pending or `units` is 0; the plan itself when it keeps them all.
+   */
+  narrow(plan: Plan<A>, units: number): Plan<A> | undefined {
+    if (this.pending !== plan || units <= 0) return undefined
+    if (units >= plan.units.length) return plan
+    const kept = plan.units.slice(0, units)
+    const bound = plan.units[units].first.seq
+    const orphans = plan.orphans.filter((n) => n.seq < bound)
+    for (let i = units; i < plan.units.length; i++) plan.units[i].plan = 0
+    // the same reach: a merge into the units left out is still settled on commit
+    const narrowed: Plan<A> = {
+      id: plan.id,
+      units: kept,
+      orphans,
+      reach: plan.reach,
+      messages: this.collect(kept, orphans)
+    }
+    this.pending = narrowed
+    return narrowed
   }
 
   /** Drops a pending plan: nothing is evicted, and the clearings made for it are undone. */
