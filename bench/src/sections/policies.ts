@@ -177,7 +177,8 @@ const cacheGoals = (rows: ReadonlyArray<PolicyRow>): Array<Goal> =>
             t.prefixReuse >= reuse ? "met" : "missed"
           }; cost ${costRatio.toFixed(3)}x ${costRatio <= cost ? "met" : "missed"} (OpenAI's rule ${
             (t.costOpenAI / o.costOpenAI).toFixed(3)
-          }x, Anthropic's ${(t.costAnthropic / o.costAnthropic).toFixed(3)
+          }x, Anthropic's ${
+            (t.costAnthropic / o.costAnthropic).toFixed(3)
           }x); folds that broke the cache ${t.foldsBreakingCache}/${t.foldsFollowed}, ${
             Math.round(t.cacheWriteTokensPerFold)
           } cache writes per fold`
