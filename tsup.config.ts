@@ -16,7 +16,10 @@ export default defineConfig([
     clean: false,
     sourcemap: true,
     target: "node20",
-    splitting: true
+    splitting: true,
+    // Classes keep their names in the build (esbuild renames a class that refers to itself, as
+    // Schema.TaggedError classes do: an error printed as _InvalidMessageError otherwise).
+    keepNames: true
   },
   {
     // The command line's own packages (@effect/cli, @effect/platform-node and

@@ -45,6 +45,10 @@ if (context !== "assistant: four five six") throw new Error(`ESM Effect API: got
 const conversations = new Conversations({ store: "memory", strategy: "rolling", maxTokens: 100, summarize: "drop" })
 const stored = await conversations.use("c", async (memory) => { await memory.addUserMessage("hi"); return memory.getContext() })
 if (stored !== "user: hi") throw new Error(`ESM Conversations: got ${JSON.stringify(stored)}`)
+const named = []
+try { Message.make("user", 42) } catch (error) { named.push(error.constructor.name) }
+try { Facade.fromJSON({ version: 9 }, { maxTokens: 5, summarize: "drop" }) } catch (error) { named.push(error.constructor.name) }
+if (named.join() !== "InvalidMessageError,StateDecodeError") throw new Error(`ESM error class names: ${named}`)
 if (typeof ConversationStore.layerMemory !== "object") throw new Error("ESM store missing")
 const missing = await Tokenizers.loadTokenCounter("gpt-4o").then(() => "loaded", (error) => `${error._tag} ${error.option}`)
 if (missing !== "ConfigError tokenizer") throw new Error(`ESM without a tokenizer library: got ${missing}`)
@@ -63,6 +67,9 @@ const n = Effect.runSync(Effect.gen(function*() {
   return (yield* memory.buffer).length
 }))
 if (n !== 1) throw new Error("CJS Effect API")
+try { WindowMemory.fromJSON({ version: 9 }, { maxMessages: 1 }) } catch (error) {
+  if (error.constructor.name !== "StateDecodeError") throw new Error("CJS error class name: " + error.constructor.name)
+}
 const w = new WindowMemory({ maxMessages: 1 })
 w.addUserMessage("a"); w.addUserMessage("b")
 if (JSON.stringify(w) !== '{"version":2,"summary":"","buffer":[{"role":"user","content":"b"}]}') throw new Error("CJS facade: " + JSON.stringify(w))
@@ -111,6 +118,9 @@ const n = Effect.runSync(Effect.gen(function*() {
   return (yield* memory.buffer).length
 }))
 if (n !== 1) throw new Error("CJS Effect API")
+try { WindowMemory.fromJSON({ version: 9 }, { maxMessages: 1 }) } catch (error) {
+  if (error.constructor.name !== "StateDecodeError") throw new Error("CJS error class name: " + error.constructor.name)
+}
 const w = new WindowMemory({ maxMessages: 1 })
 w.addUserMessage("a"); w.addUserMessage("b")
 if (JSON.stringify(w) !== '{"version":2,"summary":"","buffer":[{"role":"user","content":"b"}]}') throw new Error("CJS facade: " + JSON.stringify(w))
