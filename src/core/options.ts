@@ -92,21 +92,27 @@ export const describeValue = (value: unknown): string =>
 export const describeKind = (value: unknown): string =>
   value === null ? "null" : Array.isArray(value) ? "array" : typeof value
 
-/** Whether `value` is a positive integer. @since 0.4.0 @category guards */
+/**
+ * Whether `value` is a positive integer, at most `Number.MAX_SAFE_INTEGER`
+ * (a count past it, such as `1e300`, is not one: its arithmetic is inexact).
+ *
+ * @since 0.4.0
+ * @category guards
+ */
 export const isPositiveInteger = (value: unknown): value is number =>
-  typeof value === "number" && Number.isInteger(value) && value > 0
+  typeof value === "number" && Number.isSafeInteger(value) && value > 0
 
 /** Whether `value` is an object (not `null`, not an array). @since 0.4.0 @category guards */
 export const isObject = (value: unknown): value is { readonly [key: string]: unknown } =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
-/** A positive integer (`maxTokens`, `maxMessages`, `targetTokens`...). @since 0.4.0 @category rules */
+/** A positive integer at most `Number.MAX_SAFE_INTEGER` (`maxTokens`, `maxMessages`, `targetTokens`...). @since 0.4.0 @category rules */
 export const positiveInteger: Check = (value) =>
   isPositiveInteger(value) ? undefined : `must be a positive integer, got ${describeValue(value)}`
 
-/** A non-negative integer (`clearToolResults.keep`, `foldRetries`). @since 0.4.0 @category rules */
+/** A non-negative integer at most `Number.MAX_SAFE_INTEGER` (`clearToolResults.keep`, `foldRetries`). @since 0.4.0 @category rules */
 export const nonNegativeInteger: Check = (value) =>
-  typeof value === "number" && Number.isInteger(value) && value >= 0
+  typeof value === "number" && Number.isSafeInteger(value) && value >= 0
     ? undefined
     : `must be a non-negative integer, got ${describeValue(value)}`
 
