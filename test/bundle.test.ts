@@ -8,11 +8,12 @@
  * when a store layer is built.
  *
  * Size: the issue's goal is 80,831 bytes gzipped, measured when it was
- * filed with the peers marked external by hand. It is missed: the same
- * bundle of this entry, the peers external, measured 96,509 bytes on the
- * code this check was written against (the facade has grown since: option
- * schemas, context windows, ledgers). The bound below is that measure, so
- * that loading the peers out of the bundler's sight never adds to it.
+ * filed with the peers marked external by hand. It is missed (about 98,000
+ * bytes now: the facade has grown since, option schemas, context windows,
+ * ledgers; effect's runtime and Schema are most of it). What this check
+ * holds is the size this change is about: the bundle with no externals is
+ * no larger than the same entry bundled the old way, with the peers marked
+ * external by hand, measured in the same run.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { execFile } from "node:child_process"
@@ -30,8 +31,8 @@ const esbuild = path.join(
   "esbuild"
 )
 
-/** The gzipped size of this entry's bundle before this check, with the peers marked external by hand (the goal, 80,831, is missed). */
-const MAX_GZIP_BYTES = 96_509
+/** The peers a bundle had to mark external by hand before the stores loaded their drivers out of the bundler's sight. */
+const PEERS_EXTERNAL = ["--external:ioredis", "--external:@effect/*"]
 
 const run = (file: string, args: ReadonlyArray<string>, cwd: string) =>
   new Promise<{ readonly code: number; readonly stdout: string; readonly stderr: string }>((resolve) =>
@@ -97,8 +98,30 @@ describe("bundling rollmem/promise without the optional peers", () => {
         assert.strictEqual(ran.stderr, "")
         assert.deepStrictEqual(JSON.parse(ran.stdout), { summary: "+1 +1", buffer: 4, stored: 1 })
         const gzipped = zlib.gzipSync(fs.readFileSync(path.join(dir, out))).length
-        assert.isAtMost(gzipped, MAX_GZIP_BYTES, `${platform}: ${gzipped} bytes gzipped`)
-        console.log(`rollmem/promise bundled for ${platform}: ${gzipped} bytes gzipped`)
+        const external = `out-${platform}-external.mjs`
+        const baseline = await run(
+          esbuild,
+          [
+            "entry.mjs",
+            "--bundle",
+            "--minify",
+            "--format=esm",
+            `--platform=${platform}`,
+            ...PEERS_EXTERNAL,
+            `--outfile=${external}`
+          ],
+          dir
+        )
+        assert.strictEqual(baseline.code, 0, baseline.stderr)
+        const gzippedExternal = zlib.gzipSync(fs.readFileSync(path.join(dir, external))).length
+        assert.isAtMost(
+          gzipped,
+          gzippedExternal,
+          `${platform}: ${gzipped} bytes gzipped, ${gzippedExternal} with the peers external`
+        )
+        console.log(
+          `rollmem/promise bundled for ${platform}: ${gzipped} bytes gzipped (${gzippedExternal} with the peers external; goal 80,831)`
+        )
       }
     } finally {
       fs.rmSync(dir, { recursive: true, force: true })
