@@ -1038,7 +1038,7 @@ describe("rollmem replay --help", () => {
     Effect.gen(function*() {
       const r = yield* run(["--help"])
       assert.isTrue(Exit.isSuccess(r.exit))
-      assert.deepStrictEqual(helpEntries(r.stdout).slice(0, 28), [
+      assert.deepStrictEqual(helpEntries(r.stdout).slice(0, 29), [
         ["<files> 1+", "A user-defined piece of text."],
         ["--strategy rolling | buffer | window | summary", "One of the following: rolling, buffer, window, summary"],
         ["--max-tokens N", "An integer."],
