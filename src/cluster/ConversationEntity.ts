@@ -102,21 +102,16 @@ export const Operation: Schema.Schema<Conversation.Operation, OperationEncoded> 
 )
 
 /**
- * The encoded side of {@link Operation}.
+ * The encoded side of {@link Operation}: an add's messages in the wire
+ * format; every other operation is plain data already, as
+ * `Conversation.Operation` has it.
  *
  * @since 0.3.0
  * @category schemas
  */
 export type OperationEncoded =
   | { readonly _tag: "add"; readonly messages: ReadonlyArray<typeof Message.Encoded> }
-  | { readonly _tag: "clear" }
-  | { readonly _tag: "compact"; readonly targetTokens?: number | undefined; readonly focus?: string | undefined }
-  | {
-    readonly _tag: "usage"
-    readonly inputTokens: number
-    readonly overheadTokens: number
-    readonly contextTokens: number
-  }
+  | Exclude<Conversation.Operation, { readonly _tag: "add" }>
 
 /**
  * The strategy options of a request: `strategy` and that strategy's options
