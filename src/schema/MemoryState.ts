@@ -26,6 +26,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import * as UsageRatio from "../core/usage.js"
 import { StateDecodeError } from "../Errors.js"
 import { type JsonObject, JsonObjectSchema } from "./Json.js"
 import { Message } from "./Message.js"
@@ -95,7 +96,7 @@ const Wire = Schema.Struct({
   nextPosition: Schema.optional(NonNegativeInt),
   positions: Schema.optional(Schema.Array(NonNegativeInt)),
   // the bounds of the usage ratio (docs/contract.md section 16.4): a state cannot switch the budget off
-  usageRatio: Schema.optional(Schema.Number.pipe(Schema.between(0.5, 2)))
+  usageRatio: Schema.optional(Schema.Number.pipe(Schema.between(UsageRatio.MIN_RATIO, UsageRatio.MAX_RATIO)))
 }).annotations({ parseOptions: { onExcessProperty: "error" } }).pipe(
   Schema.filter((wire) => {
     const issues: Array<Schema.FilterIssue> = []
