@@ -69,7 +69,7 @@ import type * as Summarizer from "../services/Summarizer.js"
 import * as Conversation from "../store/Conversation.js"
 import * as ConversationStore from "../store/ConversationStore.js"
 import * as ConversationEntity from "./ConversationEntity.js"
-import { resendOnHandover } from "./internal/handover.js"
+import { resendOnHandover, resendOnIdCollision } from "./internal/handover.js"
 
 /**
  * Options shared by {@link layerRunner} and {@link layerClient}.
@@ -242,7 +242,7 @@ export const layerWriter: Layer.Layer<ConversationStore.ConversationStore | Conv
       operation: "load" | "save" | "delete",
       effect: Effect.Effect<A, E, R>
     ) =>
-      Effect.mapError(resendOnHandover(effect), (error) =>
+      Effect.mapError(resendOnHandover(resendOnIdCollision(effect)), (error) =>
         isOwnError(error)
           ? error as unknown as Conversation.WithMemoryError
           : new ConversationStore.ConversationStoreError({ conversationId: id, operation, cause: error }))

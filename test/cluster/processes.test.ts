@@ -65,7 +65,7 @@ const writers = (url: string, names: ReadonlyArray<string>, shards = SHARDS) =>
 
 const assertDone = (all: ReadonlyArray<Process>, results: ReadonlyArray<Exited>) => {
   for (const [i, r] of results.entries()) {
-    assert.strictEqual(r.code, 0, `${all[i].name}: ${r.stderr.slice(-2000)}`)
+    assert.strictEqual(r.code, 0, `${all[i].name}: ${r.stderr.slice(-2000)}${r.stdout.slice(-2000)}`)
     assert.include(r.stdout, "done\n")
   }
 }

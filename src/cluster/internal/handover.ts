@@ -37,3 +37,37 @@ export const resendOnHandover = <A, E, R>(request: Effect.Effect<A, E, R>): Effe
     Effect.retry({ schedule: handoverSchedule, while: (error) => error instanceof HandedOver }),
     Effect.catchIf((error): error is HandedOver => error instanceof HandedOver, () => Effect.interrupt)
   )
+
+/**
+ * Whether `error` is `@effect/cluster`'s refusal of a request whose message
+ * id another process generated too: PostgreSQL's unique violation (`23505`)
+ * on the messages table's primary key. A client-only process draws its
+ * Snowflake machine id at random among 1,024 (runners get theirs from the
+ * runners table), so two clients share one now and then (about 2.7% of runs
+ * with 8 clients), and two requests they send in the same millisecond with
+ * the same sequence number get the same id: the second is refused before it
+ * is stored or delivered.
+ */
+export const isMessageIdCollision = (error: unknown): boolean => {
+  if (typeof error !== "object" || error === null || (error as { _tag?: unknown })._tag !== "PersistenceError") {
+    return false
+  }
+  const seen = new Set<unknown>()
+  for (let cause: unknown = error; typeof cause === "object" && cause !== null && !seen.has(cause);) {
+    seen.add(cause)
+    const { code, constraint } = cause as { readonly code?: unknown; readonly constraint?: unknown }
+    if (code === "23505") return typeof constraint === "string" && constraint.endsWith("_messages_pkey")
+    cause = (cause as { readonly cause?: unknown }).cause
+  }
+  return false
+}
+
+/**
+ * Sends `request` again, at once and at most 5 times, while the cluster
+ * refuses it for a message id another process also generated
+ * ({@link isMessageIdCollision}): nothing was stored or delivered, and each
+ * send draws a new id. `Apply` is applied once per request id, so sending
+ * again is safe. Any other failure is returned as it is.
+ */
+export const resendOnIdCollision = <A, E, R>(request: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.retry(request, { times: 5, while: isMessageIdCollision })
