@@ -43,8 +43,8 @@ export const resendOnHandover = <A, E, R>(request: Effect.Effect<A, E, R>): Effe
  * id another process generated too: PostgreSQL's unique violation (`23505`)
  * on the messages table's primary key. A client-only process draws its
  * Snowflake machine id at random among 1,024 (runners get theirs from the
- * runners table), so two clients share one now and then (about 2.7% of runs
- * with 8 clients), and two requests they send in the same millisecond with
+ * runners table), so two clients share one now and then (8 clients: about
+ * 2.7% of starts), and two requests they send in the same millisecond with
  * the same sequence number get the same id: the second is refused before it
  * is stored or delivered.
  */
