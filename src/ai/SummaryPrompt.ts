@@ -78,11 +78,36 @@ export const renderTranscript = (messages: ReadonlyArray<Message>): string => {
 }
 
 /**
- * The system instructions: fold the new turns into the summary; keep facts,
- * names, numbers, dates, identifiers, preferences, decisions, open tasks and
- * questions, and each tool call's request and outcome; drop filler; write in
- * the conversation's language; at most `maxTokens` tokens; reply with the
+ * The sections of a structured summary, in order (docs/contract.md section
+ * 14.3): the headings {@link instructions} asks the model to write under.
+ *
+ * @since 0.4.0
+ * @category constants
+ */
+export const SECTIONS: ReadonlyArray<string> = [
+  "Goal and constraints",
+  "Decisions",
+  "State of the work",
+  "Open tasks",
+  "User preferences"
+]
+
+/**
+ * The system instructions: update (never restart) the running summary with
+ * the new turns, as one self-contained text under the fixed headings of
+ * {@link SECTIONS} (a section with nothing to say is left out); keep
+ * artifacts verbatim (file paths, URLs, e-mail addresses, identifiers,
+ * hashes, codes, exact error messages) and every fact, name, number, date
+ * and each tool call's request and outcome; drop filler; write in the
+ * conversation's language; at most `maxTokens` tokens; reply with the
  * summary only.
+ *
+ * @example
+ * ```ts
+ * import { SummaryPrompt } from "rollmem/ai"
+ *
+ * const system: string = SummaryPrompt.instructions(500)
+ * ```
  *
  * @since 0.1.0
  * @category constructors
@@ -91,9 +116,13 @@ export const instructions = (maxTokens: number): string =>
   [
     "You maintain the running summary of a conversation between a user and an assistant that may use tools.",
     "You receive the current summary (possibly empty) and the oldest turns, which are leaving the assistant's context.",
-    "Write the updated summary: the current summary with the new turns folded in, as one self-contained text.",
-    "Keep every fact, name, number, date, identifier, preference and decision; the tasks and questions still open;",
+    "Update the current summary with the new turns: keep what it says unless the new turns change it,",
+    "and do not start over. Write one self-contained text under these headings, in this order,",
+    `leaving out a heading with nothing under it: ${SECTIONS.map((s) => `"${s}"`).join(", ")}.`,
+    "Keep every fact, name, number, date, preference and decision; the tasks and questions still open;",
     "and for each tool call what was asked and what came back (results and errors).",
+    "Copy artifacts verbatim, never paraphrased: file paths, URLs, e-mail addresses, identifiers, hashes,",
+    "codes and exact error messages.",
     "Drop greetings, filler and repetition. Do not invent anything.",
     "Write in the language of the conversation.",
     `The summary must not exceed ${maxTokens} tokens.`,

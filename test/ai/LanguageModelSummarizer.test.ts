@@ -78,6 +78,10 @@ describe("LanguageModelSummarizer", () => {
       const system = systemText(prompt)
       for (
         const needle of [
+          "Update the current summary with the new turns",
+          "do not start over",
+          "\"Goal and constraints\", \"Decisions\", \"State of the work\", \"Open tasks\", \"User preferences\"",
+          "Copy artifacts verbatim, never paraphrased: file paths, URLs, e-mail addresses, identifiers, hashes",
           "fact, name, number",
           "decision",
           "tasks and questions still open",
