@@ -3,9 +3,9 @@
  * (re-check the trigger, clear tool results, plan, then commit or abort),
  * so the pure module can be compared with the spec model without a runtime.
  */
+import { EvictionIndex, type Measure, type Plan } from "../../src/core/eviction.js"
 import * as Message from "../../src/schema/Message.js"
 import { entryOf } from "../../src/strategies/internal/core.js"
-import { EvictionIndex, type Measure, type Plan } from "../../src/strategies/internal/eviction.js"
 import * as SpecModel from "./specModel.js"
 
 /** Options of a driven index (the model's names). */

@@ -22,11 +22,11 @@ import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
 import type * as Schedule from "effect/Schedule"
 import * as Scope from "effect/Scope"
+import type { Entry, Plan, Policy } from "../../core/eviction.js"
 import type { AddError, TokenCountError } from "../../Errors.js"
 import type * as Message from "../../schema/Message.js"
 import type * as Summarizer from "../../services/Summarizer.js"
 import { type Core, counting, countingMany, done, entryOf, fold, type Step } from "./core.js"
-import type { Entry, Plan, Policy } from "./eviction.js"
 import { linkedToCaller } from "./observe.js"
 
 /** The checked background settings of a memory. @internal */

@@ -14,6 +14,7 @@ import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import type * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
+import type { Entry, Plan } from "../../core/eviction.js"
 import * as Rules from "../../core/options.js"
 import * as Usage from "../../core/usage.js"
 import { type AddError, ConfigError, ContextWindowError, type TokenCountError } from "../../Errors.js"
@@ -50,7 +51,6 @@ import {
   withServices,
   withSummarizer
 } from "./core.js"
-import type { Entry, Plan } from "./eviction.js"
 import { observeDrop } from "./observe.js"
 import { indexConfig, type PolicyOptions, pruningOf, type Recount, startPrune } from "./policy.js"
 

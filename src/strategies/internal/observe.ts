@@ -30,10 +30,10 @@ import * as FiberRef from "effect/FiberRef"
 import * as MetricLabel from "effect/MetricLabel"
 import * as Option from "effect/Option"
 import * as Tracer from "effect/Tracer"
+import { type Plan, plannedTokens } from "../../core/eviction.js"
 import type * as Message from "../../schema/Message.js"
 import * as Telemetry from "../../Telemetry.js"
 import type { Core } from "./core.js"
-import { type Plan, plannedTokens } from "./eviction.js"
 
 /** Effect's built-in tracer: its spans reach no exporter, so a fold records none with it. */
 const nativeTracer = Context.get(DefaultServices.liveServices, Tracer.Tracer)

@@ -2,15 +2,12 @@
  * The context policies of docs/contract.md section 10 as a RollingMemory or
  * WindowMemory applies them: the decoded options with their defaults, and the start of a prune
  * (re-check the trigger under the lock, clear tool results, plan). The
- * eviction itself is the pure module `eviction.ts`.
+ * eviction itself is the pure module `core/eviction.ts`.
  *
  * @internal
  */
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import { DEFAULT_PLACEHOLDER } from "../../core/options.js"
-import type { TokenCountError } from "../../Errors.js"
-import * as Message from "../../schema/Message.js"
 import {
   type Boundary,
   clearingGoesOn,
@@ -19,7 +16,10 @@ import {
   type EvictionIndex,
   type Plan,
   type Policy
-} from "./eviction.js"
+} from "../../core/eviction.js"
+import { DEFAULT_PLACEHOLDER } from "../../core/options.js"
+import type { TokenCountError } from "../../Errors.js"
+import * as Message from "../../schema/Message.js"
 
 /**
  * When clearing spares the fold (docs/contract.md section 10.5): clearing
