@@ -28,6 +28,8 @@ const figures = (id: string, over: Partial<Figures> = {}): Figures => ({
   opensOnUserTurn: true,
   artifacts: { named: 4, kept: 3, byKind: { path: { named: 4, kept: 3 } } },
   retention: 0.75,
+  usageSamples: 0,
+  usageRatio: null,
   ...over
 })
 

@@ -130,6 +130,8 @@ const byHand = (
           return result
         }).pipe(Effect.orDie)
     }
+    // this model replays transcripts without provider usage only
+    assert.isFalse(conversation.messages.some((m) => "usage" in m.metadata), "no usage in a transcript by hand")
     const withSummarizer = options.summarizer !== "none"
     const memory: Memory.Memory = yield* (options.strategy === "rolling"
       ? withSummarizer
@@ -276,7 +278,10 @@ const byHand = (
       ceilingReuse: request.ceilingRequestTokens === 0 ? 0 : request.ceilingReusedTokens / request.ceilingRequestTokens,
       cacheWriteTokensPerFold: request.foldsFollowed === 0 ? 0 : request.foldCacheWriteTokens / request.foldsFollowed,
       artifacts,
-      retention: artifacts.named === 0 ? 1 : artifacts.kept / artifacts.named
+      retention: artifacts.named === 0 ? 1 : artifacts.kept / artifacts.named,
+      // the transcripts replayed by hand carry no provider usage (asserted above); see "provider usage"
+      usageSamples: 0,
+      usageRatio: null
     }
     return { figures, context: yield* memory.context, summary, buffer }
   })
@@ -357,7 +362,9 @@ const checkAgainstHand = (
       artifacts: summedArtifacts(all.map((f) => f.artifacts)),
       retention: all.reduce((n, f) => n + f.artifacts.named, 0) === 0
         ? 1
-        : all.reduce((n, f) => n + f.artifacts.kept, 0) / all.reduce((n, f) => n + f.artifacts.named, 0)
+        : all.reduce((n, f) => n + f.artifacts.kept, 0) / all.reduce((n, f) => n + f.artifacts.named, 0),
+      usageSamples: 0,
+      usageRatio: null
     })
   })
 
@@ -464,7 +471,9 @@ const FIGURE_KEYS = [
   "ceilingReuse",
   "cacheWriteTokensPerFold",
   "artifacts",
-  "retention"
+  "retention",
+  "usageSamples",
+  "usageRatio"
 ]
 
 const o200k = Tokenizers.layerByName("o200k_base")
@@ -533,7 +542,9 @@ describe("rollmem replay on the example transcript", () => {
             url: { named: 1, kept: 1 }
           }
         },
-        retention: 13 / 14
+        retention: 13 / 14,
+        usageSamples: 0,
+        usageRatio: null
       })
     }).pipe(Effect.provide(Summarizer.layerDrop)).pipe(Effect.provide(o200k)))
 
@@ -988,6 +999,83 @@ describe("rollmem replay: an option it does not know", () => {
     assert.strictEqual(UnknownOption.nameOf("--max-token=5"), "--max-token")
     assert.strictEqual(UnknownOption.nameOf("--=5"), "--=5")
   })
+})
+
+describe("rollmem replay: provider usage in the transcript", () => {
+  // Word counts: "alpha beta gamma delta" is 4 words, the context at the second request point 8.
+  const turns = (usage: (inputTokens: number) => Record<string, unknown>) => [
+    { role: "user", content: "alpha beta gamma delta" },
+    { role: "assistant", content: "ok then", ...usage(8) },
+    { role: "user", content: "epsilon zeta" },
+    { role: "assistant", content: "done", ...usage(8) }
+  ]
+  const words = ["--tokenizer", "words", "--strategy", "buffer"]
+
+  it.effect("each answer's usage is recorded before it is added; the ratio per conversation and its mean", () =>
+    Effect.gen(function*() {
+      const file = write(
+        "usage.jsonl",
+        [
+          // rollmem's own: metadata.usage
+          { id: "own", messages: turns((n) => ({ metadata: { usage: { inputTokens: n } } })) },
+          // OpenAI chat: usage.prompt_tokens on the assistant message
+          { id: "openai", messages: turns((n) => ({ usage: { prompt_tokens: n / 2, completion_tokens: 3 } })) },
+          { id: "none", messages: [{ role: "user", content: "one two" }, { role: "assistant", content: "three" }] }
+        ].map((c) => JSON.stringify(c)).join("\n")
+      )
+      const report = yield* runJson([file, ...words])
+      const figures = report.conversations.map((f) => [f.id, f.usageSamples, f.usageRatio])
+      // own: 8/4 = 2 (the bound), then 8/8 = 1: halfway, 1.5. openai: 4/4 = 1, then 4/8 = 0.5: 0.75.
+      assert.deepStrictEqual(figures, [["own", 2, 1.5], ["openai", 2, 0.75], ["none", 0, null]])
+      assert.strictEqual(report.totals.usageSamples, 4)
+      assert.strictEqual(report.totals.usageRatio, (1.5 + 0.75) / 2)
+      const table = yield* run([file, ...words])
+      const lines = table.stdout.split("\n")
+      assert.match(lines.find((l) => l.startsWith("own"))!, / 1\.500 \(2\)$/)
+      assert.match(lines.find((l) => l.startsWith("none"))!, / -$/)
+      assert.match(lines.find((l) => l.startsWith("total"))!, / 1\.125 \(4\)$/)
+      assert.include(table.stdout, "usage: the memory's usage ratio at the end")
+    }))
+
+  it.effect("Anthropic's usage counts the cached input; Gemini's usageMetadata", () =>
+    Effect.gen(function*() {
+      const file = write(
+        "usage-providers.jsonl",
+        [
+          {
+            id: "anthropic",
+            system: "be brief",
+            messages: [
+              { role: "user", content: "alpha beta gamma delta" },
+              {
+                role: "assistant",
+                content: [{ type: "text", text: "ok" }],
+                usage: { input_tokens: 2, cache_read_input_tokens: 3, cache_creation_input_tokens: 1, output_tokens: 1 }
+              }
+            ]
+          },
+          {
+            id: "gemini",
+            contents: [
+              { role: "user", parts: [{ text: "alpha beta gamma delta" }] },
+              { role: "model", parts: [{ text: "ok" }], usageMetadata: { promptTokenCount: 6 } }
+            ]
+          }
+        ].map((c) => JSON.stringify(c)).join("\n")
+      )
+      const report = yield* runJson([file, ...words])
+      // Anthropic: 2 + 3 + 1 = 6 over "be brief" + 4 words = 6: 1. Gemini: 6 over 4: 1.5.
+      assert.deepStrictEqual(report.conversations.map((f) => [f.id, f.usageSamples, f.usageRatio]), [
+        ["anthropic", 1, 1],
+        ["gemini", 1, 1.5]
+      ])
+    }))
+
+  it.effect("a transcript without usage shows no usage column", () =>
+    Effect.gen(function*() {
+      const r = yield* run([example, ...words])
+      assert.notInclude(r.stdout, "usage")
+    }))
 })
 
 describe("rollmem replay --provider", () => {

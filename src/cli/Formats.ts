@@ -213,6 +213,60 @@ export const conversationOf = (value: unknown): Conversation | undefined => {
   return isObject(value) ? value : undefined
 }
 
+/** The key of a provider's turn that carries its usage: Gemini's `usageMetadata`, every other's `usage`. */
+const usageKey = (format: Format): string => format === "gemini" ? "usageMetadata" : "usage"
+
+/** The provider's turns of a conversation object: Gemini's `contents`, every other's `messages`. */
+const turnsKey = (format: Format): string => format === "gemini" ? "contents" : "messages"
+
+const isAnswer = (turn: Conversation): boolean => turn.role === "assistant" || turn.role === "model"
+
+/**
+ * Reads a conversation in a provider's format with the usage its answers
+ * carry (docs/contract.md section 13.2): the `usage` object of an assistant
+ * message (Gemini: `usageMetadata` of a `model` content) is taken off before
+ * the strict reader sees it and put back, verbatim, as the `usage` metadata
+ * of the assistant message it became (the n-th answer read is the n-th
+ * given). When the answers read are not as many as those given, a usage
+ * that cannot be placed refuses the conversation.
+ */
+const readWithUsage = (format: Format, conversation: Conversation): Either.Either<Decoded, string> => {
+  const key = usageKey(format)
+  const turns = conversation[turnsKey(format)]
+  const usages: Array<unknown> = []
+  let carried = false
+  let stripped = turns
+  if (Array.isArray(turns)) {
+    stripped = turns.map((turn) => {
+      if (!isObject(turn) || !isAnswer(turn)) return turn
+      const { [key]: usage, ...rest } = turn
+      usages.push(usage)
+      if (usage !== undefined) carried = true
+      return usage === undefined ? turn : rest
+    })
+  }
+  const read = readers[format]({ ...conversation, [turnsKey(format)]: stripped })
+  if (!carried || Either.isLeft(read)) return Either.map(read, (messages): Decoded => ({ format, messages }))
+  const answers = read.right.filter((m) => m.role === "assistant").length
+  if (answers !== usages.length) {
+    return Either.left(
+      `${format}: the ${key} of ${usages.length} answers cannot be placed on the ${answers} assistant messages read`
+    )
+  }
+  let n = 0
+  const messages = read.right.map((m) => {
+    if (m.role !== "assistant") return m
+    const usage = usages[n++]
+    return usage === undefined ? m : Message.make(m.role, m.content, {
+      ...(m.id === undefined ? {} : { id: m.id }),
+      ...(m.toolCallId === undefined ? {} : { toolCallId: m.toolCallId }),
+      toolCalls: m.toolCalls,
+      metadata: { ...m.metadata, usage: usage as Message["metadata"][string] }
+    })
+  })
+  return Either.right({ format, messages })
+}
+
 /**
  * Reads a conversation object in `format` (`auto`: detected, see the module
  * docs). Fails with one line naming the format, the path and what is wrong
@@ -224,7 +278,10 @@ export const conversationOf = (value: unknown): Conversation | undefined => {
  * @category constructors
  */
 export const decode = (conversation: Conversation, format: InputFormat): Either.Either<Decoded, string> => {
-  const read = (f: Format) => Either.map(readers[f](conversation), (messages): Decoded => ({ format: f, messages }))
+  const read = (f: Format) =>
+    f === "rollmem"
+      ? Either.map(readers[f](conversation), (messages): Decoded => ({ format: f, messages }))
+      : readWithUsage(f, conversation)
   if (format !== "auto") return read(format)
   const detected = detect(conversation)
   if (detected !== undefined) return read(detected)

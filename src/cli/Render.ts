@@ -70,19 +70,34 @@ const COLUMNS: ReadonlyArray<{
   { title: "retained", row: (f) => share0(f.artifacts), total: (t) => share0(t.artifacts) }
 ]
 
+/** A usage ratio with its samples (`-` when no message carried usage). */
+const usageCell = (value: number | null, samples: number): string =>
+  value === null ? "-" : `${value.toFixed(3)} (${samples})`
+
+/** The usage column, shown only when some message carried the provider's usage. */
+const USAGE_COLUMN: (typeof COLUMNS)[number] = {
+  title: "usage",
+  row: (f) => usageCell(f.usageRatio, f.usageSamples),
+  total: (t) => usageCell(t.usageRatio, t.usageSamples)
+}
+
+const columnsFor = (totals: Totals): ReadonlyArray<(typeof COLUMNS)[number]> =>
+  totals.usageSamples > 0 ? [...COLUMNS, USAGE_COLUMN] : COLUMNS
+
 /**
  * The table's column titles and its totals row, cell for cell as
  * {@link table} prints them (the first cell names the count of
- * conversations).
+ * conversations). The `usage` column is there only when some message
+ * carried the provider's usage.
  *
  * @since 0.2.0
  * @category combinators
  */
 export const totalsCells = (totals: Totals): { readonly columns: Array<string>; readonly row: Array<string> } => ({
-  columns: ["conversation", ...COLUMNS.map((c) => c.title)],
+  columns: ["conversation", ...columnsFor(totals).map((c) => c.title)],
   row: [
     `total (${totals.conversations} conversation${totals.conversations === 1 ? "" : "s"})`,
-    ...COLUMNS.map((c) => c.total(totals))
+    ...columnsFor(totals).map((c) => c.total(totals))
   ]
 })
 
@@ -132,8 +147,14 @@ const grid = (
 export const table = (outcome: Outcome, title: string, unit: string): string => {
   const { conversations, totals } = outcome.report
   const { columns: first, row: last } = totalsCells(totals)
-  const rows = conversations.map((f) => [fitId(f.id), ...COLUMNS.map((c) => c.row(f))])
-  return [...grid(title, first, rows, last), "", ...legend(unit)].join("\n")
+  const rows = conversations.map((f) => [fitId(f.id), ...columnsFor(totals).map((c) => c.row(f))])
+  const usage = totals.usageSamples > 0
+    ? [
+      `usage: the memory's usage ratio at the end (the provider's count of the context over the memory's own,`,
+      `learnt from the assistant messages that carry the provider's usage; their number in brackets).`
+    ]
+    : []
+  return [...grid(title, first, rows, last), "", ...legend(unit), ...usage].join("\n")
 }
 
 /**

@@ -15,6 +15,7 @@ import * as Equal from "effect/Equal"
 import * as Stream from "effect/Stream"
 import * as Retention from "../core/artifacts.js"
 import * as Rules from "../core/options.js"
+import * as Usage from "../core/usage.js"
 import { type AddError, ConfigError, SummarizerError, type TokenCountError } from "../Errors.js"
 import * as ExtractiveSummarizer from "../layers/ExtractiveSummarizer.js"
 import * as Message from "../schema/Message.js"
@@ -185,6 +186,18 @@ export interface Figures extends Measure.Sums, Measure.Derived {
   readonly artifacts: Retention.Figure
   /** `artifacts.kept / artifacts.named` (1 when nothing was named). */
   readonly retention: number
+  /**
+   * Assistant messages that carried the provider's usage (docs/contract.md
+   * section 16.4, `Usage.reportedInputTokens`): each recorded with
+   * `recordUsage` before the message was added.
+   */
+  readonly usageSamples: number
+  /**
+   * The memory's usage ratio after the last add (the provider's count of
+   * the context over the memory's own); `null` when no message carried
+   * usage. In the totals: the mean over the conversations that have one.
+   */
+  readonly usageRatio: number | null
 }
 
 /**
@@ -604,6 +617,7 @@ const replayInto = (
     let index = 0
     // the no-fold ceiling's context: every message added so far, as given
     let ceiling = 0
+    let usageSamples = 0
     for (const message of conversation.messages) {
       if (index > 0 && message.role === Message.ASSISTANT) {
         const context = yield* memory.messages
@@ -616,6 +630,13 @@ const replayInto = (
           transcriptValid: index <= firstViolation,
           ceilingTokens: ceiling
         })
+      }
+      if (index > 0 && message.role === Message.ASSISTANT) {
+        const inputTokens = Usage.reportedInputTokens(message.metadata)
+        if (inputTokens !== undefined) {
+          yield* Effect.orDie(memory.recordUsage({ inputTokens }))
+          usageSamples++
+        }
       }
       recorder.observe(message)
       ceiling += yield* counter.count(message)
@@ -668,7 +689,9 @@ const replayInto = (
       ...sums,
       ...Measure.derive(sums, conversation.messages.length, summarizerCalls),
       artifacts,
-      retention: Retention.ratio(artifacts)
+      retention: Retention.ratio(artifacts),
+      usageSamples,
+      usageRatio: usageSamples === 0 ? null : yield* memory.usageRatio
     }
     const final: FinalContext = {
       id: conversation.id,
@@ -724,12 +747,15 @@ export const totalsOf = (figures: ReadonlyArray<Figures>): Totals => {
   }
   const sums = Measure.sum(figures)
   const artifacts = Retention.sum(figures.map((f) => f.artifacts))
+  const ratios = figures.flatMap((f) => f.usageRatio === null ? [] : [f.usageRatio])
   return {
     ...totals,
     ...sums,
     ...Measure.derive(sums, totals.messages, totals.summarizerCalls),
     artifacts,
-    retention: Retention.ratio(artifacts)
+    retention: Retention.ratio(artifacts),
+    usageSamples: figures.reduce((n, f) => n + f.usageSamples, 0),
+    usageRatio: ratios.length === 0 ? null : ratios.reduce((a, b) => a + b, 0) / ratios.length
   }
 }
 

@@ -71,3 +71,72 @@ export const nextRatio = (current: number | undefined, measured: number, counted
  */
 export const inCounterTokens = (budget: number, ratio: number | undefined): number =>
   ratio === undefined || ratio === 1 ? budget : Math.max(1, Math.floor(budget / ratio))
+
+const count = (value: unknown): number | undefined =>
+  typeof value === "number" && Number.isSafeInteger(value) && value >= 0 ? value : undefined
+
+const record = (value: unknown): Readonly<Record<string, unknown>> | undefined =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+    ? value as Readonly<Record<string, unknown>>
+    : undefined
+
+/**
+ * The whole prompt's size from one usage object as a provider reports it
+ * (docs/contract.md section 16.4): `inputTokens` (rollmem's own and the AI
+ * SDK's), Anthropic's `input_tokens` plus `cache_read_input_tokens` and
+ * `cache_creation_input_tokens`, OpenAI Responses' `input_tokens`, OpenAI
+ * chat's `prompt_tokens`, Gemini's `promptTokenCount`; the first present, as
+ * a non-negative safe integer; `undefined` for anything else.
+ */
+const promptTokens = (usage: Readonly<Record<string, unknown>>): number | undefined => {
+  const inputTokens = count(usage.inputTokens)
+  if (inputTokens !== undefined) return inputTokens
+  const input = count(usage.input_tokens)
+  if (input !== undefined) {
+    const total = input + (count(usage.cache_read_input_tokens) ?? 0) + (count(usage.cache_creation_input_tokens) ?? 0)
+    return Number.isSafeInteger(total) ? total : undefined
+  }
+  return count(usage.prompt_tokens) ?? count(usage.promptTokenCount)
+}
+
+/**
+ * The provider's count of the whole prompt that produced a message, when the
+ * message carries it (docs/contract.md section 16.4), read from its
+ * metadata: rollmem's own `usage: { inputTokens }`, or the provider's object
+ * kept verbatim by a forward-compatible reader under `rollmem.provider`
+ * (its `usage`, or Gemini's `usageMetadata`) with the fields
+ * `recordUsage`'s contract lists per provider. `undefined` when the
+ * message carries none. What `rollmem replay` records before adding an
+ * assistant message.
+ *
+ * @example
+ * ```ts
+ * import { Usage } from "rollmem"
+ *
+ * Usage.reportedInputTokens({ usage: { inputTokens: 1200 } }) // 1200
+ * Usage.reportedInputTokens({
+ *   "rollmem.provider": {
+ *     format: "anthropic",
+ *     items: [{ role: "assistant", usage: { input_tokens: 10, cache_read_input_tokens: 1000, output_tokens: 5 } }]
+ *   }
+ * }) // 1010
+ * Usage.reportedInputTokens({}) // undefined
+ * ```
+ *
+ * @since 0.4.0
+ * @category getters
+ */
+export const reportedInputTokens = (metadata: Readonly<Record<string, unknown>>): number | undefined => {
+  const own = record(metadata.usage)
+  if (own !== undefined) return promptTokens(own)
+  const items = record(metadata["rollmem.provider"])?.items
+  if (!Array.isArray(items)) return undefined
+  for (const item of items) {
+    const fields = record(item)
+    if (fields === undefined) continue
+    const usage = record(fields.usage) ?? record(fields.usageMetadata)
+    const tokens = usage === undefined ? undefined : promptTokens(usage)
+    if (tokens !== undefined) return tokens
+  }
+  return undefined
+}

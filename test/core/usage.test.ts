@@ -28,3 +28,35 @@ describe("Usage: the correction ratio (contract 16.4)", () => {
     assert.strictEqual(Usage.inCounterTokens(1, 2), 1)
   })
 })
+
+describe("Usage.reportedInputTokens: the provider's prompt count a message carries (contract 13.2)", () => {
+  const kept = (format: string, item: Record<string, unknown>) => ({
+    "rollmem.provider": { format, items: [{ role: "assistant", ...item }], messages: 1 }
+  })
+
+  it("reads each provider's fields", () => {
+    assert.strictEqual(Usage.reportedInputTokens({ usage: { inputTokens: 1200, outputTokens: 9 } }), 1200)
+    assert.strictEqual(Usage.reportedInputTokens({ usage: { prompt_tokens: 70, completion_tokens: 5 } }), 70)
+    assert.strictEqual(
+      Usage.reportedInputTokens({
+        usage: { input_tokens: 10, cache_read_input_tokens: 1000, cache_creation_input_tokens: 24, output_tokens: 5 }
+      }),
+      1034
+    )
+    assert.strictEqual(Usage.reportedInputTokens({ usage: { input_tokens: 10, cache_read_input_tokens: null } }), 10)
+    assert.strictEqual(Usage.reportedInputTokens({ usage: { promptTokenCount: 33 } }), 33)
+    assert.strictEqual(Usage.reportedInputTokens(kept("openai-chat", { usage: { prompt_tokens: 12 } })), 12)
+    assert.strictEqual(Usage.reportedInputTokens(kept("gemini", { usageMetadata: { promptTokenCount: 7 } })), 7)
+  })
+
+  it("undefined without a usable count", () => {
+    assert.strictEqual(Usage.reportedInputTokens({}), undefined)
+    assert.strictEqual(Usage.reportedInputTokens({ usage: { outputTokens: 9 } }), undefined)
+    assert.strictEqual(Usage.reportedInputTokens({ usage: { inputTokens: -1 } }), undefined)
+    assert.strictEqual(Usage.reportedInputTokens({ usage: { inputTokens: 1.5 } }), undefined)
+    assert.strictEqual(Usage.reportedInputTokens({ usage: { prompt_tokens: "12" } }), undefined)
+    assert.strictEqual(Usage.reportedInputTokens({ usage: [1] }), undefined)
+    assert.strictEqual(Usage.reportedInputTokens(kept("anthropic", { content: "no usage" })), undefined)
+    assert.strictEqual(Usage.reportedInputTokens({ "rollmem.provider": { items: "x" } }), undefined)
+  })
+})
