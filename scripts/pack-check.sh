@@ -77,6 +77,24 @@ console.log("library cjs ok")
 JS
 node library.mjs
 node library.cjs
+# A TypeScript project that imports rollmem/promise alone type-checks with skipLibCheck off, no
+# optional peer installed (node16 and bundler resolution): no declaration names a peer's types.
+npm install --no-audit --no-fund typescript@5.9.3 @types/node@20.19.43 >/dev/null
+cat > promise-only.ts <<'TS'
+import { Conversations, RollingMemory } from "rollmem/promise"
+const memory = new RollingMemory({ maxTokens: 100, summarize: "drop" })
+memory.addUserMessage("hi")
+const conversations = new Conversations({ store: "memory", strategy: "rolling", maxTokens: 100, summarize: "drop" })
+export const context: string = memory.getContext()
+export const used: Promise<string> = conversations.use("c", async (m) => m.getContext())
+TS
+for resolution in node16 bundler; do
+  module=$([ "$resolution" = node16 ] && echo node16 || echo esnext)
+  npx --no-install tsc --noEmit --strict --skipLibCheck false --types node --target es2022 \
+    --module "$module" --moduleResolution "$resolution" promise-only.ts \
+    || { echo "a promise-only project does not type-check with skipLibCheck off ($resolution)" >&2; exit 1; }
+done
+echo "promise-only types ok (skipLibCheck off)"
 
 echo "== model tokens: npm i gpt-tokenizer@4.0.0"
 npm install --no-audit --no-fund gpt-tokenizer@4.0.0 >/dev/null
