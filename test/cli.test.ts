@@ -758,8 +758,8 @@ describe("rollmem replay input formats", () => {
     assert.deepStrictEqual(inputs.conversations.map((c) => c.id), ["ok", "ok2"])
     assert.strictEqual(inputs.problems.length, 4)
     assert.match(inputs.problems[0], /^t\.jsonl:2: /)
-    assert.strictEqual(inputs.problems[1], "t.jsonl:3: rollmem: messages[0].role: is missing")
-    assert.strictEqual(inputs.problems[2], "t.jsonl:4: rollmem: messages[0].tool_calls[0].id: is missing")
+    assert.strictEqual(inputs.problems[1], "t.jsonl:3: wire format: messages[0].role: is missing")
+    assert.strictEqual(inputs.problems[2], "t.jsonl:4: wire format: messages[0].tool_calls[0].id: is missing")
     assert.strictEqual(
       inputs.problems[3],
       "t.jsonl:5: expected a conversation object ({\"id\", \"messages\"}), got [1,2]"
@@ -768,7 +768,7 @@ describe("rollmem replay input formats", () => {
 
   it("reports a malformed JSON document once, with the file name", () => {
     assert.deepStrictEqual(Input.parseText("x.json", "x.json", "{\"messages\": 3}").problems, [
-      "x.json: rollmem: messages: Expected ReadonlyArray<Message>, actual 3"
+      "x.json: wire format: messages: Expected ReadonlyArray<Message>, actual 3"
     ])
     assert.deepStrictEqual(Input.parseText("y.json", "y.json", "\"text\"").problems, [
       "y.json: expected an array of messages or a conversation object"

@@ -215,7 +215,7 @@ describe("rollmem replay reads hand-made transcripts of every provider", () => {
         `rollmem: ${file}:2: anthropic: messages[0].content: Expected string, actual [{"type":"video","url":"x"}]; ` +
         `messages[0].content[0].type: Expected "text" | "image" | "document" | "thinking" | "redacted_thinking" | ` +
         `"tool_use" | "tool_result", actual "video"`,
-        `rollmem: ${file}:3: rollmem: messages[0].toolCallID: is unexpected, expected: "role" | "content" | "id" | ` +
+        `rollmem: ${file}:3: wire format: messages[0].toolCallID: is unexpected, expected: "role" | "content" | "id" | ` +
         `"tool_calls" | "tool_call_id" | "metadata"`,
         "rollmem: skipped 2 inputs that could not be read (see above)"
       ])
@@ -352,7 +352,7 @@ describe("rollmem replay reads a JSON array of conversations", () => {
       const r = yield* replay([file, "--format", "json"])
       assert.isTrue(Exit.isFailure(r.exit))
       assert.deepStrictEqual(r.stderr.split("\n"), [
-        `rollmem: ${file}[3]: rollmem: messages[0].toolCallID: is unexpected, expected: "role" | "content" | "id" | ` +
+        `rollmem: ${file}[3]: wire format: messages[0].toolCallID: is unexpected, expected: "role" | "content" | "id" | ` +
         `"tool_calls" | "tool_call_id" | "metadata"`,
         "rollmem: skipped 1 input that could not be read (see above)"
       ])

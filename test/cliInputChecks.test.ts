@@ -29,6 +29,27 @@ const line = (id: string, messages: ReadonlyArray<{ readonly role: string; reado
 
 const ROLES = "(roles: system, developer, user, assistant, tool)"
 
+describe("rollmem replay --report that cannot be written", () => {
+  it.effect("is refused before anything is read, and leaves nothing behind", () =>
+    Effect.gen(function*() {
+      const absent = path.join(tmp, "absent.jsonl")
+      const file = write("a-file.txt", "not a directory")
+      const r = yield* runCli(["replay", absent, "--tokenizer", "words", "--report", path.join(file, "r.html")])
+      assert.isTrue(Exit.isFailure(r.exit))
+      assert.instanceOf(failureOf(r), CliFailure)
+      assert.strictEqual(
+        r.stderr,
+        `rollmem: invalid option --report: ${path.join(file, "r.html")} cannot be written (ENOTDIR: not a directory)`
+      )
+      assert.strictEqual(r.stdout, "")
+      // a writable path passes the check and is not created by it: the unreadable input is said instead
+      const fresh = path.join(tmp, "fresh.html")
+      const ok = yield* runCli(["replay", absent, "--tokenizer", "words", "--report", fresh])
+      assert.include(ok.stderr, "absent.jsonl")
+      assert.isFalse(fs.existsSync(fresh))
+    }))
+})
+
 describe("rollmem replay --report naming a directory", () => {
   it.effect("is refused before anything is read, as a missing directory is", () =>
     Effect.gen(function*() {

@@ -39,7 +39,7 @@ import * as Command from "@effect/cli/Command"
 import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as CliOptions from "@effect/cli/Options"
 import * as ValidationError from "@effect/cli/ValidationError"
-import type * as FileSystem from "@effect/platform/FileSystem"
+import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
@@ -590,10 +590,36 @@ const providerRequest = (shown: FinalContext, format: Formats.OutputFormat) =>
 
 /**
  * Fails with `ConfigError` (option `--report`) when the directory that would
- * hold the report does not exist, or when the path is a directory itself:
- * refused before anything is replayed.
+ * hold the report does not exist, when the path is a directory itself, or
+ * when the file cannot be opened for writing (a read-only directory or file,
+ * a parent that is a file): refused before anything is replayed. The check
+ * opens the file to append (nothing written) and removes it again when it
+ * was not there before.
  */
 const requireReportDirectory = (
+  file: string
+): Effect.Effect<void, ConfigError, FileSystem.FileSystem | Path.Path> =>
+  Effect.gen(function*() {
+    yield* requireReportFolder(file)
+    const fs = yield* FileSystem.FileSystem
+    const existed = yield* exists(file)
+    yield* Effect.scoped(fs.open(file, { flag: "a" })).pipe(
+      Effect.zipRight(existed ? Effect.void : Effect.ignore(fs.remove(file))),
+      Effect.mapError((error) =>
+        new ConfigError({
+          option: "--report",
+          description: `${file} cannot be written (${
+            (error._tag === "SystemError" ? error.description ?? error.reason : error.message).replace(
+              /, open '.*'$/,
+              ""
+            )
+          })`
+        })
+      )
+    )
+  })
+
+const requireReportFolder = (
   file: string
 ): Effect.Effect<void, ConfigError, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function*() {

@@ -139,7 +139,7 @@ const strict = { strict: true } as const
 const readers: { readonly [F in Format]: (c: Conversation) => Either.Either<ReadonlyArray<Message>, string> } = {
   rollmem: (c) =>
     Either.mapBoth(decodeWire({ messages: c.messages }, { errors: "first", onExcessProperty: "error" }), {
-      onLeft: (error) => `rollmem: ${formatParseError(error)}`,
+      onLeft: (error) => `wire format: ${formatParseError(error)}`,
       onRight: (wire) => wire.messages
     }),
   openai: (c) => adapt(() => fromOpenAIChat(c.messages, strict)),
