@@ -1166,6 +1166,12 @@ describe("rollmem replay --help", () => {
         ["--report PATH", "A user-defined piece of text."],
         ["--compare SET...", "A user-defined piece of text."]
       ])
+      // only rollmem's own options: none of @effect/cli's built-ins (--wizard, --completions, --log-level)
+      assert.strictEqual(helpEntries(r.stdout).length, 29)
+      for (const builtIn of ["--wizard", "--completions", "--log-level"]) assert.notInclude(r.stdout, builtIn)
+      const top = yield* runCli(["--help"])
+      for (const builtIn of ["--wizard", "--completions", "--log-level"]) assert.notInclude(top.stdout, builtIn)
+      assert.include(top.stdout, "rollmem replay --help and rollmem show --help list their options")
     }))
 })
 

@@ -736,17 +736,23 @@ export const replayCommand = Command.make(
  * @category constructors
  */
 export const command = Command.make("rollmem").pipe(
-  Command.withDescription("Conversation memory for LLM applications: try strategies and budgets on transcripts."),
+  Command.withDescription(
+    "Conversation memory for LLM applications: try strategies and budgets on transcripts. " +
+      "rollmem replay --help and rollmem show --help list their options; --version prints the version."
+  ),
   Command.withSubcommands([replayCommand, showCommand])
 )
 
 /**
  * @effect/cli's settings for `rollmem`: its defaults, but without its own
  * suggestion for a mistyped option (it makes one, in other words, only for
- * an option that comes first); `refuseOptions` and {@link cli} name an
- * unknown option wherever it stands.
+ * an option that comes first; `refuseOptions` and {@link cli} name an
+ * unknown option wherever it stands), and without its built-in options in
+ * the help (`--completions`, `--log-level`, `--wizard`, described in
+ * @effect/cli's generic words; `--help` and `--version` still work and the
+ * description names them).
  */
-const cliConfig = CliConfig.make({ autoCorrectLimit: 0 })
+const cliConfig = CliConfig.make({ autoCorrectLimit: 0, showBuiltIns: false })
 
 const app = Command.run(command, { name: "rollmem", version: packageJson.version })
 
