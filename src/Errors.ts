@@ -282,12 +282,39 @@ export class UsageError extends Schema.TaggedError<UsageError>("rollmem/UsageErr
 }
 
 /**
+ * An archive that failed to store or search (docs/contract.md section 17):
+ * its backend's error (`cause`), or a request it cannot serve. A fold whose
+ * archive write fails commits nothing: its turns stay in the buffer, as when
+ * the summarizer fails.
+ *
+ * @example
+ * ```ts
+ * import { ArchiveError } from "rollmem"
+ *
+ * new ArchiveError({ description: "disk full" }).message // "archive failed: disk full"
+ * ```
+ *
+ * @since 0.4.0
+ * @category errors
+ */
+export class ArchiveError extends Schema.TaggedError<ArchiveError>("rollmem/ArchiveError")("ArchiveError", {
+  /** What failed. */
+  description: Schema.String,
+  /** The backend's own error, when there is one. */
+  cause: Schema.optional(Schema.Defect)
+}) {
+  override get message(): string {
+    return `archive failed: ${this.description}`
+  }
+}
+
+/**
  * Any error an add can fail with.
  *
  * @since 0.1.0
  * @category errors
  */
-export type AddError = TokenCountError | SummarizerError | SummaryBudgetError | ContextWindowError
+export type AddError = TokenCountError | SummarizerError | SummaryBudgetError | ContextWindowError | ArchiveError
 
 /**
  * Every error of rollmem.
@@ -302,3 +329,4 @@ export type RollmemError =
   | TokenCountError
   | SummarizerError
   | SummaryBudgetError
+  | ArchiveError

@@ -4,6 +4,8 @@
  * @since 0.1.0
  */
 
+/** @since 0.4.0 */
+export * as Archive from "./services/Archive.js"
 /** @since 0.1.0 */
 export * as BufferMemory from "./strategies/BufferMemory.js"
 /** @since 0.1.0 */
@@ -24,6 +26,8 @@ export * as Options from "./schema/Options.js"
 export * as Overflow from "./core/overflow.js"
 /** @since 0.4.0 */
 export * as Retention from "./core/artifacts.js"
+/** @since 0.4.0 */
+export * as Recall from "./core/recall.js"
 /** @since 0.1.0 */
 export * as RollingMemory from "./strategies/RollingMemory.js"
 /** @since 0.1.0 */
@@ -46,6 +50,7 @@ export * as ValiditySchema from "./schema/Violation.js"
 export * as WindowMemory from "./strategies/WindowMemory.js"
 /** @since 0.1.0 */
 export {
+  ArchiveError,
   ConfigError,
   ContextOverflowError,
   ContextWindowError,

@@ -80,7 +80,7 @@ describe("Memory.make: one constructor over the four strategies", () => {
 
 describe("options are checked alike in every constructor (one rule with the Promise facade)", () => {
   const rollingKnown =
-    "maxTokens, contextWindow, targetTokens, boundary, pinSystem, clearToolResults, maxToolResultTokens, summaryRole, maxSummaryTokens, maxSummarizerInputTokens, ledger, fold, hardMaxTokens, foldRetry"
+    "maxTokens, contextWindow, targetTokens, boundary, pinSystem, clearToolResults, maxToolResultTokens, summaryRole, maxSummaryTokens, maxSummarizerInputTokens, ledger, fold, hardMaxTokens, foldRetry, archive, conversationId"
   const fields = (error: { readonly _tag: string }) =>
     error instanceof ConfigError ? [error.option, error.description] : [error._tag]
 
@@ -109,7 +109,10 @@ describe("options are checked alike in every constructor (one rule with the Prom
       )
       assert.deepStrictEqual(
         fields(yield* Effect.flip(WindowMemory.make({ maxMessages: 2, max: 3 } as WindowMemory.Options))),
-        ["max", "unknown option (known: maxMessages, targetMessages, boundary, pinSystem, summaryRole)"]
+        [
+          "max",
+          "unknown option (known: maxMessages, targetMessages, boundary, pinSystem, summaryRole, archive, conversationId)"
+        ]
       )
       assert.deepStrictEqual(
         fields(
@@ -117,7 +120,10 @@ describe("options are checked alike in every constructor (one rule with the Prom
             SummaryMemory.make({ maxSummaryToken: 9 } as SummaryMemory.Options).pipe(Effect.provide(summarizer))
           )
         ),
-        ["maxSummaryToken", "unknown option (known: summaryRole, maxSummaryTokens, maxSummarizerInputTokens, ledger)"]
+        [
+          "maxSummaryToken",
+          "unknown option (known: summaryRole, maxSummaryTokens, maxSummarizerInputTokens, ledger, archive, conversationId)"
+        ]
       )
       assert.deepStrictEqual(
         fields(yield* Effect.flip(Memory.make({ strategy: "rolling", maxToken: 100 } as Memory.Options))),

@@ -51,7 +51,7 @@ describe("Options.decode", () => {
     )
     assert.strictEqual(
       refused(Options.decode(Options.SummaryOptions, { summaryRole: "user", maxSummary: 3 })),
-      "invalid option maxSummary: unknown option (known: summaryRole, maxSummaryTokens, maxSummarizerInputTokens, ledger)"
+      "invalid option maxSummary: unknown option (known: summaryRole, maxSummaryTokens, maxSummarizerInputTokens, ledger, archive, conversationId)"
     )
   })
 

@@ -53,6 +53,8 @@ export interface Entry {
   readonly userTurn: boolean
   /** Role `system` or `developer` and no tool fields: pinned under `pinSystem` (section 10.3). */
   readonly systemLike: boolean
+  /** The message's position in the conversation, when positions are kept (the archive, section 17). */
+  readonly position?: number | undefined
 }
 
 /**
@@ -118,6 +120,8 @@ interface Node<A> extends Slot<A> {
   item: A
   tokens: number
   readonly seq: number
+  /** The message's position in the conversation (section 17), -1 when positions are not kept. */
+  readonly position: number
   readonly pinned: boolean
   readonly responseLike: boolean
   readonly userTurn: boolean
@@ -304,6 +308,74 @@ export class EvictionIndex<A> {
     return out
   }
 
+  /** The live messages' positions (section 17), oldest first: -1 where none was given. */
+  positions(): Array<number> {
+    const out: Array<number> = []
+    for (let n = this.head; n !== undefined; n = n.next) out.push(n.position)
+    return out
+  }
+
+  /**
+   * The positions of a plan's messages, in the order of `plan.messages`
+   * (section 17): O(planned messages).
+   */
+  planPositions(plan: Plan<A>): Array<number> {
+    const out: Array<number> = []
+    const orphans = plan.orphans
+    let k = 0
+    for (let i = 0; i < plan.units.length; i++) {
+      const unit = plan.units[i]
+      for (let n: Node<A> | undefined = unit.first; n !== undefined; n = n.next) {
+        if (n.pinned) continue
+        while (k < orphans.length && orphans[k].seq < n.seq) out.push(orphans[k++].position)
+        out.push(n.position)
+        if (n === unit.last) break
+      }
+    }
+    while (k < orphans.length) out.push(orphans[k++].position)
+    return out
+  }
+
+  /**
+   * The live messages the pending prune's clearings rewrote, as they were
+   * before (section 17: their original content is archived), with their
+   * positions, oldest clearing first.
+   */
+  clearedOriginals(): Array<{ readonly item: A; readonly position: number }> {
+    const out: Array<{ readonly item: A; readonly position: number }> = []
+    for (let i = 0; i < this.journal.length; i++) {
+      const { item, node } = this.journal[i]
+      if (node.live && node.item !== item) out.push({ item, position: node.position })
+    }
+    return out
+  }
+
+  /**
+   * A pending plan that evicts nothing, for a prune whose clearings stand
+   * without a fold (section 17: they are archived before they stand):
+   * {@link commit} keeps them, {@link abort} undoes them. `undefined` (the
+   * clearings kept at once) when no clearing rewrote a message.
+   */
+  planClearings(): Plan<A> | undefined {
+    let rewrote = false
+    for (let i = 0; i < this.journal.length && !rewrote; i++) {
+      rewrote = this.journal[i].node.live && this.journal[i].node.item !== this.journal[i].item
+    }
+    if (!rewrote) {
+      this.keepClearings()
+      return undefined
+    }
+    if (this.pending !== undefined) this.void(this.pending)
+    const plan: Plan<A> = { id: ++this.planIds, units: [], orphans: [], reach: 0, messages: [] }
+    this.pending = plan
+    return plan
+  }
+
+  /** Whether `plan` is still the pending one (no clear nor newer plan voided it). */
+  isPending(plan: Plan<A>): boolean {
+    return this.pending === plan
+  }
+
   /** How many pinned messages come before every unpinned one. */
   leadingPinned(): number {
     let k = 0
@@ -317,6 +389,7 @@ export class EvictionIndex<A> {
       item,
       tokens: entry.tokens,
       seq: ++this.seq,
+      position: entry.position ?? -1,
       pinned: this.pinSystem && entry.systemLike,
       responseLike: entry.responseLike,
       userTurn: entry.userTurn,

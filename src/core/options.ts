@@ -284,6 +284,61 @@ export const contextWindowRules = (options: ContextWindowOptions, name: Naming):
 }
 
 /**
+ * The `archive` option (docs/contract.md section 17): an archive service,
+ * an object whose `append` and `search` are functions.
+ *
+ * @since 0.4.0
+ * @category rules
+ */
+export const archive: Check = (value) =>
+  isObject(value) && typeof value.append === "function" && typeof value.search === "function"
+    ? undefined
+    : `must be an archive (Archive.makeMemory(), or the Archive service of a layer), got ${describeKind(value)}`
+
+/**
+ * The `conversationId` option (docs/contract.md section 17): a non-empty
+ * string.
+ *
+ * @since 0.4.0
+ * @category rules
+ */
+export const conversationId: Check = (value) =>
+  typeof value === "string" && value.length > 0 ? undefined : `must be a non-empty string, got ${describeValue(value)}`
+
+const recallKeys = ["limit", "before", "roles", "neighbours"]
+
+/**
+ * The options of a recall or an archive search (docs/contract.md section
+ * 17): an object or nothing; `limit` a positive integer, `before` and
+ * `neighbours` non-negative integers, `roles` an array of strings.
+ *
+ * @since 0.4.0
+ * @category rules
+ */
+export const recallOptions = (value: unknown): Problem | undefined => {
+  if (value === undefined) return undefined
+  if (!isObject(value)) return { option: "options", description: `must be an object, got ${describeKind(value)}` }
+  for (const key of Object.keys(value)) {
+    if (!recallKeys.includes(key)) return { option: key, description: unknownOption(recallKeys) }
+  }
+  const checks: ReadonlyArray<readonly [string, Check]> = [
+    ["limit", positiveInteger],
+    ["before", nonNegativeInteger],
+    ["neighbours", nonNegativeInteger],
+    ["roles", (roles) =>
+      Array.isArray(roles) && roles.every((role) => typeof role === "string")
+        ? undefined
+        : `must be an array of strings, got ${describeValue(roles)}`]
+  ]
+  for (const [option, check] of checks) {
+    if (value[option] === undefined) continue
+    const problem = check(value[option])
+    if (problem !== undefined) return { option, description: problem }
+  }
+  return undefined
+}
+
+/**
  * The options of `compact` (docs/contract.md section 16.2): an object or
  * nothing; `targetTokens` a positive integer; `focus` a string.
  *

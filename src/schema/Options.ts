@@ -33,6 +33,7 @@ import type * as AST from "effect/SchemaAST"
 import * as Rules from "../core/options.js"
 import { type AddError, ConfigError } from "../Errors.js"
 import { isDecoded, markDecoded } from "../internal/decoded.js"
+import type * as Archive from "../services/Archive.js"
 
 /** A schema whose values pass `check` (or are `undefined`): the message is the rule's. */
 const checked = <A>(check: Rules.Check): Schema.Schema<A | undefined> =>
@@ -219,6 +220,32 @@ export const backgroundFields = {
   )
 }
 
+/**
+ * The archive's fields (docs/contract.md section 17), taken by RollingMemory,
+ * WindowMemory and SummaryMemory.
+ *
+ * @since 0.4.0
+ * @category schemas
+ */
+export const archiveFields = {
+  /**
+   * Where the messages that leave the buffer go (folded, dropped, evicted by
+   * the window, a tool result's content cleared or cut: its original
+   * content), each once, with the conversation id and its position; what
+   * `recall` searches. An `Archive.Service` (`Archive.makeMemory()`, or the
+   * `Archive` of a layer). Default none: nothing is archived and the state
+   * keeps no positions.
+   */
+  archive: optional<Archive.Service>(Rules.archive),
+  /**
+   * The conversation the memory's state belongs to (a non-empty string),
+   * written in the state (version 3 `conversationId`) and naming its
+   * archived messages. Default: the restored state's, else, with an
+   * archive, a new random id.
+   */
+  conversationId: optional<string>(Rules.conversationId)
+}
+
 /** The fields of a WindowMemory, each documented on {@link WindowOptions}. @since 0.4.0 @category schemas */
 export const windowFields = {
   /** Most messages kept: a positive integer (required). */
@@ -328,13 +355,13 @@ export const struct = <F extends Schema.Struct.Fields>(
  * @since 0.4.0
  * @category schemas
  */
-export const RollingOptions = struct({ ...rollingFields, ...backgroundFields }, rollingRule)
+export const RollingOptions = struct({ ...rollingFields, ...backgroundFields, ...archiveFields }, rollingRule)
 
 /** The options of a BufferMemory: `summaryRole`. @since 0.4.0 @category schemas */
 export const BufferOptions = struct(bufferFields, undefined)
 
 /** The options of a WindowMemory, with the rule `targetMessages <= maxMessages`. @since 0.4.0 @category schemas */
-export const WindowOptions = struct(windowFields, windowRule)
+export const WindowOptions = struct({ ...windowFields, ...archiveFields }, windowRule)
 
 /**
  * The options of a SummaryMemory: `summaryRole`, `maxSummaryTokens`,
@@ -343,7 +370,7 @@ export const WindowOptions = struct(windowFields, windowRule)
  * @since 0.4.0
  * @category schemas
  */
-export const SummaryOptions = struct(summaryFields, summaryRule)
+export const SummaryOptions = struct({ ...summaryFields, ...archiveFields }, summaryRule)
 
 const decoders = new WeakMap<Schema.Schema.Any, (u: unknown) => Either.Either<unknown, ParseResult.ParseError>>()
 

@@ -393,7 +393,7 @@ const reapply = (
   })
 
 // One recorded operation, applied again. A fold that fails (summarizer, summary budget, a context window
-// the pinned messages and summary fill) leaves the turns where they are, as in any add or compaction.
+// the pinned messages and summary fill, an archive write) leaves the turns where they are, as in any add or compaction.
 const reapplyOne = (
   memory: Memory.Memory,
   operation: Operation
@@ -401,7 +401,8 @@ const reapplyOne = (
   const keep = {
     SummarizerError: () => Effect.void,
     SummaryBudgetError: () => Effect.void,
-    ContextWindowError: () => Effect.void
+    ContextWindowError: () => Effect.void,
+    ArchiveError: () => Effect.void
   } as const
   switch (operation._tag) {
     case "clear":

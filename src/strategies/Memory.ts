@@ -23,10 +23,18 @@ import * as Either from "effect/Either"
 import * as Schedule from "effect/Schedule"
 import * as Rules from "../core/options.js"
 import * as Overflow from "../core/overflow.js"
-import { type AddError, ConfigError, ContextOverflowError, type TokenCountError, type UsageError } from "../Errors.js"
+import {
+  type AddError,
+  type ArchiveError,
+  ConfigError,
+  ContextOverflowError,
+  type TokenCountError,
+  type UsageError
+} from "../Errors.js"
 import type * as MemoryState from "../schema/MemoryState.js"
 import type { Message } from "../schema/Message.js"
 import * as OptionsSchema from "../schema/Options.js"
+import type * as Archive from "../services/Archive.js"
 import * as Summarizer from "../services/Summarizer.js"
 import type * as TokenCounter from "../services/TokenCounter.js"
 import * as BufferMemory from "./BufferMemory.js"
@@ -116,6 +124,20 @@ export interface Memory {
   readonly recordUsage: (usage: Usage) => Effect.Effect<void, UsageError>
   /** The correction ratio learnt from recorded usages (provider's count over the memory's): 1 until one is recorded. */
   readonly usageRatio: Effect.Effect<number>
+  /**
+   * Searches the memory's archive (its `archive` option) in its own
+   * conversation (docs/contract.md section 17): the archived messages that
+   * match `query`, best first, those naming the query's artifacts (file
+   * paths, identifiers) exactly before the others. Options: `limit` (default
+   * 5), `before` (positions below it only), `roles`, `neighbours` (the
+   * archived messages around each match, on each side). Fails with
+   * `ConfigError` without an archive or with a wrong option, `ArchiveError`
+   * when the archive fails.
+   */
+  readonly recall: (
+    query: string,
+    options?: Archive.SearchOptions
+  ) => Effect.Effect<ReadonlyArray<Archive.Match>, ArchiveError | ConfigError>
 }
 
 /**

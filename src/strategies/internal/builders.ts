@@ -20,6 +20,7 @@ import * as Usage from "../../core/usage.js"
 import { type AddError, ConfigError, ContextWindowError, type TokenCountError } from "../../Errors.js"
 import type * as MemoryState from "../../schema/MemoryState.js"
 import type { Message } from "../../schema/Message.js"
+import type * as Archive from "../../services/Archive.js"
 import { countNow, countSyncOf } from "../../services/internal/counting.js"
 import { summarizeSyncOf } from "../../services/internal/summarizing.js"
 import type * as Summarizer from "../../services/Summarizer.js"
@@ -34,6 +35,7 @@ import {
   type Built,
   type Core,
   done,
+  dropArchived,
   type Fill,
   fillWith,
   flatMapNow,
@@ -75,7 +77,8 @@ const folder = (
   start: () => Effect.Effect<Plan<Message> | undefined, TokenCountError>,
   semaphore: Effect.Semaphore = Effect.unsafeMakeSemaphore(1)
 ): () => Step => {
-  const summarizeSync = summarizeSyncOf(summarizer)
+  // an archive that needs I/O makes every fold a locked one (its write may suspend)
+  const summarizeSync = core.archive?.sync === false ? undefined : summarizeSyncOf(summarizer)
   if (summarizeSync !== undefined) {
     const then = (plan: Plan<Message> | undefined): Step =>
       plan === undefined ? done : foldNow(core, summarizeSync, plan)
@@ -94,20 +97,28 @@ const folder = (
   return () => locked
 }
 
-/** What prunes a memory without a summarizer: the evicted turns are dropped at once. */
+/**
+ * What prunes a memory without a summarizer: the evicted turns are dropped at
+ * once (archived first, docs/contract.md section 17; under a lock when the
+ * archive's write may suspend).
+ */
 const dropper = (
   core: Core,
   start: () => Effect.Effect<Plan<Message> | undefined, TokenCountError>
 ): () => Step => {
-  const then = (plan: Plan<Message> | undefined): Step => {
-    return plan !== undefined && core.index.commit(plan) ? observeDrop(core, plan.messages.length) : done
-  }
-  return () => {
+  const then = core.archive === undefined
+    ? (plan: Plan<Message> | undefined): Step =>
+      plan !== undefined && core.index.commit(plan) ? observeDrop(core, plan.messages.length) : done
+    : (plan: Plan<Message> | undefined): Step => plan === undefined ? done : dropArchived(core, plan)
+  const prune = (): Step => {
     const started = start()
     if (!Exit.isExit(started)) return Effect.flatMap(started, then)
     const exit = started as Exit.Exit<Plan<Message> | undefined, TokenCountError>
     return Exit.isSuccess(exit) ? then(exit.value) : exit
   }
+  if (core.archive?.sync !== false) return prune
+  const locked = Effect.unsafeMakeSemaphore(1).withPermits(1)(Effect.suspend(prune))
+  return () => locked
 }
 
 /** The options of a RollingMemory a builder reads, decoded (`schema/Options.ts`). @internal */
@@ -123,6 +134,8 @@ export interface RollingBuildOptions extends PolicyOptions {
   readonly fold?: "blocking" | "background" | undefined
   readonly hardMaxTokens?: number | undefined
   readonly foldRetry?: Schedule.Schedule<unknown, AddError> | undefined
+  readonly archive?: Archive.Service | undefined
+  readonly conversationId?: string | undefined
 }
 
 /** @internal */
@@ -150,7 +163,9 @@ export const buildRolling = <E>(
     maxSummaryTokens: options.maxSummaryTokens,
     ledger: options.ledger,
     maxToolResultTokens: options.maxToolResultTokens,
-    maxSummarizerInputTokens: options.maxSummarizerInputTokens
+    maxSummarizerInputTokens: options.maxSummarizerInputTokens,
+    archive: options.archive,
+    conversationId: options.conversationId
   }
   const fields = (policy: { readonly target: number }) => ({
     strategy: "rolling" as const,
@@ -162,7 +177,7 @@ export const buildRolling = <E>(
   if (background !== undefined && summarizer !== undefined) {
     return Effect.flatMap(fill(makeCore(counter, coreOptions)), (core) => {
       const recount = recountOf(counter)
-      const start = () => startPrune(core.index, pruning, recount)
+      const start = () => startPrune(core.index, pruning, recount, core.archive !== undefined)
       const pinned = (entry: Entry) => pruning.pinSystem && entry.systemLike
       const room = (target: number) => core.index.plan({ ...pruning.policy, target }, true)
       const folder = backgroundFolder(core, summarizer, pruning.policy, start, pinned, background, room)
@@ -198,9 +213,10 @@ export const buildRolling = <E>(
     }
     const recount = recountOf(counter)
     // every prune re-checks its trigger once it holds the lock
+    const archiving = core.archive !== undefined
     const start = () => {
       refresh()
-      return startPrune(index, livePruning, recount)
+      return startPrune(index, livePruning, recount, archiving)
     }
     const semaphore = Effect.unsafeMakeSemaphore(1)
     // Without a summarizer the evicted turns are dropped. With one, the buffer
@@ -268,13 +284,16 @@ const compacting = (
   const problem = Rules.compactOptions(options)
   if (problem !== undefined) return Effect.fail(new ConfigError(problem))
   const index = core.index
-  const summarizeSync = summarizer === undefined ? undefined : summarizeSyncOf(summarizer)
+  const summarizeSync = summarizer === undefined || core.archive?.sync === false
+    ? undefined
+    : summarizeSyncOf(summarizer)
   const run = (): Step => {
     refresh()
     const target = options?.targetTokens ?? (hasLowWaterMark ? live.target : Math.max(1, Math.floor(live.budget / 2)))
     const plan = index.plan({ measure: "tokens", budget: live.budget, target }, true)
     if (plan === undefined) return done
     if (summarizer === undefined) {
+      if (core.archive !== undefined) return dropArchived(core, plan)
       if (index.commit(plan)) observeDrop(core, plan.messages.length)
       return done
     }
@@ -290,7 +309,9 @@ const compacting = (
     }
     return Effect.ensuring(fold(core, summarizer, plan), Effect.sync(() => core.compactRequest = undefined))
   }
-  if (summarizer === undefined || summarizeSync !== undefined) return Effect.suspend(run)
+  if ((summarizer === undefined && core.archive?.sync !== false) || summarizeSync !== undefined) {
+    return Effect.suspend(run)
+  }
   return semaphore.withPermits(1)(Effect.suspend(run))
 }
 
@@ -324,6 +345,8 @@ export interface WindowBuildOptions extends PolicyOptions {
   readonly maxMessages: number
   readonly targetMessages?: number | undefined
   readonly summaryRole?: SummaryRole | undefined
+  readonly archive?: Archive.Service | undefined
+  readonly conversationId?: string | undefined
 }
 
 /** @internal */
@@ -335,11 +358,17 @@ export const buildWindow = <E>(
   const maxMessages = options.maxMessages
   const pruning = pruningOf(options, "messages", maxMessages, options.targetMessages)
   const counter = services.counter
-  return mapNow(fill(makeCore(counter, { index: indexConfig(pruning), summaryRole: options.summaryRole })), (core) => {
+  const coreOptions = {
+    index: indexConfig(pruning),
+    summaryRole: options.summaryRole,
+    archive: options.archive,
+    conversationId: options.conversationId
+  }
+  return mapNow(fill(makeCore(counter, coreOptions)), (core) => {
     const index = core.index
     const policy = pruning.policy
     const recount = recountOf(counter)
-    const prune = dropper(core, () => startPrune(index, pruning, recount))
+    const prune = dropper(core, () => startPrune(index, pruning, recount, core.archive !== undefined))
     const { step, stepMany } = adding(core, () => index.needsPrune(policy) ? prune() : done)
     return makeMemory<WindowMemory>(core, step, stepMany, {
       strategy: "window",
@@ -358,6 +387,8 @@ export const buildSummary = <E>(
     readonly maxSummaryTokens?: number | undefined
     readonly ledger?: LedgerOptions | undefined
     readonly maxSummarizerInputTokens?: number | undefined
+    readonly archive?: Archive.Service | undefined
+    readonly conversationId?: string | undefined
   }
 ): Effect.Effect<Built<SummaryMemory>, E> =>
   mapNow(fill(makeCore(services.counter, options)), (core) => {

@@ -20,6 +20,7 @@ import * as ToolResults from "../../core/toolResults.js"
 import * as UsageRatio from "../../core/usage.js"
 import {
   type AddError,
+  type ArchiveError,
   ConfigError,
   SummarizerError,
   SummaryBudgetError,
@@ -28,13 +29,14 @@ import {
 } from "../../Errors.js"
 import * as MemoryState from "../../schema/MemoryState.js"
 import * as Message from "../../schema/Message.js"
+import * as Archive from "../../services/Archive.js"
 import { countNow, countSyncOf } from "../../services/internal/counting.js"
 import type { SummarizeSync } from "../../services/internal/summarizing.js"
 import * as Summarizer from "../../services/Summarizer.js"
 import * as TokenCounter from "../../services/TokenCounter.js"
 import * as Telemetry from "../../Telemetry.js"
 import type { Memory, Stepper, Usage } from "../Memory.js"
-import { observeFold, observeFoldNow } from "./observe.js"
+import { observeDrop, observeFold, observeFoldNow } from "./observe.js"
 import { withContent } from "./policy.js"
 
 /**
@@ -180,6 +182,49 @@ export interface Core {
    * synchronous adds (no fiber).
    */
   fiber: Fiber.RuntimeFiber<unknown, unknown> | undefined
+  /** The archive (docs/contract.md section 17), if any. */
+  readonly archive: ArchiveOf | undefined
+  /** The conversation the state belongs to (version 3 `conversationId`), if any. */
+  conversationId: string | undefined
+  /**
+   * The position the next added message gets (version 3 `nextPosition`),
+   * when positions are kept (an archive, or a restored state that has
+   * them); `undefined` otherwise.
+   */
+  nextPosition: number | undefined
+  /** Originals of tool results cut at the door whose archive write failed: written with the next write. */
+  pendingOriginals: Array<Archive.Entry>
+}
+
+/**
+ * A core's archive (docs/contract.md section 17): the service, and its
+ * write, at once (an `Exit`) when the archive has `appendSync`.
+ *
+ * @internal
+ */
+export interface ArchiveOf {
+  readonly service: Archive.Service
+  /** Whether a write completes at once (`appendSync`): folds then stay in the add's step. */
+  readonly sync: boolean
+  readonly write: (conversationId: string, entries: ReadonlyArray<Archive.Entry>) => Effect.Effect<void, ArchiveError>
+}
+
+const archiveOf = (service: Archive.Service): ArchiveOf => {
+  const appendSync = service.appendSync
+  if (appendSync === undefined) return { service, sync: false, write: service.append }
+  return {
+    service,
+    sync: true,
+    write: (conversationId, entries) => {
+      let failed: ArchiveError | undefined
+      try {
+        failed = appendSync(conversationId, entries)
+      } catch (cause) {
+        failed = Archive.failed("appendSync threw", cause)
+      }
+      return failed === undefined ? done : Exit.fail(failed)
+    }
+  }
 }
 
 /** The role the summary reads back as: `"system"` (default) or `"user"`. @internal */
@@ -193,6 +238,8 @@ export interface CoreOptions {
   readonly ledger?: LedgerOptions | undefined
   readonly maxToolResultTokens?: number | undefined
   readonly maxSummarizerInputTokens?: number | undefined
+  readonly archive?: Archive.Service | undefined
+  readonly conversationId?: string | undefined
 }
 
 /** The `ledger` option as decoded (docs/contract.md section 14.2). @internal */
@@ -251,22 +298,57 @@ export const adding = (
   readonly stepMany: (messages: ReadonlyArray<Message.Message>) => Step
 } => {
   const index = core.index
+  if (core.nextPosition === undefined) {
+    return {
+      step: counting(core.counter, (message, tokens): Step => {
+        index.append(message, entryOf(message, tokens))
+        return afterAppend()
+      }, core.maxToolResultTokens),
+      stepMany: countingMany(core.counter, (messages, tokens): Step => {
+        for (let i = 0; i < messages.length; i++) index.append(messages[i], entryOf(messages[i], tokens[i]))
+        return afterAppend()
+      }, core.maxToolResultTokens)
+    }
+  }
+  // positions kept (docs/contract.md section 17): each message takes the next; a tool result cut at
+  // the door has its original archived right after it is appended
+  const positioned = (message: Message.Message, tokens: number, original: Message.Message | undefined): void => {
+    const position = core.nextPosition!
+    core.nextPosition = position + 1
+    index.append(message, entryOf(message, tokens, position))
+    if (original !== undefined && core.archive !== undefined) {
+      core.pendingOriginals.push({ position, message: original })
+    }
+  }
+  const flushThen = (): Step =>
+    core.pendingOriginals.length === 0 ? afterAppend() : flatMapNow(flushOriginals(core), afterAppend)
   return {
-    step: counting(core.counter, (message, tokens): Step => {
-      index.append(message, entryOf(message, tokens))
-      return afterAppend()
+    step: counting(core.counter, (message, tokens, original): Step => {
+      positioned(message, tokens, original)
+      return flushThen()
     }, core.maxToolResultTokens),
-    stepMany: countingMany(core.counter, (messages, tokens): Step => {
-      for (let i = 0; i < messages.length; i++) index.append(messages[i], entryOf(messages[i], tokens[i]))
-      return afterAppend()
+    stepMany: countingMany(core.counter, (messages, tokens, originals): Step => {
+      for (let i = 0; i < messages.length; i++) positioned(messages[i], tokens[i], originals?.[i])
+      return flushThen()
     }, core.maxToolResultTokens)
   }
 }
 
+/** Writes the originals of the tool results cut at the door not yet archived (docs/contract.md section 17). */
+const flushOriginals = (core: Core): Step => {
+  const pending = core.pendingOriginals
+  const flushed = pending.length
+  return flatMapNow(core.archive!.write(core.conversationId!, pending), () => {
+    core.pendingOriginals = core.pendingOriginals.slice(flushed)
+    return done
+  })
+}
+
 /** @internal */
-export const entryOf = (message: Message.Message, tokens: number): Entry => ({
+export const entryOf = (message: Message.Message, tokens: number, position?: number): Entry => ({
   // the one place every stored message passes: freeze it (docs/contract.md section 1)
   tokens: (Message.freeze(message), tokens),
+  position,
   responseLike: message.isResponseLike,
   callIds: message.toolCalls.length === 0 ? noIds : message.toolCalls.map((call) => call.id),
   resultId: message.toolCallId,
@@ -290,7 +372,7 @@ const noIds: ReadonlyArray<string> = []
  */
 export const counting = <E>(
   counter: TokenCounter.Service,
-  then: (message: Message.Message, tokens: number) => Effect.Effect<void, E>,
+  then: (message: Message.Message, tokens: number, original?: Message.Message) => Effect.Effect<void, E>,
   maxToolResultTokens?: number | undefined
 ): (message: Message.Message) => Effect.Effect<void, E | TokenCountError> => {
   const countSync = countSyncOf(counter)
@@ -305,7 +387,10 @@ export const counting = <E>(
     return (message) => {
       const tokens = countSync(message.tokenText)
       if (typeof tokens !== "number") return Exit.fail(tokens)
-      return flatMapNow(cut(message, tokens), (counted) => then(counted.message, counted.tokens))
+      return flatMapNow(
+        cut(message, tokens),
+        (counted) => then(counted.message, counted.tokens, originalOf(message, counted))
+      )
     }
   }
   if (cut === undefined) {
@@ -314,9 +399,17 @@ export const counting = <E>(
   return (message) =>
     Effect.flatMap(
       countNow(counter, message.tokenText),
-      (tokens) => flatMapNow(cut(message, tokens), (counted) => then(counted.message, counted.tokens))
+      (tokens) =>
+        flatMapNow(
+          cut(message, tokens),
+          (counted) => then(counted.message, counted.tokens, originalOf(message, counted))
+        )
     )
 }
+
+/** The message as given when the stored one is its cut (docs/contract.md section 10.8), else `undefined`. */
+const originalOf = (message: Message.Message, counted: Counted): Message.Message | undefined =>
+  counted.message === message ? undefined : message
 
 /** A message with its count. @internal */
 export interface Counted {
@@ -378,7 +471,11 @@ export const countText = (counter: TokenCounter.Service): (text: string) => Effe
  */
 export const countingMany = <E>(
   counter: TokenCounter.Service,
-  then: (messages: ReadonlyArray<Message.Message>, tokens: ReadonlyArray<number>) => Effect.Effect<void, E>,
+  then: (
+    messages: ReadonlyArray<Message.Message>,
+    tokens: ReadonlyArray<number>,
+    originals?: ReadonlyArray<Message.Message | undefined>
+  ) => Effect.Effect<void, E>,
   maxToolResultTokens?: number | undefined
 ): (messages: ReadonlyArray<Message.Message>) => Effect.Effect<void, E | TokenCountError> => {
   const countSync = countSyncOf(counter)
@@ -409,6 +506,7 @@ export const countingMany = <E>(
     if (messages.length === 0) return done
     const stored: Array<Message.Message> = []
     const tokens: Array<number> = []
+    const originals: Array<Message.Message | undefined> = []
     // one message after the other, at once while every count is an Exit
     const from = (i: number): Effect.Effect<void, E | TokenCountError> => {
       for (; i < messages.length; i++) {
@@ -418,6 +516,7 @@ export const countingMany = <E>(
           return Effect.flatMap(counted, (c) => {
             stored.push(c.message)
             tokens.push(c.tokens)
+            originals.push(originalOf(messages[k], c))
             return from(k + 1)
           })
         }
@@ -425,8 +524,9 @@ export const countingMany = <E>(
         if (Exit.isFailure(exit)) return exit
         stored.push(exit.value.message)
         tokens.push(exit.value.tokens)
+        originals.push(originalOf(messages[i], exit.value))
       }
-      return then(stored, tokens)
+      return then(stored, tokens, originals)
     }
     return from(0)
   }
@@ -454,7 +554,11 @@ export const makeCore = (counter: TokenCounter.Service, options?: CoreOptions): 
     compactRequest: undefined,
     reserveTokens: 0,
     afterClear: undefined,
-    fiber: undefined
+    fiber: undefined,
+    archive: options?.archive === undefined ? undefined : archiveOf(options.archive),
+    conversationId: options?.conversationId,
+    nextPosition: options?.archive === undefined ? undefined : 0,
+    pendingOriginals: []
   }
 }
 
@@ -469,7 +573,11 @@ export const makeCore = (counter: TokenCounter.Service, options?: CoreOptions): 
 export type Fill<E> = (core: Core) => Effect.Effect<Core, E>
 
 /** An empty memory: the core as it is. @internal */
-export const fillEmpty: Fill<never> = (core) => Exit.succeed(core)
+export const fillEmpty: Fill<never> = (core) => {
+  // an archive needs a conversation: a new one when none is given (docs/contract.md section 17)
+  if (core.archive !== undefined) core.conversationId ??= newConversationId()
+  return Exit.succeed(core)
+}
 
 /**
  * A restored state: counts the summary and each message once, never prunes.
@@ -480,14 +588,24 @@ export const fillEmpty: Fill<never> = (core) => Exit.succeed(core)
 export const fillState = (state: MemoryState.MemoryState): Fill<TokenCountError> => (core) => {
   core.summary = state.summary
   core.usageRatio = state.usageRatio
+  // docs/contract.md section 17: the option's conversation id wins; an archive without one makes one
+  core.conversationId ??= state.conversationId
+  if (core.archive !== undefined) core.conversationId ??= newConversationId()
+  const positions = state.positions
+  if (state.nextPosition !== undefined) core.nextPosition = state.nextPosition
+  else if (core.nextPosition !== undefined) core.nextPosition = state.buffer.length
   const counter = core.counter
   const summarized = core.summary === "" ? Exit.succeed(core) : mapNow(countText(counter)(core.summary), (tokens) => {
     core.summaryTokens = tokens
     return core
   })
   if (state.buffer.length === 0) return summarized
+  let k = 0
   const restore = counting(counter, (message, tokens): Effect.Effect<void> => {
-    core.index.append(message, entryOf(message, tokens))
+    // a state without positions restored with an archive: the buffer takes 0, 1, ... (nextPosition its length)
+    const position = positions !== undefined ? positions[k] : core.nextPosition === undefined ? undefined : k
+    k++
+    core.index.append(message, entryOf(message, tokens, position))
     return done
   })
   return Effect.zipRight(
@@ -498,6 +616,9 @@ export const fillState = (state: MemoryState.MemoryState): Fill<TokenCountError>
     )
   )
 }
+
+/** A new conversation id (docs/contract.md section 17): a random UUID. @internal */
+export const newConversationId = (): string => globalThis.crypto.randomUUID()
 
 /** {@link fillEmpty} without a state, else {@link fillState}. @internal */
 export const fillWith = (state: MemoryState.MemoryState | undefined): Fill<TokenCountError> =>
@@ -525,12 +646,14 @@ const countAndCommit = (
   generation: number,
   plan: Plan<Message.Message>,
   summary: string
-): Effect.Effect<void, SummaryBudgetError | TokenCountError> =>
-  flatMapNow(summary === "" ? Exit.succeed(0) : countText(core.counter)(summary), (tokens) => {
+): Effect.Effect<void, SummaryBudgetError | TokenCountError | ArchiveError> =>
+  flatMapNow(summary === "" ? Exit.succeed(0) : countText(core.counter)(summary), (tokens): Effect.Effect<
+    void,
+    SummaryBudgetError | ArchiveError
+  > => {
     const max = core.maxSummaryTokens
     if (max !== undefined && tokens > max) return Exit.fail(new SummaryBudgetError({ tokens, maxSummaryTokens: max }))
-    commit(core, generation, plan, summary, tokens)
-    return done
+    return archiveThen(core, generation, plan, () => commit(core, generation, plan, summary, tokens))
   })
 
 /** Whether a message gives a summarizer something to keep: content that is not only whitespace, or a tool call. */
@@ -608,8 +731,7 @@ const complete = (
       if (max !== undefined && tokens > max) {
         return Exit.fail(new SummaryBudgetError({ tokens, maxSummaryTokens: max }))
       }
-      commit(core, generation, plan, summary, tokens)
-      return done
+      return archiveThen(core, generation, plan, () => commit(core, generation, plan, summary, tokens))
     })
   }
   return flatMapNow(search(0, entries.length), fit)
@@ -629,6 +751,8 @@ export const fold = (
   summarizer: Summarizer.Service,
   plan: Plan<Message.Message>
 ): Effect.Effect<void, AddError> => {
+  // clearings that stand without a fold (docs/contract.md section 17): archived, then kept
+  if (plan.messages.length === 0) return dropArchived(core, plan)
   const generation = core.generation
   // the plan pending in the index: a chunked fold that commits part of it narrows it
   let pending = plan
@@ -710,7 +834,83 @@ const checkChunk = (
  * @internal
  */
 export const foldNow = (core: Core, summarizeSync: SummarizeSync, plan: Plan<Message.Message>): Step =>
-  observeFoldNow(core, plan, summarizeSync, foldSync)
+  plan.messages.length === 0 ? dropArchived(core, plan) : observeFoldNow(core, plan, summarizeSync, foldSync)
+
+/**
+ * Writes what a commit of `plan` takes out of the buffer to the archive
+ * (docs/contract.md section 17), then runs `then` (the commit): at once
+ * without an archive, or when a `clear` or a newer plan has voided the plan
+ * (nothing to commit). A failed write fails with its `ArchiveError` and
+ * `then` does not run; the caller aborts the plan.
+ *
+ * @internal
+ */
+export const archiveThen = (
+  core: Core,
+  generation: number,
+  plan: Plan<Message.Message>,
+  then: () => void
+): Effect.Effect<void, ArchiveError> => {
+  const archive = core.archive
+  if (archive === undefined || core.generation !== generation || !core.index.isPending(plan)) {
+    then()
+    return done
+  }
+  const entries = entriesOf(core, plan)
+  if (entries.length === 0) {
+    then()
+    return done
+  }
+  const flushed = core.pendingOriginals.length
+  return flatMapNow(archive.write(core.conversationId!, entries), () => {
+    core.pendingOriginals = core.pendingOriginals.slice(flushed)
+    then()
+    return done
+  })
+}
+
+/**
+ * What a commit of `plan` takes out of the buffer, by position: the
+ * originals of tool results cut at the door not yet archived, the originals
+ * of the results the prune's clearings rewrote, then the planned messages
+ * (a cleared one's original stands for it).
+ */
+const entriesOf = (core: Core, plan: Plan<Message.Message>): Array<Archive.Entry> => {
+  const byPosition = new Map<number, Message.Message>()
+  for (const { message, position } of core.pendingOriginals) byPosition.set(position, message)
+  for (const { item, position } of core.index.clearedOriginals()) {
+    if (!byPosition.has(position)) byPosition.set(position, item)
+  }
+  const positions = core.index.planPositions(plan)
+  for (let i = 0; i < positions.length; i++) {
+    if (!byPosition.has(positions[i])) byPosition.set(positions[i], plan.messages[i])
+  }
+  const entries: Array<Archive.Entry> = []
+  for (const [position, message] of byPosition) entries.push({ position, message })
+  return entries.sort((a, b) => a.position - b.position)
+}
+
+/**
+ * Commits `plan` with no summarizer (a drop, or clearings that stand
+ * without a fold), its messages and the clearings' originals archived first
+ * (docs/contract.md section 17); a failed write aborts the plan (the
+ * clearings are undone) and is the add's error. A drop of messages updates
+ * the drop metric.
+ *
+ * @internal
+ */
+export const dropArchived = (core: Core, plan: Plan<Message.Message>): Step => {
+  const count = plan.messages.length
+  const then = (): void => {
+    if (core.index.commit(plan) && count > 0) observeDrop(core, count)
+  }
+  const step = archiveThen(core, core.generation, plan, then)
+  if (Exit.isExit(step)) {
+    if (Exit.isFailure(step)) core.index.abort(plan)
+    return step
+  }
+  return Effect.onExit(step, (exit) => Exit.isSuccess(exit) ? Effect.void : Effect.sync(() => core.index.abort(plan)))
+}
 
 const foldSync = (core: Core, plan: Plan<Message.Message>, summarizeSync: SummarizeSync): Step => {
   const generation = core.generation
@@ -821,7 +1021,17 @@ export const makeMemory = <M extends Memory>(
     Effect.withFiberRuntime<void, AddError>((fiber) => inFiber(core, fiber, stepMany, messages))
   const state = Effect.sync((): MemoryState.MemoryState => {
     const made = MemoryState.make(core.summary, core.index.toArray())
-    return core.usageRatio === undefined ? made : { ...made, usageRatio: core.usageRatio }
+    if (core.conversationId === undefined && core.nextPosition === undefined) {
+      return core.usageRatio === undefined ? made : { ...made, usageRatio: core.usageRatio }
+    }
+    return {
+      ...made,
+      ...(core.conversationId === undefined ? {} : { conversationId: core.conversationId }),
+      ...(core.nextPosition === undefined
+        ? {}
+        : { nextPosition: core.nextPosition, positions: core.index.positions() }),
+      ...(core.usageRatio === undefined ? {} : { usageRatio: core.usageRatio })
+    }
   })
   const messages = Effect.sync(() => {
     core.lastReadTokens = core.summaryTokens + core.index.tokens
@@ -851,13 +1061,35 @@ export const makeMemory = <M extends Memory>(
     toJSON: Effect.map(state, MemoryState.toJSON),
     recordUsage: (usage: Usage): Effect.Effect<void, UsageError> =>
       Effect.suspend(() => Exit.asVoid(recordSample(core, usage, undefined))),
-    usageRatio: Effect.sync(() => core.usageRatio ?? 1)
+    usageRatio: Effect.sync(() => core.usageRatio ?? 1),
+    recall: (query: string, options?: Archive.SearchOptions) => recall(core, query, options)
   }
   // No spread in the literal: V8 makes such objects slow to build.
   core.strategy = fields.strategy
   const built = Object.assign(memory, fields) as unknown as M
   samplers.set(built, (usage, contextTokens) => Effect.suspend(() => recordSample(core, usage, contextTokens)))
   return { memory: built, step, stepMany }
+}
+
+/**
+ * `recall` (docs/contract.md section 17): the memory's archive searched in
+ * its own conversation; a `ConfigError` (option `archive`) without one.
+ */
+const recall = (
+  core: Core,
+  query: string,
+  options?: Archive.SearchOptions
+): Effect.Effect<ReadonlyArray<Archive.Match>, ArchiveError | ConfigError> => {
+  const archive = core.archive
+  if (archive === undefined) {
+    return Effect.fail(
+      new ConfigError({ option: "archive", description: "recall needs an archive: build the memory with one" })
+    )
+  }
+  if (typeof query !== "string") {
+    return Effect.fail(new ConfigError({ option: "query", description: `must be a string, got ${typeof query}` }))
+  }
+  return archive.service.search(core.conversationId!, query, options)
 }
 
 /**

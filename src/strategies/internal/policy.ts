@@ -97,13 +97,18 @@ export const withContent = (message: Message.Message, content: string): Message.
  * synchronous counter the whole start is one step (an `Exit`). With
  * `until: "budget"`, a prune that clearing brings within the budget evicts
  * only what a turn-mode repair needs (as one started within the budget).
+ * With `archiving` (docs/contract.md section 17), clearings that stand
+ * without a fold are a pending plan that evicts nothing
+ * (`EvictionIndex.planClearings`): the fold path archives their originals
+ * before it commits them.
  *
  * @internal
  */
 export const startPrune = (
   index: EvictionIndex<Message.Message>,
   pruning: Pruning,
-  recount: Recount
+  recount: Recount,
+  archiving = false
 ): Effect.Effect<Plan<Message.Message> | undefined, TokenCountError> => {
   const policy = pruning.policy
   if (!index.needsPrune(policy)) return Exit.succeed(undefined)
@@ -114,8 +119,10 @@ export const startPrune = (
   const plan = () => {
     // cleared to within the budget: step 1 does not run (turn-mode repairs only)
     const planned = index.plan(policy, over && !(toBudget && index.measure(policy.measure) <= policy.budget))
-    if (planned === undefined) index.keepClearings()
-    return planned
+    if (planned !== undefined) return planned
+    if (archiving) return index.planClearings()
+    index.keepClearings()
+    return undefined
   }
   if (!over || clearing === undefined) return Exit.succeed(plan())
   const sync = recount.sync

@@ -1,0 +1,213 @@
+/**
+ * Ranking an archive's messages for a query, pure (no `effect` import): the
+ * in-process ranking of every archive that has no full-text search of its own
+ * (the in-memory archive, any key-value store), docs/contract.md section 17.
+ *
+ * - A text's *terms* are its runs of letters and digits, lower-cased
+ *   (`src/cli/Measure.ts` is `src`, `cli`, `measure`, `ts`).
+ * - *BM25* (k1 = 1.2, b = 0.75) scores a message by the query's distinct
+ *   terms: `idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * len / avglen))`
+ *   with `idf = ln(1 + (N - df + 0.5) / (df + 0.5))`, over the
+ *   conversation's archived messages.
+ * - *Exact artifact matches first*: the query's artifacts (the default
+ *   patterns of `artifacts.ts`, section 14.1) are extracted once; a message
+ *   that names more of them ranks before one that names fewer, whatever
+ *   their scores. A message that names none of the query's terms and none of
+ *   its artifacts is no match.
+ * - Ties: the higher score, then the newer message (higher position).
+ *
+ * An added message is extracted and indexed once (O(its terms)); a search
+ * reads the postings of the query's terms and the messages naming its
+ * artifacts only.
+ *
+ * @example
+ * ```ts
+ * import { Recall } from "rollmem"
+ *
+ * const index = Recall.index()
+ * index.add({ position: 0, role: "user", text: "deploy with ./run.sh" })
+ * index.add({ position: 1, role: "assistant", text: "the tests in src/cli/Measure.ts fail" })
+ * index.search("src/cli/Measure.ts", { limit: 5 }).map((hit) => hit.position) // [1]
+ * ```
+ *
+ * @since 0.4.0
+ */
+import * as Artifacts from "./artifacts.js"
+
+/**
+ * One archived message as the ranking sees it: its position in the
+ * conversation, its role and its text (content, then each tool call's
+ * `name(arguments)`, as `Retention.textOf` reads a message).
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface Document {
+  readonly position: number
+  readonly role: string
+  readonly text: string
+}
+
+/**
+ * What a search keeps: at most `limit` matches (a positive integer, default
+ * {@link DEFAULT_LIMIT}), only positions below `before` when given, only the
+ * roles listed in `roles` when given.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface Filter {
+  readonly limit?: number | undefined
+  readonly before?: number | undefined
+  readonly roles?: ReadonlyArray<string> | undefined
+}
+
+/**
+ * A ranked match: the message's position, its BM25 score and how many of the
+ * query's artifacts it names (`exact`), which rank first.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface Hit {
+  readonly position: number
+  readonly score: number
+  readonly exact: number
+}
+
+/**
+ * The number of matches a search returns when no `limit` is given: 5.
+ *
+ * @since 0.4.0
+ * @category constants
+ */
+export const DEFAULT_LIMIT = 5
+
+const K1 = 1.2
+const B = 0.75
+const TERM = /[\p{L}\p{N}]+/gu
+
+/**
+ * The terms of a text: its runs of letters and digits, lower-cased, in order
+ * (repeats kept).
+ *
+ * @since 0.4.0
+ * @category combinators
+ */
+export const terms = (text: string): Array<string> => {
+  const out: Array<string> = []
+  for (const match of text.toLowerCase().matchAll(TERM)) out.push(match[0])
+  return out
+}
+
+interface Entry {
+  readonly position: number
+  readonly role: string
+  readonly length: number
+  readonly tf: Map<string, number>
+}
+
+/**
+ * An incremental ranking index over one conversation's archived messages
+ * (see the module's description).
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface Index {
+  /** Indexes a message; a position already indexed is ignored (returns `false`). */
+  readonly add: (document: Document) => boolean
+  /** Whether a position is indexed. */
+  readonly has: (position: number) => boolean
+  /** The ranked matches of a query, best first. */
+  readonly search: (query: string, filter?: Filter) => Array<Hit>
+  /** How many messages are indexed. */
+  readonly size: () => number
+}
+
+/**
+ * A new, empty {@link Index}; `extractor` finds the artifacts that rank
+ * first (default: `artifacts.ts`' default patterns).
+ *
+ * @since 0.4.0
+ * @category constructors
+ */
+export const index = (extractor: Artifacts.Extractor = defaultExtractor): Index => {
+  const entries = new Map<number, Entry>()
+  const postings = new Map<string, Array<Entry>>()
+  const byArtifact = new Map<string, Array<Entry>>()
+  let totalLength = 0
+  const add = (document: Document): boolean => {
+    if (entries.has(document.position)) return false
+    const words = terms(document.text)
+    const tf = new Map<string, number>()
+    for (const word of words) tf.set(word, (tf.get(word) ?? 0) + 1)
+    const entry: Entry = { position: document.position, role: document.role, length: words.length, tf }
+    entries.set(document.position, entry)
+    totalLength += words.length
+    for (const word of tf.keys()) {
+      const list = postings.get(word)
+      if (list === undefined) postings.set(word, [entry])
+      else list.push(entry)
+    }
+    for (const artifact of extractor.extract(document.text)) {
+      const list = byArtifact.get(artifact.text)
+      if (list === undefined) byArtifact.set(artifact.text, [entry])
+      else list.push(entry)
+    }
+    return true
+  }
+  const search = (query: string, filter?: Filter): Array<Hit> => {
+    const limit = filter?.limit ?? DEFAULT_LIMIT
+    const before = filter?.before
+    const roles = filter?.roles === undefined ? undefined : new Set(filter.roles)
+    const keeps = (entry: Entry): boolean =>
+      (before === undefined || entry.position < before) && (roles === undefined || roles.has(entry.role))
+    const n = entries.size
+    const average = n === 0 ? 0 : totalLength / n
+    const scores = new Map<Entry, { score: number; exact: number }>()
+    const at = (entry: Entry) => {
+      let found = scores.get(entry)
+      if (found === undefined) scores.set(entry, found = { score: 0, exact: 0 })
+      return found
+    }
+    for (const word of new Set(terms(query))) {
+      const list = postings.get(word)
+      if (list === undefined) continue
+      const idf = Math.log(1 + (n - list.length + 0.5) / (list.length + 0.5))
+      for (const entry of list) {
+        if (!keeps(entry)) continue
+        const tf = entry.tf.get(word)!
+        at(entry).score += idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * entry.length / average))
+      }
+    }
+    for (const artifact of extractor.extract(query)) {
+      for (const entry of byArtifact.get(artifact.text) ?? noEntries) {
+        if (keeps(entry)) at(entry).exact++
+      }
+    }
+    const hits: Array<Hit> = []
+    for (const [entry, { exact, score }] of scores) hits.push({ position: entry.position, score, exact })
+    hits.sort(compare)
+    return hits.length > limit ? hits.slice(0, limit) : hits
+  }
+  return {
+    add,
+    has: (position) => entries.has(position),
+    search,
+    size: () => entries.size
+  }
+}
+
+const noEntries: ReadonlyArray<Entry> = []
+
+const defaultExtractor = Artifacts.extractor()
+
+/**
+ * The ranking order: more of the query's artifacts named first, then the
+ * higher score, then the newer message.
+ *
+ * @since 0.4.0
+ * @category combinators
+ */
+export const compare = (a: Hit, b: Hit): number => b.exact - a.exact || b.score - a.score || b.position - a.position

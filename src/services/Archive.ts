@@ -1,0 +1,251 @@
+/**
+ * The `Archive` service: every message that leaves a memory's buffer, kept
+ * with its conversation, its position and the fold it left in, and searched
+ * by `recall` (docs/contract.md section 17).
+ *
+ * An archive stores by (conversation, position) and ignores a position it
+ * already holds, so a retried write never doubles a message. A memory given
+ * an archive (its `archive` option) writes the messages a fold, a drop, a
+ * window's eviction, a tool result's clearing or cut takes out of the buffer
+ * before it commits, and commits nothing when the write fails.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Archive, Message, RollingMemory, Summarizer } from "rollmem"
+ *
+ * const program = Effect.gen(function*() {
+ *   const archive = Archive.makeMemory()
+ *   const memory = yield* RollingMemory.make({ maxTokens: 4, archive, conversationId: "c1" })
+ *   yield* memory.add(Message.user("the build fails in src/cli/Measure.ts"))
+ *   yield* memory.add(Message.assistant("fixed it"))
+ *   return yield* memory.recall("src/cli/Measure.ts", { limit: 1 })
+ * }).pipe(Effect.provide(Summarizer.layerDrop))
+ * // [{ conversationId: "c1", position: 0, fold: 1, message: user "the build fails ...", ... }]
+ * ```
+ *
+ * @since 0.4.0
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Artifacts from "../core/artifacts.js"
+import * as Rules from "../core/options.js"
+import * as Recall from "../core/recall.js"
+import { ArchiveError, ConfigError } from "../Errors.js"
+import type { Message } from "../schema/Message.js"
+
+/**
+ * A message to archive: its position in the conversation (the number of
+ * messages added before it) and the message, with its original content.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface Entry {
+  readonly position: number
+  readonly message: Message
+}
+
+/**
+ * An archived message: its conversation, its position, the fold it left the
+ * buffer in (the conversation's archive writes that stored something,
+ * numbered from 1) and the message.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface Archived {
+  readonly conversationId: string
+  readonly position: number
+  readonly fold: number
+  readonly message: Message
+}
+
+/**
+ * A recall's match: the archived message, its rank's figures (`exact`: how
+ * many of the query's artifacts it names, which rank first; `score`: its
+ * BM25 score, or the database's rank) and, when asked for, its
+ * `neighbours`: the archived messages around it, in position order.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface Match extends Archived {
+  readonly score: number
+  readonly exact: number
+  readonly neighbours: ReadonlyArray<Archived>
+}
+
+/**
+ * The options of a search or a recall: `limit` (a positive integer, default
+ * 5), `before` (only positions below it), `roles` (only these roles),
+ * `neighbours` (the archived messages around each match to include, on each
+ * side; default 0).
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface SearchOptions {
+  readonly limit?: number | undefined
+  readonly before?: number | undefined
+  readonly roles?: ReadonlyArray<string> | undefined
+  readonly neighbours?: number | undefined
+}
+
+/**
+ * An archive. `append` stores the entries of one write (a fold's), ignoring
+ * the positions already stored; `appendSync`, when present, does the same at
+ * once (what a synchronous memory needs: `undefined` on success); `search`
+ * ranks a conversation's archived messages for a query; `messages` lists
+ * them in position order.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface Service {
+  readonly append: (conversationId: string, entries: ReadonlyArray<Entry>) => Effect.Effect<void, ArchiveError>
+  readonly appendSync?:
+    | ((conversationId: string, entries: ReadonlyArray<Entry>) => ArchiveError | undefined)
+    | undefined
+  readonly search: (
+    conversationId: string,
+    query: string,
+    options?: SearchOptions
+  ) => Effect.Effect<ReadonlyArray<Match>, ArchiveError | ConfigError>
+  readonly messages: (conversationId: string) => Effect.Effect<ReadonlyArray<Archived>, ArchiveError>
+}
+
+/**
+ * The `Archive` service's tag.
+ *
+ * @since 0.4.0
+ * @category tags
+ */
+export class Archive extends Context.Tag("rollmem/Archive")<Archive, Service>() {}
+
+/**
+ * Checks a search's options (docs/contract.md section 17): a `ConfigError`
+ * naming the option, or `undefined`.
+ *
+ * @since 0.4.0
+ * @category combinators
+ */
+export const checkOptions = (options: unknown): ConfigError | undefined => {
+  const problem = Rules.recallOptions(options)
+  return problem === undefined ? undefined : new ConfigError(problem)
+}
+
+interface Conversation {
+  readonly index: Recall.Index
+  readonly byPosition: Map<number, Archived>
+  /** The archived positions, increasing. */
+  readonly positions: Array<number>
+  folds: number
+}
+
+/** Where `position` goes in the increasing `positions` (a binary search; an append is O(1)). */
+const insertionPoint = (positions: ReadonlyArray<number>, position: number): number => {
+  if (positions.length === 0 || positions[positions.length - 1] < position) return positions.length
+  let lo = 0
+  let hi = positions.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (positions[mid] < position) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+/**
+ * An archive in this process's memory, with `appendSync`: what a
+ * synchronous memory (the Promise facade's) can archive into. Search ranks
+ * with `core/recall.ts` (BM25, exact artifact matches first); each message
+ * is indexed once, when it is stored.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Archive, Message } from "rollmem"
+ *
+ * const archive = Archive.makeMemory()
+ * await Effect.runPromise(archive.append("c1", [{ position: 0, message: Message.user("hello there") }]))
+ * const found = await Effect.runPromise(archive.search("c1", "hello"))
+ * found.map((match) => match.position) // [0]
+ * ```
+ *
+ * @since 0.4.0
+ * @category constructors
+ */
+export const makeMemory = (): Service => {
+  const conversations = new Map<string, Conversation>()
+  const appendSync = (conversationId: string, entries: ReadonlyArray<Entry>): undefined => {
+    let conversation = conversations.get(conversationId)
+    if (conversation === undefined) {
+      conversation = { index: Recall.index(), byPosition: new Map(), positions: [], folds: 0 }
+      conversations.set(conversationId, conversation)
+    }
+    let fold = 0
+    for (const { message, position } of entries) {
+      if (conversation.byPosition.has(position)) continue
+      if (fold === 0) fold = ++conversation.folds
+      conversation.byPosition.set(position, { conversationId, position, fold, message })
+      conversation.positions.splice(insertionPoint(conversation.positions, position), 0, position)
+      conversation.index.add({ position, role: message.role, text: Artifacts.textOf(message) })
+    }
+    return undefined
+  }
+  const search = (
+    conversationId: string,
+    query: string,
+    options?: SearchOptions
+  ): Effect.Effect<ReadonlyArray<Match>, ConfigError> =>
+    Effect.suspend(() => {
+      const refused = checkOptions(options)
+      if (refused !== undefined) return Exit.fail(refused)
+      const conversation = conversations.get(conversationId)
+      if (conversation === undefined) return Exit.succeed([])
+      const around = options?.neighbours ?? 0
+      const hits = conversation.index.search(query, options)
+      return Exit.succeed(hits.map((hit): Match => {
+        const archived = conversation.byPosition.get(hit.position)!
+        if (around === 0) return { ...archived, score: hit.score, exact: hit.exact, neighbours: [] }
+        const at = insertionPoint(conversation.positions, hit.position)
+        const neighbours: Array<Archived> = []
+        const from = Math.max(0, at - around)
+        const to = Math.min(conversation.positions.length, at + around + 1)
+        for (let i = from; i < to; i++) {
+          if (i !== at) neighbours.push(conversation.byPosition.get(conversation.positions[i])!)
+        }
+        return { ...archived, score: hit.score, exact: hit.exact, neighbours }
+      }))
+    })
+  return {
+    append: (conversationId, entries) => Effect.sync(() => appendSync(conversationId, entries)),
+    appendSync,
+    search,
+    messages: (conversationId) =>
+      Effect.sync(() => {
+        const conversation = conversations.get(conversationId)
+        return conversation === undefined ? [] : conversation.positions.map((p) => conversation.byPosition.get(p)!)
+      })
+  }
+}
+
+/**
+ * A layer of a new {@link makeMemory} archive.
+ *
+ * @since 0.4.0
+ * @category layers
+ */
+export const layerMemory: Layer.Layer<Archive> = Layer.sync(Archive, makeMemory)
+
+/**
+ * Wraps a failure of an archive's backend (`cause`) as an {@link ArchiveError}.
+ *
+ * @since 0.4.0
+ * @category constructors
+ */
+export const failed = (description: string, cause?: unknown): ArchiveError =>
+  new ArchiveError({ description, ...(cause === undefined ? {} : { cause }) })

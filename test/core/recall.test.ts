@@ -1,0 +1,86 @@
+/**
+ * The archive's ranking (`core/recall.ts`, docs/contract.md section 17):
+ * terms, BM25 scores, exact artifact matches first, and the filters, with
+ * exact orders and scores on a small conversation.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Recall from "../../src/core/recall.js"
+
+const documents: ReadonlyArray<Recall.Document> = [
+  { position: 0, role: "user", text: "book the flight to Rome" },
+  { position: 1, role: "assistant", text: "I changed src/cli/Measure.ts and src/cli/Replay.ts" },
+  { position: 2, role: "user", text: "measure the cli replay time" },
+  { position: 3, role: "tool", text: "Measure.ts: 3 tests fail" },
+  { position: 4, role: "assistant", text: "the flight to Rome leaves at noon" }
+]
+
+const indexed = (): Recall.Index => {
+  const index = Recall.index()
+  for (const document of documents) index.add(document)
+  return index
+}
+
+const positions = (hits: ReadonlyArray<Recall.Hit>) => hits.map((hit) => hit.position)
+
+describe("terms", () => {
+  it("are the runs of letters and digits, lower-cased", () => {
+    assert.deepStrictEqual(Recall.terms("src/cli/Measure.ts: 3 TESTS, één"), [
+      "src",
+      "cli",
+      "measure",
+      "ts",
+      "3",
+      "tests",
+      "één"
+    ])
+  })
+})
+
+describe("search", () => {
+  it("ranks the message naming the query's artifact first, then by BM25", () => {
+    const hits = indexed().search("src/cli/Measure.ts")
+    assert.deepStrictEqual(positions(hits), [1, 3, 2])
+    assert.deepStrictEqual(hits.map((hit) => hit.exact), [1, 0, 0])
+  })
+
+  it("scores with BM25 (k1 1.2, b 0.75) over the indexed messages", () => {
+    const index = Recall.index()
+    index.add({ position: 0, role: "user", text: "a b" })
+    index.add({ position: 1, role: "user", text: "a c c d" })
+    const [first, second] = index.search("c a")
+    // N = 2, average length 3; idf(c) = ln(1 + 1.5 / 1.5), idf(a) = ln(1 + 0.5 / 2.5)
+    const idfC = Math.log(2)
+    const idfA = Math.log(1.2)
+    const term = (idf: number, tf: number, length: number) => idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * length / 3))
+    assert.strictEqual(first.position, 1)
+    assert.strictEqual(first.score, term(idfC, 2, 4) + term(idfA, 1, 4))
+    assert.strictEqual(second.position, 0)
+    assert.strictEqual(second.score, term(idfA, 1, 2))
+  })
+
+  it("breaks ties by the newer message", () => {
+    assert.deepStrictEqual(positions(indexed().search("flight rome")), [0, 4])
+  })
+
+  it("keeps `limit` matches, positions below `before`, the `roles` given", () => {
+    const index = indexed()
+    assert.deepStrictEqual(positions(index.search("flight measure cli", { limit: 2 })).length, 2)
+    assert.deepStrictEqual(positions(index.search("flight rome", { before: 4 })), [0])
+    assert.deepStrictEqual(positions(index.search("measure", { roles: ["tool", "user"] })), [3, 2])
+    assert.deepStrictEqual(index.search("nothing matches this"), [])
+  })
+
+  it("defaults to 5 matches", () => {
+    const index = Recall.index()
+    for (let i = 0; i < 8; i++) index.add({ position: i, role: "user", text: `note ${i}` })
+    assert.deepStrictEqual(positions(index.search("note")), [7, 6, 5, 4, 3])
+  })
+
+  it("indexes a position once", () => {
+    const index = Recall.index()
+    assert.isTrue(index.add({ position: 0, role: "user", text: "alpha" }))
+    assert.isFalse(index.add({ position: 0, role: "user", text: "beta" }))
+    assert.strictEqual(index.size(), 1)
+    assert.deepStrictEqual(index.search("beta"), [])
+  })
+})
