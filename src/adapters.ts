@@ -10,6 +10,7 @@
  * | OpenAI Responses | {@link toOpenAIResponses} | {@link fromOpenAIResponses} | {@link OpenAiResponses} |
  * | Anthropic Messages | {@link toAnthropic} | {@link fromAnthropic} | {@link Anthropic} |
  * | AI SDK `ModelMessage` | {@link toAiSdk} | {@link fromAiSdk} | {@link AiSdk} |
+ * | AI SDK `UIMessage` (`useChat`) | {@link toUIMessages} | {@link fromUIMessages} | {@link UiMessages} |
  * | Gemini `contents` | {@link toGemini} | {@link fromGemini} | {@link Gemini} |
  * | LangChain stored messages | {@link toLangChain} | {@link fromLangChain} | {@link LangChain} |
  *
@@ -26,7 +27,9 @@
  * reader that takes it.
  *
  * Ready summarizers for the Promise facade over your own client:
- * {@link openAIChatSummarizer} and {@link anthropicSummarizer}.
+ * {@link openAIChatSummarizer} and {@link anthropicSummarizer}; over the AI
+ * SDK's `generateText` (the optional peer `ai`, loaded on the first call):
+ * {@link aiSdkSummarizer}.
  *
  * **Nothing is lost.** What a rollmem message has no field for (image, file,
  * audio and document parts, reasoning and thinking, cache-control marks,
@@ -78,6 +81,8 @@ import * as LangChain from "./adapters/LangChain.js"
 import * as OpenAiChat from "./adapters/OpenAiChat.js"
 import * as OpenAiResponses from "./adapters/OpenAiResponses.js"
 import {
+  aiSdkSummarizer,
+  type AiSdkSummarizerOptions,
   type AnthropicClient,
   anthropicSummarizer,
   type OpenAIChatClient,
@@ -86,6 +91,7 @@ import {
   type SummarizeRequest,
   type SummarizerOptions
 } from "./adapters/Summarizers.js"
+import * as UiMessages from "./adapters/UiMessages.js"
 import type * as Message from "./schema/Message.js"
 
 export {
@@ -93,6 +99,10 @@ export {
   AdapterError,
   /** @since 0.2.0 */
   AiSdk,
+  /** @since 0.4.0 */
+  aiSdkSummarizer,
+  /** @since 0.4.0 */
+  type AiSdkSummarizerOptions,
   /** @since 0.2.0 */
   Anthropic,
   /** @since 0.2.0 */
@@ -120,7 +130,9 @@ export {
   /** @since 0.2.0 */
   type SummarizeRequest,
   /** @since 0.2.0 */
-  type SummarizerOptions
+  type SummarizerOptions,
+  /** @since 0.4.0 */
+  UiMessages
 }
 
 /**
@@ -249,6 +261,53 @@ export const toAiSdk = (
   messages: ReadonlyArray<Message.Message>,
   options?: AiSdk.EncodeOptions
 ): Array<AiSdk.ModelMessage> => orThrow(AiSdk.encode(messages, options))
+
+/**
+ * AI SDK `UIMessage`s (what `useChat` sends and applications persist) to
+ * rollmem messages (see {@link UiMessages}): per assistant step, the
+ * assistant message with its tool calls and a tool message per result; data,
+ * reasoning, file and source parts kept verbatim, so {@link toUIMessages}
+ * gives them back. Throws `AdapterError` for what it cannot place (an
+ * unknown role, a malformed known field; with `{ strict: true }`, any key or
+ * type it does not model).
+ *
+ * @example
+ * ```ts
+ * import { fromUIMessages } from "rollmem/adapters"
+ *
+ * fromUIMessages([{ id: "m1", role: "user", parts: [{ type: "text", text: "Weather in Rome?" }] }])
+ * // [Message { role: "user", content: "Weather in Rome?", id: "m1" }]
+ * ```
+ *
+ * @since 0.4.0
+ * @category constructors
+ */
+export const fromUIMessages = (messages: unknown, options?: DecodeOptions): Array<Message.Message> =>
+  orThrow(UiMessages.decode(messages, options))
+
+/**
+ * rollmem messages to AI SDK `UIMessage`s (see {@link UiMessages}), for
+ * `convertToModelMessages` or a chat UI: one per system or user message, one
+ * per assistant turn (its steps, tool parts with their outputs). Throws
+ * `AdapterError` for a role a `UIMessage` has no place for, a tool result
+ * without its call, or a context the provider refuses (`check`).
+ *
+ * @example
+ * ```ts
+ * import { Message } from "rollmem"
+ * import { toUIMessages } from "rollmem/adapters"
+ *
+ * toUIMessages([Message.user("hi", { id: "m1" })])
+ * // [{ id: "m1", role: "user", parts: [{ type: "text", text: "hi" }] }]
+ * ```
+ *
+ * @since 0.4.0
+ * @category constructors
+ */
+export const toUIMessages = (
+  messages: ReadonlyArray<Message.Message>,
+  options?: UiMessages.EncodeOptions
+): Array<UiMessages.UIMessage> => orThrow(UiMessages.encode(messages, options))
 
 /**
  * A Gemini `{ systemInstruction?, contents }` to rollmem messages (see

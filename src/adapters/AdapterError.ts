@@ -21,7 +21,8 @@ import * as ValiditySchema from "../schema/Violation.js"
  *   the message (by index) and the violation.
  *
  * `format` is the provider format: `"openai-chat"`, `"openai-responses"`,
- * `"anthropic"`, `"ai-sdk"`, `"gemini"` or `"langchain"`. `violations` holds
+ * `"anthropic"`, `"ai-sdk"`, `"ai-sdk-ui"` (`UIMessage`), `"gemini"` or
+ * `"langchain"`. `violations` holds
  * the `Validity` violations when writing was refused for them.
  *
  * @since 0.2.0

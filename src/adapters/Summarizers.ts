@@ -223,3 +223,138 @@ export const anthropicSummarizer = (client: AnthropicClient, options: Summarizer
     return fit(text.trim(), max, request)
   }
 }
+
+/**
+ * The model `aiSdkSummarizer` calls: an AI SDK `LanguageModel` (a provider's
+ * model, `openai("gpt-4o-mini")`, or a gateway model id string), typed
+ * structurally so that nothing is imported from `ai` at run time.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export type AiSdkModel = string | {
+  readonly specificationVersion: string
+  readonly provider: string
+  readonly modelId: string
+}
+
+/**
+ * Options of {@link aiSdkSummarizer}: those of the other ready summarizers
+ * (`maxSummaryTokens`, default 400: the instructions' word limit and
+ * `generateText`'s `maxOutputTokens`; `prompt`) with an AI SDK model in
+ * place of a model name, and `maxRetries` (passed to `generateText`, whose
+ * default is 2).
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface AiSdkSummarizerOptions {
+  readonly model: AiSdkModel
+  readonly maxSummaryTokens?: number | undefined
+  readonly prompt?: string | undefined
+  readonly maxRetries?: number | undefined
+}
+
+/** The part of the `ai` package `aiSdkSummarizer` calls. */
+interface AiModule {
+  readonly generateText: (options: {
+    model: AiSdkModel
+    system: string
+    prompt: string
+    maxOutputTokens: number
+    abortSignal?: AbortSignal
+    maxRetries?: number
+  }) => PromiseLike<{ readonly text: string }>
+}
+
+/**
+ * `import(specifier)` out of a bundler's sight (a computed specifier, marked
+ * for webpack and Vite), as the store's optional peers are loaded: bundling
+ * `rollmem/adapters` without `ai` installed succeeds.
+ */
+const load = (specifier: string): Promise<unknown> => import(/* webpackIgnore: true */ /* @vite-ignore */ specifier)
+
+let ai: Promise<AiModule> | undefined
+
+/** The `ai` package, loaded on the first call (a missing peer is a `SummarizerError` naming it). */
+const loadAi = (): Promise<AiModule> => {
+  if (ai === undefined) {
+    const loading = load("ai").then((module) => {
+      const m = module as Partial<AiModule>
+      if (typeof m.generateText !== "function") throw new Error("the module `ai` has no generateText")
+      return m as AiModule
+    })
+    ai = loading
+    // a failed load is retried on the next call (the peer may be installed since)
+    loading.catch(() => {
+      if (ai === loading) ai = undefined
+    })
+  }
+  return ai.catch((cause: unknown) => {
+    throw new SummarizerError({
+      description: "aiSdkSummarizer needs the AI SDK, an optional peer: npm i ai@6",
+      cause
+    })
+  })
+}
+
+/**
+ * A summarizer over the AI SDK's `generateText` (`ai` 6, an optional peer,
+ * loaded on the first call, never when `rollmem/adapters` is imported):
+ * `generateText({ model, system: instructions, prompt: request,
+ * maxOutputTokens, abortSignal, maxRetries? })`, with the instructions and
+ * request of `SummaryPrompt`. The summary budget (the smaller of
+ * `maxSummaryTokens` and the memory's request) is `maxOutputTokens` and the
+ * instructions' word limit; the reply is fitted to it as the other ready
+ * summarizers fit theirs. The facade's `AbortSignal` (an interrupted or
+ * disposed fold, the facade's `timeout`) is `abortSignal`, so it cancels
+ * the request. Throws `ConfigError` for a missing model or a budget that is
+ * not a positive integer; a call rejects with `SummarizerError` when `ai`
+ * is not installed or the reply holds no text, and with the AI SDK's own
+ * error when the request fails (the memory's fold then fails with
+ * `SummarizerError`, the rejection as its `cause`, and commits nothing).
+ *
+ * @example
+ * ```ts
+ * import type { LanguageModel } from "ai"
+ * import { aiSdkSummarizer } from "rollmem/adapters"
+ * import { AsyncRollingMemory } from "rollmem/promise"
+ *
+ * declare const model: LanguageModel // e.g. openai("gpt-4o-mini") from @ai-sdk/openai
+ * const memory = new AsyncRollingMemory({
+ *   maxTokens: 4000,
+ *   timeout: 30_000,
+ *   summarize: aiSdkSummarizer({ model, maxSummaryTokens: 300 })
+ * })
+ * ```
+ *
+ * @since 0.4.0
+ * @category constructors
+ */
+export const aiSdkSummarizer = (options: AiSdkSummarizerOptions): PromiseSummarize => {
+  const model = options?.model
+  if (!(typeof model === "string" ? model !== "" : typeof model === "object" && model !== null)) {
+    throw new ConfigError({ option: "model", description: "an AI SDK model (or a gateway model id) is required" })
+  }
+  const budget = checkOptions({ ...options, model: "ai-sdk" })
+  const retries = options.maxRetries
+  if (retries !== undefined && (!Number.isInteger(retries) || retries < 0)) {
+    throw new ConfigError({ option: "maxRetries", description: `${String(retries)} is not a non-negative integer` })
+  }
+  return async (summary, messages, third, request) => {
+    const { budget: max, signal } = split(third, request, budget)
+    const { generateText } = await loadAi()
+    const { system, user } = prompts({ ...options, model: "ai-sdk" }, summary, messages, max, request?.focus)
+    const result = await generateText({
+      model,
+      system,
+      prompt: user,
+      maxOutputTokens: max,
+      ...(signal === undefined ? {} : { abortSignal: signal }),
+      ...(retries === undefined ? {} : { maxRetries: retries })
+    })
+    const text = result.text
+    if (typeof text !== "string" || text.trim() === "") throw noText()
+    return fit(text.trim(), max, request)
+  }
+}

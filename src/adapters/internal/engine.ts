@@ -109,6 +109,8 @@ export interface DraftCall {
 export interface Draft {
   readonly role: string
   readonly content: string
+  /** The message's id, for a format whose items carry one (an AI SDK `UIMessage`). */
+  readonly id?: string
   readonly toolCalls?: ReadonlyArray<DraftCall>
   readonly toolCallId?: string | typeof ANY
 }
@@ -191,14 +193,17 @@ const OPEN: unique symbol = Symbol.for("rollmem/adapters/open")
  */
 export const open = <S extends Schema.Schema.Any>(union: S): S => union.annotations({ [OPEN]: true }) as S
 
-const literalsOf = (ast: AST.AST): Array<string> =>
+// A part's `type` as a literal, or as a pattern (`tool-${string}`, `data-${string}`).
+const literalsOf = (ast: AST.AST): Array<string | RegExp> =>
   AST.isLiteral(ast) && typeof ast.literal === "string"
     ? [ast.literal]
+    : AST.isTemplateLiteral(ast)
+    ? [AST.getTemplateLiteralRegExp(ast)]
     : AST.isUnion(ast)
     ? ast.types.flatMap(literalsOf)
     : []
 
-const typesOf = (ast: AST.AST): Array<string> => {
+const typesOf = (ast: AST.AST): Array<string | RegExp> => {
   if (AST.isUnion(ast)) return ast.types.flatMap(typesOf)
   if (!AST.isTypeLiteral(ast)) return []
   const type = ast.propertySignatures.find((p) => p.name === "type")
@@ -206,15 +211,21 @@ const typesOf = (ast: AST.AST): Array<string> => {
 }
 
 /** A part of a `type` none of `known`: any JSON object with a string `type`, kept whole. */
-const other = (known: ReadonlyArray<string>): AST.AST =>
+const other = (known: ReadonlyArray<string | RegExp>): AST.AST =>
   Schema.Struct(
     {
-      type: Schema.String.pipe(Schema.filter((t) => !known.includes(t), {
-        message: (t) => `${JSON.stringify(t)} is a known type: its fields are as above`
-      }))
+      type: Schema.String.pipe(
+        Schema.filter((t) => !known.some((k) => typeof k === "string" ? k === t : k.test(t)), {
+          message: (t) => `${JSON.stringify(t)} is a known type: its fields are as above`
+        })
+      )
     },
     Schema.Record({ key: Schema.String, value: JsonSchema })
-  ).annotations({ identifier: `a part of another type than ${known.map((t) => JSON.stringify(t)).join(", ")}` }).ast
+  ).annotations({
+    identifier: `a part of another type than ${
+      known.map((t) => typeof t === "string" ? JSON.stringify(t) : String(t)).join(", ")
+    }`
+  }).ast
 
 /** `ast` with every union marked {@link open} taking parts of other types too (unchanged nodes kept). */
 const opened = (ast: AST.AST): AST.AST => {
@@ -319,6 +330,7 @@ const built = (draft: Draft, metadata: JsonObject | undefined): Either.Either<Me
       ? { toolCalls: draft.toolCalls.map((c) => ({ id: c.id as string, name: c.name, arguments: c.arguments })) }
       : {}),
     ...(draft.toolCallId !== undefined ? { toolCallId: draft.toolCallId as string } : {}),
+    ...(draft.id !== undefined ? { id: draft.id } : {}),
     ...(metadata !== undefined ? { metadata } : {})
   }
   return Either.mapLeft(Message.decodeFields(draft.role, draft.content, options), (e) => e.description)
