@@ -72,7 +72,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import { AdapterError, type CheckOptions, type DecodeOptions } from "./adapters/AdapterError.js"
+import { AdapterError, type Arrange, type CheckOptions, type DecodeOptions } from "./adapters/AdapterError.js"
 import * as AiSdk from "./adapters/AiSdk.js"
 import * as Anthropic from "./adapters/Anthropic.js"
 import * as Gemini from "./adapters/Gemini.js"
@@ -109,6 +109,8 @@ export {
   type AnthropicClient,
   /** @since 0.2.0 */
   anthropicSummarizer,
+  /** @since 0.4.0 */
+  type Arrange,
   /** @since 0.2.0 */
   type CheckOptions,
   /** @since 0.2.0 */

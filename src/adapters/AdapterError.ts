@@ -50,7 +50,8 @@ export class AdapterError extends Schema.TaggedError<AdapterError>("rollmem/Adap
  * they are. `provider` names the target whose rules apply; default: the
  * format's own (`openai` for OpenAI's formats, the AI SDK's and LangChain's,
  * `anthropic`, `gemini`), so a transcript the provider accepts is never
- * refused.
+ * refused. `arrange` writes a memory's read-back in a form the target
+ * accepts instead (see {@link Arrange}).
  *
  * @example
  * ```ts
@@ -68,7 +69,38 @@ export class AdapterError extends Schema.TaggedError<AdapterError>("rollmem/Adap
 export interface CheckOptions {
   readonly check?: boolean | undefined
   readonly provider?: Provider | undefined
+  readonly arrange?: Arrange | undefined
 }
+
+/**
+ * How a `to…` arranges a memory's read-back for a target that would refuse
+ * it as it is (docs/contract.md section 15.5); the memory's own read-back is
+ * unchanged. `true`, or `{ summary }` (the memory's summary text): for a
+ * target that rejects a system message after the first turn (`anthropic`,
+ * `gemini`, `strict-template`), every `system` / `developer` message after
+ * the first turn moves up to the leading system messages, in order, before
+ * the leading system message holding `summary` when given (so that, with
+ * `pinSystem`, every pinned message comes before the summary); for a target
+ * that rejects consecutive messages of one kind (`strict-template`), such
+ * messages are merged into one, their contents joined with a blank line
+ * (`"\n\n"`), written from their fields (what a merged message kept under
+ * `"rollmem.provider"` is not written). Default: as they are (refused by
+ * `check` where the target rejects them).
+ *
+ * @example
+ * ```ts
+ * import { Message } from "rollmem"
+ * import { toOpenAIChat } from "rollmem/adapters"
+ *
+ * const readBack = [Message.system("Be brief."), Message.user("Summary: ..."), Message.user("hi")]
+ * toOpenAIChat(readBack, { provider: "strict-template", arrange: true })
+ * // [{ role: "system", content: "Be brief." }, { role: "user", content: "Summary: ...\n\nhi" }]
+ * ```
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export type Arrange = boolean | { readonly summary: string }
 
 /**
  * What every `from…` / `decode` takes. `strict` (default `false`): refuse,

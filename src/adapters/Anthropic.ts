@@ -49,7 +49,7 @@ import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import type { Provider } from "../core/validity.js"
 import * as Message from "../schema/Message.js"
-import { AdapterError, type DecodeOptions } from "./AdapterError.js"
+import { AdapterError, type Arrange, type DecodeOptions } from "./AdapterError.js"
 import {
   Arr,
   type Draft,
@@ -193,7 +193,8 @@ export type Request = typeof Request.Type
  *   not follow its call, a tool call without its results right after it, a
  *   system message after the first turn. Consecutive messages of one role
  *   are written (Anthropic merges them). `provider` (default `"anthropic"`)
- *   applies another target's rules (see `CheckOptions`).
+ *   applies another target's rules (see `CheckOptions`). `arrange` writes a
+ *   memory's read-back in a form the target accepts (see `Arrange`).
  * - `cacheControl`: prompt-cache breakpoints (`cache_control: { type:
  *   "ephemeral", ttl? }`). `pinned`: how many leading system messages are the
  *   pinned system prompt (with `pinSystem`, usually 1): the breakpoint goes on
@@ -209,6 +210,7 @@ export type Request = typeof Request.Type
 export interface EncodeOptions {
   readonly check?: boolean | undefined
   readonly provider?: Provider | undefined
+  readonly arrange?: Arrange | undefined
   readonly cacheControl?: {
     readonly pinned?: number | undefined
     readonly lastMessage?: boolean | undefined
@@ -372,9 +374,10 @@ const withCache = (
 } as Block)
 
 const encodeSync = (
-  messages: ReadonlyArray<Message.Message>,
+  input: ReadonlyArray<Message.Message>,
   options?: EncodeOptions
 ): Either.Either<Request, AdapterError> => {
+  const messages = engine.arrange(input, "anthropic", options)
   const refused = engine.check(format.name, messages, "anthropic", options)
   if (refused !== undefined) return Either.left(refused)
   const n = engine.leadingSystem(messages)

@@ -284,9 +284,10 @@ const decodeSync = (input: unknown, options?: DecodeOptions): Either.Either<Arra
 export type EncodeOptions = CheckOptions
 
 const encodeSync = (
-  messages: ReadonlyArray<Message.Message>,
+  input: ReadonlyArray<Message.Message>,
   options?: EncodeOptions
 ): Either.Either<Request, AdapterError> => {
+  const messages = engine.arrange(input, "gemini", options)
   const refused = engine.check(format.name, messages, "gemini", options)
   if (refused !== undefined) return Either.left(refused)
   const n = engine.leadingSystem(messages)

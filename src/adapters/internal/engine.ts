@@ -605,6 +605,63 @@ export const leadingSystem = (messages: ReadonlyArray<Message.Message>): number 
   return n
 }
 
+const isSystemMessage = (m: Message.Message): boolean =>
+  (m.role === "system" || m.role === "developer") && m.toolCalls.length === 0 && m.toolCallId === undefined
+
+/** Moves the system messages after the first turn up to the leading ones, before the summary's when found. */
+const hoist = (
+  messages: ReadonlyArray<Message.Message>,
+  summary: string | undefined
+): ReadonlyArray<Message.Message> => {
+  const n = leadingSystem(messages)
+  const late: Array<Message.Message> = []
+  const rest: Array<Message.Message> = []
+  for (let i = n; i < messages.length; i++) (isSystemMessage(messages[i]) ? late : rest).push(messages[i])
+  if (late.length === 0) return messages
+  const at = summary !== undefined && n > 0 && messages[n - 1].content === summary ? n - 1 : n
+  return [...messages.slice(0, at), ...late, ...messages.slice(at, n), ...rest]
+}
+
+/** Merges consecutive messages of one kind (no tool call id, the first without tool calls): contents joined. */
+const mergeSameRole = (messages: ReadonlyArray<Message.Message>): ReadonlyArray<Message.Message> => {
+  const out: Array<Message.Message> = []
+  let merged = false
+  for (const m of messages) {
+    const last = out[out.length - 1]
+    const kind = (x: Message.Message) => isSystemMessage(x) ? "system" : x.role
+    if (
+      last !== undefined && kind(last) === kind(m) && m.toolCallId === undefined && last.toolCallId === undefined &&
+      last.toolCalls.length === 0
+    ) {
+      out[out.length - 1] = Message.make(last.role, `${last.content}\n\n${m.content}`, {
+        ...(m.toolCalls.length > 0 ? { toolCalls: m.toolCalls } : {})
+      })
+      merged = true
+    } else out.push(m)
+  }
+  return merged ? out : messages
+}
+
+/**
+ * A memory's read-back as the target takes it (`CheckOptions.arrange`,
+ * docs/contract.md section 15.5): unchanged unless `arrange` is set.
+ *
+ * @internal
+ */
+export const arrange = (
+  messages: ReadonlyArray<Message.Message>,
+  provider: Validity.Provider,
+  options: CheckOptions | undefined
+): ReadonlyArray<Message.Message> => {
+  const how = options?.arrange
+  if (how === undefined || how === false) return messages
+  const rules = Validity.rulesOf(options?.provider ?? provider)
+  let out = messages
+  if (rules.includes("SystemAfterFirstTurn")) out = hoist(out, typeof how === "object" ? how.summary : undefined)
+  if (rules.includes("ConsecutiveSameRole")) out = mergeSameRole(out)
+  return out
+}
+
 /** The `AdapterError` for the violations a provider rejects, if any. @internal */
 export const check = (
   format: string,
@@ -629,8 +686,9 @@ export const encodeChecked = <Item>(
   provider: Validity.Provider,
   options: CheckOptions | undefined
 ): Either.Either<Array<Item>, AdapterError> => {
-  const error = check(format.name, messages, provider, options)
-  return error === undefined ? encode(format, messages) : Either.left(error)
+  const arranged = arrange(messages, provider, options)
+  const error = check(format.name, arranged, provider, options)
+  return error === undefined ? encode(format, arranged) : Either.left(error)
 }
 
 /**
