@@ -4,6 +4,7 @@ import { CliFailure } from "../src/cli/Command.js"
 import * as Compare from "../src/cli/Compare.js"
 import type { Options } from "../src/cli/Replay.js"
 import { ConfigError } from "../src/Errors.js"
+import * as TokenCounter from "../src/services/TokenCounter.js"
 import { example, failureOf, runCli } from "./support/cli.js"
 
 const base: Options = {
@@ -208,4 +209,24 @@ describe("rollmem replay context-policy flags", () => {
         "rollmem: invalid option --clear-tool-results: must be a non-negative integer, got -1"
       )
     }))
+})
+
+describe("Compare.columnsOf: the two budgets replace each other", () => {
+  it.effect("a set giving context-window drops the base's max-tokens, and the other way round", () =>
+    Effect.gen(function*() {
+      const withMax = { ...base, maxTokens: 800, given: ["max-tokens"] }
+      const [, window] = yield* Compare.columnsOf(withMax, ["context-window=2000,reserve=500"])
+      assert.isFalse("maxTokens" in window.options)
+      assert.deepStrictEqual([window.options.contextWindow, window.options.reserve], [2000, 500])
+      assert.strictEqual(window.config.maxTokens, 1500)
+      const { maxTokens: _, ...noMax } = base
+      const withWindow = { ...noMax, contextWindow: 3000, reserve: 500, given: ["context-window", "reserve"] }
+      const [first, max] = yield* Compare.columnsOf(withWindow, ["max-tokens=1000"])
+      assert.strictEqual(first.config.maxTokens, 2500)
+      assert.isFalse("contextWindow" in max.options || "reserve" in max.options)
+      assert.strictEqual(max.config.maxTokens, 1000)
+      // a set giving both is still refused
+      const both = yield* Effect.flip(Compare.columnsOf(withMax, ["context-window=2000,max-tokens=100"]))
+      assert.include(both.message, "max-tokens cannot be given with context-window")
+    }).pipe(Effect.provide(TokenCounter.layerWordCount)))
 })

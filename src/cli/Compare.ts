@@ -15,6 +15,9 @@
  * key when one is close). So is an option of the set that the set's
  * strategy does not take (`StrategyOptions.ts`); the options given outside
  * the sets are the base column's, kept by a set whose strategy takes them.
+ * The two budgets replace each other: a set giving `max-tokens` (without
+ * `context-window`) drops the base's `--context-window` and `--reserve`, one
+ * giving `context-window` (without `max-tokens`) the base's `--max-tokens`.
  *
  * @example
  * ```sh
@@ -194,6 +197,31 @@ export interface Column {
   readonly report: Report
 }
 
+/**
+ * The budgets that replace each other (docs/contract.md section 13): a set
+ * giving one of them without the other replaces the base's, so
+ * `--max-tokens 8000 --compare context-window=10000,reserve=2000` compares
+ * a buffer of 8,000 tokens with a window of 10,000, and the other way round.
+ */
+const ALTERNATIVES: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [
+  ["max-tokens", ["contextWindow", "reserve"]],
+  ["context-window", ["maxTokens"]]
+]
+
+/** The base options without the budget a set replaces by giving its alternative. */
+const instead = (base: Options, set: OptionSet): Options => {
+  const gives = (name: string) => set.changes.some((change) => (change.key.aliasOf ?? change.key.name) === name)
+  let options = base
+  for (const [flag, replaced] of ALTERNATIVES) {
+    const other = flag === "max-tokens" ? "context-window" : "max-tokens"
+    if (gives(flag) && !gives(other)) {
+      options = { ...options }
+      for (const key of replaced) delete (options as Record<string, unknown>)[key]
+    }
+  }
+  return options
+}
+
 /** The options a column ran with (which were given is how they were checked, not an option). */
 const withoutGiven = ({ given: _, ...options }: Options): Options => options
 
@@ -221,7 +249,7 @@ export const columnsOf = (
     ]
     for (const text of sets) {
       const set = yield* parse(text)
-      const options = apply(base, set)
+      const options = apply(instead(base, set), set)
       // The set's own options are what it gives, checked against the set's strategy (`StrategyOptions.ts`):
       // options given outside the sets are the base column's, checked against its strategy, and a set that
       // changes the strategy keeps those its strategy takes (`--max-tokens 1000 --compare
