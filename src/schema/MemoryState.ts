@@ -26,6 +26,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import * as StateRules from "../core/state.js"
 import * as UsageRatio from "../core/usage.js"
 import { StateDecodeError } from "../Errors.js"
 import { type JsonObject, JsonObjectSchema } from "./Json.js"
@@ -39,7 +40,7 @@ import { formatValue } from "./ParseIssue.js"
  * @since 0.1.0
  * @category constants
  */
-export const CURRENT_VERSION = 2
+export const CURRENT_VERSION = StateRules.CURRENT_VERSION
 
 /**
  * The version written when a state carries one of version 3's fields
@@ -49,7 +50,7 @@ export const CURRENT_VERSION = 2
  * @since 0.3.0
  * @category constants
  */
-export const VERSION_3 = 3
+export const VERSION_3 = StateRules.VERSION_3
 
 /**
  * A provider's own compaction item, kept verbatim (docs/contract.md section 2):
@@ -74,7 +75,7 @@ const CompactionSchema = Schema.Struct({
 
 const NonNegativeInt = Schema.Int.pipe(Schema.nonNegative())
 
-const v3Fields = ["segments", "compaction", "conversationId", "nextPosition", "positions", "usageRatio"] as const
+const v3Fields = StateRules.VERSION_3_FIELDS
 
 const Wire = Schema.Struct({
   version: Schema.Literal(1, 2, 3).annotations({
@@ -98,44 +99,7 @@ const Wire = Schema.Struct({
   // the bounds of the usage ratio (docs/contract.md section 16.4): a state cannot switch the budget off
   usageRatio: Schema.optional(Schema.Number.pipe(Schema.between(UsageRatio.MIN_RATIO, UsageRatio.MAX_RATIO)))
 }).annotations({ parseOptions: { onExcessProperty: "error" } }).pipe(
-  Schema.filter((wire) => {
-    const issues: Array<Schema.FilterIssue> = []
-    if (wire.version !== VERSION_3) {
-      for (const key of v3Fields) {
-        if (wire[key] !== undefined) {
-          issues.push({ path: [key], message: `is a version 3 field, in a version ${wire.version} state` })
-        }
-      }
-      return issues
-    }
-    if (wire.segments !== undefined && wire.summary !== "" && wire.summary !== wire.segments.join(SEGMENT_SEPARATOR)) {
-      issues.push({ path: ["summary"], message: "differs from the segments joined with a blank line" })
-    }
-    if ((wire.positions === undefined) !== (wire.nextPosition === undefined)) {
-      issues.push({
-        path: [wire.positions === undefined ? "positions" : "nextPosition"],
-        message: "is missing: positions and nextPosition come together"
-      })
-    } else if (wire.positions !== undefined && wire.nextPosition !== undefined) {
-      if (wire.positions.length !== wire.buffer.length) {
-        issues.push({
-          path: ["positions"],
-          message: `has ${wire.positions.length} entries for a buffer of ${wire.buffer.length}`
-        })
-      }
-      for (let i = 0; i < wire.positions.length; i++) {
-        const previous = i === 0 ? -1 : wire.positions[i - 1]
-        if (wire.positions[i] <= previous || wire.positions[i] >= wire.nextPosition) {
-          issues.push({
-            path: ["positions", i],
-            message: `is ${wire.positions[i]}: positions increase and stay below nextPosition (${wire.nextPosition})`
-          })
-          break
-        }
-      }
-    }
-    return issues
-  })
+  Schema.filter((wire) => StateRules.wireIssues(wire))
 )
 
 const State = Schema.Struct({
@@ -156,7 +120,7 @@ const State = Schema.Struct({
  * @since 0.3.0
  * @category constants
  */
-export const SEGMENT_SEPARATOR = "\n\n"
+export const SEGMENT_SEPARATOR = StateRules.SEGMENT_SEPARATOR
 
 /**
  * A memory's state: the running summary (`""` when none) and the buffer of
@@ -215,7 +179,7 @@ export interface Version3Fields {
  * @since 0.3.0
  * @category predicates
  */
-export const usesVersion3 = (state: MemoryState): boolean => v3Fields.some((key) => state[key] !== undefined)
+export const usesVersion3 = (state: MemoryState): boolean => StateRules.usesVersion3(state)
 
 /**
  * The schema between the wire format (encoded side) and {@link MemoryState}.

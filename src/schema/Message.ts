@@ -28,6 +28,7 @@ import * as Equal from "effect/Equal"
 import * as Hash from "effect/Hash"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as MessageCore from "../core/message.js"
 import { InvalidMessageError } from "../Errors.js"
 import { jsonEquals, jsonHash, type JsonObject, JsonObjectSchema } from "./Json.js"
 import { formatValue } from "./ParseIssue.js"
@@ -83,7 +84,7 @@ export class ToolCall extends Schema.Class<ToolCall>("rollmem/ToolCall")({
    * @since 0.1.0
    */
   get signature(): string {
-    return `${this.name}(${this.arguments})`
+    return MessageCore.signature(this)
   }
 }
 
@@ -170,12 +171,7 @@ export class Message extends Schema.Class<Message>("rollmem/Message")({
    * @since 0.1.0
    */
   get tokenText(): string {
-    if (this.toolCalls.length === 0 && this.toolCallId === undefined) return this.content
-    const parts: Array<string> = []
-    if (this.content !== "") parts.push(this.content)
-    for (const call of this.toolCalls) parts.push(call.signature)
-    if (this.toolCallId !== undefined) parts.push(this.toolCallId)
-    return parts.join("\n")
+    return MessageCore.tokenText(this)
   }
 
   /**
@@ -185,7 +181,7 @@ export class Message extends Schema.Class<Message>("rollmem/Message")({
    * @since 0.1.0
    */
   get isResponseLike(): boolean {
-    return this.role === ASSISTANT || this.role === TOOL || this.toolCallId !== undefined
+    return MessageCore.isResponseLike(this)
   }
 
   /**
@@ -195,9 +191,7 @@ export class Message extends Schema.Class<Message>("rollmem/Message")({
    * @since 0.1.0
    */
   override toString(): string {
-    const head = `${this.role}: ${this.content}`
-    if (this.toolCalls.length === 0) return head
-    return `${head} [tool calls: ${this.toolCalls.map((c) => c.signature).join(", ")}]`
+    return MessageCore.render(this)
   }
 
   /**
@@ -248,12 +242,6 @@ export type Encoded = typeof Message.Encoded
 
 const encodeMessage = (message: Message): Encoded => Schema.encodeSync(Message)(message)
 
-const deepFreeze = (value: unknown): void => {
-  if (typeof value !== "object" || value === null || Object.isFrozen(value)) return
-  Object.freeze(value)
-  for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key])
-}
-
 /**
  * Freezes a message with its tool calls and metadata, so the value a memory
  * stores (and hands back) cannot be changed behind its back (docs/contract.md section 1:
@@ -262,15 +250,7 @@ const deepFreeze = (value: unknown): void => {
  * @since 0.1.0
  * @category combinators
  */
-export const freeze = (message: Message): Message => {
-  if (!Object.isFrozen(message)) {
-    for (const call of message.toolCalls) Object.freeze(call)
-    Object.freeze(message.toolCalls)
-    deepFreeze(message.metadata)
-    Object.freeze(message)
-  }
-  return message
-}
+export const freeze = (message: Message): Message => MessageCore.freeze(message)
 
 /**
  * Options accepted by the message constructors {@link user}, {@link assistant},

@@ -15,6 +15,7 @@ import * as MetricLabel from "effect/MetricLabel"
 import * as Retention from "../../core/artifacts.js"
 import { type Chunk, type Config, type Entry, EvictionIndex, type Plan, plannedTokens } from "../../core/eviction.js"
 import * as Ledger from "../../core/ledger.js"
+import * as MessageCore from "../../core/message.js"
 import * as Rules from "../../core/options.js"
 import * as ToolResults from "../../core/toolResults.js"
 import * as UsageRatio from "../../core/usage.js"
@@ -345,19 +346,8 @@ const flushOriginals = (core: Core): Step => {
 }
 
 /** @internal */
-export const entryOf = (message: Message.Message, tokens: number, position?: number): Entry => ({
-  // the one place every stored message passes: freeze it (docs/contract.md section 1)
-  tokens: (Message.freeze(message), tokens),
-  position,
-  responseLike: message.isResponseLike,
-  callIds: message.toolCalls.length === 0 ? noIds : message.toolCalls.map((call) => call.id),
-  resultId: message.toolCallId,
-  userTurn: message.role === Message.USER && message.toolCallId === undefined,
-  systemLike: (message.role === Message.SYSTEM || message.role === "developer") && message.toolCalls.length === 0 &&
-    message.toolCallId === undefined
-})
-
-const noIds: ReadonlyArray<string> = []
+export const entryOf = (message: Message.Message, tokens: number, position?: number): Entry =>
+  MessageCore.entryOf(message, tokens, position)
 
 /**
  * An add's counting, built once per memory: counts the message's token text

@@ -1,0 +1,97 @@
+/**
+ * The state file's rules (docs/contract.md section 2.1) as plain checks, no
+ * `effect` import: which fields only version 3 carries, and the cross-field
+ * rules of a version 3 state. Each Effect line's state schema declares the
+ * fields and calls {@link wireIssues}.
+ *
+ * @since 0.4.0
+ */
+
+/** The version a state is written with when it has no version 3 field. @since 0.4.0 */
+export const CURRENT_VERSION = 2
+
+/** The version of a state with segments, a compaction, a conversation id, positions or a usage ratio. @since 0.4.0 */
+export const VERSION_3 = 3
+
+/** The fields only a version 3 state carries, in the order they are written. @since 0.4.0 */
+export const VERSION_3_FIELDS = [
+  "segments",
+  "compaction",
+  "conversationId",
+  "nextPosition",
+  "positions",
+  "usageRatio"
+] as const
+
+/** What joins a version 3 state's segments into its summary: a blank line. @since 0.4.0 */
+export const SEGMENT_SEPARATOR = "\n\n"
+
+/** A wrong field of a state: its path and what is wrong with it. @since 0.4.0 */
+export interface Issue {
+  readonly path: ReadonlyArray<string | number>
+  readonly message: string
+}
+
+/** A decoded state file's fields, before the cross-field rules. @since 0.4.0 */
+export interface Wire {
+  readonly version: number
+  readonly summary: string
+  readonly buffer: ReadonlyArray<unknown>
+  readonly segments?: ReadonlyArray<string> | undefined
+  readonly compaction?: unknown
+  readonly conversationId?: string | undefined
+  readonly nextPosition?: number | undefined
+  readonly positions?: ReadonlyArray<number> | undefined
+  readonly usageRatio?: number | undefined
+}
+
+/**
+ * The cross-field rules of a state file (docs/contract.md section 2.1): no
+ * version 3 field below version 3; the summary equal to the segments joined
+ * (or empty); positions and nextPosition together, one position per buffered
+ * message, increasing and below nextPosition. Empty when the state holds.
+ *
+ * @since 0.4.0
+ */
+export const wireIssues = (wire: Wire): Array<Issue> => {
+  const issues: Array<Issue> = []
+  if (wire.version !== VERSION_3) {
+    for (const key of VERSION_3_FIELDS) {
+      if (wire[key] !== undefined) {
+        issues.push({ path: [key], message: `is a version 3 field, in a version ${wire.version} state` })
+      }
+    }
+    return issues
+  }
+  if (wire.segments !== undefined && wire.summary !== "" && wire.summary !== wire.segments.join(SEGMENT_SEPARATOR)) {
+    issues.push({ path: ["summary"], message: "differs from the segments joined with a blank line" })
+  }
+  if ((wire.positions === undefined) !== (wire.nextPosition === undefined)) {
+    issues.push({
+      path: [wire.positions === undefined ? "positions" : "nextPosition"],
+      message: "is missing: positions and nextPosition come together"
+    })
+  } else if (wire.positions !== undefined && wire.nextPosition !== undefined) {
+    if (wire.positions.length !== wire.buffer.length) {
+      issues.push({
+        path: ["positions"],
+        message: `has ${wire.positions.length} entries for a buffer of ${wire.buffer.length}`
+      })
+    }
+    for (let i = 0; i < wire.positions.length; i++) {
+      const previous = i === 0 ? -1 : wire.positions[i - 1]
+      if (wire.positions[i] <= previous || wire.positions[i] >= wire.nextPosition) {
+        issues.push({
+          path: ["positions", i],
+          message: `is ${wire.positions[i]}: positions increase and stay below nextPosition (${wire.nextPosition})`
+        })
+        break
+      }
+    }
+  }
+  return issues
+}
+
+/** Whether a state needs version 3: one of {@link VERSION_3_FIELDS} is set. @since 0.4.0 */
+export const usesVersion3 = (state: { readonly [K in (typeof VERSION_3_FIELDS)[number]]?: unknown }): boolean =>
+  VERSION_3_FIELDS.some((key) => state[key] !== undefined)
