@@ -597,3 +597,36 @@ export const promiseNeeds = (options: PromiseNeeds, name: Naming): Problem | und
       description: `"background" needs a ${name("summarize")} function: without one, evicted turns are dropped at once`
     }
     : undefined
+
+/**
+ * A strategy's cross-field rule over its decoded options (each option
+ * already passed its own check): the first {@link Problem}, else `undefined`.
+ * Each line's options schema runs it after the fields.
+ */
+export type CrossRule = (options: { readonly [key: string]: unknown }, name: Naming) => Problem | undefined
+
+/**
+ * RollingMemory's cross-field rules: the context window's, `targetTokens`
+ * within `maxTokens` (default {@link DEFAULT_MAX_TOKENS}) without a window,
+ * the fold mode's, and the ledger within the summary budget.
+ */
+export const rollingRule: CrossRule = (o, name) =>
+  contextWindowRules(o as ContextWindowOptions, name) ??
+    (o.contextWindow === undefined
+      ? targetWithin(
+        "targetTokens",
+        o.targetTokens as number | undefined,
+        "maxTokens",
+        (o.maxTokens as number | undefined) ?? DEFAULT_MAX_TOKENS,
+        name
+      )
+      : undefined) ??
+    foldRules(o as FoldOptions, name) ??
+    ledgerWithin(o, name)
+
+/** WindowMemory's cross-field rule: `targetMessages` within `maxMessages`. */
+export const windowRule: CrossRule = (o, name) =>
+  targetWithin("targetMessages", o.targetMessages as number | undefined, "maxMessages", o.maxMessages as number, name)
+
+/** SummaryMemory's cross-field rule: the ledger within the summary budget. */
+export const summaryRule: CrossRule = (o, name) => ledgerWithin(o, name)

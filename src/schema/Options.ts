@@ -292,30 +292,11 @@ export const fieldsOf = {
  */
 export type CrossRule = (options: { readonly [key: string]: unknown }, name: Rules.Naming) => Rules.Problem | undefined
 
-const rollingRule: CrossRule = (o, name) =>
-  Rules.contextWindowRules(o as Rules.ContextWindowOptions, name) ??
-    (o.contextWindow === undefined
-      ? Rules.targetWithin(
-        "targetTokens",
-        o.targetTokens as number | undefined,
-        "maxTokens",
-        (o.maxTokens as number | undefined) ?? Rules.DEFAULT_MAX_TOKENS,
-        name
-      )
-      : undefined) ??
-    Rules.foldRules(o as Rules.FoldOptions, name) ??
-    Rules.ledgerWithin(o, name)
+const rollingRule: CrossRule = Rules.rollingRule
 
-const windowRule: CrossRule = (o, name) =>
-  Rules.targetWithin(
-    "targetMessages",
-    o.targetMessages as number | undefined,
-    "maxMessages",
-    o.maxMessages as number,
-    name
-  )
+const windowRule: CrossRule = Rules.windowRule
 
-const summaryRule: CrossRule = (o, name) => Rules.ledgerWithin(o, name)
+const summaryRule: CrossRule = Rules.summaryRule
 
 /** The cross-field rules of each strategy. @since 0.4.0 @category constants */
 export const rulesOf: { readonly [S in Rules.Strategy]: CrossRule | undefined } = {

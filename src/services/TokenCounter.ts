@@ -22,6 +22,7 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Tokens from "../core/tokens.js"
 import type { TokenCountError } from "../Errors.js"
 import { countNow, guardCount, isCount, makeService } from "./internal/counting.js"
 
@@ -89,41 +90,21 @@ export function make(options: MakeOptions): Service {
   return makeService(options.count, options.countSync)
 }
 
-// Python's str.split() whitespace: U+0009-U+000D, U+001C-U+0020, U+0085, U+00A0,
-// U+1680, U+2000-U+200A, U+2028, U+2029, U+202F, U+205F, U+3000.
-const isSpace = (c: number): boolean =>
-  c <= 0x20
-    ? (c >= 0x09 && c <= 0x0d) || c >= 0x1c
-    : c < 0x85
-    ? false
-    : c === 0x85 || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 ||
-      c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000
-
 /**
  * The number of runs of non-whitespace characters in `text`, with Python's
- * `str.split()` whitespace set (which differs from JavaScript's `\s`: it has
- * U+001C-U+001F and U+0085 and lacks U+FEFF).
+ * `str.split()` whitespace set (`core/tokens.ts`).
  *
  * @example
  * ```ts
- * wordCount("  hello   world\n") // 2
+ * import { TokenCounter } from "rollmem"
+ *
+ * TokenCounter.wordCount("  hello   world\n") // 2
  * ```
  *
  * @since 0.1.0
  * @category constructors
  */
-export const wordCount = (text: string): number => {
-  let words = 0
-  let inWord = false
-  for (let i = 0; i < text.length; i++) {
-    if (isSpace(text.charCodeAt(i))) inWord = false
-    else if (!inWord) {
-      inWord = true
-      words++
-    }
-  }
-  return words
-}
+export const wordCount: (text: string) => number = Tokens.wordCount
 
 /**
  * Builds a counter from a plain function (through {@link make}, as its

@@ -11,14 +11,13 @@
  */
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import { isCount } from "../../core/tokens.js"
 import { TokenCountError } from "../../Errors.js"
 import type { Service } from "../TokenCounter.js"
 
 type CountSync = NonNullable<Service["countSync"]>
 
-/** A non-negative integer. @internal */
-export const isCount = (count: unknown): count is number =>
-  typeof count === "number" && Number.isInteger(count) && count >= 0
+export { isCount }
 
 const invalid = (n: unknown): TokenCountError =>
   new TokenCountError({

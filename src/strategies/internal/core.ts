@@ -14,6 +14,7 @@ import type * as Fiber from "effect/Fiber"
 import * as MetricLabel from "effect/MetricLabel"
 import * as Retention from "../../core/artifacts.js"
 import { type Chunk, type Config, type Entry, EvictionIndex, type Plan, plannedTokens } from "../../core/eviction.js"
+import * as Fold from "../../core/fold.js"
 import * as Ledger from "../../core/ledger.js"
 import * as MessageCore from "../../core/message.js"
 import * as Rules from "../../core/options.js"
@@ -536,8 +537,7 @@ export const makeCore = (counter: TokenCounter.Service, options?: CoreOptions): 
     maxToolResultTokens: options?.maxToolResultTokens,
     ledger,
     maxSummarizerInputTokens: options?.maxSummarizerInputTokens,
-    // the summarizer's budget leaves the ledger's room (the rules keep the ledger's below the summary's)
-    request: { maxSummaryTokens: max === undefined || ledger === undefined ? max : max - ledger.maxTokens, counter },
+    request: { maxSummaryTokens: Fold.requestBudget(max, ledger?.maxTokens), counter },
     summaryRole: options?.summaryRole ?? "system",
     usageRatio: undefined,
     lastReadTokens: undefined,
@@ -646,30 +646,17 @@ const countAndCommit = (
     return archiveThen(core, generation, plan, () => commit(core, generation, plan, summary, tokens))
   })
 
-/** Whether a message gives a summarizer something to keep: content that is not only whitespace, or a tool call. */
-const hasContent = (message: Message.Message): boolean => message.toolCalls.length > 0 || message.content.trim() !== ""
-
 /**
  * The `SummarizerError` of an empty result where one is refused
- * (docs/contract.md section 5): the result is empty or whitespace while the
- * summary it updates was not empty or an evicted turn had content.
+ * (docs/contract.md section 5, `core/fold.ts` `emptyResult`).
  */
 const refuseEmpty = (
   previous: string,
   messages: ReadonlyArray<Message.Message>,
   result: string
 ): SummarizerError | undefined => {
-  if (result.trim() !== "") return undefined
-  if (previous.trim() !== "") {
-    return new SummarizerError({
-      description: "summarizer returned an empty summary for a summary that was not empty: nothing committed"
-    })
-  }
-  return messages.some(hasContent)
-    ? new SummarizerError({
-      description: "summarizer returned an empty summary for evicted turns with content: nothing committed"
-    })
-    : undefined
+  const description = Fold.emptyResult(previous, messages, result)
+  return description === undefined ? undefined : new SummarizerError({ description })
 }
 
 /**

@@ -8,65 +8,17 @@
  */
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import { clearingGoesOn, clearingStands, type EvictionIndex, type Plan } from "../../core/eviction.js"
 import {
-  type Boundary,
-  clearingGoesOn,
-  clearingStands,
-  type Config,
-  type EvictionIndex,
-  type Plan,
-  type Policy
-} from "../../core/eviction.js"
-import { DEFAULT_PLACEHOLDER } from "../../core/options.js"
+  type Clearing,
+  type ClearUntil,
+  indexConfig,
+  type PolicyOptions,
+  type Pruning,
+  pruningOf
+} from "../../core/policy.js"
 import type { TokenCountError } from "../../Errors.js"
 import * as Message from "../../schema/Message.js"
-
-/**
- * When clearing spares the fold (docs/contract.md section 10.5): clearing
- * always runs until the buffer is within the target; with `"target"` the
- * prune folds when clearing did not get there, with `"budget"` (default)
- * only when clearing did not bring the buffer within the budget (the fold
- * then goes down to the target).
- *
- * @internal
- */
-export type ClearUntil = "target" | "budget"
-
-/** Tool-result clearing, checked (docs/contract.md section 10.5). @internal */
-export interface Clearing {
-  /** The most recent tool results spared. */
-  readonly keep: number
-  readonly placeholder: string
-  readonly until: ClearUntil
-  /** A pass stands only when it frees at least this many tokens (0: any pass). */
-  readonly atLeast: number
-  /** The tools whose results are never cleared (empty: none). */
-  readonly exclude: ReadonlySet<string>
-}
-
-/** A memory's pruning configuration, checked. @internal */
-export interface Pruning {
-  readonly policy: Policy
-  readonly boundary: Boundary
-  readonly pinSystem: boolean
-  readonly clearing: Clearing | undefined
-}
-
-/** The index configuration of a pruning configuration. @internal */
-export const indexConfig = (pruning: Pruning | undefined): Config<Message.Message> | undefined => {
-  if (pruning === undefined) return undefined
-  const exclude = pruning.clearing?.exclude
-  return {
-    boundary: pruning.boundary,
-    pinSystem: pruning.pinSystem,
-    clearing: pruning.clearing !== undefined,
-    excluded: exclude === undefined || exclude.size === 0 ? undefined : (caller, id) => {
-      const calls = caller.toolCalls
-      for (let i = 0; i < calls.length; i++) if (calls[i].id === id && exclude.has(calls[i].name)) return true
-      return false
-    }
-  }
-}
 
 /** How a prune counts a cleared result: at once, or through the counter's effect. @internal */
 export interface Recount {
@@ -165,47 +117,4 @@ export const startPrune = (
   return Effect.onExit(started, (exit) => Exit.isSuccess(exit) ? Effect.void : Effect.sync(() => index.undoClearings()))
 }
 
-/** The context-policy options of a RollingMemory or a WindowMemory, decoded (`schema/Options.ts`). @internal */
-export interface PolicyOptions {
-  readonly boundary?: Boundary | undefined
-  readonly pinSystem?: boolean | undefined
-  readonly clearToolResults?:
-    | {
-      readonly keep: number
-      readonly placeholder?: string | undefined
-      readonly until?: ClearUntil | undefined
-      readonly atLeast?: number | undefined
-      readonly exclude?: ReadonlyArray<string> | undefined
-    }
-    | undefined
-}
-
-/**
- * The pruning configuration of decoded options (`schema/Options.ts` checked
- * them): the budget, the low-water mark (default the budget), the boundary,
- * pinning and clearing with their defaults.
- *
- * @internal
- */
-export const pruningOf = (
-  options: PolicyOptions,
-  measure: "tokens" | "messages",
-  budget: number,
-  target: number | undefined
-): Pruning => {
-  const clear = options.clearToolResults
-  return {
-    policy: { measure, budget, target: target ?? budget },
-    boundary: options.boundary ?? "aligned",
-    pinSystem: options.pinSystem === true,
-    clearing: clear === undefined
-      ? undefined
-      : {
-        keep: clear.keep,
-        placeholder: clear.placeholder ?? DEFAULT_PLACEHOLDER,
-        until: clear.until ?? "budget",
-        atLeast: clear.atLeast ?? 0,
-        exclude: new Set(clear.exclude ?? [])
-      }
-  }
-}
+export { type Clearing, type ClearUntil, indexConfig, type PolicyOptions, type Pruning, pruningOf }

@@ -1,0 +1,47 @@
+/**
+ * A fold's pure rules (docs/contract.md sections 5 and 14.2), no `effect`
+ * import: which empty results a memory refuses, and the budget a summarizer
+ * is asked for when a ledger takes part of the summary. Both Effect lines'
+ * folds call them.
+ *
+ * @since 0.4.0
+ */
+
+/** Whether a message gives a summarizer something to keep: content that is not only whitespace, or a tool call. */
+const hasContent = (message: { readonly content: string; readonly toolCalls: ReadonlyArray<unknown> }): boolean =>
+  message.toolCalls.length > 0 || message.content.trim() !== ""
+
+/**
+ * The description of a refused empty result (docs/contract.md section 5):
+ * the result is empty or whitespace while the summary it updates was not
+ * empty or an evicted turn had content; `undefined` when the result stands.
+ *
+ * @since 0.4.0
+ */
+export const emptyResult = (
+  previous: string,
+  messages: ReadonlyArray<{ readonly content: string; readonly toolCalls: ReadonlyArray<unknown> }>,
+  result: string
+): string | undefined => {
+  if (result.trim() !== "") return undefined
+  if (previous.trim() !== "") {
+    return "summarizer returned an empty summary for a summary that was not empty: nothing committed"
+  }
+  return messages.some(hasContent)
+    ? "summarizer returned an empty summary for evicted turns with content: nothing committed"
+    : undefined
+}
+
+/**
+ * The summary budget a fold passes the summarizer (docs/contract.md section
+ * 10.4): `maxSummaryTokens`, less the ledger's room when there is a ledger
+ * (the rules keep the ledger's budget below the summary's); `undefined`
+ * without `maxSummaryTokens`.
+ *
+ * @since 0.4.0
+ */
+export const requestBudget = (
+  maxSummaryTokens: number | undefined,
+  ledgerTokens: number | undefined
+): number | undefined =>
+  maxSummaryTokens === undefined || ledgerTokens === undefined ? maxSummaryTokens : maxSummaryTokens - ledgerTokens
