@@ -1,0 +1,65 @@
+/**
+ * A failed decode described in one bounded line (`path: what is wrong`, values
+ * printed by `core/format.ts`), as the Effect 3 line's descriptions read.
+ *
+ * @since 1.0.0
+ */
+import { SchemaIssue } from "effect"
+import { formatKey, MAX_DESCRIPTION_LENGTH, MAX_ISSUE_LENGTH } from "../../../src/core/format.js"
+import { findCycle, findTooDeep, MAX_DEPTH } from "../../../src/core/json.js"
+
+const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
+
+const pathOf = (path: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined): string =>
+  (path ?? []).map((segment, i) => {
+    const key = typeof segment === "object" ? segment.key : segment
+    return typeof key === "number" ? `[${key}]` : i === 0 ? formatKey(String(key)) : `.${formatKey(String(key))}`
+  }).join("")
+
+/**
+ * The issues of a failed decode as one line: each `path: message`, joined
+ * with `"; "`, at most {@link MAX_DESCRIPTION_LENGTH} characters.
+ *
+ * @since 1.0.0
+ */
+export const describe = (issue: SchemaIssue.Issue): string => {
+  const lines = Array.from(
+    new Set(
+      formatter(issue).issues.map(({ message, path }) => {
+        const at = pathOf(path)
+        const line = at === "" ? message : `${at}: ${message}`
+        return line.length > MAX_ISSUE_LENGTH ? `${line.slice(0, MAX_ISSUE_LENGTH)}…` : line
+      })
+    )
+  )
+  let description = ""
+  let shown = 0
+  for (const line of lines) {
+    const next = shown === 0 ? line : `; ${line}`
+    if (description.length + next.length > MAX_DESCRIPTION_LENGTH - 40) break
+    description += next
+    shown++
+  }
+  const left = lines.length - shown
+  return left === 0 ? description : `${description}; and ${left} more ${left === 1 ? "issue" : "issues"}`
+}
+
+/**
+ * The description of input that failed to decode: a cycle or nesting over
+ * the depth limit named first (their issues would be unbounded), else
+ * {@link describe}. `messageLevel` is how deep a message sits in the input.
+ *
+ * @since 1.0.0
+ */
+export const describeInput = (
+  issue: SchemaIssue.Issue,
+  input: unknown,
+  limits: { readonly messageLevel: number; readonly name: string }
+): string => {
+  const limit = MAX_DEPTH + limits.messageLevel
+  const cycle = findCycle(input, limit, limits.messageLevel)
+  if (cycle !== undefined) return `${cycle || limits.name}: contains itself (circular)`
+  const tooDeep = findTooDeep(input, limit, limits.messageLevel)
+  if (tooDeep !== undefined) return `${tooDeep || limits.name}: nested deeper than ${MAX_DEPTH} levels`
+  return describe(issue)
+}
