@@ -15,6 +15,8 @@
 export * as Conversation from "./store/Conversation.js"
 /** @since 0.1.0 */
 export * as ConversationStore from "./store/ConversationStore.js"
+/** @since 0.4.0 */
+export * as SqlArchive from "./store/backends/SqlArchive.js"
 /** @since 0.1.0 */
 export {
   ConversationConflictError,

@@ -296,6 +296,32 @@ export const archive: Check = (value) =>
     : `must be an archive (Archive.makeMemory(), or the Archive service of a layer), got ${describeKind(value)}`
 
 /**
+ * The Promise facade's `archive` option (docs/contract.md section 17): an
+ * archive of `rollmem/promise`'s `Archive` (`memory()`, `sqlite(path)`,
+ * `postgres(url)`).
+ *
+ * @since 0.4.0
+ * @category rules
+ */
+export const promiseArchive: Check = (value) =>
+  isObject(value) && typeof value.kind === "string" && archive(value.service) === undefined
+    ? undefined
+    : `must be an archive (Archive.memory(), Archive.sqlite(path) or Archive.postgres(url)), got ${describeKind(value)}`
+
+/**
+ * What a synchronous facade class says of an archive that needs I/O
+ * (docs/contract.md section 17), naming the class to use instead.
+ *
+ * @since 0.4.0
+ * @category rules
+ */
+export const syncArchive = (kind: string, instead: string): Problem => ({
+  option: "archive",
+  description: `a ${kind} archive needs I/O, which a synchronous memory cannot wait for: use ${instead}, ` +
+    "or Archive.memory()"
+})
+
+/**
  * The `conversationId` option (docs/contract.md section 17): a non-empty
  * string.
  *

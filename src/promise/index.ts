@@ -46,6 +46,7 @@ import { ConfigError, ContextOverflowError, SummarizerError } from "../Errors.js
 import { markDecoded } from "../internal/decoded.js"
 import type { Message } from "../schema/Message.js"
 import * as OptionsSchema from "../schema/Options.js"
+import type * as Archives from "../services/Archive.js"
 import * as Summarizer from "../services/Summarizer.js"
 import * as TokenCounter from "../services/TokenCounter.js"
 import * as EffectBuffer from "../strategies/BufferMemory.js"
@@ -53,6 +54,7 @@ import type * as EffectMemory from "../strategies/Memory.js"
 import * as EffectRolling from "../strategies/RollingMemory.js"
 import * as EffectSummary from "../strategies/SummaryMemory.js"
 import * as EffectWindow from "../strategies/WindowMemory.js"
+import type * as PromiseArchive from "./Archive.js"
 import {
   AsyncMemory,
   type AsyncSummarize,
@@ -66,6 +68,8 @@ import {
   unwrap
 } from "./internal.js"
 
+/** @since 0.4.0 */
+export * as Archive from "./Archive.js"
 export {
   /** @since 0.1.0 */
   ConversationMemory,
@@ -98,6 +102,8 @@ export {
 } from "./internal.js"
 
 export {
+  /** An archive that failed to store or search (the fold commits nothing). @since 0.4.0 */
+  ArchiveError,
   /** @since 0.1.0 */
   ConfigError,
   /** The provider still refused the request as too long after `withOverflowRetry`'s compactions. @since 0.3.0 */
@@ -141,7 +147,25 @@ export {
  * @since 0.2.0
  * @category models
  */
-export type RollingPolicies = Omit<EffectRolling.Options, "maxTokens" | "fold" | "hardMaxTokens" | "foldRetry">
+export type RollingPolicies =
+  & Omit<EffectRolling.Options, "maxTokens" | "fold" | "hardMaxTokens" | "foldRetry" | "archive">
+  & ArchiveOption
+
+/**
+ * The facade's archive option (docs/contract.md section 17): where the
+ * messages that leave the buffer go, each once, and what `recall` searches:
+ * `Archive.memory()` (every class), `Archive.sqlite(path)` or
+ * `Archive.postgres(url)` (the asynchronous classes). With
+ * `conversationId`, the conversation they belong to (default: the restored
+ * state's, else a new random id).
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface ArchiveOption {
+  readonly archive?: PromiseArchive.Archive | undefined
+  readonly conversationId?: string | undefined
+}
 
 /**
  * Options of `RollingMemory`.
@@ -237,7 +261,7 @@ export interface BufferOptions extends EffectBuffer.Options {
  * @since 0.1.0
  * @category models
  */
-export interface WindowOptions extends EffectWindow.Options {
+export interface WindowOptions extends Omit<EffectWindow.Options, "archive">, ArchiveOption {
   /**
    * Counts tokens, for `bufferTokens` and `contextTokens` only (the window
    * evicts by message count); default: whitespace-separated words.
@@ -251,7 +275,7 @@ export interface WindowOptions extends EffectWindow.Options {
  * @since 0.1.0
  * @category models
  */
-export interface SummaryOptions extends EffectSummary.Options {
+export interface SummaryOptions extends Omit<EffectSummary.Options, "archive">, ArchiveOption {
   /** Folds each turn into the summary (required). */
   readonly summarize: Summarize
   /**
@@ -267,7 +291,7 @@ export interface SummaryOptions extends EffectSummary.Options {
  * @since 0.1.0
  * @category models
  */
-export interface AsyncSummaryOptions extends EffectSummary.Options {
+export interface AsyncSummaryOptions extends Omit<EffectSummary.Options, "archive">, ArchiveOption {
   /** Folds each turn into the summary (required); may return a Promise. */
   readonly summarize: AsyncSummarize
   /** As {@link SummaryOptions.tokenCounter}. */
@@ -304,6 +328,22 @@ const promiseSummarizer = (summarize: AsyncSummarize, millis: number | undefined
   }
 }
 
+/**
+ * The Effect API's archive of a facade `archive` option (docs/contract.md
+ * section 17); a synchronous class (`instead` names the class to use) refuses
+ * one that needs I/O with `ConfigError`.
+ */
+const archiveOf = (
+  archive: { readonly kind: string; readonly service: Archives.Service } | undefined,
+  instead: string | undefined
+): { readonly archive?: Archives.Service } => {
+  if (archive === undefined) return {}
+  if (instead !== undefined && archive.service.appendSync === undefined) {
+    throw new ConfigError(Rules.syncArchive(archive.kind, instead))
+  }
+  return { archive: archive.service }
+}
+
 const counterOf = (tokenCounter: CountTokens | undefined): TokenCounter.Service =>
   tokenCounter === undefined ? TokenCounter.wordCounter : TokenCounter.fromFunction(tokenCounter)
 
@@ -333,8 +373,12 @@ export class RollingMemory extends SyncMemory {
   /** With `restored`: holding that state (what {@link RollingMemory.fromJSON} decoded). @internal */
   constructor(options: RollingOptions, restored: Restored)
   constructor(options: RollingOptions, restored?: Restored) {
-    const { summarize, tokenCounter, ...rolling } = decodeOptions(OptionsSchema.PromiseOptions.rolling, options)
-    const built = build(EffectRolling.makeStepper(markDecoded(rolling, OptionsSchema.RollingOptions), {
+    const { archive, summarize, tokenCounter, ...rolling } = decodeOptions(
+      OptionsSchema.PromiseOptions.rolling,
+      options
+    )
+    const withArchive = { ...rolling, ...archiveOf(archive, "AsyncRollingMemory") }
+    const built = build(EffectRolling.makeStepper(markDecoded(withArchive, OptionsSchema.RollingOptions), {
       counter: counterOf(tokenCounter),
       summarizer: summarize === Rules.DROP ? Summarizer.drop : Summarizer.fromFunction(summarize as Summarize)
     }, { state: stateOf(restored) }))
@@ -381,10 +425,11 @@ export class AsyncRollingMemory extends AsyncMemory {
   /** With `restored`: holding that state (what {@link AsyncRollingMemory.fromJSON} decoded). @internal */
   constructor(options: AsyncRollingOptions, restored: Restored)
   constructor(options: AsyncRollingOptions, restored?: Restored) {
-    const { foldRetries, summarize, timeout, tokenCounter, ...rolling } = decodeOptions(
+    const { archive, foldRetries, summarize, timeout, tokenCounter, ...options_ } = decodeOptions(
       OptionsSchema.PromiseOptions.asyncRolling,
       options
     )
+    const rolling = { ...options_, ...archiveOf(archive, undefined) }
     // Only background folds need a scope (dispose() closes it).
     const scope = rolling.fold === "background" ? Effect.runSync(Scope.make()) : undefined
     const built = build(EffectRolling.makeStepper(
@@ -481,9 +526,12 @@ export class WindowMemory extends SyncMemory {
   /** With `restored`: holding that state (what {@link WindowMemory.fromJSON} decoded). @internal */
   constructor(options: WindowOptions, restored: Restored)
   constructor(options: WindowOptions, restored?: Restored) {
-    const { tokenCounter, ...window } = decodeOptions(OptionsSchema.PromiseOptions.window, options)
+    const { archive, tokenCounter, ...window } = decodeOptions(OptionsSchema.PromiseOptions.window, options)
     const built = build(EffectWindow.makeStepper(
-      markDecoded(window, OptionsSchema.WindowOptions),
+      markDecoded(
+        { ...window, ...archiveOf(archive, "AsyncRollingMemory with summarize: \"drop\", or the Effect API's") },
+        OptionsSchema.WindowOptions
+      ),
       { counter: counterOf(tokenCounter) },
       stateOf(restored)
     ))
@@ -508,9 +556,12 @@ export class SummaryMemory extends SyncMemory {
   /** With `restored`: holding that state (what {@link SummaryMemory.fromJSON} decoded). @internal */
   constructor(options: SummaryOptions, restored: Restored)
   constructor(options: SummaryOptions, restored?: Restored) {
-    const { summarize, tokenCounter, ...summary } = decodeOptions(OptionsSchema.PromiseOptions.summary, options)
+    const { archive, summarize, tokenCounter, ...summary } = decodeOptions(
+      OptionsSchema.PromiseOptions.summary,
+      options
+    )
     const built = build(EffectSummary.makeStepper(
-      markDecoded(summary, OptionsSchema.SummaryOptions),
+      markDecoded({ ...summary, ...archiveOf(archive, "AsyncSummaryMemory") }, OptionsSchema.SummaryOptions),
       { counter: counterOf(tokenCounter), summarizer: Summarizer.fromFunction(summarize as Summarize) },
       stateOf(restored)
     ))
@@ -542,10 +593,11 @@ export class AsyncSummaryMemory extends AsyncMemory {
   /** With `restored`: holding that state (what {@link AsyncSummaryMemory.fromJSON} decoded). @internal */
   constructor(options: AsyncSummaryOptions, restored: Restored)
   constructor(options: AsyncSummaryOptions, restored?: Restored) {
-    const { summarize, timeout, tokenCounter, ...summary } = decodeOptions(
+    const { archive, summarize, timeout, tokenCounter, ...options_ } = decodeOptions(
       OptionsSchema.PromiseOptions.asyncSummary,
       options
     )
+    const summary = { ...options_, ...archiveOf(archive, undefined) }
     const built = build(EffectSummary.makeStepper(
       markDecoded(summary, OptionsSchema.SummaryOptions),
       { counter: counterOf(tokenCounter), summarizer: promiseSummarizer(summarize as AsyncSummarize, timeout) },

@@ -13,6 +13,7 @@ import * as Scope from "effect/Scope"
 import { SummarizerError } from "../Errors.js"
 import * as MemoryState from "../schema/MemoryState.js"
 import * as Message from "../schema/Message.js"
+import type * as Archives from "../services/Archive.js"
 import * as Summarizer from "../services/Summarizer.js"
 import type { Memory, Stepper, Usage } from "../strategies/Memory.js"
 
@@ -354,6 +355,16 @@ export abstract class SyncMemory extends BaseMemory {
     const rest = this.stepMany(messages.map((m) => toMessage(m.role, m.content, m)))
     if (rest !== Exit.void) squash(Exit.isExit(rest) ? rest : Effect.runSyncExit(rest))
   }
+  /**
+   * Searches the memory's archive in its own conversation (docs/contract.md
+   * section 17): the matches of `query`, best first, those naming its
+   * artifacts exactly first; `limit` (default 5), `before`, `roles`,
+   * `neighbours`. Throws `ConfigError` without an archive or on a wrong
+   * option. Works after `dispose()` (a read).
+   */
+  recall(query: string, options?: Archives.SearchOptions): ReadonlyArray<Archives.Match> {
+    return squash(Effect.runSyncExit(this.memory.recall(query, options)))
+  }
   /** Adds a `user` message. */
   addUserMessage(content: string, options?: MessageOptions): void {
     this.addMessage(Message.USER, content, options)
@@ -417,6 +428,17 @@ export abstract class AsyncMemory extends BaseMemory {
       throw new DOMException("the add's summarizer call was cancelled by dispose()", "AbortError")
     }
     squash(exit)
+  }
+  /**
+   * Searches the memory's archive in its own conversation (docs/contract.md
+   * section 17): the matches of `query`, best first, those naming its
+   * artifacts exactly first; `limit` (default 5), `before`, `roles`,
+   * `neighbours`. Rejects with `ConfigError` without an archive or on a
+   * wrong option, `ArchiveError` when the archive fails. Works after
+   * `dispose()` (a read).
+   */
+  async recall(query: string, options?: Archives.SearchOptions): Promise<ReadonlyArray<Archives.Match>> {
+    return squash(await Effect.runPromiseExit(this.memory.recall(query, options)))
   }
   /** Adds a `user` message. */
   addUserMessage(content: string, options?: MessageOptions): Promise<void> {

@@ -756,6 +756,19 @@ export const asyncFields = {
   timeout: optional<number>(Rules.milliseconds)
 }
 
+/**
+ * The archive's fields in the Promise facade (docs/contract.md section 17):
+ * `archive`, an archive of `rollmem/promise`'s `Archive` (`memory()`,
+ * `sqlite(path)`, `postgres(url)`), and `conversationId`.
+ *
+ * @since 0.4.0
+ * @category schemas
+ */
+export const promiseArchiveFields = {
+  archive: optional<{ readonly kind: string; readonly service: Archive.Service }>(Rules.promiseArchive),
+  conversationId: archiveFields.conversationId
+}
+
 const requiredSummarize = required<(...args: ReadonlyArray<never>) => unknown>(Rules.summarizeFunction)
 
 // The rolling classes' `summarize`: a function or "drop", never absent (docs/contract.md section 5).
@@ -775,10 +788,14 @@ const promiseRule = (rule: CrossRule | undefined): CrossRule => (o, name) =>
  * @category schemas
  */
 export const PromiseOptions = {
-  rolling: struct({ ...rollingFields, ...promiseFields, summarize: summarizeOrDrop }, promiseRule(rollingRule)),
+  rolling: struct(
+    { ...rollingFields, ...promiseFields, summarize: summarizeOrDrop, ...promiseArchiveFields },
+    promiseRule(rollingRule)
+  ),
   asyncRolling: struct({
     ...rollingFields,
     ...promiseFields,
+    ...promiseArchiveFields,
     summarize: summarizeOrDrop,
     fold: backgroundFields.fold,
     hardMaxTokens: backgroundFields.hardMaxTokens,
@@ -786,13 +803,19 @@ export const PromiseOptions = {
     ...asyncFields
   }, promiseRule(rollingRule)),
   buffer: struct({ ...bufferFields, tokenCounter: promiseFields.tokenCounter }, undefined),
-  window: struct({ ...windowFields, tokenCounter: promiseFields.tokenCounter }, windowRule),
+  window: struct({ ...windowFields, tokenCounter: promiseFields.tokenCounter, ...promiseArchiveFields }, windowRule),
   summary: struct(
-    { ...summaryFields, summarize: requiredSummarize, tokenCounter: promiseFields.tokenCounter },
+    {
+      ...summaryFields,
+      summarize: requiredSummarize,
+      tokenCounter: promiseFields.tokenCounter,
+      ...promiseArchiveFields
+    },
     summaryRule
   ),
   asyncSummary: struct({
     ...summaryFields,
+    ...promiseArchiveFields,
     summarize: requiredSummarize,
     tokenCounter: promiseFields.tokenCounter,
     ...asyncFields

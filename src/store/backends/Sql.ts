@@ -185,9 +185,11 @@ export interface SqliteOptions extends SqlOptions {
 /**
  * A driver that cannot open what it was given (a missing directory, a
  * server that does not answer) is an `SqlError` of the layer naming it, not
- * a defect.
+ * a defect. Shared with the archive's layers (`SqlArchive.ts`).
+ *
+ * @internal
  */
-const openFailure = (what: string) => (cause: Cause.Cause<unknown>): Layer.Layer<unknown, SqlError> =>
+export const openFailure = (what: string) => (cause: Cause.Cause<unknown>): Layer.Layer<unknown, SqlError> =>
   Layer.unwrapEffect(Effect.map(
     importModule("@effect/sql/SqlError"),
     ({ SqlError }) => {

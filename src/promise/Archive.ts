@@ -1,0 +1,120 @@
+/**
+ * Archives for the Promise facade (docs/contract.md section 17): where a
+ * facade memory's `archive` option writes the messages that leave its
+ * buffer, and what `recall` searches. `memory()` keeps them in this
+ * process (any class takes it); `sqlite(filename)` and `postgres(url)` keep
+ * them in a database (SQLite FTS5, PostgreSQL full-text search), which
+ * needs I/O: the asynchronous classes take them, a synchronous class
+ * refuses them with `ConfigError` naming the class to use.
+ *
+ * @example
+ * ```ts
+ * import { Archive, AsyncRollingMemory } from "rollmem/promise"
+ *
+ * const archive = Archive.sqlite("archive.db")
+ * const memory = new AsyncRollingMemory({ maxTokens: 8000, summarize: "drop", archive, conversationId: "chat-42" })
+ * await memory.addUserMessage("the tests in src/cli/Measure.ts fail")
+ * const matches = await memory.recall("src/cli/Measure.ts", { limit: 5 })
+ * await archive.close()
+ * ```
+ *
+ * @since 0.4.0
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import type * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Archives from "../services/Archive.js"
+import * as SqlArchive from "../store/backends/SqlArchive.js"
+import { squash } from "./internal.js"
+
+/**
+ * An archive of the facade: give it as a memory's `archive` option; search
+ * it with `search` and `messages` (Promises); `close()` closes its database
+ * connections (nothing for `memory()`). `kind` says where it keeps the
+ * messages; `service` is the Effect API's archive it runs on.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface Archive {
+  readonly kind: "memory" | "sqlite" | "postgres"
+  readonly service: Archives.Service
+  /** The archived messages of a conversation that match `query`, best first (`Archive.search` of the Effect API). */
+  readonly search: (
+    conversationId: string,
+    query: string,
+    options?: Archives.SearchOptions
+  ) => Promise<ReadonlyArray<Archives.Match>>
+  /** Every archived message of a conversation, in position order. */
+  readonly messages: (conversationId: string) => Promise<ReadonlyArray<Archives.Archived>>
+  /** Closes the database connections; the archive is unusable after. */
+  readonly close: () => Promise<void>
+}
+
+const run = async <A, E>(effect: Effect.Effect<A, E>): Promise<A> => squash(await Effect.runPromiseExit(effect))
+
+const facade = (kind: Archive["kind"], service: Archives.Service, close: () => Promise<void>): Archive => ({
+  kind,
+  service,
+  search: (conversationId, query, options) => run(service.search(conversationId, query, options)),
+  messages: (conversationId) => run(service.messages(conversationId)),
+  close
+})
+
+/**
+ * An archive in this process's memory (`Archive.makeMemory()` of the Effect
+ * API): synchronous, so every facade class takes it.
+ *
+ * @since 0.4.0
+ * @category constructors
+ */
+export const memory = (): Archive => facade("memory", Archives.makeMemory(), () => Promise.resolve())
+
+// An archive whose service is built from `layer` on first use, in a runtime of its own that `close()` disposes.
+const layered = (kind: Archive["kind"], layer: Layer.Layer<Archives.Archive, unknown>): Archive => {
+  const runtime = ManagedRuntime.make(layer)
+  const service = Effect.mapError(
+    Effect.map(runtime.runtimeEffect, (rt) => Context.get(rt.context, Archives.Archive)),
+    (cause) => Archives.failed(`cannot open the ${kind} archive`, cause)
+  )
+  const via = <A, E>(f: (s: Archives.Service) => Effect.Effect<A, E>) => Effect.flatMap(service, f)
+  return facade(kind, {
+    append: (conversationId, entries) => via((s) => s.append(conversationId, entries)),
+    search: (conversationId, query, options) => via((s) => s.search(conversationId, query, options)),
+    messages: (conversationId) => via((s) => s.messages(conversationId))
+  }, () => runtime.dispose())
+}
+
+/**
+ * An archive in an SQLite file (FTS5), through `@effect/sql-sqlite-node` (an
+ * optional peer: `npm i @effect/sql-sqlite-node@0.53.0`), opened on first
+ * use. The asynchronous classes take it.
+ *
+ * @since 0.4.0
+ * @category constructors
+ */
+export const sqlite = (filename: string, options?: SqlArchive.Options): Archive =>
+  layered("sqlite", SqlArchive.layerSqlite({ ...options, filename }))
+
+/**
+ * An archive in PostgreSQL (`tsvector` with a GIN index), through
+ * `@effect/sql-pg` (an optional peer: `npm i @effect/sql-pg@0.53.0`),
+ * connected on first use. The asynchronous classes take it.
+ *
+ * @since 0.4.0
+ * @category constructors
+ */
+export const postgres = (
+  url: string,
+  options?: SqlArchive.Options & { readonly maxConnections?: number | undefined }
+): Archive => layered("postgres", SqlArchive.layerPg({ ...options, url }))
+
+/**
+ * Whether an archive writes at once (`memory()`), which a synchronous class
+ * needs.
+ *
+ * @since 0.4.0
+ * @category predicates
+ */
+export const isSync = (archive: Archive): boolean => archive.service.appendSync !== undefined

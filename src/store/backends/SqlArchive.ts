@@ -1,0 +1,362 @@
+/**
+ * The archive in SQL (docs/contract.md section 17): an `Archive` on any
+ * `@effect/sql` `SqlClient`, searched with the database's own full-text
+ * search (SQLite FTS5, PostgreSQL `tsvector` with a GIN index), and its
+ * SQLite and PostgreSQL layers, whose drivers are loaded when the layer is
+ * built.
+ *
+ * One row per archived message, `(conversation_id, position)` unique: a
+ * write is one transaction inserting its rows with `ON CONFLICT DO
+ * NOTHING`, so a retried or redelivered write doubles nothing; the fold
+ * number is the conversation's highest plus one, read in the same
+ * transaction (PostgreSQL: under a transaction advisory lock on the
+ * conversation). A row's `terms` are its text's terms (`core/recall.ts`),
+ * which the full-text index reads: SQLite's FTS5 table `<table>_fts` (kept
+ * by a trigger), PostgreSQL's generated `tsv` column (`to_tsvector('simple',
+ * terms)`, GIN-indexed).
+ *
+ * Search: the rows matching any of the query's terms, ranked by the
+ * database (SQLite `bm25`, PostgreSQL `ts_rank`), with the rows matching
+ * each of the query's artifacts as a phrase; those naming the query's
+ * artifacts exactly rank first (as `core/recall.ts` says), then the
+ * database's rank, then the newer.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Archive, Message, WindowMemory } from "rollmem"
+ * import { SqlArchive } from "rollmem/store"
+ *
+ * const program = Effect.gen(function*() {
+ *   const archive = yield* Archive.Archive
+ *   const memory = yield* WindowMemory.make({ maxMessages: 20, archive, conversationId: "chat-42" })
+ *   yield* memory.add(Message.user("hello"))
+ * }).pipe(Effect.provide(SqlArchive.layerSqlite({ filename: "archive.db" })))
+ * ```
+ *
+ * @since 0.4.0
+ */
+import type * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+import * as Artifacts from "../../core/artifacts.js"
+import * as Recall from "../../core/recall.js"
+import type { ArchiveError, ConfigError } from "../../Errors.js"
+import { withCreationLock } from "../../internal/creationLock.js"
+import * as Messages from "../../schema/Message.js"
+import * as Archive from "../../services/Archive.js"
+import { importModule } from "../internal/peers.js"
+import { openFailure } from "./Sql.js"
+import { isCreationRace, retryTransient, TRANSIENT_RETRIES } from "./SqlErrors.js"
+
+/**
+ * The default table of the SQL archive layers.
+ *
+ * @since 0.4.0
+ * @category constants
+ */
+export const DEFAULT_TABLE = "rollmem_archive"
+
+/**
+ * Options of {@link make} and its layers.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface Options {
+  /** The archive's table; default {@link DEFAULT_TABLE}. Created if missing, with its full-text index. */
+  readonly table?: string | undefined
+}
+
+/** How many candidates a search reads from the database beside its `limit`, per query part. */
+const CANDIDATES = 50
+/** Rows per INSERT statement (SQLite's bound variables are limited). */
+const BATCH = 500
+
+interface Row {
+  readonly position: number | string
+  readonly fold: number | string
+  readonly message: string
+  readonly rank?: number | string | undefined
+}
+
+const encodeMessage = Schema.encodeSync(Messages.Message)
+
+const decodeMessage = (text: string): Messages.Message => {
+  const decoded = Messages.decodeUnknown(JSON.parse(text))
+  if (Either.isLeft(decoded)) throw decoded.left
+  return decoded.right
+}
+
+const failed = (what: string) => (cause: unknown): ArchiveError =>
+  Archive.failed(`${what}: ${cause instanceof Error ? cause.message : String(cause)}`, cause)
+
+/** Creates the table and its full-text index, race-free (as the store's table, docs/architecture.md). */
+const ensureArchive = (sql: SqlClient.SqlClient, name: string): Effect.Effect<void, SqlError> => {
+  const table = sql(name)
+  const last = name.split(".").pop()!
+  return sql.onDialectOrElse({
+    pg: () =>
+      Effect.retry(
+        withCreationLock(
+          sql,
+          name,
+          Effect.zipRight(
+            sql`CREATE TABLE IF NOT EXISTS ${table} (
+              conversation_id TEXT NOT NULL,
+              position BIGINT NOT NULL,
+              fold INTEGER NOT NULL,
+              role TEXT NOT NULL,
+              message TEXT NOT NULL,
+              terms TEXT NOT NULL,
+              tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple', terms)) STORED,
+              PRIMARY KEY (conversation_id, position)
+            )`,
+            sql`CREATE INDEX IF NOT EXISTS ${sql(`${last}_tsv`)} ON ${table} USING GIN (tsv)`
+          )
+        ),
+        { times: TRANSIENT_RETRIES, while: isCreationRace }
+      ),
+    orElse: () =>
+      retryTransient(sql.withTransaction(Effect.gen(function*() {
+        yield* sql`CREATE TABLE IF NOT EXISTS ${table} (
+          id INTEGER PRIMARY KEY,
+          conversation_id TEXT NOT NULL,
+          position INTEGER NOT NULL,
+          fold INTEGER NOT NULL,
+          role TEXT NOT NULL,
+          message TEXT NOT NULL,
+          terms TEXT NOT NULL,
+          UNIQUE (conversation_id, position)
+        )`
+        yield* sql`CREATE VIRTUAL TABLE IF NOT EXISTS ${sql(`${name}_fts`)} USING fts5(terms, content='')`
+        yield* sql`CREATE TRIGGER IF NOT EXISTS ${sql(`${name}_fts_insert`)} AFTER INSERT ON ${sql(last)}
+          BEGIN INSERT INTO ${sql(`${last}_fts`)} (rowid, terms) VALUES (new.id, new.terms); END`
+      })))
+  })
+}
+
+/**
+ * An archive on the `SqlClient` in context (see the module's description):
+ * creates its table and full-text index if missing, and fails with the
+ * `SqlError` when it cannot. Written and tested for SQLite (with FTS5) and
+ * PostgreSQL (12 or later, for generated columns).
+ *
+ * @since 0.4.0
+ * @category constructors
+ */
+export const make = (options?: Options): Effect.Effect<Archive.Service, SqlError, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const { SqlClient } = yield* importModule("@effect/sql/SqlClient")
+    const sql = yield* SqlClient
+    const name = options?.table ?? DEFAULT_TABLE
+    const table = sql(name)
+    const last = name.split(".").pop()!
+    const fts = sql(`${name}_fts`)
+    // FTS5's hidden column (MATCH, rank) is named by the table's own name, unqualified
+    const ftsName = sql(`${last}_fts`)
+    const pg = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
+    const extractor = Artifacts.extractor()
+    yield* ensureArchive(sql, name)
+
+    const append = (conversationId: string, entries: ReadonlyArray<Archive.Entry>) =>
+      entries.length === 0 ? Effect.void : sql.withTransaction(Effect.gen(function*() {
+        if (pg) yield* sql`SELECT pg_advisory_xact_lock(hashtext(${`${name}/${conversationId}`}))`
+        const [{ next }] = yield* sql<{ readonly next: number | string }>`SELECT COALESCE(MAX(fold), 0) + 1 AS next
+          FROM ${table} WHERE conversation_id = ${conversationId}`
+        const fold = Number(next)
+        const rows = entries.map(({ message, position }) => ({
+          conversation_id: conversationId,
+          position,
+          fold,
+          role: message.role,
+          message: JSON.stringify(encodeMessage(message)),
+          terms: Recall.terms(Artifacts.textOf(message)).join(" ")
+        }))
+        for (let i = 0; i < rows.length; i += BATCH) {
+          yield* sql`INSERT INTO ${table} ${sql.insert(rows.slice(i, i + BATCH))}
+            ON CONFLICT (conversation_id, position) DO NOTHING`
+        }
+      })).pipe(retryTransient, Effect.mapError(failed("archive write")))
+
+    const archived = (conversationId: string, row: Row): Archive.Archived => ({
+      conversationId,
+      position: Number(row.position),
+      fold: Number(row.fold),
+      message: decodeMessage(row.message)
+    })
+
+    const filters = (options: Archive.SearchOptions | undefined) => {
+      const parts = []
+      if (options?.before !== undefined) parts.push(sql`a.position < ${options.before}`)
+      if (options?.roles !== undefined) {
+        parts.push(options.roles.length === 0 ? sql`1 = 0` : sql`a.role IN ${sql.in(options.roles)}`)
+      }
+      return parts.length === 0 ? sql`1 = 1` : sql.and(parts)
+    }
+
+    // the rows matching `match` (FTS5 syntax or a tsquery), ranked by `any` (the query's terms), best first
+    const candidates = (
+      conversationId: string,
+      any: string,
+      match: string,
+      options: Archive.SearchOptions | undefined
+    ) =>
+      pg
+        ? sql<Row>`SELECT a.position, a.fold, a.message, ts_rank(a.tsv, to_tsquery('simple', ${any})) AS rank
+            FROM ${table} a
+            WHERE a.conversation_id = ${conversationId} AND a.tsv @@ to_tsquery('simple', ${match})
+              AND ${filters(options)}
+            ORDER BY rank DESC, a.position DESC LIMIT ${(options?.limit ?? Recall.DEFAULT_LIMIT) + CANDIDATES}`
+        : sql<Row>`SELECT a.position, a.fold, a.message, -${ftsName}.rank AS rank
+            FROM ${fts} JOIN ${table} a ON a.id = ${ftsName}.rowid
+            WHERE ${ftsName} MATCH ${match} AND a.conversation_id = ${conversationId} AND ${filters(options)}
+            ORDER BY ${ftsName}.rank, a.position DESC LIMIT ${(options?.limit ?? Recall.DEFAULT_LIMIT) + CANDIDATES}`
+
+    const neighboursOf = (conversationId: string, position: number, around: number) =>
+      Effect.map(
+        Effect.all([
+          sql<Row>`SELECT position, fold, message FROM ${table}
+            WHERE conversation_id = ${conversationId} AND position < ${position}
+            ORDER BY position DESC LIMIT ${around}`,
+          sql<Row>`SELECT position, fold, message FROM ${table}
+            WHERE conversation_id = ${conversationId} AND position > ${position}
+            ORDER BY position LIMIT ${around}`
+        ]),
+        ([before, after]) => [...[...before].reverse(), ...after].map((row) => archived(conversationId, row))
+      )
+
+    const search = (
+      conversationId: string,
+      query: string,
+      options?: Archive.SearchOptions
+    ): Effect.Effect<ReadonlyArray<Archive.Match>, ArchiveError | ConfigError> =>
+      Effect.suspend((): Effect.Effect<ReadonlyArray<Archive.Match>, ArchiveError | ConfigError> => {
+        const refused = Archive.checkOptions(options)
+        if (refused !== undefined) return Effect.fail(refused)
+        const terms = [...new Set(Recall.terms(query))]
+        if (terms.length === 0) return Effect.succeed([])
+        const any = pg ? terms.join(" | ") : terms.map((t) => `"${t}"`).join(" OR ")
+        const wanted = extractor.extract(query)
+        const phrases = wanted.map((artifact) => Recall.terms(artifact.text)).filter((t) => t.length > 0)
+          .map((t) => pg ? t.join(" <-> ") : `"${t.join(" ")}"`)
+        const limit = options?.limit ?? Recall.DEFAULT_LIMIT
+        return Effect.gen(function*() {
+          const rows = [...yield* candidates(conversationId, any, any, options)]
+          for (const phrase of phrases) {
+            rows.push(...yield* candidates(conversationId, any, pg ? `(${phrase}) & (${any})` : phrase, options))
+          }
+          const seen = new Set<number>()
+          const hits: Array<Recall.Hit & { readonly row: Row }> = []
+          for (const row of rows) {
+            const position = Number(row.position)
+            if (seen.has(position)) continue
+            seen.add(position)
+            const message = decodeMessage(row.message)
+            const named = new Set(extractor.extract(Artifacts.textOf(message)).map((a) => a.text))
+            const exact = wanted.filter((a) => named.has(a.text)).length
+            hits.push({ position, score: Number(row.rank ?? 0), exact, row })
+          }
+          hits.sort(Recall.compare)
+          const around = options?.neighbours ?? 0
+          return yield* Effect.forEach(hits.slice(0, limit), (hit) => {
+            const found = archived(conversationId, hit.row)
+            const match = { ...found, score: hit.score, exact: hit.exact }
+            return around === 0
+              ? Effect.succeed({ ...match, neighbours: [] })
+              : Effect.map(neighboursOf(conversationId, hit.position, around), (neighbours) => ({
+                ...match,
+                neighbours
+              }))
+          })
+        }).pipe(Effect.mapError(failed("archive search")))
+      })
+
+    const messages = (conversationId: string) =>
+      sql<Row>`SELECT position, fold, message FROM ${table} WHERE conversation_id = ${conversationId}
+        ORDER BY position`.pipe(
+        Effect.map((rows) => rows.map((row) => archived(conversationId, row))),
+        Effect.mapError(failed("archive read"))
+      )
+
+    return Archive.Archive.of({ append, search, messages })
+  })
+
+/**
+ * An archive on the `SqlClient` in context (see {@link make}).
+ *
+ * @since 0.4.0
+ * @category layers
+ */
+export const layer = (options?: Options): Layer.Layer<Archive.Archive, SqlError, SqlClient.SqlClient> =>
+  Layer.effect(Archive.Archive, make(options))
+
+/**
+ * Options of {@link layerSqlite}: the database file (created if missing).
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface SqliteOptions extends Options {
+  readonly filename: string
+}
+
+/**
+ * An archive in an SQLite database file with FTS5, through
+ * `@effect/sql-sqlite-node` (an optional peer: `npm i
+ * @effect/sql-sqlite-node@0.53.0`), loaded when the layer is built. The file
+ * may be the store's (`ConversationStore.layerSqlite`): the tables differ.
+ *
+ * @since 0.4.0
+ * @category layers
+ */
+export const layerSqlite = (options: SqliteOptions): Layer.Layer<Archive.Archive, SqlError> =>
+  Layer.unwrapEffect(
+    Effect.map(
+      importModule("@effect/sql-sqlite-node/SqliteClient"),
+      (SqliteClient) =>
+        Layer.provide(
+          layer(options),
+          SqliteClient.layer({ filename: options.filename }).pipe(Layer.catchAllCause(openFailure(options.filename)))
+        )
+    )
+  )
+
+/**
+ * Options of {@link layerPg}: the connection URL and the pool's size.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface PgOptions extends Options {
+  readonly url: string | Redacted.Redacted<string>
+  readonly maxConnections?: number | undefined
+}
+
+/**
+ * An archive in a PostgreSQL database (12 or later), through
+ * `@effect/sql-pg` (an optional peer: `npm i @effect/sql-pg@0.53.0`), loaded
+ * when the layer is built; the pool closes with the layer's scope.
+ *
+ * @since 0.4.0
+ * @category layers
+ */
+export const layerPg = (options: PgOptions): Layer.Layer<Archive.Archive, SqlError> =>
+  Layer.unwrapEffect(
+    Effect.map(
+      importModule("@effect/sql-pg/PgClient"),
+      (PgClient) =>
+        Layer.provide(
+          layer(options),
+          PgClient.layer({
+            url: typeof options.url === "string" ? Redacted.make(options.url) : options.url,
+            maxConnections: options.maxConnections,
+            applicationName: "rollmem"
+          }).pipe(Layer.catchAllCause(openFailure("the PostgreSQL database")))
+        )
+    )
+  )

@@ -1,0 +1,119 @@
+/**
+ * The Promise facade's archives (docs/contract.md section 17):
+ * `Archive.memory()` in every class, the database archives in the
+ * asynchronous classes only (a synchronous class refuses them, naming the
+ * class to use), `recall` synchronous or a Promise as the class's adds.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import {
+  Archive,
+  AsyncRollingMemory,
+  AsyncSummaryMemory,
+  BufferMemory,
+  ConfigError,
+  RollingMemory,
+  SummaryMemory,
+  WindowMemory
+} from "../src/promise/index.js"
+
+const tempFile = (name: string) => path.join(fs.mkdtempSync(path.join(os.tmpdir(), "rollmem-archive-")), name)
+
+const at = (matches: ReadonlyArray<{ readonly position: number }>) => matches.map((m) => m.position)
+
+describe("Archive.memory()", () => {
+  it("a synchronous memory archives into it and recalls synchronously", async () => {
+    const archive = Archive.memory()
+    const memory = new RollingMemory({ maxTokens: 4, summarize: "drop", archive, conversationId: "c" })
+    memory.addUserMessage("read src/cli/Measure.ts")
+    memory.addAssistantMessage("done")
+    memory.addUserMessage("next step")
+    assert.deepStrictEqual(
+      (await archive.messages("c")).map((a) => [a.position, a.fold, a.message.content]),
+      [[0, 1, "read src/cli/Measure.ts"], [1, 1, "done"]]
+    )
+    assert.deepStrictEqual(at(memory.recall("src/cli/Measure.ts")), [0])
+    assert.deepStrictEqual(at(await archive.search("c", "done")), [1])
+    assert.deepStrictEqual(memory.toJSON(), {
+      version: 3,
+      summary: "",
+      buffer: [{ role: "user", content: "next step" }],
+      conversationId: "c",
+      nextPosition: 3,
+      positions: [2]
+    })
+    await archive.close()
+  })
+
+  it("window and summary memories take it", () => {
+    const archive = Archive.memory()
+    const window = new WindowMemory({ maxMessages: 1, archive, conversationId: "w" })
+    window.addUserMessage("alpha")
+    window.addUserMessage("beta")
+    assert.deepStrictEqual(at(window.recall("alpha")), [0])
+    const summary = new SummaryMemory({ summarize: (s, m) => `${s}${m.length}`, archive, conversationId: "s" })
+    summary.addUserMessage("gamma")
+    assert.deepStrictEqual(at(summary.recall("gamma")), [0])
+  })
+
+  it("recall without an archive throws ConfigError", () => {
+    assert.throws(() => new BufferMemory().recall("x"), ConfigError)
+  })
+})
+
+describe("database archives", () => {
+  it("a synchronous class refuses them, naming the class to use", () => {
+    const archive = Archive.sqlite(tempFile("a.db"))
+    const refused = (make: () => unknown) => {
+      try {
+        make()
+      } catch (error) {
+        return error instanceof ConfigError ? [error.option, error.description] : error
+      }
+      return "not refused"
+    }
+    assert.deepStrictEqual(refused(() => new RollingMemory({ summarize: "drop", archive })), [
+      "archive",
+      "a sqlite archive needs I/O, which a synchronous memory cannot wait for: use AsyncRollingMemory, or Archive.memory()"
+    ])
+    assert.deepStrictEqual(refused(() => new SummaryMemory({ summarize: (s) => s, archive })), [
+      "archive",
+      "a sqlite archive needs I/O, which a synchronous memory cannot wait for: use AsyncSummaryMemory, or Archive.memory()"
+    ])
+    assert.deepStrictEqual(
+      refused(() => new WindowMemory({ maxMessages: 2, archive }))?.toString().includes(
+        "AsyncRollingMemory with summarize: \"drop\""
+      ),
+      true
+    )
+    assert.deepStrictEqual(refused(() => new RollingMemory({ summarize: "drop", archive: {} as Archive.Archive })), [
+      "archive",
+      "must be an archive (Archive.memory(), Archive.sqlite(path) or Archive.postgres(url)), got object"
+    ])
+  })
+
+  it("AsyncRollingMemory folds into SQLite and recalls", async () => {
+    const archive = Archive.sqlite(tempFile("b.db"))
+    const memory = new AsyncRollingMemory({
+      maxTokens: 4,
+      summarize: async (summary, messages) => `${summary}${messages.length}`,
+      archive,
+      conversationId: "c"
+    })
+    await memory.addUserMessage("open src/core/recall.ts")
+    await memory.addAssistantMessage("opened")
+    await memory.addUserMessage("now the bench")
+    assert.strictEqual(memory.summary, "2")
+    assert.deepStrictEqual(at(await memory.recall("src/core/recall.ts")), [0])
+    assert.deepStrictEqual((await archive.messages("c")).map((a) => a.message.content), [
+      "open src/core/recall.ts",
+      "opened"
+    ])
+    const summary = new AsyncSummaryMemory({ summarize: async (s) => `${s}.`, archive, conversationId: "s" })
+    await summary.addUserMessage("delta")
+    assert.deepStrictEqual(at(await summary.recall("delta")), [0])
+    await archive.close()
+  })
+})

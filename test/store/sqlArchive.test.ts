@@ -1,0 +1,108 @@
+/**
+ * The archive's layers (docs/contract.md section 17) against one suite: the
+ * in-memory archive, SQLite (FTS5) and PostgreSQL (tsvector + GIN), each
+ * in a database or schema of its own. Writes idempotent by (conversation,
+ * position), fold numbers, ranking with exact artifact matches first,
+ * filters and neighbours, and a memory folding into each.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { ConfigError } from "../../src/Errors.js"
+import { Archive, Message, RollingMemory, Summarizer } from "../../src/index.js"
+import * as SqlArchive from "../../src/store/backends/SqlArchive.js"
+import { reportUnreachable, servers, tempDirectory } from "./layers.js"
+import { pgSchema } from "./servers.js"
+
+const sqlite = Layer.unwrapScoped(
+  Effect.map(tempDirectory, (dir) => Layer.orDie(SqlArchive.layerSqlite({ filename: `${dir}/archive.db` })))
+)
+const pg = Layer.unwrapScoped(Effect.map(pgSchema(), ({ url }) => Layer.orDie(SqlArchive.layerPg({ url }))))
+
+const targets: ReadonlyArray<
+  { readonly name: string; readonly layer: Layer.Layer<Archive.Archive>; readonly skip: boolean }
+> = [
+  { name: "in memory", layer: Archive.layerMemory, skip: false },
+  { name: "SQLite", layer: sqlite, skip: false },
+  { name: "PostgreSQL", layer: pg, skip: servers.pg.unreachable !== undefined }
+]
+
+reportUnreachable()
+
+const entries = (texts: ReadonlyArray<readonly [number, Message.Message]>): Array<Archive.Entry> =>
+  texts.map(([position, message]) => ({ position, message }))
+
+for (const target of targets) {
+  describe.skipIf(target.skip)(target.name, () => {
+    const run = <A, E>(effect: Effect.Effect<A, E, Archive.Archive>) => Effect.provide(effect, target.layer)
+
+    it.effect("stores by (conversation, position) once; each write that stores something is the next fold", () =>
+      run(Effect.gen(function*() {
+        const archive = yield* Archive.Archive
+        yield* archive.append("c1", entries([[0, Message.user("a")], [1, Message.assistant("b")]]))
+        yield* archive.append("c1", entries([[1, Message.assistant("changed")]]))
+        yield* archive.append("c1", entries([[1, Message.assistant("changed")], [3, Message.user("d")]]))
+        yield* archive.append("c2", entries([[0, Message.user("other")]]))
+        const listed = (yield* archive.messages("c1")).map((a) => [a.position, a.fold, a.message.content])
+        assert.deepStrictEqual(listed, [[0, 1, "a"], [1, 1, "b"], [3, 2, "d"]])
+        assert.deepStrictEqual((yield* archive.messages("c2")).map((a) => a.conversationId), ["c2"])
+      })))
+
+    it.effect("messages come back with every field", () =>
+      run(Effect.gen(function*() {
+        const archive = yield* Archive.Archive
+        const call = Message.assistant("", {
+          id: "m1",
+          toolCalls: [{ id: "t1", name: "read", arguments: "{\"path\":\"a.ts\"}" }],
+          metadata: { k: [1, null] }
+        })
+        yield* archive.append("c", entries([[7, call]]))
+        const [stored] = yield* archive.messages("c")
+        assert.deepStrictEqual(stored.message, call)
+      })))
+
+    it.effect("ranks the messages naming the query's artifact first; limit, before, roles, neighbours", () =>
+      run(Effect.gen(function*() {
+        const archive = yield* Archive.Archive
+        yield* archive.append(
+          "c",
+          entries([
+            [0, Message.user("book the flight to Rome")],
+            [1, Message.assistant("I changed src/cli/Measure.ts and src/cli/Replay.ts")],
+            [2, Message.user("measure the cli replay time")],
+            [3, Message.tool("Measure.ts: 3 tests fail", { toolCallId: "t9" })],
+            [4, Message.user("the flight to Rome leaves at noon")]
+          ])
+        )
+        const at = (matches: ReadonlyArray<Archive.Match>) => matches.map((m) => m.position)
+        const found = yield* archive.search("c", "src/cli/Measure.ts")
+        assert.strictEqual(found[0].position, 1)
+        assert.strictEqual(found[0].exact, 1)
+        assert.deepStrictEqual(at(found).slice(1).sort(), [2, 3])
+        assert.deepStrictEqual(at(yield* archive.search("c", "flight rome", { before: 4 })), [0])
+        assert.deepStrictEqual(at(yield* archive.search("c", "measure", { roles: ["tool"] })), [3])
+        assert.deepStrictEqual((yield* archive.search("c", "flight measure cli", { limit: 2 })).length, 2)
+        const [noon] = yield* archive.search("c", "noon", { neighbours: 2 })
+        assert.deepStrictEqual([noon.position, noon.neighbours.map((n) => n.position)], [4, [2, 3]])
+        assert.deepStrictEqual(yield* archive.search("c", "nothing here"), [])
+        assert.deepStrictEqual(yield* archive.search("other", "flight"), [])
+        assert.deepStrictEqual(
+          yield* Effect.flip(archive.search("c", "x", { neighbours: -1 })),
+          new ConfigError({ option: "neighbours", description: "must be a non-negative integer, got -1" })
+        )
+      })))
+
+    it.effect("a memory folds into it: every evicted turn once, recall finds it", () =>
+      run(Effect.gen(function*() {
+        const archive = yield* Archive.Archive
+        const memory = yield* RollingMemory.make({ maxTokens: 6, archive, conversationId: "m" }).pipe(
+          Effect.provide(Summarizer.layerFunction((summary, turns) => `${summary}${turns.length}`))
+        )
+        for (let i = 0; i < 6; i++) yield* memory.add(Message.user(`turn ${i} about task-${i}`))
+        const stored = (yield* archive.messages("m")).map((a) => [a.position, a.fold])
+        assert.deepStrictEqual(stored, [[0, 1], [1, 2], [2, 3], [3, 4], [4, 5]])
+        assert.deepStrictEqual((yield* memory.state).positions, [5])
+        const [hit] = yield* memory.recall("task-2")
+        assert.deepStrictEqual([hit.position, hit.exact, hit.message.content], [2, 1, "turn 2 about task-2"])
+      })))
+  })
+}
