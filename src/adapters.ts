@@ -26,6 +26,13 @@
  * shape (an AI SDK `UIMessage`, a LangChain object) is refused naming the
  * reader that takes it.
  *
+ * **Provider compaction.** An Anthropic `compaction` block and an OpenAI
+ * Responses `compaction` item are read and kept verbatim;
+ * {@link fromProviderHistory} turns a history holding one into a memory
+ * state (everything before it folded), whose version 3 `compaction` reads
+ * back before the summary and is written back verbatim by its provider's
+ * `to…`.
+ *
  * Ready summarizers for the Promise facade over your own client:
  * {@link openAIChatSummarizer} and {@link anthropicSummarizer}; over the AI
  * SDK's `generateText` (the optional peer `ai`, loaded on the first call):
@@ -75,6 +82,7 @@ import * as Either from "effect/Either"
 import { AdapterError, type Arrange, type CheckOptions, type DecodeOptions } from "./adapters/AdapterError.js"
 import * as AiSdk from "./adapters/AiSdk.js"
 import * as Anthropic from "./adapters/Anthropic.js"
+import { compactionOf, fromProviderHistory } from "./adapters/Compaction.js"
 import * as Gemini from "./adapters/Gemini.js"
 import * as engine from "./adapters/internal/engine.js"
 import * as LangChain from "./adapters/LangChain.js"
@@ -113,8 +121,12 @@ export {
   type Arrange,
   /** @since 0.2.0 */
   type CheckOptions,
+  /** @since 0.4.0 */
+  compactionOf,
   /** @since 0.2.0 */
   type DecodeOptions,
+  /** @since 0.4.0 */
+  fromProviderHistory,
   /** @since 0.2.0 */
   Gemini,
   /** @since 0.2.0 */

@@ -6,7 +6,7 @@
  * |---|---|
  * | `system` (a string, or text blocks) | one `system` message per block, first |
  * | a message whose `content` is a string | one message, same role |
- * | an `assistant` message with blocks | one `assistant` message: text blocks joined with `"\n"`, `tool_use` blocks as tool calls (`arguments` = `JSON.stringify(input)`) |
+ * | an `assistant` message with blocks | one `assistant` message: text blocks (and a `compaction` block's `content`) joined with `"\n"`, `tool_use` blocks as tool calls (`arguments` = `JSON.stringify(input)`) |
  * | a `user` message with blocks | one `tool` message per `tool_result` block (`toolCallId` = `tool_use_id`, content = its text), then one `user` message for the other blocks |
  *
  * Writing puts the leading `system` (and `developer`) messages (pinned
@@ -218,8 +218,19 @@ export interface EncodeOptions {
   } | undefined
 }
 
-const textOfBlocks = (blocks: ReadonlyArray<{ readonly type: string; readonly text?: string }>): string =>
-  joinText(blocks.flatMap((b) => b.type === "text" ? [b.text ?? ""] : []))
+// A `compaction` block (server-side compaction, kept verbatim) reads as its summary text.
+const textOfBlocks = (
+  blocks: ReadonlyArray<{ readonly type: string; readonly text?: string; readonly content?: unknown }>
+): string =>
+  joinText(
+    blocks.flatMap((b) =>
+      b.type === "text"
+        ? [b.text ?? ""]
+        : b.type === "compaction" && typeof b.content === "string"
+        ? [b.content]
+        : []
+    )
+  )
 
 const derive = (group: ReadonlyArray<MessageParam>): Array<Draft> => {
   const m = group[0]
@@ -373,12 +384,38 @@ const withCache = (
   cache_control: ttl === undefined ? { type: "ephemeral" } : { type: "ephemeral", ttl }
 } as Block)
 
+/** Whether a message is a compaction block's assistant message as read (the block first), kept verbatim. */
+const isCompaction = (m: Message.Message): boolean => {
+  const first = markerOf(m, format.name)?.items[0] as { readonly content?: unknown } | undefined
+  return Array.isArray(first?.content) && (first.content[0] as { readonly type?: unknown } | undefined)?.type ===
+      "compaction"
+}
+
+/**
+ * A memory's read-back holding a compaction (docs/contract.md section 15.6):
+ * the compaction message, read back before the summary, goes after the
+ * leading system messages (they go to `system`), first in `messages`.
+ */
+const compactionFirst = (messages: ReadonlyArray<Message.Message>): ReadonlyArray<Message.Message> => {
+  const i = engine.leadingSystem(messages)
+  if (i >= messages.length || !isCompaction(messages[i])) return messages
+  const j = i + 1 + engine.leadingSystem(messages.slice(i + 1))
+  return j === i + 1
+    ? messages
+    : [...messages.slice(0, i), ...messages.slice(i + 1, j), messages[i], ...messages.slice(j)]
+}
+
 const encodeSync = (
   input: ReadonlyArray<Message.Message>,
   options?: EncodeOptions
 ): Either.Either<Request, AdapterError> => {
-  const messages = engine.arrange(input, "anthropic", options)
-  const refused = engine.check(format.name, messages, "anthropic", options)
+  const messages = compactionFirst(engine.arrange(input, "anthropic", options))
+  // the API takes a compaction block first in `messages`: checked as the opening user turn would be
+  const n0 = engine.leadingSystem(messages)
+  const checked = n0 < messages.length && isCompaction(messages[n0])
+    ? [...messages.slice(0, n0), Message.user("compaction"), ...messages.slice(n0 + 1)]
+    : messages
+  const refused = engine.check(format.name, checked, "anthropic", options)
   if (refused !== undefined) return Either.left(refused)
   const n = engine.leadingSystem(messages)
   const head = messages.slice(0, n)
@@ -422,6 +459,9 @@ const encodeSync = (
       : { system: asString ? systemBlocks[0].text : systemBlocks, messages: out }
   )
 }
+
+/** {@link decode} as an `Either`. @internal */
+export const decodeEither = decodeSync
 
 const codec = engine.codec(decodeSync, encodeSync)
 

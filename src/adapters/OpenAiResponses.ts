@@ -9,6 +9,7 @@
  * | `custom_tool_call` | a tool call `{ id: call_id, name, arguments: input }`, as `function_call` |
  * | `function_call_output`, `custom_tool_call_output` | `tool`, `toolCallId` = `call_id`, content = the output string or its text parts |
  * | `reasoning` | kept with the item after it (an `assistant` message with empty content when nothing follows) |
+ * | `compaction` | an `assistant` message with empty content (the item is opaque), the item kept verbatim |
  *
  * Writing gives `{ role, content }` for `system`, `developer`, `user` and
  * `assistant`; a message with tool calls gives a `{ role: "assistant",
@@ -171,11 +172,18 @@ const Reasoning = Schema.Struct({
   status: Opt(Status)
 })
 
+// A compaction item (`/responses/compact`, `context_management`): opaque, its own message.
+const Compaction = Schema.Struct({
+  type: Schema.Literal("compaction"),
+  encrypted_content: Schema.String,
+  id: Opt(Schema.NullOr(Schema.String))
+})
+
 /**
  * One Responses input item (assignable to the SDK's `ResponseInputItem`):
  * a message (easy, input or output form), `function_call`,
- * `function_call_output`, `custom_tool_call`, `custom_tool_call_output` or
- * `reasoning`. Reading also takes other item types, part types and unknown
+ * `function_call_output`, `custom_tool_call`, `custom_tool_call_output`,
+ * `reasoning` or `compaction`. Reading also takes other item types, part types and unknown
  * keys (kept verbatim; an item of another type is kept with the item after
  * it, as a reasoning item is) unless `strict`.
  *
@@ -190,7 +198,8 @@ export const InputItem = Schema.Union(
   FunctionCallOutput,
   CustomToolCall,
   CustomToolCallOutput,
-  Reasoning
+  Reasoning,
+  Compaction
 ).annotations({ identifier: "ResponseInputItem" })
 
 /**
@@ -208,7 +217,8 @@ const OWN: ReadonlySet<string | undefined> = new Set([
   "function_call",
   "function_call_output",
   "custom_tool_call",
-  "custom_tool_call_output"
+  "custom_tool_call_output",
+  "compaction"
 ])
 
 // What reading takes besides: an output message passed back without `id` or `status` (the API takes it).

@@ -245,7 +245,10 @@ export abstract class BaseMemory {
     return Effect.runSync(this.memory.summaryTokens)
   }
 
-  /** Tokens of what `getMessages()` returns: `pinnedTokens + summaryTokens + bufferTokens`. */
+  /**
+   * Tokens of what `getMessages()` returns: `pinnedTokens + summaryTokens + bufferTokens`, plus a provider
+   * compaction item's content.
+   */
   get contextTokens(): number {
     return Effect.runSync(this.memory.contextTokens)
   }

@@ -90,7 +90,8 @@ export interface Memory {
   /**
    * Tokens of what {@link Memory.messages} sends, without any per-message
    * overhead of a provider: pinned messages, summary and buffer
-   * (`pinnedTokens + summaryTokens + bufferTokens`). O(1).
+   * (`pinnedTokens + summaryTokens + bufferTokens`), plus the content of a
+   * provider's compaction item when the state holds one. O(1).
    */
   readonly contextTokens: Effect.Effect<number>
   /**

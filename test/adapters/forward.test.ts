@@ -67,7 +67,7 @@ describe("what the providers return as they return it", () => {
       assert.include(
         description(either(Adapters.OpenAiResponses.decode(items, { strict: true }))),
         "[1].type: Expected \"message\" | \"function_call\" | \"function_call_output\" | \"custom_tool_call\" | " +
-          "\"custom_tool_call_output\" | \"reasoning\", actual \"web_search_call\""
+          "\"custom_tool_call_output\" | \"reasoning\" | \"compaction\", actual \"web_search_call\""
       )
     }))
 

@@ -662,6 +662,18 @@ export const arrange = (
   return out
 }
 
+/**
+ * The index of the first message holding an OpenAI Responses compaction item
+ * (opaque: no readable content), which no other format can write, or -1.
+ */
+const opaqueCompaction = (messages: ReadonlyArray<Message.Message>): number =>
+  messages.findIndex((m) => {
+    const marker = m.content === "" ? markerOf(m, "openai-responses") : undefined
+    return marker !== undefined && marker.items.some((item) =>
+      typeof item === "object" && item !== null && (item as { readonly type?: unknown }).type === "compaction"
+    )
+  })
+
 /** The `AdapterError` for the violations a provider rejects, if any. @internal */
 export const check = (
   format: string,
@@ -670,6 +682,15 @@ export const check = (
   options: CheckOptions | undefined
 ): AdapterError | undefined => {
   if (options?.check === false) return undefined
+  const opaque = format === "openai-responses" ? -1 : opaqueCompaction(messages)
+  if (opaque >= 0) {
+    return new AdapterError({
+      format,
+      description: `message ${opaque} holds an OpenAI Responses compaction item: its content is encrypted, ` +
+        "only OpenAI Responses reads it (write with toOpenAIResponses, or pass check: false to write it as an empty " +
+        "assistant message)"
+    })
+  }
   const found = Validity.violations(messages, { provider: options?.provider ?? provider })
   if (found.length === 0) return undefined
   return new AdapterError({

@@ -186,6 +186,13 @@ export interface Core {
   fiber: Fiber.RuntimeFiber<unknown, unknown> | undefined
   /** The archive (docs/contract.md section 17), if any. */
   readonly archive: ArchiveOf | undefined
+  /**
+   * A provider's own compaction item (version 3 `compaction`, docs/contract.md
+   * section 15.6), kept verbatim and read back before the summary; reset by `clear`.
+   */
+  compaction: MemoryState.Compaction | undefined
+  /** The tokens of the compaction's readable content, counted once when it is restored. */
+  compactionTokens: number
   /** The conversation the state belongs to (version 3 `conversationId`), if any. */
   conversationId: string | undefined
   /**
@@ -540,6 +547,8 @@ export const makeCore = (counter: TokenCounter.Service, options?: CoreOptions): 
     request: { maxSummaryTokens: Fold.requestBudget(max, ledger?.maxTokens), counter },
     summaryRole: options?.summaryRole ?? "system",
     usageRatio: undefined,
+    compaction: undefined,
+    compactionTokens: 0,
     lastReadTokens: undefined,
     compactRequest: undefined,
     reserveTokens: 0,
@@ -585,10 +594,20 @@ export const fillState = (state: MemoryState.MemoryState): Fill<TokenCountError>
   if (state.nextPosition !== undefined) core.nextPosition = state.nextPosition
   else if (core.nextPosition !== undefined) core.nextPosition = state.buffer.length
   const counter = core.counter
-  const summarized = core.summary === "" ? Exit.succeed(core) : mapNow(countText(counter)(core.summary), (tokens) => {
-    core.summaryTokens = tokens
-    return core
-  })
+  core.compaction = state.compaction
+  const compacted = state.compaction === undefined || state.compaction.content === ""
+    ? Exit.succeed(core)
+    : mapNow(countText(counter)(state.compaction.content), (tokens) => {
+      core.compactionTokens = tokens
+      return core
+    })
+  const summarized = core.summary === "" ?
+    compacted :
+    flatMapNow(compacted, () =>
+      mapNow(countText(counter)(core.summary), (tokens) => {
+        core.summaryTokens = tokens
+        return core
+      }))
   if (state.buffer.length === 0) return summarized
   let k = 0
   const restore = counting(counter, (message, tokens): Effect.Effect<void> => {
@@ -948,16 +967,36 @@ export const messagesOf = (summary: string, buffer: ReadonlyArray<Message.Messag
  */
 export const contextOf = (core: Core): Array<Message.Message> => {
   const buffer = core.index.toArray()
-  if (core.summary === "") return buffer
-  const summary = core.summaryRole === "user" ? Message.user(core.summary) : Message.system(core.summary)
-  const lead = core.index.leadingPinned()
-  if (lead === 0) {
-    buffer.unshift(summary)
-    return buffer
+  if (core.summary === "" && core.compaction === undefined) return buffer
+  const lead: Array<Message.Message> = core.compaction === undefined ? [] : [compactionMessage(core.compaction)]
+  if (core.summary !== "") {
+    lead.push(core.summaryRole === "user" ? Message.user(core.summary) : Message.system(core.summary))
   }
-  buffer.splice(lead, 0, summary)
+  buffer.splice(core.index.leadingPinned(), 0, ...lead)
   return buffer
 }
+
+/**
+ * How a provider's compaction item reads back (docs/contract.md section
+ * 15.6): an `assistant` message holding its readable content, the item kept
+ * under `"rollmem.provider"` as the provider's reader keeps it (an Anthropic
+ * assistant message whose one block is the compaction block; the OpenAI
+ * Responses item itself), so that provider's writer writes it verbatim.
+ *
+ * @internal
+ */
+export const compactionMessage = (compaction: MemoryState.Compaction): Message.Message =>
+  Message.make("assistant", compaction.content, {
+    metadata: {
+      "rollmem.provider": {
+        format: compaction.format,
+        items: compaction.format === "anthropic" ? [{ role: "assistant", content: [compaction.item] }] : [
+          compaction.item
+        ],
+        messages: 1
+      }
+    }
+  })
 
 /**
  * A memory as a builder returns it: the public `Memory.Stepper` (the memory
@@ -998,11 +1037,12 @@ export const makeMemory = <M extends Memory>(
     Effect.withFiberRuntime<void, AddError>((fiber) => inFiber(core, fiber, stepMany, messages))
   const state = Effect.sync((): MemoryState.MemoryState => {
     const made = MemoryState.make(core.summary, core.index.toArray())
-    if (core.conversationId === undefined && core.nextPosition === undefined) {
+    if (core.conversationId === undefined && core.nextPosition === undefined && core.compaction === undefined) {
       return core.usageRatio === undefined ? made : { ...made, usageRatio: core.usageRatio }
     }
     return {
       ...made,
+      ...(core.compaction === undefined ? {} : { compaction: core.compaction }),
       ...(core.conversationId === undefined ? {} : { conversationId: core.conversationId }),
       ...(core.nextPosition === undefined
         ? {}
@@ -1011,7 +1051,7 @@ export const makeMemory = <M extends Memory>(
     }
   })
   const messages = Effect.sync(() => {
-    core.lastReadTokens = core.summaryTokens + core.index.tokens
+    core.lastReadTokens = core.compactionTokens + core.summaryTokens + core.index.tokens
     return contextOf(core)
   })
   const memory = {
@@ -1022,13 +1062,15 @@ export const makeMemory = <M extends Memory>(
     bufferTokens: Effect.sync(() => core.index.measure("tokens")),
     pinnedTokens: Effect.sync(() => core.index.pinnedTokens),
     summaryTokens: Effect.sync(() => core.summaryTokens),
-    contextTokens: Effect.sync(() => core.summaryTokens + core.index.tokens),
+    contextTokens: Effect.sync(() => core.compactionTokens + core.summaryTokens + core.index.tokens),
     messages,
     context: Effect.map(messages, (all) => all.map(String).join("\n")),
     clear: Effect.sync(() => {
       core.generation++
       core.summary = ""
       core.summaryTokens = 0
+      core.compaction = undefined
+      core.compactionTokens = 0
       core.usageRatio = undefined
       core.lastReadTokens = undefined
       core.index.clear()

@@ -1,0 +1,177 @@
+/**
+ * A provider's own compaction (contract 15.6): Anthropic's `compaction`
+ * block and OpenAI Responses' `compaction` item read and kept verbatim; a
+ * history holding one becomes a memory (`fromProviderHistory`, everything
+ * before it folded) whose version 3 `compaction` reads back before the
+ * summary, is counted, survives the JSON state and a later local fold
+ * unedited, and is written back verbatim, first, by its provider's writer.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Either } from "effect"
+import * as Adapters from "../../src/adapters.js"
+import { RollingMemory } from "../../src/promise/index.js"
+import type * as Message from "../../src/schema/Message.js"
+import { either, json } from "./support.js"
+
+const summarize = (summary: string, messages: ReadonlyArray<Message.Message>) =>
+  [summary, ...messages.map((m) => m.content)].filter((s) => s !== "").join(" / ")
+
+const ITEM = { type: "compaction", id: "cmp_1", encrypted_content: "gAAAA-opaque" }
+
+describe("OpenAI Responses compaction item", () => {
+  const compacted = [{ role: "user", content: "Plan the trip to Rome." }, ITEM]
+
+  it("read as its own assistant message (empty content), in strict mode too, and written back verbatim", () => {
+    const messages = Adapters.fromOpenAIResponses(compacted, { strict: true })
+    assert.deepStrictEqual(messages.map(String), ["user: Plan the trip to Rome.", "assistant: "])
+    assert.deepStrictEqual(Adapters.compactionOf(messages[1]), { format: "openai-responses", item: ITEM, content: "" })
+    assert.deepStrictEqual(json(Adapters.toOpenAIResponses(messages)), compacted)
+  })
+
+  it("fromProviderHistory: what precedes the item is folded; the item reads back first and is written first", () => {
+    const history = [
+      ...Adapters.fromOpenAIResponses(compacted),
+      ...Adapters.fromOpenAIResponses([{ role: "user", content: "Next?" }])
+    ]
+    const state = Adapters.fromProviderHistory(history)
+    assert.deepStrictEqual(json(state), {
+      version: 3,
+      summary: "",
+      buffer: [{ role: "user", content: "Next?" }],
+      compaction: { format: "openai-responses", item: ITEM, content: "" }
+    })
+    const memory = RollingMemory.fromJSON(state, { maxTokens: 4, summarize })
+    assert.deepStrictEqual(json(Adapters.toOpenAIResponses(memory.getMessages())), [ITEM, {
+      role: "user",
+      content: "Next?"
+    }])
+    // a later local fold: the item stays first and unedited, the local summary follows it
+    memory.addMessage("assistant", "Book the train.")
+    memory.addMessage("user", "And a hotel near Termini?")
+    assert.strictEqual(memory.summary, "Next? / Book the train.")
+    assert.deepStrictEqual(json(Adapters.toOpenAIResponses(memory.getMessages())), [
+      ITEM,
+      { role: "system", content: "Next? / Book the train." },
+      { role: "user", content: "And a hotel near Termini?" }
+    ])
+    const saved = json(memory.toJSON()) as { version: number; compaction: unknown }
+    assert.deepStrictEqual([saved.version, saved.compaction], [3, {
+      format: "openai-responses",
+      item: ITEM,
+      content: ""
+    }])
+    assert.deepStrictEqual(RollingMemory.fromJSON(saved, { maxTokens: 4, summarize }).getMessages().map(String), [
+      "assistant: ",
+      "system: Next? / Book the train.",
+      "user: And a hotel near Termini?"
+    ])
+    memory.clear()
+    assert.deepStrictEqual(json(memory.toJSON()), { version: 2, summary: "", buffer: [] })
+  })
+
+  it("another format's writer refuses the opaque item under check, naming why; check: false writes it empty", () => {
+    const messages = Adapters.fromOpenAIResponses(compacted)
+    const refused = either(Adapters.OpenAiChat.encode(messages))
+    assert.strictEqual(
+      Either.isLeft(refused) ? refused.left.message : "(written)",
+      "openai-chat: message 1 holds an OpenAI Responses compaction item: its content is encrypted, only OpenAI " +
+        "Responses reads it (write with toOpenAIResponses, or pass check: false to write it as an empty assistant " +
+        "message)"
+    )
+    assert.deepStrictEqual(json(Adapters.toOpenAIChat(messages, { check: false })), [
+      { role: "user", content: "Plan the trip to Rome." },
+      { role: "assistant", content: "" }
+    ])
+  })
+
+  it("a history without a compaction item is its buffer, version 2", () => {
+    const history = Adapters.fromOpenAIResponses([{ role: "user", content: "hi" }])
+    assert.deepStrictEqual(json(Adapters.fromProviderHistory(history)), {
+      version: 2,
+      summary: "",
+      buffer: [{ role: "user", content: "hi" }]
+    })
+  })
+})
+
+describe("Anthropic compaction block", () => {
+  const BLOCK = {
+    type: "compaction",
+    content: "The user plans a trip to Rome in May.",
+    encrypted_content: null,
+    signature: "sig-1",
+    tool_changes: []
+  }
+  const request = {
+    messages: [
+      { role: "user", content: "Plan the trip to Rome." },
+      { role: "assistant", content: [BLOCK, { type: "text", text: "Shall I book the train?" }] }
+    ]
+  }
+
+  it("read: its content is the message's text, the block kept verbatim and written back", () => {
+    const messages = Adapters.fromAnthropic(request)
+    assert.deepStrictEqual(messages.map(String), [
+      "user: Plan the trip to Rome.",
+      "assistant: The user plans a trip to Rome in May.\nShall I book the train?"
+    ])
+    assert.deepStrictEqual(Adapters.compactionOf(messages[1]), {
+      format: "anthropic",
+      item: BLOCK,
+      content: "The user plans a trip to Rome in May."
+    })
+    assert.deepStrictEqual(json(Adapters.toAnthropic(messages)), request)
+  })
+
+  it("another format's writer writes its readable content as text", () => {
+    assert.deepStrictEqual(json(Adapters.toOpenAIChat(Adapters.fromAnthropic(request))), [
+      { role: "user", content: "Plan the trip to Rome." },
+      { role: "assistant", content: "The user plans a trip to Rome in May.\nShall I book the train?" }
+    ])
+  })
+
+  it("fromProviderHistory: the block first in messages, the blocks after it a message of their own, counted", () => {
+    const state = Adapters.fromProviderHistory([
+      ...Adapters.fromAnthropic(request),
+      ...Adapters.fromAnthropic({ messages: [{ role: "user", content: "Yes, the morning one." }] })
+    ])
+    const memory = RollingMemory.fromJSON(state, { maxTokens: 100, pinSystem: true, summarize })
+    memory.addMessage("system", "Be brief.")
+    assert.deepStrictEqual(memory.getMessages().map(String), [
+      "assistant: The user plans a trip to Rome in May.",
+      "assistant: Shall I book the train?",
+      "user: Yes, the morning one.",
+      "system: Be brief."
+    ])
+    // the compaction's content (9 words) is in the context's count (with the pinned 2 and the buffer's 9)
+    assert.deepStrictEqual([memory.bufferTokens, memory.pinnedTokens, memory.contextTokens], [9, 2, 20])
+    assert.deepStrictEqual(json(Adapters.toAnthropic(memory.getMessages(), { arrange: true })), {
+      system: "Be brief.",
+      messages: [
+        { role: "assistant", content: [BLOCK] },
+        // the blocks after the compaction block, as they came
+        { role: "assistant", content: [{ type: "text", text: "Shall I book the train?" }] },
+        { role: "user", content: "Yes, the morning one." }
+      ]
+    })
+  })
+
+  it("with pinned system messages and a summary: both in system, the block first in messages, accepted by check", () => {
+    const state = Adapters.fromProviderHistory(Adapters.fromAnthropic(request))
+    const memory = RollingMemory.fromJSON(state, { maxTokens: 6, pinSystem: true, summarize })
+    memory.addMessage("user", "Yes, the morning one.")
+    memory.addMessage("assistant", "Booked: 08:10 from Milano.")
+    assert.deepStrictEqual(memory.getMessages().map(String), [
+      "assistant: The user plans a trip to Rome in May.",
+      "system: Shall I book the train? / Yes, the morning one.",
+      "assistant: Booked: 08:10 from Milano."
+    ])
+    assert.deepStrictEqual(json(Adapters.toAnthropic(memory.getMessages())), {
+      system: "Shall I book the train? / Yes, the morning one.",
+      messages: [
+        { role: "assistant", content: [BLOCK] },
+        { role: "assistant", content: "Booked: 08:10 from Milano." }
+      ]
+    })
+  })
+})
