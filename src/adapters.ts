@@ -83,6 +83,7 @@ import { AdapterError, type Arrange, type CheckOptions, type DecodeOptions } fro
 import * as AiSdk from "./adapters/AiSdk.js"
 import * as Anthropic from "./adapters/Anthropic.js"
 import { compactionOf, fromProviderHistory } from "./adapters/Compaction.js"
+import * as ConversationSearch from "./adapters/ConversationSearch.js"
 import * as Gemini from "./adapters/Gemini.js"
 import * as engine from "./adapters/internal/engine.js"
 import * as LangChain from "./adapters/LangChain.js"
@@ -123,6 +124,8 @@ export {
   type CheckOptions,
   /** @since 0.4.0 */
   compactionOf,
+  /** The `conversation_search` tool in each provider's format (contract 17.1). @since 0.4.0 */
+  ConversationSearch,
   /** @since 0.2.0 */
   type DecodeOptions,
   /** @since 0.4.0 */

@@ -8,6 +8,8 @@
 export * as Archive from "./services/Archive.js"
 /** @since 0.1.0 */
 export * as BufferMemory from "./strategies/BufferMemory.js"
+/** @since 0.4.0 */
+export * as ConversationSearch from "./core/conversationSearch.js"
 /** @since 0.1.0 */
 export * as Errors from "./Errors.js"
 /** @since 0.1.0 */

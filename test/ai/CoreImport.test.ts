@@ -46,7 +46,9 @@ describe("rollmem/ai is a separate entry", () => {
       "@effect/ai/AiError",
       "@effect/ai/LanguageModel",
       "@effect/ai/Prompt",
-      "@effect/ai/Tokenizer"
+      "@effect/ai/Tokenizer",
+      "@effect/ai/Tool",
+      "@effect/ai/Toolkit"
     ])
   })
 })

@@ -1,0 +1,236 @@
+/**
+ * The `conversation_search` tool in each provider's format (docs/contract.md
+ * section 17.1): the definition to put in the request's tools, and the
+ * handler that answers the model's call with the archived turns that match,
+ * as that provider's tool result. The answer is bounded by a token budget
+ * (`maxTokens`, default 2,000, counted by `count`, default the word count),
+ * a turn that does not fit cut with a marker. Any memory with `recall`
+ * works: a facade memory (synchronous or asynchronous) or an object
+ * searching an archive in a conversation.
+ *
+ * @example
+ * ```ts
+ * import OpenAI from "openai"
+ * import { Archive, AsyncRollingMemory } from "rollmem/promise"
+ * import { ConversationSearch, fromOpenAIChat, toOpenAIChat } from "rollmem/adapters"
+ *
+ * const client = new OpenAI()
+ * const memory = new AsyncRollingMemory({ maxTokens: 8000, summarize: "drop", archive: Archive.memory() })
+ * const completion = await client.chat.completions.create({
+ *   model: "gpt-4o-mini",
+ *   messages: toOpenAIChat(memory.getMessages()),
+ *   tools: [ConversationSearch.openAIChatTool]
+ * })
+ * for (const call of completion.choices[0].message.tool_calls ?? []) {
+ *   if (call.type === "function" && call.function.name === ConversationSearch.NAME) {
+ *     const answer = await ConversationSearch.answerOpenAIChat(memory, call)
+ *     await memory.addMessages(fromOpenAIChat([answer]))
+ *   }
+ * }
+ * ```
+ *
+ * @since 0.4.0
+ */
+import * as Core from "../core/conversationSearch.js"
+import type { SearchOptions } from "../services/Archive.js"
+import { wordCount } from "../services/TokenCounter.js"
+
+/**
+ * The tool's name: `conversation_search`.
+ *
+ * @since 0.4.0
+ * @category constants
+ */
+export const NAME = Core.NAME
+
+/**
+ * What the model reads of the tool.
+ *
+ * @since 0.4.0
+ * @category constants
+ */
+export const DESCRIPTION = Core.DESCRIPTION
+
+/**
+ * The tool's parameters as JSON Schema: `query` (required), `limit` (1 to
+ * 20, default 5), `before`, `roles`.
+ *
+ * @since 0.4.0
+ * @category constants
+ */
+export const parameters = Core.parameters
+
+/**
+ * What the handler searches: anything with `recall(query, options)`
+ * returning the matches (at once or as a Promise), as the facade's memories
+ * have.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface Recaller {
+  readonly recall: (
+    query: string,
+    options?: SearchOptions
+  ) => ReadonlyArray<Core.Found> | PromiseLike<ReadonlyArray<Core.Found>>
+}
+
+/**
+ * The answer's budget: `maxTokens` (default 2,000) counted by `count`
+ * (default the word count, docs/contract.md section 3).
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface Options {
+  readonly maxTokens?: number | undefined
+  readonly count?: ((text: string) => number) | undefined
+}
+
+/**
+ * A handler's answer: the text, and whether it reports an error (bad
+ * arguments, a failed search), which the model is told.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface Answer {
+  readonly text: string
+  readonly isError: boolean
+}
+
+/**
+ * Answers the model's arguments (an object, or its JSON text): the archived
+ * turns that match, rendered within the budget; bad arguments or a failed
+ * search are an answer with `isError` (never a rejection), so the model can
+ * correct itself.
+ *
+ * @since 0.4.0
+ * @category combinators
+ */
+export const answer = async (recaller: Recaller, args: unknown, options?: Options): Promise<Answer> => {
+  const parsed = Core.parseArguments(args)
+  if (typeof parsed === "string") return { text: `invalid arguments: ${parsed}`, isError: true }
+  try {
+    const found = await recaller.recall(parsed.query, {
+      ...(parsed.limit === undefined ? {} : { limit: parsed.limit }),
+      ...(parsed.before === undefined ? {} : { before: parsed.before }),
+      ...(parsed.roles === undefined ? {} : { roles: parsed.roles })
+    })
+    const text = Core.render(parsed.query, found, { maxTokens: options?.maxTokens, count: options?.count ?? wordCount })
+    return { text, isError: false }
+  } catch (error) {
+    return { text: `search failed: ${error instanceof Error ? error.message : String(error)}`, isError: true }
+  }
+}
+
+/**
+ * The tool for OpenAI Chat Completions' `tools`.
+ *
+ * @since 0.4.0
+ * @category constants
+ */
+export const openAIChatTool = {
+  type: "function",
+  function: { name: NAME, description: DESCRIPTION, parameters }
+} as const
+
+/**
+ * Answers an OpenAI Chat Completions tool call (`{ id, function: { name,
+ * arguments } }`) with the `tool` message to send back.
+ *
+ * @since 0.4.0
+ * @category combinators
+ */
+export const answerOpenAIChat = async (
+  recaller: Recaller,
+  call: { readonly id: string; readonly function: { readonly arguments: string } },
+  options?: Options
+): Promise<{ readonly role: "tool"; readonly tool_call_id: string; readonly content: string }> => ({
+  role: "tool",
+  tool_call_id: call.id,
+  content: (await answer(recaller, call.function.arguments, options)).text
+})
+
+/**
+ * The tool for OpenAI Responses' `tools`.
+ *
+ * @since 0.4.0
+ * @category constants
+ */
+export const openAIResponsesTool = {
+  type: "function",
+  name: NAME,
+  description: DESCRIPTION,
+  parameters,
+  strict: false
+} as const
+
+/**
+ * Answers an OpenAI Responses `function_call` item (`{ call_id, arguments
+ * }`) with the `function_call_output` item to send back.
+ *
+ * @since 0.4.0
+ * @category combinators
+ */
+export const answerOpenAIResponses = async (
+  recaller: Recaller,
+  call: { readonly call_id: string; readonly arguments: string },
+  options?: Options
+): Promise<{ readonly type: "function_call_output"; readonly call_id: string; readonly output: string }> => ({
+  type: "function_call_output",
+  call_id: call.call_id,
+  output: (await answer(recaller, call.arguments, options)).text
+})
+
+/**
+ * The tool for Anthropic Messages' `tools`.
+ *
+ * @since 0.4.0
+ * @category constants
+ */
+export const anthropicTool = { name: NAME, description: DESCRIPTION, input_schema: parameters } as const
+
+/**
+ * Answers an Anthropic `tool_use` block (`{ id, input }`) with the
+ * `tool_result` block to send back in a user message (`is_error` when the
+ * arguments were wrong or the search failed).
+ *
+ * @since 0.4.0
+ * @category combinators
+ */
+export const answerAnthropic = async (
+  recaller: Recaller,
+  block: { readonly id: string; readonly input: unknown },
+  options?: Options
+): Promise<{
+  readonly type: "tool_result"
+  readonly tool_use_id: string
+  readonly content: string
+  readonly is_error?: true
+}> => {
+  const { isError, text } = await answer(recaller, block.input, options)
+  return { type: "tool_result", tool_use_id: block.id, content: text, ...(isError ? { is_error: true as const } : {}) }
+}
+
+/**
+ * The tool for the AI SDK's `tools` (`{ conversation_search: aiSdkTool(...) }`):
+ * pass the SDK's `jsonSchema` (`import { jsonSchema } from "ai"`); its
+ * `execute` answers the call.
+ *
+ * @since 0.4.0
+ * @category constructors
+ */
+export const aiSdkTool = <S>(
+  recaller: Recaller,
+  jsonSchema: (schema: typeof parameters) => S,
+  options?: Options
+): {
+  readonly description: string
+  readonly inputSchema: S
+  readonly execute: (input: unknown) => Promise<string>
+} => ({
+  description: DESCRIPTION,
+  inputSchema: jsonSchema(parameters),
+  execute: async (input) => (await answer(recaller, input, options)).text
+})
