@@ -51,7 +51,7 @@ describe("Options.decode", () => {
     )
     assert.strictEqual(
       refused(Options.decode(Options.SummaryOptions, { summaryRole: "user", maxSummary: 3 })),
-      "invalid option maxSummary: unknown option (known: summaryRole, maxSummaryTokens, maxSummarizerInputTokens, ledger, archive, conversationId)"
+      "invalid option maxSummary: unknown option (known: summaryRole, summary, maxSummaryTokens, maxSummarizerInputTokens, ledger, archive, conversationId)"
     )
   })
 
@@ -112,13 +112,14 @@ describe("Options.decode", () => {
         "clearToolResults",
         "maxToolResultTokens",
         "summaryRole",
+        "summary",
         "maxSummaryTokens",
         "maxSummarizerInputTokens",
         "ledger"
       ],
       buffer: ["summaryRole"],
       window: ["maxMessages", "targetMessages", "boundary", "pinSystem", "summaryRole"],
-      summary: ["summaryRole", "maxSummaryTokens", "maxSummarizerInputTokens", "ledger"]
+      summary: ["summaryRole", "summary", "maxSummaryTokens", "maxSummarizerInputTokens", "ledger"]
     })
   })
 

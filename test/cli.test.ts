@@ -1126,7 +1126,7 @@ describe("rollmem replay --help", () => {
     Effect.gen(function*() {
       const r = yield* run(["--help"])
       assert.isTrue(Exit.isSuccess(r.exit))
-      assert.deepStrictEqual(helpEntries(r.stdout).slice(0, 29), [
+      assert.deepStrictEqual(helpEntries(r.stdout).slice(0, 30), [
         ["<files> 1+", "A user-defined piece of text."],
         ["--strategy rolling | buffer | window | summary", "One of the following: rolling, buffer, window, summary"],
         ["--max-tokens N", "An integer."],
@@ -1139,6 +1139,7 @@ describe("rollmem replay --help", () => {
         ["--boundary aligned | turn", "One of the following: aligned, turn"],
         ["--pin-system", "A true or false value."],
         ["--summary-role system | user", "One of the following: system, user"],
+        ["--summary single | segments", "One of the following: single, segments"],
         ["--clear-tool-results KEEP", "An integer."],
         ["--clear-until target | budget", "One of the following: target, budget"],
         ["--clear-at-least N", "An integer."],
@@ -1167,7 +1168,7 @@ describe("rollmem replay --help", () => {
         ["--compare SET...", "A user-defined piece of text."]
       ])
       // only rollmem's own options: none of @effect/cli's built-ins (--wizard, --completions, --log-level)
-      assert.strictEqual(helpEntries(r.stdout).length, 29)
+      assert.strictEqual(helpEntries(r.stdout).length, 30)
       for (const builtIn of ["--wizard", "--completions", "--log-level"]) assert.notInclude(r.stdout, builtIn)
       const top = yield* runCli(["--help"])
       for (const builtIn of ["--wizard", "--completions", "--log-level"]) assert.notInclude(top.stdout, builtIn)

@@ -40,10 +40,12 @@ const assertRefused = (r: Run, line: string) => {
   assert.strictEqual(r.stderr, line)
 }
 
-const ROLLING = "--max-tokens, --target-tokens, --boundary, --pin-system, --summary-role, --clear-tool-results, " +
+const ROLLING =
+  "--max-tokens, --target-tokens, --boundary, --pin-system, --summary-role, --summary, --clear-tool-results, " +
   "--clear-until, --clear-at-least, --max-tool-result-tokens, --summarizer, --max-summary-tokens, --max-summarizer-input-tokens, --ledger-tokens, --context-window, --reserve"
 const WINDOW = "--max-messages, --target-messages, --boundary, --pin-system, --summary-role"
-const SUMMARY = "--summary-role, --summarizer, --max-summary-tokens, --max-summarizer-input-tokens, --ledger-tokens"
+const SUMMARY =
+  "--summary-role, --summary, --summarizer, --max-summary-tokens, --max-summarizer-input-tokens, --ledger-tokens"
 
 describe("StrategyOptions", () => {
   it("every option a strategy's memory takes is set by some command-line option", () => {
@@ -288,7 +290,7 @@ describe("rollmem replay --compare: an option the set's strategy does not take",
         [
           ["--compare", "strategy=summary,summary-tokens=100,clear-until=budget"],
           "rollmem: invalid option --compare: \"strategy=summary,summary-tokens=100,clear-until=budget\": " +
-          "clear-until does not apply to the summary strategy (which takes summary-role, summarizer, " +
+          "clear-until does not apply to the summary strategy (which takes summary-role, summary, summarizer, " +
           "max-summary-tokens, max-summarizer-input-tokens, ledger-tokens)"
         ]
       ]

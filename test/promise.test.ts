@@ -438,11 +438,11 @@ describe("Promise facade options", () => {
     const cases: ReadonlyArray<[() => unknown, string]> = [
       [
         () => new RollingMemory({ maxToken: 10 } as never),
-        "invalid option maxToken: unknown option (known: maxTokens, contextWindow, targetTokens, boundary, pinSystem, clearToolResults, maxToolResultTokens, summaryRole, maxSummaryTokens, maxSummarizerInputTokens, ledger, summarize, tokenCounter, archive, conversationId)"
+        "invalid option maxToken: unknown option (known: maxTokens, contextWindow, targetTokens, boundary, pinSystem, clearToolResults, maxToolResultTokens, summaryRole, summary, maxSummaryTokens, maxSummarizerInputTokens, ledger, summarize, tokenCounter, archive, conversationId)"
       ],
       [
         () => new AsyncRollingMemory({ summarise: () => "" } as never),
-        "invalid option summarise: unknown option (known: maxTokens, contextWindow, targetTokens, boundary, pinSystem, clearToolResults, maxToolResultTokens, summaryRole, maxSummaryTokens, maxSummarizerInputTokens, ledger, summarize, tokenCounter, archive, conversationId, fold, hardMaxTokens, foldRetries, timeout)"
+        "invalid option summarise: unknown option (known: maxTokens, contextWindow, targetTokens, boundary, pinSystem, clearToolResults, maxToolResultTokens, summaryRole, summary, maxSummaryTokens, maxSummarizerInputTokens, ledger, summarize, tokenCounter, archive, conversationId, fold, hardMaxTokens, foldRetries, timeout)"
       ],
       [
         () => new WindowMemory({ maxMessages: 3, max: 1 } as never),
@@ -450,7 +450,7 @@ describe("Promise facade options", () => {
       ],
       [
         () => new SummaryMemory({ summarize: () => "", tokencounter: () => 1 } as never),
-        "invalid option tokencounter: unknown option (known: summaryRole, maxSummaryTokens, maxSummarizerInputTokens, ledger, summarize, tokenCounter, archive, conversationId)"
+        "invalid option tokencounter: unknown option (known: summaryRole, summary, maxSummaryTokens, maxSummarizerInputTokens, ledger, summarize, tokenCounter, archive, conversationId)"
       ]
     ]
     for (const [make, message] of cases) assert.strictEqual(thrown(make).message, message)

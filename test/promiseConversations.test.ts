@@ -134,7 +134,7 @@ describe("Promise facade: stored conversations", () => {
       [
         { store: "memory", strategy: "rolling", maxToken: 100 },
         "maxToken",
-        "unknown option for the rolling strategy (known: strategy, maxTokens, contextWindow, targetTokens, boundary, pinSystem, clearToolResults, maxToolResultTokens, summaryRole, maxSummaryTokens, maxSummarizerInputTokens, ledger, retry, store, summarize, tokenCounter)"
+        "unknown option for the rolling strategy (known: strategy, maxTokens, contextWindow, targetTokens, boundary, pinSystem, clearToolResults, maxToolResultTokens, summaryRole, summary, maxSummaryTokens, maxSummarizerInputTokens, ledger, retry, store, summarize, tokenCounter)"
       ],
       [
         { store: "memory", strategy: "buffer", maxTokens: 100 },

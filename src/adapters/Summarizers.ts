@@ -12,7 +12,8 @@
  * `@anthropic-ai/sdk` 1.x's client each one calls): nothing is imported from
  * the SDKs at run time. A request that fails rejects with the SDK's own
  * error (the facade's add then fails and commits nothing); a reply without
- * text rejects with `SummarizerError`.
+ * text rejects with `SummarizerError`. Each honours `request.mode` (summary
+ * segments, docs/contract.md section 10.9) and carries `honoursMode`.
  *
  * @example
  * ```ts
@@ -33,7 +34,7 @@ import * as SummaryPrompt from "../ai/SummaryPrompt.js"
 import { ConfigError, SummarizerError } from "../Errors.js"
 import type * as Message from "../schema/Message.js"
 import { fitToBudget } from "../services/internal/summarizing.js"
-import type * as Summarizer from "../services/Summarizer.js"
+import * as Summarizer from "../services/Summarizer.js"
 import * as TokenCounter from "../services/TokenCounter.js"
 
 /**
@@ -164,10 +165,16 @@ const prompts = (
   summary: string,
   messages: ReadonlyArray<Message.Message>,
   max: number,
-  focus: string | undefined
+  request: Summarizer.Request | undefined
 ) => ({
-  system: options.prompt ?? SummaryPrompt.instructions(max),
-  user: SummaryPrompt.request({ summary, transcript: SummaryPrompt.renderTranscript(messages), maxTokens: max, focus })
+  system: options.prompt ?? SummaryPrompt.instructions(max, request?.mode),
+  user: SummaryPrompt.request({
+    summary,
+    transcript: SummaryPrompt.renderTranscript(messages),
+    maxTokens: max,
+    focus: request?.focus,
+    mode: request?.mode
+  })
 })
 
 const noText = (): SummarizerError => new SummarizerError({ description: "the model's reply holds no text" })
@@ -181,11 +188,14 @@ const noText = (): SummarizerError => new SummarizerError({ description: "the mo
  * @since 0.2.0
  * @category constructors
  */
-export const openAIChatSummarizer = (client: OpenAIChatClient, options: SummarizerOptions): PromiseSummarize => {
+export const openAIChatSummarizer = (
+  client: OpenAIChatClient,
+  options: SummarizerOptions
+): PromiseSummarize & { readonly honoursMode: true } => {
   const budget = checkOptions(options)
-  return async (summary, messages, third, request) => {
+  return Summarizer.honouringMode<PromiseSummarize>(async (summary, messages, third, request) => {
     const { budget: max, signal } = split(third, request, budget)
-    const { system, user } = prompts(options, summary, messages, max, request?.focus)
+    const { system, user } = prompts(options, summary, messages, max, request)
     const completion = await client.chat.completions.create({
       model: options.model,
       max_completion_tokens: max,
@@ -194,7 +204,7 @@ export const openAIChatSummarizer = (client: OpenAIChatClient, options: Summariz
     const text = completion.choices[0]?.message.content
     if (typeof text !== "string" || text.trim() === "") throw noText()
     return fit(text.trim(), max, request)
-  }
+  })
 }
 
 /**
@@ -207,11 +217,14 @@ export const openAIChatSummarizer = (client: OpenAIChatClient, options: Summariz
  * @since 0.2.0
  * @category constructors
  */
-export const anthropicSummarizer = (client: AnthropicClient, options: SummarizerOptions): PromiseSummarize => {
+export const anthropicSummarizer = (
+  client: AnthropicClient,
+  options: SummarizerOptions
+): PromiseSummarize & { readonly honoursMode: true } => {
   const budget = checkOptions(options)
-  return async (summary, messages, third, request) => {
+  return Summarizer.honouringMode<PromiseSummarize>(async (summary, messages, third, request) => {
     const { budget: max, signal } = split(third, request, budget)
-    const { system, user } = prompts(options, summary, messages, max, request?.focus)
+    const { system, user } = prompts(options, summary, messages, max, request)
     const reply = await client.messages.create({
       model: options.model,
       max_tokens: max,
@@ -221,7 +234,7 @@ export const anthropicSummarizer = (client: AnthropicClient, options: Summarizer
     const text = reply.content.flatMap((b) => b.type === "text" && typeof b.text === "string" ? [b.text] : []).join("")
     if (text.trim() === "") throw noText()
     return fit(text.trim(), max, request)
-  }
+  })
 }
 
 /**
@@ -331,7 +344,7 @@ const loadAi = (): Promise<AiModule> => {
  * @since 0.4.0
  * @category constructors
  */
-export const aiSdkSummarizer = (options: AiSdkSummarizerOptions): PromiseSummarize => {
+export const aiSdkSummarizer = (options: AiSdkSummarizerOptions): PromiseSummarize & { readonly honoursMode: true } => {
   const model = options?.model
   if (!(typeof model === "string" ? model !== "" : typeof model === "object" && model !== null)) {
     throw new ConfigError({ option: "model", description: "an AI SDK model (or a gateway model id) is required" })
@@ -341,10 +354,10 @@ export const aiSdkSummarizer = (options: AiSdkSummarizerOptions): PromiseSummari
   if (retries !== undefined && (!Number.isInteger(retries) || retries < 0)) {
     throw new ConfigError({ option: "maxRetries", description: `${String(retries)} is not a non-negative integer` })
   }
-  return async (summary, messages, third, request) => {
+  return Summarizer.honouringMode<PromiseSummarize>(async (summary, messages, third, request) => {
     const { budget: max, signal } = split(third, request, budget)
     const { generateText } = await loadAi()
-    const { system, user } = prompts({ ...options, model: "ai-sdk" }, summary, messages, max, request?.focus)
+    const { system, user } = prompts({ ...options, model: "ai-sdk" }, summary, messages, max, request)
     const result = await generateText({
       model,
       system,
@@ -356,5 +369,5 @@ export const aiSdkSummarizer = (options: AiSdkSummarizerOptions): PromiseSummari
     const text = result.text
     if (typeof text !== "string" || text.trim() === "") throw noText()
     return fit(text.trim(), max, request)
-  }
+  })
 }

@@ -72,6 +72,14 @@ export interface PromptInput {
   readonly maxTokens: number
   /** What to keep, when the fold was asked for with `compact({ focus })` (docs/contract.md section 16.2). */
   readonly focus?: string | undefined
+  /**
+   * With summary segments (docs/contract.md section 10.9), the fold's
+   * `Summarizer.Request.mode`: `"segment"` (`summary` holds the earlier
+   * segments, context only: reply with the new turns' segment) or
+   * `"consolidate"` (`summary` holds every segment, no turns: reply with one
+   * summary replacing them). A custom `prompt` must honour it too.
+   */
+  readonly mode?: "segment" | "consolidate" | undefined
 }
 
 /**
@@ -117,7 +125,7 @@ export interface Options {
  */
 export const defaultPrompt = (input: PromptInput): Prompt.Prompt =>
   Prompt.fromMessages([
-    Prompt.systemMessage({ content: SummaryPrompt.instructions(input.maxTokens) }),
+    Prompt.systemMessage({ content: SummaryPrompt.instructions(input.maxTokens, input.mode) }),
     Prompt.userMessage({ content: [Prompt.textPart({ text: SummaryPrompt.request(input) })] })
   ])
 
@@ -132,7 +140,7 @@ export const defaultPrompt = (input: PromptInput): Prompt.Prompt =>
  */
 export const defaultCompressPrompt = (input: CompressInput): Prompt.Prompt =>
   Prompt.fromMessages([
-    Prompt.systemMessage({ content: SummaryPrompt.instructions(input.maxTokens) }),
+    Prompt.systemMessage({ content: SummaryPrompt.instructions(input.maxTokens, input.mode) }),
     Prompt.userMessage({ content: [Prompt.textPart({ text: SummaryPrompt.compressRequest(input) })] })
   ])
 
@@ -144,7 +152,9 @@ export const defaultCompressPrompt = (input: CompressInput): Prompt.Prompt =>
  * over it is cut to fit. The reply is trimmed. A call fails with
  * `SummarizerError` whose `cause` is the model's `AiError`, a
  * `TokenCountError`, or the `ParseError` of a custom prompt that is not a
- * valid `Prompt` input; an empty reply (a refusal) fails too.
+ * valid `Prompt` input; an empty reply (a refusal) fails too. It honours
+ * `request.mode` (summary segments, docs/contract.md section 10.9): the
+ * default prompts ask for the new segment or the consolidation.
  *
  * Fails with `ConfigError` when `maxSummaryTokens` is not a positive integer.
  *
@@ -176,7 +186,8 @@ export const make = (
         })
       )
 
-    return Summarizer.fromEffect(
+    // it honours request.mode (docs/contract.md section 10.9): the default prompts ask for a segment or a consolidation
+    return Summarizer.honouringMode(Summarizer.fromEffect(
       Effect.fn("LanguageModelSummarizer.summarize")(
         function*(summary: string, messages: ReadonlyArray<Message.Message>, request: Summarizer.Request) {
           const max = request.maxSummaryTokens
@@ -188,7 +199,8 @@ export const make = (
             messages,
             transcript: SummaryPrompt.renderTranscript(messages),
             maxTokens,
-            ...(request.focus === undefined ? {} : { focus: request.focus })
+            ...(request.focus === undefined ? {} : { focus: request.focus }),
+            ...(request.mode === undefined ? {} : { mode: request.mode })
           }
           const draft = yield* ask(buildPrompt, input)
           const draftTokens = yield* measure(draft)
@@ -203,7 +215,7 @@ export const make = (
           return yield* fitToBudget(shorter, maxTokens, measure)
         }
       )
-    )
+    ))
   })
 
 /**

@@ -81,7 +81,8 @@ export const isTransient = (error: unknown): boolean => {
  * Wraps the summarizer in context so that a call that fails goes to the
  * summarizer of `fallback` instead (`Effect.orElse`), with the same summary,
  * messages and request. When both fail, the fallback's `SummarizerError` is the
- * result. `fallback` is built once, with this layer.
+ * result. `fallback` is built once, with this layer. The result honours
+ * `request.mode` (`Summarizer.honoursMode`) when both summarizers do.
  *
  * @example
  * ```ts
@@ -102,12 +103,16 @@ export const withFallback = <E, R>(
     Effect.gen(function*() {
       const primary = yield* Summarizer.Summarizer
       const secondary = Context.get(yield* Layer.build(fallback), Summarizer.Summarizer)
-      return Summarizer.Summarizer.of({
+      const service = Summarizer.Summarizer.of({
         summarize: (summary, messages, request) =>
           Effect.orElse(
             primary.summarize(summary, messages, request),
             () => secondary.summarize(summary, messages, request)
           )
       })
+      // honours request.mode when both do (docs/contract.md section 10.9)
+      return Summarizer.honoursMode(primary) && Summarizer.honoursMode(secondary)
+        ? Summarizer.honouringMode(service)
+        : service
     })
   )

@@ -100,7 +100,10 @@ export const SECTIONS: ReadonlyArray<string> = [
  * hashes, codes, exact error messages) and every fact, name, number, date
  * and each tool call's request and outcome; drop filler; write in the
  * conversation's language; at most `maxTokens` tokens; reply with the
- * summary only.
+ * summary only. With summary segments (`mode`, the fold's
+ * `Summarizer.Request.mode`, docs/contract.md section 10.9): `"segment"`
+ * asks for what the new turns add alone, the earlier segments being
+ * context; `"consolidate"` for one summary replacing every segment.
  *
  * @example
  * ```ts
@@ -112,12 +115,27 @@ export const SECTIONS: ReadonlyArray<string> = [
  * @since 0.1.0
  * @category constructors
  */
-export const instructions = (maxTokens: number): string =>
+export const instructions = (maxTokens: number, mode?: "segment" | "consolidate" | undefined): string =>
   [
     "You maintain the running summary of a conversation between a user and an assistant that may use tools.",
-    "You receive the current summary (possibly empty) and the oldest turns, which are leaving the assistant's context.",
-    "Update the current summary with the new turns: keep what it says unless the new turns change it,",
-    "and do not start over. Write one self-contained text under these headings, in this order,",
+    ...(mode === "segment"
+      ? [
+        "The summary is a list of segments that are never rewritten. You receive the earlier segments (possibly none),",
+        "as context only, and the oldest turns, which are leaving the assistant's context.",
+        "Write the next segment: what the new turns add, without repeating the earlier segments,",
+        "under these headings, in this order,"
+      ]
+      : mode === "consolidate"
+      ? [
+        "The summary is a list of segments, oldest first, that has grown too long.",
+        "Write one self-contained summary that replaces them all, the later segments taking precedence,",
+        "under these headings, in this order,"
+      ]
+      : [
+        "You receive the current summary (possibly empty) and the oldest turns, which are leaving the assistant's context.",
+        "Update the current summary with the new turns: keep what it says unless the new turns change it,",
+        "and do not start over. Write one self-contained text under these headings, in this order,"
+      ]),
     `leaving out a heading with nothing under it: ${SECTIONS.map((s) => `"${s}"`).join(", ")}.`,
     "Keep every fact, name, number, date, preference and decision; the tasks and questions still open;",
     "and for each tool call what was asked and what came back (results and errors).",
@@ -133,7 +151,10 @@ export const instructions = (maxTokens: number): string =>
  * The request: the current summary (`(none yet)` when empty) in
  * `<summary>` tags, the rendered turns in `<turns>` tags, what to keep when
  * the fold was asked for with a focus (`compact({ focus })`,
- * docs/contract.md section 16.2), and the budget.
+ * docs/contract.md section 16.2), and the budget. With `mode` (summary
+ * segments, docs/contract.md section 10.9): `"segment"` gives the earlier
+ * segments as context and asks for the new segment only; `"consolidate"`
+ * gives the segments (no turns) and asks for one summary replacing them.
  *
  * @since 0.1.0
  * @category constructors
@@ -143,22 +164,27 @@ export const request = (input: {
   readonly transcript: string
   readonly maxTokens: number
   readonly focus?: string | undefined
+  readonly mode?: "segment" | "consolidate" | undefined
 }): string =>
   [
-    "Current summary:",
+    ...(input.mode === "segment"
+      ? ["Earlier segments (context only, not to repeat):"]
+      : input.mode === "consolidate"
+      ? ["Segments to replace, oldest first:"]
+      : ["Current summary:"]),
     "<summary>",
     input.summary === "" ? "(none yet)" : input.summary,
     "</summary>",
     "",
-    "New turns:",
-    "<turns>",
-    input.transcript,
-    "</turns>",
-    "",
+    ...(input.mode === "consolidate" ? [] : ["New turns:", "<turns>", input.transcript, "</turns>", ""]),
     ...(input.focus === undefined || input.focus.trim() === ""
       ? []
       : [`Keep in particular, in full detail: ${input.focus.trim()}`, ""]),
-    `Reply with the updated summary, at most ${input.maxTokens} tokens.`
+    input.mode === "segment"
+      ? `Reply with the new segment only, at most ${input.maxTokens} tokens.`
+      : input.mode === "consolidate"
+      ? `Reply with the one summary that replaces them, at most ${input.maxTokens} tokens.`
+      : `Reply with the updated summary, at most ${input.maxTokens} tokens.`
   ].join("\n")
 
 /**

@@ -564,7 +564,9 @@ export const replayConversation = <E = never, R = never>(
         }).pipe(
           // a token count failing here is the summarizer's failure as far as the memory can tell
           Effect.catchTag("TokenCountError", (cause) => new SummarizerError({ description: cause.message, cause }))
-        )
+        ),
+      // counting changes no answer: the summarizer's honoursMode is kept (docs/contract.md section 10.9)
+      ...(inner.honoursMode === true ? { honoursMode: true } : {})
     }
     return yield* open(conversation.id, config, counting, (memory) =>
       replayInto(memory, conversation, counter, recorder, at, {

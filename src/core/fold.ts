@@ -7,9 +7,15 @@
  * @since 0.4.0
  */
 
-/** Whether a message gives a summarizer something to keep: content that is not only whitespace, or a tool call. */
-const hasContent = (message: { readonly content: string; readonly toolCalls: ReadonlyArray<unknown> }): boolean =>
-  message.toolCalls.length > 0 || message.content.trim() !== ""
+/**
+ * Whether a message gives a summarizer something to keep: content that is
+ * not only whitespace, or a tool call.
+ *
+ * @since 0.4.0
+ */
+export const hasContent = (
+  message: { readonly content: string; readonly toolCalls: ReadonlyArray<unknown> }
+): boolean => message.toolCalls.length > 0 || message.content.trim() !== ""
 
 /**
  * The description of a refused empty result (docs/contract.md section 5):

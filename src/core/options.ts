@@ -151,6 +151,8 @@ export const oneOf = (choices: ReadonlyArray<string>): Check => {
 export const boundaries: ReadonlyArray<"aligned" | "turn"> = ["aligned", "turn"]
 /** The roles a summary reads back as (docs/contract.md section 10.6). @since 0.4.0 @category constants */
 export const summaryRoles: ReadonlyArray<"system" | "user"> = ["system", "user"]
+/** How the summary is kept (docs/contract.md section 10.9). @since 0.4.0 @category constants */
+export const summaryModes: ReadonlyArray<"single" | "segments"> = ["single", "segments"]
 /** When tool-result clearing spares the fold (docs/contract.md section 10.5). @since 0.4.0 @category constants */
 export const clearUntils: ReadonlyArray<"target" | "budget"> = ["target", "budget"]
 /** When folds run (docs/contract.md section 5.1). @since 0.4.0 @category constants */
@@ -228,6 +230,40 @@ export const ledgerWithin = (
         `the summarizer's summary), got ${ledgerTokens}`
     }
     : undefined
+}
+
+/**
+ * Summary segments (docs/contract.md section 10.9) never with the artifact
+ * ledger: the ledger's section ends the summary and is rewritten by every
+ * fold, which segments exist to avoid.
+ *
+ * @since 0.4.0
+ * @category rules
+ */
+export const segmentsRules = (
+  options: { readonly summary?: unknown; readonly ledger?: unknown },
+  name: Naming
+): Problem | undefined =>
+  options.summary === "segments" && options.ledger !== undefined
+    ? {
+      option: "ledger",
+      description: `cannot be given with ${name("summary")}: "segments": the ledger's section ends the summary and ` +
+        "every fold rewrites it, where segments are never rewritten"
+    }
+    : undefined
+
+/**
+ * A summarizer that does not declare it honours `request.mode`, refused
+ * with summary segments on (docs/contract.md section 10.9).
+ *
+ * @since 0.4.0
+ * @category rules
+ */
+export const segmentsNeedMode: Problem = {
+  option: "summary",
+  description: "\"segments\" needs a summarizer that honours request.mode (returns only the new segment, or one " +
+    "consolidation): mark one that does with Summarizer.honouringMode; this one would write the whole summary into " +
+    "every segment"
 }
 
 /** `contextWindow` is an object. @since 0.3.0 @category rules */
@@ -648,11 +684,12 @@ export const rollingRule: CrossRule = (o, name) =>
       )
       : undefined) ??
     foldRules(o as FoldOptions, name) ??
-    ledgerWithin(o, name)
+    ledgerWithin(o, name) ??
+    segmentsRules(o, name)
 
 /** WindowMemory's cross-field rule: `targetMessages` within `maxMessages`. */
 export const windowRule: CrossRule = (o, name) =>
   targetWithin("targetMessages", o.targetMessages as number | undefined, "maxMessages", o.maxMessages as number, name)
 
 /** SummaryMemory's cross-field rule: the ledger within the summary budget. */
-export const summaryRule: CrossRule = (o, name) => ledgerWithin(o, name)
+export const summaryRule: CrossRule = (o, name) => ledgerWithin(o, name) ?? segmentsRules(o, name)

@@ -30,6 +30,11 @@
  * characters as a reader sees them (grapheme boundaries): never half of an
  * emoji's surrogate pair, never a combining accent without its letter.
  *
+ * With summary segments on (`request.mode`, docs/contract.md section
+ * 10.9) a segment holds the evicted turns' lines alone, fitted the same way,
+ * and a consolidation fits the segments' lines (the oldest dropped first):
+ * it declares `honoursMode`.
+ *
  * Use it to try strategies and budgets, as a fallback when a model call fails,
  * or in tests; use a model-backed summarizer for quality summaries.
  *
@@ -414,9 +419,11 @@ export const make = (options?: Options): Effect.Effect<Summarizer.Service, Confi
     const wrong = Rules.positiveInteger(ownBudget)
     if (wrong !== undefined) return yield* new ConfigError({ option: "maxTokens", description: wrong })
     return Summarizer.Summarizer.of({
+      // it honours request.mode (docs/contract.md section 10.9): a segment is the new turns' lines alone
+      honoursMode: true,
       summarize: (summary, messages, request) =>
         Effect.suspend(() => {
-          const lines = summary.split("\n").filter((line) => line.trim() !== "")
+          const lines = request.mode === "segment" ? [] : summary.split("\n").filter((line) => line.trim() !== "")
           for (const line of gists(messages)) lines.push(line)
           const max = request.maxSummaryTokens
           return fit(request.counter, max === undefined ? ownBudget : Math.min(ownBudget, max), lines)

@@ -137,6 +137,17 @@ export {
   /** @since 0.1.0 */
   USER
 } from "../schema/Message.js"
+export {
+  /**
+   * Declares that a `summarize` function honours `request.mode` (its fourth
+   * argument in the async classes, its third in the synchronous ones), which
+   * `summary: "segments"` needs (docs/contract.md section 10.9): the
+   * function it returns calls yours and carries `honoursMode: true`.
+   *
+   * @since 0.4.0
+   */
+  honouringMode
+} from "../services/Summarizer.js"
 
 /**
  * The context policies of a RollingMemory (docs/contract.md section 10),
@@ -324,7 +335,9 @@ const promiseSummarizer = (summarize: AsyncSummarize, millis: number | undefined
     })
   return {
     summarize: (summary, messages, request) =>
-      Effect.timeoutFail(summarizer.summarize(summary, messages, request), { duration, onTimeout })
+      Effect.timeoutFail(summarizer.summarize(summary, messages, request), { duration, onTimeout }),
+    // a timeout changes no answer: the function's honoursMode is kept (docs/contract.md section 10.9)
+    ...(summarizer.honoursMode === true ? { honoursMode: true } : {})
   }
 }
 

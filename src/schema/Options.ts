@@ -173,6 +173,16 @@ export const rollingFields = {
   /** The role the summary reads back as: `"system"` (default) or `"user"` (docs/contract.md section 10.6). */
   summaryRole: choice(Rules.summaryRoles),
   /**
+   * How the summary is kept (docs/contract.md section 10.9): `"single"`
+   * (default), one text each fold rewrites; `"segments"`, append-only
+   * segments: each fold appends one (the summarizer, which must honour
+   * `request.mode`, writes the evicted turns' segment alone) and earlier
+   * segments are never rewritten, so a provider's cached prefix runs
+   * through them; when the segments together pass `maxSummaryTokens` one
+   * more call consolidates them into one. Not with `ledger`.
+   */
+  summary: choice(Rules.summaryModes),
+  /**
    * The summary budget, in tokens (docs/contract.md section 10.4): a summary
    * counted over it fails the fold with `SummaryBudgetError`, nothing
    * committed. A positive integer; default none.
@@ -263,6 +273,7 @@ export const bufferFields = { summaryRole: rollingFields.summaryRole }
 /** The fields of a SummaryMemory. @since 0.4.0 @category schemas */
 export const summaryFields = {
   summaryRole: rollingFields.summaryRole,
+  summary: rollingFields.summary,
   maxSummaryTokens: rollingFields.maxSummaryTokens,
   maxSummarizerInputTokens: rollingFields.maxSummarizerInputTokens,
   ledger: rollingFields.ledger
@@ -345,8 +356,8 @@ export const BufferOptions = struct(bufferFields, undefined)
 export const WindowOptions = struct({ ...windowFields, ...archiveFields }, windowRule)
 
 /**
- * The options of a SummaryMemory: `summaryRole`, `maxSummaryTokens`,
- * `maxSummarizerInputTokens`, `ledger`.
+ * The options of a SummaryMemory: `summaryRole`, `summary`,
+ * `maxSummaryTokens`, `maxSummarizerInputTokens`, `ledger`.
  *
  * @since 0.4.0
  * @category schemas
@@ -621,6 +632,16 @@ export const flags: ReadonlyArray<Flag> = [
     choices: Rules.summaryRoles,
     default: "system",
     description: "The role of the summary message read back: system or user (default: system)."
+  },
+  {
+    flag: "summary",
+    option: "summary",
+    kind: "choice",
+    choices: Rules.summaryModes,
+    default: "single",
+    description: "single: one summary, rewritten by each fold; segments: append-only summary segments, earlier ones " +
+      "never rewritten (the cached prefix runs through them), consolidated into one when they pass " +
+      "--max-summary-tokens (rolling, summary) (default: single)."
   },
   {
     flag: "clear-tool-results",

@@ -56,6 +56,29 @@ export interface Request {
    * function may ignore it.
    */
   readonly focus?: string | undefined
+  /**
+   * What the fold asks for with summary segments on (`summary: "segments"`,
+   * docs/contract.md section 10.9); absent otherwise, when the summarizer
+   * returns the whole updated summary, as always:
+   *
+   * - `"segment"`: only the new segment, summarizing the evicted messages;
+   *   the earlier segments ({@link Request.segments}, joined with a blank
+   *   line as the `summary` argument) are context, never to be repeated;
+   * - `"consolidate"`: one text that replaces every segment
+   *   ({@link Request.segments}, joined as the `summary` argument; no
+   *   messages), within {@link Request.maxSummaryTokens}.
+   *
+   * Only a summarizer that declares it honours the mode
+   * ({@link Service.honoursMode}) is given one: any other is refused in
+   * segments mode.
+   */
+  readonly mode?: "segment" | "consolidate" | undefined
+  /**
+   * With {@link Request.mode}: the segments the call reads, oldest first
+   * (the earlier ones for `"segment"`, every one for `"consolidate"`);
+   * absent otherwise.
+   */
+  readonly segments?: ReadonlyArray<string> | undefined
 }
 
 /**
@@ -117,7 +140,70 @@ export interface Service {
    * summary is called like any other.
    */
   readonly drops?: true | undefined
+  /**
+   * `true` on a summarizer that honours {@link Request.mode} (returns only
+   * the new segment for `"segment"`, one replacing text for
+   * `"consolidate"`): the summarizers rollmem ships, {@link drop}, and any
+   * marked with {@link honouringMode}; kept by {@link withPolicy}. A memory
+   * with summary segments on (`summary: "segments"`, docs/contract.md
+   * section 10.9) refuses any other with `ConfigError` (option `summary`):
+   * it would write the whole summary into every segment.
+   */
+  readonly honoursMode?: true | undefined
 }
+
+/**
+ * Whether `summarizer` declares it honours {@link Request.mode} (see
+ * {@link Service.honoursMode}): what a memory with summary segments on
+ * needs.
+ *
+ * @since 0.4.0
+ * @category guards
+ */
+export const honoursMode = (summarizer: Service | ((...args: ReadonlyArray<never>) => unknown)): boolean =>
+  (summarizer as { readonly honoursMode?: unknown }).honoursMode === true
+
+/**
+ * Declares that a summarizer honours {@link Request.mode}: given a
+ * {@link Service}, the same service with `honoursMode: true`; given a
+ * function (for {@link fromFunction}, {@link fromPromise},
+ * {@link fromEffect}, or the Promise facade's `summarize`), a function that
+ * calls it, carrying `honoursMode: true`, which those constructors keep.
+ * Mark only a summarizer that returns the new segment alone when
+ * `request.mode` is `"segment"` and one replacing text when it is
+ * `"consolidate"` (docs/contract.md section 10.9).
+ *
+ * @example
+ * ```ts
+ * import { Summarizer } from "rollmem"
+ *
+ * const segmentAware = Summarizer.honouringMode(
+ *   (summary: string, turns: ReadonlyArray<{ readonly content: string }>, request: Summarizer.Request) =>
+ *     request.mode === "consolidate" ? summary.slice(0, 2000) : turns.map((t) => t.content).join(" ")
+ * )
+ * const summarizer = Summarizer.fromFunction(segmentAware) // honoursMode: true
+ * ```
+ *
+ * @since 0.4.0
+ * @category combinators
+ */
+export function honouringMode<S extends Service>(summarizer: S): S & { readonly honoursMode: true }
+export function honouringMode<F extends (...args: ReadonlyArray<never>) => unknown>(
+  summarizer: F
+): F & { readonly honoursMode: true }
+export function honouringMode(summarizer: Service | ((...args: Array<unknown>) => unknown)): unknown {
+  if (typeof summarizer === "function") {
+    const f = summarizer
+    return Object.assign((...args: Array<unknown>) => f(...args), { honoursMode: true as const })
+  }
+  return { ...summarizer, honoursMode: true as const }
+}
+
+/** `service` with `honoursMode` when `source` (a function or a service) declares it. */
+const keepMode = <S extends Service>(source: unknown, service: S): S =>
+  (source as { readonly honoursMode?: unknown } | undefined)?.honoursMode === true
+    ? { ...service, honoursMode: true }
+    : service
 
 /**
  * Whether a memory built with `summarizer` drops evicted turns instead of
@@ -139,17 +225,23 @@ export interface Synchronous extends Service {
 }
 
 /**
- * What {@link make} builds a summarizer from: `summarize`, `summarizeSync`,
- * or both (they must summarize alike).
+ * What {@link make} builds a summarizer from: `summarizeSync`, `summarize`,
+ * or both (they must summarize alike), and `honoursMode` when it honours
+ * {@link Request.mode} (see {@link Service.honoursMode}).
  *
  * @since 0.2.0
  * @category models
  */
 export type MakeOptions =
-  | { readonly summarize: Service["summarize"]; readonly summarizeSync?: Service["summarizeSync"] }
+  | {
+    readonly summarize: Service["summarize"]
+    readonly summarizeSync?: Service["summarizeSync"]
+    readonly honoursMode?: true | undefined
+  }
   | {
     readonly summarize?: Service["summarize"] | undefined
     readonly summarizeSync: NonNullable<Service["summarizeSync"]>
+    readonly honoursMode?: true | undefined
   }
 
 const fromSync = (result: string | SummarizerError): Effect.Effect<string, SummarizerError> =>
@@ -177,6 +269,7 @@ export function make(
   options: {
     readonly summarize?: Service["summarize"] | undefined
     readonly summarizeSync: Synchronous["summarizeSync"]
+    readonly honoursMode?: true | undefined
   }
 ): Synchronous
 export function make(options: MakeOptions): Service
@@ -184,13 +277,13 @@ export function make(options: MakeOptions): Service {
   const { summarize, summarizeSync } = options
   if (summarizeSync === undefined) {
     if (summarize === undefined) throw new TypeError("Summarizer.make needs summarize or summarizeSync")
-    return { summarize }
+    return keepMode(options, { summarize })
   }
-  return {
+  return keepMode(options, {
     summarize: summarize ??
       ((summary, messages, request) => Effect.suspend(() => fromSync(summarizeSync(summary, messages, request)))),
     summarizeSync
-  }
+  })
 }
 
 /**
@@ -241,24 +334,27 @@ const checkString = (result: unknown): Exit.Exit<string, SummarizerError> =>
 export const fromFunction = (
   f: (summary: string, messages: ReadonlyArray<Message>, request: Request) => string
 ): Synchronous =>
-  make({
-    summarizeSync: (summary, messages, request) => {
-      let result: unknown
-      try {
-        result = f(summary, messages, request)
-      } catch (cause) {
-        return toError(cause)
+  keepMode(
+    f,
+    make({
+      summarizeSync: (summary, messages, request) => {
+        let result: unknown
+        try {
+          result = f(summary, messages, request)
+        } catch (cause) {
+          return toError(cause)
+        }
+        if (isThenable(result)) {
+          result.then(undefined, () => undefined)
+          const cause = new TypeError(
+            "summarizer returned a Promise in a synchronous memory; use an async memory (AsyncRollingMemory) for an async summarizer"
+          )
+          return new SummarizerError({ description: cause.message, cause })
+        }
+        return typeof result === "string" ? result : notString(result)
       }
-      if (isThenable(result)) {
-        result.then(undefined, () => undefined)
-        const cause = new TypeError(
-          "summarizer returned a Promise in a synchronous memory; use an async memory (AsyncRollingMemory) for an async summarizer"
-        )
-        return new SummarizerError({ description: cause.message, cause })
-      }
-      return typeof result === "string" ? result : notString(result)
-    }
-  })
+    })
+  )
 
 /**
  * A Promise-returning summarizer: the new summary (a string or a Promise of
@@ -288,16 +384,17 @@ export type PromiseFunction = (
  * @since 0.1.0
  * @category constructors
  */
-export const fromPromise = (f: PromiseFunction): Service => ({
-  summarize: (summary, messages, request) =>
-    Effect.flatMap(
-      Effect.tryPromise({
-        try: async (signal): Promise<unknown> => await f(summary, messages, signal, request),
-        catch: toError
-      }),
-      checkString
-    )
-})
+export const fromPromise = (f: PromiseFunction): Service =>
+  keepMode(f, {
+    summarize: (summary, messages, request) =>
+      Effect.flatMap(
+        Effect.tryPromise({
+          try: async (signal): Promise<unknown> => await f(summary, messages, signal, request),
+          catch: toError
+        }),
+        checkString
+      )
+  })
 
 /**
  * Builds a summarizer from a function returning an Effect. Any failure that
@@ -311,10 +408,11 @@ export const fromPromise = (f: PromiseFunction): Service => ({
  */
 export const fromEffect = <E>(
   f: (summary: string, messages: ReadonlyArray<Message>, request: Request) => Effect.Effect<string, E>
-): Service => ({
-  summarize: (summary, messages, request) =>
-    Effect.flatMap(Effect.mapError(Effect.suspend(() => f(summary, messages, request)), toError), checkString)
-})
+): Service =>
+  keepMode(f, {
+    summarize: (summary, messages, request) =>
+      Effect.flatMap(Effect.mapError(Effect.suspend(() => f(summary, messages, request)), toError), checkString)
+  })
 
 /**
  * Provides a summarizer from a synchronous function (see {@link fromFunction}).
@@ -368,7 +466,8 @@ export const layerEffect = <E, R = never>(
  * becomes a `SummarizerError` carrying it. The wrapped summarizer is built
  * with {@link fromEffect}, so it has no `summarizeSync`: a synchronous
  * summarizer ({@link fromFunction}) wrapped here folds under the memory's
- * `Semaphore` instead of in the add's own step. Over {@link drop} it
+ * `Semaphore` instead of in the add's own step. It keeps the inner
+ * summarizer's {@link Service.honoursMode}. Over {@link drop} it
  * provides {@link drop} itself: there is no call for the policy to wrap, and
  * the memory still drops (see {@link Service.drops}).
  *
@@ -393,8 +492,11 @@ export const withPolicy = <E, R = never>(
       ([inner, context]) =>
         isDrop(inner) ?
           inner :
-          fromEffect((summary, messages, request) =>
-            Effect.provide(policy(inner.summarize(summary, messages, request)), context)
+          keepMode(
+            inner,
+            fromEffect((summary, messages, request) =>
+              Effect.provide(policy(inner.summarize(summary, messages, request)), context)
+            )
           )
     )
   )
@@ -419,9 +521,10 @@ export const withPolicy = <E, R = never>(
  * @since 0.3.0
  * @category constructors
  */
-export const drop: Synchronous & { readonly drops: true } = {
+export const drop: Synchronous & { readonly drops: true; readonly honoursMode: true } = {
   ...make({ summarizeSync: (summary) => summary }),
-  drops: true
+  drops: true,
+  honoursMode: true
 }
 
 /**

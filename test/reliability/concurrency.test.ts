@@ -18,6 +18,7 @@ import {
   accountingHolds,
   assertAccounting,
   encodeFold,
+  encodeFoldIn,
   foldedIds,
   idsOf,
   prng,
@@ -69,16 +70,19 @@ const harness = (seed: number, maxLatency: number): Harness => {
         return TokenCounter.wordCount(text)
       })
   }
-  const summarizer = Summarizer.fromEffect((summary: string, messages: ReadonlyArray<Message.Message>) =>
-    Effect.suspend(() => {
-      calls++
-      maxInFlight = Math.max(maxInFlight, ++inFlight)
-      return Effect.sleep(`${random(maxLatency)} millis`).pipe(
-        Effect.as(encodeFold(summary, messages)),
-        Effect.onInterrupt(() => Effect.sync(() => interrupted++)),
-        Effect.ensuring(Effect.sync(() => inFlight--))
-      )
-    })
+  // it honours request.mode (summary segments, docs/contract.md section 10.9)
+  const summarizer = Summarizer.honouringMode(
+    Summarizer.fromEffect((summary, messages, request) =>
+      Effect.suspend(() => {
+        calls++
+        maxInFlight = Math.max(maxInFlight, ++inFlight)
+        return Effect.sleep(`${random(maxLatency)} millis`).pipe(
+          Effect.as(encodeFoldIn(summary, messages, request)),
+          Effect.onInterrupt(() => Effect.sync(() => interrupted++)),
+          Effect.ensuring(Effect.sync(() => inFlight--))
+        )
+      })
+    )
   )
   return {
     log,
@@ -164,16 +168,27 @@ const drive = (
     return { steps }
   })
 
+/**
+ * RollingMemory and SummaryMemory run in both summary modes (docs/contract.md
+ * section 10.9): segments with a summary budget of 3 words, so that
+ * consolidations (one word each) run among the folds.
+ */
+const summaryModes = [
+  { name: "", options: {} },
+  { name: ", summary segments", options: { summary: "segments", maxSummaryTokens: 3 } }
+] as const
+
 describe("1,000 concurrent adds while folds are in flight", () => {
-  for (const seed of [1, 2, 3]) {
-    it.effect(`RollingMemory, random latencies 0-20 ms (seed ${seed})`, () =>
+  for (const [seed, mode] of [1, 2, 3].flatMap((seed) => summaryModes.map((mode) => [seed, mode] as const))) {
+    it.effect(`RollingMemory, random latencies 0-20 ms (seed ${seed}${mode.name})`, () =>
       Effect.gen(function*() {
         const turns = range(1, 1_000).map(turnOf)
         const byText = textIndex(turns)
         const h = harness(seed, 21)
         const maxTokens = 30
         const memory: Memory.Memory = yield* build("rolling", { summarizer: h.summarizer, counter: h.counter }, {
-          maxTokens
+          maxTokens,
+          ...mode.options
         })
         const check = accounting(memory, () => appendedSinceClear(h.log, byText), "summarize")
         const { steps } = yield* drive(memory, turns, seed, check)
@@ -193,24 +208,26 @@ describe("1,000 concurrent adds while folds are in flight", () => {
       }), 120_000)
   }
 
-  it.effect(
-    "SummaryMemory, random latencies 0-20 ms: every turn folded exactly once, in append order",
-    () =>
-      Effect.gen(function*() {
-        const turns = range(1, 1_000).map(turnOf)
-        const byText = textIndex(turns)
-        const seed = 7
-        const h = harness(seed, 21)
-        const memory = yield* build("summary", { summarizer: h.summarizer, counter: h.counter })
-        const check = accounting(memory, () => appendedSinceClear(h.log, byText), "summarize")
-        yield* drive(memory, turns, seed, check)
-        const state = yield* memory.state
-        assert.deepStrictEqual(state.buffer, [])
-        assert.deepStrictEqual(foldedIds(state.summary), appendedSinceClear(h.log, byText))
-        assert.strictEqual(h.maxInFlight(), 1)
-      }),
-    120_000
-  )
+  for (const mode of summaryModes) {
+    it.effect(
+      `SummaryMemory, random latencies 0-20 ms: every turn folded exactly once, in append order${mode.name}`,
+      () =>
+        Effect.gen(function*() {
+          const turns = range(1, 1_000).map(turnOf)
+          const byText = textIndex(turns)
+          const seed = 7
+          const h = harness(seed, 21)
+          const memory = yield* build("summary", { summarizer: h.summarizer, counter: h.counter }, mode.options)
+          const check = accounting(memory, () => appendedSinceClear(h.log, byText), "summarize")
+          yield* drive(memory, turns, seed, check)
+          const state = yield* memory.state
+          assert.deepStrictEqual(state.buffer, [])
+          assert.deepStrictEqual(foldedIds(state.summary), appendedSinceClear(h.log, byText))
+          assert.strictEqual(h.maxInFlight(), 1)
+        }),
+      120_000
+    )
+  }
 
   for (const strategy of ["rolling-drop", "window", "buffer"] as const) {
     it.effect(`${strategy}: 1,000 concurrent adds keep the append order`, () =>
@@ -231,16 +248,19 @@ describe("1,000 concurrent adds while folds are in flight", () => {
 })
 
 describe("clear racing folds", () => {
-  for (const seed of [4, 5]) {
+  for (const [seed, mode] of [4, 5].flatMap((seed) => summaryModes.map((mode) => [seed, mode] as const))) {
     it.effect(
-      `RollingMemory: clears at random moments discard the folds in flight (seed ${seed})`,
+      `RollingMemory: clears at random moments discard the folds in flight (seed ${seed}${mode.name})`,
       () =>
         Effect.gen(function*() {
           const turns = range(1, 1_000).map(turnOf)
           const byText = textIndex(turns)
           const h = harness(seed, 21)
           const maxTokens = 30
-          const memory = yield* build("rolling", { summarizer: h.summarizer, counter: h.counter }, { maxTokens })
+          const memory = yield* build("rolling", { summarizer: h.summarizer, counter: h.counter }, {
+            maxTokens,
+            ...mode.options
+          })
           const random = prng(seed * 97)
           const clear = Effect.zipRight(memory.clear, Effect.sync(() => h.log.push("CLEAR")))
           const actions = new Map(range(0, 8).map((i) => [5 + i * 12 + random(8), clear] as const))
@@ -261,25 +281,27 @@ describe("clear racing folds", () => {
     )
   }
 
-  it.effect(
-    "SummaryMemory: a clear during a fold discards it; turns added after the clear are folded",
-    () =>
-      Effect.gen(function*() {
-        const turns = range(1, 400).map(turnOf)
-        const byText = textIndex(turns)
-        const seed = 9
-        const h = harness(seed, 15)
-        const memory = yield* build("summary", { summarizer: h.summarizer, counter: h.counter })
-        const clear = Effect.zipRight(memory.clear, Effect.sync(() => h.log.push("CLEAR")))
-        const actions = new Map([[3, clear], [30, clear], [60, clear]] as const)
-        const check = accounting(memory, () => appendedSinceClear(h.log, byText), "summarize")
-        yield* drive(memory, turns, seed, check, actions)
-        const state = yield* memory.state
-        assert.deepStrictEqual(idsOf(state.buffer), [])
-        assert.deepStrictEqual(foldedIds(state.summary), appendedSinceClear(h.log, byText))
-      }),
-    120_000
-  )
+  for (const mode of summaryModes) {
+    it.effect(
+      `SummaryMemory: a clear during a fold discards it; turns added after the clear are folded${mode.name}`,
+      () =>
+        Effect.gen(function*() {
+          const turns = range(1, 400).map(turnOf)
+          const byText = textIndex(turns)
+          const seed = 9
+          const h = harness(seed, 15)
+          const memory = yield* build("summary", { summarizer: h.summarizer, counter: h.counter }, mode.options)
+          const clear = Effect.zipRight(memory.clear, Effect.sync(() => h.log.push("CLEAR")))
+          const actions = new Map([[3, clear], [30, clear], [60, clear]] as const)
+          const check = accounting(memory, () => appendedSinceClear(h.log, byText), "summarize")
+          yield* drive(memory, turns, seed, check, actions)
+          const state = yield* memory.state
+          assert.deepStrictEqual(idsOf(state.buffer), [])
+          assert.deepStrictEqual(foldedIds(state.summary), appendedSinceClear(h.log, byText))
+        }),
+      120_000
+    )
+  }
 })
 
 /**
@@ -313,17 +335,23 @@ const compactions = (memory: Memory.Compactable, seed: number, count: number, sp
   return { actions, fibers }
 }
 
+// In segments mode the folds run at other moments: a seed whose interruptions land in a summarizer call.
+const SEGMENTS_SEED = 23
+
 describe("compact racing adds, folds and interruption", () => {
-  for (const seed of [8, 10]) {
+  for (const [seed, mode] of [8, 10].flatMap((seed) => summaryModes.map((mode) => [seed, mode] as const))) {
     it.effect(
-      `RollingMemory: compactions at random moments, some interrupted, keep every turn once (seed ${seed})`,
+      `RollingMemory: compactions at random moments, some interrupted, keep every turn once (seed ${seed}${mode.name})`,
       () =>
         Effect.gen(function*() {
           const turns = range(1, 1_000).map(turnOf)
           const byText = textIndex(turns)
           const h = harness(seed, 21)
           const maxTokens = 30
-          const memory = yield* build("rolling", { summarizer: h.summarizer, counter: h.counter }, { maxTokens })
+          const memory = yield* build("rolling", { summarizer: h.summarizer, counter: h.counter }, {
+            maxTokens,
+            ...mode.options
+          })
           const { actions, fibers } = compactions(memory as unknown as Memory.Compactable, seed, 40, 100)
           const check = accounting(memory, () => appendedSinceClear(h.log, byText), "summarize")
           yield* drive(memory, turns, seed, check, actions)
@@ -344,33 +372,35 @@ describe("compact racing adds, folds and interruption", () => {
     )
   }
 
-  it.effect(
-    "SummaryMemory: compactions racing adds, some interrupted: every turn folded exactly once, in append order",
-    () =>
-      Effect.gen(function*() {
-        const turns = range(1, 400).map(turnOf)
-        const byText = textIndex(turns)
-        const seed = 12
-        const h = harness(seed, 15)
-        const memory = yield* build("summary", { summarizer: h.summarizer, counter: h.counter })
-        const { actions, fibers } = compactions(memory as unknown as Memory.Compactable, seed, 30, 100)
-        const check = accounting(memory, () => appendedSinceClear(h.log, byText), "summarize")
-        yield* drive(memory, turns, seed, check, actions)
-        const exits = yield* Effect.forEach(fibers, Fiber.await)
-        assert.deepStrictEqual(exits.filter((e) => Exit.isFailure(e) && !Exit.isInterrupted(e)), [])
-        assert.isAtLeast(exits.filter(Exit.isInterrupted).length, 1, "some compactions were interrupted")
-        assert.isAtLeast(h.interrupted(), 1, "some were interrupted in their summarizer call")
-        // a last compaction, uninterrupted, folds whatever an interrupted one left pending
-        const last = yield* Effect.fork((memory as unknown as Memory.Compactable).compact())
-        while (last.unsafePoll() === null) yield* TestClock.adjust("5 millis")
-        assert.isTrue(Exit.isSuccess(yield* Fiber.await(last)))
-        const state = yield* memory.state
-        assert.deepStrictEqual(idsOf(state.buffer), [])
-        assert.deepStrictEqual(foldedIds(state.summary), appendedSinceClear(h.log, byText))
-        assert.strictEqual(h.maxInFlight(), 1)
-      }),
-    120_000
-  )
+  for (const mode of summaryModes) {
+    it.effect(
+      `SummaryMemory: compactions racing adds, some interrupted: every turn folded exactly once, in append order${mode.name}`,
+      () =>
+        Effect.gen(function*() {
+          const turns = range(1, 400).map(turnOf)
+          const byText = textIndex(turns)
+          const seed = mode.name === "" ? 12 : SEGMENTS_SEED
+          const h = harness(seed, 15)
+          const memory = yield* build("summary", { summarizer: h.summarizer, counter: h.counter }, mode.options)
+          const { actions, fibers } = compactions(memory as unknown as Memory.Compactable, seed, 30, 100)
+          const check = accounting(memory, () => appendedSinceClear(h.log, byText), "summarize")
+          yield* drive(memory, turns, seed, check, actions)
+          const exits = yield* Effect.forEach(fibers, Fiber.await)
+          assert.deepStrictEqual(exits.filter((e) => Exit.isFailure(e) && !Exit.isInterrupted(e)), [])
+          assert.isAtLeast(exits.filter(Exit.isInterrupted).length, 1, "some compactions were interrupted")
+          assert.isAtLeast(h.interrupted(), 1, "some were interrupted in their summarizer call")
+          // a last compaction, uninterrupted, folds whatever an interrupted one left pending
+          const last = yield* Effect.fork((memory as unknown as Memory.Compactable).compact())
+          while (last.unsafePoll() === null) yield* TestClock.adjust("5 millis")
+          assert.isTrue(Exit.isSuccess(yield* Fiber.await(last)))
+          const state = yield* memory.state
+          assert.deepStrictEqual(idsOf(state.buffer), [])
+          assert.deepStrictEqual(foldedIds(state.summary), appendedSinceClear(h.log, byText))
+          assert.strictEqual(h.maxInFlight(), 1)
+        }),
+      120_000
+    )
+  }
 })
 
 // ---------------------------------------------------------------------------

@@ -31,21 +31,28 @@ const seeds: Record<Strategy, number> = { rolling: 0, "rolling-drop": 1, window:
 // test worker's messages to the runner (vitest's "Timeout calling onTaskUpdate").
 const CHUNK = 1_000
 
+const modes = ["single", "segments"] as const
+
 describe(`model-based sequences (${RUNS} per strategy, seed ${SEED})`, () => {
   // Between chunks, one turn of the event loop lets the worker answer the
   // runner (a run of synchronous chunks would otherwise block it for minutes).
   beforeEach(() => new Promise<void>((resolve) => setImmediate(resolve)))
 
+  // RollingMemory and SummaryMemory in both summary modes (docs/contract.md section 10.9)
   for (const strategy of ["rolling", "rolling-drop", "window", "buffer", "summary"] as const) {
-    for (let from = 0; from < RUNS; from += CHUNK) {
-      const runs = Math.min(CHUNK, RUNS - from)
-      const seed = SEED + seeds[strategy] * 1_000_003 + from
-      it.prop(
-        `${strategy}: sequences ${from + 1} to ${from + runs} equal the model at every step (seed ${seed})`,
-        [sequence(MAX_COMMANDS)],
-        ([s]) => check(strategy, s),
-        { timeout: 300_000, fastCheck: { numRuns: runs, seed } }
-      )
+    for (const mode of strategy === "rolling" || strategy === "summary" ? modes : ["single" as const]) {
+      for (let from = 0; from < RUNS; from += CHUNK) {
+        const runs = Math.min(CHUNK, RUNS - from)
+        const seed = SEED + seeds[strategy] * 1_000_003 + from + (mode === "segments" ? 500_001 : 0)
+        it.prop(
+          `${strategy}${mode === "segments" ? " (summary segments)" : ""}: sequences ${from + 1} to ${
+            from + runs
+          } equal the model at every step (seed ${seed})`,
+          [sequence(MAX_COMMANDS)],
+          ([s]) => check(strategy, s, mode),
+          { timeout: 300_000, fastCheck: { numRuns: runs, seed } }
+        )
+      }
     }
   }
 

@@ -23,7 +23,7 @@ import type { Message } from "../../schema/Message.js"
 import type * as Archive from "../../services/Archive.js"
 import { countNow, countSyncOf } from "../../services/internal/counting.js"
 import { summarizeSyncOf } from "../../services/internal/summarizing.js"
-import type * as Summarizer from "../../services/Summarizer.js"
+import * as Summarizer from "../../services/Summarizer.js"
 import type { BufferMemory } from "../BufferMemory.js"
 import type * as Memory from "../Memory.js"
 import type { RollingMemory } from "../RollingMemory.js"
@@ -48,6 +48,7 @@ import {
   memoryOf,
   type Services,
   type Step,
+  type SummaryMode,
   type SummaryRole,
   withCounter,
   withServices,
@@ -98,6 +99,18 @@ const folder = (
 }
 
 /**
+ * Summary segments need a summarizer that honours `request.mode`
+ * (docs/contract.md section 10.9); dropping (no summarizer) needs none.
+ */
+const modeRefused = (
+  summary: SummaryMode | undefined,
+  summarizer: Summarizer.Service | undefined
+): Rules.Problem | undefined =>
+  summary === "segments" && summarizer !== undefined && !Summarizer.honoursMode(summarizer)
+    ? Rules.segmentsNeedMode
+    : undefined
+
+/**
  * What prunes a memory without a summarizer: the evicted turns are dropped at
  * once (archived first, docs/contract.md section 17; under a lock when the
  * archive's write may suspend).
@@ -131,6 +144,7 @@ export interface RollingBuildOptions extends PolicyOptions {
   readonly ledger?: LedgerOptions | undefined
   readonly maxToolResultTokens?: number | undefined
   readonly maxSummarizerInputTokens?: number | undefined
+  readonly summary?: SummaryMode | undefined
   readonly fold?: "blocking" | "background" | undefined
   readonly hardMaxTokens?: number | undefined
   readonly foldRetry?: Schedule.Schedule<unknown, AddError> | undefined
@@ -152,7 +166,8 @@ export const buildRolling = <E>(
     : window.tokens - window.reserveTokens
   const pruning = pruningOf(options, "tokens", maxTokens, options.targetTokens)
   const { counter, summarizer } = services
-  const refused = Rules.foldContext(options.fold, scope !== undefined, summarizer !== undefined)
+  const refused = Rules.foldContext(options.fold, scope !== undefined, summarizer !== undefined) ??
+    modeRefused(options.summary, summarizer)
   if (refused !== undefined) return Effect.fail(new ConfigError(refused))
   const background: Background | undefined = options.fold === "background" && scope !== undefined
     ? { scope, hardMax: Rules.hardMaxOf(maxTokens, options.hardMaxTokens), retry: options.foldRetry }
@@ -165,7 +180,8 @@ export const buildRolling = <E>(
     maxToolResultTokens: options.maxToolResultTokens,
     maxSummarizerInputTokens: options.maxSummarizerInputTokens,
     archive: options.archive,
-    conversationId: options.conversationId
+    conversationId: options.conversationId,
+    summary: options.summary
   }
   const fields = (policy: { readonly target: number }) => ({
     strategy: "rolling" as const,
@@ -389,9 +405,12 @@ export const buildSummary = <E>(
     readonly maxSummarizerInputTokens?: number | undefined
     readonly archive?: Archive.Service | undefined
     readonly conversationId?: string | undefined
+    readonly summary?: SummaryMode | undefined
   }
-): Effect.Effect<Built<SummaryMemory>, E> =>
-  mapNow(fill(makeCore(services.counter, options)), (core) => {
+): Effect.Effect<Built<SummaryMemory>, E | ConfigError> => {
+  const refused = modeRefused(options?.summary, services.summarizer)
+  if (refused !== undefined) return Effect.fail(new ConfigError(refused))
+  return mapNow(fill(makeCore(services.counter, options)), (core) => {
     const index = core.index
     // every pending turn, folded at once
     const semaphore = Effect.unsafeMakeSemaphore(1)
@@ -409,6 +428,7 @@ export const buildSummary = <E>(
     }
     return makeMemory<SummaryMemory>(core, step, stepMany, { strategy: "summary", compact })
   })
+}
 
 /**
  * Builds a memory of the strategy `options.strategy` from options already

@@ -40,6 +40,7 @@ import * as Telemetry from "../../Telemetry.js"
 import type { Memory, Stepper, Usage } from "../Memory.js"
 import { observeDrop, observeFold, observeFoldNow } from "./observe.js"
 import { withContent } from "./policy.js"
+import { foldSegments, noSegments, restoredTexts, type Segments, segmentsOf, totalOf } from "./segments.js"
 
 /**
  * The services a memory reads once, when it is built. `summarizer`
@@ -149,6 +150,12 @@ export interface Core {
   readonly counter: TokenCounter.Service
   /** The summary's tokens, counted once per committed fold or restore (docs/contract.md section 10.4). */
   summaryTokens: number
+  /**
+   * Summary segments (`summary: "segments"`, docs/contract.md section 10.9),
+   * `undefined` with the single summary. `summary` is then their join and
+   * `summaryTokens` the sum of their counts.
+   */
+  segments: Segments | undefined
   /** The summary budget, if any (the ledger's section included). */
   readonly maxSummaryTokens: number | undefined
   /** Tool results counted over it are cut when added (docs/contract.md section 10.8), if any. */
@@ -249,7 +256,12 @@ export interface CoreOptions {
   readonly maxSummarizerInputTokens?: number | undefined
   readonly archive?: Archive.Service | undefined
   readonly conversationId?: string | undefined
+  /** `"segments"`: the summary as append-only segments (docs/contract.md section 10.9). */
+  readonly summary?: SummaryMode | undefined
 }
+
+/** How the summary is kept: one text rewritten by each fold (default), or append-only segments. @internal */
+export type SummaryMode = "single" | "segments"
 
 /** The `ledger` option as decoded (docs/contract.md section 14.2). @internal */
 export interface LedgerOptions {
@@ -540,6 +552,7 @@ export const makeCore = (counter: TokenCounter.Service, options?: CoreOptions): 
     index: new EvictionIndex(options?.index),
     counter,
     summaryTokens: 0,
+    segments: options?.summary === "segments" ? noSegments : undefined,
     maxSummaryTokens: max,
     maxToolResultTokens: options?.maxToolResultTokens,
     ledger,
@@ -601,9 +614,11 @@ export const fillState = (state: MemoryState.MemoryState): Fill<TokenCountError>
       core.compactionTokens = tokens
       return core
     })
-  const summarized = core.summary === "" ?
-    compacted :
-    flatMapNow(compacted, () =>
+  const summarized = core.segments !== undefined
+    ? flatMapNow(compacted, () => fillSegments(core, restoredTexts(state)))
+    : core.summary === ""
+    ? compacted
+    : flatMapNow(compacted, () =>
       mapNow(countText(counter)(core.summary), (tokens) => {
         core.summaryTokens = tokens
         return core
@@ -628,6 +643,32 @@ export const fillState = (state: MemoryState.MemoryState): Fill<TokenCountError>
 
 /** A new conversation id (docs/contract.md section 17): a random UUID. @internal */
 export const newConversationId = (): string => globalThis.crypto.randomUUID()
+
+/** A restored state's segments (docs/contract.md section 10.9): each counted once. */
+const fillSegments = (core: Core, texts: ReadonlyArray<string>): Effect.Effect<Core, TokenCountError> => {
+  const count = countText(core.counter)
+  const tokens: Array<number> = []
+  const from = (i: number): Effect.Effect<Core, TokenCountError> => {
+    for (; i < texts.length; i++) {
+      const counted = count(texts[i])
+      if (!Exit.isExit(counted)) {
+        const k = i
+        return Effect.flatMap(counted, (n) => {
+          tokens.push(n)
+          return from(k + 1)
+        })
+      }
+      const exit = counted as Exit.Exit<number, TokenCountError>
+      if (Exit.isFailure(exit)) return Exit.failCause(exit.cause)
+      tokens.push(exit.value)
+    }
+    core.segments = segmentsOf(texts, tokens, core.summaryRole)
+    core.summary = texts.join(MemoryState.SEGMENT_SEPARATOR)
+    core.summaryTokens = totalOf(tokens)
+    return Exit.succeed(core)
+  }
+  return from(0)
+}
 
 /** {@link fillEmpty} without a state, else {@link fillState}. @internal */
 export const fillWith = (state: MemoryState.MemoryState | undefined): Fill<TokenCountError> =>
@@ -757,6 +798,16 @@ export const fold = (
     plan,
     Effect.onExit(
       Effect.suspend(() => {
+        if (core.segments !== undefined) {
+          return foldSegments(
+            core,
+            (summary, messages, request) => summarizer.summarize(summary, messages, request),
+            plan,
+            (folded) => {
+              pending = folded
+            }
+          )
+        }
         const previous = bodyOf(core)
         const request = core.compactRequest ?? core.request
         const chunks = chunksOf(core, plan)
@@ -802,8 +853,13 @@ export const fold = (
  * The chunks a fold hands the summarizer (docs/contract.md section 5):
  * `undefined` (one call with every evicted message) without
  * `maxSummarizerInputTokens` or when they fit it.
+ *
+ * @internal
  */
-const chunksOf = (core: Core, plan: Plan<Message.Message>): ReadonlyArray<Chunk<Message.Message>> | undefined => {
+export const chunksOf = (
+  core: Core,
+  plan: Plan<Message.Message>
+): ReadonlyArray<Chunk<Message.Message>> | undefined => {
   const max = core.maxSummarizerInputTokens
   if (max === undefined || plannedTokens(plan) <= max) return undefined
   const chunks = core.index.chunks(plan, max)
@@ -909,6 +965,17 @@ export const dropArchived = (core: Core, plan: Plan<Message.Message>): Step => {
 }
 
 const foldSync = (core: Core, plan: Plan<Message.Message>, summarizeSync: SummarizeSync): Step => {
+  if (core.segments !== undefined) {
+    let pending = plan
+    const folded = foldSegments(core, summarizeSync, plan, (narrowed) => {
+      pending = narrowed
+    })
+    if (Exit.isExit(folded)) {
+      if (Exit.isFailure(folded)) core.index.abort(pending)
+      return folded
+    }
+    return Effect.onExit(folded, (e) => Exit.isSuccess(e) ? Effect.void : Effect.sync(() => core.index.abort(pending)))
+  }
   const generation = core.generation
   const previous = bodyOf(core)
   const request = core.compactRequest ?? core.request
@@ -959,9 +1026,11 @@ export const messagesOf = (summary: string, buffer: ReadonlyArray<Message.Messag
   summary === "" ? [...buffer] : [Message.system(summary), ...buffer]
 
 /**
- * What a memory reads back (docs/contract.md sections 5, 10.3 and 10.6): the
- * pinned messages that come before every unpinned one, the summary (as a
- * `system` or `user` message, when not empty), then the rest.
+ * What a memory reads back (docs/contract.md sections 5, 10.3, 10.6 and
+ * 10.9): the pinned messages that come before every unpinned one, the
+ * summary (as a `system` or `user` message, when not empty; with segments,
+ * one `system` message per segment or one `user` message holding them),
+ * then the rest.
  *
  * @internal
  */
@@ -969,7 +1038,9 @@ export const contextOf = (core: Core): Array<Message.Message> => {
   const buffer = core.index.toArray()
   if (core.summary === "" && core.compaction === undefined) return buffer
   const lead: Array<Message.Message> = core.compaction === undefined ? [] : [compactionMessage(core.compaction)]
-  if (core.summary !== "") {
+  if (core.segments !== undefined) {
+    for (const segment of core.segments.messages) lead.push(segment)
+  } else if (core.summary !== "") {
     lead.push(core.summaryRole === "user" ? Message.user(core.summary) : Message.system(core.summary))
   }
   buffer.splice(core.index.leadingPinned(), 0, ...lead)
@@ -1036,7 +1107,9 @@ export const makeMemory = <M extends Memory>(
   const addMessages = (messages: ReadonlyArray<Message.Message>): Step =>
     Effect.withFiberRuntime<void, AddError>((fiber) => inFiber(core, fiber, stepMany, messages))
   const state = Effect.sync((): MemoryState.MemoryState => {
-    const made = MemoryState.make(core.summary, core.index.toArray())
+    const made: MemoryState.MemoryState = core.segments === undefined || core.segments.texts.length === 0
+      ? MemoryState.make(core.summary, core.index.toArray())
+      : { summary: core.summary, buffer: core.index.toArray(), segments: core.segments.texts }
     if (core.conversationId === undefined && core.nextPosition === undefined && core.compaction === undefined) {
       return core.usageRatio === undefined ? made : { ...made, usageRatio: core.usageRatio }
     }
@@ -1071,6 +1144,7 @@ export const makeMemory = <M extends Memory>(
       core.summaryTokens = 0
       core.compaction = undefined
       core.compactionTokens = 0
+      if (core.segments !== undefined) core.segments = noSegments
       core.usageRatio = undefined
       core.lastReadTokens = undefined
       core.index.clear()

@@ -31,6 +31,23 @@ export const foldedIds = (summary: string): Array<string> => Array.from(summary.
 export const encodeFold = (summary: string, messages: ReadonlyArray<Message.Message>): string =>
   summary + messages.map((m) => `<${m.id ?? "?"}>`).join("")
 
+/**
+ * {@link encodeFold} honouring `request.mode` (summary segments,
+ * docs/contract.md section 10.9): a segment is the evicted turns' ids alone;
+ * a consolidation joins the segments' ids into one word (the ids, in order,
+ * are read from the segments' join as from a single summary).
+ */
+export const encodeFoldIn = (
+  summary: string,
+  messages: ReadonlyArray<Message.Message>,
+  request: Summarizer.Request
+): string =>
+  request.mode === "segment"
+    ? encodeFold("", messages)
+    : request.mode === "consolidate"
+    ? summary.split("\n\n").join("")
+    : encodeFold(summary, messages)
+
 /** One call a summarizer received. */
 export interface Call {
   readonly summary: string

@@ -21,12 +21,41 @@ export const summarize = (summary: string, messages: ReadonlyArray<Model.ModelMe
     ? undefined
     : encodeFold(summary, messages as ReadonlyArray<Message.Message>)
 
+/** How RollingMemory and SummaryMemory keep their summary (docs/contract.md section 10.9). */
+export type SummaryMode = "single" | "segments"
+
+/**
+ * With summary segments, the model's summary is the segments' join: each
+ * fold appends the evicted turns' segment, {@link encodeFold} of them alone,
+ * after a blank line. The same calls fail: the library's summarizer is given
+ * the earlier segments' join, which is the model's summary.
+ */
+export const summarizeSegments = (
+  summary: string,
+  messages: ReadonlyArray<Model.ModelMessage>
+): string | undefined => {
+  const segment = summarize(summary, messages) === undefined
+    ? undefined
+    : encodeFold("", messages as ReadonlyArray<Message.Message>)
+  return segment === undefined ? undefined : summary === "" ? segment : `${summary}\n\n${segment}`
+}
+
+const modelSummarizer = (mode: SummaryMode) => mode === "segments" ? summarizeSegments : summarize
+
+/** The context string of a model state in segments mode: one system message per segment. */
+const segmentsContext = (state: Model.ModelState<Message.Message>): string =>
+  [
+    ...(state.summary === "" ? [] : state.summary.split("\n\n").map((segment) => `system: ${segment}`)),
+    ...state.buffer.map(String)
+  ].join("\n")
+
 interface LibraryCall {
   readonly summary: string
   readonly ids: ReadonlyArray<string>
 }
 
-export const modelOf = (strategy: Strategy, s: Sequence): Model.Strategy => {
+export const modelOf = (strategy: Strategy, s: Sequence, mode: SummaryMode = "single"): Model.Strategy => {
+  const summarize = modelSummarizer(mode)
   switch (strategy) {
     case "rolling":
       return Model.rolling({ maxTokens: s.maxTokens, summarize })
@@ -59,7 +88,8 @@ export const compactModel = (
   strategy: Strategy,
   s: Sequence,
   state: Model.ModelState<Message.Message>,
-  targetTokens: number | undefined
+  targetTokens: number | undefined,
+  mode: SummaryMode = "single"
 ): Model.Step<Message.Message> | undefined => {
   const none = { state, calls: [], failed: false }
   switch (strategy) {
@@ -70,36 +100,47 @@ export const compactModel = (
       const cut = Model.cutoff(state.buffer, weights, target)
       if (cut === 0) return none
       if (strategy === "rolling-drop") return { ...none, state: { ...state, buffer: state.buffer.slice(cut) } }
-      return foldModel(state, cut)
+      return foldModel(state, cut, mode)
     }
     case "summary":
-      return state.buffer.length === 0 ? none : foldModel(state, state.buffer.length)
+      return state.buffer.length === 0 ? none : foldModel(state, state.buffer.length, mode)
     default:
       return undefined
   }
 }
 
-const foldModel = (state: Model.ModelState<Message.Message>, cut: number): Model.Step<Message.Message> => {
+const foldModel = (
+  state: Model.ModelState<Message.Message>,
+  cut: number,
+  mode: SummaryMode
+): Model.Step<Message.Message> => {
   const evicted = state.buffer.slice(0, cut)
-  const result = summarize(state.summary, evicted)
+  const result = modelSummarizer(mode)(state.summary, evicted)
   const call = { summary: state.summary, messages: evicted, result }
   return result === undefined
     ? { state, calls: [call], failed: true }
     : { state: { summary: result, buffer: state.buffer.slice(cut) }, calls: [call], failed: false }
 }
 
-/** Runs one sequence against the library and the model, comparing after every command. */
-export const check = (strategy: Strategy, s: Sequence): void => {
+/**
+ * Runs one sequence against the library and the model, comparing after every
+ * command; with `mode` `"segments"`, RollingMemory and SummaryMemory keep
+ * summary segments (no summary budget: no consolidation), which the model
+ * keeps as their join.
+ */
+export const check = (strategy: Strategy, s: Sequence, mode: SummaryMode = "single"): void => {
   const calls: Array<LibraryCall> = []
-  const service = Summarizer.fromFunction((summary, messages) => {
+  // it honours request.mode: a segment is the evicted turns' fold alone
+  const service = Summarizer.fromFunction(Summarizer.honouringMode((summary, messages, request) => {
     calls.push({ summary, ids: idsOf(messages) })
     const result = summarize(summary, messages)
     if (result === undefined) throw failure
-    return result
-  })
-  const budgets = { maxTokens: s.maxTokens, maxMessages: s.maxMessages }
-  const model = modelOf(strategy, s)
-  const mode = accountingOf[strategy]
+    return request.mode === "segment" ? encodeFold("", messages) : result
+  }))
+  const budgets = { maxTokens: s.maxTokens, maxMessages: s.maxMessages, summary: mode }
+  const model = modelOf(strategy, s, mode)
+  const accounting = accountingOf[strategy]
+  const contextOf = mode === "segments" ? segmentsContext : Model.context
   Effect.runSync(Effect.gen(function*() {
     let memory: Memory.Memory = yield* build(strategy, { summarizer: service }, budgets)
     let state: Model.ModelState<Message.Message> = Model.empty
@@ -133,7 +174,7 @@ export const check = (strategy: Strategy, s: Sequence): void => {
           break
         }
         case "Compact": {
-          const step = compactModel(strategy, s, state, c.targetTokens)
+          const step = compactModel(strategy, s, state, c.targetTokens, mode)
           const compact = (memory as Partial<Memory.Compactable>).compact
           if (step === undefined) {
             expectSame(compact, undefined, label("no compact"))
@@ -175,8 +216,10 @@ export const check = (strategy: Strategy, s: Sequence): void => {
       let expectedTokens = 0
       for (const m of state.buffer) expectedTokens += Model.wordCount(Model.tokenText(m))
       expectSame(tokens, expectedTokens, label("bufferTokens"))
-      expectSame(context, Model.context(state), label("context"))
-      if (!accountingHolds({ summary, buffer }, added, mode)) assertAccounting({ summary, buffer }, added, mode)
+      expectSame(context, contextOf(state), label("context"))
+      if (!accountingHolds({ summary, buffer }, added, accounting)) {
+        assertAccounting({ summary, buffer }, added, accounting)
+      }
     }
   }))
 }

@@ -28,10 +28,16 @@ export const accountingOf: Record<Strategy, Accounting> = {
   summary: "summarize"
 }
 
-/** Budgets used by {@link build}: RollingMemory 4 tokens, WindowMemory 2 messages, unless given. */
+/**
+ * Budgets used by {@link build}: RollingMemory 4 tokens, WindowMemory 2
+ * messages, unless given; and how RollingMemory and SummaryMemory keep their
+ * summary (`summary`, docs/contract.md section 10.9; default the single one).
+ */
 export interface Budgets {
   readonly maxTokens?: number
   readonly maxMessages?: number
+  readonly summary?: "single" | "segments"
+  readonly maxSummaryTokens?: number
 }
 
 /** What building a memory needs: a summarizer (for "rolling" and "summary") and a counter. */
@@ -61,6 +67,13 @@ const provide = <A, E>(
   return provided as Effect.Effect<A, E>
 }
 
+const summaryOf = (
+  budgets: Budgets
+): { readonly summary?: "single" | "segments"; readonly maxSummaryTokens?: number } => ({
+  ...(budgets.summary === undefined ? {} : { summary: budgets.summary }),
+  ...(budgets.maxSummaryTokens === undefined ? {} : { maxSummaryTokens: budgets.maxSummaryTokens })
+})
+
 /** Builds an empty memory of a strategy. */
 export const build = (
   strategy: Strategy,
@@ -72,13 +85,13 @@ export const build = (
   switch (strategy) {
     case "rolling":
     case "rolling-drop":
-      return provide(RollingMemory.make({ maxTokens }), strategy, services)
+      return provide(RollingMemory.make({ maxTokens, ...summaryOf(budgets) }), strategy, services)
     case "buffer":
       return provide(BufferMemory.make(), strategy, services)
     case "window":
       return provide(WindowMemory.make({ maxMessages }), strategy, services)
     case "summary":
-      return provide(SummaryMemory.make(), strategy, services)
+      return provide(SummaryMemory.make(summaryOf(budgets)), strategy, services)
   }
 }
 
@@ -94,12 +107,12 @@ export const restore = (
   switch (strategy) {
     case "rolling":
     case "rolling-drop":
-      return provide(RollingMemory.fromJSON(input, { maxTokens }), strategy, services)
+      return provide(RollingMemory.fromJSON(input, { maxTokens, ...summaryOf(budgets) }), strategy, services)
     case "buffer":
       return provide(BufferMemory.fromJSON(input), strategy, services)
     case "window":
       return provide(WindowMemory.fromJSON(input, { maxMessages }), strategy, services)
     case "summary":
-      return provide(SummaryMemory.fromJSON(input), strategy, services)
+      return provide(SummaryMemory.fromJSON(input, summaryOf(budgets)), strategy, services)
   }
 }
