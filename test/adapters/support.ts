@@ -19,6 +19,7 @@ export const FORMATS: ReadonlyArray<Format> = [
   { name: "openai-responses", decode: Adapters.OpenAiResponses.decode, encode: Adapters.OpenAiResponses.encode },
   { name: "anthropic", decode: Adapters.Anthropic.decode, encode: Adapters.Anthropic.encode },
   { name: "ai-sdk", decode: Adapters.AiSdk.decode, encode: Adapters.AiSdk.encode },
+  { name: "ai-sdk-ui", decode: Adapters.UiMessages.decode, encode: Adapters.UiMessages.encode },
   { name: "gemini", decode: Adapters.Gemini.decode, encode: Adapters.Gemini.encode },
   { name: "langchain", decode: Adapters.LangChain.decode, encode: Adapters.LangChain.encode }
 ]
