@@ -24,7 +24,9 @@
  * Prompt caching: `encode(messages, { cacheControl: { pinned: 1 } })` marks
  * the last pinned system block and the last block of the last message with
  * `cache_control: { type: "ephemeral" }`, so the pinned prompt and the
- * whole conversation so far are cached prefixes (see {@link EncodeOptions}).
+ * whole conversation so far are cached prefixes (see {@link EncodeOptions});
+ * `summary: true` marks the summary's block too, with summary segments the
+ * last segment's (each segment is a block of `system`).
  *
  * What a rollmem message has no field for (image, document, thinking and
  * redacted-thinking blocks, `cache_control` marks, an `is_error` flag, a
@@ -199,7 +201,12 @@ export type Request = typeof Request.Type
  *   "ephemeral", ttl? }`). `pinned`: how many leading system messages are the
  *   pinned system prompt (with `pinSystem`, usually 1): the breakpoint goes on
  *   the last of them, before the summary, which changes at every fold; none
- *   when omitted or 0. `lastMessage` (default `true`): a breakpoint on the
+ *   when omitted or 0. `summary` (default `false`): a breakpoint on the last
+ *   leading system message after the pinned ones: the summary, or with
+ *   summary segments (`summary: "segments"`, docs/contract.md section 10.9)
+ *   the last segment, so the earlier segments and the new one are read from
+ *   the cache up to there after a fold; none when every leading system
+ *   message is pinned. `lastMessage` (default `true`): a breakpoint on the
  *   last block of the last message, so the next request reads the whole
  *   conversation so far from the cache. `ttl`: `"5m"` (the API's default
  *   when omitted) or `"1h"`.
@@ -213,6 +220,7 @@ export interface EncodeOptions {
   readonly arrange?: Arrange | undefined
   readonly cacheControl?: {
     readonly pinned?: number | undefined
+    readonly summary?: boolean | undefined
     readonly lastMessage?: boolean | undefined
     readonly ttl?: "5m" | "1h" | undefined
   } | undefined
@@ -437,8 +445,12 @@ const encodeSync = (
         })
       )
     }
-    if (pinned > 0) {
-      systemBlocks = systemBlocks.map((b, i) => i === pinned - 1 ? withCache(b, cache.ttl) as TextBlock : b)
+    // at most 3 of Anthropic's 4 breakpoints: the pinned prompt, the summary (its last segment), the last message
+    const marked = cache.summary === true && systemBlocks.length > pinned ? systemBlocks.length - 1 : -1
+    if (pinned > 0 || marked >= 0) {
+      systemBlocks = systemBlocks.map((b, i) =>
+        (pinned > 0 && i === pinned - 1) || i === marked ? withCache(b, cache.ttl) as TextBlock : b
+      )
     }
     const last = out[out.length - 1]
     if ((cache.lastMessage ?? true) && last !== undefined) {
@@ -452,7 +464,7 @@ const encodeSync = (
     }
   }
   const asString = head.length === 1 && markerOf(head[0], systemFormat.name) === undefined &&
-    !(cache?.pinned !== undefined && cache.pinned > 0)
+    !(cache?.pinned !== undefined && cache.pinned > 0) && cache?.summary !== true
   return Either.right(
     systemBlocks.length === 0
       ? { messages: out }

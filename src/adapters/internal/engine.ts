@@ -618,8 +618,24 @@ const hoist = (
   const rest: Array<Message.Message> = []
   for (let i = n; i < messages.length; i++) (isSystemMessage(messages[i]) ? late : rest).push(messages[i])
   if (late.length === 0) return messages
-  const at = summary !== undefined && n > 0 && messages[n - 1].content === summary ? n - 1 : n
+  const at = summary === undefined ? n : summaryStart(messages, n, summary)
   return [...messages.slice(0, at), ...late, ...messages.slice(at, n), ...rest]
+}
+
+/**
+ * Where the summary starts among the `n` leading system messages: the last
+ * one when its content is `summary`; with summary segments (docs/contract.md
+ * section 10.9) the first of the last ones whose contents joined with a blank
+ * line are `summary`; `n` when there is none.
+ */
+const summaryStart = (messages: ReadonlyArray<Message.Message>, n: number, summary: string): number => {
+  let joined: string | undefined
+  for (let i = n - 1; i >= 0; i--) {
+    joined = joined === undefined ? messages[i].content : `${messages[i].content}\n\n${joined}`
+    if (joined === summary) return i
+    if (!summary.endsWith(joined)) return n
+  }
+  return n
 }
 
 /** Merges consecutive messages of one kind (no tool call id, the first without tool calls): contents joined. */
