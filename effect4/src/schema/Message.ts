@@ -228,7 +228,7 @@ const decodeWire = Schema.decodeUnknownResult(Wire)
  * @since 1.0.0
  */
 export const decodeUnknown = (input: unknown): Result.Result<Message, InvalidMessageError> => {
-  const decoded = decodeWire(input, { onExcessProperty: "error", errors: "all" })
+  const decoded = decodeWire(input, { errors: "all" })
   return Result.isSuccess(decoded)
     ? Result.succeed(decoded.success)
     : Result.fail(

@@ -1,0 +1,220 @@
+/**
+ * The options of each strategy on the Effect 4 line: the same keys, checks
+ * and cross-field rules as the Effect 3 line's (every rule is
+ * `core/options.ts`'s; only this declaration of which keys each strategy
+ * takes exists twice), decoded once into a `ConfigError` naming the first
+ * wrong option. Background folding (`fold`, `hardMaxTokens`, `foldRetry`) and
+ * the archive are not on this line yet: they are unknown options here.
+ *
+ * @since 1.0.0
+ */
+import { Result } from "effect"
+import type { Pattern } from "../../../src/core/artifacts.js"
+import type { Boundary } from "../../../src/core/eviction.js"
+import * as Rules from "../../../src/core/options.js"
+import type { ClearUntil } from "../../../src/core/policy.js"
+import { ConfigError } from "../Errors.js"
+
+/** One option: its rule, whether it is required, and the fields of an object option. */
+interface Field {
+  readonly check: Rules.Check
+  readonly required?: true
+  readonly fields?: Fields
+}
+
+type Fields = { readonly [key: string]: Field }
+
+const optional = (check: Rules.Check): Field => ({ check })
+const required = (check: Rules.Check): Field => ({ check, required: true })
+
+const clearToolResults: Field = {
+  check: Rules.clearToolResults,
+  fields: {
+    keep: required(Rules.nonNegativeInteger),
+    placeholder: optional(Rules.string),
+    until: optional(Rules.oneOf(Rules.clearUntils)),
+    atLeast: optional(Rules.positiveInteger),
+    exclude: optional(Rules.toolNames)
+  }
+}
+
+const ledger: Field = {
+  check: Rules.ledger,
+  fields: { maxTokens: required(Rules.positiveInteger), patterns: optional(Rules.ledgerPatterns) }
+}
+
+const contextWindow: Field = {
+  check: Rules.contextWindow,
+  fields: { tokens: required(Rules.positiveInteger), reserveTokens: required(Rules.nonNegativeInteger) }
+}
+
+const boundary = optional(Rules.oneOf(Rules.boundaries))
+const pinSystem = optional(Rules.boolean)
+const summaryRole = optional(Rules.oneOf(Rules.summaryRoles))
+
+/** RollingMemory's options (docs/contract.md section 10). */
+const rollingFields: Fields = {
+  maxTokens: optional(Rules.positiveInteger),
+  contextWindow,
+  targetTokens: optional(Rules.positiveInteger),
+  boundary,
+  pinSystem,
+  clearToolResults,
+  maxToolResultTokens: optional(Rules.positiveInteger),
+  summaryRole,
+  maxSummaryTokens: optional(Rules.positiveInteger),
+  maxSummarizerInputTokens: optional(Rules.positiveInteger),
+  ledger
+}
+
+/**
+ * Each strategy's options, in the order the Effect 3 line lists them.
+ *
+ * @since 1.0.0
+ */
+export const fieldsOf: { readonly [S in Rules.Strategy]: Fields } = {
+  rolling: rollingFields,
+  buffer: { summaryRole },
+  window: {
+    maxMessages: required(Rules.positiveInteger),
+    targetMessages: optional(Rules.positiveInteger),
+    boundary,
+    pinSystem,
+    summaryRole
+  },
+  summary: {
+    summaryRole,
+    maxSummaryTokens: rollingFields.maxSummaryTokens,
+    maxSummarizerInputTokens: rollingFields.maxSummarizerInputTokens,
+    ledger
+  }
+}
+
+const rulesOf: { readonly [S in Rules.Strategy]: Rules.CrossRule | undefined } = {
+  rolling: Rules.rollingRule,
+  buffer: undefined,
+  window: Rules.windowRule,
+  summary: Rules.summaryRule
+}
+
+/** The context-policy options, decoded. @since 1.0.0 */
+export interface PolicyOptions {
+  readonly boundary?: Boundary | undefined
+  readonly pinSystem?: boolean | undefined
+  readonly clearToolResults?: {
+    readonly keep: number
+    readonly placeholder?: string | undefined
+    readonly until?: ClearUntil | undefined
+    readonly atLeast?: number | undefined
+    readonly exclude?: ReadonlyArray<string> | undefined
+  } | undefined
+}
+
+/** The artifact ledger's options (docs/contract.md section 14.2). @since 1.0.0 */
+export interface LedgerOptions {
+  readonly maxTokens: number
+  readonly patterns?: ReadonlyArray<Pattern> | undefined
+}
+
+/**
+ * RollingMemory's options (docs/contract.md section 10): a token budget
+ * (`maxTokens`, default 2000, or `contextWindow`), its low-water mark, the
+ * context policies, the summary's role and budget, chunked folds, the ledger.
+ *
+ * @since 1.0.0
+ */
+export interface RollingOptions extends PolicyOptions {
+  readonly maxTokens?: number | undefined
+  readonly contextWindow?: { readonly tokens: number; readonly reserveTokens: number } | undefined
+  readonly targetTokens?: number | undefined
+  readonly maxToolResultTokens?: number | undefined
+  readonly summaryRole?: "system" | "user" | undefined
+  readonly maxSummaryTokens?: number | undefined
+  readonly maxSummarizerInputTokens?: number | undefined
+  readonly ledger?: LedgerOptions | undefined
+}
+
+/** BufferMemory's options: the summary's role. @since 1.0.0 */
+export interface BufferOptions {
+  readonly summaryRole?: "system" | "user" | undefined
+}
+
+/** WindowMemory's options: a message budget and its low-water mark, the context policies. @since 1.0.0 */
+export interface WindowOptions extends PolicyOptions {
+  readonly maxMessages: number
+  readonly targetMessages?: number | undefined
+  readonly summaryRole?: "system" | "user" | undefined
+}
+
+/** SummaryMemory's options: the summary's role and budget, chunked folds, the ledger. @since 1.0.0 */
+export interface SummaryOptions {
+  readonly summaryRole?: "system" | "user" | undefined
+  readonly maxSummaryTokens?: number | undefined
+  readonly maxSummarizerInputTokens?: number | undefined
+  readonly ledger?: LedgerOptions | undefined
+}
+
+/** Each strategy's decoded options. @since 1.0.0 */
+export interface OptionsOf {
+  readonly rolling: RollingOptions
+  readonly buffer: BufferOptions
+  readonly window: WindowOptions
+  readonly summary: SummaryOptions
+}
+
+const check = (fields: Fields, value: { readonly [key: string]: unknown }, path: string): ConfigError | undefined => {
+  const known = Object.keys(fields)
+  for (const key of Object.keys(value)) {
+    if (!Object.hasOwn(fields, key)) {
+      return new ConfigError({
+        option: path === "" ? key : `${path}.${key}`,
+        description: Rules.unknownOption(known)
+      })
+    }
+  }
+  for (const key of known) {
+    const field = fields[key]
+    const option = path === "" ? key : `${path}.${key}`
+    const v = value[key]
+    if (v === undefined) {
+      if (field.required) return new ConfigError({ option, description: field.check(undefined) ?? "is missing" })
+      continue
+    }
+    const problem = field.check(v)
+    if (problem !== undefined) return new ConfigError({ option, description: problem })
+    if (field.fields !== undefined) {
+      const nested = check(field.fields, v as { readonly [key: string]: unknown }, option)
+      if (nested !== undefined) return nested
+    }
+  }
+  return undefined
+}
+
+/**
+ * Decodes a strategy's options: the options as given (`undefined` as `{}`),
+ * or the `ConfigError` naming the first wrong one (an unknown key listing
+ * the known ones, a value its rule refuses, then the cross-field rules).
+ *
+ * @example
+ * ```ts
+ * import { Options } from "rollmem"
+ * Options.decode("window", { maxMessages: 0 }) // a failure: invalid option maxMessages: must be a positive integer, got 0
+ * ```
+ *
+ * @since 1.0.0
+ */
+export const decode = <S extends Rules.Strategy>(
+  strategy: S,
+  input: unknown
+): Result.Result<OptionsOf[S], ConfigError> => {
+  const value = input === undefined ? {} : input
+  const notObject = Rules.options(value)
+  if (notObject !== undefined) return Result.fail(new ConfigError({ option: "options", description: notObject }))
+  const options = value as { readonly [key: string]: unknown }
+  const problem = check(fieldsOf[strategy], options, "")
+  if (problem !== undefined) return Result.fail(problem)
+  const rule = rulesOf[strategy]
+  const crossed = rule === undefined ? undefined : rule(options, Rules.camel)
+  if (crossed !== undefined) return Result.fail(new ConfigError(crossed))
+  return Result.succeed(options as unknown as OptionsOf[S])
+}

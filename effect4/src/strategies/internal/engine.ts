@@ -1,0 +1,489 @@
+/**
+ * The shell of every strategy on the Effect 4 line: the mutable core
+ * (summary, generation, eviction index), an add (count once, append, prune),
+ * folds under a one-permit `Semaphore`, and the read side. Every decision is
+ * the pure core's (`src/core/`: the eviction index and its plans, the
+ * policies' configuration, tool-result cutting, the ledger, a fold's rules,
+ * usage); this module runs its counts and summarizer calls as effects and
+ * commits or aborts the plans, as `src/strategies/internal/core.ts` does on
+ * the Effect 3 line.
+ *
+ * @internal
+ */
+import { Effect, Exit, Semaphore } from "effect"
+import * as Retention from "../../../../src/core/artifacts.js"
+import {
+  type Chunk,
+  clearingGoesOn,
+  clearingStands,
+  type Config,
+  EvictionIndex,
+  type Plan,
+  plannedTokens,
+  type Policy
+} from "../../../../src/core/eviction.js"
+import * as Fold from "../../../../src/core/fold.js"
+import * as Ledger from "../../../../src/core/ledger.js"
+import * as MessageCore from "../../../../src/core/message.js"
+import * as Rules from "../../../../src/core/options.js"
+import type { Pruning } from "../../../../src/core/policy.js"
+import * as ToolResults from "../../../../src/core/toolResults.js"
+import * as UsageRatio from "../../../../src/core/usage.js"
+import {
+  type AddError,
+  ConfigError,
+  ContextWindowError,
+  SummarizerError,
+  SummaryBudgetError,
+  type TokenCountError,
+  UsageError
+} from "../../Errors.js"
+import * as MemoryState from "../../schema/MemoryState.js"
+import * as Message from "../../schema/Message.js"
+import type { LedgerOptions } from "../../schema/Options.js"
+import type * as Summarizer from "../../services/Summarizer.js"
+import * as TokenCounter from "../../services/TokenCounter.js"
+
+type M = Message.Message
+
+/** The role the summary reads back as. @internal */
+export type SummaryRole = "system" | "user"
+
+/** A provider's usage figures for the last request (docs/contract.md section 16.4). @internal */
+export interface Usage {
+  readonly inputTokens: number
+  readonly overheadTokens?: number | undefined
+}
+
+/** @internal */
+export interface Core {
+  summary: string
+  generation: number
+  readonly index: EvictionIndex<M>
+  readonly counter: TokenCounter.Service
+  summaryTokens: number
+  readonly maxSummaryTokens: number | undefined
+  readonly maxToolResultTokens: number | undefined
+  readonly ledger: LedgerOf | undefined
+  readonly maxSummarizerInputTokens: number | undefined
+  readonly request: Summarizer.Request
+  readonly summaryRole: SummaryRole
+  usageRatio: number | undefined
+  lastReadTokens: number | undefined
+  reserveTokens: number
+  compactRequest: Summarizer.Request | undefined
+}
+
+interface LedgerOf {
+  readonly maxTokens: number
+  readonly mentioned: (messages: ReadonlyArray<M>) => Array<string>
+}
+
+const defaultExtractor = Retention.extractor()
+
+const ledgerOf = (options: LedgerOptions): LedgerOf => {
+  const { extract } = options.patterns === undefined ? defaultExtractor : Retention.extractor(options.patterns)
+  const byMessage = new WeakMap<M, ReadonlyArray<Retention.Artifact>>()
+  return {
+    maxTokens: options.maxTokens,
+    mentioned: (messages) => {
+      const out: Array<string> = []
+      for (const message of messages) {
+        let found = byMessage.get(message)
+        if (found === undefined) byMessage.set(message, found = extract(Retention.textOf(message)))
+        for (const artifact of found) out.push(artifact.text)
+      }
+      return out
+    }
+  }
+}
+
+/** What a core is built with beside its counter. @internal */
+export interface CoreOptions {
+  readonly index?: Config<M> | undefined
+  readonly maxSummaryTokens?: number | undefined
+  readonly summaryRole?: SummaryRole | undefined
+  readonly ledger?: LedgerOptions | undefined
+  readonly maxToolResultTokens?: number | undefined
+  readonly maxSummarizerInputTokens?: number | undefined
+}
+
+/** Builds an empty core. @internal */
+export const makeCore = (counter: TokenCounter.Service, options?: CoreOptions): Core => {
+  const max = options?.maxSummaryTokens
+  const ledger = options?.ledger === undefined ? undefined : ledgerOf(options.ledger)
+  return {
+    summary: "",
+    generation: 0,
+    index: new EvictionIndex<M>(options?.index),
+    counter,
+    summaryTokens: 0,
+    maxSummaryTokens: max,
+    maxToolResultTokens: options?.maxToolResultTokens,
+    ledger,
+    maxSummarizerInputTokens: options?.maxSummarizerInputTokens,
+    request: { maxSummaryTokens: Fold.requestBudget(max, ledger?.maxTokens), counter },
+    summaryRole: options?.summaryRole ?? "system",
+    usageRatio: undefined,
+    lastReadTokens: undefined,
+    reserveTokens: 0,
+    compactRequest: undefined
+  }
+}
+
+/** A restored state: the summary and each message counted once, never pruned. @internal */
+export const fill = (core: Core, state: MemoryState.MemoryState | undefined): Effect.Effect<Core, TokenCountError> =>
+  state === undefined ? Effect.succeed(core) : Effect.gen(function*() {
+    core.summary = state.summary
+    core.usageRatio = state.usageRatio
+    core.summaryTokens = yield* TokenCounter.countText(core.counter, core.summary)
+    for (const message of state.buffer) {
+      const tokens = yield* TokenCounter.checkedCount(core.counter, message.tokenText)
+      core.index.append(message, MessageCore.entryOf(message, tokens))
+    }
+    return core
+  })
+
+interface Counted {
+  readonly message: M
+  readonly tokens: number
+}
+
+/**
+ * Counts a message once; a tool result over `maxToolResultTokens` is cut
+ * at the door (docs/contract.md section 10.8, `core/toolResults.ts`), each
+ * attempt counted once.
+ */
+const counted = (core: Core, message: M): Effect.Effect<Counted, TokenCountError> =>
+  Effect.gen(function*() {
+    const tokens = yield* TokenCounter.checkedCount(core.counter, message.tokenText)
+    const max = core.maxToolResultTokens
+    if (max === undefined || message.toolCallId === undefined || tokens <= max) return { message, tokens }
+    const content = message.content
+    let current = ToolResults.start(content, tokens, max)
+    for (;;) {
+      const candidate = Message.withContent(message, current.content)
+      const count = yield* TokenCounter.countText(core.counter, candidate.tokenText)
+      const following = ToolResults.next(content, tokens, max, current, count)
+      if (following === undefined) return count < tokens ? { message: candidate, tokens: count } : { message, tokens }
+      current = following
+    }
+  })
+
+/** An add's steps, single and batched: count every message, append them, then `afterAppend` once. @internal */
+export const adding = (core: Core, afterAppend: () => Effect.Effect<void, AddError>) => ({
+  add: (message: M): Effect.Effect<void, AddError> =>
+    Effect.flatMap(counted(core, message), (c) => {
+      core.index.append(c.message, MessageCore.entryOf(c.message, c.tokens))
+      return afterAppend()
+    }),
+  addMessages: (messages: ReadonlyArray<M>): Effect.Effect<void, AddError> =>
+    messages.length === 0 ? Effect.void : Effect.flatMap(
+      Effect.forEach(messages, (message) => counted(core, message)),
+      (all) => {
+        for (const c of all) core.index.append(c.message, MessageCore.entryOf(c.message, c.tokens))
+        return afterAppend()
+      }
+    )
+})
+
+/**
+ * Starts a prune (docs/contract.md section 10): `undefined` when the trigger
+ * no longer holds or nothing is to be evicted, else the pending plan.
+ * Clearing (over the budget, with `clearToolResults`) recounts each cleared
+ * result once; a failed count undoes the pass's clearings.
+ *
+ * @internal
+ */
+export const startPrune = (
+  core: Core,
+  pruning: Pruning
+): Effect.Effect<Plan<M> | undefined, TokenCountError> =>
+  Effect.suspend(() => {
+    const index = core.index
+    const policy = pruning.policy
+    if (!index.needsPrune(policy)) return Effect.succeed(undefined)
+    const over = index.measure(policy.measure) > policy.budget
+    const clearing = pruning.clearing
+    const toBudget = clearing !== undefined && clearing.until === "budget"
+    const plan = () => {
+      const planned = index.plan(policy, over && !(toBudget && index.measure(policy.measure) <= policy.budget))
+      if (planned === undefined) index.keepClearings()
+      return planned
+    }
+    if (!over || clearing === undefined) return Effect.succeed(plan())
+    const atLeast = clearing.atLeast
+    const pass = Effect.gen(function*() {
+      while (clearingGoesOn(index.measure(policy.measure), policy.target, index.clearedTokens, atLeast)) {
+        const slot = index.nextClearable(clearing.keep)
+        if (slot === undefined) break
+        if (slot.item.content === clearing.placeholder) {
+          index.passClearable(slot)
+          continue
+        }
+        const message = Message.withContent(slot.item, clearing.placeholder)
+        const tokens = yield* TokenCounter.checkedCount(core.counter, message.tokenText)
+        if (tokens < slot.tokens) index.passClearable(slot, message, tokens)
+        else index.passClearable(slot)
+      }
+      if (!clearingStands(index.clearedTokens, atLeast)) index.undoClearings()
+      return plan()
+    })
+    return Effect.onExit(pass, (exit) => Exit.isSuccess(exit) ? Effect.void : Effect.sync(() => index.undoClearings()))
+  })
+
+const nonString = (): SummarizerError => new SummarizerError({ description: "summarizer returned a non-string" })
+
+const refuseEmpty = (previous: string, messages: ReadonlyArray<M>, result: string): SummarizerError | undefined => {
+  const description = Fold.emptyResult(previous, messages, result)
+  return description === undefined ? undefined : new SummarizerError({ description })
+}
+
+const bodyOf = (core: Core): Ledger.Parsed =>
+  core.ledger === undefined ? { body: core.summary, entries: [] } : Ledger.parse(core.summary)
+
+const commit = (core: Core, generation: number, plan: Plan<M>, summary: string, tokens: number): void => {
+  if (core.generation === generation && core.index.commit(plan)) {
+    core.generation++
+    core.summary = summary
+    core.summaryTokens = tokens
+  }
+}
+
+const countAndCommit = (core: Core, generation: number, plan: Plan<M>, summary: string) =>
+  Effect.gen(function*() {
+    const tokens = yield* TokenCounter.countText(core.counter, summary)
+    const max = core.maxSummaryTokens
+    if (max !== undefined && tokens > max) return yield* new SummaryBudgetError({ tokens, maxSummaryTokens: max })
+    commit(core, generation, plan, summary, tokens)
+  })
+
+/**
+ * A fold's result made the new summary and committed (docs/contract.md
+ * sections 5 and 14.2): refused when empty where the contract says so; with
+ * a ledger, the evicted turns' artifacts merged in, as many entries as fit.
+ */
+const complete = (
+  core: Core,
+  generation: number,
+  plan: Plan<M>,
+  previous: Ledger.Parsed,
+  result: string
+): Effect.Effect<void, AddError> =>
+  Effect.gen(function*() {
+    const empty = refuseEmpty(previous.body, plan.messages, result)
+    if (empty !== undefined) return yield* empty
+    const ledger = core.ledger
+    if (ledger === undefined) return yield* countAndCommit(core, generation, plan, result)
+    const entries = Ledger.merge(previous.entries, ledger.mentioned(plan.messages))
+    if (entries.length === 0) return yield* countAndCommit(core, generation, plan, result)
+    // the most entries whose section fits the ledger's budget
+    let lo = 0
+    let hi = entries.length
+    while (lo < hi) {
+      const mid = Math.ceil((lo + hi) / 2)
+      const tokens = yield* TokenCounter.countText(core.counter, Ledger.render(entries, mid))
+      if (tokens <= ledger.maxTokens) lo = mid
+      else hi = mid - 1
+    }
+    const max = core.maxSummaryTokens
+    for (let n = lo;; n--) {
+      const summary = Ledger.join(result, Ledger.render(entries, n))
+      if (summary === "") return yield* countAndCommit(core, generation, plan, summary)
+      const tokens = yield* TokenCounter.countText(core.counter, summary)
+      if (max !== undefined && tokens > max && n > 0) continue
+      if (max !== undefined && tokens > max) return yield* new SummaryBudgetError({ tokens, maxSummaryTokens: max })
+      commit(core, generation, plan, summary, tokens)
+      return
+    }
+  })
+
+const chunksOf = (core: Core, plan: Plan<M>): ReadonlyArray<Chunk<M>> | undefined => {
+  const max = core.maxSummarizerInputTokens
+  if (max === undefined || plannedTokens(plan) <= max) return undefined
+  const chunks = core.index.chunks(plan, max)
+  return chunks.length <= 1 ? undefined : chunks
+}
+
+const summarizeChecked = (
+  summarizer: Summarizer.Service,
+  summary: string,
+  messages: ReadonlyArray<M>,
+  request: Summarizer.Request
+): Effect.Effect<string, SummarizerError> =>
+  Effect.flatMap(
+    summarizer.summarize(summary, messages, request),
+    (result) => typeof result !== "string" ? Effect.fail(nonString()) : Effect.succeed(result)
+  )
+
+/**
+ * Calls the summarizer on the plan's messages and commits the result unless
+ * `clear` or another fold committed meanwhile. Run it under the prune lock.
+ * A failure or interruption commits nothing (the plan is aborted). With
+ * `maxSummarizerInputTokens` the messages go in chunks; when a chunk fails,
+ * the chunks before it commit as one fold.
+ *
+ * @internal
+ */
+export const fold = (core: Core, summarizer: Summarizer.Service, plan: Plan<M>): Effect.Effect<void, AddError> => {
+  const generation = core.generation
+  let pending = plan
+  const run = Effect.gen(function*() {
+    const previous = bodyOf(core)
+    const request = core.compactRequest ?? core.request
+    const chunks = chunksOf(core, plan)
+    if (chunks === undefined) {
+      const summary = yield* summarizeChecked(summarizer, previous.body, plan.messages, request)
+      return yield* complete(core, generation, plan, previous, summary)
+    }
+    let running = previous.body
+    for (let i = 0; i < chunks.length; i++) {
+      const result = yield* Effect.result(
+        Effect.flatMap(summarizeChecked(summarizer, running, chunks[i].messages, request), (summary) => {
+          const empty = refuseEmpty(running, chunks[i].messages, summary)
+          return empty === undefined ? Effect.succeed(summary) : Effect.fail(empty)
+        })
+      )
+      if (result._tag === "Failure") {
+        const folded = i === 0 ? undefined : core.index.narrow(plan, chunks[i - 1].units)
+        if (folded === undefined) return yield* result.failure
+        pending = folded
+        yield* complete(core, generation, folded, previous, running)
+        return yield* result.failure
+      }
+      running = result.success
+    }
+    return yield* complete(core, generation, plan, previous, running)
+  })
+  return Effect.onExit(run, (exit) => Exit.isSuccess(exit) ? Effect.void : Effect.sync(() => core.index.abort(pending)))
+}
+
+/** What prunes when over budget: a fold under the lock, or a drop. @internal */
+export const pruner = (
+  core: Core,
+  summarizer: Summarizer.Service | undefined,
+  start: () => Effect.Effect<Plan<M> | undefined, TokenCountError>,
+  semaphore: Semaphore.Semaphore
+): () => Effect.Effect<void, AddError> => {
+  if (summarizer === undefined) {
+    const drop = Effect.flatMap(Effect.suspend(start), (plan) =>
+      Effect.sync(() => {
+        if (plan !== undefined) core.index.commit(plan)
+      }))
+    return () => drop
+  }
+  const locked = semaphore.withPermits(1)(
+    Effect.flatMap(Effect.suspend(start), (plan) => plan === undefined ? Effect.void : fold(core, summarizer, plan))
+  )
+  return () => locked
+}
+
+/** The options of `compact` (docs/contract.md section 16.2). @internal */
+export interface CompactOptions {
+  readonly targetTokens?: number | undefined
+  readonly focus?: string | undefined
+}
+
+/** The reads, `clear`, usage and the add steps every strategy shares. @internal */
+export interface Memory {
+  readonly strategy: "rolling" | "buffer" | "window" | "summary"
+  readonly add: (message: M) => Effect.Effect<void, AddError>
+  readonly addMessages: (messages: ReadonlyArray<M>) => Effect.Effect<void, AddError>
+  readonly summary: Effect.Effect<string>
+  readonly buffer: Effect.Effect<ReadonlyArray<M>>
+  readonly bufferTokens: Effect.Effect<number>
+  readonly pinnedTokens: Effect.Effect<number>
+  readonly summaryTokens: Effect.Effect<number>
+  readonly contextTokens: Effect.Effect<number>
+  readonly messages: Effect.Effect<ReadonlyArray<M>>
+  readonly context: Effect.Effect<string>
+  readonly clear: Effect.Effect<void>
+  readonly state: Effect.Effect<MemoryState.MemoryState>
+  readonly toJSON: Effect.Effect<MemoryState.Encoded>
+  readonly recordUsage: (usage: Usage) => Effect.Effect<void, UsageError>
+  readonly usageRatio: Effect.Effect<number>
+}
+
+/** The context a memory reads back: leading pinned messages, the summary, then the rest. @internal */
+export const contextOf = (core: Core): Array<M> => {
+  const buffer = core.index.toArray()
+  if (core.summary === "") return buffer
+  const summary = core.summaryRole === "user" ? Message.user(core.summary) : Message.system(core.summary)
+  buffer.splice(core.index.leadingPinned(), 0, summary)
+  return buffer
+}
+
+/** The memory of a core: the read side, `clear`, usage, with its add steps and own fields. @internal */
+export const makeMemory = <X extends Memory>(
+  core: Core,
+  steps: { readonly add: Memory["add"]; readonly addMessages: Memory["addMessages"] },
+  fields: Omit<X, Exclude<keyof Memory, "strategy">>
+): X => {
+  const state = Effect.sync((): MemoryState.MemoryState => {
+    const made = MemoryState.make(core.summary, core.index.toArray())
+    return core.usageRatio === undefined ? made : { ...made, usageRatio: core.usageRatio }
+  })
+  const messages = Effect.sync(() => {
+    core.lastReadTokens = core.summaryTokens + core.index.tokens
+    return contextOf(core)
+  })
+  const memory: Memory = {
+    strategy: fields.strategy,
+    add: steps.add,
+    addMessages: steps.addMessages,
+    summary: Effect.sync(() => core.summary),
+    buffer: Effect.sync(() => core.index.toArray()),
+    bufferTokens: Effect.sync(() => core.index.measure("tokens")),
+    pinnedTokens: Effect.sync(() => core.index.pinnedTokens),
+    summaryTokens: Effect.sync(() => core.summaryTokens),
+    contextTokens: Effect.sync(() => core.summaryTokens + core.index.tokens),
+    messages,
+    context: Effect.map(messages, (all) => all.map(String).join("\n")),
+    clear: Effect.sync(() => {
+      core.generation++
+      core.summary = ""
+      core.summaryTokens = 0
+      core.usageRatio = undefined
+      core.lastReadTokens = undefined
+      core.index.clear()
+    }),
+    state,
+    toJSON: Effect.map(state, MemoryState.toJSON),
+    recordUsage: (usage) =>
+      Effect.suspend(() => {
+        const problem = Rules.usage(usage)
+        if (problem !== undefined) return Effect.fail(new UsageError({ description: problem }))
+        const countedTokens = core.lastReadTokens ?? core.summaryTokens + core.index.tokens
+        const measured = usage.inputTokens - (usage.overheadTokens ?? core.reserveTokens)
+        if (measured > 0 && countedTokens > 0) {
+          core.usageRatio = UsageRatio.nextRatio(core.usageRatio, measured, countedTokens)
+        }
+        return Effect.void
+      }),
+    usageRatio: Effect.sync(() => core.usageRatio ?? 1)
+  }
+  return Object.assign(memory, fields) as unknown as X
+}
+
+/** The `ConfigError` of `compact`'s options, if any. @internal */
+export const compactProblem = (options: unknown): ConfigError | undefined => {
+  const problem = Rules.compactOptions(options)
+  return problem === undefined ? undefined : new ConfigError(problem)
+}
+
+/** A one-permit semaphore: the prune lock. @internal */
+export const pruneLock = (): Semaphore.Semaphore => Semaphore.makeUnsafe(1)
+
+/** The context window's overflow check (docs/contract.md section 16.1). @internal */
+export const windowError = (
+  window: { readonly tokens: number; readonly reserveTokens: number },
+  core: Core
+): ContextWindowError =>
+  new ContextWindowError({
+    windowTokens: window.tokens,
+    reserveTokens: window.reserveTokens,
+    pinnedTokens: core.index.pinnedTokens,
+    summaryTokens: core.summaryTokens
+  })
+
+export type { Policy }

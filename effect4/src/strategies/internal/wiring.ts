@@ -1,0 +1,214 @@
+/**
+ * One builder per strategy over decoded options, as the Effect 3 line's
+ * `src/strategies/internal/builders.ts`: each decides once what runs when the
+ * buffer is over budget (a drop, or a fold under a one-permit `Semaphore`)
+ * and wires the steps.
+ *
+ * @internal
+ */
+import { Effect } from "effect"
+import * as Rules from "../../../../src/core/options.js"
+import { indexConfig, pruningOf } from "../../../../src/core/policy.js"
+import * as Usage from "../../../../src/core/usage.js"
+import type { AddError, ConfigError, TokenCountError } from "../../Errors.js"
+import type * as MemoryState from "../../schema/MemoryState.js"
+import type { Message } from "../../schema/Message.js"
+import type { BufferOptions, RollingOptions, SummaryOptions, WindowOptions } from "../../schema/Options.js"
+import type * as Summarizer from "../../services/Summarizer.js"
+import type * as TokenCounter from "../../services/TokenCounter.js"
+import {
+  adding,
+  type CompactOptions,
+  compactProblem,
+  fill,
+  fold,
+  makeCore,
+  makeMemory,
+  type Memory,
+  pruneLock,
+  pruner,
+  startPrune,
+  windowError
+} from "./engine.js"
+
+/** A RollingMemory (docs/contract.md sections 4, 5, 10, 16). @internal */
+export interface RollingMemory extends Memory {
+  readonly strategy: "rolling"
+  readonly maxTokens: number
+  readonly targetTokens: number
+  readonly contextWindow: { readonly tokens: number; readonly reserveTokens: number } | undefined
+  readonly fold: "blocking"
+  readonly compact: (options?: CompactOptions) => Effect.Effect<void, AddError | ConfigError>
+}
+
+/** A BufferMemory: every turn kept. @internal */
+export interface BufferMemory extends Memory {
+  readonly strategy: "buffer"
+}
+
+/** A WindowMemory: the last `maxMessages` messages, evicted turns dropped. @internal */
+export interface WindowMemory extends Memory {
+  readonly strategy: "window"
+  readonly maxMessages: number
+  readonly targetMessages: number
+}
+
+/** A SummaryMemory: every turn folded into the summary at once. @internal */
+export interface SummaryMemory extends Memory {
+  readonly strategy: "summary"
+  readonly compact: (options?: CompactOptions) => Effect.Effect<void, AddError | ConfigError>
+}
+
+/** The services a memory is built with; `summarizer` `undefined`: evicted turns are dropped. @internal */
+export interface Services {
+  readonly counter: TokenCounter.Service
+  readonly summarizer: Summarizer.Service | undefined
+}
+
+/** @internal */
+export const buildRolling = (
+  services: Services,
+  options: RollingOptions,
+  state: MemoryState.MemoryState | undefined
+): Effect.Effect<RollingMemory, TokenCountError> => {
+  const window = options.contextWindow
+  const maxTokens = window === undefined
+    ? options.maxTokens ?? Rules.DEFAULT_MAX_TOKENS
+    : window.tokens - window.reserveTokens
+  const pruning = pruningOf(options, "tokens", maxTokens, options.targetTokens)
+  const { counter, summarizer } = services
+  const core = makeCore(counter, {
+    index: indexConfig<Message>(pruning),
+    summaryRole: options.summaryRole ?? "system",
+    maxSummaryTokens: options.maxSummaryTokens,
+    ledger: options.ledger,
+    maxToolResultTokens: options.maxToolResultTokens,
+    maxSummarizerInputTokens: options.maxSummarizerInputTokens
+  })
+  return Effect.map(fill(core, state), (core) => {
+    const index = core.index
+    core.reserveTokens = window?.reserveTokens ?? 0
+    // the policy the budget checks read, recomputed before each check with a window or a usage ratio
+    const live = { ...pruning.policy, measure: "tokens" as const }
+    const livePruning = { ...pruning, policy: live }
+    const refresh = (): void => {
+      const ratio = core.usageRatio
+      if (window === undefined && ratio === undefined) return
+      const whole = Usage.inCounterTokens(maxTokens, ratio)
+      const low = Usage.inCounterTokens(pruning.policy.target, ratio)
+      if (window === undefined) {
+        live.budget = whole
+        live.target = Math.min(whole, low)
+        return
+      }
+      const fixed = index.pinnedTokens + core.summaryTokens
+      live.budget = Math.max(1, whole - fixed)
+      live.target = Math.max(1, Math.min(live.budget, low - fixed))
+    }
+    const semaphore = pruneLock()
+    const prune = pruner(core, summarizer, () => {
+      refresh()
+      return startPrune(core, livePruning)
+    }, semaphore)
+    const overflow = (): Effect.Effect<void, AddError> => {
+      const whole = Usage.inCounterTokens(maxTokens, core.usageRatio)
+      if (window === undefined || index.pinnedTokens + core.summaryTokens <= whole) return Effect.void
+      return Effect.fail(windowError(window, core))
+    }
+    const pruneWithin = (): Effect.Effect<void, AddError> => {
+      const before = index.size
+      return Effect.flatMap(prune(), () => {
+        refresh()
+        return index.size < before && index.needsPrune(live) ? pruneWithin() : overflow()
+      })
+    }
+    const afterAppend = (): Effect.Effect<void, AddError> => {
+      refresh()
+      if (window === undefined) return index.needsPrune(live) ? prune() : Effect.void
+      return index.needsPrune(live) ? pruneWithin() : overflow()
+    }
+    const hasLowWaterMark = pruning.policy.target < maxTokens
+    const compact = (options?: CompactOptions): Effect.Effect<void, AddError | ConfigError> => {
+      const problem = compactProblem(options)
+      if (problem !== undefined) return Effect.fail(problem)
+      const run = Effect.suspend((): Effect.Effect<void, AddError> => {
+        refresh()
+        const target = options?.targetTokens ??
+          (hasLowWaterMark ? live.target : Math.max(1, Math.floor(live.budget / 2)))
+        const plan = index.plan({ measure: "tokens", budget: live.budget, target }, true)
+        if (plan === undefined) return Effect.void
+        if (summarizer === undefined) {
+          index.commit(plan)
+          return Effect.void
+        }
+        const focus = options?.focus
+        core.compactRequest = focus === undefined ? undefined : { ...core.request, focus }
+        return Effect.ensuring(fold(core, summarizer, plan), Effect.sync(() => core.compactRequest = undefined))
+      })
+      return summarizer === undefined ? run : semaphore.withPermits(1)(run)
+    }
+    return makeMemory<RollingMemory>(core, adding(core, afterAppend), {
+      strategy: "rolling",
+      maxTokens,
+      targetTokens: pruning.policy.target,
+      contextWindow: window,
+      fold: "blocking",
+      compact
+    })
+  })
+}
+
+/** @internal */
+export const buildBuffer = (
+  services: Services,
+  options: BufferOptions,
+  state: MemoryState.MemoryState | undefined
+): Effect.Effect<BufferMemory, TokenCountError> =>
+  Effect.map(
+    fill(makeCore(services.counter, { summaryRole: options.summaryRole }), state),
+    (core) => makeMemory<BufferMemory>(core, adding(core, () => Effect.void), { strategy: "buffer" })
+  )
+
+/** @internal */
+export const buildWindow = (
+  services: Services,
+  options: WindowOptions,
+  state: MemoryState.MemoryState | undefined
+): Effect.Effect<WindowMemory, TokenCountError> => {
+  const pruning = pruningOf(options, "messages", options.maxMessages, options.targetMessages)
+  const core = makeCore(services.counter, { index: indexConfig<Message>(pruning), summaryRole: options.summaryRole })
+  return Effect.map(fill(core, state), (core) => {
+    const prune = pruner(core, undefined, () => startPrune(core, pruning), pruneLock())
+    const afterAppend = () => core.index.needsPrune(pruning.policy) ? prune() : Effect.void
+    return makeMemory<WindowMemory>(core, adding(core, afterAppend), {
+      strategy: "window",
+      maxMessages: options.maxMessages,
+      targetMessages: pruning.policy.target
+    })
+  })
+}
+
+/** @internal */
+export const buildSummary = (
+  services: Services & { readonly summarizer: Summarizer.Service },
+  options: SummaryOptions,
+  state: MemoryState.MemoryState | undefined
+): Effect.Effect<SummaryMemory, TokenCountError> =>
+  Effect.map(fill(makeCore(services.counter, options), state), (core) => {
+    const foldPending = pruner(
+      core,
+      services.summarizer,
+      () => Effect.sync(() => core.index.planAll()),
+      pruneLock()
+    )
+    const compact = (options?: CompactOptions): Effect.Effect<void, AddError | ConfigError> => {
+      const problem = compactProblem(options)
+      if (problem !== undefined) return Effect.fail(problem)
+      const focus = options?.focus
+      return Effect.suspend(() => {
+        core.compactRequest = focus === undefined ? undefined : { ...core.request, focus }
+        return Effect.ensuring(foldPending(), Effect.sync(() => core.compactRequest = undefined))
+      })
+    }
+    return makeMemory<SummaryMemory>(core, adding(core, foldPending), { strategy: "summary", compact })
+  })
