@@ -14,7 +14,12 @@ export default defineConfig([
     format: ["esm", "cjs"],
     dts: true,
     clean: false,
+    // Source maps map stack traces to src/ lines; without the sources' text in them (the
+    // package does not ship src/), which would double what an install adds.
     sourcemap: true,
+    esbuildOptions: (options) => {
+      options.sourcesContent = false
+    },
     target: "node20",
     splitting: true,
     // Classes keep their names in the build (esbuild renames a class that refers to itself, as

@@ -81,12 +81,19 @@ node library.cjs
 # optional peer installed (node16 and bundler resolution): no declaration names a peer's types.
 npm install --no-audit --no-fund typescript@5.9.3 @types/node@20.19.43 >/dev/null
 cat > promise-only.ts <<'TS'
+import { Message, Validity } from "rollmem"
 import { Conversations, RollingMemory } from "rollmem/promise"
 const memory = new RollingMemory({ maxTokens: 100, summarize: "drop" })
 memory.addUserMessage("hi")
 const conversations = new Conversations({ store: "memory", strategy: "rolling", maxTokens: 100, summarize: "drop" })
 export const context: string = memory.getContext()
 export const used: Promise<string> = conversations.use("c", async (m) => m.getContext())
+// a namespace's members name their types and values (the bundled declarations are mended by
+// scripts/fix-dts.mjs): an interface, a type alias, a union of classes, a class
+const provider: Validity.Provider = "anthropic"
+const like: Validity.MessageLike = Message.user("x")
+const found: ReadonlyArray<Validity.Violation> = Validity.violations([like], { provider })
+export const first: Validity.FirstTurnNotUser | undefined = found.find((v) => v instanceof Validity.FirstTurnNotUser)
 TS
 for resolution in node16 bundler; do
   module=$([ "$resolution" = node16 ] && echo node16 || echo esnext)

@@ -87,6 +87,20 @@ const layered = (kind: Archive["kind"], layer: Layer.Layer<Archives.Archive, unk
 }
 
 /**
+ * Where a database archive keeps its rows: `table`, its table (default
+ * `rollmem_archive`), created if missing with its full-text index. Declared
+ * here rather than taken from the store's `SqlArchive.Options`, so that a
+ * project importing `rollmem/promise` type-checks without the optional
+ * peers' types (`@effect/sql`) installed.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface DatabaseOptions {
+  readonly table?: string | undefined
+}
+
+/**
  * An archive in an SQLite file (FTS5), through `@effect/sql-sqlite-node` (an
  * optional peer: `npm i @effect/sql-sqlite-node@0.53.0`), opened on first
  * use. The asynchronous classes take it.
@@ -94,7 +108,7 @@ const layered = (kind: Archive["kind"], layer: Layer.Layer<Archives.Archive, unk
  * @since 0.4.0
  * @category constructors
  */
-export const sqlite = (filename: string, options?: SqlArchive.Options): Archive =>
+export const sqlite = (filename: string, options?: DatabaseOptions): Archive =>
   layered("sqlite", SqlArchive.layerSqlite({ ...options, filename }))
 
 /**
@@ -107,7 +121,7 @@ export const sqlite = (filename: string, options?: SqlArchive.Options): Archive 
  */
 export const postgres = (
   url: string,
-  options?: SqlArchive.Options & { readonly maxConnections?: number | undefined }
+  options?: DatabaseOptions & { readonly maxConnections?: number | undefined }
 ): Archive => layered("postgres", SqlArchive.layerPg({ ...options, url }))
 
 /**
