@@ -7,8 +7,8 @@ import { Effect } from "effect"
 import type { ConfigError, StateDecodeError, TokenCountError } from "../Errors.js"
 import type * as MemoryState from "../schema/MemoryState.js"
 import type { BufferOptions } from "../schema/Options.js"
-import { type BufferMemory, buildBuffer } from "./internal/wiring.js"
 import * as Context from "./internal/context.js"
+import { type BufferMemory, buildBuffer } from "./internal/wiring.js"
 
 export type { BufferMemory }
 

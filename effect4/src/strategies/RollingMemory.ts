@@ -12,8 +12,8 @@ import type { ConfigError, StateDecodeError, TokenCountError } from "../Errors.j
 import type * as MemoryState from "../schema/MemoryState.js"
 import type { RollingOptions } from "../schema/Options.js"
 import type * as Summarizer from "../services/Summarizer.js"
-import { buildRolling, type RollingMemory } from "./internal/wiring.js"
 import * as Context from "./internal/context.js"
+import { buildRolling, type RollingMemory } from "./internal/wiring.js"
 
 export type { RollingMemory }
 

@@ -9,8 +9,8 @@ import type { ConfigError, StateDecodeError, TokenCountError } from "../Errors.j
 import type * as MemoryState from "../schema/MemoryState.js"
 import type { SummaryOptions } from "../schema/Options.js"
 import type * as Summarizer from "../services/Summarizer.js"
-import { buildSummary, type SummaryMemory } from "./internal/wiring.js"
 import * as Context from "./internal/context.js"
+import { buildSummary, type SummaryMemory } from "./internal/wiring.js"
 
 export type { SummaryMemory }
 

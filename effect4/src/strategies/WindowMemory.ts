@@ -8,8 +8,8 @@ import { Effect } from "effect"
 import type { ConfigError, StateDecodeError, TokenCountError } from "../Errors.js"
 import type * as MemoryState from "../schema/MemoryState.js"
 import type { WindowOptions } from "../schema/Options.js"
-import { buildWindow, type WindowMemory } from "./internal/wiring.js"
 import * as Context from "./internal/context.js"
+import { buildWindow, type WindowMemory } from "./internal/wiring.js"
 
 export type { WindowMemory }
 
