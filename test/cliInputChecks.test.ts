@@ -50,6 +50,33 @@ describe("rollmem replay --report that cannot be written", () => {
     }))
 })
 
+describe("rollmem replay --report naming an input or the store", () => {
+  it.effect("is refused before anything is read or written: the input and the database stay as they were", () =>
+    Effect.gen(function*() {
+      const input = write("keep.jsonl", line("k", [{ role: "user", content: "hi" }]) + "\n")
+      const r = yield* runCli(["replay", input, "--tokenizer", "words", "--report", input])
+      assert.isTrue(Exit.isFailure(r.exit))
+      assert.strictEqual(
+        r.stderr,
+        `rollmem: invalid option --report: ${input} is an input file (${input}): the report would replace it; ` +
+          "give another path"
+      )
+      assert.strictEqual(fs.readFileSync(input, "utf8"), line("k", [{ role: "user", content: "hi" }]) + "\n")
+      // the same file under another name
+      const relative = path.relative(process.cwd(), input)
+      const again = yield* runCli(["replay", input, "--tokenizer", "words", "--report", relative])
+      assert.include(again.stderr, "is an input file")
+      const db = path.join(tmp, "same.db")
+      const store = yield* runCli(["replay", input, "--tokenizer", "words", "--store", `sqlite:${db}`, "--report", db])
+      assert.strictEqual(
+        store.stderr,
+        `rollmem: invalid option --report: ${db} is the --store database (${db}): the report would replace it; ` +
+          "give another path"
+      )
+      assert.isFalse(fs.existsSync(db))
+    }))
+})
+
 describe("rollmem replay --report naming a directory", () => {
   it.effect("is refused before anything is read, as a missing directory is", () =>
     Effect.gen(function*() {

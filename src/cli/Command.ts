@@ -421,7 +421,13 @@ export const runReplay = (
     const store = Option.isSome(args.store) ? yield* Store.parse(args.store.value) : undefined
     if (store !== undefined) yield* Store.requireDirectory(store)
     const reportPath = Option.getOrUndefined(args.report)
-    if (reportPath !== undefined) yield* requireReportDirectory(reportPath)
+    if (reportPath !== undefined) {
+      yield* requireReportElsewhere(reportPath, [
+        ...args.files.map((file) => ({ file, what: "an input file" })),
+        ...(store?.location._tag === "Sqlite" ? [{ file: store.location.filename, what: "the --store database" }] : [])
+      ])
+      yield* requireReportDirectory(reportPath)
+    }
     const show = Option.getOrUndefined(args.show)
     const outputFormat = args.outputFormat === undefined ? undefined : Option.getOrUndefined(args.outputFormat)
     if (outputFormat !== undefined && show === undefined) {
@@ -586,6 +592,36 @@ const providerRequest = (shown: FinalContext, format: Formats.OutputFormat) =>
   Either.match(Formats.encode(shown.messages, format), {
     onLeft: (description) => fail(`the context of ${shown.id} cannot be written as ${format}: ${description}`),
     onRight: (body) => Effect.succeed({ format, body })
+  })
+
+/**
+ * Fails with `ConfigError` (option `--report`) when the report would replace
+ * one of `others` (an input file, the SQLite file of `--store`): the same
+ * path once resolved, or the same file under another name (a link).
+ */
+const requireReportElsewhere = (
+  file: string,
+  others: ReadonlyArray<{ readonly file: string; readonly what: string }>
+): Effect.Effect<void, ConfigError, FileSystem.FileSystem | Path.Path> =>
+  Effect.gen(function*() {
+    const path = yield* Path.Path
+    const fs = yield* FileSystem.FileSystem
+    const identity = (name: string) =>
+      Effect.map(Effect.option(fs.stat(name)), (info) =>
+        Option.match(info, {
+          onNone: () => `path:${path.resolve(name)}`,
+          onSome: (stat) =>
+            Option.isSome(stat.ino) ? `inode:${stat.dev}:${stat.ino.value}` : `path:${path.resolve(name)}`
+        }))
+    const report = yield* identity(file)
+    for (const other of others) {
+      if ((yield* identity(other.file)) === report) {
+        return yield* new ConfigError({
+          option: "--report",
+          description: `${file} is ${other.what} (${other.file}): the report would replace it; give another path`
+        })
+      }
+    }
   })
 
 /**
