@@ -192,6 +192,11 @@ describe("Measure.makeRecorder", () => {
       { messages: 4, tokens: 100 }
     ])
     // no summary: after the leading system messages, and at the end
+    // summary segments (contract 10.9): after the last segment
+    assert.deepStrictEqual(
+      Measure.breakpointsOf([s("p"), s("s1"), s("s2"), u("a"), a("b")], [10, 20, 5, 30, 40], 1, 2),
+      [{ messages: 1, tokens: 10 }, { messages: 3, tokens: 35 }, { messages: 5, tokens: 105 }]
+    )
     assert.deepStrictEqual(Measure.breakpointsOf([s("p"), u("a")], [10, 30], -1), [
       { messages: 1, tokens: 10 },
       { messages: 2, tokens: 40 }

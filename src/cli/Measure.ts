@@ -417,8 +417,9 @@ export const isPinned = (message: Message.Message): boolean =>
  * Where a request's cache breakpoints stand (Anthropic's rule, at most 4 per
  * request; three used): after the leading system messages (those before the
  * summary, or the leading `system`/`developer` messages when there is no
- * summary), after the summary message, after the last message; each with
- * the tokens of the prefix it closes.
+ * summary), after the summary message (with summary segments, docs/contract.md
+ * section 10.9, after the last of the `summaryMessages` segments), after the
+ * last message; each with the tokens of the prefix it closes.
  *
  * @since 0.4.0
  * @category combinators
@@ -426,12 +427,13 @@ export const isPinned = (message: Message.Message): boolean =>
 export const breakpointsOf = (
   context: ReadonlyArray<Message.Message>,
   tokens: ReadonlyArray<number>,
-  summaryAt: number
+  summaryAt: number,
+  summaryMessages = 1
 ): Array<{ readonly messages: number; readonly tokens: number }> => {
   let leading = 0
   if (summaryAt >= 0) leading = summaryAt
   else while (leading < context.length && isPinned(context[leading])) leading++
-  const at = [leading, summaryAt >= 0 ? summaryAt + 1 : 0, context.length]
+  const at = [leading, summaryAt >= 0 ? summaryAt + summaryMessages : 0, context.length]
   const out: Array<{ readonly messages: number; readonly tokens: number }> = []
   let sum = 0
   let i = 0
@@ -456,6 +458,11 @@ export interface RequestInput {
   readonly tokens: ReadonlyArray<number>
   /** The position of the summary message in the context; -1 when there is none. */
   readonly summaryAt: number
+  /**
+   * How many messages from `summaryAt` hold the summary: its segments with
+   * summary segments (docs/contract.md section 10.9); default 1.
+   */
+  readonly summaryMessages?: number | undefined
   /** Whether the transcript before `index` is valid itself (no violation before `index`). */
   readonly transcriptValid: boolean
   /** Tokens of every message added before `index` (the no-fold ceiling's context); 0 when not measured. */
@@ -514,7 +521,8 @@ export const makeRecorder = (id: string, limits: Limits): Recorder => {
       sums.summarizerInputTokens += point.inputTokens
       sums.summarizerOutputTokens += point.outputTokens
     },
-    request: ({ ceilingTokens, context, index, summaryAt, tokens, transcriptValid }) => {
+    request: ({ ceilingTokens, context, index, summaryAt, summaryMessages = 1, tokens, transcriptValid }) => {
+      const summaryEnd = summaryAt < 0 ? -1 : summaryAt + summaryMessages
       let contextTokens = 0
       for (const n of tokens) contextTokens += n
       const shared = commonPrefix(previous, context)
@@ -531,7 +539,7 @@ export const makeRecorder = (id: string, limits: Limits): Recorder => {
       foldsSince = 0
       sums.openAICachedTokens += openAICached(reusedTokens)
       sums.anthropicCachedTokens += anthropicCached(breakpoints, shared)
-      breakpoints = breakpointsOf(context, tokens, summaryAt)
+      breakpoints = breakpointsOf(context, tokens, summaryAt, summaryMessages)
       previous = context
       previousTokens = contextTokens
       if (ceilingTokens !== undefined && ceilingTokens > 0) {
@@ -547,7 +555,7 @@ export const makeRecorder = (id: string, limits: Limits): Recorder => {
       const unpinnedTokens: Array<number> = []
       let holdsUserTurn = false
       for (let i = 0; i < context.length; i++) {
-        if (i === summaryAt) continue
+        if (i >= summaryAt && i < summaryEnd) continue
         const message = context[i]
         if (limits.pinSystem && isPinned(message)) {
           pinnedTokens += tokens[i]
@@ -561,7 +569,8 @@ export const makeRecorder = (id: string, limits: Limits): Recorder => {
       if (limits.maxTokens !== undefined) {
         let newest = 0
         for (let i = newestUnitStart(unpinned); i < unpinned.length; i++) newest += unpinnedTokens[i]
-        const summaryTokens = summaryAt < 0 ? 0 : tokens[summaryAt]
+        let summaryTokens = 0
+        for (let i = Math.max(summaryAt, 0); i < summaryEnd; i++) summaryTokens += tokens[i]
         const bound = pinnedTokens + (limits.maxSummaryTokens ?? summaryTokens) +
           Math.max(limits.maxTokens, newest)
         overBound = contextTokens > bound

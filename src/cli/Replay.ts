@@ -629,6 +629,8 @@ const replayInto = (
           context,
           tokens: yield* countAll(counter, context),
           summaryAt: context.length > buffer.length ? summaryPosition(context, buffer) : -1,
+          // the summary's messages: one, or its segments (docs/contract.md section 10.9)
+          summaryMessages: context.length - buffer.length,
           transcriptValid: index <= firstViolation,
           ceilingTokens: ceiling
         })

@@ -53,6 +53,29 @@ const ledgerSets = (
     ? [ledgerSet(1_000)]
     : []
 
+/** The files and budgets of the prompt-cache goals (issue 28), with their goals: calls, reuse, cost vs the original. */
+const CACHE_ROWS = [
+  ["conversations-long.jsonl", 32_000, 0.10, 0.96, 0.35],
+  ["conversations-long.jsonl", 8_000, 0.25, 0.92, 0.45],
+  ["conversations-agentic.jsonl", 2_000, 0.20, 0.91, 0.45]
+] as const
+
+/** The prompt-cache goals' option set at budget `b`, with summary segments when `segments` (contract 10.9). */
+const cacheSet = (b: number, segments: boolean): string =>
+  `pin-system,target-tokens=${b / 2},clear-tool-results=3${segments ? ",summary=segments" : ""}`
+
+/**
+ * The summary-segments set of a file at a budget: the prompt-cache goals'
+ * set with `summary=segments`, on the goals' files and budgets only.
+ */
+const segmentSets = (
+  b: number,
+  file: string | undefined
+): ReadonlyArray<{ readonly name: string; readonly set: string }> =>
+  CACHE_ROWS.some(([f, budget]) => f === file && budget === b)
+    ? [{ name: "pinned + target 50% + clearing 3 + segments", set: cacheSet(b, true) }]
+    : []
+
 /** The option sets at budget `b` (and, for `file`, its ledger sets), in the flags' own names ("" = the original's rule). */
 export const optionSets = (
   b: number,
@@ -78,7 +101,8 @@ export const optionSets = (
       name: "turn + pinned + target 50% + clearing 3 until budget",
       set: `boundary=turn,pin-system,${target},${clear},clear-until=budget`
     },
-    ...ledgerSets(b, file)
+    ...ledgerSets(b, file),
+    ...segmentSets(b, file)
   ]
 }
 
@@ -153,37 +177,41 @@ const callsAndReuse = (maxRatio: number, minReuse: number) => (t: Totals, o: Tot
  * cost.
  */
 const cacheGoals = (rows: ReadonlyArray<PolicyRow>): Array<Goal> =>
-  ([
-    ["conversations-long.jsonl", 32_000, 0.10, 0.96, 0.35],
-    ["conversations-long.jsonl", 8_000, 0.25, 0.92, 0.45],
-    ["conversations-agentic.jsonl", 2_000, 0.20, 0.91, 0.45]
-  ] as const).map(([file, budget, calls, reuse, cost]) =>
-    versus(
-      rows,
-      `${file.replace("conversations-", "").replace(".jsonl", "")} ${budget.toLocaleString("en-US")}, pinned + ` +
-        `target ${(budget / 2).toLocaleString("en-US")} + clearing 3: <= ${calls}x calls, >= ${100 * reuse}% reuse, ` +
-        `<= ${cost}x cost`,
-      file,
-      budget,
-      `pin-system,target-tokens=${budget / 2},clear-tool-results=3`,
-      (t, o) => {
-        const ratio = callsRatio(t, o)
-        const costRatio = o.cost === 0 ? 0 : t.cost / o.cost
-        return {
-          met: ratio <= calls && t.prefixReuse >= reuse && costRatio <= cost,
-          detail: `${ratio.toFixed(3)}x calls (${t.summarizerCalls} vs ${o.summarizerCalls}) ${
-            ratio <= calls ? "met" : "missed"
-          }; reuse ${pct(t.prefixReuse)} (ceiling ${pct(t.ceilingReuse)}) ${
-            t.prefixReuse >= reuse ? "met" : "missed"
-          }; cost ${costRatio.toFixed(3)}x ${costRatio <= cost ? "met" : "missed"} (OpenAI's rule ${
-            (t.costOpenAI / o.costOpenAI).toFixed(3)
-          }x, Anthropic's ${
-            (t.costAnthropic / o.costAnthropic).toFixed(3)
-          }x); folds that broke the cache ${t.foldsBreakingCache}/${t.foldsFollowed}, ${
-            Math.round(t.cacheWriteTokensPerFold)
-          } cache writes per fold`
+  CACHE_ROWS.flatMap(([file, budget, calls, reuse, cost]) =>
+    [false, true].map((segments) =>
+      versus(
+        rows,
+        `${file.replace("conversations-", "").replace(".jsonl", "")} ${budget.toLocaleString("en-US")}, pinned + ` +
+          `target ${(budget / 2).toLocaleString("en-US")} + clearing 3${segments ? " + summary segments" : ""}: <= ` +
+          `${calls}x calls, >= ${100 * reuse}% reuse, <= ${cost}x cost`,
+        file,
+        budget,
+        cacheSet(budget, segments),
+        (t, o) => {
+          const ratio = callsRatio(t, o)
+          const costRatio = o.cost === 0 ? 0 : t.cost / o.cost
+          // with segments, retention beside the same settings' without them (issue 28: no lower)
+          const single = segments ? find(rows, file, budget, cacheSet(budget, false))?.totals : undefined
+          return {
+            met: ratio <= calls && t.prefixReuse >= reuse && costRatio <= cost,
+            detail: `${ratio.toFixed(3)}x calls (${t.summarizerCalls} vs ${o.summarizerCalls}) ${
+              ratio <= calls ? "met" : "missed"
+            }; reuse ${pct(t.prefixReuse)} (ceiling ${pct(t.ceilingReuse)}) ${
+              t.prefixReuse >= reuse ? "met" : "missed"
+            }; cost ${costRatio.toFixed(3)}x ${costRatio <= cost ? "met" : "missed"} (OpenAI's rule ${
+              (t.costOpenAI / o.costOpenAI).toFixed(3)
+            }x, Anthropic's ${
+              (t.costAnthropic / o.costAnthropic).toFixed(3)
+            }x); folds that broke the cache ${t.foldsBreakingCache}/${t.foldsFollowed}, ${
+              Math.round(t.cacheWriteTokensPerFold)
+            } cache writes per fold${
+              single === undefined
+                ? ""
+                : `; retained ${pct(t.retention)} vs ${pct(single.retention)} without segments`
+            }`
+          }
         }
-      }
+      )
     )
   )
 
