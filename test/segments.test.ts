@@ -10,7 +10,15 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Either, FastCheck as fc, Fiber, Layer } from "effect"
 import { ConfigError, SummarizerError, SummaryBudgetError } from "../src/Errors.js"
-import { ExtractiveSummarizer, MemoryState, Message, RollingMemory, Summarizer, SummaryMemory } from "../src/index.js"
+import {
+  Archive,
+  ExtractiveSummarizer,
+  MemoryState,
+  Message,
+  RollingMemory,
+  Summarizer,
+  SummaryMemory
+} from "../src/index.js"
 import * as Promise from "../src/promise/index.js"
 import * as Options from "../src/schema/Options.js"
 import * as Arb from "./support/arbitraries.js"
@@ -201,6 +209,36 @@ describe("summary segments (summary: \"segments\")", () => {
         assert.deepStrictEqual((yield* memory.buffer).map((m) => m.content), ["m5 b c", "m6 b c", "m7 b c"])
       }))
   }
+
+  it.effect("with an archive: each fold's turns archived, a consolidation's fold too; the state keeps both", () =>
+    Effect.gen(function*() {
+      const archive = Archive.makeMemory()
+      const { calls, layer } = recording("sync")
+      const memory = yield* RollingMemory.make({
+        maxTokens: 6,
+        summary: "segments",
+        maxSummaryTokens: 5,
+        archive,
+        conversationId: "c1"
+      }).pipe(Effect.provide(layer))
+      for (let i = 1; i <= 5; i++) yield* memory.add(Message.user(`m${i} b c`))
+      assert.deepStrictEqual(calls.map((c) => c.mode), ["segment", "segment", "segment", "consolidate"])
+      const all = yield* archive.messages("c1")
+      assert.deepStrictEqual(all.map((a) => [a.position, a.fold, a.message.content]), [
+        [0, 1, "m1 b c"],
+        [1, 2, "m2 b c"],
+        [2, 3, "m3 b c"]
+      ])
+      assert.deepStrictEqual(MemoryState.toJSON(yield* memory.state), {
+        version: 3,
+        summary: "c4",
+        buffer: [{ role: "user", content: "m4 b c" }, { role: "user", content: "m5 b c" }],
+        segments: ["c4"],
+        conversationId: "c1",
+        nextPosition: 5,
+        positions: [3, 4]
+      })
+    }))
 
   it.effect("an interrupted consolidation commits nothing", () =>
     Effect.gen(function*() {
