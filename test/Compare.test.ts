@@ -159,6 +159,26 @@ describe("rollmem replay --compare", () => {
       assert.isTrue(lines.some((l) => /^valid request points +24\/24 \(100\.0%\) +\d+\/24 \(\d+\.\d%\)$/.test(l)))
       assert.include(lines, "[1] max-tokens=500")
     }))
+
+  it.effect("summary segments: --compare summary=segments, the consolidations counted in their row", () =>
+    Effect.gen(function*() {
+      const r = yield* runCli([
+        "replay",
+        example,
+        "--tokenizer",
+        "words",
+        "--max-tokens",
+        "60",
+        "--compare",
+        "summary=segments,max-summary-tokens=20"
+      ])
+      assert.isTrue(Exit.isSuccess(r.exit), r.stderr)
+      const row = r.stdout.split("\n").find((l) => l.startsWith("  of which consolidations"))
+      const cells = row?.trim().split(/ +/).slice(-2).map(Number)
+      assert.strictEqual(cells?.[0], 0)
+      assert.isAbove(cells?.[1] ?? 0, 0)
+      assert.include(r.stdout, "[1] summary=segments,max-summary-tokens=20")
+    }))
 })
 
 describe("rollmem replay context-policy flags", () => {

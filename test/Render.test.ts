@@ -20,6 +20,7 @@ const figures = (id: string, over: Partial<Figures> = {}): Figures => ({
   messages: 4,
   prunes: 1,
   summarizerCalls: 1,
+  consolidations: 0,
   evictedMessages: 2,
   peakBufferTokens: 9,
   finalBufferTokens: 5,

@@ -281,6 +281,7 @@ const byHand = (
       retention: artifacts.named === 0 ? 1 : artifacts.kept / artifacts.named,
       // the transcripts replayed by hand carry no provider usage (asserted above); see "provider usage"
       usageSamples: 0,
+      consolidations: 0,
       usageRatio: null
     }
     return { figures, context: yield* memory.context, summary, buffer }
@@ -364,6 +365,7 @@ const checkAgainstHand = (
         ? 1
         : all.reduce((n, f) => n + f.artifacts.kept, 0) / all.reduce((n, f) => n + f.artifacts.named, 0),
       usageSamples: 0,
+      consolidations: 0,
       usageRatio: null
     })
   })
@@ -437,6 +439,7 @@ const FIGURE_KEYS = [
   "messages",
   "prunes",
   "summarizerCalls",
+  "consolidations",
   "evictedMessages",
   "peakBufferTokens",
   "finalBufferTokens",
@@ -544,6 +547,7 @@ describe("rollmem replay on the example transcript", () => {
         },
         retention: 13 / 14,
         usageSamples: 0,
+        consolidations: 0,
         usageRatio: null
       })
     }).pipe(Effect.provide(Summarizer.layerDrop)).pipe(Effect.provide(o200k)))

@@ -331,6 +331,7 @@ const COMPARE_ROWS: ReadonlyArray<{ readonly title: string; readonly cell: (t: T
   { title: "summarizer calls", cell: (t) => String(t.summarizerCalls) },
   { title: "  per 1,000 turns", cell: (t) => fixed(t.summarizerCallsPer1000Turns) },
   { title: "  vs the base", cell: (t, base) => ratio(t.summarizerCalls, base.summarizerCalls) },
+  { title: "  of which consolidations", cell: (t) => String(t.consolidations) },
   { title: "summarizer input", cell: (t) => String(t.summarizerInputTokens) },
   { title: "summarizer output", cell: (t) => String(t.summarizerOutputTokens) },
   { title: "valid request points", cell: (t) => share(t.validRequestPoints, t.requestPoints) },

@@ -166,6 +166,11 @@ export interface Figures extends Measure.Sums, Measure.Derived {
   readonly prunes: number
   /** Summarizer calls made. */
   readonly summarizerCalls: number
+  /**
+   * Of those, the consolidations of summary segments (`request.mode:
+   * "consolidate"`, docs/contract.md section 10.9); 0 with the single summary.
+   */
+  readonly consolidations: number
   /** Messages removed from the buffer (folded or dropped). */
   readonly evictedMessages: number
   /** The largest buffer after an add's prune: what a model would have been sent at most. */
@@ -541,14 +546,16 @@ export const replayConversation = <E = never, R = never>(
     const counter = makeMessageCounter(yield* TokenCounter.TokenCounter)
     const recorder = Measure.makeRecorder(conversation.id, limitsOf(config))
     let calls = 0
+    let consolidations = 0
     let folded = 0
     const at = { index: 0 }
     const inner = usesSummarizer(config.strategy) ? config.summarizer : undefined
     const counting: Summarizer.Service | undefined = inner === undefined ? undefined : {
       summarize: (...args: Parameters<Summarizer.Service["summarize"]>) =>
         Effect.gen(function*() {
-          const [summary, messages] = args
+          const [summary, messages, request] = args
           calls++
+          if (request.mode === "consolidate") consolidations++
           let inputTokens = yield* counter.countText(summary)
           for (const message of messages) inputTokens += yield* counter.count(message)
           const result = yield* inner.summarize(...args)
@@ -573,6 +580,8 @@ export const replayConversation = <E = never, R = never>(
         onMessage,
         calls: () =>
           calls,
+        consolidations: () =>
+          consolidations,
         folded: () =>
           folded,
         trackLength: counting === undefined && memory.strategy !== "buffer",
@@ -599,6 +608,8 @@ const replayInto = (
     readonly onMessage: Effect.Effect<void>
     /** Summarizer calls and folded messages so far. */
     readonly calls: () => number
+    /** Of those, the consolidations of summary segments (docs/contract.md section 10.9). */
+    readonly consolidations: () => number
     readonly folded: () => number
     readonly trackLength: boolean
     /** The target whose rules check the transcript (`--provider`). */
@@ -684,6 +695,7 @@ const replayInto = (
       messages: conversation.messages.length,
       prunes,
       summarizerCalls,
+      consolidations: track.consolidations(),
       evictedMessages: track.folded() + dropped,
       peakBufferTokens: peak,
       finalBufferTokens,
@@ -719,6 +731,7 @@ const SUMMED = [
   "messages",
   "prunes",
   "summarizerCalls",
+  "consolidations",
   "evictedMessages",
   "finalBufferTokens",
   "summaryTokens",
@@ -737,6 +750,7 @@ export const totalsOf = (figures: ReadonlyArray<Figures>): Totals => {
     messages: 0,
     prunes: 0,
     summarizerCalls: 0,
+    consolidations: 0,
     evictedMessages: 0,
     peakBufferTokens: 0,
     finalBufferTokens: 0,
