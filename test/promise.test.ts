@@ -569,6 +569,40 @@ describe("Promise facade values", () => {
   })
 })
 
+describe("a summarizer that throws a SummarizerError of its own (contract 9)", () => {
+  const own = () => new SummarizerError({ description: "needs the AI SDK: npm i ai@6", cause: new Error("inner") })
+
+  it("sync: the add throws that error whole, not its cause", () => {
+    const error = own()
+    const memory = new RollingMemory({
+      maxTokens: 2,
+      summarize: () => {
+        throw error
+      }
+    })
+    memory.addUserMessage("a b")
+    let thrown: unknown = "nothing"
+    try {
+      memory.addUserMessage("c d")
+    } catch (e) {
+      thrown = e
+    }
+    assert.strictEqual(thrown, error)
+    assert.deepStrictEqual(memory.buffer.map(String), ["user: a b", "user: c d"])
+  })
+
+  it("async: the add rejects with that error whole; another error is still handed back as thrown", async () => {
+    const error = own()
+    const memory = new AsyncRollingMemory({ maxTokens: 2, summarize: () => Promise.reject(error) })
+    await memory.addUserMessage("a b")
+    assert.strictEqual(await memory.addUserMessage("c d").then(() => "nothing", (e: unknown) => e), error)
+    const plain = new Error("down")
+    const other = new AsyncRollingMemory({ maxTokens: 2, summarize: () => Promise.reject(plain) })
+    await other.addUserMessage("a b")
+    assert.strictEqual(await other.addUserMessage("c d").then(() => "nothing", (e: unknown) => e), plain)
+  })
+})
+
 describe("a summarizer that throws null or undefined (one rule)", () => {
   const fill = (memory: { addUserMessage: (c: string) => unknown }) => {
     memory.addUserMessage("a b")

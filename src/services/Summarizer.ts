@@ -30,6 +30,7 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import { SummarizerError } from "../Errors.js"
 import type { Message } from "../schema/Message.js"
+import { thrownAsIs } from "./internal/summarizing.js"
 import * as TokenCounter from "./TokenCounter.js"
 
 /**
@@ -300,8 +301,11 @@ export class Summarizer extends Context.Tag("rollmem/Summarizer")<Summarizer, Se
 const isThenable = (u: unknown): u is PromiseLike<unknown> =>
   typeof u === "object" && u !== null && typeof (u as { then?: unknown }).then === "function"
 
-const toError = (cause: unknown): SummarizerError =>
-  cause instanceof SummarizerError ? cause : new SummarizerError({ description: describe(cause), cause })
+const toError = (cause: unknown): SummarizerError => {
+  if (!(cause instanceof SummarizerError)) return new SummarizerError({ description: describe(cause), cause })
+  thrownAsIs.add(cause)
+  return cause
+}
 
 const describe = (cause: unknown): string => cause instanceof Error ? cause.message : String(cause)
 

@@ -24,6 +24,17 @@ export type SummarizeSync = (
   request: Request
 ) => Exit.Exit<string, SummarizerError>
 
+/**
+ * The `SummarizerError`s a summarizer function threw or rejected with
+ * itself (an `aiSdkSummarizer`'s, a user's), passed on as they are: the
+ * Promise facade hands such an error back whole instead of its `cause`,
+ * which it hands back for the errors rollmem wraps around what a summarizer
+ * threw.
+ *
+ * @internal
+ */
+export const thrownAsIs = new WeakSet<SummarizerError>()
+
 const nonString = (): SummarizerError => new SummarizerError({ description: "summarizer returned a non-string" })
 
 /**
