@@ -362,3 +362,18 @@ describe("rollmem replay reads a JSON array of conversations", () => {
       )
     }))
 })
+
+describe("a conversation with both messages and contents", () => {
+  it("is refused in every input format, never read as one of them with the other dropped", () => {
+    const both = {
+      messages: [{ role: "user", content: "a" }, { role: "assistant", content: "b" }],
+      contents: [{ role: "user", parts: [{ text: "c" }] }]
+    }
+    for (const format of Formats.inputFormats) {
+      assert.deepStrictEqual(
+        Formats.decode(both, format),
+        Either.left("a conversation has both `messages` and `contents`: give its turns under one of them")
+      )
+    }
+  })
+})

@@ -25,7 +25,8 @@
  * | `gemini` | `systemInstruction` (optional), `contents` |
  *
  * Other keys of the conversation object (`id`, `model`, `meta`...) are not
- * messages and are ignored. A JSON array is the `messages` of a
+ * messages and are ignored; one with both `messages` and `contents` is
+ * refused (either would be dropped). A JSON array is the `messages` of a
  * conversation (the `contents` of a Gemini one when its items have `parts`).
  *
  * **Detection** (`auto`): `contents` or items with `parts` is Gemini; a
@@ -282,6 +283,10 @@ export const decode = (conversation: Conversation, format: InputFormat): Either.
     f === "rollmem"
       ? Either.map(readers[f](conversation), (messages): Decoded => ({ format: f, messages }))
       : readWithUsage(f, conversation)
+  if ("messages" in conversation && "contents" in conversation) {
+    // Either key would be read and the other dropped silently.
+    return Either.left("a conversation has both `messages` and `contents`: give its turns under one of them")
+  }
   if (format !== "auto") return read(format)
   const detected = detect(conversation)
   if (detected !== undefined) return read(detected)
