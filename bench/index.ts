@@ -9,7 +9,7 @@
  *                               figures not meaningful)
  *   npm run bench -- --wall     time with the wall clock instead of this process's CPU time
  *   npm run bench -- --render=bench.json   print the tables of a saved run (measures nothing)
- *   npm run bench -- --only=replay,peers,checks,scaling,tokenizers,memory,policies,stores,formats,background,tracing,cluster
+ *   npm run bench -- --only=replay,peers,checks,scaling,tokenizers,memory,policies,stores,formats,background,tracing,cluster,recall
  *
  * Progress goes to stderr. See bench/README.md for what is measured and how.
  */
@@ -26,6 +26,7 @@ import { runFormats } from "./src/sections/formats.js"
 import { runMemory } from "./src/sections/memory.js"
 import { runChecks, runPeers } from "./src/sections/peers.js"
 import { runPolicies } from "./src/sections/policies.js"
+import { runRecall } from "./src/sections/recall.js"
 import { runReplay } from "./src/sections/replay.js"
 import { runScaling } from "./src/sections/scaling.js"
 import { runStores } from "./src/sections/stores.js"
@@ -178,6 +179,12 @@ if (enabled("tracing")) {
     perRound: profiles.round
   })
   timed("tracing")
+}
+if (enabled("recall")) {
+  sectionStart = performance.now()
+  log("11. recall: the archive of evicted turns")
+  results.recall = await runRecall(log, quick)
+  timed("recall")
 }
 await runtime.dispose()
 log(

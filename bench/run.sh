@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `npm run bench [-- --json | --quick | --only=replay,checks,peers,scaling,tokenizers,memory,policies,stores,formats,background,tracing,cluster]`
+# `npm run bench [-- --json | --quick | --only=replay,checks,peers,scaling,tokenizers,memory,policies,stores,formats,background,tracing,cluster,recall]`
 # Installs the bench's own dependencies if they are missing or stale, builds
 # rollmem if dist/ is missing or older than src/, then runs the bench.
 # Everything but the results goes to stderr, so `npm run --silent bench -- --json > bench.json` works.

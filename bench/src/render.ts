@@ -9,6 +9,7 @@ import type { runMemory } from "./sections/memory.js"
 import type { runChecks, runPeers } from "./sections/peers.js"
 import { SUBSET_EVERY } from "./sections/peers.js"
 import { type PoliciesResults, renderPolicies } from "./sections/policies.js"
+import { type RecallResults, renderRecall } from "./sections/recall.js"
 import type { runReplay } from "./sections/replay.js"
 import type { runScaling } from "./sections/scaling.js"
 import { renderStores, type StoresResults } from "./sections/stores.js"
@@ -49,6 +50,7 @@ export interface Results {
   formats?: FormatsResults
   background?: BackgroundResults
   tracing?: TracingResults
+  recall?: RecallResults
 }
 
 export const render = (r: Results): string => {
@@ -310,5 +312,6 @@ export const render = (r: Results): string => {
   if (r.formats !== undefined) out.push(renderFormats(r.formats, table))
   if (r.background !== undefined) out.push(renderBackground(r.background, table))
   if (r.tracing !== undefined) out.push(renderTracing(r.tracing, table))
+  if (r.recall !== undefined) out.push(renderRecall(r.recall, table))
   return out.join("\n")
 }

@@ -143,6 +143,8 @@ interface Conversation {
   /** The archived positions, increasing. */
   readonly positions: Array<number>
   folds: number
+  /** Stored since the last search, not yet indexed: a write stays O(its messages), the ranking work waits for a search. */
+  unindexed: Array<Archived>
 }
 
 /** Where `position` goes in the increasing `positions` (a binary search; an append is O(1)). */
@@ -162,7 +164,9 @@ const insertionPoint = (positions: ReadonlyArray<number>, position: number): num
  * An archive in this process's memory, with `appendSync`: what a
  * synchronous memory (the Promise facade's) can archive into. Search ranks
  * with `core/recall.ts` (BM25, exact artifact matches first); each message
- * is indexed once, when it is stored.
+ * is indexed once, by the first search after it is stored, so a write
+ * costs a fold next to nothing and the ranking's work is done only for a
+ * conversation that is searched.
  *
  * @example
  * ```ts
@@ -183,16 +187,17 @@ export const makeMemory = (): Service => {
   const appendSync = (conversationId: string, entries: ReadonlyArray<Entry>): undefined => {
     let conversation = conversations.get(conversationId)
     if (conversation === undefined) {
-      conversation = { index: Recall.index(), byPosition: new Map(), positions: [], folds: 0 }
+      conversation = { index: Recall.index(), byPosition: new Map(), positions: [], folds: 0, unindexed: [] }
       conversations.set(conversationId, conversation)
     }
     let fold = 0
     for (const { message, position } of entries) {
       if (conversation.byPosition.has(position)) continue
       if (fold === 0) fold = ++conversation.folds
-      conversation.byPosition.set(position, { conversationId, position, fold, message })
+      const archived: Archived = { conversationId, position, fold, message }
+      conversation.byPosition.set(position, archived)
       conversation.positions.splice(insertionPoint(conversation.positions, position), 0, position)
-      conversation.index.add({ position, role: message.role, text: Artifacts.textOf(message) })
+      conversation.unindexed.push(archived)
     }
     return undefined
   }
@@ -207,6 +212,10 @@ export const makeMemory = (): Service => {
       const conversation = conversations.get(conversationId)
       if (conversation === undefined) return Exit.succeed([])
       const around = options?.neighbours ?? 0
+      for (const { message, position } of conversation.unindexed) {
+        conversation.index.add({ position, role: message.role, text: Artifacts.textOf(message) })
+      }
+      conversation.unindexed = []
       const hits = conversation.index.search(query, options)
       return Exit.succeed(hits.map((hit): Match => {
         const archived = conversation.byPosition.get(hit.position)!

@@ -43,7 +43,7 @@ describe("search", () => {
     assert.deepStrictEqual(hits.map((hit) => hit.exact), [1, 0, 0])
   })
 
-  it("scores with BM25 (k1 1.2, b 0.75) over the indexed messages", () => {
+  it("scores with BM25 (k1 1.2, b 1) over the indexed messages", () => {
     const index = Recall.index()
     index.add({ position: 0, role: "user", text: "a b" })
     index.add({ position: 1, role: "user", text: "a c c d" })
@@ -51,11 +51,21 @@ describe("search", () => {
     // N = 2, average length 3; idf(c) = ln(1 + 1.5 / 1.5), idf(a) = ln(1 + 0.5 / 2.5)
     const idfC = Math.log(2)
     const idfA = Math.log(1.2)
-    const term = (idf: number, tf: number, length: number) => idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * length / 3))
+    const term = (idf: number, tf: number, length: number) => idf * tf * 2.2 / (tf + 1.2 * (length / 3))
     assert.strictEqual(first.position, 1)
     assert.strictEqual(first.score, term(idfC, 2, 4) + term(idfA, 1, 4))
     assert.strictEqual(second.position, 0)
     assert.strictEqual(second.score, term(idfA, 1, 2))
+  })
+
+  it("ranks a message holding more of the query's terms first, whatever the scores", () => {
+    const index = Recall.index()
+    index.add({ position: 0, role: "user", text: "rare rare rare" })
+    index.add({ position: 1, role: "user", text: "rare common words here and more words" })
+    index.add({ position: 2, role: "user", text: "common" })
+    const hits = index.search("rare common")
+    assert.deepStrictEqual(hits.map((hit) => [hit.position, hit.terms]), [[1, 2], [0, 1], [2, 1]])
+    assert.isTrue(hits[1].score > hits[0].score)
   })
 
   it("breaks ties by the newer message", () => {

@@ -11,7 +11,8 @@
  * number is the conversation's highest plus one, read in the same
  * transaction (PostgreSQL: under a transaction advisory lock on the
  * conversation). A row's `terms` are its text's terms (`core/recall.ts`),
- * which the full-text index reads: SQLite's FTS5 table `<table>_fts` (kept
+ * its `artifacts` the artifacts it names, one a line (what a search's exact
+ * matches are read from); the full-text index reads the terms: SQLite's FTS5 table `<table>_fts` (kept
  * by a trigger), PostgreSQL's generated `tsv` column (`to_tsvector('simple',
  * terms)`, GIN-indexed).
  *
@@ -73,7 +74,7 @@ export interface Options {
 }
 
 /** How many candidates a search reads from the database beside its `limit`, per query part. */
-const CANDIDATES = 50
+const CANDIDATES = 20
 /** Rows per INSERT statement (SQLite's bound variables are limited). */
 const BATCH = 500
 
@@ -81,7 +82,14 @@ interface Row {
   readonly position: number | string
   readonly fold: number | string
   readonly message: string
-  readonly rank?: number | string | undefined
+}
+
+/** A search's candidate: its position, the database's rank, and what the order reads (no message yet). */
+interface Candidate {
+  readonly position: number | string
+  readonly rank: number | string
+  readonly terms: string
+  readonly artifacts: string
 }
 
 const encodeMessage = Schema.encodeSync(Messages.Message)
@@ -113,6 +121,7 @@ const ensureArchive = (sql: SqlClient.SqlClient, name: string): Effect.Effect<vo
               role TEXT NOT NULL,
               message TEXT NOT NULL,
               terms TEXT NOT NULL,
+              artifacts TEXT NOT NULL,
               tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple', terms)) STORED,
               PRIMARY KEY (conversation_id, position)
             )`,
@@ -131,6 +140,7 @@ const ensureArchive = (sql: SqlClient.SqlClient, name: string): Effect.Effect<vo
           role TEXT NOT NULL,
           message TEXT NOT NULL,
           terms TEXT NOT NULL,
+          artifacts TEXT NOT NULL,
           UNIQUE (conversation_id, position)
         )`
         yield* sql`CREATE VIRTUAL TABLE IF NOT EXISTS ${sql(`${name}_fts`)} USING fts5(terms, content='')`
@@ -169,14 +179,19 @@ export const make = (options?: Options): Effect.Effect<Archive.Service, SqlError
         const [{ next }] = yield* sql<{ readonly next: number | string }>`SELECT COALESCE(MAX(fold), 0) + 1 AS next
           FROM ${table} WHERE conversation_id = ${conversationId}`
         const fold = Number(next)
-        const rows = entries.map(({ message, position }) => ({
-          conversation_id: conversationId,
-          position,
-          fold,
-          role: message.role,
-          message: JSON.stringify(encodeMessage(message)),
-          terms: Recall.terms(Artifacts.textOf(message)).join(" ")
-        }))
+        const rows = entries.map(({ message, position }) => {
+          const text = Artifacts.textOf(message)
+          return {
+            conversation_id: conversationId,
+            position,
+            fold,
+            role: message.role,
+            message: JSON.stringify(encodeMessage(message)),
+            terms: Recall.terms(text).join(" "),
+            // the artifacts it names, one a line: what ranks a search's exact matches first
+            artifacts: extractor.extract(text).map((a) => a.text).join("\n")
+          }
+        })
         for (let i = 0; i < rows.length; i += BATCH) {
           yield* sql`INSERT INTO ${table} ${sql.insert(rows.slice(i, i + BATCH))}
             ON CONFLICT (conversation_id, position) DO NOTHING`
@@ -207,12 +222,12 @@ export const make = (options?: Options): Effect.Effect<Archive.Service, SqlError
       options: Archive.SearchOptions | undefined
     ) =>
       pg
-        ? sql<Row>`SELECT a.position, a.fold, a.message, ts_rank(a.tsv, to_tsquery('simple', ${any})) AS rank
+        ? sql<Candidate>`SELECT a.position, a.terms, a.artifacts, ts_rank(a.tsv, to_tsquery('simple', ${any})) AS rank
             FROM ${table} a
             WHERE a.conversation_id = ${conversationId} AND a.tsv @@ to_tsquery('simple', ${match})
               AND ${filters(options)}
             ORDER BY rank DESC, a.position DESC LIMIT ${(options?.limit ?? Recall.DEFAULT_LIMIT) + CANDIDATES}`
-        : sql<Row>`SELECT a.position, a.fold, a.message, -${ftsName}.rank AS rank
+        : sql<Candidate>`SELECT a.position, a.terms, a.artifacts, -${ftsName}.rank AS rank
             FROM ${fts} JOIN ${table} a ON a.id = ${ftsName}.rowid
             WHERE ${ftsName} MATCH ${match} AND a.conversation_id = ${conversationId} AND ${filters(options)}
             ORDER BY ${ftsName}.rank, a.position DESC LIMIT ${(options?.limit ?? Recall.DEFAULT_LIMIT) + CANDIDATES}`
@@ -251,20 +266,26 @@ export const make = (options?: Options): Effect.Effect<Archive.Service, SqlError
             rows.push(...yield* candidates(conversationId, any, pg ? `(${phrase}) & (${any})` : phrase, options))
           }
           const seen = new Set<number>()
-          const hits: Array<Recall.Hit & { readonly row: Row }> = []
+          const hits: Array<Recall.Hit> = []
           for (const row of rows) {
             const position = Number(row.position)
             if (seen.has(position)) continue
             seen.add(position)
-            const message = decodeMessage(row.message)
-            const named = new Set(extractor.extract(Artifacts.textOf(message)).map((a) => a.text))
+            const named = new Set(row.artifacts === "" ? [] : row.artifacts.split("\n"))
             const exact = wanted.filter((a) => named.has(a.text)).length
-            hits.push({ position, score: Number(row.rank ?? 0), exact, row })
+            const padded = ` ${row.terms} `
+            const held = terms.filter((t) => padded.includes(` ${t} `)).length
+            hits.push({ position, score: Number(row.rank), exact, terms: held })
           }
           hits.sort(Recall.compare)
+          const top = hits.slice(0, limit)
+          if (top.length === 0) return []
+          const stored = yield* sql<Row>`SELECT position, fold, message FROM ${table}
+            WHERE conversation_id = ${conversationId} AND position IN ${sql.in(top.map((hit) => hit.position))}`
+          const byPosition = new Map(stored.map((row) => [Number(row.position), row]))
           const around = options?.neighbours ?? 0
-          return yield* Effect.forEach(hits.slice(0, limit), (hit) => {
-            const found = archived(conversationId, hit.row)
+          return yield* Effect.forEach(top, (hit) => {
+            const found = archived(conversationId, byPosition.get(hit.position)!)
             const match = { ...found, score: hit.score, exact: hit.exact }
             return around === 0
               ? Effect.succeed({ ...match, neighbours: [] })

@@ -1,0 +1,219 @@
+/**
+ * 11. The archive and recall (issue 30, docs/contract.md section 17), on
+ * `conversations-long.jsonl` replayed at `maxTokens` 8,000 (o200k_base, an
+ * instant summarizer) with an in-memory archive:
+ *
+ * - recall figures (`test/support/recallFigures.ts`, the same definition as
+ *   the real-data test): artifacts named only in archived turns, recalled
+ *   with the artifact as the query (goal: a turn naming it in the top 5 for
+ *   at least 98%); a seeded three-word query of each archived turn (goal:
+ *   the turn itself in the top 5 for at least 90%);
+ * - query latency over 10,000 archived messages in one conversation (the
+ *   long file's messages, repeated), in memory and in SQLite (FTS5): median
+ *   and p99 wall time of the figures' queries (goal: median at most 5 ms);
+ * - what archiving adds to the replay: the same replay without and with the
+ *   in-memory archive, paired rounds, the median ratio (goal: at most 1.10).
+ */
+import { Effect, ManagedRuntime } from "effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { Archive as Archives, Message as RollingMessage, Retention } from "../../../dist/index.js"
+import { Archive, RollingMemory } from "../../../dist/promise/index.js"
+import { SqlArchive } from "../../../dist/store.js"
+import { measureRecall, type RecallFigures, type Replayed, share } from "../../../test/support/recallFigures.js"
+import { loadFile } from "../data.js"
+import { countO200k } from "../rollmem.js"
+
+type Table = (title: string, header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>) => string
+
+const FILE = "conversations-long.jsonl"
+const MAX_TOKENS = 8000
+const ARCHIVED = 10_000
+const QUERIES = 400
+
+export interface Latency {
+  readonly backend: string
+  readonly messages: number
+  readonly queries: number
+  readonly medianMs: number
+  readonly p99Ms: number
+}
+
+export interface RecallResults {
+  readonly figures: Omit<RecallFigures, "queries">
+  readonly artifactShare: number
+  readonly threeWordShare: number
+  readonly latency: ReadonlyArray<Latency>
+  readonly archiving: { readonly rounds: number; readonly ratio: number; readonly min: number; readonly max: number }
+}
+
+const percentile = (sorted: ReadonlyArray<number>, p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]
+
+const timeQueries = async (
+  queries: ReadonlyArray<string>,
+  search: (query: string) => Promise<unknown>
+): Promise<{ median: number; p99: number }> => {
+  for (const q of queries.slice(0, 20)) await search(q) // warm
+  const times: Array<number> = []
+  for (const q of queries) {
+    const start = performance.now()
+    await search(q)
+    times.push(performance.now() - start)
+  }
+  times.sort((a, b) => a - b)
+  return { median: percentile(times, 0.5), p99: percentile(times, 0.99) }
+}
+
+const replay = (conversations: ReadonlyArray<Replayed>, archived: boolean): number => {
+  const archive = archived ? Archive.memory() : undefined
+  const start = performance.now()
+  for (const c of conversations) {
+    const memory = new RollingMemory({
+      maxTokens: MAX_TOKENS,
+      summarize: () => "summary",
+      tokenCounter: countO200k,
+      ...(archive === undefined ? {} : { archive, conversationId: c.id })
+    })
+    for (const m of c.facade) memory.addMessage(m.role, m.content, m.options as never)
+  }
+  return performance.now() - start
+}
+
+export const runRecall = async (log: (line: string) => void, quick: boolean): Promise<RecallResults> => {
+  const conversations: Array<Replayed> = loadFile(FILE).map((c) => ({ id: c.id, facade: c.facade }))
+  const archive = Archive.memory()
+  const figures = await measureRecall(conversations, {
+    memory: (id, maxTokens) =>
+      new RollingMemory({
+        maxTokens,
+        summarize: () => "summary",
+        tokenCounter: countO200k,
+        archive,
+        conversationId: id
+      }),
+    archived: (id) => archive.messages(id),
+    extract: Retention.extract
+  }, MAX_TOKENS)
+  log(
+    `  recall: artifacts ${figures.artifacts.found}/${figures.artifacts.asked}, ` +
+      `three words ${figures.threeWords.found}/${figures.threeWords.asked}`
+  )
+
+  // 10,000 archived messages in one conversation: the long file's messages, repeated
+  const all = conversations.flatMap((c) => c.facade)
+  const entries = Array.from({ length: quick ? 2000 : ARCHIVED }, (_, i) => {
+    const m = all[i % all.length]
+    return { position: i, message: toMessage(m) }
+  })
+  const queries = [
+    ...figures.queries.artifacts.slice(0, QUERIES / 2),
+    ...figures.queries.threeWords.slice(0, QUERIES / 2)
+  ]
+  const latency: Array<Latency> = []
+  const inMemory = Archives.makeMemory()
+  for (let i = 0; i < entries.length; i += 500) Effect.runSync(inMemory.append("big", entries.slice(i, i + 500)))
+  const memoryTimes = await timeQueries(queries, (q) => Effect.runPromise(inMemory.search("big", q)))
+  latency.push({ backend: "in memory", messages: entries.length, queries: queries.length, ...ms(memoryTimes) })
+  log(`  in memory: median ${memoryTimes.median.toFixed(3)} ms, p99 ${memoryTimes.p99.toFixed(3)} ms`)
+
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "rollmem-bench-archive-"))
+  const runtime = ManagedRuntime.make(SqlArchive.layerSqlite({ filename: path.join(dir, "archive.db") }))
+  try {
+    const sqlite = await runtime.runPromise(Archives.Archive)
+    for (let i = 0; i < entries.length; i += 500) {
+      await runtime.runPromise(sqlite.append("big", entries.slice(i, i + 500)))
+    }
+    const sqliteTimes = await timeQueries(queries, (q) => runtime.runPromise(sqlite.search("big", q)))
+    latency.push({ backend: "SQLite (FTS5)", messages: entries.length, queries: queries.length, ...ms(sqliteTimes) })
+    log(`  SQLite: median ${sqliteTimes.median.toFixed(3)} ms, p99 ${sqliteTimes.p99.toFixed(3)} ms`)
+  } finally {
+    await runtime.dispose()
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+
+  // paired rounds, alternating which goes first
+  const rounds = quick ? 1 : 5
+  replay(conversations, false)
+  const ratios: Array<number> = []
+  for (let r = 0; r < rounds; r++) {
+    const [without, withArchive] = r % 2 === 0
+      ? [replay(conversations, false), replay(conversations, true)]
+      : (() => {
+        const w = replay(conversations, true)
+        return [replay(conversations, false), w]
+      })()
+    ratios.push(withArchive / without)
+  }
+  ratios.sort((a, b) => a - b)
+  const { queries: _, ...counts } = figures
+  return {
+    figures: counts,
+    artifactShare: share(figures.artifacts),
+    threeWordShare: share(figures.threeWords),
+    latency,
+    archiving: { rounds, ratio: percentile(ratios, 0.5), min: ratios[0], max: ratios[ratios.length - 1] }
+  }
+}
+
+const ms = (t: { median: number; p99: number }) => ({ medianMs: t.median, p99Ms: t.p99 })
+
+const toMessage = (m: Replayed["facade"][number]) => {
+  const options = m.options as { toolCalls?: ReadonlyArray<unknown>; toolCallId?: string } | undefined
+  return RollingMessage.make(m.role, m.content, options as never)
+}
+
+const metOrMissed = (met: boolean) => met ? "met" : "MISSED"
+
+export const renderRecall = (r: RecallResults, table: Table): string => {
+  const pct = (v: number) => `${(100 * v).toFixed(1)}%`
+  const out: Array<string> = []
+  out.push(table(
+    `11. Recall (docs/contract.md section 17): ${FILE} at maxTokens ${MAX_TOKENS} with an archive ` +
+      `(${r.figures.conversations} conversations, ${r.figures.archived} archived turns)`,
+    ["query", "asked", "found in the top 5", "share", "goal", ""],
+    [
+      [
+        "the artifact (named only in archived turns)",
+        String(r.figures.artifacts.asked),
+        String(r.figures.artifacts.found),
+        pct(r.artifactShare),
+        "≥ 98%",
+        metOrMissed(r.artifactShare >= 0.98)
+      ],
+      [
+        "three words of the turn (seeded)",
+        String(r.figures.threeWords.asked),
+        String(r.figures.threeWords.found),
+        pct(r.threeWordShare),
+        "≥ 90%",
+        metOrMissed(r.threeWordShare >= 0.9)
+      ]
+    ]
+  ))
+  out.push(table(
+    "11b. Query latency, one conversation (wall time per search)",
+    ["archive", "archived messages", "queries", "median", "p99", "goal (median)", ""],
+    r.latency.map((l) => [
+      l.backend,
+      String(l.messages),
+      String(l.queries),
+      `${l.medianMs.toFixed(3)} ms`,
+      `${l.p99Ms.toFixed(3)} ms`,
+      "≤ 5 ms",
+      metOrMissed(l.medianMs <= 5)
+    ])
+  ))
+  out.push(table(
+    `11c. What archiving adds to the replay (in memory; ${r.archiving.rounds} paired rounds, wall time)`,
+    ["with / without", "range", "goal", ""],
+    [[
+      `${r.archiving.ratio.toFixed(3)}x`,
+      `${r.archiving.min.toFixed(2)}–${r.archiving.max.toFixed(2)}`,
+      "≤ 1.10x",
+      metOrMissed(r.archiving.ratio <= 1.1)
+    ]]
+  ))
+  return out.join("\n")
+}
