@@ -36,7 +36,9 @@
  * Ready summarizers for the Promise facade over your own client:
  * {@link openAIChatSummarizer} and {@link anthropicSummarizer}; over the AI
  * SDK's `generateText` (the optional peer `ai`, loaded on the first call):
- * {@link aiSdkSummarizer}.
+ * {@link aiSdkSummarizer}; compacting ones over the provider's own
+ * compaction, whose item the memory keeps: {@link anthropicCompactionSummarizer},
+ * {@link openAIResponsesCompactSummarizer}.
  *
  * **Nothing is lost.** What a rollmem message has no field for (image, file,
  * audio and document parts, reasoning and thinking, cache-control marks,
@@ -93,9 +95,15 @@ import {
   aiSdkSummarizer,
   type AiSdkSummarizerOptions,
   type AnthropicClient,
+  type AnthropicCompactionClient,
+  anthropicCompactionSummarizer,
   anthropicSummarizer,
+  type CompactionSummarizerOptions,
   type OpenAIChatClient,
   openAIChatSummarizer,
+  type OpenAIResponsesCompactClient,
+  openAIResponsesCompactSummarizer,
+  type PromiseCompact,
   type PromiseSummarize,
   type SummarizeRequest,
   type SummarizerOptions
@@ -116,6 +124,10 @@ export {
   Anthropic,
   /** @since 0.2.0 */
   type AnthropicClient,
+  /** @since 0.4.0 */
+  type AnthropicCompactionClient,
+  /** @since 0.4.0 */
+  anthropicCompactionSummarizer,
   /** @since 0.2.0 */
   anthropicSummarizer,
   /** @since 0.4.0 */
@@ -124,6 +136,8 @@ export {
   type CheckOptions,
   /** @since 0.4.0 */
   compactionOf,
+  /** @since 0.4.0 */
+  type CompactionSummarizerOptions,
   /** The `conversation_search` tool in each provider's format (contract 17.1). @since 0.4.0 */
   ConversationSearch,
   /** @since 0.2.0 */
@@ -142,6 +156,12 @@ export {
   openAIChatSummarizer,
   /** @since 0.2.0 */
   OpenAiResponses,
+  /** @since 0.4.0 */
+  type OpenAIResponsesCompactClient,
+  /** @since 0.4.0 */
+  openAIResponsesCompactSummarizer,
+  /** @since 0.4.0 */
+  type PromiseCompact,
   /** @since 0.2.0 */
   type PromiseSummarize,
   /** @since 0.2.0 */

@@ -30,12 +30,17 @@
  * @since 0.2.0
  */
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as SummaryPrompt from "../ai/SummaryPrompt.js"
 import { ConfigError, SummarizerError } from "../Errors.js"
-import type * as Message from "../schema/Message.js"
+import * as MemoryState from "../schema/MemoryState.js"
+import * as Message from "../schema/Message.js"
 import { fitToBudget } from "../services/internal/summarizing.js"
 import * as Summarizer from "../services/Summarizer.js"
+import * as SummarizerService from "../services/Summarizer.js"
 import * as TokenCounter from "../services/TokenCounter.js"
+import * as Anthropic from "./Anthropic.js"
+import * as OpenAiResponses from "./OpenAiResponses.js"
 
 /**
  * What the facade passes a summarizer beside the summary and the turns: an
@@ -370,4 +375,206 @@ export const aiSdkSummarizer = (options: AiSdkSummarizerOptions): PromiseSummari
     if (typeof text !== "string" || text.trim() === "") throw noText()
     return fit(text.trim(), max, request)
   })
+}
+
+/**
+ * A `summarize` function for the async facade classes that may return a
+ * provider compaction (`Summarizer.Compacted`) in place of a summary text:
+ * what {@link anthropicCompactionSummarizer} and
+ * {@link openAIResponsesCompactSummarizer} return.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export type PromiseCompact = (
+  summary: string,
+  messages: ReadonlyArray<Message.Message>,
+  signal?: SummarizeRequest,
+  request?: Summarizer.Request
+) => Promise<SummarizerService.Result>
+
+/**
+ * Options of the compaction summarizers: `model` (required); `prompt`, the
+ * provider's compaction instructions in place of its own (Anthropic's
+ * `compaction.instructions`, OpenAI's `instructions`); `maxSummaryTokens`
+ * (default 400), Anthropic's `max_tokens` (the smaller of it and the
+ * memory's request; OpenAI's compaction takes no output cap).
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface CompactionSummarizerOptions {
+  readonly model: string
+  readonly maxSummaryTokens?: number | undefined
+  readonly prompt?: string | undefined
+}
+
+/**
+ * The part of an `@anthropic-ai/sdk` client `anthropicCompactionSummarizer`
+ * calls: `beta.messages.create` with the `compaction` parameter.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface AnthropicCompactionClient {
+  readonly beta: {
+    readonly messages: {
+      create(
+        body: Anthropic.Request & {
+          model: string
+          max_tokens: number
+          compaction: { type: "summarize"; instructions?: string }
+          stream?: false
+        },
+        options?: { signal?: AbortSignal }
+      ): PromiseLike<{ readonly content: ReadonlyArray<{ readonly type: string }> }>
+    }
+  }
+}
+
+/**
+ * The part of an `openai` client `openAIResponsesCompactSummarizer` calls:
+ * `responses.compact`.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface OpenAIResponsesCompactClient {
+  readonly responses: {
+    compact(
+      body: { model: string; input: Array<OpenAiResponses.InputItem>; instructions?: string },
+      options?: { signal?: AbortSignal }
+    ): PromiseLike<{ readonly output: ReadonlyArray<{ readonly type?: string }> }>
+  }
+}
+
+/** What a compaction request sends: the memory's compaction (its own format's), the summary, the turns. */
+const contextOf = (
+  format: MemoryState.Compaction["format"],
+  summary: string,
+  messages: ReadonlyArray<Message.Message>,
+  request: Summarizer.Request | undefined
+): Array<Message.Message> => [
+  ...(request?.compaction?.format === format ? [MemoryState.compactionMessage(request.compaction)] : []),
+  ...(summary === "" ? [] : [Message.system(summary)]),
+  ...messages
+]
+
+const orThrow = <A>(result: Either.Either<A, { readonly message: string }>): A => {
+  if (Either.isLeft(result)) {
+    throw new SummarizerError({ description: `the turns cannot be sent: ${result.left.message}`, cause: result.left })
+  }
+  return result.right
+}
+
+const asJson = (u: unknown): { [key: string]: MemoryState.Compaction["item"][string] } =>
+  JSON.parse(JSON.stringify(u)) as { [key: string]: MemoryState.Compaction["item"][string] }
+
+/**
+ * A compacting summarizer over your Anthropic client's server-side
+ * compaction (`@anthropic-ai/sdk`, beta): one `client.beta.messages.create({
+ * model, max_tokens, system?, messages, compaction: { type: "summarize",
+ * instructions? } }, { signal })` per fold, with the memory's compaction
+ * (an Anthropic one), the summary (as system text) and the evicted turns
+ * written by `toAnthropic` (`arrange`, unchecked). The reply's `compaction`
+ * block is the result (`Summarizer.Compacted`, summary `""`): the memory
+ * keeps it verbatim as its `compaction`, read back first, its `content`
+ * counted. Use it as any `summarize` function of the async facade (its
+ * `timeout` and `AbortSignal` apply). Throws `ConfigError` for a missing
+ * model or a budget that is not a positive integer; a call rejects with the
+ * SDK's error when the request fails, and with `SummarizerError` when the
+ * reply holds no compaction block or one with no content (a failed
+ * compaction).
+ *
+ * @example
+ * ```ts
+ * import Anthropic from "@anthropic-ai/sdk"
+ * import { anthropicCompactionSummarizer } from "rollmem/adapters"
+ * import { AsyncRollingMemory } from "rollmem/promise"
+ *
+ * const memory = new AsyncRollingMemory({
+ *   maxTokens: 8000,
+ *   timeout: 60_000,
+ *   summarize: anthropicCompactionSummarizer(new Anthropic(), { model: "claude-sonnet-4-5" })
+ * })
+ * ```
+ *
+ * @since 0.4.0
+ * @category constructors
+ */
+export const anthropicCompactionSummarizer = (
+  client: AnthropicCompactionClient,
+  options: CompactionSummarizerOptions
+): PromiseCompact => {
+  const budget = checkOptions(options)
+  return async (summary, messages, third, request) => {
+    const { budget: max, signal } = split(third, request, budget)
+    const context = orThrow(Effect.runSync(Effect.either(
+      Anthropic.encode(contextOf("anthropic", summary, messages, request), { check: false, arrange: true })
+    )))
+    const reply = await client.beta.messages.create({
+      model: options.model,
+      max_tokens: max,
+      ...context,
+      compaction: { type: "summarize", ...(options.prompt === undefined ? {} : { instructions: options.prompt }) }
+    }, signal === undefined ? undefined : { signal })
+    const block = reply.content.find((b) => b.type === "compaction") as
+      | { readonly type: string; readonly content?: unknown }
+      | undefined
+    if (block === undefined) throw new SummarizerError({ description: "the reply holds no compaction block" })
+    if (typeof block.content !== "string" || block.content === "") {
+      throw new SummarizerError({ description: "the compaction failed: its block has no content" })
+    }
+    return SummarizerService.compacted({ format: "anthropic", item: asJson(block), content: block.content })
+  }
+}
+
+/**
+ * A compacting summarizer over your OpenAI client's `/responses/compact`
+ * (`openai` 6): one `client.responses.compact({ model, input, instructions?
+ * }, { signal })` per fold, with the memory's compaction (an OpenAI one),
+ * the summary (as a system message) and the evicted turns written by
+ * `toOpenAIResponses` (unchecked). The output's `compaction` item is the
+ * result (`Summarizer.Compacted`, summary `""`, content `""`: the item is
+ * encrypted): the memory keeps it verbatim as its `compaction`, read back
+ * first. The user messages the output repeats are not kept (they are
+ * evicted turns, which the compaction covers). Throws `ConfigError` for a
+ * missing model; a call rejects with the SDK's error when the request
+ * fails, and with `SummarizerError` when the output holds no compaction
+ * item.
+ *
+ * @example
+ * ```ts
+ * import OpenAI from "openai"
+ * import { openAIResponsesCompactSummarizer } from "rollmem/adapters"
+ * import { AsyncRollingMemory } from "rollmem/promise"
+ *
+ * const memory = new AsyncRollingMemory({
+ *   maxTokens: 8000,
+ *   summarize: openAIResponsesCompactSummarizer(new OpenAI(), { model: "gpt-5.4" })
+ * })
+ * ```
+ *
+ * @since 0.4.0
+ * @category constructors
+ */
+export const openAIResponsesCompactSummarizer = (
+  client: OpenAIResponsesCompactClient,
+  options: CompactionSummarizerOptions
+): PromiseCompact => {
+  const budget = checkOptions(options)
+  return async (summary, messages, third, request) => {
+    const { signal } = split(third, request, budget)
+    const input = orThrow(Effect.runSync(Effect.either(
+      OpenAiResponses.encode(contextOf("openai-responses", summary, messages, request), { check: false })
+    )))
+    const response = await client.responses.compact({
+      model: options.model,
+      input,
+      ...(options.prompt === undefined ? {} : { instructions: options.prompt })
+    }, signal === undefined ? undefined : { signal })
+    const item = response.output.find((i) => i.type === "compaction")
+    if (item === undefined) throw new SummarizerError({ description: "the output holds no compaction item" })
+    return SummarizerService.compacted({ format: "openai-responses", item: asJson(item), content: "" })
+  }
 }

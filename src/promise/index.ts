@@ -336,6 +336,11 @@ const promiseSummarizer = (summarize: AsyncSummarize, millis: number | undefined
   return {
     summarize: (summary, messages, request) =>
       Effect.timeoutFail(summarizer.summarize(summary, messages, request), { duration, onTimeout }),
+    // a provider compaction (docs/contract.md section 15.7) is bounded the same way
+    ...(summarizer.compact === undefined ? {} : {
+      compact: (summary: string, messages: ReadonlyArray<Message>, request: Summarizer.Request) =>
+        Effect.timeoutFail(summarizer.compact!(summary, messages, request), { duration, onTimeout })
+    }),
     // a timeout changes no answer: the function's honoursMode is kept (docs/contract.md section 10.9)
     ...(summarizer.honoursMode === true ? { honoursMode: true } : {})
   }

@@ -30,7 +30,7 @@ import * as StateRules from "../core/state.js"
 import * as UsageRatio from "../core/usage.js"
 import { StateDecodeError } from "../Errors.js"
 import { type JsonObject, JsonObjectSchema } from "./Json.js"
-import { Message } from "./Message.js"
+import { make as makeMessage, Message } from "./Message.js"
 import { formatValue } from "./ParseIssue.js"
 
 /**
@@ -66,6 +66,42 @@ export interface Compaction {
   readonly item: JsonObject
   readonly content: string
 }
+
+/**
+ * How a state's {@link Compaction} reads back (docs/contract.md section
+ * 15.6): an `assistant` message holding its readable `content`, the item kept
+ * under the metadata key `"rollmem.provider"` as its provider's reader keeps
+ * it (an Anthropic assistant message whose one block is the compaction
+ * block; the OpenAI Responses item itself), so that provider's writer
+ * (`toAnthropic`, `toOpenAIResponses`) writes it verbatim.
+ *
+ * @example
+ * ```ts
+ * import { MemoryState } from "rollmem"
+ *
+ * const m = MemoryState.compactionMessage({
+ *   format: "openai-responses",
+ *   item: { type: "compaction", encrypted_content: "gAAA" },
+ *   content: ""
+ * })
+ * m.role // "assistant"
+ * ```
+ *
+ * @since 0.4.0
+ * @category constructors
+ */
+export const compactionMessage = (compaction: Compaction): Message =>
+  makeMessage("assistant", compaction.content, {
+    metadata: {
+      "rollmem.provider": {
+        format: compaction.format,
+        items: compaction.format === "anthropic"
+          ? [{ role: "assistant", content: [compaction.item] }]
+          : [compaction.item],
+        messages: 1
+      }
+    }
+  })
 
 const CompactionSchema = Schema.Struct({
   format: Schema.Literal("anthropic", "openai-responses"),

@@ -29,6 +29,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import { SummarizerError } from "../Errors.js"
+import type { Compaction } from "../schema/MemoryState.js"
 import type { Message } from "../schema/Message.js"
 import { thrownAsIs } from "./internal/summarizing.js"
 import * as TokenCounter from "./TokenCounter.js"
@@ -80,7 +81,70 @@ export interface Request {
    * absent otherwise.
    */
   readonly segments?: ReadonlyArray<string> | undefined
+  /**
+   * The provider compaction the memory holds (docs/contract.md section
+   * 15.6), when it holds one: a compacting summarizer ({@link Compacted})
+   * sends it back with the turns, so the new compaction covers it. Absent
+   * otherwise.
+   */
+  readonly compaction?: Compaction | undefined
 }
+
+/**
+ * What a compacting summarizer returns in place of a summary text
+ * (docs/contract.md section 15.7): a provider's own compaction item, kept
+ * verbatim as the memory's version 3 `compaction`, and the summary text that
+ * goes with it (`""` when the compaction holds everything). Build it with
+ * {@link compacted}. A plain string stays a summarizer's usual result.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface Compacted {
+  readonly _tag: "Compacted"
+  readonly compaction: Compaction
+  readonly summary: string
+}
+
+/**
+ * A summarizer's result: the new summary, or a provider compaction
+ * ({@link Compacted}).
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export type Result = string | Compacted
+
+/**
+ * A {@link Compacted} result: `compaction` (verbatim) and the summary text
+ * kept beside it (default `""`).
+ *
+ * @example
+ * ```ts
+ * import { Summarizer } from "rollmem"
+ *
+ * Summarizer.compacted({ format: "openai-responses", item: { type: "compaction", encrypted_content: "gAAA" }, content: "" })
+ * ```
+ *
+ * @since 0.4.0
+ * @category constructors
+ */
+export const compacted = (compaction: Compaction, summary = ""): Compacted => ({
+  _tag: "Compacted",
+  compaction,
+  summary
+})
+
+/**
+ * Whether a summarizer's result is a {@link Compacted}.
+ *
+ * @since 0.4.0
+ * @category guards
+ */
+export const isCompacted = (result: unknown): result is Compacted =>
+  typeof result === "object" && result !== null && (result as { readonly _tag?: unknown })._tag === "Compacted" &&
+  typeof (result as { readonly summary?: unknown }).summary === "string" &&
+  typeof (result as { readonly compaction?: unknown }).compaction === "object"
 
 /**
  * Builds a {@link Request}: no budget and the word counter unless given
@@ -141,6 +205,17 @@ export interface Service {
    * summary is called like any other.
    */
   readonly drops?: true | undefined
+  /**
+   * The call that may return a provider compaction ({@link Result}): set by
+   * {@link fromPromise}, whose function may return a {@link Compacted}. A
+   * memory folds with it when present (one call for all the evicted turns),
+   * and with {@link Service.summarize} otherwise (and for summary segments
+   * and folds in chunks, which need a text: a {@link Compacted} fails them
+   * with `SummarizerError`).
+   */
+  readonly compact?:
+    | ((summary: string, messages: ReadonlyArray<Message>, request: Request) => Effect.Effect<Result, SummarizerError>)
+    | undefined
   /**
    * `true` on a summarizer that honours {@link Request.mode} (returns only
    * the new segment for `"segment"`, one replacing text for
@@ -316,7 +391,19 @@ const notString = (result: unknown): SummarizerError =>
   })
 
 const checkString = (result: unknown): Exit.Exit<string, SummarizerError> =>
-  typeof result === "string" ? Exit.succeed(result) : Exit.fail(notString(result))
+  typeof result === "string"
+    ? Exit.succeed(result)
+    : Exit.fail(
+      isCompacted(result)
+        ? new SummarizerError({
+          description: "summarizer returned a provider compaction where a summary text is needed " +
+            "(summary segments, a fold in chunks, a call through summarize)"
+        })
+        : notString(result)
+    )
+
+const checkResult = (result: unknown): Exit.Exit<Result, SummarizerError> =>
+  isCompacted(result) ? Exit.succeed(result) : checkString(result)
 
 /**
  * Builds a summarizer from a synchronous function. A throw, or a result that
@@ -377,28 +464,30 @@ export type PromiseFunction = (
   messages: ReadonlyArray<Message>,
   signal: AbortSignal,
   request: Request
-) => string | PromiseLike<string>
+) => Result | PromiseLike<Result>
 
 /**
  * Builds a summarizer from a function returning a string or a Promise of
  * one (see {@link PromiseFunction}: the `AbortSignal` third, the request
- * fourth). A rejection fails with `SummarizerError` whose `cause` is the
- * rejection reason. The result has no `summarizeSync`.
+ * fourth), or a provider compaction ({@link Compacted}, kept by the memory
+ * through {@link Service.compact}). A rejection fails with
+ * `SummarizerError` whose `cause` is the rejection reason. The result has
+ * no `summarizeSync`.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const fromPromise = (f: PromiseFunction): Service =>
-  keepMode(f, {
-    summarize: (summary, messages, request) =>
-      Effect.flatMap(
-        Effect.tryPromise({
-          try: async (signal): Promise<unknown> => await f(summary, messages, signal, request),
-          catch: toError
-        }),
-        checkString
-      )
+export const fromPromise = (f: PromiseFunction): Service => {
+  const call = (summary: string, messages: ReadonlyArray<Message>, request: Request) =>
+    Effect.tryPromise({
+      try: async (signal): Promise<unknown> => await f(summary, messages, signal, request),
+      catch: toError
+    })
+  return keepMode(f, {
+    summarize: (summary, messages, request) => Effect.flatMap(call(summary, messages, request), checkString),
+    compact: (summary, messages, request) => Effect.flatMap(call(summary, messages, request), checkResult)
   })
+}
 
 /**
  * Builds a summarizer from a function returning an Effect. Any failure that
@@ -471,7 +560,10 @@ export const layerEffect = <E, R = never>(
  * with {@link fromEffect}, so it has no `summarizeSync`: a synchronous
  * summarizer ({@link fromFunction}) wrapped here folds under the memory's
  * `Semaphore` instead of in the add's own step. It keeps the inner
- * summarizer's {@link Service.honoursMode}. Over {@link drop} it
+ * summarizer's {@link Service.honoursMode}, and its {@link Service.compact}
+ * (the policy then sees a call whose value may be a {@link Compacted}: a
+ * retry, a timeout or a fallback to a summarizer that returns text compose
+ * with it; a policy that reads the value as text does not). Over {@link drop} it
  * provides {@link drop} itself: there is no call for the policy to wrap, and
  * the memory still drops (see {@link Service.drops}).
  *
@@ -496,14 +588,33 @@ export const withPolicy = <E, R = never>(
       ([inner, context]) =>
         isDrop(inner) ?
           inner :
-          keepMode(
+          keepCompact(
             inner,
-            fromEffect((summary, messages, request) =>
-              Effect.provide(policy(inner.summarize(summary, messages, request)), context)
-            )
+            keepMode(
+              inner,
+              fromEffect((summary, messages, request) =>
+                Effect.provide(policy(inner.summarize(summary, messages, request)), context)
+              )
+            ),
+            (call) => Effect.provide(policy(call as unknown as Effect.Effect<string, SummarizerError>), context)
           )
     )
   )
+
+/** `service` with the `compact` of `inner` run through `wrap`, when `inner` has one (see {@link withPolicy}). */
+const keepCompact = <E>(
+  inner: Service,
+  service: Service,
+  wrap: (call: Effect.Effect<Result, SummarizerError>) => Effect.Effect<unknown, E>
+): Service => {
+  const compact = inner.compact
+  if (compact === undefined) return service
+  return {
+    ...service,
+    compact: (summary, messages, request) =>
+      Effect.flatMap(Effect.mapError(wrap(compact(summary, messages, request)), toError), checkResult)
+  }
+}
 
 /**
  * The summarizer that drops: a RollingMemory built with it drops the

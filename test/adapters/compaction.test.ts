@@ -6,11 +6,15 @@
  * summary, is counted, survives the JSON state and a later local fold
  * unedited, and is written back verbatim, first, by its provider's writer.
  */
+import AnthropicSdk from "@anthropic-ai/sdk"
 import { assert, describe, it } from "@effect/vitest"
-import { Either } from "effect"
+import { Effect, Either, Layer } from "effect"
+import OpenAI from "openai"
 import * as Adapters from "../../src/adapters.js"
-import { RollingMemory } from "../../src/promise/index.js"
+import type { SummarizerError } from "../../src/Errors.js"
+import { AsyncRollingMemory, RollingMemory } from "../../src/promise/index.js"
 import type * as Message from "../../src/schema/Message.js"
+import * as Summarizer from "../../src/services/Summarizer.js"
 import { either, json } from "./support.js"
 
 const summarize = (summary: string, messages: ReadonlyArray<Message.Message>) =>
@@ -173,5 +177,142 @@ describe("Anthropic compaction block", () => {
         { role: "assistant", content: "Booked: 08:10 from Milano." }
       ]
     })
+  })
+})
+
+describe("compacting summarizers (contract 15.7)", () => {
+  const block = {
+    type: "compaction",
+    content: "Trip to Rome in May; train booked.",
+    encrypted_content: null,
+    signature: "sig-2"
+  }
+
+  it("anthropicCompactionSummarizer: the memory keeps the block as its compaction, sends it back on the next fold", async () => {
+    const bodies: Array<unknown> = []
+    const signals: Array<AbortSignal | undefined> = []
+    const client: Adapters.AnthropicCompactionClient = {
+      beta: {
+        messages: {
+          create: (body, options) => {
+            bodies.push(json(body))
+            signals.push(options?.signal)
+            return Promise.resolve({ content: [block] })
+          }
+        }
+      }
+    }
+    const summarize = Adapters.anthropicCompactionSummarizer(client, { model: "claude-x", maxSummaryTokens: 50 })
+    const memory = new AsyncRollingMemory({ maxTokens: 6, summarize })
+    await memory.addUserMessage("Plan the trip to Rome.")
+    await memory.addAssistantMessage("Booked the 08:10 train.")
+    assert.strictEqual(memory.summary, "")
+    assert.deepStrictEqual(memory.getMessages().map(String), [
+      "assistant: Trip to Rome in May; train booked.",
+      "assistant: Booked the 08:10 train."
+    ])
+    assert.deepStrictEqual(bodies[0], {
+      model: "claude-x",
+      max_tokens: 50,
+      messages: [{ role: "user", content: "Plan the trip to Rome." }],
+      compaction: { type: "summarize" }
+    })
+    assert.instanceOf(signals[0], AbortSignal)
+    assert.deepStrictEqual(json(Adapters.toAnthropic(memory.getMessages())), {
+      messages: [{ role: "assistant", content: [block] }, { role: "assistant", content: "Booked the 08:10 train." }]
+    })
+    // the next fold sends the kept block back first
+    await memory.addUserMessage("And a hotel?")
+    assert.deepStrictEqual((bodies[1] as { messages: unknown }).messages, [
+      { role: "assistant", content: [block] },
+      { role: "assistant", content: "Booked the 08:10 train." }
+    ])
+    assert.deepStrictEqual((json(memory.toJSON()) as { compaction: unknown }).compaction, {
+      format: "anthropic",
+      item: block,
+      content: "Trip to Rome in May; train booked."
+    })
+  })
+
+  it("openAIResponsesCompactSummarizer: the output's compaction item kept, the user messages it repeats not", async () => {
+    const bodies: Array<unknown> = []
+    const client: Adapters.OpenAIResponsesCompactClient = {
+      responses: {
+        compact: (body) => {
+          bodies.push(json(body))
+          return Promise.resolve({ output: [{ type: "message", role: "user", content: [] }, ITEM] })
+        }
+      }
+    }
+    const summarize = Adapters.openAIResponsesCompactSummarizer(client, { model: "gpt-x", prompt: "Keep the dates." })
+    const memory = new AsyncRollingMemory({ maxTokens: 6, summarize })
+    await memory.addUserMessage("Plan the trip to Rome.")
+    await memory.addAssistantMessage("Booked the 08:10 train.")
+    assert.deepStrictEqual(bodies[0], {
+      model: "gpt-x",
+      input: [{ role: "user", content: "Plan the trip to Rome." }],
+      instructions: "Keep the dates."
+    })
+    assert.deepStrictEqual(json(Adapters.toOpenAIResponses(memory.getMessages())), [
+      ITEM,
+      { role: "assistant", content: "Booked the 08:10 train." }
+    ])
+    assert.strictEqual(memory.contextTokens, 4)
+  })
+
+  it("failures: no compaction block, a failed one (no content), no item; the fold commits nothing", async () => {
+    const reply = (content: ReadonlyArray<{ readonly type: string }>): Adapters.AnthropicCompactionClient => ({
+      beta: { messages: { create: () => Promise.resolve({ content }) } }
+    })
+    const failure = async (summarize: Adapters.PromiseCompact) => {
+      const memory = new AsyncRollingMemory({ maxTokens: 6, summarize })
+      await memory.addUserMessage("Plan the trip to Rome.")
+      const error = await memory.addAssistantMessage("Booked the 08:10 train.").then(() => undefined, (e) => e)
+      assert.strictEqual(memory.getMessages().length, 2)
+      return (error as SummarizerError).message
+    }
+    assert.strictEqual(
+      await failure(Adapters.anthropicCompactionSummarizer(reply([{ type: "text" }]), { model: "m" })),
+      "summarizer failed: the reply holds no compaction block"
+    )
+    assert.strictEqual(
+      await failure(
+        Adapters.anthropicCompactionSummarizer(reply([{ ...block, content: null } as never]), { model: "m" })
+      ),
+      "summarizer failed: the compaction failed: its block has no content"
+    )
+    const none: Adapters.OpenAIResponsesCompactClient = {
+      responses: { compact: () => Promise.resolve({ output: [] }) }
+    }
+    assert.strictEqual(
+      await failure(Adapters.openAIResponsesCompactSummarizer(none, { model: "m" })),
+      "summarizer failed: the output holds no compaction item"
+    )
+  })
+
+  it("type test: the pinned SDKs' clients are accepted", () => {
+    const anthropic = () => Adapters.anthropicCompactionSummarizer(new AnthropicSdk({ apiKey: "x" }), { model: "m" })
+    const openai = () => Adapters.openAIResponsesCompactSummarizer(new OpenAI({ apiKey: "x" }), { model: "m" })
+    assert.strictEqual(typeof anthropic, "function")
+    assert.strictEqual(typeof openai, "function")
+  })
+})
+
+describe("Summarizer.withPolicy keeps a compacting summarizer's compact (contract 15.7)", () => {
+  const compaction = { format: "openai-responses" as const, item: ITEM, content: "" }
+  const policy = Summarizer.withPolicy((call) => Effect.orElse(call, () => Effect.succeed("local summary")))
+  const run = (inner: Summarizer.Service) =>
+    Effect.runPromise(
+      Effect.flatMap(Summarizer.Summarizer, (s) => s.compact!("", [], Summarizer.request())).pipe(
+        Effect.provide(Layer.provide(policy, Layer.succeed(Summarizer.Summarizer, inner)))
+      )
+    )
+
+  it("the compaction passes through; a failed call falls back to the local text", async () => {
+    assert.deepStrictEqual(
+      await run(Summarizer.fromPromise(() => Promise.resolve(Summarizer.compacted(compaction)))),
+      Summarizer.compacted(compaction)
+    )
+    assert.strictEqual(await run(Summarizer.fromPromise(() => Promise.reject(new Error("down")))), "local summary")
   })
 })

@@ -775,6 +775,43 @@ const complete = (
 }
 
 /**
+ * A fold's provider compaction committed (docs/contract.md section 15.7):
+ * the compaction replaces the memory's, its readable content counted once;
+ * its summary text replaces the summary (within `maxSummaryTokens`).
+ */
+const completeCompacted = (
+  core: Core,
+  generation: number,
+  plan: Plan<Message.Message>,
+  result: Summarizer.Compacted
+): Effect.Effect<void, AddError> => {
+  const count = countText(core.counter)
+  const content = result.compaction.content
+  return flatMapNow(
+    content === "" ? Exit.succeed(0) : count(content),
+    (compactionTokens) =>
+      flatMapNow(result.summary === "" ? Exit.succeed(0) : count(result.summary), (tokens): Effect.Effect<
+        void,
+        AddError
+      > => {
+        const max = core.maxSummaryTokens
+        if (max !== undefined && tokens > max) {
+          return Exit.fail(new SummaryBudgetError({ tokens, maxSummaryTokens: max }))
+        }
+        return archiveThen(core, generation, plan, () => {
+          if (core.generation === generation && core.index.commit(plan)) {
+            core.generation++
+            core.summary = result.summary
+            core.summaryTokens = tokens
+            core.compaction = result.compaction
+            core.compactionTokens = compactionTokens
+          }
+        })
+      })
+  )
+}
+
+/**
  * Calls the summarizer on the `cut` oldest messages and commits the result
  * (new summary, prefix removed) unless `clear` ran meanwhile. Run it under
  * the prune lock. A failure or interruption commits nothing. With
@@ -809,8 +846,20 @@ export const fold = (
           )
         }
         const previous = bodyOf(core)
-        const request = core.compactRequest ?? core.request
+        const base = core.compactRequest ?? core.request
+        const request = core.compaction === undefined ? base : { ...base, compaction: core.compaction }
         const chunks = chunksOf(core, plan)
+        if (chunks === undefined && summarizer.compact !== undefined) {
+          return Effect.flatMap(
+            summarizer.compact(previous.body, plan.messages, request),
+            (result): Effect.Effect<void, AddError> =>
+              typeof result === "string"
+                ? complete(core, generation, plan, previous, result)
+                : Summarizer.isCompacted(result)
+                ? completeCompacted(core, generation, plan, result)
+                : Effect.fail(nonString())
+          )
+        }
         if (chunks === undefined) {
           return Effect.flatMap(
             summarizer.summarize(previous.body, plan.messages, request),
@@ -1047,27 +1096,8 @@ export const contextOf = (core: Core): Array<Message.Message> => {
   return buffer
 }
 
-/**
- * How a provider's compaction item reads back (docs/contract.md section
- * 15.6): an `assistant` message holding its readable content, the item kept
- * under `"rollmem.provider"` as the provider's reader keeps it (an Anthropic
- * assistant message whose one block is the compaction block; the OpenAI
- * Responses item itself), so that provider's writer writes it verbatim.
- *
- * @internal
- */
-export const compactionMessage = (compaction: MemoryState.Compaction): Message.Message =>
-  Message.make("assistant", compaction.content, {
-    metadata: {
-      "rollmem.provider": {
-        format: compaction.format,
-        items: compaction.format === "anthropic" ? [{ role: "assistant", content: [compaction.item] }] : [
-          compaction.item
-        ],
-        messages: 1
-      }
-    }
-  })
+/** How a provider's compaction item reads back (docs/contract.md section 15.6). @internal */
+export const compactionMessage = MemoryState.compactionMessage
 
 /**
  * A memory as a builder returns it: the public `Memory.Stepper` (the memory
