@@ -1,0 +1,438 @@
+/**
+ * The Promise facade on the Effect 4 line (`rollmem/promise`): classes over
+ * the Effect 4 strategies for code that does not use Effect, with the Effect
+ * 3 facade's names and options (`summarize` a function or `"drop"`,
+ * `tokenCounter` a function). A synchronous class runs each add in the
+ * caller's step; an async class returns a promise per add. Errors are thrown
+ * (or rejected) as the typed errors themselves. Not here yet: `timeout`,
+ * background folds (`fold`, `hardMaxTokens`, `foldRetries`), `Conversations`
+ * and the archive.
+ *
+ * @since 1.0.0
+ */
+import { Cause, Effect, Exit, Fiber, Layer, Schema } from "effect"
+import * as Rules from "../../../src/core/options.js"
+import { ConfigError } from "../Errors.js"
+import * as MemoryState from "../schema/MemoryState.js"
+import * as Message from "../schema/Message.js"
+import * as Summarizer from "../services/Summarizer.js"
+import * as TokenCounter from "../services/TokenCounter.js"
+import * as Buffer from "../strategies/BufferMemory.js"
+import type { CompactOptions, Memory, Usage } from "../strategies/internal/engine.js"
+import * as Rolling from "../strategies/RollingMemory.js"
+import * as Summary from "../strategies/SummaryMemory.js"
+import * as Window from "../strategies/WindowMemory.js"
+
+export {
+  ConfigError,
+  ContextWindowError,
+  InvalidMessageError,
+  StateDecodeError,
+  SummarizerError,
+  SummaryBudgetError,
+  TokenCountError,
+  UsageError
+} from "../Errors.js"
+export { ASSISTANT, Message, SYSTEM, TOOL, ToolCall, USER } from "../schema/Message.js"
+
+/** A synchronous summarizer: the new summary from the current one and the evicted turns. @since 1.0.0 */
+export type Summarize = (
+  summary: string,
+  messages: ReadonlyArray<Message.Message>,
+  request: Summarizer.Request
+) => string
+
+/** An async summarizer; `signal` aborts when the memory is disposed. @since 1.0.0 */
+export type AsyncSummarize = (
+  summary: string,
+  messages: ReadonlyArray<Message.Message>,
+  signal: AbortSignal,
+  request: Summarizer.Request
+) => PromiseLike<string>
+
+/** A token counter as a plain function (default: words). @since 1.0.0 */
+export type CountTokens = (text: string) => number
+
+/** Refused: the memory was disposed (docs/contract.md section 5.2). @since 1.0.0 */
+export class DisposedError extends Schema.TaggedError<DisposedError>("rollmem/DisposedError")("DisposedError", {
+  object: Schema.String,
+  description: Schema.String
+}) {
+  override get message(): string {
+    return this.description
+  }
+}
+
+const squash = <A, E>(exit: Exit.Exit<A, E>): A => {
+  if (Exit.isSuccess(exit)) return exit.value
+  throw Cause.squash(exit.cause)
+}
+
+const check = (option: string, rule: Rules.Check, value: unknown): void => {
+  const problem = rule(value)
+  if (problem !== undefined) throw new ConfigError({ option, description: problem })
+}
+
+/** The facade's own options taken off; the rest is the strategy's. */
+const split = (
+  options: unknown,
+  own: ReadonlyArray<string>
+): { readonly own: { readonly [key: string]: unknown }; readonly rest: { readonly [key: string]: unknown } } => {
+  check("options", Rules.options, options ?? {})
+  const all = (options ?? {}) as { readonly [key: string]: unknown }
+  const mine: Record<string, unknown> = {}
+  const rest: Record<string, unknown> = {}
+  for (const key of Object.keys(all)) (own.includes(key) ? mine : rest)[key] = all[key]
+  return { own: mine, rest }
+}
+
+const counterOf = (tokenCounter: unknown): TokenCounter.Service => {
+  if (tokenCounter === undefined) return TokenCounter.wordCounter
+  check("tokenCounter", Rules.isFunction, tokenCounter)
+  return TokenCounter.fromFunction(tokenCounter as CountTokens)
+}
+
+const summarizerOf = (summarize: unknown, async: boolean): Summarizer.Service => {
+  if (summarize === Rules.DROP) return Summarizer.drop
+  check("summarize", Rules.summarizeOrDrop, summarize)
+  if (!async) return Summarizer.fromFunction(summarize as Summarize)
+  const f = summarize as AsyncSummarize
+  return Summarizer.fromPromise((summary, messages, signal, request) => f(summary, messages, signal, request))
+}
+
+const build = <A>(
+  made: Effect.Effect<A, unknown, Summarizer.Summarizer>,
+  counter: TokenCounter.Service,
+  summarizer: Summarizer.Service
+): A =>
+  squash(Effect.runSyncExit(made.pipe(
+    Effect.provide(Layer.succeed(Summarizer.Summarizer, summarizer)),
+    Effect.provideService(TokenCounter.TokenCounter, counter)
+  )))
+
+/** What every facade memory shares: the reads, `clear`, usage, state and `dispose`. @since 1.0.0 */
+export abstract class BaseMemory {
+  protected disposed = false
+  protected readonly inFlight = new Set<Fiber.Fiber<void, unknown>>()
+
+  protected constructor(protected readonly memory: Memory, protected readonly kind: string) {}
+
+  protected assertLive(): void {
+    if (!this.disposed) return
+    throw new DisposedError({
+      object: this.kind,
+      description: `this ${this.kind} was disposed: nothing was added, cleared or compacted; its reads still ` +
+        `work: to go on, restore its state into a new one (${this.kind}.fromJSON(memory.toJSON(), options))`
+    })
+  }
+
+  /** The summary (`""` when none). */
+  get summary(): string {
+    return Effect.runSync(this.memory.summary)
+  }
+
+  /** The buffered messages, oldest first. */
+  get buffer(): ReadonlyArray<Message.Message> {
+    return Effect.runSync(this.memory.buffer)
+  }
+
+  /** The buffer's tokens, pinned messages excluded. */
+  get bufferTokens(): number {
+    return Effect.runSync(this.memory.bufferTokens)
+  }
+
+  /** The pinned messages' tokens. */
+  get pinnedTokens(): number {
+    return Effect.runSync(this.memory.pinnedTokens)
+  }
+
+  /** The summary's tokens. */
+  get summaryTokens(): number {
+    return Effect.runSync(this.memory.summaryTokens)
+  }
+
+  /** The whole context's tokens: pinned messages, summary and buffer. */
+  get contextTokens(): number {
+    return Effect.runSync(this.memory.contextTokens)
+  }
+
+  /** What the model is sent: leading pinned messages, the summary, then the buffer. */
+  getMessages(): Array<Message.Message> {
+    return [...Effect.runSync(this.memory.messages)]
+  }
+
+  /** {@link getMessages} as one string, a message per line. */
+  getContext(): string {
+    return Effect.runSync(this.memory.context)
+  }
+
+  /** Records a provider's usage for the last request (docs/contract.md section 16.4). */
+  recordUsage(usage: Usage): void {
+    this.assertLive()
+    squash(Effect.runSyncExit(this.memory.recordUsage(usage)))
+  }
+
+  /** The usage correction ratio (1 until a usage is recorded). */
+  get usageRatio(): number {
+    return Effect.runSync(this.memory.usageRatio)
+  }
+
+  /** Empties the summary and the buffer. */
+  clear(): void {
+    this.assertLive()
+    Effect.runSync(this.memory.clear)
+  }
+
+  /** The state file (docs/contract.md section 2). */
+  toJSON(): MemoryState.Encoded {
+    return Effect.runSync(this.memory.toJSON)
+  }
+
+  /** Refuses later changes and interrupts the summarizer calls in flight (their signals abort). */
+  dispose(): Promise<void> {
+    this.disposed = true
+    const fibers = [...this.inFlight]
+    return fibers.length === 0 ? Promise.resolve() : Effect.runPromise(Fiber.interruptAll(fibers))
+  }
+}
+
+/** A memory whose adds complete in the caller's step (a synchronous summarizer). @since 1.0.0 */
+export abstract class SyncMemory extends BaseMemory {
+  /** Adds a message; throws the add's typed error. */
+  add(message: Message.Message): void {
+    this.assertLive()
+    squash(Effect.runSyncExit(this.memory.add(message)))
+  }
+
+  /** Adds several messages, pruning once. */
+  addMessages(messages: ReadonlyArray<Message.Message>): void {
+    this.assertLive()
+    squash(Effect.runSyncExit(this.memory.addMessages(messages)))
+  }
+
+  /** Adds a message from its role, content and options. */
+  addMessage(role: string, content: string, options?: Message.MessageOptions): void {
+    this.add(Message.make(role, content, options))
+  }
+
+  /** Adds a user message. */
+  addUserMessage(content: string, options?: Message.MessageOptions): void {
+    this.add(Message.user(content, options))
+  }
+
+  /** Adds an assistant message. */
+  addAssistantMessage(content: string, options?: Message.MessageOptions): void {
+    this.add(Message.assistant(content, options))
+  }
+}
+
+/** A memory whose adds return promises (an async summarizer). @since 1.0.0 */
+export abstract class AsyncMemory extends BaseMemory {
+  protected run(effect: Effect.Effect<void, unknown>): Promise<void> {
+    try {
+      this.assertLive()
+    } catch (error) {
+      return Promise.reject(error)
+    }
+    const fiber = Effect.runFork(effect)
+    this.inFlight.add(fiber)
+    return Effect.runPromise(Fiber.await(fiber)).then((exit) => {
+      this.inFlight.delete(fiber)
+      return squash(exit)
+    })
+  }
+
+  /** Adds a message; rejects with the add's typed error. */
+  add(message: Message.Message): Promise<void> {
+    return this.run(this.memory.add(message))
+  }
+
+  /** Adds several messages, pruning once. */
+  addMessages(messages: ReadonlyArray<Message.Message>): Promise<void> {
+    return this.run(this.memory.addMessages(messages))
+  }
+
+  /** Adds a user message. */
+  addUserMessage(content: string, options?: Message.MessageOptions): Promise<void> {
+    return this.add(Message.user(content, options))
+  }
+
+  /** Adds an assistant message. */
+  addAssistantMessage(content: string, options?: Message.MessageOptions): Promise<void> {
+    return this.add(Message.assistant(content, options))
+  }
+}
+
+const restored = (data: unknown): MemoryState.MemoryState =>
+  squash(Effect.runSyncExit(typeof data === "string" ? MemoryState.fromString(data) : MemoryState.fromJSON(data)))
+
+/** RollingMemory's facade options: the Effect API's, `summarize` (required) and `tokenCounter`. @since 1.0.0 */
+export interface RollingOptions extends Rolling.Options {
+  readonly summarize: Summarize | "drop"
+  readonly tokenCounter?: CountTokens | undefined
+}
+
+/** AsyncRollingMemory's options. @since 1.0.0 */
+export interface AsyncRollingOptions extends Rolling.Options {
+  readonly summarize: AsyncSummarize | "drop"
+  readonly tokenCounter?: CountTokens | undefined
+}
+
+const rolling = (
+  options: unknown,
+  state: MemoryState.MemoryState | undefined,
+  async: boolean
+): Rolling.RollingMemory => {
+  const { own, rest } = split(options, ["summarize", "tokenCounter"])
+  return build(
+    Rolling.fromState(state, rest as Rolling.Options),
+    counterOf(own.tokenCounter),
+    summarizerOf(own.summarize, async)
+  )
+}
+
+/**
+ * A running summary plus a token-bounded buffer (docs/contract.md section 5), synchronous.
+ *
+ * @example
+ * ```ts
+ * import { RollingMemory } from "rollmem/promise"
+ * const memory = new RollingMemory({ maxTokens: 1000, summarize: "drop" })
+ * memory.addUserMessage("hello")
+ * memory.getContext() // "user: hello"
+ * ```
+ *
+ * @since 1.0.0
+ */
+export class RollingMemory extends SyncMemory {
+  constructor(options: RollingOptions, state?: MemoryState.MemoryState) {
+    super(rolling(options, state, false), "RollingMemory")
+  }
+
+  /** Folds (or drops) down to the target now (docs/contract.md section 16.2). */
+  compact(options?: CompactOptions): void {
+    this.assertLive()
+    squash(Effect.runSyncExit((this.memory as Rolling.RollingMemory).compact(options)))
+  }
+
+  /** A RollingMemory holding a state file (parsed or text). */
+  static fromJSON(data: unknown, options: RollingOptions): RollingMemory {
+    return new RollingMemory(options, restored(data))
+  }
+}
+
+/** RollingMemory with an async summarizer. @since 1.0.0 */
+export class AsyncRollingMemory extends AsyncMemory {
+  constructor(options: AsyncRollingOptions, state?: MemoryState.MemoryState) {
+    super(rolling(options, state, true), "AsyncRollingMemory")
+  }
+
+  /** Folds (or drops) down to the target now (docs/contract.md section 16.2). */
+  compact(options?: CompactOptions): Promise<void> {
+    return this.run((this.memory as Rolling.RollingMemory).compact(options))
+  }
+
+  /** An AsyncRollingMemory holding a state file. */
+  static fromJSON(data: unknown, options: AsyncRollingOptions): AsyncRollingMemory {
+    return new AsyncRollingMemory(options, restored(data))
+  }
+}
+
+/** BufferMemory's facade options. @since 1.0.0 */
+export interface BufferOptions extends Buffer.Options {
+  readonly tokenCounter?: CountTokens | undefined
+}
+
+/** Every turn kept (docs/contract.md section 6). @since 1.0.0 */
+export class BufferMemory extends SyncMemory {
+  constructor(options: BufferOptions = {}, state?: MemoryState.MemoryState) {
+    const { own, rest } = split(options, ["tokenCounter"])
+    super(
+      build(Buffer.fromState(state, rest as Buffer.Options), counterOf(own.tokenCounter), Summarizer.drop),
+      "BufferMemory"
+    )
+  }
+
+  /** A BufferMemory holding a state file. */
+  static fromJSON(data: unknown, options: BufferOptions = {}): BufferMemory {
+    return new BufferMemory(options, restored(data))
+  }
+}
+
+/** WindowMemory's facade options. @since 1.0.0 */
+export interface WindowOptions extends Window.Options {
+  readonly tokenCounter?: CountTokens | undefined
+}
+
+/** The last `maxMessages` messages (docs/contract.md section 7). @since 1.0.0 */
+export class WindowMemory extends SyncMemory {
+  constructor(options: WindowOptions, state?: MemoryState.MemoryState) {
+    const { own, rest } = split(options, ["tokenCounter"])
+    super(
+      build(Window.fromState(state, rest as unknown as Window.Options), counterOf(own.tokenCounter), Summarizer.drop),
+      "WindowMemory"
+    )
+  }
+
+  /** A WindowMemory holding a state file. */
+  static fromJSON(data: unknown, options: WindowOptions): WindowMemory {
+    return new WindowMemory(options, restored(data))
+  }
+}
+
+/** SummaryMemory's facade options: `summarize` required. @since 1.0.0 */
+export interface SummaryOptions extends Summary.Options {
+  readonly summarize: Summarize
+  readonly tokenCounter?: CountTokens | undefined
+}
+
+/** AsyncSummaryMemory's options. @since 1.0.0 */
+export interface AsyncSummaryOptions extends Summary.Options {
+  readonly summarize: AsyncSummarize
+  readonly tokenCounter?: CountTokens | undefined
+}
+
+const summary = (options: unknown, state: MemoryState.MemoryState | undefined, async: boolean) => {
+  const { own, rest } = split(options, ["summarize", "tokenCounter"])
+  check("summarize", Rules.summarizeFunction, own.summarize)
+  return build(
+    Summary.fromState(state, rest as Summary.Options),
+    counterOf(own.tokenCounter),
+    summarizerOf(own.summarize, async)
+  )
+}
+
+/** Every turn folded into the summary at once (docs/contract.md section 8). @since 1.0.0 */
+export class SummaryMemory extends SyncMemory {
+  constructor(options: SummaryOptions, state?: MemoryState.MemoryState) {
+    super(summary(options, state, false), "SummaryMemory")
+  }
+
+  /** Folds every pending turn now. */
+  compact(options?: CompactOptions): void {
+    this.assertLive()
+    squash(Effect.runSyncExit((this.memory as Summary.SummaryMemory).compact(options)))
+  }
+
+  /** A SummaryMemory holding a state file. */
+  static fromJSON(data: unknown, options: SummaryOptions): SummaryMemory {
+    return new SummaryMemory(options, restored(data))
+  }
+}
+
+/** SummaryMemory with an async summarizer. @since 1.0.0 */
+export class AsyncSummaryMemory extends AsyncMemory {
+  constructor(options: AsyncSummaryOptions, state?: MemoryState.MemoryState) {
+    super(summary(options, state, true), "AsyncSummaryMemory")
+  }
+
+  /** Folds every pending turn now. */
+  compact(options?: CompactOptions): Promise<void> {
+    return this.run((this.memory as Summary.SummaryMemory).compact(options))
+  }
+
+  /** An AsyncSummaryMemory holding a state file. */
+  static fromJSON(data: unknown, options: AsyncSummaryOptions): AsyncSummaryMemory {
+    return new AsyncSummaryMemory(options, restored(data))
+  }
+}

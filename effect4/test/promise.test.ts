@@ -1,0 +1,109 @@
+/**
+ * The Promise facade on the Effect 4 line: the Effect 3 facade's classes and
+ * options over the Effect 4 strategies (docs/contract.md sections 5 to 8).
+ */
+import { assert, describe, it } from "@effect/vitest"
+import {
+  AsyncRollingMemory,
+  AsyncSummaryMemory,
+  BufferMemory,
+  ConfigError,
+  DisposedError,
+  Message,
+  RollingMemory,
+  SummarizerError,
+  SummaryMemory,
+  WindowMemory
+} from "../src/promise/index.js"
+
+const fold = (summary: string, messages: ReadonlyArray<Message>): string =>
+  summary + messages.map((m) => `<${m.content}>`).join("")
+
+describe("the Promise facade on Effect 4", () => {
+  it("RollingMemory folds the oldest turns with a synchronous summarizer, in the caller's step", () => {
+    const memory = new RollingMemory({ maxTokens: 4, summarize: fold })
+    memory.addUserMessage("a b")
+    memory.addAssistantMessage("c d")
+    memory.addUserMessage("e f")
+    assert.strictEqual(memory.summary, "<a b><c d>")
+    assert.deepStrictEqual(memory.buffer.map(String), ["user: e f"])
+    assert.strictEqual(memory.getContext(), "system: <a b><c d>\nuser: e f")
+    assert.strictEqual(memory.bufferTokens, 2)
+    assert.strictEqual(memory.summaryTokens, 3)
+  })
+
+  it("summarize is required: a function or \"drop\"", () => {
+    assert.throws(() => new RollingMemory({ maxTokens: 4 } as never), ConfigError)
+    const dropping = new RollingMemory({ maxTokens: 2, summarize: "drop" })
+    dropping.addUserMessage("a b")
+    dropping.addUserMessage("c d")
+    assert.strictEqual(dropping.summary, "")
+    assert.deepStrictEqual(dropping.buffer.map((m) => m.content), ["c d"])
+    assert.throws(() => new RollingMemory({ maxTokens: 0, summarize: "drop" }), /maxTokens: must be a positive integer/)
+  })
+
+  it("a failing summarizer throws SummarizerError and commits nothing", () => {
+    const memory = new RollingMemory({
+      maxTokens: 2,
+      summarize: () => {
+        throw new Error("down")
+      }
+    })
+    memory.addUserMessage("a b")
+    assert.throws(() => memory.addUserMessage("c d"), SummarizerError)
+    assert.strictEqual(memory.summary, "")
+    assert.deepStrictEqual(memory.buffer.map((m) => m.content), ["a b", "c d"])
+  })
+
+  it("state round-trips through toJSON and fromJSON, counted with the facade's tokenCounter", () => {
+    const memory = new WindowMemory({ maxMessages: 2, tokenCounter: (text) => text.length })
+    memory.addUserMessage("one")
+    memory.addUserMessage("two")
+    memory.addUserMessage("three")
+    const json = JSON.parse(JSON.stringify(memory))
+    assert.deepStrictEqual(json, {
+      version: 2,
+      summary: "",
+      buffer: [{ role: "user", content: "two" }, { role: "user", content: "three" }]
+    })
+    const back = WindowMemory.fromJSON(json, { maxMessages: 2, tokenCounter: (text) => text.length })
+    assert.strictEqual(back.bufferTokens, 8)
+    const buffer = BufferMemory.fromJSON(JSON.stringify(json))
+    assert.strictEqual(buffer.bufferTokens, 2)
+    const summary = new SummaryMemory({ summarize: fold })
+    summary.addUserMessage("x")
+    assert.strictEqual(summary.summary, "<x>")
+  })
+
+  it("AsyncRollingMemory folds with an async summarizer; after dispose, adds are refused", async () => {
+    const memory = new AsyncRollingMemory({
+      maxTokens: 2,
+      summarize: async (summary, messages) => fold(summary, messages)
+    })
+    await memory.addUserMessage("a b")
+    await memory.addUserMessage("c d")
+    assert.strictEqual(memory.summary, "<a b>")
+    await memory.dispose()
+    await memory.addUserMessage("e").then(
+      () => assert.fail("refused"),
+      (error: unknown) => assert.instanceOf(error, DisposedError)
+    )
+    assert.strictEqual(memory.summary, "<a b>")
+  })
+
+  it("dispose interrupts a summarizer call in flight: its signal aborts and nothing is committed", async () => {
+    let aborted = false
+    const memory = new AsyncSummaryMemory({
+      summarize: (_summary, _messages, signal) =>
+        new Promise<string>(() => {
+          signal.addEventListener("abort", () => aborted = true)
+        })
+    })
+    const add = memory.addUserMessage("a")
+    await new Promise((resolve) => setImmediate(resolve))
+    await memory.dispose()
+    await add.then(() => assert.fail("interrupted"), () => undefined)
+    assert.isTrue(aborted)
+    assert.strictEqual(memory.summary, "")
+  })
+})
