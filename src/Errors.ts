@@ -8,6 +8,7 @@
  */
 import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import * as Usage from "./core/usage.js"
 import { describeParseError } from "./schema/Json.js"
 
 /**
@@ -207,13 +208,21 @@ export class ContextWindowError extends Schema.TaggedError<ContextWindowError>("
     /** Tokens of the pinned messages. */
     pinnedTokens: Schema.Number,
     /** Tokens of the summary. */
-    summaryTokens: Schema.Number
+    summaryTokens: Schema.Number,
+    /**
+     * The usage ratio the budget was divided by (`recordUsage`, section
+     * 16.4), when one was learnt and is not 1: the room in the memory's own
+     * tokens is then `floor((windowTokens - reserveTokens) / usageRatio)`.
+     */
+    usageRatio: Schema.optional(Schema.Number)
   }
 ) {
   override get message(): string {
-    return `pinned messages (${this.pinnedTokens} tokens) and summary (${this.summaryTokens}) exceed the context window less the reserve (${this.windowTokens} - ${this.reserveTokens} = ${
-      this.windowTokens - this.reserveTokens
-    })`
+    const room = this.windowTokens - this.reserveTokens
+    const corrected = this.usageRatio === undefined || this.usageRatio === 1
+      ? ""
+      : `; ${Usage.inCounterTokens(room, this.usageRatio)} in the memory's tokens at the usage ratio ${this.usageRatio}`
+    return `pinned messages (${this.pinnedTokens} tokens) and summary (${this.summaryTokens}) exceed the context window less the reserve (${this.windowTokens} - ${this.reserveTokens} = ${room}${corrected})`
   }
 }
 

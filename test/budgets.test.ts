@@ -127,6 +127,24 @@ describe("contextWindow (contract 16.1)", () => {
       )
       assert.strictEqual((yield* memory.buffer).length, 1)
     }))
+
+  it.effect("with a usage ratio learnt: the error names it and the room in the memory's tokens", () =>
+    Effect.gen(function*() {
+      const memory = yield* RollingMemory.make({ contextWindow: { tokens: 12, reserveTokens: 2 }, pinSystem: true })
+        .pipe(Effect.provide(Summarizer.layerDrop))
+      yield* memory.add(Message.system(words(6, "p")))
+      yield* memory.messages
+      // the provider counts 12 where the memory counts 6: the ratio 2, the room 10 / 2 = 5
+      yield* memory.recordUsage({ inputTokens: 12, overheadTokens: 0 })
+      const error = yield* Effect.flip(memory.add(Message.system(words(1, "q"))))
+      assert.instanceOf(error, ContextWindowError)
+      assert.strictEqual(error.usageRatio, 2)
+      assert.strictEqual(
+        error.message,
+        "pinned messages (7 tokens) and summary (0) exceed the context window less the reserve " +
+          "(12 - 2 = 10; 5 in the memory's tokens at the usage ratio 2)"
+      )
+    }))
 })
 
 describe("compact (contract 16.2)", () => {

@@ -249,7 +249,8 @@ export const buildRolling = <E>(
           windowTokens: window.tokens,
           reserveTokens: window.reserveTokens,
           pinnedTokens,
-          summaryTokens: core.summaryTokens
+          summaryTokens: core.summaryTokens,
+          ...(core.usageRatio === undefined || core.usageRatio === 1 ? {} : { usageRatio: core.usageRatio })
         })
       )
     }
