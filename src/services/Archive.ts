@@ -161,8 +161,10 @@ const insertionPoint = (positions: ReadonlyArray<number>, position: number): num
 }
 
 /**
- * An archive in this process's memory, with `appendSync`: what a
- * synchronous memory (the Promise facade's) can archive into. Search ranks
+ * An archive in this process's memory, with `appendSync`: a memory writes
+ * to it in the add's own step (a synchronous summarizer's fold stays one
+ * step). The Promise facade's `Archive.memory()` wraps one; the facade's
+ * classes take that, not this service. Search ranks
  * with `core/recall.ts` (BM25, exact artifact matches first); each message
  * is indexed once, by the first search after it is stored, so a write
  * costs a fold next to nothing and the ranking's work is done only for a
