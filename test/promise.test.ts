@@ -569,6 +569,37 @@ describe("Promise facade values", () => {
   })
 })
 
+describe("addMessages given what is not an array of messages", () => {
+  it("throws InvalidMessageError naming it, and adds nothing (sync and async)", async () => {
+    const memory = new RollingMemory({ maxTokens: 100, summarize: "drop" })
+    memory.addUserMessage("kept")
+    const thrown = (f: () => unknown): unknown => {
+      try {
+        f()
+      } catch (e) {
+        return e
+      }
+      return "nothing"
+    }
+    const notArray = thrown(() => memory.addMessages("hi" as unknown as ReadonlyArray<Message>))
+    assert.instanceOf(notArray, InvalidMessageError)
+    assert.strictEqual(
+      (notArray as InvalidMessageError).description,
+      "addMessages takes an array of messages, got string"
+    )
+    const withNull = thrown(() =>
+      memory.addMessages([Message.make({ role: "user", content: "a" }), null as unknown as Message])
+    )
+    assert.instanceOf(withNull, InvalidMessageError)
+    assert.strictEqual((withNull as InvalidMessageError).description, "message 1: expected a message object, got null")
+    assert.deepStrictEqual(memory.buffer.map(String), ["user: kept"])
+    const later = new AsyncRollingMemory({ maxTokens: 100, summarize: "drop" })
+    const rejected = await later.addMessages(42 as unknown as ReadonlyArray<Message>).then(() => "nothing", (e) => e)
+    assert.instanceOf(rejected, InvalidMessageError)
+    assert.strictEqual(later.buffer.length, 0)
+  })
+})
+
 describe("a summarizer that throws a SummarizerError of its own (contract 9)", () => {
   const own = () => new SummarizerError({ description: "needs the AI SDK: npm i ai@6", cause: new Error("inner") })
 

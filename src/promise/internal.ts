@@ -10,7 +10,7 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
-import { SummarizerError } from "../Errors.js"
+import { InvalidMessageError, SummarizerError } from "../Errors.js"
 import * as MemoryState from "../schema/MemoryState.js"
 import * as Message from "../schema/Message.js"
 import type * as Archives from "../services/Archive.js"
@@ -152,6 +152,26 @@ export const stateOf = (restored: Restored | undefined): MemoryState.MemoryState
 
 const toMessage = (role: unknown, content: unknown, options?: MessageOptions): Message.Message =>
   Either.getOrThrowWith(Message.decodeFields(role, content, options), (e) => e)
+
+const kindOf = (u: unknown): string => u === null ? "null" : Array.isArray(u) ? "an array" : typeof u
+
+/**
+ * The messages of an `addMessages` call, each checked as `addMessage`
+ * checks one; throws `InvalidMessageError` for what is not an array of
+ * message objects (`"hi"`, `[null]`), before anything is added.
+ */
+const toMessages = (messages: unknown): Array<Message.Message> => {
+  if (!Array.isArray(messages)) {
+    throw new InvalidMessageError({ description: `addMessages takes an array of messages, got ${kindOf(messages)}` })
+  }
+  return messages.map((m: unknown, i) => {
+    if (typeof m !== "object" || m === null || Array.isArray(m)) {
+      throw new InvalidMessageError({ description: `message ${i}: expected a message object, got ${kindOf(m)}` })
+    }
+    const fields = m as Message.Message
+    return toMessage(fields.role, fields.content, fields)
+  })
+}
 
 /**
  * A memory the facade did not build (the recording memory of a stored
@@ -358,7 +378,7 @@ export abstract class SyncMemory extends BaseMemory {
    */
   addMessages(messages: ReadonlyArray<Message.Message>): void {
     this.assertLive()
-    const rest = this.stepMany(messages.map((m) => toMessage(m.role, m.content, m)))
+    const rest = this.stepMany(toMessages(messages))
     if (rest !== Exit.void) squash(Exit.isExit(rest) ? rest : Effect.runSyncExit(rest))
   }
   /**
@@ -417,7 +437,7 @@ export abstract class AsyncMemory extends BaseMemory {
    */
   async addMessages(messages: ReadonlyArray<Message.Message>): Promise<void> {
     this.assertLive()
-    return this.run(this.stepMany(messages.map((m) => toMessage(m.role, m.content, m))))
+    return this.run(this.stepMany(toMessages(messages)))
   }
   /** Runs what is left of an operation, tracked for `dispose()`. @internal */
   protected async run(rest: Effect.Effect<void, unknown>): Promise<void> {
