@@ -417,6 +417,8 @@ const encodeSync = (
   input: ReadonlyArray<Message.Message>,
   options?: EncodeOptions
 ): Either.Either<Request, AdapterError> => {
+  const notMessages = engine.notMessages(format.name, input)
+  if (notMessages !== undefined) return Either.left(notMessages)
   const messages = compactionFirst(engine.arrange(input, "anthropic", options))
   // the API takes a compaction block first in `messages`: checked as the opening user turn would be
   const n0 = engine.leadingSystem(messages)

@@ -287,6 +287,8 @@ const encodeSync = (
   input: ReadonlyArray<Message.Message>,
   options?: EncodeOptions
 ): Either.Either<Request, AdapterError> => {
+  const notMessages = engine.notMessages(format.name, input)
+  if (notMessages !== undefined) return Either.left(notMessages)
   const messages = engine.arrange(input, "gemini", options)
   const refused = engine.check(format.name, messages, "gemini", options)
   if (refused !== undefined) return Either.left(refused)

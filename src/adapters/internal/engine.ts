@@ -506,11 +506,39 @@ const restore = <Item>(
  *
  * @internal
  */
+/**
+ * The refusal of what is not rollmem messages (a provider's items, a plain
+ * wire object whose `tool_calls` a `to…` cannot read): the first such entry,
+ * named with how to get messages. @internal
+ */
+export const notMessages = (format: string, messages: unknown): AdapterError | undefined => {
+  if (!Array.isArray(messages)) {
+    return new AdapterError({ format, description: `expected an array of rollmem messages, got ${typeof messages}` })
+  }
+  for (let i = 0; i < messages.length; i++) {
+    const m: unknown = messages[i]
+    const fields = m as Partial<Record<"role" | "content" | "toolCalls" | "metadata", unknown>> | null
+    if (
+      typeof m !== "object" || fields === null || typeof fields.role !== "string" ||
+      typeof fields.content !== "string" || !Array.isArray(fields.toolCalls) || typeof fields.metadata !== "object"
+    ) {
+      return new AdapterError({
+        format,
+        description: `[${i}] is not a rollmem message: make messages with Message.make (or read a provider's ` +
+          "with its from…, wire-format JSON with MemoryState.fromJSON)"
+      })
+    }
+  }
+  return undefined
+}
+
 export const encode = <Item>(
   format: Format<Item>,
   messages: ReadonlyArray<Message.Message>,
   offset = 0
 ): Either.Either<Array<Item>, AdapterError> => {
+  const refused = notMessages(format.name, messages)
+  if (refused !== undefined) return Either.left(refused)
   const names = namesOf(messages)
   const out: Array<Item> = []
   let run: Array<Rendered> = []
@@ -723,6 +751,8 @@ export const encodeChecked = <Item>(
   provider: Validity.Provider,
   options: CheckOptions | undefined
 ): Either.Either<Array<Item>, AdapterError> => {
+  const refused = notMessages(format.name, messages)
+  if (refused !== undefined) return Either.left(refused)
   const arranged = arrange(messages, provider, options)
   const error = check(format.name, arranged, provider, options)
   return error === undefined ? encode(format, arranged) : Either.left(error)
