@@ -31,8 +31,9 @@ import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as Core from "../core/conversationSearch.js"
+import type { ArchiveError, ConfigError } from "../Errors.js"
+import type * as Archive from "../services/Archive.js"
 import { wordCount } from "../services/TokenCounter.js"
-import type { Memory } from "../strategies/Memory.js"
 
 /**
  * The tool: `conversation_search`, its parameters as a Schema (`query`,
@@ -86,6 +87,20 @@ export interface Options {
 }
 
 /**
+ * What the tool needs of a memory: its `recall` (every memory built with an
+ * `archive` has it), so that this layer reaches no strategy's module.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface Recaller {
+  readonly recall: (
+    query: string,
+    options?: Archive.SearchOptions
+  ) => Effect.Effect<ReadonlyArray<Archive.Match>, ArchiveError | ConfigError>
+}
+
+/**
  * The handler of {@link toolkit} on a memory's `recall` (a memory built with
  * an `archive`): the matches rendered within the budget; a failed search
  * (no archive, the archive's error) fails the tool with its message.
@@ -94,7 +109,7 @@ export interface Options {
  * @category layers
  */
 export const layer = (
-  memory: Pick<Memory, "recall">,
+  memory: Recaller,
   options?: Options
 ): Layer.Layer<Tool.Handler<typeof Core.NAME>> =>
   toolkit.toLayer({
