@@ -165,7 +165,10 @@ export const format: Format<StoredMessage> = { name: "langchain", item: StoredMe
 
 const codec = engine.codec(
   (input, options) => engine.decode(format, input, options),
-  (messages) => engine.encode(format, messages)
+  (messages) => {
+    const refused = engine.notMessages(format.name, messages)
+    return refused === undefined ? engine.encode(format, messages) : Either.left(refused)
+  }
 )
 
 /**

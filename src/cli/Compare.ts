@@ -203,23 +203,20 @@ export interface Column {
  * `--max-tokens 8000 --compare context-window=10000,reserve=2000` compares
  * a buffer of 8,000 tokens with a window of 10,000, and the other way round.
  */
-const ALTERNATIVES: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [
-  ["max-tokens", ["contextWindow", "reserve"]],
-  ["context-window", ["maxTokens"]]
+const ALTERNATIVES: ReadonlyArray<
+  { readonly gives: string; readonly without: string; readonly drops: ReadonlyArray<string> }
+> = [
+  { gives: "max-tokens", without: "context-window", drops: ["contextWindow", "reserve"] },
+  { gives: "context-window", without: "max-tokens", drops: ["maxTokens"] }
 ]
 
 /** The base options without the budget a set replaces by giving its alternative. */
 const instead = (base: Options, set: OptionSet): Options => {
   const gives = (name: string) => set.changes.some((change) => (change.key.aliasOf ?? change.key.name) === name)
-  let options = base
-  for (const [flag, replaced] of ALTERNATIVES) {
-    const other = flag === "max-tokens" ? "context-window" : "max-tokens"
-    if (gives(flag) && !gives(other)) {
-      options = { ...options }
-      for (const key of replaced) delete (options as Record<string, unknown>)[key]
-    }
-  }
-  return options
+  const dropped = ALTERNATIVES.flatMap((a) => gives(a.gives) && !gives(a.without) ? a.drops : [])
+  return dropped.length === 0 ? base : Object.fromEntries(
+    Object.entries(base).filter(([key]) => !dropped.includes(key))
+  ) as Options
 }
 
 /** The options a column ran with (which were given is how they were checked, not an option). */

@@ -502,7 +502,9 @@ const restore = <Item>(
 }
 
 /**
- * Writes rollmem messages as provider items (see the module docs).
+ * Writes rollmem messages as provider items (see the module docs). The
+ * public writers check their input once with {@link notMessages} first
+ * ({@link encodeChecked} does).
  *
  * @internal
  */
@@ -537,8 +539,6 @@ export const encode = <Item>(
   messages: ReadonlyArray<Message.Message>,
   offset = 0
 ): Either.Either<Array<Item>, AdapterError> => {
-  const refused = notMessages(format.name, messages)
-  if (refused !== undefined) return Either.left(refused)
   const names = namesOf(messages)
   const out: Array<Item> = []
   let run: Array<Rendered> = []
