@@ -259,8 +259,8 @@ const readWithUsage = (format: Format, conversation: Conversation): Either.Eithe
     if (m.role !== "assistant") return m
     const usage = usages[n++]
     return usage === undefined ? m : Message.make(m.role, m.content, {
-      ...(m.id === undefined ? {} : { id: m.id }),
-      ...(m.toolCallId === undefined ? {} : { toolCallId: m.toolCallId }),
+      id: m.id,
+      toolCallId: m.toolCallId,
       toolCalls: m.toolCalls,
       metadata: { ...m.metadata, usage: usage as Message["metadata"][string] }
     })

@@ -645,8 +645,7 @@ const replayInto = (
           transcriptValid: index <= firstViolation,
           ceilingTokens: ceiling
         })
-      }
-      if (index > 0 && message.role === Message.ASSISTANT) {
+        // the provider's count of the request just read, when the answer carries it (section 13.2)
         const inputTokens = Usage.reportedInputTokens(message.metadata)
         if (inputTokens !== undefined) {
           yield* Effect.orDie(memory.recordUsage({ inputTokens }))
