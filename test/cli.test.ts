@@ -569,6 +569,12 @@ describe("rollmem replay on the example transcript", () => {
         [claude.totals.finalBufferTokens, gemini.totals.finalBufferTokens],
         [3_191, 2_984] // Claude: +15.6%, Gemini: +8.1% over o200k_base
       )
+      const windowed = yield* run([example, "--context-window", "4000", "--reserve", "1000"])
+      assert.strictEqual(
+        windowed.stdout.split("\n")[0],
+        "rollmem replay: 1 conversation, strategy rolling (context-window 4000, reserve 1000: 3000 for the context), " +
+          "summarizer extractive (summary-tokens 400), tokenizer o200k_base"
+      )
       const r = yield* run([example, "--tokenizer", "gpt-5", "--framing", "--max-tokens", "500"])
       assert.isTrue(Exit.isSuccess(r.exit), r.stderr)
       assert.strictEqual(
@@ -1174,6 +1180,8 @@ describe("rollmem replay --help", () => {
       // only rollmem's own options: none of @effect/cli's built-ins (--wizard, --completions, --log-level)
       assert.strictEqual(helpEntries(r.stdout).length, 30)
       for (const builtIn of ["--wizard", "--completions", "--log-level"]) assert.notInclude(r.stdout, builtIn)
+      // the usage line brackets every option a replay can go without, --compare among them
+      assert.include(r.stdout, "[--report PATH] [--compare SET...] <files>...")
       const top = yield* runCli(["--help"])
       for (const builtIn of ["--wizard", "--completions", "--log-level"]) assert.notInclude(top.stdout, builtIn)
       assert.include(top.stdout, "rollmem replay --help and rollmem show --help list their options")

@@ -367,6 +367,20 @@ describe("rollmem replay: options that would change nothing, and options named a
       assert.deepStrictEqual(columns.compare.map((c) => c.options.summarizer), ["extractive", "none"])
     }))
 
+  it.effect("a ledger with --summarizer none is refused: there is no summary to hold it", () =>
+    Effect.gen(function*() {
+      assertRefused(
+        yield* replay(["--summarizer", "none", "--ledger-tokens", "50"]),
+        "rollmem: invalid option --ledger-tokens: keeps a ledger at the end of the summary: with --summarizer none " +
+          "there is no summary"
+      )
+      assertRefused(
+        yield* replay(["--compare", "summarizer=none,ledger-tokens=50"]),
+        "rollmem: invalid option --compare: \"summarizer=none,ledger-tokens=50\": ledger-tokens keeps a ledger at " +
+          "the end of the summary: with summarizer none there is no summary"
+      )
+    }))
+
   it.effect("a memory's refusal names the options as the command line, or the set, writes them", () =>
     Effect.gen(function*() {
       assertRefused(

@@ -147,6 +147,20 @@ describe("the artifact ledger", () => {
       assert.strictEqual(empty.description, "must not match the empty text, got /x*/ at 0")
     }))
 
+  it.effect("a ledger with Summarizer.drop is refused: a memory that drops its turns keeps no summary", () =>
+    Effect.gen(function*() {
+      const refused = yield* Effect.flip(
+        RollingMemory.make({ maxTokens: 100, ledger: { maxTokens: 20 } }).pipe(Effect.provide(Summarizer.layerDrop))
+      )
+      assert.instanceOf(refused, ConfigError)
+      assert.strictEqual(refused.option, "ledger")
+      assert.strictEqual(
+        refused.description,
+        "needs a summarizer: the ledger's section ends the summary, and a memory that drops its evicted turns " +
+          "keeps no summary"
+      )
+    }))
+
   it.effect("user patterns: the ledger keeps what they find", () =>
     Effect.gen(function*() {
       const memory = yield* SummaryMemory.make({

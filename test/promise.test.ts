@@ -129,6 +129,11 @@ describe("Promise facade", () => {
     assert.throws(() => new RollingMemory({ maxTokens: 0, summarize: "drop" }), ConfigError, "maxTokens")
     assert.throws(() => new RollingMemory({ maxTokens: 1.5, summarize: "drop" }), ConfigError, "maxTokens")
     assert.throws(() => new WindowMemory({ maxMessages: -1 }), ConfigError)
+    assert.throws(
+      () => new RollingMemory({ summarize: "drop", ledger: { maxTokens: 20 } }),
+      ConfigError,
+      "ledger: needs a summarizer"
+    )
     assert.throws(() => new SummaryMemory({} as never), ConfigError)
     assert.throws(() => RollingMemory.fromJSON({ version: 4, buffer: [] }, { summarize: "drop" }), StateDecodeError)
     assert.throws(() => RollingMemory.fromJSON({ buffer: [] }, { summarize: "drop" }), StateDecodeError)

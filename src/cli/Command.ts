@@ -255,6 +255,9 @@ const options = {
   compare: CliOptions.text("compare").pipe(
     CliOptions.withPseudoName("SET"),
     CliOptions.repeated,
+    // optional only for the usage line (`[--compare SET...]`): a repeated option already takes none
+    CliOptions.optional,
+    CliOptions.map(Option.getOrElse((): ReadonlyArray<string> => [])),
     CliOptions.withDescription(
       "Also replay the files under this option set, written with these options' names without dashes, " +
         "comma-separated (\"max-tokens=1000,summary-tokens=200\"), applied to the other options given; " +
@@ -358,8 +361,12 @@ const replayArgsOf = (parsed: ParsedReplay, flags: { readonly [key: string]: unk
  * the summarizer, the tokenizer.
  */
 const describeConfig = (args: ReplayArgs, config: Config, count: number): string => {
+  const memory = config.memory as { readonly [key: string]: unknown }
+  const window = memory.contextWindow as { readonly tokens: number; readonly reserveTokens: number } | undefined
   const budget = config.strategy === "rolling"
-    ? ` (max-tokens ${config.maxTokens})`
+    ? window === undefined
+      ? ` (max-tokens ${config.maxTokens})`
+      : ` (context-window ${window.tokens}, reserve ${window.reserveTokens}: ${config.maxTokens} for the context)`
     : config.strategy === "window"
     ? ` (max-messages ${config.maxMessages})`
     : ""
@@ -368,10 +375,9 @@ const describeConfig = (args: ReplayArgs, config: Config, count: number): string
       ? ", summarizer none"
       : `, summarizer extractive (summary-tokens ${config.summaryTokens})`
     : ""
-  const memory = config.memory as { readonly [key: string]: unknown }
   const policies = Flags.flags.flatMap((row) => {
     const value = valueAt(memory, row.option)
-    return row.budget === true || value === undefined || value === false || value === row.default
+    return row.budget === true || row.option.startsWith("contextWindow.") || value === undefined || value === false || value === row.default
       ? []
       : [row.kind === "flag" ? row.flag : `${row.flag} ${value}`]
   })

@@ -362,6 +362,13 @@ export const makeConfig = (
     }
     const summaryBudget = Flags.flags.find((row) => row.option === "maxSummaryTokens")!
     const budgetGiven = given.find((n) => n === summaryBudget.flag || summaryBudget.aliases?.includes(n) === true)
+    const ledgerFlag = Flags.flags.find((row) => row.option === "ledger.maxTokens")!
+    if (summarizer === "none" && given.includes(ledgerFlag.flag) && usesSummarizer(strategy)) {
+      return yield* new ConfigError({
+        option: flag(ledgerFlag.flag),
+        description: `keeps a ledger at the end of the summary: with ${flag("summarizer")} none there is no summary`
+      })
+    }
     if (summarizer === "none" && budgetGiven !== undefined) {
       return yield* new ConfigError({
         option: `--${budgetGiven}`,

@@ -565,6 +565,21 @@ export const foldContext = (
     : undefined
 
 /**
+ * The artifact ledger lives in the summary (docs/contract.md section 14.2):
+ * a memory that drops its evicted turns (`Summarizer.drop`, the facade's
+ * `summarize: "drop"`, `--summarizer none`) has no summary to hold it, so a
+ * `ledger` given with it is refused rather than ignored.
+ *
+ * @since 0.4.0
+ * @category rules
+ */
+export const ledgerNeedsSummarizer: Problem = {
+  option: "ledger",
+  description: "needs a summarizer: the ledger's section ends the summary, and a memory that drops its evicted " +
+    "turns keeps no summary"
+}
+
+/**
  * The summary strategy folds every turn into its summary: without a
  * summarizer that summarizes it would drop every turn.
  *

@@ -167,7 +167,8 @@ export const buildRolling = <E>(
   const pruning = pruningOf(options, "tokens", maxTokens, options.targetTokens)
   const { counter, summarizer } = services
   const refused = Rules.foldContext(options.fold, scope !== undefined, summarizer !== undefined) ??
-    modeRefused(options.summary, summarizer)
+    modeRefused(options.summary, summarizer) ??
+    (options.ledger !== undefined && summarizer === undefined ? Rules.ledgerNeedsSummarizer : undefined)
   if (refused !== undefined) return Effect.fail(new ConfigError(refused))
   const background: Background | undefined = options.fold === "background" && scope !== undefined
     ? { scope, hardMax: Rules.hardMaxOf(maxTokens, options.hardMaxTokens), retry: options.foldRetry }
