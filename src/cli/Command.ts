@@ -377,7 +377,8 @@ const describeConfig = (args: ReplayArgs, config: Config, count: number): string
     : ""
   const policies = Flags.flags.flatMap((row) => {
     const value = valueAt(memory, row.option)
-    return row.budget === true || row.option.startsWith("contextWindow.") || value === undefined || value === false || value === row.default
+    return row.budget === true || row.option.startsWith("contextWindow.") || value === undefined || value === false ||
+        value === row.default
       ? []
       : [row.kind === "flag" ? row.flag : `${row.flag} ${value}`]
   })
