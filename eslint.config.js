@@ -2,7 +2,7 @@ import effect from "@effect/eslint-plugin"
 import tseslint from "typescript-eslint"
 
 export default tseslint.config(
-  { ignores: ["dist/**", "node_modules/**", "coverage/**", "bench/node_modules/**"] },
+  { ignores: ["dist/**", "effect4/dist/**", "node_modules/**", "coverage/**", "bench/node_modules/**"] },
   ...tseslint.configs.recommended,
   ...effect.configs.dprint,
   {

@@ -9,6 +9,7 @@ import {
   BufferMemory,
   ConfigError,
   DisposedError,
+  InvalidMessageError,
   Message,
   RollingMemory,
   SummarizerError,
@@ -105,5 +106,29 @@ describe("the Promise facade on Effect 4", () => {
     await add.then(() => assert.fail("interrupted"), () => undefined)
     assert.isTrue(aborted)
     assert.strictEqual(memory.summary, "")
+  })
+
+  it("every class adds system and tool messages by role; an async add of a wrong message rejects", async () => {
+    const sync = new BufferMemory()
+    sync.addSystemMessage("be brief")
+    sync.addAssistantMessage("", { toolCalls: [{ id: "c1", name: "search", arguments: "{}" }] })
+    sync.addToolMessage("[]", { toolCallId: "c1" })
+    sync.addMessage("user", "thanks")
+    assert.deepStrictEqual(sync.buffer.map((m) => [m.role, m.content, m.toolCallId]), [
+      ["system", "be brief", undefined],
+      ["assistant", "", undefined],
+      ["tool", "[]", "c1"],
+      ["user", "thanks", undefined]
+    ])
+    const memory = new AsyncRollingMemory({ maxTokens: 100, summarize: "drop" })
+    await memory.addSystemMessage("be brief")
+    await memory.addAssistantMessage("", { toolCalls: [{ id: "c1", name: "search", arguments: "{}" }] })
+    await memory.addToolMessage("[]", { toolCallId: "c1" })
+    await memory.addMessage("user", "thanks")
+    assert.deepStrictEqual(memory.buffer.map(String), sync.buffer.map(String))
+    const refused = memory.addMessage("user", 42 as never)
+    assert.instanceOf(refused, Promise)
+    await refused.then(() => assert.fail("refused"), (error: unknown) => assert.instanceOf(error, InvalidMessageError))
+    assert.strictEqual(memory.buffer.length, 4)
   })
 })

@@ -220,9 +220,19 @@ export abstract class SyncMemory extends BaseMemory {
     this.add(Message.user(content, options))
   }
 
-  /** Adds an assistant message. */
+  /** Adds an assistant message (pass `toolCalls` for a tool call). */
   addAssistantMessage(content: string, options?: Message.MessageOptions): void {
     this.add(Message.assistant(content, options))
+  }
+
+  /** Adds a `system` message. */
+  addSystemMessage(content: string, options?: Message.MessageOptions): void {
+    this.add(Message.system(content, options))
+  }
+
+  /** Adds a `tool` result; `toolCallId` links it to its call. */
+  addToolMessage(content: string, options?: Message.MessageOptions): void {
+    this.add(Message.tool(content, options))
   }
 }
 
@@ -254,12 +264,31 @@ export abstract class AsyncMemory extends BaseMemory {
 
   /** Adds a user message. */
   addUserMessage(content: string, options?: Message.MessageOptions): Promise<void> {
-    return this.add(Message.user(content, options))
+    return this.addMessage(Message.USER, content, options)
   }
 
-  /** Adds an assistant message. */
+  /** Adds an assistant message (pass `toolCalls` for a tool call). */
   addAssistantMessage(content: string, options?: Message.MessageOptions): Promise<void> {
-    return this.add(Message.assistant(content, options))
+    return this.addMessage(Message.ASSISTANT, content, options)
+  }
+
+  /** Adds a message from its role, content and options; rejects with `InvalidMessageError` on a wrong one. */
+  addMessage(role: string, content: string, options?: Message.MessageOptions): Promise<void> {
+    try {
+      return this.add(Message.make(role, content, options))
+    } catch (error) {
+      return Promise.reject(error)
+    }
+  }
+
+  /** Adds a `system` message. */
+  addSystemMessage(content: string, options?: Message.MessageOptions): Promise<void> {
+    return this.addMessage(Message.SYSTEM, content, options)
+  }
+
+  /** Adds a `tool` result; `toolCallId` links it to its call. */
+  addToolMessage(content: string, options?: Message.MessageOptions): Promise<void> {
+    return this.addMessage(Message.TOOL, content, options)
   }
 }
 
