@@ -207,7 +207,7 @@ export class ContextWindowError extends Schema.TaggedError<ContextWindowError>("
     reserveTokens: Schema.Number,
     /** Tokens of the pinned messages. */
     pinnedTokens: Schema.Number,
-    /** Tokens of the summary. */
+    /** Tokens of the summary, with its framing line (`summaryFraming`) and a provider's compaction item. */
     summaryTokens: Schema.Number,
     /**
      * The usage ratio the budget was divided by (`recordUsage`, section

@@ -43,7 +43,7 @@ describe("Compare.parse and apply", () => {
         yield* refused("max-token=500"),
         "invalid option --compare: \"max-token=500\": unknown option max-token; did you mean max-tokens? " +
           "(known: strategy, max-tokens, max-messages, summarizer, max-summary-tokens, summary-tokens, target-tokens, " +
-          "target-messages, boundary, pin-system, summary-role, summary, clear-tool-results, clear-until, clear-at-least, max-tool-result-tokens, max-summarizer-input-tokens, ledger-tokens, context-window, reserve)"
+          "target-messages, boundary, pin-system, summary-role, summary-framing, summary, clear-tool-results, clear-until, clear-at-least, max-tool-result-tokens, max-summarizer-input-tokens, ledger-tokens, context-window, reserve)"
       )
       assert.strictEqual(
         yield* refused("max-tokens=1,max-tokens=2"),

@@ -51,7 +51,7 @@ describe("Options.decode", () => {
     )
     assert.strictEqual(
       refused(Options.decode(Options.SummaryOptions, { summaryRole: "user", maxSummary: 3 })),
-      "invalid option maxSummary: unknown option (known: summaryRole, summary, maxSummaryTokens, maxSummarizerInputTokens, ledger, archive, conversationId)"
+      "invalid option maxSummary: unknown option (known: summaryRole, summaryFraming, summary, maxSummaryTokens, maxSummarizerInputTokens, ledger, archive, conversationId)"
     )
   })
 
@@ -97,7 +97,7 @@ describe("Options.decode", () => {
     )
     assert.strictEqual(
       refused(Options.decodeStrategy({ strategy: "buffer", maxTokens: 3 })),
-      "invalid option maxTokens: unknown option for the buffer strategy (known: strategy, summaryRole)"
+      "invalid option maxTokens: unknown option for the buffer strategy (known: strategy, summaryRole, summaryFraming)"
     )
   })
 
@@ -112,14 +112,15 @@ describe("Options.decode", () => {
         "clearToolResults",
         "maxToolResultTokens",
         "summaryRole",
+        "summaryFraming",
         "summary",
         "maxSummaryTokens",
         "maxSummarizerInputTokens",
         "ledger"
       ],
-      buffer: ["summaryRole"],
-      window: ["maxMessages", "targetMessages", "boundary", "pinSystem", "summaryRole"],
-      summary: ["summaryRole", "summary", "maxSummaryTokens", "maxSummarizerInputTokens", "ledger"]
+      buffer: ["summaryRole", "summaryFraming"],
+      window: ["maxMessages", "targetMessages", "boundary", "pinSystem", "summaryRole", "summaryFraming"],
+      summary: ["summaryRole", "summaryFraming", "summary", "maxSummaryTokens", "maxSummarizerInputTokens", "ledger"]
     })
   })
 

@@ -1136,7 +1136,7 @@ describe("rollmem replay --help", () => {
     Effect.gen(function*() {
       const r = yield* run(["--help"])
       assert.isTrue(Exit.isSuccess(r.exit))
-      assert.deepStrictEqual(helpEntries(r.stdout).slice(0, 30), [
+      assert.deepStrictEqual(helpEntries(r.stdout).slice(0, 31), [
         ["<files> 1+", "A user-defined piece of text."],
         ["--strategy rolling | buffer | window | summary", "One of the following: rolling, buffer, window, summary"],
         ["--max-tokens N", "An integer."],
@@ -1149,6 +1149,7 @@ describe("rollmem replay --help", () => {
         ["--boundary aligned | turn", "One of the following: aligned, turn"],
         ["--pin-system", "A true or false value."],
         ["--summary-role system | user", "One of the following: system, user"],
+        ["--summary-framing", "A true or false value."],
         ["--summary single | segments", "One of the following: single, segments"],
         ["--clear-tool-results KEEP", "An integer."],
         ["--clear-until target | budget", "One of the following: target, budget"],
@@ -1178,7 +1179,7 @@ describe("rollmem replay --help", () => {
         ["--compare SET...", "A user-defined piece of text."]
       ])
       // only rollmem's own options: none of @effect/cli's built-ins (--wizard, --completions, --log-level)
-      assert.strictEqual(helpEntries(r.stdout).length, 30)
+      assert.strictEqual(helpEntries(r.stdout).length, 31)
       for (const builtIn of ["--wizard", "--completions", "--log-level"]) assert.notInclude(r.stdout, builtIn)
       // the usage line brackets every option a replay can go without, --compare among them
       assert.include(r.stdout, "[--report PATH] [--compare SET...] <files>...")

@@ -41,11 +41,11 @@ const assertRefused = (r: Run, line: string) => {
 }
 
 const ROLLING =
-  "--max-tokens, --target-tokens, --boundary, --pin-system, --summary-role, --summary, --clear-tool-results, " +
+  "--max-tokens, --target-tokens, --boundary, --pin-system, --summary-role, --summary-framing, --summary, --clear-tool-results, " +
   "--clear-until, --clear-at-least, --max-tool-result-tokens, --summarizer, --max-summary-tokens, --max-summarizer-input-tokens, --ledger-tokens, --context-window, --reserve"
-const WINDOW = "--max-messages, --target-messages, --boundary, --pin-system, --summary-role"
+const WINDOW = "--max-messages, --target-messages, --boundary, --pin-system, --summary-role, --summary-framing"
 const SUMMARY =
-  "--summary-role, --summary, --summarizer, --max-summary-tokens, --max-summarizer-input-tokens, --ledger-tokens"
+  "--summary-role, --summary-framing, --summary, --summarizer, --max-summary-tokens, --max-summarizer-input-tokens, --ledger-tokens"
 
 describe("StrategyOptions", () => {
   it("every option a strategy's memory takes is set by some command-line option", () => {
@@ -56,7 +56,7 @@ describe("StrategyOptions", () => {
   })
 
   it("what each strategy takes", () => {
-    assert.deepStrictEqual(StrategyOptions.takenBy("buffer"), ["summary-role"])
+    assert.deepStrictEqual(StrategyOptions.takenBy("buffer"), ["summary-role", "summary-framing"])
     assert.strictEqual(StrategyOptions.takenBy("rolling").map((n) => `--${n}`).join(", "), ROLLING)
     assert.strictEqual(StrategyOptions.takenBy("window").map((n) => `--${n}`).join(", "), WINDOW)
     assert.strictEqual(StrategyOptions.takenBy("summary").map((n) => `--${n}`).join(", "), SUMMARY)
@@ -146,7 +146,7 @@ describe("rollmem replay: an option the strategy does not take", () => {
         ],
         [
           ["--strategy", "buffer", "--pin-system"],
-          "rollmem: invalid option --pin-system: does not apply to the buffer strategy (which takes --summary-role)"
+          "rollmem: invalid option --pin-system: does not apply to the buffer strategy (which takes --summary-role, --summary-framing)"
         ],
         [
           ["--strategy", "window", "--clear-tool-results", "3"],
@@ -167,7 +167,7 @@ describe("rollmem replay: an option the strategy does not take", () => {
         ],
         [
           ["--strategy", "buffer", "--max-tokens", "100", "--target-messages", "3"],
-          "rollmem: invalid option --max-tokens: does not apply to the buffer strategy (which takes --summary-role)"
+          "rollmem: invalid option --max-tokens: does not apply to the buffer strategy (which takes --summary-role, --summary-framing)"
         ],
         [
           ["--strategy", "rolling", "--max-messages", "5", "--target-messages", "2"],
@@ -179,7 +179,7 @@ describe("rollmem replay: an option the strategy does not take", () => {
         ],
         [
           ["--strategy", "buffer", "--summarizer", "none"],
-          "rollmem: invalid option --summarizer: does not apply to the buffer strategy (which takes --summary-role)"
+          "rollmem: invalid option --summarizer: does not apply to the buffer strategy (which takes --summary-role, --summary-framing)"
         ],
         [
           ["--strategy", "window", "--summary-tokens", "100"],
@@ -187,7 +187,7 @@ describe("rollmem replay: an option the strategy does not take", () => {
         ],
         [
           ["--strategy", "buffer", "--clear-until", "budget"],
-          "rollmem: invalid option --clear-until: does not apply to the buffer strategy (which takes --summary-role)"
+          "rollmem: invalid option --clear-until: does not apply to the buffer strategy (which takes --summary-role, --summary-framing)"
         ],
         [
           ["--strategy", "summary", "--clear-until", "budget"],
@@ -212,7 +212,7 @@ describe("rollmem replay: an option the strategy does not take", () => {
       code: 1,
       stdout: "",
       stderr:
-        "rollmem: invalid option --pin-system: does not apply to the buffer strategy (which takes --summary-role)\n"
+        "rollmem: invalid option --pin-system: does not apply to the buffer strategy (which takes --summary-role, --summary-framing)\n"
     })
   })
 
@@ -270,7 +270,7 @@ describe("rollmem replay: an option the strategy does not take", () => {
 describe("rollmem replay --compare: an option the set's strategy does not take", () => {
   it.effect("is refused naming the set", () =>
     Effect.gen(function*() {
-      const window = "max-messages, target-messages, boundary, pin-system, summary-role"
+      const window = "max-messages, target-messages, boundary, pin-system, summary-role, summary-framing"
       const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
         [
           ["--compare", "max-tokens=100,strategy=window"],
@@ -285,12 +285,12 @@ describe("rollmem replay --compare: an option the set's strategy does not take",
         [
           ["--pin-system", "--compare", "strategy=buffer,pin-system=false"],
           "rollmem: invalid option --compare: \"strategy=buffer,pin-system=false\": pin-system does not apply to " +
-          "the buffer strategy (which takes summary-role)"
+          "the buffer strategy (which takes summary-role, summary-framing)"
         ],
         [
           ["--compare", "strategy=summary,summary-tokens=100,clear-until=budget"],
           "rollmem: invalid option --compare: \"strategy=summary,summary-tokens=100,clear-until=budget\": " +
-          "clear-until does not apply to the summary strategy (which takes summary-role, summary, summarizer, " +
+          "clear-until does not apply to the summary strategy (which takes summary-role, summary-framing, summary, summarizer, " +
           "max-summary-tokens, max-summarizer-input-tokens, ledger-tokens)"
         ]
       ]

@@ -96,7 +96,7 @@ describe("options are checked (ConfigError)", () => {
     )
     assert.strictEqual(
       configError(WindowMemory.make({ maxMessages: 4, clearToolResults: { keep: 1 } } as WindowMemory.Options)),
-      "invalid option clearToolResults: unknown option (known: maxMessages, targetMessages, boundary, pinSystem, summaryRole, archive, conversationId)"
+      "invalid option clearToolResults: unknown option (known: maxMessages, targetMessages, boundary, pinSystem, summaryRole, summaryFraming, archive, conversationId)"
     )
     assert.strictEqual(
       configError(BufferMemory.make({ summaryRole: "tool" as "user" })),

@@ -173,6 +173,16 @@ export const rollingFields = {
   /** The role the summary reads back as: `"system"` (default) or `"user"` (docs/contract.md section 10.6). */
   summaryRole: choice(Rules.summaryRoles),
   /**
+   * A line read back before the summary, telling the reading model that it
+   * summarizes earlier turns and is background, not an instruction
+   * (docs/contract.md section 10.10): `true` for
+   * `Rules.DEFAULT_SUMMARY_FRAMING`, or the line itself (not blank). Counted
+   * once, with the summary's message in `contextTokens`; never in the state
+   * nor given to the summarizer. Default `false`: the summary reads back as
+   * it is, as the Python package reads it.
+   */
+  summaryFraming: optional<boolean | string>(Rules.summaryFraming),
+  /**
    * How the summary is kept (docs/contract.md section 10.9): `"single"`
    * (default), one text each fold rewrites; `"segments"`, append-only
    * segments: each fold appends one (the summarizer, which must honour
@@ -264,15 +274,20 @@ export const windowFields = {
   targetMessages: optional<number>(Rules.positiveInteger),
   boundary: rollingFields.boundary,
   pinSystem: rollingFields.pinSystem,
-  summaryRole: rollingFields.summaryRole
+  summaryRole: rollingFields.summaryRole,
+  summaryFraming: rollingFields.summaryFraming
 }
 
 /** The fields of a BufferMemory. @since 0.4.0 @category schemas */
-export const bufferFields = { summaryRole: rollingFields.summaryRole }
+export const bufferFields = {
+  summaryRole: rollingFields.summaryRole,
+  summaryFraming: rollingFields.summaryFraming
+}
 
 /** The fields of a SummaryMemory. @since 0.4.0 @category schemas */
 export const summaryFields = {
   summaryRole: rollingFields.summaryRole,
+  summaryFraming: rollingFields.summaryFraming,
   summary: rollingFields.summary,
   maxSummaryTokens: rollingFields.maxSummaryTokens,
   maxSummarizerInputTokens: rollingFields.maxSummarizerInputTokens,
@@ -632,6 +647,13 @@ export const flags: ReadonlyArray<Flag> = [
     choices: Rules.summaryRoles,
     default: "system",
     description: "The role of the summary message read back: system or user (default: system)."
+  },
+  {
+    flag: "summary-framing",
+    option: "summaryFraming",
+    kind: "flag",
+    description: "Read the summary back after a line saying it summarizes earlier turns and is background, not an " +
+      "instruction (default: the summary alone, as the Python package reads it)."
   },
   {
     flag: "summary",

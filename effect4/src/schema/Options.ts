@@ -51,6 +51,7 @@ const contextWindow: Field = {
 const boundary = optional(Rules.oneOf(Rules.boundaries))
 const pinSystem = optional(Rules.boolean)
 const summaryRole = optional(Rules.oneOf(Rules.summaryRoles))
+const summaryFraming = optional(Rules.summaryFraming)
 
 /** RollingMemory's options (docs/contract.md section 10). */
 const rollingFields: Fields = {
@@ -62,6 +63,7 @@ const rollingFields: Fields = {
   clearToolResults,
   maxToolResultTokens: optional(Rules.positiveInteger),
   summaryRole,
+  summaryFraming,
   maxSummaryTokens: optional(Rules.positiveInteger),
   maxSummarizerInputTokens: optional(Rules.positiveInteger),
   ledger
@@ -74,16 +76,18 @@ const rollingFields: Fields = {
  */
 export const fieldsOf: { readonly [S in Rules.Strategy]: Fields } = {
   rolling: rollingFields,
-  buffer: { summaryRole },
+  buffer: { summaryRole, summaryFraming },
   window: {
     maxMessages: required(Rules.positiveInteger),
     targetMessages: optional(Rules.positiveInteger),
     boundary,
     pinSystem,
-    summaryRole
+    summaryRole,
+    summaryFraming
   },
   summary: {
     summaryRole,
+    summaryFraming,
     maxSummaryTokens: rollingFields.maxSummaryTokens,
     maxSummarizerInputTokens: rollingFields.maxSummarizerInputTokens,
     ledger
@@ -129,6 +133,8 @@ export interface RollingOptions extends PolicyOptions {
   readonly targetTokens?: number | undefined
   readonly maxToolResultTokens?: number | undefined
   readonly summaryRole?: "system" | "user" | undefined
+  /** A line read back before the summary (docs/contract.md section 10.10): `true` for the default line, or the line. */
+  readonly summaryFraming?: boolean | string | undefined
   readonly maxSummaryTokens?: number | undefined
   readonly maxSummarizerInputTokens?: number | undefined
   readonly ledger?: LedgerOptions | undefined
@@ -137,6 +143,7 @@ export interface RollingOptions extends PolicyOptions {
 /** BufferMemory's options: the summary's role. @since 1.0.0 */
 export interface BufferOptions {
   readonly summaryRole?: "system" | "user" | undefined
+  readonly summaryFraming?: boolean | string | undefined
 }
 
 /** WindowMemory's options: a message budget and its low-water mark, the context policies. @since 1.0.0 */
@@ -144,11 +151,13 @@ export interface WindowOptions extends PolicyOptions {
   readonly maxMessages: number
   readonly targetMessages?: number | undefined
   readonly summaryRole?: "system" | "user" | undefined
+  readonly summaryFraming?: boolean | string | undefined
 }
 
 /** SummaryMemory's options: the summary's role and budget, chunked folds, the ledger. @since 1.0.0 */
 export interface SummaryOptions {
   readonly summaryRole?: "system" | "user" | undefined
+  readonly summaryFraming?: boolean | string | undefined
   readonly maxSummaryTokens?: number | undefined
   readonly maxSummarizerInputTokens?: number | undefined
   readonly ledger?: LedgerOptions | undefined

@@ -40,6 +40,8 @@ import {
   fillWith,
   flatMapNow,
   fold,
+  frame,
+  leadTokens,
   foldNow,
   type LedgerOptions,
   makeCore,
@@ -140,6 +142,7 @@ export interface RollingBuildOptions extends PolicyOptions {
   readonly contextWindow?: { readonly tokens: number; readonly reserveTokens: number } | undefined
   readonly targetTokens?: number | undefined
   readonly summaryRole?: SummaryRole | undefined
+  readonly summaryFraming?: boolean | string | undefined
   readonly maxSummaryTokens?: number | undefined
   readonly ledger?: LedgerOptions | undefined
   readonly maxToolResultTokens?: number | undefined
@@ -176,6 +179,7 @@ export const buildRolling = <E>(
   const coreOptions = {
     index: indexConfig(pruning),
     summaryRole: options.summaryRole ?? "system",
+    summaryFraming: options.summaryFraming,
     maxSummaryTokens: options.maxSummaryTokens,
     ledger: options.ledger,
     maxToolResultTokens: options.maxToolResultTokens,
@@ -192,7 +196,7 @@ export const buildRolling = <E>(
     fold: background === undefined ? "blocking" as const : "background" as const
   })
   if (background !== undefined && summarizer !== undefined) {
-    return Effect.flatMap(fill(makeCore(counter, coreOptions)), (core) => {
+    return Effect.flatMap(frame(fill)(makeCore(counter, coreOptions)), (core) => {
       const recount = recountOf(counter)
       const start = () => startPrune(core.index, pruning, recount, core.archive !== undefined)
       const pinned = (entry: Entry) => pruning.pinSystem && entry.systemLike
@@ -206,7 +210,7 @@ export const buildRolling = <E>(
       return Effect.as(folder.register, built)
     })
   }
-  return mapNow(fill(makeCore(counter, coreOptions)), (core) => {
+  return mapNow(frame(fill)(makeCore(counter, coreOptions)), (core) => {
     const index = core.index
     core.reserveTokens = window?.reserveTokens ?? 0
     // The policy the budget checks read: the options' own, or, with a context
@@ -224,7 +228,7 @@ export const buildRolling = <E>(
         live.target = Math.min(whole, low)
         return
       }
-      const fixed = index.pinnedTokens + core.summaryTokens
+      const fixed = index.pinnedTokens + leadTokens(core)
       live.budget = Math.max(1, whole - fixed)
       live.target = Math.max(1, Math.min(live.budget, low - fixed))
     }
@@ -244,13 +248,14 @@ export const buildRolling = <E>(
     const overflow = (): Step => {
       const whole = Usage.inCounterTokens(maxTokens, core.usageRatio)
       const pinnedTokens = index.pinnedTokens
-      if (window === undefined || pinnedTokens + core.summaryTokens <= whole) return done
+      const lead = leadTokens(core)
+      if (window === undefined || pinnedTokens + lead <= whole) return done
       return Exit.fail(
         new ContextWindowError({
           windowTokens: window.tokens,
           reserveTokens: window.reserveTokens,
           pinnedTokens,
-          summaryTokens: core.summaryTokens,
+          summaryTokens: lead,
           ...(core.usageRatio === undefined || core.usageRatio === 1 ? {} : { usageRatio: core.usageRatio })
         })
       )
@@ -351,9 +356,9 @@ const noFailure: Effect.Effect<Option.Option<AddError>> = Effect.succeed(Option.
 export const buildBuffer = <E>(
   services: Services,
   fill: Fill<E>,
-  options?: { readonly summaryRole?: SummaryRole | undefined }
-): Effect.Effect<Built<BufferMemory>, E> =>
-  mapNow(fill(makeCore(services.counter, { summaryRole: options?.summaryRole })), (core) => {
+  options?: { readonly summaryRole?: SummaryRole | undefined; readonly summaryFraming?: boolean | string | undefined }
+): Effect.Effect<Built<BufferMemory>, E | ConfigError> =>
+  mapNow(frame(fill)(makeCore(services.counter, options)), (core) => {
     const { step, stepMany } = adding(core, () => done)
     return makeMemory<BufferMemory>(core, step, stepMany, { strategy: "buffer" })
   })
@@ -363,6 +368,7 @@ export interface WindowBuildOptions extends PolicyOptions {
   readonly maxMessages: number
   readonly targetMessages?: number | undefined
   readonly summaryRole?: SummaryRole | undefined
+  readonly summaryFraming?: boolean | string | undefined
   readonly archive?: Archive.Service | undefined
   readonly conversationId?: string | undefined
 }
@@ -372,17 +378,18 @@ export const buildWindow = <E>(
   services: Services,
   options: WindowBuildOptions,
   fill: Fill<E>
-): Effect.Effect<Built<WindowMemory>, E> => {
+): Effect.Effect<Built<WindowMemory>, E | ConfigError> => {
   const maxMessages = options.maxMessages
   const pruning = pruningOf(options, "messages", maxMessages, options.targetMessages)
   const counter = services.counter
   const coreOptions = {
     index: indexConfig(pruning),
     summaryRole: options.summaryRole,
+    summaryFraming: options.summaryFraming,
     archive: options.archive,
     conversationId: options.conversationId
   }
-  return mapNow(fill(makeCore(counter, coreOptions)), (core) => {
+  return mapNow(frame(fill)(makeCore(counter, coreOptions)), (core) => {
     const index = core.index
     const policy = pruning.policy
     const recount = recountOf(counter)
@@ -402,6 +409,7 @@ export const buildSummary = <E>(
   fill: Fill<E>,
   options?: {
     readonly summaryRole?: SummaryRole | undefined
+    readonly summaryFraming?: boolean | string | undefined
     readonly maxSummaryTokens?: number | undefined
     readonly ledger?: LedgerOptions | undefined
     readonly maxSummarizerInputTokens?: number | undefined
@@ -412,7 +420,7 @@ export const buildSummary = <E>(
 ): Effect.Effect<Built<SummaryMemory>, E | ConfigError> => {
   const refused = modeRefused(options?.summary, services.summarizer)
   if (refused !== undefined) return Effect.fail(new ConfigError(refused))
-  return mapNow(fill(makeCore(services.counter, options)), (core) => {
+  return mapNow(frame(fill)(makeCore(services.counter, options)), (core) => {
     const index = core.index
     // every pending turn, folded at once
     const semaphore = Effect.unsafeMakeSemaphore(1)

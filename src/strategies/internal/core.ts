@@ -168,6 +168,10 @@ export interface Core {
   readonly request: Summarizer.Request
   /** How the summary reads back (docs/contract.md section 10.6). */
   readonly summaryRole: SummaryRole
+  /** The line read back before the summary (`summaryFraming`, docs/contract.md section 10.10), if any. */
+  readonly framing: string | undefined
+  /** The framing line's tokens with its blank line, counted once when the memory is built ({@link frame}). */
+  framingTokens: number
   /**
    * The correction ratio learnt from the provider's usage figures
    * (docs/contract.md section 16.4), `undefined` until one is recorded;
@@ -251,6 +255,7 @@ export interface CoreOptions {
   readonly index?: Config<Message.Message> | undefined
   readonly maxSummaryTokens?: number | undefined
   readonly summaryRole?: SummaryRole | undefined
+  readonly summaryFraming?: boolean | string | undefined
   readonly ledger?: LedgerOptions | undefined
   readonly maxToolResultTokens?: number | undefined
   readonly maxSummarizerInputTokens?: number | undefined
@@ -559,6 +564,8 @@ export const makeCore = (counter: TokenCounter.Service, options?: CoreOptions): 
     maxSummarizerInputTokens: options?.maxSummarizerInputTokens,
     request: { maxSummaryTokens: Fold.requestBudget(max, ledger?.maxTokens), counter },
     summaryRole: options?.summaryRole ?? "system",
+    framing: Rules.framingLine(options?.summaryFraming),
+    framingTokens: 0,
     usageRatio: undefined,
     compaction: undefined,
     compactionTokens: 0,
@@ -669,6 +676,39 @@ const fillSegments = (core: Core, texts: ReadonlyArray<string>): Effect.Effect<C
   }
   return from(0)
 }
+
+/**
+ * Counts the framing line of a core that has one (docs/contract.md section
+ * 10.10) once, after `fill`: a counter that cannot count it is a
+ * `ConfigError` on `summaryFraming`. An `Exit` when both count at once.
+ *
+ * @internal
+ */
+export const frame = <E>(fill: Fill<E>): Fill<E | ConfigError> => (core) =>
+  flatMapNow(fill(core), (filled) => {
+    const framing = filled.framing
+    if (framing === undefined) return Exit.succeed(filled)
+    const counted = countText(filled.counter)(`${framing}${Rules.FRAMING_SEPARATOR}`)
+    const set = (tokens: number): Core => {
+      filled.framingTokens = tokens
+      return filled
+    }
+    const refused = (error: TokenCountError) =>
+      new ConfigError({ option: "summaryFraming", description: `could not be counted: ${error.message}` })
+    if (!Exit.isExit(counted)) return Effect.mapBoth(counted, { onFailure: refused, onSuccess: set })
+    const exit = counted as Exit.Exit<number, TokenCountError>
+    return Exit.mapBoth(exit, { onFailure: refused, onSuccess: set })
+  })
+
+/**
+ * What the context holds besides the buffer, in tokens: the provider's
+ * compaction item, the summary and, with a summary, its framing line
+ * (docs/contract.md sections 10.10, 15.6).
+ *
+ * @internal
+ */
+export const leadTokens = (core: Core): number =>
+  core.compactionTokens + core.summaryTokens + (core.summary === "" ? 0 : core.framingTokens)
 
 /** {@link fillEmpty} without a state, else {@link fillState}. @internal */
 export const fillWith = (state: MemoryState.MemoryState | undefined): Fill<TokenCountError> =>
@@ -1088,12 +1128,23 @@ export const contextOf = (core: Core): Array<Message.Message> => {
   if (core.summary === "" && core.compaction === undefined) return buffer
   const lead: Array<Message.Message> = core.compaction === undefined ? [] : [compactionMessage(core.compaction)]
   if (core.segments !== undefined) {
-    for (const segment of core.segments.messages) lead.push(segment)
+    const messages = core.segments.messages
+    for (let i = 0; i < messages.length; i++) {
+      // the framing line opens the first segment's message (section 10.10)
+      lead.push(i === 0 && core.framing !== undefined ? framedMessage(core, messages[i]) : messages[i])
+    }
   } else if (core.summary !== "") {
-    lead.push(core.summaryRole === "user" ? Message.user(core.summary) : Message.system(core.summary))
+    const text = Rules.framed(core.framing, core.summary)
+    lead.push(core.summaryRole === "user" ? Message.user(text) : Message.system(text))
   }
   buffer.splice(core.index.leadingPinned(), 0, ...lead)
   return buffer
+}
+
+/** A segment's message with the framing line before its content. */
+const framedMessage = (core: Core, message: Message.Message): Message.Message => {
+  const text = Rules.framed(core.framing, message.content)
+  return message.role === "user" ? Message.user(text) : Message.system(text)
 }
 
 /** How a provider's compaction item reads back (docs/contract.md section 15.6). @internal */
@@ -1154,7 +1205,7 @@ export const makeMemory = <M extends Memory>(
     }
   })
   const messages = Effect.sync(() => {
-    core.lastReadTokens = core.compactionTokens + core.summaryTokens + core.index.tokens
+    core.lastReadTokens = leadTokens(core) + core.index.tokens
     return contextOf(core)
   })
   const memory = {
@@ -1165,7 +1216,7 @@ export const makeMemory = <M extends Memory>(
     bufferTokens: Effect.sync(() => core.index.measure("tokens")),
     pinnedTokens: Effect.sync(() => core.index.pinnedTokens),
     summaryTokens: Effect.sync(() => core.summaryTokens),
-    contextTokens: Effect.sync(() => core.compactionTokens + core.summaryTokens + core.index.tokens),
+    contextTokens: Effect.sync(() => leadTokens(core) + core.index.tokens),
     messages,
     context: Effect.map(messages, (all) => all.map(String).join("\n")),
     clear: Effect.sync(() => {
@@ -1255,7 +1306,7 @@ const recordSample = (
 ): Exit.Exit<UsageSample | undefined, UsageError> => {
   const problem = Rules.usage(usage)
   if (problem !== undefined) return Exit.fail(new UsageError({ description: problem }))
-  const counted = contextTokens ?? core.lastReadTokens ?? core.summaryTokens + core.index.tokens
+  const counted = contextTokens ?? core.lastReadTokens ?? leadTokens(core) + core.index.tokens
   const overhead = usage.overheadTokens ?? core.reserveTokens
   const measured = usage.inputTokens - overhead
   // a sample with a size that is not positive changes nothing (docs/contract.md section 16.4)

@@ -68,6 +68,10 @@ export interface Core {
   readonly maxSummarizerInputTokens: number | undefined
   readonly request: Summarizer.Request
   readonly summaryRole: SummaryRole
+  /** The line read back before the summary (`summaryFraming`, docs/contract.md section 10.10), if any. */
+  readonly framing: string | undefined
+  /** The framing line's tokens with its blank line, counted once by {@link fill}. */
+  framingTokens: number
   usageRatio: number | undefined
   lastReadTokens: number | undefined
   reserveTokens: number
@@ -103,6 +107,7 @@ export interface CoreOptions {
   readonly index?: Config<M> | undefined
   readonly maxSummaryTokens?: number | undefined
   readonly summaryRole?: SummaryRole | undefined
+  readonly summaryFraming?: boolean | string | undefined
   readonly ledger?: LedgerOptions | undefined
   readonly maxToolResultTokens?: number | undefined
   readonly maxSummarizerInputTokens?: number | undefined
@@ -124,6 +129,8 @@ export const makeCore = (counter: TokenCounter.Service, options?: CoreOptions): 
     maxSummarizerInputTokens: options?.maxSummarizerInputTokens,
     request: { maxSummaryTokens: Fold.requestBudget(max, ledger?.maxTokens), counter },
     summaryRole: options?.summaryRole ?? "system",
+    framing: Rules.framingLine(options?.summaryFraming),
+    framingTokens: 0,
     usageRatio: undefined,
     lastReadTokens: undefined,
     reserveTokens: 0,
@@ -131,8 +138,42 @@ export const makeCore = (counter: TokenCounter.Service, options?: CoreOptions): 
   }
 }
 
-/** A restored state: the summary and each message counted once, never pruned. @internal */
-export const fill = (core: Core, state: MemoryState.MemoryState | undefined): Effect.Effect<Core, TokenCountError> =>
+/**
+ * A core's framing line counted once (docs/contract.md section 10.10), then
+ * a restored state: the summary and each message counted once, never pruned.
+ * A counter that cannot count the framing line is a `ConfigError` on
+ * `summaryFraming`. @internal
+ */
+export const fill = (
+  core: Core,
+  state: MemoryState.MemoryState | undefined
+): Effect.Effect<Core, TokenCountError | ConfigError> =>
+  Effect.flatMap(frame(core), (core) => fillState(core, state))
+
+const frame = (core: Core): Effect.Effect<Core, ConfigError> =>
+  core.framing === undefined ? Effect.succeed(core) : TokenCounter.countText(
+    core.counter,
+    `${core.framing}${Rules.FRAMING_SEPARATOR}`
+  ).pipe(
+    Effect.mapError((error) =>
+      new ConfigError({ option: "summaryFraming", description: `could not be counted: ${error.message}` })
+    ),
+    Effect.map((tokens) => {
+      core.framingTokens = tokens
+      return core
+    })
+  )
+
+/**
+ * What the context holds besides the buffer, in tokens: the summary and,
+ * with a summary, its framing line (docs/contract.md section 10.10).
+ *
+ * @internal
+ */
+export const leadTokens = (core: Core): number =>
+  core.summaryTokens + (core.summary === "" ? 0 : core.framingTokens)
+
+const fillState = (core: Core, state: MemoryState.MemoryState | undefined): Effect.Effect<Core, TokenCountError> =>
   state === undefined ? Effect.succeed(core) : Effect.gen(function*() {
     core.summary = state.summary
     core.usageRatio = state.usageRatio
@@ -408,7 +449,8 @@ export interface Memory {
 export const contextOf = (core: Core): Array<M> => {
   const buffer = core.index.toArray()
   if (core.summary === "") return buffer
-  const summary = core.summaryRole === "user" ? Message.user(core.summary) : Message.system(core.summary)
+  const text = Rules.framed(core.framing, core.summary)
+  const summary = core.summaryRole === "user" ? Message.user(text) : Message.system(text)
   buffer.splice(core.index.leadingPinned(), 0, summary)
   return buffer
 }
@@ -424,7 +466,7 @@ export const makeMemory = <X extends Memory>(
     return core.usageRatio === undefined ? made : { ...made, usageRatio: core.usageRatio }
   })
   const messages = Effect.sync(() => {
-    core.lastReadTokens = core.summaryTokens + core.index.tokens
+    core.lastReadTokens = leadTokens(core) + core.index.tokens
     return contextOf(core)
   })
   const memory: Memory = {
@@ -436,7 +478,7 @@ export const makeMemory = <X extends Memory>(
     bufferTokens: Effect.sync(() => core.index.measure("tokens")),
     pinnedTokens: Effect.sync(() => core.index.pinnedTokens),
     summaryTokens: Effect.sync(() => core.summaryTokens),
-    contextTokens: Effect.sync(() => core.summaryTokens + core.index.tokens),
+    contextTokens: Effect.sync(() => leadTokens(core) + core.index.tokens),
     messages,
     context: Effect.map(messages, (all) => all.map(String).join("\n")),
     clear: Effect.sync(() => {
@@ -453,7 +495,7 @@ export const makeMemory = <X extends Memory>(
       Effect.suspend(() => {
         const problem = Rules.usage(usage)
         if (problem !== undefined) return Effect.fail(new UsageError({ description: problem }))
-        const countedTokens = core.lastReadTokens ?? core.summaryTokens + core.index.tokens
+        const countedTokens = core.lastReadTokens ?? leadTokens(core) + core.index.tokens
         const measured = usage.inputTokens - (usage.overheadTokens ?? core.reserveTokens)
         if (measured > 0 && countedTokens > 0) {
           core.usageRatio = UsageRatio.nextRatio(core.usageRatio, measured, countedTokens)
@@ -483,7 +525,7 @@ export const windowError = (
     windowTokens: window.tokens,
     reserveTokens: window.reserveTokens,
     pinnedTokens: core.index.pinnedTokens,
-    summaryTokens: core.summaryTokens
+    summaryTokens: leadTokens(core)
   })
 
 export type { Policy }

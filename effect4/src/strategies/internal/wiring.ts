@@ -22,6 +22,7 @@ import {
   compactProblem,
   fill,
   fold,
+  leadTokens,
   makeCore,
   makeMemory,
   type Memory,
@@ -70,7 +71,7 @@ export const buildRolling = (
   services: Services,
   options: RollingOptions,
   state: MemoryState.MemoryState | undefined
-): Effect.Effect<RollingMemory, TokenCountError> => {
+): Effect.Effect<RollingMemory, TokenCountError | ConfigError> => {
   const window = options.contextWindow
   const maxTokens = window === undefined
     ? options.maxTokens ?? Rules.DEFAULT_MAX_TOKENS
@@ -83,7 +84,8 @@ export const buildRolling = (
     maxSummaryTokens: options.maxSummaryTokens,
     ledger: options.ledger,
     maxToolResultTokens: options.maxToolResultTokens,
-    maxSummarizerInputTokens: options.maxSummarizerInputTokens
+    maxSummarizerInputTokens: options.maxSummarizerInputTokens,
+    summaryFraming: options.summaryFraming
   })
   return Effect.map(fill(core, state), (core) => {
     const index = core.index
@@ -101,7 +103,7 @@ export const buildRolling = (
         live.target = Math.min(whole, low)
         return
       }
-      const fixed = index.pinnedTokens + core.summaryTokens
+      const fixed = index.pinnedTokens + leadTokens(core)
       live.budget = Math.max(1, whole - fixed)
       live.target = Math.max(1, Math.min(live.budget, low - fixed))
     }
@@ -112,7 +114,7 @@ export const buildRolling = (
     }, semaphore)
     const overflow = (): Effect.Effect<void, AddError> => {
       const whole = Usage.inCounterTokens(maxTokens, core.usageRatio)
-      if (window === undefined || index.pinnedTokens + core.summaryTokens <= whole) return Effect.void
+      if (window === undefined || index.pinnedTokens + leadTokens(core) <= whole) return Effect.void
       return Effect.fail(windowError(window, core))
     }
     const pruneWithin = (): Effect.Effect<void, AddError> => {
@@ -163,9 +165,9 @@ export const buildBuffer = (
   services: Services,
   options: BufferOptions,
   state: MemoryState.MemoryState | undefined
-): Effect.Effect<BufferMemory, TokenCountError> =>
+): Effect.Effect<BufferMemory, TokenCountError | ConfigError> =>
   Effect.map(
-    fill(makeCore(services.counter, { summaryRole: options.summaryRole }), state),
+    fill(makeCore(services.counter, options), state),
     (core) => makeMemory<BufferMemory>(core, adding(core, () => Effect.void), { strategy: "buffer" })
   )
 
@@ -174,9 +176,13 @@ export const buildWindow = (
   services: Services,
   options: WindowOptions,
   state: MemoryState.MemoryState | undefined
-): Effect.Effect<WindowMemory, TokenCountError> => {
+): Effect.Effect<WindowMemory, TokenCountError | ConfigError> => {
   const pruning = pruningOf(options, "messages", options.maxMessages, options.targetMessages)
-  const core = makeCore(services.counter, { index: indexConfig<Message>(pruning), summaryRole: options.summaryRole })
+  const core = makeCore(services.counter, {
+    index: indexConfig<Message>(pruning),
+    summaryRole: options.summaryRole,
+    summaryFraming: options.summaryFraming
+  })
   return Effect.map(fill(core, state), (core) => {
     const prune = pruner(core, undefined, () => startPrune(core, pruning), pruneLock())
     const afterAppend = () => core.index.needsPrune(pruning.policy) ? prune() : Effect.void
@@ -193,7 +199,7 @@ export const buildSummary = (
   services: Services & { readonly summarizer: Summarizer.Service },
   options: SummaryOptions,
   state: MemoryState.MemoryState | undefined
-): Effect.Effect<SummaryMemory, TokenCountError> =>
+): Effect.Effect<SummaryMemory, TokenCountError | ConfigError> =>
   Effect.map(fill(makeCore(services.counter, options), state), (core) => {
     const foldPending = pruner(
       core,
