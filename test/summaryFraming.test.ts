@@ -101,9 +101,11 @@ describe("summaryFraming", () => {
   it.effect("with segments the line opens the first segment's message only", () =>
     Effect.gen(function*() {
       const summarizer = Summarizer.fromFunction(
-        Summarizer.honouringMode((_summary: string, _messages: ReadonlyArray<Message.Message>, request: Summarizer.Request) =>
-          `seg ${request.mode}`
-        )
+        Summarizer.honouringMode((
+          _summary: string,
+          _messages: ReadonlyArray<Message.Message>,
+          request: Summarizer.Request
+        ) => `seg ${request.mode}`)
       )
       const memory = yield* RollingMemory.make({ maxTokens: 3, summary: "segments", summaryFraming: "Earlier:" }).pipe(
         Effect.provide(Layer.merge(Layer.succeed(Summarizer.Summarizer, summarizer), words))
@@ -137,7 +139,10 @@ describe("summaryFraming", () => {
   it.effect("the context window holds the line: the buffer's budget is the window less the reserve, summary and line", () =>
     Effect.gen(function*() {
       // window 30, reserve 0: after the first fold the summary (1) and the line (19) leave 10 for the buffer
-      const memory = yield* RollingMemory.make({ contextWindow: { tokens: 30, reserveTokens: 0 }, summaryFraming: true })
+      const memory = yield* RollingMemory.make({
+        contextWindow: { tokens: 30, reserveTokens: 0 },
+        summaryFraming: true
+      })
         .pipe(Effect.provide(Layer.merge(recording().layer, words)))
       for (let i = 0; i < 20; i++) yield* memory.add(Message.user(`w${i} x`))
       const context = yield* memory.contextTokens

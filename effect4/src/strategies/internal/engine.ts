@@ -147,8 +147,7 @@ export const makeCore = (counter: TokenCounter.Service, options?: CoreOptions): 
 export const fill = (
   core: Core,
   state: MemoryState.MemoryState | undefined
-): Effect.Effect<Core, TokenCountError | ConfigError> =>
-  Effect.flatMap(frame(core), (core) => fillState(core, state))
+): Effect.Effect<Core, TokenCountError | ConfigError> => Effect.flatMap(frame(core), (core) => fillState(core, state))
 
 const frame = (core: Core): Effect.Effect<Core, ConfigError> =>
   core.framing === undefined ? Effect.succeed(core) : TokenCounter.countText(
@@ -170,8 +169,7 @@ const frame = (core: Core): Effect.Effect<Core, ConfigError> =>
  *
  * @internal
  */
-export const leadTokens = (core: Core): number =>
-  core.summaryTokens + (core.summary === "" ? 0 : core.framingTokens)
+export const leadTokens = (core: Core): number => core.summaryTokens + (core.summary === "" ? 0 : core.framingTokens)
 
 const fillState = (core: Core, state: MemoryState.MemoryState | undefined): Effect.Effect<Core, TokenCountError> =>
   state === undefined ? Effect.succeed(core) : Effect.gen(function*() {
