@@ -80,7 +80,7 @@ describe("Memory.make: one constructor over the four strategies", () => {
 
 describe("options are checked alike in every constructor (one rule with the Promise facade)", () => {
   const rollingKnown =
-    "maxTokens, contextWindow, targetTokens, boundary, pinSystem, clearToolResults, maxToolResultTokens, summaryRole, summary, maxSummaryTokens, maxSummarizerInputTokens, ledger, fold, hardMaxTokens, foldRetry, archive, conversationId"
+    "maxTokens, contextWindow, targetTokens, boundary, pinSystem, clearToolResults, maxToolResultTokens, summaryRole, summaryFraming, summary, maxSummaryTokens, maxSummarizerInputTokens, ledger, fold, hardMaxTokens, foldRetry, archive, conversationId"
   const fields = (error: { readonly _tag: string }) =>
     error instanceof ConfigError ? [error.option, error.description] : [error._tag]
 
@@ -105,13 +105,13 @@ describe("options are checked alike in every constructor (one rule with the Prom
       )
       assert.deepStrictEqual(
         fields(yield* Effect.flip(BufferMemory.make({ role: "user" } as BufferMemory.Options))),
-        ["role", "unknown option (known: summaryRole)"]
+        ["role", "unknown option (known: summaryRole, summaryFraming)"]
       )
       assert.deepStrictEqual(
         fields(yield* Effect.flip(WindowMemory.make({ maxMessages: 2, max: 3 } as WindowMemory.Options))),
         [
           "max",
-          "unknown option (known: maxMessages, targetMessages, boundary, pinSystem, summaryRole, archive, conversationId)"
+          "unknown option (known: maxMessages, targetMessages, boundary, pinSystem, summaryRole, summaryFraming, archive, conversationId)"
         ]
       )
       assert.deepStrictEqual(
@@ -122,14 +122,14 @@ describe("options are checked alike in every constructor (one rule with the Prom
         ),
         [
           "maxSummaryToken",
-          "unknown option (known: summaryRole, summary, maxSummaryTokens, maxSummarizerInputTokens, ledger, archive, conversationId)"
+          "unknown option (known: summaryRole, summaryFraming, summary, maxSummaryTokens, maxSummarizerInputTokens, ledger, archive, conversationId)"
         ]
       )
       assert.deepStrictEqual(
         fields(yield* Effect.flip(Memory.make({ strategy: "rolling", maxToken: 100 } as Memory.Options))),
         [
           "maxToken",
-          "unknown option for the rolling strategy (known: strategy, maxTokens, contextWindow, targetTokens, boundary, pinSystem, clearToolResults, maxToolResultTokens, summaryRole, summary, maxSummaryTokens, maxSummarizerInputTokens, ledger)"
+          "unknown option for the rolling strategy (known: strategy, maxTokens, contextWindow, targetTokens, boundary, pinSystem, clearToolResults, maxToolResultTokens, summaryRole, summaryFraming, summary, maxSummaryTokens, maxSummarizerInputTokens, ledger)"
         ]
       )
     }).pipe(Effect.provide(Summarizer.layerDrop)))

@@ -443,19 +443,19 @@ describe("Promise facade options", () => {
     const cases: ReadonlyArray<[() => unknown, string]> = [
       [
         () => new RollingMemory({ maxToken: 10 } as never),
-        "invalid option maxToken: unknown option (known: maxTokens, contextWindow, targetTokens, boundary, pinSystem, clearToolResults, maxToolResultTokens, summaryRole, summary, maxSummaryTokens, maxSummarizerInputTokens, ledger, summarize, tokenCounter, archive, conversationId)"
+        "invalid option maxToken: unknown option (known: maxTokens, contextWindow, targetTokens, boundary, pinSystem, clearToolResults, maxToolResultTokens, summaryRole, summaryFraming, summary, maxSummaryTokens, maxSummarizerInputTokens, ledger, summarize, tokenCounter, archive, conversationId)"
       ],
       [
         () => new AsyncRollingMemory({ summarise: () => "" } as never),
-        "invalid option summarise: unknown option (known: maxTokens, contextWindow, targetTokens, boundary, pinSystem, clearToolResults, maxToolResultTokens, summaryRole, summary, maxSummaryTokens, maxSummarizerInputTokens, ledger, summarize, tokenCounter, archive, conversationId, fold, hardMaxTokens, foldRetries, timeout)"
+        "invalid option summarise: unknown option (known: maxTokens, contextWindow, targetTokens, boundary, pinSystem, clearToolResults, maxToolResultTokens, summaryRole, summaryFraming, summary, maxSummaryTokens, maxSummarizerInputTokens, ledger, summarize, tokenCounter, archive, conversationId, fold, hardMaxTokens, foldRetries, timeout)"
       ],
       [
         () => new WindowMemory({ maxMessages: 3, max: 1 } as never),
-        "invalid option max: unknown option (known: maxMessages, targetMessages, boundary, pinSystem, summaryRole, tokenCounter, archive, conversationId)"
+        "invalid option max: unknown option (known: maxMessages, targetMessages, boundary, pinSystem, summaryRole, summaryFraming, tokenCounter, archive, conversationId)"
       ],
       [
         () => new SummaryMemory({ summarize: () => "", tokencounter: () => 1 } as never),
-        "invalid option tokencounter: unknown option (known: summaryRole, summary, maxSummaryTokens, maxSummarizerInputTokens, ledger, summarize, tokenCounter, archive, conversationId)"
+        "invalid option tokencounter: unknown option (known: summaryRole, summaryFraming, summary, maxSummaryTokens, maxSummarizerInputTokens, ledger, summarize, tokenCounter, archive, conversationId)"
       ]
     ]
     for (const [make, message] of cases) assert.strictEqual(thrown(make).message, message)
@@ -528,9 +528,9 @@ describe("Promise facade: BufferMemory options", () => {
 
   it("a misspelt key, a wrong type, null or a non-object is a ConfigError naming the option", () => {
     const cases: ReadonlyArray<[unknown, string]> = [
-      [{ foo: 1 }, "invalid option foo: unknown option (known: summaryRole, tokenCounter)"],
-      [{ summaryrole: "user" }, "invalid option summaryrole: unknown option (known: summaryRole, tokenCounter)"],
-      [{ maxTokens: 10 }, "invalid option maxTokens: unknown option (known: summaryRole, tokenCounter)"],
+      [{ foo: 1 }, "invalid option foo: unknown option (known: summaryRole, summaryFraming, tokenCounter)"],
+      [{ summaryrole: "user" }, "invalid option summaryrole: unknown option (known: summaryRole, summaryFraming, tokenCounter)"],
+      [{ maxTokens: 10 }, "invalid option maxTokens: unknown option (known: summaryRole, summaryFraming, tokenCounter)"],
       [{ summaryRole: "assistant" }, "invalid option summaryRole: must be \"system\" or \"user\", got \"assistant\""],
       [{ summaryRole: null }, "invalid option summaryRole: must be \"system\" or \"user\", got null"],
       [{ tokenCounter: 5 }, "invalid option tokenCounter: must be a function, got number"],
