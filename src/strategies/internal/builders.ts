@@ -21,7 +21,6 @@ import { type AddError, ConfigError, ContextWindowError, type TokenCountError } 
 import type * as MemoryState from "../../schema/MemoryState.js"
 import type { Message } from "../../schema/Message.js"
 import type * as Archive from "../../services/Archive.js"
-import { countNow, countSyncOf } from "../../services/internal/counting.js"
 import { summarizeSyncOf } from "../../services/internal/summarizing.js"
 import * as Summarizer from "../../services/Summarizer.js"
 import type { BufferMemory } from "../BufferMemory.js"
@@ -56,14 +55,9 @@ import {
   withServices,
   withSummarizer
 } from "./core.js"
+import { recountOf } from "./drive.js"
 import { observeDrop } from "./observe.js"
-import { indexConfig, type PolicyOptions, pruningOf, type Recount, startPrune } from "./policy.js"
-
-/** How a prune recounts a message it rewrites (a cleared tool result): synchronously when the counter can. */
-const recountOf = (counter: Services["counter"]): Recount => ({
-  sync: countSyncOf(counter),
-  effect: (text) => countNow(counter, text)
-})
+import { indexConfig, type PolicyOptions, pruningOf, startPrune } from "./policy.js"
 
 /** The default token budget of a RollingMemory: 2000 tokens. @internal */
 export const DEFAULT_MAX_TOKENS = Rules.DEFAULT_MAX_TOKENS

@@ -13,12 +13,12 @@ import * as Exit from "effect/Exit"
 import type * as Fiber from "effect/Fiber"
 import * as MetricLabel from "effect/MetricLabel"
 import * as Retention from "../../core/artifacts.js"
-import { type Chunk, type Config, type Entry, EvictionIndex, type Plan, plannedTokens } from "../../core/eviction.js"
+import { type Chunk, type Config, type Entry, EvictionIndex, type Plan } from "../../core/eviction.js"
 import * as Fold from "../../core/fold.js"
 import * as Ledger from "../../core/ledger.js"
+import * as Loops from "../../core/loops.js"
 import * as MessageCore from "../../core/message.js"
 import * as Rules from "../../core/options.js"
-import * as ToolResults from "../../core/toolResults.js"
 import * as UsageRatio from "../../core/usage.js"
 import {
   type AddError,
@@ -38,6 +38,7 @@ import * as Summarizer from "../../services/Summarizer.js"
 import * as TokenCounter from "../../services/TokenCounter.js"
 import * as Telemetry from "../../Telemetry.js"
 import type { Memory, Stepper, Usage } from "../Memory.js"
+import { driveChunks, driveCounting, recountOf } from "./drive.js"
 import { observeDrop, observeFold, observeFoldNow } from "./observe.js"
 import { withContent } from "./policy.js"
 import { foldSegments, noSegments, restoredTexts, type Segments, segmentsOf, totalOf } from "./segments.js"
@@ -450,19 +451,13 @@ export const cutting = (
 ): ((message: Message.Message, tokens: number) => Effect.Effect<Counted, TokenCountError>) | undefined => {
   if (maxToolResultTokens === undefined) return undefined
   const max = maxToolResultTokens
-  const count = countText(counter)
+  const recount = recountOf(counter)
   return (message, tokens) => {
-    if (message.toolCallId === undefined || tokens <= max) return Exit.succeed({ message, tokens })
-    const content = message.content
-    const attempt = (current: ToolResults.Attempt): Effect.Effect<Counted, TokenCountError> => {
-      const candidate = withContent(message, current.content)
-      return flatMapNow(count(candidate.tokenText), (counted) => {
-        const following = ToolResults.next(content, tokens, max, current, counted)
-        if (following !== undefined) return attempt(following)
-        return Exit.succeed(counted < tokens ? { message: candidate, tokens: counted } : { message, tokens })
-      })
-    }
-    return attempt(ToolResults.start(content, tokens, max))
+    if (!Loops.needsCut(message, tokens, max)) return Exit.succeed({ message, tokens })
+    return mapNow(
+      driveCounting(Loops.cutToolResult(message, tokens, max, withContent), recount),
+      (cut): Counted => cut === undefined ? { message, tokens } : { message: cut.item, tokens: cut.tokens }
+    )
   }
 }
 
@@ -727,26 +722,6 @@ const commit = (core: Core, generation: number, plan: Plan<Message.Message>, sum
 }
 
 /**
- * Counts a fold's summary once with the memory's counter and commits it,
- * or fails with `SummaryBudgetError` when it is over `maxSummaryTokens`
- * (nothing committed; the caller aborts the plan).
- */
-const countAndCommit = (
-  core: Core,
-  generation: number,
-  plan: Plan<Message.Message>,
-  summary: string
-): Effect.Effect<void, SummaryBudgetError | TokenCountError | ArchiveError> =>
-  flatMapNow(summary === "" ? Exit.succeed(0) : countText(core.counter)(summary), (tokens): Effect.Effect<
-    void,
-    SummaryBudgetError | ArchiveError
-  > => {
-    const max = core.maxSummaryTokens
-    if (max !== undefined && tokens > max) return Exit.fail(new SummaryBudgetError({ tokens, maxSummaryTokens: max }))
-    return archiveThen(core, generation, plan, () => commit(core, generation, plan, summary, tokens))
-  })
-
-/**
  * The `SummarizerError` of an empty result where one is refused
  * (docs/contract.md section 5, `core/fold.ts` `emptyResult`).
  */
@@ -773,7 +748,7 @@ const noEntries: ReadonlyArray<string> = []
  * where docs/contract.md section 5 says so; with a ledger, the evicted
  * turns' artifacts merged into the previous ledger and its section appended,
  * as many entries as fit the ledger's budget (and the whole within
- * `maxSummaryTokens`), newest first.
+ * `maxSummaryTokens`), newest first (`core/loops.ts` `fitSummary`).
  */
 const complete = (
   core: Core,
@@ -785,33 +760,14 @@ const complete = (
   const empty = refuseEmpty(previous.body, plan.messages, result)
   if (empty !== undefined) return Exit.fail(empty)
   const ledger = core.ledger
-  if (ledger === undefined) return countAndCommit(core, generation, plan, result)
-  const entries = Ledger.merge(previous.entries, ledger.mentioned(plan.messages))
-  if (entries.length === 0) return countAndCommit(core, generation, plan, result)
-  const count = countText(core.counter)
-  // the most entries whose section fits the ledger's budget: sections grow with their entries
-  const search = (lo: number, hi: number): Effect.Effect<number, TokenCountError> => {
-    if (lo >= hi) return Exit.succeed(lo)
-    const mid = Math.ceil((lo + hi) / 2)
-    return flatMapNow(
-      count(Ledger.render(entries, mid)),
-      (tokens) => tokens <= ledger.maxTokens ? search(mid, hi) : search(lo, mid - 1)
-    )
-  }
-  const max = core.maxSummaryTokens
-  // the whole summary within maxSummaryTokens too: the join may count a token more than its parts
-  const fit = (n: number): Effect.Effect<void, AddError> => {
-    const summary = Ledger.join(result, Ledger.render(entries, n))
-    if (summary === "") return countAndCommit(core, generation, plan, summary)
-    return flatMapNow(count(summary), (tokens): Effect.Effect<void, AddError> => {
-      if (max !== undefined && tokens > max && n > 0) return fit(n - 1)
-      if (max !== undefined && tokens > max) {
-        return Exit.fail(new SummaryBudgetError({ tokens, maxSummaryTokens: max }))
-      }
-      return archiveThen(core, generation, plan, () => commit(core, generation, plan, summary, tokens))
-    })
-  }
-  return flatMapNow(search(0, entries.length), fit)
+  const entries = ledger === undefined ? noEntries : Ledger.merge(previous.entries, ledger.mentioned(plan.messages))
+  const fit = Loops.fitSummary(result, entries, ledger === undefined ? 0 : ledger.maxTokens, core.maxSummaryTokens)
+  return flatMapNow(driveCounting(fit, recountOf(core.counter)), (fitted): Effect.Effect<void, AddError> => {
+    if (!fitted.fits) {
+      return Exit.fail(new SummaryBudgetError({ tokens: fitted.tokens, maxSummaryTokens: core.maxSummaryTokens! }))
+    }
+    return archiveThen(core, generation, plan, () => commit(core, generation, plan, fitted.summary, fitted.tokens))
+  })
 }
 
 /**
@@ -910,28 +866,24 @@ export const fold = (
                 : complete(core, generation, plan, previous, summary)
           )
         }
-        const from = (i: number, running: string): Effect.Effect<void, AddError> =>
-          i === chunks.length
-            ? complete(core, generation, plan, previous, running)
-            : Effect.matchEffect(
-              Effect.flatMap(summarizer.summarize(running, chunks[i].messages, request), (summary) =>
+        return foldInChunks(
+          core,
+          generation,
+          plan,
+          chunks,
+          previous,
+          (ask) =>
+            Effect.flatMap(
+              summarizer.summarize(ask.state, ask.messages, request),
+              (summary) =>
                 typeof summary !== "string"
                   ? Effect.fail(nonString())
-                  : checkChunk(running, chunks[i].messages, summary)),
-              {
-                onFailure: (error) => {
-                  const folded = i === 0 ? undefined : core.index.narrow(plan, chunks[i - 1].units)
-                  if (folded === undefined) {
-                    return Effect.fail(error)
-                  }
-                  pending = folded
-                  return Effect.zipRight(complete(core, generation, folded, previous, running), Effect.fail(error))
-                },
-                onSuccess: (summary) =>
-                  from(i + 1, summary)
-              }
-            )
-        return from(0, previous.body)
+                  : checkChunk(ask.state, ask.messages, summary)
+            ),
+          (folded) => {
+            pending = folded
+          }
+        )
       }),
       (exit) => Exit.isSuccess(exit) ? Effect.void : Effect.sync(() => core.index.abort(pending))
     )
@@ -948,12 +900,7 @@ export const fold = (
 export const chunksOf = (
   core: Core,
   plan: Plan<Message.Message>
-): ReadonlyArray<Chunk<Message.Message>> | undefined => {
-  const max = core.maxSummarizerInputTokens
-  if (max === undefined || plannedTokens(plan) <= max) return undefined
-  const chunks = core.index.chunks(plan, max)
-  return chunks.length <= 1 ? undefined : chunks
-}
+): ReadonlyArray<Chunk<Message.Message>> | undefined => Loops.chunksOf(core.index, plan, core.maxSummarizerInputTokens)
 
 /** A chunk's result, refused when empty where docs/contract.md section 5 says so. */
 const checkChunk = (
@@ -1077,22 +1024,54 @@ const foldSync = (core: Core, plan: Plan<Message.Message>, summarizeSync: Summar
     }
     return completeNow(core, generation, plan, previous, exit.value)
   }
-  let running = previous.body
-  for (let i = 0; i < chunks.length; i++) {
-    const exit = summarizeSync(running, chunks[i].messages, request)
-    const checked = Exit.isFailure(exit) ? exit : checkChunk(running, chunks[i].messages, exit.value)
-    if (Exit.isFailure(checked)) {
-      const folded = i === 0 ? undefined : core.index.narrow(plan, chunks[i - 1].units)
-      if (folded === undefined) {
-        core.index.abort(plan)
-        return checked
-      }
-      return flatMapNow(completeNow(core, generation, folded, previous, running), () => checked)
+  let pending = plan
+  const folded = foldInChunks(
+    core,
+    generation,
+    plan,
+    chunks,
+    previous,
+    (ask) => {
+      const exit = summarizeSync(ask.state, ask.messages, request)
+      return Exit.isFailure(exit) ? exit : checkChunk(ask.state, ask.messages, exit.value)
+    },
+    (narrowed) => {
+      pending = narrowed
     }
-    running = checked.value
+  )
+  if (Exit.isExit(folded)) {
+    if (Exit.isFailure(folded)) core.index.abort(pending)
+    return folded
   }
-  return completeNow(core, generation, plan, previous, running)
+  return Effect.onExit(folded, (e) => Exit.isSuccess(e) ? Effect.void : Effect.sync(() => core.index.abort(pending)))
 }
+
+/**
+ * A fold in chunks (`core/loops.ts` `foldChunks`), each chunk's summary the
+ * next one's running summary, checked by `step`; the last one completed.
+ * When a chunk fails, the chunks before it commit as one fold (`narrowed`
+ * is told the plan now pending) and the fold fails with the chunk's error.
+ * The caller aborts the pending plan on failure.
+ */
+const foldInChunks = (
+  core: Core,
+  generation: number,
+  plan: Plan<Message.Message>,
+  chunks: ReadonlyArray<Chunk<Message.Message>>,
+  previous: Ledger.Parsed,
+  step: (ask: Loops.ChunkAsk<Message.Message, string>) => Effect.Effect<string, SummarizerError>,
+  narrowed: (plan: Plan<Message.Message>) => void
+): Step =>
+  driveChunks(
+    Loops.foldChunks(core.index, plan, chunks, previous.body),
+    step,
+    (end, error): Step => {
+      if (end === undefined) return Exit.fail(error!)
+      if (!end.failed) return complete(core, generation, end.plan, previous, end.state)
+      narrowed(end.plan)
+      return flatMapNow(complete(core, generation, end.plan, previous, end.state), () => Exit.fail(error!))
+    }
+  )
 
 /** {@link complete} in the current step when it can; the plan aborted when it fails. */
 const completeNow = (

@@ -8,7 +8,8 @@
  */
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import { clearingGoesOn, clearingStands, type EvictionIndex, type Plan } from "../../core/eviction.js"
+import type { EvictionIndex, Plan } from "../../core/eviction.js"
+import * as Loops from "../../core/loops.js"
 import {
   type Clearing,
   type ClearUntil,
@@ -19,12 +20,7 @@ import {
 } from "../../core/policy.js"
 import type { TokenCountError } from "../../Errors.js"
 import * as Message from "../../schema/Message.js"
-
-/** How a prune counts a cleared result: at once, or through the counter's effect. @internal */
-export interface Recount {
-  readonly sync: ((text: string) => number | TokenCountError) | undefined
-  readonly effect: (text: string) => Effect.Effect<number, TokenCountError>
-}
+import { driveCounting, type Recount } from "./drive.js"
 
 /**
  * A message with its content replaced, every other field kept: a cleared
@@ -44,15 +40,10 @@ export const withContent = (message: Message.Message, content: string): Message.
  * Starts a prune once it holds the lock (or in the add's own step when
  * nothing can interleave): `undefined` when the trigger no longer holds or
  * nothing is to be evicted (clearings stand), else the pending {@link Plan}
- * to fold and then commit or abort. Clearing (a prune started over the
- * budget, with `clearToolResults`) recounts each cleared result once; with a
- * synchronous counter the whole start is one step (an `Exit`). With
- * `until: "budget"`, a prune that clearing brings within the budget evicts
- * only what a turn-mode repair needs (as one started within the budget).
- * With `archiving` (docs/contract.md section 17), clearings that stand
- * without a fold are a pending plan that evicts nothing
- * (`EvictionIndex.planClearings`): the fold path archives their originals
- * before it commits them.
+ * to fold and then commit or abort. The decisions (the clearing pass, the
+ * plan) are `core/loops.ts` `startPrune`'s; this drives its recounts with
+ * `recount` (the whole start one step, an `Exit`, with a synchronous
+ * counter). A failed or interrupted count undoes the pass's clearings.
  *
  * @internal
  */
@@ -62,59 +53,16 @@ export const startPrune = (
   recount: Recount,
   archiving = false
 ): Effect.Effect<Plan<Message.Message> | undefined, TokenCountError> => {
-  const policy = pruning.policy
-  if (!index.needsPrune(policy)) return Exit.succeed(undefined)
-  const over = index.measure(policy.measure) > policy.budget
-  const clearing = pruning.clearing
-  // a prune cleared within the target (default) or within the budget calls no summarizer
-  const toBudget = clearing !== undefined && clearing.until === "budget"
-  const plan = () => {
-    // cleared to within the budget: step 1 does not run (turn-mode repairs only)
-    const planned = index.plan(policy, over && !(toBudget && index.measure(policy.measure) <= policy.budget))
-    if (planned !== undefined) return planned
-    if (archiving) return index.planClearings()
-    index.keepClearings()
-    return undefined
+  const pass = Loops.startPrune(index, pruning, withContent, archiving)
+  if (pass === undefined) return noPlan
+  const started = driveCounting(pass, recount)
+  if (Exit.isExit(started)) {
+    if (Exit.isFailure(started)) index.undoClearings()
+    return started
   }
-  if (!over || clearing === undefined) return Exit.succeed(plan())
-  const sync = recount.sync
-  const atLeast = clearing.atLeast
-  // the pass settled: it stands when it freed at least atLeast tokens, else it is undone (nothing cleared)
-  const settle = () => {
-    if (!clearingStands(index.clearedTokens, atLeast)) index.undoClearings()
-    return Exit.succeed(plan())
-  }
-  // one clearing at a time, oldest first, while over the target or short of atLeast
-  const next = (): Effect.Effect<Plan<Message.Message> | undefined, TokenCountError> => {
-    while (clearingGoesOn(index.measure(policy.measure), policy.target, index.clearedTokens, atLeast)) {
-      const slot = index.nextClearable(clearing.keep)
-      if (slot === undefined) break
-      if (slot.item.content === clearing.placeholder) {
-        index.passClearable(slot)
-        continue
-      }
-      const message = withContent(slot.item, clearing.placeholder)
-      if (sync === undefined) {
-        return Effect.flatMap(recount.effect(message.tokenText), (tokens) => {
-          if (tokens < slot.tokens) index.passClearable(slot, message, tokens)
-          else index.passClearable(slot)
-          return next()
-        })
-      }
-      const tokens = sync(message.tokenText)
-      if (typeof tokens !== "number") {
-        index.undoClearings()
-        return Exit.fail(tokens)
-      }
-      if (tokens < slot.tokens) index.passClearable(slot, message, tokens)
-      else index.passClearable(slot)
-    }
-    return settle()
-  }
-  const started = next()
-  if (Exit.isExit(started)) return started
-  // a failed or interrupted count undoes this prune's clearings
   return Effect.onExit(started, (exit) => Exit.isSuccess(exit) ? Effect.void : Effect.sync(() => index.undoClearings()))
 }
 
-export { type Clearing, type ClearUntil, indexConfig, type PolicyOptions, type Pruning, pruningOf }
+const noPlan: Exit.Exit<undefined> = Exit.succeed(undefined)
+
+export { type Clearing, type ClearUntil, indexConfig, type PolicyOptions, type Pruning, pruningOf, type Recount }

@@ -13,11 +13,13 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import type { Plan } from "../../core/eviction.js"
 import { hasContent } from "../../core/fold.js"
+import * as Loops from "../../core/loops.js"
 import { type AddError, SummarizerError, SummaryBudgetError } from "../../Errors.js"
 import { SEGMENT_SEPARATOR } from "../../schema/MemoryState.js"
 import * as Message from "../../schema/Message.js"
 import type * as Summarizer from "../../services/Summarizer.js"
 import { archiveThen, chunksOf, type Core, countText, flatMapNow, mapNow, type SummaryRole } from "./core.js"
+import { driveChunks } from "./drive.js"
 
 /**
  * A memory's segments, replaced whole by each commit (so a fold that fails
@@ -90,19 +92,6 @@ type Call = (
   messages: ReadonlyArray<Message.Message>,
   request: Summarizer.Request
 ) => Effect.Effect<string, SummarizerError>
-
-/** `Effect.matchEffect`, applied at once when `self` is an `Exit`. */
-const matchNow = <A, E, B, E2>(
-  self: Effect.Effect<A, E>,
-  onFailure: (error: E) => Effect.Effect<B, E2>,
-  onSuccess: (a: A) => Effect.Effect<B, E2>
-): Effect.Effect<B, E | E2> => {
-  if (!Exit.isExit(self)) return Effect.matchEffect(self, { onFailure, onSuccess })
-  const exit = self as Exit.Exit<A, E>
-  if (Exit.isSuccess(exit)) return onSuccess(exit.value)
-  const failure = exit.cause._tag === "Fail" ? exit.cause.error : undefined
-  return failure === undefined ? Exit.failCause(exit.cause) : onFailure(failure)
-}
 
 const nonString = (): SummarizerError => new SummarizerError({ description: "summarizer returned a non-string" })
 
@@ -198,26 +187,27 @@ export const foldSegments = (
     )
   }
 
-  const from = (
-    i: number,
-    texts: ReadonlyArray<string>,
-    tokens: ReadonlyArray<number>
-  ): Effect.Effect<void, AddError> =>
-    i === parts.length ? finish(plan, texts, tokens) : matchNow(
-      segment(texts, tokens, parts[i].messages),
-      (error): Effect.Effect<void, AddError> => {
-        const folded = i === 0 ? undefined : core.index.narrow(plan, parts[i - 1].units)
-        if (folded === undefined) return Exit.fail(error)
-        narrowed(folded)
-        return flatMapNow(finish(folded, texts, tokens), () => Exit.fail(error))
-      },
-      (made) =>
-        made === undefined
-          ? from(i + 1, texts, tokens)
-          : from(i + 1, [...texts, made.text], [...tokens, made.tokens])
-    )
-
-  return from(0, start.texts, start.tokens)
+  interface Folded {
+    readonly texts: ReadonlyArray<string>
+    readonly tokens: ReadonlyArray<number>
+  }
+  return driveChunks(
+    Loops.foldChunks<Message.Message, Folded>(core.index, plan, parts, { texts: start.texts, tokens: start.tokens }),
+    (ask) =>
+      mapNow(
+        segment(ask.state.texts, ask.state.tokens, ask.messages),
+        (made): Folded =>
+          made === undefined
+            ? ask.state
+            : { texts: [...ask.state.texts, made.text], tokens: [...ask.state.tokens, made.tokens] }
+      ),
+    (end, error): Effect.Effect<void, AddError> => {
+      if (end === undefined) return Exit.fail(error!)
+      if (!end.failed) return finish(end.plan, end.state.texts, end.state.tokens)
+      narrowed(end.plan)
+      return flatMapNow(finish(end.plan, end.state.texts, end.state.tokens), () => Exit.fail(error!))
+    }
+  )
 }
 
 const noMessages: ReadonlyArray<Message.Message> = []

@@ -12,22 +12,13 @@
  */
 import { Effect, Exit, Semaphore } from "effect"
 import * as Retention from "../../../../src/core/artifacts.js"
-import {
-  type Chunk,
-  clearingGoesOn,
-  clearingStands,
-  type Config,
-  EvictionIndex,
-  type Plan,
-  plannedTokens,
-  type Policy
-} from "../../../../src/core/eviction.js"
+import { type Config, EvictionIndex, type Plan, type Policy } from "../../../../src/core/eviction.js"
 import * as Fold from "../../../../src/core/fold.js"
 import * as Ledger from "../../../../src/core/ledger.js"
+import * as Loops from "../../../../src/core/loops.js"
 import * as MessageCore from "../../../../src/core/message.js"
 import * as Rules from "../../../../src/core/options.js"
 import type { Pruning } from "../../../../src/core/policy.js"
-import * as ToolResults from "../../../../src/core/toolResults.js"
 import * as UsageRatio from "../../../../src/core/usage.js"
 import {
   type AddError,
@@ -194,19 +185,32 @@ interface Counted {
  * attempt counted once.
  */
 const counted = (core: Core, message: M): Effect.Effect<Counted, TokenCountError> =>
-  Effect.gen(function*() {
-    const tokens = yield* TokenCounter.checkedCount(core.counter, message.tokenText)
+  Effect.flatMap(TokenCounter.checkedCount(core.counter, message.tokenText), (tokens) => {
     const max = core.maxToolResultTokens
-    if (max === undefined || message.toolCallId === undefined || tokens <= max) return { message, tokens }
-    const content = message.content
-    let current = ToolResults.start(content, tokens, max)
-    for (;;) {
-      const candidate = Message.withContent(message, current.content)
-      const count = yield* TokenCounter.countText(core.counter, candidate.tokenText)
-      const following = ToolResults.next(content, tokens, max, current, count)
-      if (following === undefined) return count < tokens ? { message: candidate, tokens: count } : { message, tokens }
-      current = following
-    }
+    if (!Loops.needsCut(message, tokens, max)) return Effect.succeed({ message, tokens })
+    return Effect.map(
+      driveCounting(
+        Loops.cutToolResult(message, tokens, max, Message.withContent),
+        (text) => TokenCounter.countText(core.counter, text)
+      ),
+      (cut): Counted => cut === undefined ? { message, tokens } : { message: cut.item, tokens: cut.tokens }
+    )
+  })
+
+/**
+ * Runs a core {@link Loops.Counting} (`src/core/loops.ts`), each text it
+ * asks for counted with `count`.
+ *
+ * @internal
+ */
+export const driveCounting = <R>(
+  counting: Loops.Counting<R>,
+  count: (text: string) => Effect.Effect<number, TokenCountError>
+): Effect.Effect<R, TokenCountError> =>
+  Effect.gen(function*() {
+    let step = counting.next()
+    while (step.done !== true) step = counting.next(yield* count(step.value))
+    return step.value
   })
 
 /** An add's steps, single and batched: count every message, append them, then `afterAppend` once. @internal */
@@ -240,35 +244,12 @@ export const startPrune = (
 ): Effect.Effect<Plan<M> | undefined, TokenCountError> =>
   Effect.suspend(() => {
     const index = core.index
-    const policy = pruning.policy
-    if (!index.needsPrune(policy)) return Effect.succeed(undefined)
-    const over = index.measure(policy.measure) > policy.budget
-    const clearing = pruning.clearing
-    const toBudget = clearing !== undefined && clearing.until === "budget"
-    const plan = () => {
-      const planned = index.plan(policy, over && !(toBudget && index.measure(policy.measure) <= policy.budget))
-      if (planned === undefined) index.keepClearings()
-      return planned
-    }
-    if (!over || clearing === undefined) return Effect.succeed(plan())
-    const atLeast = clearing.atLeast
-    const pass = Effect.gen(function*() {
-      while (clearingGoesOn(index.measure(policy.measure), policy.target, index.clearedTokens, atLeast)) {
-        const slot = index.nextClearable(clearing.keep)
-        if (slot === undefined) break
-        if (slot.item.content === clearing.placeholder) {
-          index.passClearable(slot)
-          continue
-        }
-        const message = Message.withContent(slot.item, clearing.placeholder)
-        const tokens = yield* TokenCounter.checkedCount(core.counter, message.tokenText)
-        if (tokens < slot.tokens) index.passClearable(slot, message, tokens)
-        else index.passClearable(slot)
-      }
-      if (!clearingStands(index.clearedTokens, atLeast)) index.undoClearings()
-      return plan()
-    })
-    return Effect.onExit(pass, (exit) => Exit.isSuccess(exit) ? Effect.void : Effect.sync(() => index.undoClearings()))
+    const pass = Loops.startPrune(index, pruning, Message.withContent, false)
+    if (pass === undefined) return Effect.undefined
+    return Effect.onExit(
+      driveCounting(pass, (text) => TokenCounter.checkedCount(core.counter, text)),
+      (exit) => Exit.isSuccess(exit) ? Effect.void : Effect.sync(() => index.undoClearings())
+    )
   })
 
 const nonString = (): SummarizerError => new SummarizerError({ description: "summarizer returned a non-string" })
@@ -289,14 +270,6 @@ const commit = (core: Core, generation: number, plan: Plan<M>, summary: string, 
   }
 }
 
-const countAndCommit = (core: Core, generation: number, plan: Plan<M>, summary: string) =>
-  Effect.gen(function*() {
-    const tokens = yield* TokenCounter.countText(core.counter, summary)
-    const max = core.maxSummaryTokens
-    if (max !== undefined && tokens > max) return yield* new SummaryBudgetError({ tokens, maxSummaryTokens: max })
-    commit(core, generation, plan, summary, tokens)
-  })
-
 /**
  * A fold's result made the new summary and committed (docs/contract.md
  * sections 5 and 14.2): refused when empty where the contract says so; with
@@ -313,36 +286,15 @@ const complete = (
     const empty = refuseEmpty(previous.body, plan.messages, result)
     if (empty !== undefined) return yield* empty
     const ledger = core.ledger
-    if (ledger === undefined) return yield* countAndCommit(core, generation, plan, result)
-    const entries = Ledger.merge(previous.entries, ledger.mentioned(plan.messages))
-    if (entries.length === 0) return yield* countAndCommit(core, generation, plan, result)
-    // the most entries whose section fits the ledger's budget
-    let lo = 0
-    let hi = entries.length
-    while (lo < hi) {
-      const mid = Math.ceil((lo + hi) / 2)
-      const tokens = yield* TokenCounter.countText(core.counter, Ledger.render(entries, mid))
-      if (tokens <= ledger.maxTokens) lo = mid
-      else hi = mid - 1
-    }
+    const entries = ledger === undefined ? [] : Ledger.merge(previous.entries, ledger.mentioned(plan.messages))
     const max = core.maxSummaryTokens
-    for (let n = lo;; n--) {
-      const summary = Ledger.join(result, Ledger.render(entries, n))
-      if (summary === "") return yield* countAndCommit(core, generation, plan, summary)
-      const tokens = yield* TokenCounter.countText(core.counter, summary)
-      if (max !== undefined && tokens > max && n > 0) continue
-      if (max !== undefined && tokens > max) return yield* new SummaryBudgetError({ tokens, maxSummaryTokens: max })
-      commit(core, generation, plan, summary, tokens)
-      return
-    }
+    const fit = yield* driveCounting(
+      Loops.fitSummary(result, entries, ledger === undefined ? 0 : ledger.maxTokens, max),
+      (text) => TokenCounter.countText(core.counter, text)
+    )
+    if (!fit.fits) return yield* new SummaryBudgetError({ tokens: fit.tokens, maxSummaryTokens: max! })
+    commit(core, generation, plan, fit.summary, fit.tokens)
   })
-
-const chunksOf = (core: Core, plan: Plan<M>): ReadonlyArray<Chunk<M>> | undefined => {
-  const max = core.maxSummarizerInputTokens
-  if (max === undefined || plannedTokens(plan) <= max) return undefined
-  const chunks = core.index.chunks(plan, max)
-  return chunks.length <= 1 ? undefined : chunks
-}
 
 const summarizeChecked = (
   summarizer: Summarizer.Service,
@@ -370,29 +322,33 @@ export const fold = (core: Core, summarizer: Summarizer.Service, plan: Plan<M>):
   const run = Effect.gen(function*() {
     const previous = bodyOf(core)
     const request = core.compactRequest ?? core.request
-    const chunks = chunksOf(core, plan)
+    const chunks = Loops.chunksOf(core.index, plan, core.maxSummarizerInputTokens)
     if (chunks === undefined) {
       const summary = yield* summarizeChecked(summarizer, previous.body, plan.messages, request)
       return yield* complete(core, generation, plan, previous, summary)
     }
-    let running = previous.body
-    for (let i = 0; i < chunks.length; i++) {
+    const folding = Loops.foldChunks(core.index, plan, chunks, previous.body)
+    let step = folding.next()
+    while (step.done !== true) {
+      const { messages, state: running } = step.value
       const result = yield* Effect.result(
-        Effect.flatMap(summarizeChecked(summarizer, running, chunks[i].messages, request), (summary) => {
-          const empty = refuseEmpty(running, chunks[i].messages, summary)
+        Effect.flatMap(summarizeChecked(summarizer, running, messages, request), (summary) => {
+          const empty = refuseEmpty(running, messages, summary)
           return empty === undefined ? Effect.succeed(summary) : Effect.fail(empty)
         })
       )
       if (result._tag === "Failure") {
-        const folded = i === 0 ? undefined : core.index.narrow(plan, chunks[i - 1].units)
+        const end = folding.next(undefined)
+        const folded = end.done === true ? end.value : undefined
         if (folded === undefined) return yield* result.failure
-        pending = folded
-        yield* complete(core, generation, folded, previous, running)
+        pending = folded.plan
+        yield* complete(core, generation, folded.plan, previous, folded.state)
         return yield* result.failure
       }
-      running = result.success
+      step = folding.next({ state: result.success })
     }
-    return yield* complete(core, generation, plan, previous, running)
+    const end = step.value!
+    return yield* complete(core, generation, end.plan, previous, end.state)
   })
   return Effect.onExit(run, (exit) => Exit.isSuccess(exit) ? Effect.void : Effect.sync(() => core.index.abort(pending)))
 }
