@@ -419,7 +419,7 @@ const encodeSync = (
 ): Either.Either<Request, AdapterError> => {
   const notMessages = engine.notMessages(format.name, input)
   if (notMessages !== undefined) return Either.left(notMessages)
-  const messages = compactionFirst(engine.arrange(input, "anthropic", options))
+  const messages = compactionFirst(engine.arrange(engine.uniqueCallIds(input), "anthropic", options))
   // the API takes a compaction block first in `messages`: checked as the opening user turn would be
   const n0 = engine.leadingSystem(messages)
   const checked = n0 < messages.length && isCompaction(messages[n0])

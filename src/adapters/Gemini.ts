@@ -289,7 +289,7 @@ const encodeSync = (
 ): Either.Either<Request, AdapterError> => {
   const notMessages = engine.notMessages(format.name, input)
   if (notMessages !== undefined) return Either.left(notMessages)
-  const messages = engine.arrange(input, "gemini", options)
+  const messages = engine.arrange(engine.uniqueCallIds(input), "gemini", options)
   const refused = engine.check(format.name, messages, "gemini", options)
   if (refused !== undefined) return Either.left(refused)
   const n = engine.leadingSystem(messages)

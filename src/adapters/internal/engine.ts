@@ -687,6 +687,74 @@ const mergeSameRole = (messages: ReadonlyArray<Message.Message>): ReadonlyArray<
 }
 
 /**
+ * The context with every tool call id used once (docs/contract.md section
+ * 15.1, "Call ids are unique"): a call whose id an earlier call of the
+ * context already used is written as `<id>_<n>` (n = 2, 3, ...: the first
+ * such id the context does not hold), and its results, in the block of tool
+ * results right after its message, take the same id. The first use keeps its
+ * id (the cached prefix stays as it was); a context without a repeated id is
+ * returned as given. Anthropic, OpenAI Responses and Gemini refuse a request
+ * that repeats a call id (`tool_use ids must be unique`, `Duplicate
+ * function_call_output`); transcripts do (tau-bench's reuse ids across turns).
+ *
+ * @internal
+ */
+export const uniqueCallIds = (messages: ReadonlyArray<Message.Message>): ReadonlyArray<Message.Message> => {
+  const taken = new Set<string>()
+  let repeated = false
+  for (const m of messages) {
+    for (const call of m.toolCalls) {
+      if (taken.has(call.id)) repeated = true
+      taken.add(call.id)
+    }
+  }
+  if (!repeated) return messages
+  for (const m of messages) if (m.toolCallId !== undefined) taken.add(m.toolCallId)
+  const seen = new Set<string>()
+  const out = [...messages]
+  const copy = (
+    m: Message.Message,
+    fields: { readonly toolCalls?: Message.MessageOptions["toolCalls"]; readonly toolCallId?: string }
+  ) =>
+    Message.make(m.role, m.content, {
+      ...(m.id !== undefined ? { id: m.id } : {}),
+      toolCalls: fields.toolCalls ?? m.toolCalls,
+      ...(m.toolCallId !== undefined || fields.toolCallId !== undefined
+        ? { toolCallId: fields.toolCallId ?? m.toolCallId }
+        : {}),
+      metadata: m.metadata
+    })
+  for (let i = 0; i < out.length; i++) {
+    const m = out[i]
+    if (m.toolCalls.length === 0) continue
+    // per id of this message's calls, the ids written, in call order (the results answer them in that order)
+    const written = new Map<string, Array<string>>()
+    let renamed = false
+    const calls = m.toolCalls.map((call) => {
+      let id = call.id
+      if (seen.has(id)) {
+        let n = 2
+        while (taken.has(`${call.id}_${n}`)) n++
+        id = `${call.id}_${n}`
+        taken.add(id)
+        renamed = true
+      }
+      seen.add(id)
+      written.set(call.id, [...(written.get(call.id) ?? []), id])
+      return id === call.id ? call : { id, name: call.name, arguments: call.arguments }
+    })
+    if (!renamed) continue
+    out[i] = copy(m, { toolCalls: calls })
+    for (let j = i + 1; j < out.length && out[j].toolCallId !== undefined; j++) {
+      const ids = written.get(out[j].toolCallId!)
+      const id = ids?.shift()
+      if (id !== undefined && id !== out[j].toolCallId) out[j] = copy(out[j], { toolCallId: id })
+    }
+  }
+  return out
+}
+
+/**
  * A memory's read-back as the target takes it (`CheckOptions.arrange`,
  * docs/contract.md section 15.5): unchanged unless `arrange` is set.
  *
@@ -753,7 +821,8 @@ export const encodeChecked = <Item>(
 ): Either.Either<Array<Item>, AdapterError> => {
   const refused = notMessages(format.name, messages)
   if (refused !== undefined) return Either.left(refused)
-  const arranged = arrange(messages, provider, options)
+  // OpenAI Chat Completions takes a call id repeated across turns (tau-bench's transcripts were made so)
+  const arranged = arrange(format.name === "openai-chat" ? messages : uniqueCallIds(messages), provider, options)
   const error = check(format.name, arranged, provider, options)
   return error === undefined ? encode(format, arranged) : Either.left(error)
 }
