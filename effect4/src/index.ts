@@ -16,5 +16,6 @@ export * as Memory from "./strategies/Memory.js"
 export * as RollingMemory from "./strategies/RollingMemory.js"
 export * as SummaryMemory from "./strategies/SummaryMemory.js"
 export * as WindowMemory from "./strategies/WindowMemory.js"
+export * as Telemetry from "./Telemetry.js"
 /** What a target provider rejects in a context (docs/contract.md section 15.2), pure: the Effect 3 line's module. @since 1.0.0 */
 export * as Validity from "../../src/core/validity.js"

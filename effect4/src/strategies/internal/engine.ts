@@ -34,6 +34,7 @@ import * as Message from "../../schema/Message.js"
 import type { LedgerOptions } from "../../schema/Options.js"
 import type * as Summarizer from "../../services/Summarizer.js"
 import * as TokenCounter from "../../services/TokenCounter.js"
+import { observeDrop, observeFold, observeUsageRatio } from "./observe.js"
 
 type M = Message.Message
 
@@ -67,6 +68,8 @@ export interface Core {
   lastReadTokens: number | undefined
   reserveTokens: number
   compactRequest: Summarizer.Request | undefined
+  /** The strategy whose core this is, set by {@link makeMemory}: the telemetry's label (section 11). */
+  strategy: string
 }
 
 interface LedgerOf {
@@ -125,7 +128,8 @@ export const makeCore = (counter: TokenCounter.Service, options?: CoreOptions): 
     usageRatio: undefined,
     lastReadTokens: undefined,
     reserveTokens: 0,
-    compactRequest: undefined
+    compactRequest: undefined,
+    strategy: "rolling"
   }
 }
 
@@ -350,8 +354,25 @@ export const fold = (core: Core, summarizer: Summarizer.Service, plan: Plan<M>):
     const end = step.value!
     return yield* complete(core, generation, end.plan, previous, end.state)
   })
-  return Effect.onExit(run, (exit) => Exit.isSuccess(exit) ? Effect.void : Effect.sync(() => core.index.abort(pending)))
+  return observeFold(
+    core,
+    plan,
+    Effect.onExit(run, (exit) => Exit.isSuccess(exit) ? Effect.void : Effect.sync(() => core.index.abort(pending)))
+  )
 }
+
+/**
+ * Commits a plan with no summarizer (a drop): the dropped messages counted
+ * in the telemetry (docs/contract.md section 11, `outcome: "dropped"`).
+ *
+ * @internal
+ */
+export const drop = (core: Core, plan: Plan<M>): Effect.Effect<void> =>
+  Effect.suspend(() =>
+    core.index.commit(plan) && plan.messages.length > 0
+      ? observeDrop(core.strategy, plan.messages.length)
+      : Effect.void
+  )
 
 /** What prunes when over budget: a fold under the lock, or a drop. @internal */
 export const pruner = (
@@ -361,11 +382,11 @@ export const pruner = (
   semaphore: Semaphore.Semaphore
 ): () => Effect.Effect<void, AddError> => {
   if (summarizer === undefined) {
-    const drop = Effect.flatMap(Effect.suspend(start), (plan) =>
-      Effect.sync(() => {
-        if (plan !== undefined) core.index.commit(plan)
-      }))
-    return () => drop
+    const dropping = Effect.flatMap(
+      Effect.suspend(start),
+      (plan) => plan === undefined ? Effect.void : drop(core, plan)
+    )
+    return () => dropping
   }
   const locked = semaphore.withPermits(1)(
     Effect.flatMap(Effect.suspend(start), (plan) => plan === undefined ? Effect.void : fold(core, summarizer, plan))
@@ -423,6 +444,7 @@ export const makeMemory = <X extends Memory>(
     core.lastReadTokens = leadTokens(core) + core.index.tokens
     return contextOf(core)
   })
+  core.strategy = fields.strategy
   const memory: Memory = {
     strategy: fields.strategy,
     add: steps.add,
@@ -451,10 +473,9 @@ export const makeMemory = <X extends Memory>(
         if (problem !== undefined) return Effect.fail(new UsageError({ description: problem }))
         const countedTokens = core.lastReadTokens ?? leadTokens(core) + core.index.tokens
         const measured = usage.inputTokens - (usage.overheadTokens ?? core.reserveTokens)
-        if (measured > 0 && countedTokens > 0) {
-          core.usageRatio = UsageRatio.nextRatio(core.usageRatio, measured, countedTokens)
-        }
-        return Effect.void
+        if (!(measured > 0 && countedTokens > 0)) return Effect.void
+        core.usageRatio = UsageRatio.nextRatio(core.usageRatio, measured, countedTokens)
+        return core.usageRatio === undefined ? Effect.void : observeUsageRatio(core.strategy, core.usageRatio)
       }),
     usageRatio: Effect.sync(() => core.usageRatio ?? 1)
   }

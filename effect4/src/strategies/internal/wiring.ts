@@ -20,6 +20,7 @@ import {
   adding,
   type CompactOptions,
   compactProblem,
+  drop,
   fill,
   fold,
   leadTokens,
@@ -139,10 +140,7 @@ export const buildRolling = (
           (hasLowWaterMark ? live.target : Math.max(1, Math.floor(live.budget / 2)))
         const plan = index.plan({ measure: "tokens", budget: live.budget, target }, true)
         if (plan === undefined) return Effect.void
-        if (summarizer === undefined) {
-          index.commit(plan)
-          return Effect.void
-        }
+        if (summarizer === undefined) return drop(core, plan)
         const focus = options?.focus
         core.compactRequest = focus === undefined ? undefined : { ...core.request, focus }
         return Effect.ensuring(fold(core, summarizer, plan), Effect.sync(() => core.compactRequest = undefined))

@@ -1,0 +1,190 @@
+/**
+ * The folds' telemetry on the Effect 4 line (docs/contract.md section 11):
+ * a fold's span (through the public `Tracer` API: `Effect.useSpan`, only
+ * when the fiber's tracer is enabled and is not `Tracer.nativeTracer`) and
+ * its metrics (`Telemetry.ts`, updated once when the fold ends, with the
+ * fiber's metric attributes). An add that neither folds nor drops records
+ * nothing.
+ *
+ * @internal
+ */
+import { Cause, Clock, Context, Effect, Exit, Metric, References, Tracer } from "effect"
+import { type Plan, plannedTokens } from "../../../../src/core/eviction.js"
+import type * as Message from "../../schema/Message.js"
+import * as Telemetry from "../../Telemetry.js"
+
+type M = Message.Message
+
+/** What the telemetry reads of a core. @internal */
+export interface Observed {
+  readonly strategy: string
+  readonly summaryTokens: number
+  readonly index: {
+    readonly lastCommitted: number
+    measure(measure: "tokens"): number
+  }
+}
+
+const OUTCOMES: ReadonlyArray<Telemetry.FoldOutcome> = ["committed", "failed", "discarded", "interrupted"]
+
+interface Series {
+  readonly folds: Metric.Counter<number>
+  readonly evicted: Metric.Counter<number>
+  readonly duration: Metric.Histogram<number>
+  readonly buffer: Metric.Histogram<number>
+  readonly summary: Metric.Histogram<number>
+}
+
+interface Labels {
+  readonly outcome: Readonly<Record<Telemetry.FoldOutcome, Series>>
+  readonly dropped: Metric.Counter<number>
+  readonly failure: Map<string, Metric.Counter<number>>
+}
+
+// The metrics with their attributes, built once per strategy (the fiber's own attributes are merged by the registry).
+const byStrategy = new Map<string, Labels>()
+
+const labelsOf = (strategy: string): Labels => {
+  let labels = byStrategy.get(strategy)
+  if (labels !== undefined) return labels
+  const outcome = {} as Record<Telemetry.FoldOutcome, Series>
+  for (const o of OUTCOMES) {
+    const attributes = { strategy, outcome: o }
+    outcome[o] = {
+      folds: Telemetry.folds.pipe(withAttributes(attributes)),
+      evicted: Telemetry.evictedMessages.pipe(withAttributes(attributes)),
+      duration: Telemetry.foldDuration.pipe(withAttributes({ ...attributes, time_unit: "milliseconds" })),
+      buffer: Telemetry.bufferTokens.pipe(withAttributes(attributes)),
+      summary: Telemetry.summaryTokens.pipe(withAttributes(attributes))
+    }
+  }
+  labels = {
+    outcome,
+    dropped: Telemetry.evictedMessages.pipe(withAttributes({ strategy, outcome: "dropped" })),
+    failure: new Map()
+  }
+  byStrategy.set(strategy, labels)
+  return labels
+}
+
+const withAttributes =
+  (attributes: Record<string, string>) => <A extends Metric.Metric<number, unknown>>(metric: A): A =>
+    Metric.withAttributes(metric, attributes) as A
+
+const failureOf = (labels: Labels, strategy: string, error: string): Metric.Counter<number> => {
+  let cached = labels.failure.get(error)
+  if (cached === undefined) {
+    cached = Telemetry.summarizerFailures.pipe(withAttributes({ strategy, error }))
+    labels.failure.set(error, cached)
+  }
+  return cached
+}
+
+const errorTag = (cause: Cause.Cause<unknown>): string => {
+  const found = Cause.findErrorOption(cause)
+  if (found._tag === "None") return "defect"
+  const error: unknown = found.value
+  return typeof error === "object" && error !== null && typeof (error as { _tag?: unknown })._tag === "string"
+    ? (error as { readonly _tag: string })._tag
+    : "unknown"
+}
+
+const end = (
+  core: Observed,
+  plan: Plan<M>,
+  start: bigint,
+  clock: Clock.Clock,
+  context: Context.Context<never>,
+  span: Tracer.Span | undefined,
+  exit: Exit.Exit<unknown, unknown>
+): void => {
+  const now = clock.currentTimeNanosUnsafe()
+  let outcome: Telemetry.FoldOutcome
+  let error: string | undefined
+  if (Exit.isSuccess(exit)) {
+    outcome = core.index.lastCommitted === plan.id ? "committed" : "discarded"
+  } else if (Cause.hasInterruptsOnly(exit.cause)) {
+    outcome = "interrupted"
+  } else {
+    outcome = "failed"
+    error = errorTag(exit.cause)
+  }
+  const after = core.index.measure("tokens")
+  const labels = labelsOf(core.strategy)
+  const series = labels.outcome[outcome]
+  series.folds.updateUnsafe(1, context)
+  series.evicted.updateUnsafe(plan.messages.length, context)
+  series.buffer.updateUnsafe(after, context)
+  series.summary.updateUnsafe(core.summaryTokens, context)
+  series.duration.updateUnsafe(Number(now - start) / 1e6, context)
+  if (error !== undefined) failureOf(labels, core.strategy, error).updateUnsafe(1, context)
+  if (span !== undefined) {
+    span.attribute("rollmem.outcome", outcome)
+    span.attribute("rollmem.buffer_tokens_after", after)
+    span.attribute("rollmem.summary_tokens", core.summaryTokens)
+    if (error !== undefined) span.attribute("rollmem.error", error)
+  }
+}
+
+/**
+ * Observes a fold of `plan` (docs/contract.md section 11): its span, a
+ * child of the add's, when the fiber's tracer records spans, and its
+ * metrics when it ends (committed, failed, discarded or interrupted).
+ *
+ * @internal
+ */
+export const observeFold = <E>(core: Observed, plan: Plan<M>, fold: Effect.Effect<void, E>): Effect.Effect<void, E> =>
+  Effect.contextWith((context: Context.Context<never>) => {
+    const clock = Context.get(context, Clock.Clock)
+    const tracer = Context.get(context, Tracer.Tracer)
+    if (tracer === Tracer.nativeTracer || !Context.get(context, References.TracerEnabled)) {
+      const start = clock.currentTimeNanosUnsafe()
+      return Effect.onExit(fold, (exit) => Effect.sync(() => end(core, plan, start, clock, context, undefined, exit)))
+    }
+    return Effect.useSpan(Telemetry.FOLD_SPAN, {
+      kind: "internal",
+      attributes: {
+        "rollmem.strategy": core.strategy,
+        "rollmem.evicted_messages": plan.messages.length,
+        "rollmem.evicted_tokens": plannedTokens(plan),
+        "rollmem.buffer_tokens_before": core.index.measure("tokens")
+      }
+    }, (span) => {
+      const start = clock.currentTimeNanosUnsafe()
+      return Effect.onExit(
+        Effect.withParentSpan(fold, span),
+        (exit) => Effect.sync(() => end(core, plan, start, clock, context, span, exit))
+      )
+    })
+  })
+
+/**
+ * Counts the messages a prune without a summarizer dropped
+ * (`rollmem_evicted_messages`, `outcome: "dropped"`).
+ *
+ * @internal
+ */
+export const observeDrop = (strategy: string, messages: number): Effect.Effect<void> =>
+  Effect.contextWith((context: Context.Context<never>) =>
+    Effect.sync(() => labelsOf(strategy).dropped.updateUnsafe(messages, context))
+  )
+
+/**
+ * Sets the usage ratio gauge (docs/contract.md section 16.4) for `strategy`.
+ *
+ * @internal
+ */
+export const observeUsageRatio = (strategy: string, ratio: number): Effect.Effect<void> =>
+  Effect.contextWith((context: Context.Context<never>) =>
+    Effect.sync(() => usageGauge(strategy).updateUnsafe(ratio, context))
+  )
+
+const gauges = new Map<string, Metric.Gauge<number>>()
+const usageGauge = (strategy: string): Metric.Gauge<number> => {
+  let gauge = gauges.get(strategy)
+  if (gauge === undefined) {
+    gauge = Telemetry.usageRatio.pipe(withAttributes({ strategy }))
+    gauges.set(strategy, gauge)
+  }
+  return gauge
+}
