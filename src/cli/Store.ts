@@ -99,7 +99,8 @@ export const open: Open<Conversation.WithMemoryError, ConversationStore.Conversa
   use
 ) =>
   withSummarizer(
-    Conversation.withMemory(id, memoryOptions(config), (memory) => Effect.zipRight(memory.clear, use(memory))),
+    Conversation.withMemory(id, memoryOptions(config) as Conversation.StrategyOptions, (memory) =>
+      Effect.zipRight(memory.clear, use(memory))),
     summarizer
   )
 

@@ -42,6 +42,7 @@ import { ConfigError } from "../Errors.js"
 import * as MemoryState from "../schema/MemoryState.js"
 import type * as Message from "../schema/Message.js"
 import * as OptionsSchema from "../schema/Options.js"
+import type * as Archive from "../services/Archive.js"
 import * as Summarizer from "../services/Summarizer.js"
 import * as TokenCounter from "../services/TokenCounter.js"
 import * as Conversation from "../store/Conversation.js"
@@ -116,6 +117,13 @@ export type SummarizeOption<S extends Conversation.StrategyOptions["strategy"]> 
 export type ConversationsOptions = Conversation.StrategyOptions extends infer O
   ? O extends Conversation.StrategyOptions ? O & SummarizeOption<O["strategy"]> & {
       readonly store: StoreOption
+      /**
+       * Archive what leaves each conversation's buffer beside it, in the same
+       * store (docs/contract.md section 17.2): searched by the memory's
+       * `recall` inside `use()` and by {@link Conversations.recall}. Default
+       * `false`.
+       */
+      readonly archive?: boolean | undefined
       /** Counts tokens; default: whitespace-separated words. */
       readonly tokenCounter?: CountTokens | undefined
     }
@@ -231,6 +239,7 @@ export class ConversationMemory extends AsyncMemory {
 // The fields Conversations take besides a stored conversation's (the store is checked by `checkStore`).
 const conversationsFields = {
   ...Conversation.retryField,
+  ...Conversation.archiveField,
   store: Schema.optional(Schema.Unknown),
   ...OptionsSchema.promiseFields
 }
@@ -371,6 +380,43 @@ export class Conversations {
     )
   }
 
+  /**
+   * Searches conversation `id`'s archive (docs/contract.md sections 17 and
+   * 17.2): what left its buffer while these `Conversations` (or any with
+   * `archive: true` on the same store) archived, ranked as `recall` ranks
+   * (`limit`, default 5; `before`; `roles`; `neighbours`). Resolves with `[]`
+   * for a conversation with nothing archived. Rejects with `ConfigError` for
+   * a wrong option or a store without an archive (a store layer of
+   * `rollmem/cluster`), `ArchiveError` when the store fails.
+   *
+   * @example
+   * ```ts
+   * import { Conversations } from "rollmem/promise"
+   *
+   * const conversations = new Conversations({
+   *   store: "sqlite:conversations.db",
+   *   strategy: "window",
+   *   maxMessages: 20,
+   *   archive: true
+   * })
+   * const matches = await conversations.recall("chat-42", "src/cli/Measure.ts", { limit: 3 })
+   * matches.map((match) => [match.position, match.message.role, match.message.content])
+   * ```
+   */
+  recall(id: string, query: string, options?: Archive.SearchOptions): Promise<ReadonlyArray<Archive.Match>> {
+    return this.run(
+      Effect.flatMap(ConversationStore.ConversationStore, (store) =>
+        store.archive === undefined
+          ? Effect.fail(
+            new ConfigError({
+              option: "archive",
+              description: "this store keeps no archive: use a store of rollmem/store"
+            })
+          )
+          : store.archive.search(id, query, options))
+    )
+  }
+
   /** The stored state of conversation `id` in the wire format, or `undefined`. */
   load(id: string): Promise<MemoryState.Encoded | undefined> {
     return this.run(
@@ -380,7 +426,7 @@ export class Conversations {
     )
   }
 
-  /** Deletes conversation `id` (nothing when absent). */
+  /** Deletes conversation `id` and what its archive holds (nothing when absent). */
   delete(id: string): Promise<void> {
     return this.run(Effect.flatMap(ConversationStore.ConversationStore, (store) => store.delete(id)))
   }

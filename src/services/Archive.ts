@@ -184,22 +184,45 @@ const insertionPoint = (positions: ReadonlyArray<number>, position: number): num
  * @since 0.4.0
  * @category constructors
  */
-export const makeMemory = (): Service => {
+export const makeMemory = (): Service => makeMemoryOf([])
+
+/**
+ * An in-memory archive ({@link makeMemory}) holding `archived` as they are,
+ * their fold numbers kept (the first of a position wins); the next write of
+ * a conversation is its highest fold plus one. What a store that keeps its
+ * archive as a plain log (the key-value and Redis stores) ranks a search
+ * with.
+ *
+ * @internal
+ */
+export const makeMemoryOf = (archived: ReadonlyArray<Archived>): Service => {
   const conversations = new Map<string, Conversation>()
-  const appendSync = (conversationId: string, entries: ReadonlyArray<Entry>): undefined => {
+  const conversationOf = (conversationId: string): Conversation => {
     let conversation = conversations.get(conversationId)
     if (conversation === undefined) {
       conversation = { index: Recall.index(), byPosition: new Map(), positions: [], folds: 0, unindexed: [] }
       conversations.set(conversationId, conversation)
     }
+    return conversation
+  }
+  const put = (conversation: Conversation, archived: Archived): void => {
+    conversation.byPosition.set(archived.position, archived)
+    conversation.positions.splice(insertionPoint(conversation.positions, archived.position), 0, archived.position)
+    conversation.unindexed.push(archived)
+  }
+  for (const row of archived) {
+    const conversation = conversationOf(row.conversationId)
+    if (conversation.byPosition.has(row.position)) continue
+    put(conversation, row)
+    if (row.fold > conversation.folds) conversation.folds = row.fold
+  }
+  const appendSync = (conversationId: string, entries: ReadonlyArray<Entry>): undefined => {
+    const conversation = conversationOf(conversationId)
     let fold = 0
     for (const { message, position } of entries) {
       if (conversation.byPosition.has(position)) continue
       if (fold === 0) fold = ++conversation.folds
-      const archived: Archived = { conversationId, position, fold, message }
-      conversation.byPosition.set(position, archived)
-      conversation.positions.splice(insertionPoint(conversation.positions, position), 0, position)
-      conversation.unindexed.push(archived)
+      put(conversation, { conversationId, position, fold, message })
     }
     return undefined
   }

@@ -58,10 +58,14 @@ import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import type * as Schema from "effect/Schema"
+import * as Artifacts from "../core/artifacts.js"
+import * as Rules from "../core/options.js"
+import * as Recall from "../core/recall.js"
 import { type AddError, ConfigError, type TokenCountError, type UsageError } from "../Errors.js"
 import * as MemoryState from "../schema/MemoryState.js"
 import type { Message } from "../schema/Message.js"
 import * as OptionsSchema from "../schema/Options.js"
+import * as Archive from "../services/Archive.js"
 import * as Summarizer from "../services/Summarizer.js"
 import { buildStrategy, type CompactOptions } from "../strategies/internal/builders.js"
 import { samplerOf } from "../strategies/internal/core.js"
@@ -94,7 +98,10 @@ import {
  * @since 0.1.0
  * @category models
  */
-export type StrategyOptions = Memory.Options
+export type StrategyOptions = Memory.Options extends infer O ?
+  O extends Memory.Options ? Omit<O, "archive" | "conversationId">
+  : never
+  : never
 
 /**
  * Options of {@link withMemory}: the strategy, and how to retry on a
@@ -109,6 +116,17 @@ export type Options = StrategyOptions & {
    * {@link defaultRetry}. The schedule's delays use Effect's `Clock`.
    */
   readonly retry?: Schedule.Schedule<unknown, ConversationConflictError> | undefined
+  /**
+   * Archive what leaves the buffer beside the conversation, in the same
+   * store (docs/contract.md section 17.2): every message a fold, a drop, a
+   * window's eviction, a clearing or a cut takes out, saved with the state
+   * (one transaction in the SQL stores, one script in Redis, the rows
+   * before the state in the key-value stores), searched by the memory's
+   * `recall` and the store's `archive`. The conversation id is the
+   * memory's. Default `false`. A store without an archive (the
+   * conversation entity's client) refuses it with `ConfigError`.
+   */
+  readonly archive?: boolean | undefined
 }
 
 /**
@@ -283,10 +301,25 @@ export const retryField = {
 }
 
 /**
+ * The field {@link withMemory} takes for every strategy besides its own and
+ * {@link retryField}: `archive`, a boolean (docs/contract.md section 17.2).
+ *
+ * @since 0.4.0
+ * @category schemas
+ */
+export const archiveField = {
+  archive: OptionsSchema.optional<boolean>(Rules.boolean)
+}
+
+const storedFields = { ...retryField, ...archiveField }
+
+/**
  * Checks options of {@link withMemory} by decoding them once with the
- * strategy's schema (`Options.decodeStrategy`) and {@link retryField}, or
+ * strategy's schema (`Options.decodeStrategy`), {@link retryField} and
+ * {@link archiveField}, or
  * `extra` (a wrapper's fields besides them, as the Promise facade's
- * `Conversations`, which must include {@link retryField}): an object, a
+ * `Conversations`, which must include {@link retryField} and
+ * {@link archiveField}): an object, a
  * known strategy, no key that this strategy does not take (a misspelt
  * `maxToken` is refused, not left to its default), and values the strategy
  * accepts. Fails with `ConfigError` naming the option; `strategy: "lru"`
@@ -297,7 +330,7 @@ export const retryField = {
  */
 export const checkOptions = (
   options: unknown,
-  extra: Schema.Struct.Fields = retryField
+  extra: Schema.Struct.Fields = storedFields
 ): Effect.Effect<Options, ConfigError> => OptionsSchema.decodeStrategy<Options>(options, extra)
 
 /**
@@ -383,14 +416,88 @@ const reapply = (
   store: Service,
   id: string,
   options: StrategyOptions,
-  log: ReadonlyArray<Operation>
+  log: ReadonlyArray<Operation>,
+  archived: Archive.Service | undefined
 ) =>
   Effect.gen(function*() {
     const loaded = yield* store.load(id)
-    const memory = yield* restore(options, Option.match(loaded, { onNone: () => emptyState, onSome: (s) => s.state }))
+    const staged = archived === undefined ? undefined : staging(archived)
+    const memory = yield* restore(
+      withArchive(options, id, staged),
+      Option.match(loaded, { onNone: () => emptyState, onSome: (s) => s.state })
+    )
     for (const operation of log) yield* reapplyOne(memory, operation)
-    return yield* store.save(id, yield* memory.state, revisionOf(loaded))
+    return yield* store.save(id, yield* memory.state, revisionOf(loaded), saveOptions(staged))
   })
+
+/**
+ * An archive that holds a call's writes until its save (docs/contract.md
+ * section 17.2): `appendSync` keeps each write (a memory's fold stays one
+ * step), `search` and `messages` read the store's archive and the writes
+ * held, which the save writes with the state.
+ */
+interface Staging extends Archive.Service {
+  readonly writes: ReadonlyArray<ReadonlyArray<Archive.Entry>>
+}
+
+const staging = (stored: Archive.Service): Staging => {
+  const writes: Array<ReadonlyArray<Archive.Entry>> = []
+  const held = Archive.makeMemory()
+  const positions = new Set<number>()
+  const appendSync = (conversationId: string, entries: ReadonlyArray<Archive.Entry>): undefined => {
+    const fresh = entries.filter((entry) => !positions.has(entry.position))
+    if (fresh.length === 0) return undefined
+    for (const entry of fresh) positions.add(entry.position)
+    writes.push(fresh)
+    held.appendSync!(conversationId, fresh)
+    return undefined
+  }
+  // a held message is numbered by its save: until then its fold is 0
+  const unnumbered = <A extends Archive.Archived>(archived: A): A => ({ ...archived, fold: 0 })
+  return {
+    writes,
+    append: (conversationId, entries) => Effect.sync(() => appendSync(conversationId, entries)),
+    appendSync,
+    messages: (conversationId) =>
+      Effect.map(
+        Effect.zip(stored.messages(conversationId), held.messages(conversationId)),
+        ([saved, pending]) =>
+          [...saved.filter((a) => !positions.has(a.position)), ...pending.map(unnumbered)].sort((a, b) =>
+            a.position - b.position
+          )
+      ),
+    search: (conversationId, query, options) =>
+      writes.length === 0 ? stored.search(conversationId, query, options) : Effect.map(
+        Effect.zip(stored.search(conversationId, query, options), held.search(conversationId, query, options)),
+        ([saved, pending]) => {
+          // one order over both: exact artifacts, then the query's terms held, then the score, then the newer
+          const wanted = [...new Set(Recall.terms(query))]
+          const hit = (match: Archive.Match): Recall.Hit => {
+            const words = new Set(Recall.terms(Artifacts.textOf(match.message)))
+            return {
+              position: match.position,
+              score: match.score,
+              exact: match.exact,
+              terms: wanted.filter((t) => words.has(t)).length
+            }
+          }
+          const all = [...saved.filter((m) => !positions.has(m.position)), ...pending.map(unnumbered)]
+          const byPosition = new Map(all.map((m) => [m.position, m]))
+          return all.map(hit).sort(Recall.compare).slice(0, options?.limit ?? Recall.DEFAULT_LIMIT)
+            .map((h) => byPosition.get(h.position)!)
+        }
+      )
+  }
+}
+
+// The strategy's options with the call's staging archive and the conversation's id (the buffer strategy evicts nothing).
+const withArchive = (options: StrategyOptions, id: string, staged: Staging | undefined): Memory.Options =>
+  staged === undefined || options.strategy === "buffer"
+    ? options as Memory.Options
+    : { ...options, archive: staged, conversationId: id } as Memory.Options
+
+const saveOptions = (staged: Staging | undefined) =>
+  staged === undefined || staged.writes.length === 0 ? undefined : { archive: staged.writes.slice() }
 
 // One recorded operation, applied again. A fold that fails (summarizer, summary budget, a context window
 // the pinned messages and summary fill, an archive write) leaves the turns where they are, as in any add or compaction.
@@ -483,23 +590,39 @@ export const withMemory: <A, E, R, O extends Options = Options>(
 )(
   // Typed for any strategy here (a Summarizer); the signature above narrows it per strategy, as Memory.make does.
   function*<A, E, R>(id: string, options: Options, f: (memory: StoredMemory) => Effect.Effect<A, E, R>) {
-    const { retry, ...checked } = yield* checkOptions(options)
+    const { archive: archiving, retry, ...checked } = yield* checkOptions(options)
     const strategy = checked as StrategyOptions
     const store = yield* ConversationStore
+    const writer = yield* Effect.serviceOption(Writer)
+    let archived: Archive.Service | undefined
+    if (archiving === true) {
+      if (Option.isSome(writer) || store.archive === undefined) {
+        return yield* new ConfigError({
+          option: "archive",
+          description: Option.isSome(writer)
+            ? "the conversation entity (rollmem/cluster) does not archive: use a store of rollmem/store"
+            : "this store keeps no archive: use a store of rollmem/store"
+        })
+      }
+      archived = store.archive
+    }
     const loaded = yield* store.load(id)
-    const memory = yield* restore(strategy, Option.match(loaded, { onNone: () => emptyState, onSome: (s) => s.state }))
+    const staged = archived === undefined ? undefined : staging(archived)
+    const memory = yield* restore(
+      withArchive(strategy, id, staged),
+      Option.match(loaded, { onNone: () => emptyState, onSome: (s) => s.state })
+    )
     const log: Array<Operation> = []
     const result = yield* f(recording(memory, log))
     if (log.length === 0) return result
-    const writer = yield* Effect.serviceOption(Writer)
     if (Option.isSome(writer)) {
       yield* writer.value.apply(id, { requestId: crypto.randomUUID(), options: strategy, operations: log.slice() })
       return result
     }
     yield* Effect.catchTag(
-      store.save(id, yield* memory.state, revisionOf(loaded)),
+      store.save(id, yield* memory.state, revisionOf(loaded), saveOptions(staged)),
       "ConversationConflictError",
-      () => retryOnConflict(reapply(store, id, strategy, log.slice()), retry ?? defaultRetry)
+      () => retryOnConflict(reapply(store, id, strategy, log.slice(), archived), retry ?? defaultRetry)
     )
     return result
   }

@@ -13,6 +13,7 @@ import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { describeParseError } from "../schema/Json.js"
 import * as MemoryState from "../schema/MemoryState.js"
+import type * as Archive from "../services/Archive.js"
 
 /**
  * A stored conversation: its memory state and the revision it was saved at.
@@ -52,6 +53,16 @@ export interface SaveOptions {
    * hash).
    */
   readonly requestIds?: ReadonlyArray<string> | undefined
+  /**
+   * Messages to archive beside the conversation (docs/contract.md section
+   * 17.2), one array per archive write (each the next fold of the
+   * conversation's archive), written with the state: in the same
+   * transaction (SQL stores), the same script (Redis), or before the state
+   * (the key-value stores, whose archive keeps the last write of a
+   * position). Only a store with an {@link Service.archive} takes them; the
+   * others ignore them. Default: none.
+   */
+  readonly archive?: ReadonlyArray<ReadonlyArray<Archive.Entry>> | undefined
 }
 
 /**
@@ -100,6 +111,15 @@ export interface Service {
    * Fails with {@link ConversationStoreError} when the backend fails.
    */
   readonly delete: (id: string) => Effect.Effect<void, ConversationStoreError>
+  /**
+   * The archive this store keeps beside its conversations (docs/contract.md
+   * section 17.2), under the conversation ids: what `Conversation.withMemory`
+   * writes with `archive: true` and what `rollmem recall` searches. Every
+   * layer of `rollmem/store` has one; a store without one (the conversation
+   * entity's client) cannot archive. `delete` removes a conversation's
+   * archived messages with it.
+   */
+  readonly archive?: Archive.Service | undefined
 }
 
 /**

@@ -244,7 +244,8 @@ export const optionKeys: { readonly [S in Options["strategy"]]: ReadonlyArray<st
  * @since 0.3.0
  * @category models
  */
-export type Requirements<O extends Options> = O["strategy"] extends "buffer" | "window" ? never
+export type Requirements<O extends { readonly strategy: Options["strategy"] }> = O["strategy"] extends
+  "buffer" | "window" ? never
   : Summarizer.Summarizer
 
 /**

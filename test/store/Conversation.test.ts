@@ -366,7 +366,7 @@ describe("Conversation.withMemory", () => {
         [misspelt.option, misspelt.description],
         [
           "maxToken",
-          "unknown option for the rolling strategy (known: strategy, maxTokens, contextWindow, targetTokens, boundary, pinSystem, clearToolResults, maxToolResultTokens, summaryRole, summaryFraming, summary, maxSummaryTokens, maxSummarizerInputTokens, ledger, retry)"
+          "unknown option for the rolling strategy (known: strategy, maxTokens, contextWindow, targetTokens, boundary, pinSystem, clearToolResults, maxToolResultTokens, summaryRole, summaryFraming, summary, maxSummaryTokens, maxSummarizerInputTokens, ledger, retry, archive)"
         ]
       )
       const nul = yield* Effect.flip(Conversation.withMemory("c", null as never, f))

@@ -12,6 +12,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as MemoryState from "../../schema/MemoryState.js"
+import * as Archive from "../../services/Archive.js"
+import * as ArchiveLog from "../internal/archiveLog.js"
 import {
   conflict,
   decodeWith,
@@ -67,6 +69,9 @@ export type KeyValues = Pick<KeyValueStore.KeyValueStore, "get" | "set" | "remov
 
 const decodeRecord = decodeWith(RecordJson)
 
+/** Where the key-value stores keep a conversation's archive: before the store's prefix (docs/contract.md section 17.2). */
+const ARCHIVE_PREFIX = "rollmem-archive:"
+
 /**
  * The key-value store over `kv`'s `get`, `set` and `remove`.
  *
@@ -76,6 +81,68 @@ export const makeOn = (kv: KeyValues, options: KeyValueOptions | undefined): Eff
   Effect.gen(function*() {
     const prefix = options?.prefix ?? DEFAULT_PREFIX
     const lock = yield* Effect.makeSemaphore(1)
+    // The archive (docs/contract.md section 17.2): per conversation a head `{"writes":n,"folds":f}` under
+    // `rollmem-archive:<prefix><id>#0` and each write's rows under `...#1`, `...#2`, ... (the last of a position wins).
+    const archiveKey = (id: string, write: number) => `${ARCHIVE_PREFIX}${prefix}${id}#${write}`
+    const archiveFailed = (what: string) => (cause: unknown) =>
+      Archive.failed(`${what}: ${cause instanceof Error ? cause.message : String(cause)}`, cause)
+    const readHead = (id: string) =>
+      Effect.flatMap(
+        Effect.mapError(kv.get(archiveKey(id, 0)), archiveFailed("archive read")),
+        Option.match({
+          onNone: () => Effect.succeed({ writes: 0, folds: 0 }),
+          onSome: (json) => {
+            try {
+              const head = JSON.parse(json) as { writes?: unknown; folds?: unknown }
+              if (Number.isSafeInteger(head.writes) && Number.isSafeInteger(head.folds)) {
+                return Effect.succeed({ writes: head.writes as number, folds: head.folds as number })
+              }
+            } catch {
+              // refused below
+            }
+            return Effect.fail(Archive.failed(`archive read: the head of ${JSON.stringify(id)} does not decode`))
+          }
+        })
+      )
+    const readArchive = (id: string) =>
+      Effect.gen(function*() {
+        const head = yield* readHead(id)
+        const rows: Array<ArchiveLog.Row> = []
+        for (let write = 1; write <= head.writes; write++) {
+          const json = yield* Effect.mapError(kv.get(archiveKey(id, write)), archiveFailed("archive read"))
+          if (Option.isNone(json)) continue
+          rows.push(...yield* ArchiveLog.decodeRows(json.value, "archive read"))
+        }
+        return ArchiveLog.lastByPosition(id, rows)
+      })
+    // Each write its rows (the next fold), then the head: a crash between leaves rows the next write replaces.
+    const writeArchive = (id: string, writes: ReadonlyArray<ReadonlyArray<Archive.Entry>>) =>
+      Effect.gen(function*() {
+        const nonEmpty = writes.filter((entries) => entries.length > 0)
+        if (nonEmpty.length === 0) return
+        let head = yield* readHead(id)
+        for (const entries of nonEmpty) {
+          const write = head.writes + 1
+          const fold = head.folds + 1
+          const rows = entries.map(({ message, position }) => ArchiveLog.encodeRow({ position, fold, message }))
+          yield* Effect.mapError(kv.set(archiveKey(id, write), `[${rows.join(",")}]`), archiveFailed("archive write"))
+          head = { writes: write, folds: fold }
+        }
+        yield* Effect.mapError(kv.set(archiveKey(id, 0), JSON.stringify(head)), archiveFailed("archive write"))
+      })
+    const removeArchive = (id: string) =>
+      Effect.gen(function*() {
+        const head = yield* Effect.orElseSucceed(readHead(id), () => ({ writes: 0, folds: 0 }))
+        for (let write = head.writes; write >= 0; write--) {
+          yield* kv.remove(archiveKey(id, write)).pipe(
+            Effect.catchIf((error) => error._tag === "SystemError" && error.reason === "NotFound", () => Effect.void)
+          )
+        }
+      })
+    const archive = ArchiveLog.make(
+      (id) => lock.withPermits(1)(readArchive(id)),
+      (id, entries) => lock.withPermits(1)(writeArchive(id, [entries]))
+    )
     const read = (id: string, operation: ConversationStoreError["operation"]) =>
       Effect.flatMap(
         Effect.mapError(kv.get(prefix + id), storeError(id, operation)),
@@ -97,6 +164,9 @@ export const makeOn = (kv: KeyValues, options: KeyValueOptions | undefined): Eff
         const stored = yield* read(id, "save")
         const revision = nextRevision(stored, expectedRevision)
         if (revision === undefined) return yield* conflict(id, expectedRevision)
+        if (options?.archive !== undefined) {
+          yield* Effect.mapError(writeArchive(id, options.archive), storeError(id, "save"))
+        }
         const record: Record = options?.requestIds === undefined
           ? { revision, state }
           : { revision, state, requestIds: options.requestIds }
@@ -106,6 +176,7 @@ export const makeOn = (kv: KeyValues, options: KeyValueOptions | undefined): Eff
     // A record that does not decode is removed as it is: nothing to keep a revision of.
     const remove = (id: string) =>
       lock.withPermits(1)(Effect.gen(function*() {
+        yield* Effect.mapError(removeArchive(id), storeError(id, "delete"))
         const stored = yield* Effect.option(read(id, "delete"))
         if (Option.isSome(stored) && Option.isSome(stored.value)) {
           const record = stored.value.value
@@ -119,7 +190,7 @@ export const makeOn = (kv: KeyValues, options: KeyValueOptions | undefined): Eff
           Effect.mapError(storeError(id, "delete"))
         )
       }))
-    return ConversationStore.of({ load, save, delete: remove })
+    return ConversationStore.of({ load, save, delete: remove, archive })
   })
 
 /**

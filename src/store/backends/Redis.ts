@@ -9,6 +9,9 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as MemoryState from "../../schema/MemoryState.js"
+import * as Messages from "../../schema/Message.js"
+import * as Archive from "../../services/Archive.js"
+import * as ArchiveLog from "../internal/archiveLog.js"
 import { importModule } from "../internal/peers.js"
 import {
   conflict,
@@ -35,6 +38,25 @@ export interface RedisOptions {
   readonly prefix?: string | undefined
 }
 
+// The archive's rows (docs/contract.md section 17.2), in the conversation's own hash: ARGV[4] the number of
+// writes, then per row ARGV[i] its write (1, 2, ...), ARGV[i+1] its position, ARGV[i+2] its message's JSON;
+// each write is the next fold (the hash's archiveFolds plus one); a row is the field archive:<position>.
+const ARCHIVE_LUA = `
+local writes = tonumber(ARGV[4] or '0') or 0
+if writes > 0 then
+  local folds = tonumber(redis.call('HGET', KEYS[1], 'archiveFolds')) or 0
+  for i = 5, #ARGV, 3 do
+    local fold = folds + tonumber(ARGV[i])
+    redis.call('HSET', KEYS[1], 'archive:' .. ARGV[i + 1],
+      '{"position":' .. ARGV[i + 1] .. ',"fold":' .. fold .. ',"message":' .. ARGV[i + 2] .. '}')
+  end
+  redis.call('HSET', KEYS[1], 'archiveFolds', folds + writes)
+end
+`
+
+// KEYS[1]: the conversation's hash; ARGV[1..3] unused ('' ), then the archive's rows as in ARCHIVE_LUA.
+const ARCHIVE_SCRIPT = ARCHIVE_LUA + "return 0"
+
 // KEYS[1]: the conversation's hash; ARGV[1]: the expected revision; ARGV[2]: the state's JSON;
 // ARGV[3]: the request ids' JSON, or "" for none.
 // Returns the new revision, or 0 for a conflict. See nextRevision for the rule.
@@ -54,14 +76,18 @@ if ARGV[3] == '' then
 else
   redis.call('HSET', KEYS[1], 'requestIds', ARGV[3])
 end
+${ARCHIVE_LUA}
 return revision + 1
 `
 
-// KEYS[1]: the conversation's hash. Leaves a tombstone: the revision, one more, and no state.
+// KEYS[1]: the conversation's hash. Leaves a tombstone: the revision, one more, and no state; removes the archive.
 const DELETE_SCRIPT = `
 if redis.call('HEXISTS', KEYS[1], 'state') == 1 then
   redis.call('HINCRBY', KEYS[1], 'revision', 1)
   redis.call('HDEL', KEYS[1], 'state', 'requestIds')
+end
+for _, field in ipairs(redis.call('HKEYS', KEYS[1])) do
+  if field == 'archiveFolds' or string.sub(field, 1, 8) == 'archive:' then redis.call('HDEL', KEYS[1], field) end
 end
 return 0
 `
@@ -84,10 +110,35 @@ const RedisRow = Schema.transform(
   }
 )
 
+const encodeMessage = Schema.encodeSync(Messages.Message)
+
+// The archive's script arguments (ARCHIVE_LUA): the number of non-empty writes, then per row its write, position, message.
+const archiveArgs = (writes: ReadonlyArray<ReadonlyArray<Archive.Entry>>): Array<string | number> => {
+  const nonEmpty = writes.filter((entries) => entries.length > 0)
+  if (nonEmpty.length === 0) return []
+  const args: Array<string | number> = [nonEmpty.length]
+  nonEmpty.forEach((entries, i) => {
+    for (const { message, position } of entries) args.push(i + 1, position, JSON.stringify(encodeMessage(message)))
+  })
+  return args
+}
+
 interface RedisCommands {
-  readonly rollmemSave: (key: string, expected: number, state: string, requestIds: string) => Promise<number>
+  readonly rollmemSave: (
+    key: string,
+    expected: number,
+    state: string,
+    requestIds: string,
+    ...archive: Array<string | number>
+  ) => Promise<number>
+  readonly rollmemArchive: (key: string, ...args: Array<string | number>) => Promise<number>
   readonly rollmemDelete: (key: string) => Promise<number>
   readonly hmget: (key: string, ...fields: Array<string>) => Promise<Array<string | null>>
+  readonly hscan: (
+    key: string,
+    cursor: string,
+    ...args: Array<string | number>
+  ) => Promise<[string, Array<string>]>
 }
 
 /**
@@ -143,6 +194,7 @@ export const layerRedis = (options?: RedisOptions): Layer.Layer<ConversationStor
             }
             client.defineCommand("rollmemSave", { numberOfKeys: 1, lua: SAVE_SCRIPT })
             client.defineCommand("rollmemDelete", { numberOfKeys: 1, lua: DELETE_SCRIPT })
+            client.defineCommand("rollmemArchive", { numberOfKeys: 1, lua: ARCHIVE_SCRIPT })
             return client
           },
           catch: storeError("", "open")
@@ -170,7 +222,13 @@ export const layerRedis = (options?: RedisOptions): Layer.Layer<ConversationStor
         Effect.flatMap(
           Effect.tryPromise({
             try: () =>
-              commands.rollmemSave(prefix + id, expectedRevision, encodeState(state), encodeRequestIds(options) ?? ""),
+              commands.rollmemSave(
+                prefix + id,
+                expectedRevision,
+                encodeState(state),
+                encodeRequestIds(options) ?? "",
+                ...archiveArgs(options?.archive ?? [])
+              ),
             catch: storeError(id, "save")
           }),
           (revision) => revision === 0 ? Effect.fail(conflict(id, expectedRevision)) : Effect.succeed(revision)
@@ -179,6 +237,27 @@ export const layerRedis = (options?: RedisOptions): Layer.Layer<ConversationStor
         Effect.asVoid(
           Effect.tryPromise({ try: () => commands.rollmemDelete(prefix + id), catch: storeError(id, "delete") })
         )
-      return ConversationStore.of({ load, save, delete: remove })
+      const archiveFailed = (what: string) => (cause: unknown) =>
+        Archive.failed(`${what}: ${cause instanceof Error ? cause.message : String(cause)}`, cause)
+      const readArchive = (id: string) =>
+        Effect.gen(function*() {
+          const rows: Array<ArchiveLog.Row> = []
+          let cursor = "0"
+          do {
+            const [next, page] = yield* Effect.tryPromise({
+              try: () => commands.hscan(prefix + id, cursor, "MATCH", "archive:*", "COUNT", 1000),
+              catch: archiveFailed("archive read")
+            })
+            for (let i = 1; i < page.length; i += 2) rows.push(...yield* ArchiveLog.decodeRows(page[i], "archive read"))
+            cursor = next
+          } while (cursor !== "0")
+          return ArchiveLog.lastByPosition(id, rows)
+        })
+      const archive = ArchiveLog.make(readArchive, (id, entries) =>
+        Effect.asVoid(Effect.tryPromise({
+          try: () => commands.rollmemArchive(prefix + id, "", "", "", ...archiveArgs([entries])),
+          catch: archiveFailed("archive write")
+        })))
+      return ConversationStore.of({ load, save, delete: remove, archive })
     })
   )

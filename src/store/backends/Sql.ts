@@ -24,6 +24,7 @@ import {
   storeError
 } from "../internal/records.js"
 import { ConversationStore, NO_REVISION, Revision, type SaveOptions, type Service } from "../Service.js"
+import * as SqlArchive from "./SqlArchive.js"
 import { isTransientSqlError, retryTransient } from "./SqlErrors.js"
 import { ensureTable } from "./SqlTable.js"
 
@@ -49,6 +50,13 @@ export interface SqlOptions {
    * (PostgreSQL) or attached database (SQLite).
    */
   readonly table?: string | undefined
+  /**
+   * The table of the archive kept beside the conversations
+   * (docs/contract.md section 17.2, the layout of `SqlArchive`); default
+   * `"rollmem_archive"`. Created, with its full-text index, at the first
+   * archived save or search.
+   */
+  readonly archiveTable?: string | undefined
 }
 
 // The SQL row; `request_ids` is null (or absent, in a table an older writer created) when none were saved.
@@ -121,6 +129,7 @@ export const makeSql = (
     const name = options?.table ?? DEFAULT_TABLE
     const table = sql(name)
     yield* ensureTable(sql, name)
+    const archive = SqlArchive.makeOn(sql, options?.archiveTable ?? SqlArchive.DEFAULT_TABLE)
     const load = (id: string) =>
       Effect.flatMap(
         Effect.mapError(
@@ -143,7 +152,15 @@ export const makeSql = (
         : sql<{ readonly revision: number }>`UPDATE ${table}
             SET revision = ${expectedRevision + 1}, state = ${json}, request_ids = ${requestIds}
             WHERE id = ${id} AND revision = ${expectedRevision} AND state IS NOT NULL RETURNING revision`
-      return statement.pipe(
+      const writes = options?.archive?.filter((entries) => entries.length > 0) ?? []
+      // with archive rows: they and the state in one transaction, the rows only when the compare-and-set wrote
+      const saved = writes.length === 0 ? statement : Effect.zipRight(
+        archive.ensure,
+        sql.withTransaction(
+          Effect.tap(statement, (rows) => rows.length === 0 ? Effect.void : archive.insert(id, writes))
+        )
+      )
+      return saved.pipe(
         Effect.catchIf(isTransientSqlError, () => Effect.succeed([])),
         Effect.mapError(storeError(id, "save")),
         Effect.flatMap((rows) =>
@@ -151,15 +168,17 @@ export const makeSql = (
         )
       )
     }
+    // the tombstone and the archive's rows removed together
     const remove = (id: string) =>
       Effect.asVoid(Effect.mapError(
-        retryTransient(
+        retryTransient(sql.withTransaction(Effect.zipRight(
           sql`UPDATE ${table} SET revision = revision + 1, state = NULL, request_ids = NULL
-            WHERE id = ${id} AND state IS NOT NULL`
-        ),
+            WHERE id = ${id} AND state IS NOT NULL`,
+          archive.remove(id)
+        ))),
         storeError(id, "delete")
       ))
-    return ConversationStore.of({ load, save, delete: remove })
+    return ConversationStore.of({ load, save, delete: remove, archive: archive.service })
   })
 
 /**

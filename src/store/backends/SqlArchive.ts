@@ -146,6 +146,10 @@ const ensureArchive = (sql: SqlClient.SqlClient, name: string): Effect.Effect<vo
         yield* sql`CREATE VIRTUAL TABLE IF NOT EXISTS ${sql(`${name}_fts`)} USING fts5(terms, content='')`
         yield* sql`CREATE TRIGGER IF NOT EXISTS ${sql(`${name}_fts_insert`)} AFTER INSERT ON ${sql(last)}
           BEGIN INSERT INTO ${sql(`${last}_fts`)} (rowid, terms) VALUES (new.id, new.terms); END`
+        // a deleted conversation's rows leave the index too (a contentless FTS5 table is told what it held)
+        yield* sql`CREATE TRIGGER IF NOT EXISTS ${sql(`${name}_fts_delete`)} AFTER DELETE ON ${sql(last)}
+          BEGIN INSERT INTO ${sql(`${last}_fts`)} (${sql(`${last}_fts`)}, rowid, terms)
+            VALUES ('delete', old.id, old.terms); END`
       })))
   })
 }
@@ -163,22 +167,53 @@ export const make = (options?: Options): Effect.Effect<Archive.Service, SqlError
   Effect.gen(function*() {
     const { SqlClient } = yield* importModule("@effect/sql/SqlClient")
     const sql = yield* SqlClient
-    const name = options?.table ?? DEFAULT_TABLE
-    const table = sql(name)
-    const last = name.split(".").pop()!
-    const fts = sql(`${name}_fts`)
-    // FTS5's hidden column (MATCH, rank) is named by the table's own name, unqualified
-    const ftsName = sql(`${last}_fts`)
-    const pg = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
-    const extractor = Artifacts.extractor()
-    yield* ensureArchive(sql, name)
+    const archive = makeOn(sql, options?.table ?? DEFAULT_TABLE)
+    yield* archive.ensure
+    return archive.service
+  })
 
-    const append = (conversationId: string, entries: ReadonlyArray<Archive.Entry>) =>
-      entries.length === 0 ? Effect.void : sql.withTransaction(Effect.gen(function*() {
-        if (pg) yield* sql`SELECT pg_advisory_xact_lock(hashtext(${`${name}/${conversationId}`}))`
-        const [{ next }] = yield* sql<{ readonly next: number | string }>`SELECT COALESCE(MAX(fold), 0) + 1 AS next
+/**
+ * An archive's parts on `sql` (the table `name`), for the SQL store that
+ * keeps one beside its conversations (docs/contract.md section 17.2):
+ * `ensure` creates the table and its index once (every operation of
+ * `service` runs it first), `insert` writes writes' rows inside the
+ * caller's transaction (each write the next fold), `remove` deletes a
+ * conversation's rows when the table exists.
+ *
+ * @internal
+ */
+export const makeOn = (sql: SqlClient.SqlClient, name: string): {
+  readonly service: Archive.Service
+  readonly ensure: Effect.Effect<void, SqlError>
+  readonly insert: (
+    conversationId: string,
+    writes: ReadonlyArray<ReadonlyArray<Archive.Entry>>
+  ) => Effect.Effect<void, SqlError>
+  readonly remove: (conversationId: string) => Effect.Effect<void, SqlError>
+} => {
+  const table = sql(name)
+  const last = name.split(".").pop()!
+  const fts = sql(`${name}_fts`)
+  // FTS5's hidden column (MATCH, rank) is named by the table's own name, unqualified
+  const ftsName = sql(`${last}_fts`)
+  const pg = sql.onDialectOrElse({ pg: () => true, orElse: () => false })
+  const extractor = Artifacts.extractor()
+  let ready = false
+  const ensure = Effect.suspend(() =>
+    ready ? Effect.void : Effect.tap(ensureArchive(sql, name), () => {
+      ready = true
+    })
+  )
+
+  const insert = (conversationId: string, writes: ReadonlyArray<ReadonlyArray<Archive.Entry>>) =>
+    Effect.gen(function*() {
+      const nonEmpty = writes.filter((entries) => entries.length > 0)
+      if (nonEmpty.length === 0) return
+      if (pg) yield* sql`SELECT pg_advisory_xact_lock(hashtext(${`${name}/${conversationId}`}))`
+      const [{ next }] = yield* sql<{ readonly next: number | string }>`SELECT COALESCE(MAX(fold), 0) + 1 AS next
           FROM ${table} WHERE conversation_id = ${conversationId}`
-        const fold = Number(next)
+      for (const [i, entries] of nonEmpty.entries()) {
+        const fold = Number(next) + i
         const rows = entries.map(({ message, position }) => {
           const text = Artifacts.textOf(message)
           return {
@@ -192,120 +227,157 @@ export const make = (options?: Options): Effect.Effect<Archive.Service, SqlError
             artifacts: extractor.extract(text).map((a) => a.text).join("\n")
           }
         })
-        for (let i = 0; i < rows.length; i += BATCH) {
-          yield* sql`INSERT INTO ${table} ${sql.insert(rows.slice(i, i + BATCH))}
-            ON CONFLICT (conversation_id, position) DO NOTHING`
+        for (let j = 0; j < rows.length; j += BATCH) {
+          yield* sql`INSERT INTO ${table} ${sql.insert(rows.slice(j, j + BATCH))}
+              ON CONFLICT (conversation_id, position) DO NOTHING`
         }
-      })).pipe(retryTransient, Effect.mapError(failed("archive write")))
-
-    const archived = (conversationId: string, row: Row): Archive.Archived => ({
-      conversationId,
-      position: Number(row.position),
-      fold: Number(row.fold),
-      message: decodeMessage(row.message)
+      }
     })
 
-    const filters = (options: Archive.SearchOptions | undefined) => {
-      const parts = []
-      if (options?.before !== undefined) parts.push(sql`a.position < ${options.before}`)
-      if (options?.roles !== undefined) {
-        parts.push(options.roles.length === 0 ? sql`1 = 0` : sql`a.role IN ${sql.in(options.roles)}`)
-      }
-      return parts.length === 0 ? sql`1 = 1` : sql.and(parts)
-    }
+  const append = (conversationId: string, entries: ReadonlyArray<Archive.Entry>) =>
+    entries.length === 0 ? Effect.void : Effect.zipRight(
+      ensure,
+      sql.withTransaction(insert(conversationId, [entries]))
+    ).pipe(retryTransient, Effect.mapError(failed("archive write")))
 
-    // the rows matching `match` (FTS5 syntax or a tsquery), ranked by `any` (the query's terms), best first
-    const candidates = (
-      conversationId: string,
-      any: string,
-      match: string,
-      options: Archive.SearchOptions | undefined
-    ) =>
-      pg
-        ? sql<Candidate>`SELECT a.position, a.terms, a.artifacts, ts_rank(a.tsv, to_tsquery('simple', ${any})) AS rank
+  const exists = pg
+    ? Effect.map(
+      sql<{ readonly present: boolean }>`SELECT to_regclass(${name}) IS NOT NULL AS present`,
+      (rows) => rows[0]?.present === true
+    )
+    : Effect.map(
+      name.includes(".")
+        ? sql<{ readonly present: number }>`SELECT count(*) AS present FROM ${
+          sql(`${name.split(".")[0]}.sqlite_master`)
+        } WHERE type = 'table' AND name = ${last}`
+        : sql<{ readonly present: number }>`SELECT count(*) AS present FROM sqlite_master
+            WHERE type = 'table' AND name = ${last}`,
+      (rows) => Number(rows[0]?.present ?? 0) > 0
+    )
+  const remove = (conversationId: string) =>
+    Effect.flatMap(
+      ready ? Effect.succeed(true) : exists,
+      (present) =>
+        present ? Effect.asVoid(sql`DELETE FROM ${table} WHERE conversation_id = ${conversationId}`) : Effect.void
+    )
+
+  const archived = (conversationId: string, row: Row): Archive.Archived => ({
+    conversationId,
+    position: Number(row.position),
+    fold: Number(row.fold),
+    message: decodeMessage(row.message)
+  })
+
+  const filters = (options: Archive.SearchOptions | undefined) => {
+    const parts = []
+    if (options?.before !== undefined) parts.push(sql`a.position < ${options.before}`)
+    if (options?.roles !== undefined) {
+      parts.push(options.roles.length === 0 ? sql`1 = 0` : sql`a.role IN ${sql.in(options.roles)}`)
+    }
+    return parts.length === 0 ? sql`1 = 1` : sql.and(parts)
+  }
+
+  // the rows matching `match` (FTS5 syntax or a tsquery), ranked by `any` (the query's terms), best first
+  const candidates = (
+    conversationId: string,
+    any: string,
+    match: string,
+    options: Archive.SearchOptions | undefined
+  ) =>
+    pg
+      ? sql<Candidate>`SELECT a.position, a.terms, a.artifacts, ts_rank(a.tsv, to_tsquery('simple', ${any})) AS rank
             FROM ${table} a
             WHERE a.conversation_id = ${conversationId} AND a.tsv @@ to_tsquery('simple', ${match})
               AND ${filters(options)}
             ORDER BY rank DESC, a.position DESC LIMIT ${(options?.limit ?? Recall.DEFAULT_LIMIT) + CANDIDATES}`
-        : sql<Candidate>`SELECT a.position, a.terms, a.artifacts, -${ftsName}.rank AS rank
+      : sql<Candidate>`SELECT a.position, a.terms, a.artifacts, -${ftsName}.rank AS rank
             FROM ${fts} JOIN ${table} a ON a.id = ${ftsName}.rowid
             WHERE ${ftsName} MATCH ${match} AND a.conversation_id = ${conversationId} AND ${filters(options)}
             ORDER BY ${ftsName}.rank, a.position DESC LIMIT ${(options?.limit ?? Recall.DEFAULT_LIMIT) + CANDIDATES}`
 
-    const neighboursOf = (conversationId: string, position: number, around: number) =>
-      Effect.map(
-        Effect.all([
-          sql<Row>`SELECT position, fold, message FROM ${table}
+  const neighboursOf = (conversationId: string, position: number, around: number) =>
+    Effect.map(
+      Effect.all([
+        sql<Row>`SELECT position, fold, message FROM ${table}
             WHERE conversation_id = ${conversationId} AND position < ${position}
             ORDER BY position DESC LIMIT ${around}`,
-          sql<Row>`SELECT position, fold, message FROM ${table}
+        sql<Row>`SELECT position, fold, message FROM ${table}
             WHERE conversation_id = ${conversationId} AND position > ${position}
             ORDER BY position LIMIT ${around}`
-        ]),
-        ([before, after]) => [...[...before].reverse(), ...after].map((row) => archived(conversationId, row))
-      )
+      ]),
+      ([before, after]) => [...[...before].reverse(), ...after].map((row) => archived(conversationId, row))
+    )
 
-    const search = (
-      conversationId: string,
-      query: string,
-      options?: Archive.SearchOptions
-    ): Effect.Effect<ReadonlyArray<Archive.Match>, ArchiveError | ConfigError> =>
-      Effect.suspend((): Effect.Effect<ReadonlyArray<Archive.Match>, ArchiveError | ConfigError> => {
-        const refused = Archive.checkOptions(options)
-        if (refused !== undefined) return Effect.fail(refused)
-        const terms = [...new Set(Recall.terms(query))]
-        if (terms.length === 0) return Effect.succeed([])
-        const any = pg ? terms.join(" | ") : terms.map((t) => `"${t}"`).join(" OR ")
-        const wanted = extractor.extract(query)
-        const phrases = wanted.map((artifact) => Recall.terms(artifact.text)).filter((t) => t.length > 0)
-          .map((t) => pg ? t.join(" <-> ") : `"${t.join(" ")}"`)
-        const limit = options?.limit ?? Recall.DEFAULT_LIMIT
-        return Effect.gen(function*() {
-          const rows = [...yield* candidates(conversationId, any, any, options)]
-          for (const phrase of phrases) {
-            rows.push(...yield* candidates(conversationId, any, pg ? `(${phrase}) & (${any})` : phrase, options))
-          }
-          const seen = new Set<number>()
-          const hits: Array<Recall.Hit> = []
-          for (const row of rows) {
-            const position = Number(row.position)
-            if (seen.has(position)) continue
-            seen.add(position)
-            const named = new Set(row.artifacts === "" ? [] : row.artifacts.split("\n"))
-            const exact = wanted.filter((a) => named.has(a.text)).length
-            const padded = ` ${row.terms} `
-            const held = terms.filter((t) => padded.includes(` ${t} `)).length
-            hits.push({ position, score: Number(row.rank), exact, terms: held })
-          }
-          hits.sort(Recall.compare)
-          const top = hits.slice(0, limit)
-          if (top.length === 0) return []
-          const stored = yield* sql<Row>`SELECT position, fold, message FROM ${table}
+  const search = (
+    conversationId: string,
+    query: string,
+    options?: Archive.SearchOptions
+  ): Effect.Effect<ReadonlyArray<Archive.Match>, ArchiveError | ConfigError> =>
+    Effect.suspend((): Effect.Effect<ReadonlyArray<Archive.Match>, ArchiveError | ConfigError> => {
+      const refused = Archive.checkOptions(options)
+      if (refused !== undefined) return Effect.fail(refused)
+      const terms = [...new Set(Recall.terms(query))]
+      if (terms.length === 0) return Effect.succeed([])
+      const any = pg ? terms.join(" | ") : terms.map((t) => `"${t}"`).join(" OR ")
+      const wanted = extractor.extract(query)
+      const phrases = wanted.map((artifact) => Recall.terms(artifact.text)).filter((t) => t.length > 0)
+        .map((t) => pg ? t.join(" <-> ") : `"${t.join(" ")}"`)
+      const limit = options?.limit ?? Recall.DEFAULT_LIMIT
+      return Effect.gen(function*() {
+        yield* ensure
+        const rows = [...yield* candidates(conversationId, any, any, options)]
+        for (const phrase of phrases) {
+          rows.push(...yield* candidates(conversationId, any, pg ? `(${phrase}) & (${any})` : phrase, options))
+        }
+        const seen = new Set<number>()
+        const hits: Array<Recall.Hit> = []
+        for (const row of rows) {
+          const position = Number(row.position)
+          if (seen.has(position)) continue
+          seen.add(position)
+          const named = new Set(row.artifacts === "" ? [] : row.artifacts.split("\n"))
+          const exact = wanted.filter((a) => named.has(a.text)).length
+          const padded = ` ${row.terms} `
+          const held = terms.filter((t) => padded.includes(` ${t} `)).length
+          hits.push({ position, score: Number(row.rank), exact, terms: held })
+        }
+        hits.sort(Recall.compare)
+        const top = hits.slice(0, limit)
+        if (top.length === 0) return []
+        const stored = yield* sql<Row>`SELECT position, fold, message FROM ${table}
             WHERE conversation_id = ${conversationId} AND position IN ${sql.in(top.map((hit) => hit.position))}`
-          const byPosition = new Map(stored.map((row) => [Number(row.position), row]))
-          const around = options?.neighbours ?? 0
-          return yield* Effect.forEach(top, (hit) => {
-            const found = archived(conversationId, byPosition.get(hit.position)!)
-            const match = { ...found, score: hit.score, exact: hit.exact }
-            return around === 0
-              ? Effect.succeed({ ...match, neighbours: [] })
-              : Effect.map(neighboursOf(conversationId, hit.position, around), (neighbours) => ({
-                ...match,
-                neighbours
-              }))
-          })
-        }).pipe(Effect.mapError(failed("archive search")))
-      })
+        const byPosition = new Map(stored.map((row) => [Number(row.position), row]))
+        const around = options?.neighbours ?? 0
+        return yield* Effect.forEach(top, (hit) => {
+          const found = archived(conversationId, byPosition.get(hit.position)!)
+          const match = { ...found, score: hit.score, exact: hit.exact }
+          return around === 0
+            ? Effect.succeed({ ...match, neighbours: [] })
+            : Effect.map(neighboursOf(conversationId, hit.position, around), (neighbours) => ({
+              ...match,
+              neighbours
+            }))
+        })
+      }).pipe(Effect.mapError(failed("archive search")))
+    })
 
-    const messages = (conversationId: string) =>
+  const messages = (conversationId: string) =>
+    Effect.zipRight(
+      ensure,
       sql<Row>`SELECT position, fold, message FROM ${table} WHERE conversation_id = ${conversationId}
-        ORDER BY position`.pipe(
-        Effect.map((rows) => rows.map((row) => archived(conversationId, row))),
-        Effect.mapError(failed("archive read"))
-      )
+        ORDER BY position`
+    ).pipe(
+      Effect.map((rows) => rows.map((row) => archived(conversationId, row))),
+      Effect.mapError(failed("archive read"))
+    )
 
-    return Archive.Archive.of({ append, search, messages })
-  })
+  return {
+    service: Archive.Archive.of({ append, search, messages }),
+    ensure,
+    insert,
+    remove
+  }
+}
 
 /**
  * An archive on the `SqlClient` in context (see {@link make}).
