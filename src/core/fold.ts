@@ -51,3 +51,27 @@ export const requestBudget = (
   ledgerTokens: number | undefined
 ): number | undefined =>
   maxSummaryTokens === undefined || ledgerTokens === undefined ? maxSummaryTokens : maxSummaryTokens - ledgerTokens
+
+/**
+ * The budget of a summary-only fold (docs/contract.md section 16.1): the
+ * body's share of `room` (the tokens the summary may take beside the rest of
+ * the context; less the ledger's budget with a ledger), capped by the
+ * request's own budget; `undefined` when no such fold is due: an empty
+ * summary, one already within `room`, one a summary-only fold could not
+ * shorten before (`unshortened`), or no room for a body.
+ *
+ * @since 1.1.0
+ */
+export const shortenBudget = (options: {
+  readonly summary: string
+  readonly summaryTokens: number
+  readonly room: number
+  readonly ledgerTokens: number | undefined
+  readonly requestBudget: number | undefined
+  readonly unshortened: string | undefined
+}): number | undefined => {
+  const { room, summary } = options
+  if (summary === "" || room >= options.summaryTokens || options.unshortened === summary) return undefined
+  const body = room - (options.ledgerTokens ?? 0)
+  return body < 1 ? undefined : Math.min(body, options.requestBudget ?? body)
+}

@@ -48,6 +48,7 @@ import {
   mapNow,
   memoryOf,
   type Services,
+  shortenSummary,
   type Step,
   type SummaryMode,
   type SummaryRole,
@@ -238,12 +239,18 @@ export const buildRolling = <E>(
     // may change before a locked prune runs (a fold in flight can leave a
     // result orphaned): the prune starts when it holds the lock.
     const prune = summarizer === undefined ? dropper(core, start) : folder(core, summarizer, start, semaphore)
+    // with a window: the room the summary has beside the rest of the context (section 16.1)
+    const summaryRoom = () =>
+      Usage.inCounterTokens(maxTokens, core.usageRatio) - index.tokens - core.compactionTokens - core.framingTokens
+    const shorten = shortener(core, summarizer, semaphore, summaryRoom)
     // with a window: pinned messages and summary alone must leave room (section 16.1)
     const overflow = (): Step => {
       const whole = Usage.inCounterTokens(maxTokens, core.usageRatio)
       const pinnedTokens = index.pinnedTokens
       const lead = leadTokens(core)
-      if (window === undefined || pinnedTokens + lead <= whole) return done
+      if (window === undefined) return done
+      // nothing left to evict and still over: a summary-only fold, when a summarizer can shorten it
+      if (pinnedTokens + lead <= whole) return lead + index.tokens > whole ? shorten() : done
       return Exit.fail(
         new ContextWindowError({
           windowTokens: window.tokens,
@@ -280,6 +287,27 @@ export const buildRolling = <E>(
       compact
     })
   })
+}
+
+/**
+ * The summary-only fold of a memory with a context window (docs/contract.md
+ * section 16.1, `core.ts` `shortenSummary`): in the add's step with a
+ * synchronous summarizer, else under the prune lock, the room re-read once
+ * it is held. Nothing without a summarizer.
+ */
+const shortener = (
+  core: Core,
+  summarizer: Summarizer.Service | undefined,
+  semaphore: Effect.Semaphore,
+  room: () => number
+): () => Step => {
+  if (summarizer === undefined) return () => done
+  const summarizeSync = core.archive?.sync === false ? undefined : summarizeSyncOf(summarizer)
+  if (summarizeSync !== undefined) return () => shortenSummary(core, summarizeSync, room())
+  const locked = semaphore.withPermits(1)(
+    Effect.suspend(() => shortenSummary(core, (s, m, r) => summarizer.summarize(s, m, r), room()))
+  )
+  return () => locked
 }
 
 /**

@@ -213,6 +213,8 @@ export interface Core {
    * them); `undefined` otherwise.
    */
   nextPosition: number | undefined
+  /** The summary a summary-only fold could not bring within its room: not asked again until it changes. */
+  unshortened: string | undefined
   /** Originals of tool results cut at the door whose archive write failed: written with the next write. */
   pendingOriginals: Array<Archive.Entry>
 }
@@ -572,7 +574,8 @@ export const makeCore = (counter: TokenCounter.Service, options?: CoreOptions): 
     archive: options?.archive === undefined ? undefined : archiveOf(options.archive),
     conversationId: options?.conversationId,
     nextPosition: options?.archive === undefined ? undefined : 0,
-    pendingOriginals: []
+    pendingOriginals: [],
+    unshortened: undefined
   }
 }
 
@@ -769,6 +772,64 @@ const complete = (
     return archiveThen(core, generation, plan, () => commit(core, generation, plan, fitted.summary, fitted.tokens))
   })
 }
+
+/**
+ * A summary-only fold (docs/contract.md section 16.1): with a context window,
+ * when the add's prunes leave the context over the window and nothing more
+ * can be evicted, the summarizer is asked once, with no turns, for the
+ * summary within `room` tokens (the window less everything else the context
+ * holds; with a ledger, less the ledger's budget, its section re-fitted as a
+ * fold fits it). The result commits when it counts within `room`;
+ * otherwise nothing changes and the context stays over, as before. A
+ * failure commits nothing and is the add's error, as a fold's. Not with
+ * segments (a consolidation is their way to shrink) nor a provider's
+ * compaction item. Run it under the prune lock, or in one step with a
+ * synchronous summarizer.
+ *
+ * @internal
+ */
+export const shortenSummary = (
+  core: Core,
+  summarize: (
+    summary: string,
+    messages: ReadonlyArray<Message.Message>,
+    request: Summarizer.Request
+  ) => Effect.Effect<string, SummarizerError>,
+  room: number
+): Effect.Effect<void, AddError> => {
+  if (core.segments !== undefined || core.compaction !== undefined) return done
+  const ledger = core.ledger
+  const budget = Fold.shortenBudget({
+    summary: core.summary,
+    summaryTokens: core.summaryTokens,
+    room,
+    ledgerTokens: ledger?.maxTokens,
+    requestBudget: core.request.maxSummaryTokens,
+    unshortened: core.unshortened
+  })
+  if (budget === undefined) return done
+  const generation = core.generation
+  const previous = bodyOf(core)
+  const request: Summarizer.Request = { ...core.request, maxSummaryTokens: budget }
+  return flatMapNow(summarize(previous.body, noMessages, request), (result): Effect.Effect<void, AddError> => {
+    if (typeof result !== "string") return Exit.fail(nonString())
+    const empty = refuseEmpty(previous.body, noMessages, result)
+    if (empty !== undefined) return Exit.fail(empty)
+    const fit = Loops.fitSummary(result, previous.entries, ledger === undefined ? 0 : ledger.maxTokens, room)
+    return mapNow(driveCounting(fit, recountOf(core.counter)), (fitted) => {
+      if (core.generation !== generation) return
+      if (fitted.fits && fitted.tokens < core.summaryTokens) {
+        core.generation++
+        core.summary = fitted.summary
+        core.summaryTokens = fitted.tokens
+      } else {
+        core.unshortened = core.summary
+      }
+    })
+  })
+}
+
+const noMessages: ReadonlyArray<Message.Message> = []
 
 /**
  * A fold's provider compaction committed (docs/contract.md section 15.7):

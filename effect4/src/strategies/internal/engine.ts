@@ -64,6 +64,8 @@ export interface Core {
   readonly framing: string | undefined
   /** The framing line's tokens with its blank line, counted once by {@link fill}. */
   framingTokens: number
+  /** The summary a summary-only fold could not bring within its room: not asked again until it changes. */
+  unshortened: string | undefined
   usageRatio: number | undefined
   lastReadTokens: number | undefined
   reserveTokens: number
@@ -125,6 +127,7 @@ export const makeCore = (counter: TokenCounter.Service, options?: CoreOptions): 
     summaryRole: options?.summaryRole ?? "system",
     framing: Rules.framingLine(options?.summaryFraming),
     framingTokens: 0,
+    unshortened: undefined,
     usageRatio: undefined,
     lastReadTokens: undefined,
     reserveTokens: 0,
@@ -373,6 +376,52 @@ export const drop = (core: Core, plan: Plan<M>): Effect.Effect<void> =>
       ? observeDrop(core.strategy, plan.messages.length)
       : Effect.void
   )
+
+/**
+ * A summary-only fold (docs/contract.md section 16.1): with a context
+ * window, when the add's prunes leave the context over it and nothing more
+ * can be evicted, the summarizer is asked once, with no turns, for the
+ * summary within `room` tokens; it commits when it counts within `room`
+ * (the ledger's section re-fitted), else the summary is remembered as
+ * unshortened. A failure commits nothing and is the add's error. Run it
+ * under the prune lock.
+ *
+ * @internal
+ */
+export const shortenSummary = (
+  core: Core,
+  summarizer: Summarizer.Service,
+  room: number
+): Effect.Effect<void, AddError> =>
+  Effect.gen(function*() {
+    const ledger = core.ledger
+    const budget = Fold.shortenBudget({
+      summary: core.summary,
+      summaryTokens: core.summaryTokens,
+      room,
+      ledgerTokens: ledger?.maxTokens,
+      requestBudget: core.request.maxSummaryTokens,
+      unshortened: core.unshortened
+    })
+    if (budget === undefined) return
+    const generation = core.generation
+    const previous = bodyOf(core)
+    const result = yield* summarizeChecked(summarizer, previous.body, [], { ...core.request, maxSummaryTokens: budget })
+    const empty = refuseEmpty(previous.body, [], result)
+    if (empty !== undefined) return yield* empty
+    const fitted = yield* driveCounting(
+      Loops.fitSummary(result, previous.entries, ledger === undefined ? 0 : ledger.maxTokens, room),
+      (text) => TokenCounter.countText(core.counter, text)
+    )
+    if (core.generation !== generation) return
+    if (fitted.fits && fitted.tokens < core.summaryTokens) {
+      core.generation++
+      core.summary = fitted.summary
+      core.summaryTokens = fitted.tokens
+    } else {
+      core.unshortened = core.summary
+    }
+  })
 
 /** What prunes when over budget: a fold under the lock, or a drop. @internal */
 export const pruner = (

@@ -29,6 +29,7 @@ import {
   type Memory,
   pruneLock,
   pruner,
+  shortenSummary,
   startPrune,
   windowError
 } from "./engine.js"
@@ -113,9 +114,21 @@ export const buildRolling = (
       refresh()
       return startPrune(core, livePruning)
     }, semaphore)
+    // nothing left to evict and still over: a summary-only fold into the room the rest leaves (section 16.1)
+    const shorten = summarizer === undefined ? Effect.void : semaphore.withPermits(1)(
+      Effect.suspend(() =>
+        shortenSummary(
+          core,
+          summarizer,
+          Usage.inCounterTokens(maxTokens, core.usageRatio) - index.tokens - core.framingTokens
+        )
+      )
+    )
     const overflow = (): Effect.Effect<void, AddError> => {
       const whole = Usage.inCounterTokens(maxTokens, core.usageRatio)
-      if (window === undefined || index.pinnedTokens + leadTokens(core) <= whole) return Effect.void
+      if (window === undefined) return Effect.void
+      const lead = leadTokens(core)
+      if (index.pinnedTokens + lead <= whole) return lead + index.tokens > whole ? shorten : Effect.void
       return Effect.fail(windowError(window, core))
     }
     const pruneWithin = (): Effect.Effect<void, AddError> => {
