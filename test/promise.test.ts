@@ -529,8 +529,14 @@ describe("Promise facade: BufferMemory options", () => {
   it("a misspelt key, a wrong type, null or a non-object is a ConfigError naming the option", () => {
     const cases: ReadonlyArray<[unknown, string]> = [
       [{ foo: 1 }, "invalid option foo: unknown option (known: summaryRole, summaryFraming, tokenCounter)"],
-      [{ summaryrole: "user" }, "invalid option summaryrole: unknown option (known: summaryRole, summaryFraming, tokenCounter)"],
-      [{ maxTokens: 10 }, "invalid option maxTokens: unknown option (known: summaryRole, summaryFraming, tokenCounter)"],
+      [
+        { summaryrole: "user" },
+        "invalid option summaryrole: unknown option (known: summaryRole, summaryFraming, tokenCounter)"
+      ],
+      [
+        { maxTokens: 10 },
+        "invalid option maxTokens: unknown option (known: summaryRole, summaryFraming, tokenCounter)"
+      ],
       [{ summaryRole: "assistant" }, "invalid option summaryRole: must be \"system\" or \"user\", got \"assistant\""],
       [{ summaryRole: null }, "invalid option summaryRole: must be \"system\" or \"user\", got null"],
       [{ tokenCounter: 5 }, "invalid option tokenCounter: must be a function, got number"],
