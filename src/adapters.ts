@@ -325,9 +325,11 @@ export const fromUIMessages = (messages: unknown, options?: DecodeOptions): Arra
 /**
  * rollmem messages to AI SDK `UIMessage`s (see {@link UiMessages}), for
  * `convertToModelMessages` or a chat UI: one per system or user message, one
- * per assistant turn (its steps, tool parts with their outputs). Throws
- * `AdapterError` for a role a `UIMessage` has no place for, a tool result
- * without its call, or a context the provider refuses (`check`).
+ * per assistant turn (its steps, tool parts with their outputs; the last
+ * turn's calls still awaiting their results in state `input-available`, as
+ * a UI shows a running tool). Throws `AdapterError` for a role a `UIMessage`
+ * has no place for, a tool result without its call, or a context the
+ * provider refuses (`check`).
  *
  * @example
  * ```ts
@@ -336,6 +338,11 @@ export const fromUIMessages = (messages: unknown, options?: DecodeOptions): Arra
  *
  * toUIMessages([Message.user("hi", { id: "m1" })])
  * // [{ id: "m1", role: "user", parts: [{ type: "text", text: "hi" }] }]
+ *
+ * // a tool still running: shown, not refused
+ * toUIMessages([Message.user("hi"), Message.assistant("", { toolCalls: [{ id: "c1", name: "clock", arguments: "{}" }] })])
+ * // [..., { id: "rollmem-1", role: "assistant", parts: [{ type: "step-start" },
+ * //   { type: "tool-clock", toolCallId: "c1", state: "input-available", input: {} }] }]
  * ```
  *
  * @since 0.4.0

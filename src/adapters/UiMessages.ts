@@ -31,6 +31,13 @@
  * result with no call in the turn before it, and any role other than
  * `system`, `user`, `assistant` and `tool`, fail with `AdapterError`.
  *
+ * **Pending calls.** The unanswered calls of the last turn (only tool
+ * results after them: a tool running, an approval asked for) are what a UI
+ * shows in state `input-available`; `check` does not refuse them, where
+ * every model format does. To send such a list to a model through the AI
+ * SDK, `convertToModelMessages(list, { ignoreIncompleteToolCalls: true })`
+ * leaves them out.
+ *
  * What a rollmem message has no field for (reasoning, file, source and data
  * parts, `step-start` parts where writing would place none, part states and
  * provider metadata, the message's `metadata`) is kept with the whole
@@ -58,7 +65,7 @@
 import type * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
-import type * as Message from "../schema/Message.js"
+import * as Message from "../schema/Message.js"
 import type { AdapterError, CheckOptions, DecodeOptions } from "./AdapterError.js"
 import {
   Arr,
@@ -413,7 +420,40 @@ export const format: Format<UIMessage> = {
  */
 export type EncodeOptions = CheckOptions
 
-const codec = engine.listCodec(format)
+/**
+ * The ids of the calls still awaiting their results at the end of
+ * `messages`: the unanswered calls of the last message, an assistant one,
+ * that makes calls, when only tool results follow it (a tool running, an
+ * approval asked for). A UI shows them as tool parts in state
+ * `input-available` (docs/contract.md section 15.3).
+ *
+ * @internal
+ */
+export const pendingCalls = (messages: ReadonlyArray<Message.Message>): ReadonlyArray<string> => {
+  let i = messages.length - 1
+  while (i >= 0 && messages[i].toolCallId !== undefined && messages[i].toolCalls.length === 0) i--
+  if (i < 0 || messages[i].role !== "assistant" || messages[i].toolCalls.length === 0) return []
+  const answered = new Set(messages.slice(i + 1).map((m) => m.toolCallId))
+  return messages[i].toolCalls.flatMap((call) => answered.has(call.id) ? [] : [call.id])
+}
+
+const encodeSync = (
+  input: ReadonlyArray<Message.Message>,
+  options?: EncodeOptions
+): Either.Either<Array<UIMessage>, AdapterError> => {
+  const refused = engine.notMessages(format.name, input)
+  if (refused !== undefined) return Either.left(refused)
+  const messages = engine.arrange(engine.uniqueCallIds(input), "openai", options)
+  // the pending calls are a UI's state, not a fault: checked as if answered, written in state input-available
+  const pending = pendingCalls(messages)
+  const checked = pending.length === 0
+    ? messages
+    : [...messages, ...pending.map((id) => Message.make("tool", "", { toolCallId: id }))]
+  const error = engine.check(format.name, checked, "openai", options)
+  return error === undefined ? engine.encode(format, messages) : Either.left(error)
+}
+
+const codec = engine.codec((input, options?: DecodeOptions) => engine.decode(format, input, options), encodeSync)
 
 /**
  * Reads `UIMessage`s (any input, checked) into rollmem messages. A key or
@@ -432,9 +472,25 @@ export const decode: (
 
 /**
  * Writes rollmem messages (a memory's `messages`) as `UIMessage`s,
- * restoring what {@link decode} kept. Fails with `AdapterError` for a role a
- * `UIMessage` has no place for, a tool result without its call in the turn
- * before it, or a context the provider refuses (`check`).
+ * restoring what {@link decode} kept. The last turn's calls still awaiting
+ * their results are tool parts in state `input-available` (not refused).
+ * Fails with `AdapterError` for a role a `UIMessage` has no place for, a
+ * tool result without its call in the turn before it, or a context the
+ * provider refuses (`check`).
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Message } from "rollmem"
+ * import { UiMessages } from "rollmem/adapters"
+ *
+ * const asked = [
+ *   Message.user("Weather in Rome?"),
+ *   Message.assistant("", { toolCalls: [{ id: "c1", name: "weather", arguments: "{\"city\":\"Rome\"}" }] })
+ * ]
+ * const parts = Effect.runSync(UiMessages.encode(asked))[1].parts
+ * // [{ type: "step-start" }, { type: "tool-weather", toolCallId: "c1", state: "input-available", input: { city: "Rome" } }]
+ * ```
  *
  * @since 0.4.0
  * @category constructors

@@ -44,7 +44,7 @@ for (const file of Object.keys(EXPECTED)) {
           let refused = 0
           for (const conversation of conversations) {
             const written = yield* Effect.either(format.encode(conversation.messages))
-            // LangChain is a storage format: it writes any context.
+            // LangChain is a storage format: it writes any context; a UIMessage list takes a pending call.
             if (Either.isLeft(written)) {
               refused++
               assert.instanceOf(written.left, AdapterError)
@@ -73,7 +73,11 @@ for (const file of Object.keys(EXPECTED)) {
             )
             assert.strictEqual(twoUsers.length, 14)
           }
-          assert.strictEqual(refused, format.name === "langchain" ? 0 : EXPECTED[file].refused)
+          // LangChain writes any context; a UIMessage list shows the last turn's unanswered call as pending
+          assert.strictEqual(
+            refused,
+            format.name === "langchain" || format.name === "ai-sdk-ui" ? 0 : EXPECTED[file].refused
+          )
         }))
     }
   })

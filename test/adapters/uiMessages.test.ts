@@ -6,7 +6,7 @@
  * against the `ai` package's `UIMessage` (a devDependency).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { convertToModelMessages, type UIMessage } from "ai"
+import { convertToModelMessages, type UIMessage, validateUIMessages } from "ai"
 import { Effect, Either } from "effect"
 import * as Adapters from "../../src/adapters.js"
 import * as Message from "../../src/schema/Message.js"
@@ -145,18 +145,97 @@ describe("fromUIMessages", () => {
       "tool: [1,2]"
     ])
     assert.deepStrictEqual(messages.slice(2).map((m) => m.toolCallId), ["c4", "c5", "c6", "c7", "c8"])
-    // the calls awaiting a result (c1, c2, c3) are refused by the target's check, written with check: false
+    // the calls awaiting a result (c1, c2, c3) end the list: pending, a UI's state, written back as they came
+    assert.deepStrictEqual(json(Adapters.toUIMessages(throughMemory(messages))), json(states))
+    // a turn after them: they are unanswered, and refused by the target's check (written with check: false)
+    const later = [...messages, Message.user("and?")]
     assert.deepStrictEqual(
-      Adapters.UiMessages.encode(throughMemory(messages), { check: false }).pipe(Effect.map(json), Effect.runSync),
-      json(states)
-    )
-    assert.deepStrictEqual(
-      Either.isLeft(either(Adapters.UiMessages.encode(messages))) &&
-        either(Adapters.UiMessages.encode(messages)).pipe(Either.flip, Either.getOrThrow).violations?.map((v) =>
-          v._tag
-        ),
+      either(Adapters.UiMessages.encode(later)).pipe(Either.flip, Either.getOrThrow).violations?.map((v) => v._tag),
       ["UnansweredToolCall", "UnansweredToolCall", "UnansweredToolCall"]
     )
+    assert.deepStrictEqual(
+      Adapters.UiMessages.encode(throughMemory(later), { check: false }).pipe(Effect.map(json), Effect.runSync),
+      json([...states, { id: "rollmem-7", role: "user", parts: [{ type: "text", text: "and?" }] }])
+    )
+  })
+
+  describe("a pending call: a tool part in state input-available (contract 15.3)", () => {
+    const weather = { id: "c1", name: "weather", arguments: "{\"city\":\"Rome\"}" }
+    const asked = [
+      Message.user("Weather in Rome?", { id: "u1" }),
+      Message.assistant("Checking.", { toolCalls: [weather] })
+    ]
+
+    it("the last turn's call without its result is written, not refused, as the AI SDK types it", () => {
+      const written: Array<UIMessage> = Adapters.toUIMessages(asked)
+      assert.deepStrictEqual(json(written), [
+        { id: "u1", role: "user", parts: [{ type: "text", text: "Weather in Rome?" }] },
+        {
+          id: "rollmem-1",
+          role: "assistant",
+          parts: [
+            { type: "step-start" },
+            { type: "text", text: "Checking." },
+            { type: "tool-weather", toolCallId: "c1", state: "input-available", input: { city: "Rome" } }
+          ]
+        }
+      ])
+    })
+
+    it.effect("the AI SDK validates it; its convertToModelMessages drops it with ignoreIncompleteToolCalls", () =>
+      Effect.gen(function*() {
+        const written = Adapters.toUIMessages(asked)
+        yield* Effect.promise(() => validateUIMessages({ messages: written }))
+        const sent = yield* Effect.promise(() => convertToModelMessages(written, { ignoreIncompleteToolCalls: true }))
+        assert.deepStrictEqual(json(sent), [
+          { role: "user", content: [{ type: "text", text: "Weather in Rome?" }] },
+          { role: "assistant", content: [{ type: "text", text: "Checking." }] }
+        ])
+      }))
+
+    it("parallel calls partly answered: the answered one output-available, the other input-available", () => {
+      const both = [
+        asked[0],
+        Message.assistant("", { toolCalls: [weather, { id: "c2", name: "time", arguments: "{}" }] }),
+        Message.make("tool", "{\"temp\":21}", { toolCallId: "c1" })
+      ]
+      assert.deepStrictEqual(json(Adapters.toUIMessages(both)[1].parts), [
+        { type: "step-start" },
+        {
+          type: "tool-weather",
+          toolCallId: "c1",
+          state: "output-available",
+          input: { city: "Rome" },
+          output: { temp: 21 }
+        },
+        { type: "tool-time", toolCallId: "c2", state: "input-available", input: {} }
+      ])
+    })
+
+    it("read back, it is the call awaiting its result; the result, once added, makes it output-available", () => {
+      const back = Adapters.fromUIMessages(Adapters.toUIMessages(asked))
+      assert.deepStrictEqual(back.map(String), asked.map(String))
+      const answered = [...asked, Message.make("tool", "sunny", { toolCallId: "c1" })]
+      assert.deepStrictEqual(json(Adapters.toUIMessages(answered)[1].parts[2]), {
+        type: "tool-weather",
+        toolCallId: "c1",
+        state: "output-available",
+        input: { city: "Rome" },
+        output: "sunny"
+      })
+    })
+
+    it("the model formats still refuse it: a provider would answer 400", () => {
+      const writers: ReadonlyArray<
+        (messages: ReadonlyArray<Message.Message>) => Effect.Effect<unknown, Adapters.AdapterError>
+      > = [Adapters.AiSdk.encode, Adapters.OpenAiChat.encode, Adapters.OpenAiResponses.encode]
+      for (const write of writers) {
+        assert.deepStrictEqual(
+          either(write(asked)).pipe(Either.flip, Either.getOrThrow).violations?.map((v) => v._tag),
+          ["UnansweredToolCall"]
+        )
+      }
+    })
   })
 
   it("strict refuses an unmodelled key but takes every part type the AI SDK declares", () => {
