@@ -68,6 +68,21 @@ export class SummarizerError extends Schema.TaggedError<SummarizerError>("rollme
   }
 }
 
+/**
+ * The archive failed (docs/contract.md section 17): a write (nothing
+ * committed, the turns stay in the buffer) or a search.
+ *
+ * @since 1.0.0
+ */
+export class ArchiveError extends Schema.TaggedError<ArchiveError>("rollmem/ArchiveError")(
+  "ArchiveError",
+  { description: Schema.String, cause: Schema.optional(Schema.Defect()) }
+) {
+  override get message(): string {
+    return `archive failed: ${this.description}`
+  }
+}
+
 /** A fold's summary counted over `maxSummaryTokens` (docs/contract.md section 10.4): nothing committed. @since 1.0.0 */
 export class SummaryBudgetError extends Schema.TaggedError<SummaryBudgetError>("rollmem/SummaryBudgetError")(
   "SummaryBudgetError",
@@ -105,4 +120,4 @@ export class UsageError extends Schema.TaggedError<UsageError>("rollmem/UsageErr
 }
 
 /** What an add may fail with (docs/contract.md section 9). @since 1.0.0 */
-export type AddError = TokenCountError | SummarizerError | SummaryBudgetError | ContextWindowError
+export type AddError = TokenCountError | SummarizerError | SummaryBudgetError | ContextWindowError | ArchiveError

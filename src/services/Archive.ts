@@ -30,9 +30,8 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
-import * as Artifacts from "../core/artifacts.js"
+import * as Store from "../core/archive.js"
 import * as Rules from "../core/options.js"
-import * as Recall from "../core/recall.js"
 import { ArchiveError, ConfigError } from "../Errors.js"
 import type { Message } from "../schema/Message.js"
 
@@ -137,29 +136,6 @@ export const checkOptions = (options: unknown): ConfigError | undefined => {
   return problem === undefined ? undefined : new ConfigError(problem)
 }
 
-interface Conversation {
-  readonly index: Recall.Index
-  readonly byPosition: Map<number, Archived>
-  /** The archived positions, increasing. */
-  readonly positions: Array<number>
-  folds: number
-  /** Stored since the last search, not yet indexed: a write stays O(its messages), the ranking work waits for a search. */
-  unindexed: Array<Archived>
-}
-
-/** Where `position` goes in the increasing `positions` (a binary search; an append is O(1)). */
-const insertionPoint = (positions: ReadonlyArray<number>, position: number): number => {
-  if (positions.length === 0 || positions[positions.length - 1] < position) return positions.length
-  let lo = 0
-  let hi = positions.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if (positions[mid] < position) lo = mid + 1
-    else hi = mid
-  }
-  return lo
-}
-
 /**
  * An archive in this process's memory, with `appendSync`: a memory writes
  * to it in the add's own step (a synchronous summarizer's fold stays one
@@ -196,74 +172,20 @@ export const makeMemory = (): Service => makeMemoryOf([])
  * @internal
  */
 export const makeMemoryOf = (archived: ReadonlyArray<Archived>): Service => {
-  const conversations = new Map<string, Conversation>()
-  const conversationOf = (conversationId: string): Conversation => {
-    let conversation = conversations.get(conversationId)
-    if (conversation === undefined) {
-      conversation = { index: Recall.index(), byPosition: new Map(), positions: [], folds: 0, unindexed: [] }
-      conversations.set(conversationId, conversation)
-    }
-    return conversation
-  }
-  const put = (conversation: Conversation, archived: Archived): void => {
-    conversation.byPosition.set(archived.position, archived)
-    conversation.positions.splice(insertionPoint(conversation.positions, archived.position), 0, archived.position)
-    conversation.unindexed.push(archived)
-  }
-  for (const row of archived) {
-    const conversation = conversationOf(row.conversationId)
-    if (conversation.byPosition.has(row.position)) continue
-    put(conversation, row)
-    if (row.fold > conversation.folds) conversation.folds = row.fold
-  }
+  const store = Store.makeStore<Message>(archived)
   const appendSync = (conversationId: string, entries: ReadonlyArray<Entry>): undefined => {
-    const conversation = conversationOf(conversationId)
-    let fold = 0
-    for (const { message, position } of entries) {
-      if (conversation.byPosition.has(position)) continue
-      if (fold === 0) fold = ++conversation.folds
-      put(conversation, { conversationId, position, fold, message })
-    }
+    store.append(conversationId, entries)
     return undefined
   }
-  const search = (
-    conversationId: string,
-    query: string,
-    options?: SearchOptions
-  ): Effect.Effect<ReadonlyArray<Match>, ConfigError> =>
-    Effect.suspend(() => {
-      const refused = checkOptions(options)
-      if (refused !== undefined) return Exit.fail(refused)
-      const conversation = conversations.get(conversationId)
-      if (conversation === undefined) return Exit.succeed([])
-      const around = options?.neighbours ?? 0
-      for (const { message, position } of conversation.unindexed) {
-        conversation.index.add({ position, role: message.role, text: Artifacts.textOf(message) })
-      }
-      conversation.unindexed = []
-      const hits = conversation.index.search(query, options)
-      return Exit.succeed(hits.map((hit): Match => {
-        const archived = conversation.byPosition.get(hit.position)!
-        if (around === 0) return { ...archived, score: hit.score, exact: hit.exact, neighbours: [] }
-        const at = insertionPoint(conversation.positions, hit.position)
-        const neighbours: Array<Archived> = []
-        const from = Math.max(0, at - around)
-        const to = Math.min(conversation.positions.length, at + around + 1)
-        for (let i = from; i < to; i++) {
-          if (i !== at) neighbours.push(conversation.byPosition.get(conversation.positions[i])!)
-        }
-        return { ...archived, score: hit.score, exact: hit.exact, neighbours }
-      }))
-    })
   return {
     append: (conversationId, entries) => Effect.sync(() => appendSync(conversationId, entries)),
     appendSync,
-    search,
-    messages: (conversationId) =>
-      Effect.sync(() => {
-        const conversation = conversations.get(conversationId)
-        return conversation === undefined ? [] : conversation.positions.map((p) => conversation.byPosition.get(p)!)
-      })
+    search: (conversationId, query, options) =>
+      Effect.suspend(() => {
+        const refused = checkOptions(options)
+        return refused !== undefined ? Exit.fail(refused) : Exit.succeed(store.search(conversationId, query, options))
+      }),
+    messages: (conversationId) => Effect.sync(() => store.messages(conversationId))
   }
 }
 

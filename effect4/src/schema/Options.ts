@@ -3,8 +3,8 @@
  * and cross-field rules as the Effect 3 line's (every rule is
  * `core/options.ts`'s; only this declaration of which keys each strategy
  * takes exists twice), decoded once into a `ConfigError` naming the first
- * wrong option. Background folding (`fold`, `hardMaxTokens`, `foldRetry`) and
- * the archive are not on this line yet: they are unknown options here.
+ * wrong option. Background folding (`fold`, `hardMaxTokens`, `foldRetry`) is
+ * not on this line yet: those are unknown options here.
  *
  * @since 1.0.0
  */
@@ -14,6 +14,7 @@ import type { Boundary } from "../../../src/core/eviction.js"
 import * as Rules from "../../../src/core/options.js"
 import type { ClearUntil } from "../../../src/core/policy.js"
 import { ConfigError } from "../Errors.js"
+import type * as Archive from "../services/Archive.js"
 
 /** One option: its rule, whether it is required, and the fields of an object option. */
 interface Field {
@@ -52,6 +53,9 @@ const boundary = optional(Rules.oneOf(Rules.boundaries))
 const pinSystem = optional(Rules.boolean)
 const summaryRole = optional(Rules.oneOf(Rules.summaryRoles))
 const summaryFraming = optional(Rules.summaryFraming)
+/** The archive's options (docs/contract.md section 17): RollingMemory, WindowMemory, SummaryMemory. */
+const archive = optional(Rules.archive)
+const conversationId = optional(Rules.conversationId)
 
 /** RollingMemory's options (docs/contract.md section 10). */
 const rollingFields: Fields = {
@@ -66,7 +70,9 @@ const rollingFields: Fields = {
   summaryFraming,
   maxSummaryTokens: optional(Rules.positiveInteger),
   maxSummarizerInputTokens: optional(Rules.positiveInteger),
-  ledger
+  ledger,
+  archive,
+  conversationId
 }
 
 /**
@@ -83,14 +89,18 @@ export const fieldsOf: { readonly [S in Rules.Strategy]: Fields } = {
     boundary,
     pinSystem,
     summaryRole,
-    summaryFraming
+    summaryFraming,
+    archive,
+    conversationId
   },
   summary: {
     summaryRole,
     summaryFraming,
     maxSummaryTokens: rollingFields.maxSummaryTokens,
     maxSummarizerInputTokens: rollingFields.maxSummarizerInputTokens,
-    ledger
+    ledger,
+    archive,
+    conversationId
   }
 }
 
@@ -127,7 +137,7 @@ export interface LedgerOptions {
  *
  * @since 1.0.0
  */
-export interface RollingOptions extends PolicyOptions {
+export interface RollingOptions extends PolicyOptions, ArchiveOptions {
   readonly maxTokens?: number | undefined
   readonly contextWindow?: { readonly tokens: number; readonly reserveTokens: number } | undefined
   readonly targetTokens?: number | undefined
@@ -140,6 +150,19 @@ export interface RollingOptions extends PolicyOptions {
   readonly ledger?: LedgerOptions | undefined
 }
 
+/**
+ * The archive's options (docs/contract.md section 17): `archive`, where
+ * every message that leaves the buffer is written (`Archive.makeMemory()`),
+ * and `conversationId`, the conversation it is archived under (default:
+ * the restored state's, else a new random UUID).
+ *
+ * @since 1.0.0
+ */
+export interface ArchiveOptions {
+  readonly archive?: Archive.Service | undefined
+  readonly conversationId?: string | undefined
+}
+
 /** BufferMemory's options: the summary's role. @since 1.0.0 */
 export interface BufferOptions {
   readonly summaryRole?: "system" | "user" | undefined
@@ -147,7 +170,7 @@ export interface BufferOptions {
 }
 
 /** WindowMemory's options: a message budget and its low-water mark, the context policies. @since 1.0.0 */
-export interface WindowOptions extends PolicyOptions {
+export interface WindowOptions extends PolicyOptions, ArchiveOptions {
   readonly maxMessages: number
   readonly targetMessages?: number | undefined
   readonly summaryRole?: "system" | "user" | undefined
@@ -155,7 +178,7 @@ export interface WindowOptions extends PolicyOptions {
 }
 
 /** SummaryMemory's options: the summary's role and budget, chunked folds, the ledger. @since 1.0.0 */
-export interface SummaryOptions {
+export interface SummaryOptions extends ArchiveOptions {
   readonly summaryRole?: "system" | "user" | undefined
   readonly summaryFraming?: boolean | string | undefined
   readonly maxSummaryTokens?: number | undefined

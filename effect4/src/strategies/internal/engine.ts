@@ -22,6 +22,7 @@ import type { Pruning } from "../../../../src/core/policy.js"
 import * as UsageRatio from "../../../../src/core/usage.js"
 import {
   type AddError,
+  type ArchiveError,
   ConfigError,
   ContextWindowError,
   SummarizerError,
@@ -32,6 +33,7 @@ import {
 import * as MemoryState from "../../schema/MemoryState.js"
 import * as Message from "../../schema/Message.js"
 import type { LedgerOptions } from "../../schema/Options.js"
+import type * as Archive from "../../services/Archive.js"
 import type * as Summarizer from "../../services/Summarizer.js"
 import * as TokenCounter from "../../services/TokenCounter.js"
 import { observeDrop, observeFold, observeUsageRatio } from "./observe.js"
@@ -72,6 +74,14 @@ export interface Core {
   compactRequest: Summarizer.Request | undefined
   /** The strategy whose core this is, set by {@link makeMemory}: the telemetry's label (section 11). */
   strategy: string
+  /** The archive (docs/contract.md section 17), if any. */
+  readonly archive: Archive.Service | undefined
+  /** The conversation the state belongs to (version 3 `conversationId`), if any. */
+  conversationId: string | undefined
+  /** The position the next added message gets, when positions are kept (an archive, or restored positions). */
+  nextPosition: number | undefined
+  /** Originals of tool results cut at the door not yet archived: written with the next write. */
+  pendingOriginals: Array<Archive.Entry>
 }
 
 interface LedgerOf {
@@ -107,6 +117,8 @@ export interface CoreOptions {
   readonly ledger?: LedgerOptions | undefined
   readonly maxToolResultTokens?: number | undefined
   readonly maxSummarizerInputTokens?: number | undefined
+  readonly archive?: Archive.Service | undefined
+  readonly conversationId?: string | undefined
 }
 
 /** Builds an empty core. @internal */
@@ -132,7 +144,11 @@ export const makeCore = (counter: TokenCounter.Service, options?: CoreOptions): 
     lastReadTokens: undefined,
     reserveTokens: 0,
     compactRequest: undefined,
-    strategy: "rolling"
+    strategy: "rolling",
+    archive: options?.archive,
+    conversationId: options?.conversationId,
+    nextPosition: options?.archive === undefined ? undefined : 0,
+    pendingOriginals: []
   }
 }
 
@@ -170,20 +186,40 @@ const frame = (core: Core): Effect.Effect<Core, ConfigError> =>
 export const leadTokens = (core: Core): number => core.summaryTokens + (core.summary === "" ? 0 : core.framingTokens)
 
 const fillState = (core: Core, state: MemoryState.MemoryState | undefined): Effect.Effect<Core, TokenCountError> =>
-  state === undefined ? Effect.succeed(core) : Effect.gen(function*() {
-    core.summary = state.summary
-    core.usageRatio = state.usageRatio
-    core.summaryTokens = yield* TokenCounter.countText(core.counter, core.summary)
-    for (const message of state.buffer) {
-      const tokens = yield* TokenCounter.checkedCount(core.counter, message.tokenText)
-      core.index.append(message, MessageCore.entryOf(message, tokens))
-    }
-    return core
-  })
+  state === undefined
+    ? Effect.sync(() => {
+      // an archive needs a conversation: a new one when none is given (docs/contract.md section 17)
+      if (core.archive !== undefined) core.conversationId ??= newConversationId()
+      return core
+    })
+    : Effect.gen(function*() {
+      core.summary = state.summary
+      core.usageRatio = state.usageRatio
+      // docs/contract.md section 17: the option's conversation id wins; an archive without one makes one
+      core.conversationId ??= state.conversationId
+      if (core.archive !== undefined) core.conversationId ??= newConversationId()
+      const positions = state.positions
+      if (state.nextPosition !== undefined) core.nextPosition = state.nextPosition
+      else if (core.nextPosition !== undefined) core.nextPosition = state.buffer.length
+      core.summaryTokens = yield* TokenCounter.countText(core.counter, core.summary)
+      for (let k = 0; k < state.buffer.length; k++) {
+        const message = state.buffer[k]
+        const tokens = yield* TokenCounter.checkedCount(core.counter, message.tokenText)
+        // a state without positions restored with an archive: the buffer takes 0, 1, ...
+        const position = positions !== undefined ? positions[k] : core.nextPosition === undefined ? undefined : k
+        core.index.append(message, MessageCore.entryOf(message, tokens, position))
+      }
+      return core
+    })
+
+/** A new conversation id (docs/contract.md section 17): a random UUID. @internal */
+export const newConversationId = (): string => globalThis.crypto.randomUUID()
 
 interface Counted {
   readonly message: M
   readonly tokens: number
+  /** The message as given, when `message` is its cut (docs/contract.md section 10.8). */
+  readonly original?: M | undefined
 }
 
 /**
@@ -200,7 +236,8 @@ const counted = (core: Core, message: M): Effect.Effect<Counted, TokenCountError
         Loops.cutToolResult(message, tokens, max, Message.withContent),
         (text) => TokenCounter.countText(core.counter, text)
       ),
-      (cut): Counted => cut === undefined ? { message, tokens } : { message: cut.item, tokens: cut.tokens }
+      (cut): Counted =>
+        cut === undefined ? { message, tokens } : { message: cut.item, tokens: cut.tokens, original: message }
     )
   })
 
@@ -221,21 +258,101 @@ export const driveCounting = <R>(
   })
 
 /** An add's steps, single and batched: count every message, append them, then `afterAppend` once. @internal */
-export const adding = (core: Core, afterAppend: () => Effect.Effect<void, AddError>) => ({
-  add: (message: M): Effect.Effect<void, AddError> =>
-    Effect.flatMap(counted(core, message), (c) => {
+export const adding = (core: Core, afterAppend: () => Effect.Effect<void, AddError>) => {
+  // positions kept (docs/contract.md section 17): each message takes the next; a tool result cut at
+  // the door has its original archived right after it is appended
+  const append = (c: Counted): void => {
+    const position = core.nextPosition
+    if (position === undefined) {
       core.index.append(c.message, MessageCore.entryOf(c.message, c.tokens))
-      return afterAppend()
-    }),
-  addMessages: (messages: ReadonlyArray<M>): Effect.Effect<void, AddError> =>
-    messages.length === 0 ? Effect.void : Effect.flatMap(
-      Effect.forEach(messages, (message) => counted(core, message)),
-      (all) => {
-        for (const c of all) core.index.append(c.message, MessageCore.entryOf(c.message, c.tokens))
-        return afterAppend()
-      }
-    )
-})
+      return
+    }
+    core.nextPosition = position + 1
+    core.index.append(c.message, MessageCore.entryOf(c.message, c.tokens, position))
+    if (c.original !== undefined && core.archive !== undefined) {
+      core.pendingOriginals.push({ position, message: c.original })
+    }
+  }
+  const then = (): Effect.Effect<void, AddError> =>
+    core.pendingOriginals.length === 0 ? afterAppend() : Effect.flatMap(flushOriginals(core), afterAppend)
+  return {
+    add: (message: M): Effect.Effect<void, AddError> =>
+      Effect.flatMap(counted(core, message), (c) => {
+        append(c)
+        return then()
+      }),
+    addMessages: (messages: ReadonlyArray<M>): Effect.Effect<void, AddError> =>
+      messages.length === 0 ? Effect.void : Effect.flatMap(
+        Effect.forEach(messages, (message) => counted(core, message)),
+        (all) => {
+          for (const c of all) append(c)
+          return then()
+        }
+      )
+  }
+}
+
+/** Writes the originals of the tool results cut at the door not yet archived (docs/contract.md section 17). */
+const flushOriginals = (core: Core): Effect.Effect<void, ArchiveError> =>
+  Effect.suspend(() => {
+    const flushed = core.pendingOriginals.length
+    return Effect.map(core.archive!.append(core.conversationId!, core.pendingOriginals), () => {
+      core.pendingOriginals = core.pendingOriginals.slice(flushed)
+    })
+  })
+
+/**
+ * Writes what a commit of `plan` takes out of the buffer to the archive
+ * (docs/contract.md section 17), then runs `then` (the commit): at once
+ * without an archive, or when a `clear` or a newer plan has voided the plan.
+ * A failed write fails with its `ArchiveError` and `then` does not run; the
+ * caller aborts the plan.
+ *
+ * @internal
+ */
+export const archiveThen = (
+  core: Core,
+  generation: number,
+  plan: Plan<M>,
+  then: () => void
+): Effect.Effect<void, ArchiveError> =>
+  Effect.suspend(() => {
+    const archive = core.archive
+    if (archive === undefined || core.generation !== generation || !core.index.isPending(plan)) {
+      then()
+      return Effect.void
+    }
+    const entries = entriesOf(core, plan)
+    if (entries.length === 0) {
+      then()
+      return Effect.void
+    }
+    const flushed = core.pendingOriginals.length
+    return Effect.map(archive.append(core.conversationId!, entries), () => {
+      core.pendingOriginals = core.pendingOriginals.slice(flushed)
+      then()
+    })
+  })
+
+/**
+ * What a commit of `plan` takes out of the buffer, by position: the
+ * originals of tool results cut at the door not yet archived, the originals
+ * of the results the prune's clearings rewrote, then the planned messages.
+ */
+const entriesOf = (core: Core, plan: Plan<M>): Array<Archive.Entry> => {
+  const byPosition = new Map<number, M>()
+  for (const { message, position } of core.pendingOriginals) byPosition.set(position, message)
+  for (const { item, position } of core.index.clearedOriginals()) {
+    if (!byPosition.has(position)) byPosition.set(position, item)
+  }
+  const positions = core.index.planPositions(plan)
+  for (let i = 0; i < positions.length; i++) {
+    if (!byPosition.has(positions[i])) byPosition.set(positions[i], plan.messages[i])
+  }
+  const entries: Array<Archive.Entry> = []
+  for (const [position, message] of byPosition) entries.push({ position, message })
+  return entries.sort((a, b) => a.position - b.position)
+}
 
 /**
  * Starts a prune (docs/contract.md section 10): `undefined` when the trigger
@@ -251,7 +368,7 @@ export const startPrune = (
 ): Effect.Effect<Plan<M> | undefined, TokenCountError> =>
   Effect.suspend(() => {
     const index = core.index
-    const pass = Loops.startPrune(index, pruning, Message.withContent, false)
+    const pass = Loops.startPrune(index, pruning, Message.withContent, core.archive !== undefined)
     if (pass === undefined) return Effect.undefined
     return Effect.onExit(
       driveCounting(pass, (text) => TokenCounter.checkedCount(core.counter, text)),
@@ -300,7 +417,7 @@ const complete = (
       (text) => TokenCounter.countText(core.counter, text)
     )
     if (!fit.fits) return yield* new SummaryBudgetError({ tokens: fit.tokens, maxSummaryTokens: max! })
-    commit(core, generation, plan, fit.summary, fit.tokens)
+    yield* archiveThen(core, generation, plan, () => commit(core, generation, plan, fit.summary, fit.tokens))
   })
 
 const summarizeChecked = (
@@ -324,6 +441,8 @@ const summarizeChecked = (
  * @internal
  */
 export const fold = (core: Core, summarizer: Summarizer.Service, plan: Plan<M>): Effect.Effect<void, AddError> => {
+  // clearings that stand without a fold (docs/contract.md section 17): archived, then kept
+  if (plan.messages.length === 0) return drop(core, plan)
   const generation = core.generation
   let pending = plan
   const run = Effect.gen(function*() {
@@ -370,12 +489,19 @@ export const fold = (core: Core, summarizer: Summarizer.Service, plan: Plan<M>):
  *
  * @internal
  */
-export const drop = (core: Core, plan: Plan<M>): Effect.Effect<void> =>
-  Effect.suspend(() =>
-    core.index.commit(plan) && plan.messages.length > 0
-      ? observeDrop(core.strategy, plan.messages.length)
-      : Effect.void
-  )
+export const drop = (core: Core, plan: Plan<M>): Effect.Effect<void, ArchiveError> =>
+  Effect.suspend(() => {
+    let committed = false
+    return Effect.onExit(
+      archiveThen(core, core.generation, plan, () => {
+        committed = core.index.commit(plan)
+      }),
+      (exit) =>
+        Exit.isSuccess(exit)
+          ? committed && plan.messages.length > 0 ? observeDrop(core.strategy, plan.messages.length) : Effect.void
+          : Effect.sync(() => core.index.abort(plan))
+    )
+  })
 
 /**
  * A summary-only fold (docs/contract.md section 16.1): with a context
@@ -435,7 +561,9 @@ export const pruner = (
       Effect.suspend(start),
       (plan) => plan === undefined ? Effect.void : drop(core, plan)
     )
-    return () => dropping
+    // with an archive a drop writes first (an effect that may suspend): under the lock, as a fold
+    const guarded = core.archive === undefined ? dropping : semaphore.withPermits(1)(dropping)
+    return () => guarded
   }
   const locked = semaphore.withPermits(1)(
     Effect.flatMap(Effect.suspend(start), (plan) => plan === undefined ? Effect.void : fold(core, summarizer, plan))
@@ -467,6 +595,31 @@ export interface Memory {
   readonly toJSON: Effect.Effect<MemoryState.Encoded>
   readonly recordUsage: (usage: Usage) => Effect.Effect<void, UsageError>
   readonly usageRatio: Effect.Effect<number>
+  /**
+   * Searches the memory's archive in its own conversation (docs/contract.md
+   * section 17); a `ConfigError` (option `archive`) without one.
+   */
+  readonly recall: (
+    query: string,
+    options?: Archive.SearchOptions
+  ) => Effect.Effect<ReadonlyArray<Archive.Match>, ArchiveError | ConfigError>
+}
+
+const recall = (
+  core: Core,
+  query: string,
+  options?: Archive.SearchOptions
+): Effect.Effect<ReadonlyArray<Archive.Match>, ArchiveError | ConfigError> => {
+  const archive = core.archive
+  if (archive === undefined) {
+    return Effect.fail(
+      new ConfigError({ option: "archive", description: "recall needs an archive: build the memory with one" })
+    )
+  }
+  if (typeof query !== "string") {
+    return Effect.fail(new ConfigError({ option: "query", description: `must be a string, got ${typeof query}` }))
+  }
+  return archive.search(core.conversationId!, query, options)
 }
 
 /** The context a memory reads back: leading pinned messages, the summary, then the rest. @internal */
@@ -487,7 +640,17 @@ export const makeMemory = <X extends Memory>(
 ): X => {
   const state = Effect.sync((): MemoryState.MemoryState => {
     const made = MemoryState.make(core.summary, core.index.toArray())
-    return core.usageRatio === undefined ? made : { ...made, usageRatio: core.usageRatio }
+    if (core.conversationId === undefined && core.nextPosition === undefined) {
+      return core.usageRatio === undefined ? made : { ...made, usageRatio: core.usageRatio }
+    }
+    return {
+      ...made,
+      ...(core.conversationId === undefined ? {} : { conversationId: core.conversationId }),
+      ...(core.nextPosition === undefined
+        ? {}
+        : { nextPosition: core.nextPosition, positions: core.index.positions() }),
+      ...(core.usageRatio === undefined ? {} : { usageRatio: core.usageRatio })
+    }
   })
   const messages = Effect.sync(() => {
     core.lastReadTokens = leadTokens(core) + core.index.tokens
@@ -526,7 +689,8 @@ export const makeMemory = <X extends Memory>(
         core.usageRatio = UsageRatio.nextRatio(core.usageRatio, measured, countedTokens)
         return core.usageRatio === undefined ? Effect.void : observeUsageRatio(core.strategy, core.usageRatio)
       }),
-    usageRatio: Effect.sync(() => core.usageRatio ?? 1)
+    usageRatio: Effect.sync(() => core.usageRatio ?? 1),
+    recall: (query, options) => recall(core, query, options)
   }
   return Object.assign(memory, fields) as unknown as X
 }

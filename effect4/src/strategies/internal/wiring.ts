@@ -87,7 +87,9 @@ export const buildRolling = (
     ledger: options.ledger,
     maxToolResultTokens: options.maxToolResultTokens,
     maxSummarizerInputTokens: options.maxSummarizerInputTokens,
-    summaryFraming: options.summaryFraming
+    summaryFraming: options.summaryFraming,
+    archive: options.archive,
+    conversationId: options.conversationId
   })
   return Effect.map(fill(core, state), (core) => {
     const index = core.index
@@ -192,7 +194,9 @@ export const buildWindow = (
   const core = makeCore(services.counter, {
     index: indexConfig<Message>(pruning),
     summaryRole: options.summaryRole,
-    summaryFraming: options.summaryFraming
+    summaryFraming: options.summaryFraming,
+    archive: options.archive,
+    conversationId: options.conversationId
   })
   return Effect.map(fill(core, state), (core) => {
     const prune = pruner(core, undefined, () => startPrune(core, pruning), pruneLock())
