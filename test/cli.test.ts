@@ -937,8 +937,8 @@ describe("rollmem replay: an option it does not know", () => {
   it.effect("a command line @effect/cli refuses in its own words is one line `rollmem: ...` too", () =>
     Effect.gen(function*() {
       const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
-        [["frobnicate"], "rollmem: Invalid subcommand for rollmem - use one of 'replay', 'show'"],
-        [["--max-tokens", "5"], "rollmem: Invalid subcommand for rollmem - use one of 'replay', 'show'"],
+        [["frobnicate"], "rollmem: Invalid subcommand for rollmem - use one of 'replay', 'show', 'recall'"],
+        [["--max-tokens", "5"], "rollmem: Invalid subcommand for rollmem - use one of 'replay', 'show', 'recall'"],
         [["replay"], "rollmem: Missing argument <files>"],
         [["replay", "--strategy"], "rollmem: Expected a value following option: '--strategy'"],
         [["show"], "rollmem: Missing argument <id>"]
@@ -1136,7 +1136,7 @@ describe("rollmem replay --help", () => {
     Effect.gen(function*() {
       const r = yield* run(["--help"])
       assert.isTrue(Exit.isSuccess(r.exit))
-      assert.deepStrictEqual(helpEntries(r.stdout).slice(0, 31), [
+      assert.deepStrictEqual(helpEntries(r.stdout).slice(0, 32), [
         ["<files> 1+", "A user-defined piece of text."],
         ["--strategy rolling | buffer | window | summary", "One of the following: rolling, buffer, window, summary"],
         ["--max-tokens N", "An integer."],
@@ -1174,18 +1174,22 @@ describe("rollmem replay --help", () => {
         ],
         ["--show ID", "A user-defined piece of text."],
         ["--store STORE", "A user-defined piece of text."],
+        ["--archive", "A true or false value."],
         ["--framing", "A true or false value."],
         ["--report PATH", "A user-defined piece of text."],
         ["--compare SET...", "A user-defined piece of text."]
       ])
       // only rollmem's own options: none of @effect/cli's built-ins (--wizard, --completions, --log-level)
-      assert.strictEqual(helpEntries(r.stdout).length, 31)
+      assert.strictEqual(helpEntries(r.stdout).length, 32)
       for (const builtIn of ["--wizard", "--completions", "--log-level"]) assert.notInclude(r.stdout, builtIn)
       // the usage line brackets every option a replay can go without, --compare among them
       assert.include(r.stdout, "[--report PATH] [--compare SET...] <files>...")
       const top = yield* runCli(["--help"])
       for (const builtIn of ["--wizard", "--completions", "--log-level"]) assert.notInclude(top.stdout, builtIn)
-      assert.include(top.stdout, "rollmem replay --help and rollmem show --help list their options")
+      assert.include(
+        top.stdout,
+        "rollmem replay --help, rollmem show --help and rollmem recall --help list their options"
+      )
     }))
 })
 

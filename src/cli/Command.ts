@@ -2,8 +2,9 @@
  * The `rollmem` command line: `rollmem replay <files...>` replays transcripts
  * through a memory strategy and prints what a model would have been sent
  * (with `--store sqlite:<path>`, `postgres://…` or `redis://…`, it also saves each conversation's final
- * state under its id); `rollmem show <id> --store <store>` prints a
- * stored conversation.
+ * state under its id, and with `--archive` its archive of what left the
+ * buffer); `rollmem show <id> --store <store>` prints a stored conversation;
+ * `rollmem recall <id> "query" --store <store>` searches its archive.
  *
  * A command line that does not parse (an unknown option, named with the
  * closest known one: `rollmem: unknown option --max-token; did you mean
@@ -28,6 +29,8 @@
  * rollmem replay anthropic-logs.jsonl --input-format anthropic --show chat-7 --output-format openai
  * rollmem replay conversations.jsonl --store sqlite:conversations.db
  * rollmem show support-chat --store sqlite:conversations.db
+ * rollmem replay conversations.jsonl --store sqlite:conversations.db --archive
+ * rollmem recall support-chat "dana.whitfield@example.com" --store sqlite:conversations.db --limit 3
  * ```
  *
  * @since 0.1.0
@@ -237,6 +240,12 @@ const options = {
         "missing), postgres://… or redis://…, replacing what was stored under that id. Read it back with rollmem show."
     )
   ),
+  archive: CliOptions.boolean("archive").pipe(
+    CliOptions.withDescription(
+      "With --store: archive every message that leaves the buffer beside the conversation, replacing its archive " +
+        "(search it with rollmem recall)."
+    )
+  ),
   framing: CliOptions.boolean("framing").pipe(
     CliOptions.withDescription(
       "Count each message with the provider's per-message overhead (role and delimiters), as billed; " +
@@ -295,6 +304,8 @@ export interface ReplayArgs {
   readonly outputFormat?: Option.Option<Formats.OutputFormat> | undefined
   readonly show: Option.Option<string>
   readonly store: Option.Option<string>
+  /** Archive beside each stored conversation (`--archive`, with `--store`); default `false`. */
+  readonly archive?: boolean | undefined
   /** Where to write the HTML report, if anywhere. */
   readonly report: Option.Option<string>
   /** Count the provider's per-message overhead (`--framing`); default `false`. */
@@ -325,6 +336,7 @@ type FixedOption =
   | "outputFormat"
   | "show"
   | "store"
+  | "archive"
   | "framing"
   | "report"
   | "compare"
@@ -427,6 +439,13 @@ export const runReplay = (
     const config = yield* makeConfig(base)
     const store = Option.isSome(args.store) ? yield* Store.parse(args.store.value) : undefined
     if (store !== undefined) yield* Store.requireDirectory(store)
+    const archiving = args.archive === true
+    if (archiving && store === undefined) {
+      return yield* new ConfigError({
+        option: "--archive",
+        description: "archives beside the stored conversations: give --store"
+      })
+    }
     const reportPath = Option.getOrUndefined(args.report)
     if (reportPath !== undefined) {
       yield* requireReportElsewhere(reportPath, [
@@ -516,7 +535,10 @@ export const runReplay = (
     const keep = { show, finals: reportPath !== undefined, timelines: reportPath !== undefined }
     const outcome = yield* (store === undefined
       ? replayStream(pass(bar.update, true), config, keep)
-      : replayStream(pass(bar.update, true), config, { ...keep, open: Store.open }).pipe(
+      : replayStream(pass(bar.update, true), config, {
+        ...keep,
+        open: archiving ? Store.openArchiving : Store.open
+      }).pipe(
         Effect.provide(Store.layer(store))
       )).pipe(Effect.ensuring(bar.done))
     yield* nothingRead
@@ -548,12 +570,17 @@ export const runReplay = (
       if (store !== undefined) {
         const count = outcome.report.conversations.length
         yield* Console.log(
-          `\nSaved ${count} conversation${count === 1 ? "" : "s"} to ${store.label} ` +
-            `(read one back: rollmem show <id> --store ${shellWord(store.label)}).`
+          `\nSaved ${count} conversation${count === 1 ? "" : "s"} to ${store.label}${
+            archiving ? count === 1 ? ", with its archive" : ", with their archives" : ""
+          } (read one back: rollmem show <id> --store ${shellWord(store.label)}${
+            archiving ? `; search one: rollmem recall <id> "query" --store ${shellWord(store.label)}` : ""
+          }).`
         )
       }
     }
-    if (reportPath !== undefined) yield* writeReport(reportPath, outcome, undefined, { title, unit, config, format })
+    if (reportPath !== undefined) {
+      yield* writeReport(reportPath, outcome, undefined, { title, unit, config, format, archived: archiving })
+    }
     return yield* skippedInputs
   }).pipe(
     Effect.provide(tokenizerLayer(args.tokenizer, args.framing === true)),
@@ -569,7 +596,13 @@ const writeReport = (
   path: string,
   outcome: Outcome,
   columns: ReadonlyArray<Compare.Column> | undefined,
-  settings: { readonly title: string; readonly unit: string; readonly config: Config; readonly format: Format }
+  settings: {
+    readonly title: string
+    readonly unit: string
+    readonly config: Config
+    readonly format: Format
+    readonly archived?: boolean | undefined
+  }
 ) =>
   Effect.gen(function*() {
     const [ReportData, Report] = yield* Effect.promise(() =>
@@ -581,7 +614,8 @@ const writeReport = (
       maxTokens: settings.config.strategy === "rolling" ? settings.config.maxTokens : undefined,
       targetTokens: settings.config.strategy === "rolling"
         ? valueAt(settings.config.memory, "targetTokens") as number | undefined
-        : undefined
+        : undefined,
+      archived: settings.archived === true
     }, columns)
     const bytes = yield* Report.write(path, document)
     const line = `Report: ${path} (${(bytes / 1024).toFixed(0)} KB; open it in a browser).`
@@ -757,6 +791,102 @@ export const showCommand = Command.make("show", {
 )
 
 /**
+ * The arguments of `rollmem recall` as given.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface RecallArgs {
+  readonly id: string
+  readonly query: string
+  readonly store: Option.Option<string>
+  readonly limit: number
+  readonly format: Format
+}
+
+/**
+ * Runs `rollmem recall`: searches conversation `id`'s archive in the store
+ * (written by `rollmem replay --store S --archive`, or by stored
+ * conversations with `archive: true`) and prints its matches, best first,
+ * each with its position, role and fold (docs/contract.md sections 13 and
+ * 17.2), or with `--format json` one document `{ conversation, query,
+ * matches }`.
+ *
+ * Fails with {@link CliFailure} after printing one line `rollmem: ...` on
+ * stderr: no `--store`, a `--store` value that is not a store, a database
+ * file that does not exist (never created), a `--limit` that is not a
+ * positive integer, a store that fails.
+ *
+ * @since 0.4.0
+ * @category constructors
+ */
+export const runRecall = (args: RecallArgs): Effect.Effect<void, CliFailure, FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    if (Option.isNone(args.store)) {
+      return yield* new ConfigError({
+        option: "--store",
+        description: "is required (sqlite:<path>, postgres://… or redis://…)"
+      })
+    }
+    const store = yield* Store.parse(args.store.value)
+    yield* Store.requireFile(store)
+    const matches = yield* Store.recall(args.id, args.query, args.limit).pipe(Effect.provide(Store.layer(store)))
+    yield* Console.log(
+      args.format === "json"
+        ? Render.recallJson(args.id, args.query, matches)
+        : Render.recallTable(args.id, args.query, store.label, matches)
+    )
+  }).pipe(reportFailures)
+
+const recallOptions = {
+  store: CliOptions.text("store").pipe(
+    CliOptions.withPseudoName("STORE"),
+    CliOptions.optional,
+    CliOptions.withDescription(
+      "The store `rollmem replay --store S --archive` wrote: sqlite:PATH, postgres://… or redis://…."
+    )
+  ),
+  limit: CliOptions.integer("limit").pipe(
+    CliOptions.withPseudoName("N"),
+    CliOptions.withDefault(5),
+    CliOptions.withDescription("The most matches to print, a positive integer (default: 5).")
+  ),
+  format: CliOptions.choice("format", formats).pipe(
+    CliOptions.withDefault(defaults.format),
+    CliOptions.withDescription(
+      "Output: each match with its position, role and text, or one JSON document { conversation, query, matches } " +
+        "(default: table)."
+    )
+  )
+}
+
+/** Every id or query shaped like an option is taken for one. */
+const refuseRecallOptions = Preflight.refuseOptions(
+  "rollmem recall",
+  () => Preflight.knownOptions(recallCommand.descriptor),
+  () => Effect.succeed(false)
+)
+
+/**
+ * The `recall` subcommand.
+ *
+ * @since 0.4.0
+ * @category constructors
+ */
+export const recallCommand = Command.make("recall", {
+  id: Args.text({ name: "conversation" }).pipe(
+    Args.mapEffect((id) => Effect.as(refuseRecallOptions([id]), id)),
+    Args.withDescription("The id of a conversation stored with its archive.")
+  ),
+  query: Args.text({ name: "query" }).pipe(
+    Args.withDescription("What to search for: words, a file path, an identifier (one argument: quote it).")
+  ),
+  ...recallOptions
+}, runRecall).pipe(
+  Command.withDescription("Search a stored conversation's archive (rollmem replay --store S --archive).")
+)
+
+/**
  * The `replay` subcommand.
  *
  * @since 0.1.0
@@ -773,7 +903,7 @@ export const replayCommand = Command.make(
 )
 
 /**
- * The `rollmem` command (subcommands `replay` and `show`).
+ * The `rollmem` command (subcommands `replay`, `show` and `recall`).
  *
  * @since 0.1.0
  * @category constructors
@@ -781,9 +911,10 @@ export const replayCommand = Command.make(
 export const command = Command.make("rollmem").pipe(
   Command.withDescription(
     "Conversation memory for LLM applications: try strategies and budgets on transcripts. " +
-      "rollmem replay --help and rollmem show --help list their options; --version prints the version."
+      "rollmem replay --help, rollmem show --help and rollmem recall --help list their options; --version prints " +
+      "the version."
   ),
-  Command.withSubcommands([replayCommand, showCommand])
+  Command.withSubcommands([replayCommand, showCommand, recallCommand])
 )
 
 /**
@@ -801,7 +932,7 @@ const app = Command.run(command, { name: "rollmem", version: packageJson.version
 
 /** Each subcommand's options, for {@link Preflight.check} to name the one whose value is refused. */
 const subcommandOptions = (name: string): ReadonlyArray<CliOptions.Options<unknown>> =>
-  Object.values(name === "show" ? showOptions : options)
+  Object.values(name === "show" ? showOptions : name === "recall" ? recallOptions : options)
 
 /** `text` as one shell word: as it is when it holds no character a shell reads (`?`, `&`, spaces...), else quoted. */
 const shellWord = (text: string): string => /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, "'\\''")}'`

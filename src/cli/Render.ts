@@ -9,6 +9,7 @@ import * as Schema from "effect/Schema"
 import type * as Retention from "../core/artifacts.js"
 import { prefix, suffix } from "../internal/text.js"
 import * as Message from "../schema/Message.js"
+import type { Match as ArchiveMatch } from "../services/Archive.js"
 import type { Figures, FinalContext, Outcome, Report, Strategy, Totals } from "./Replay.js"
 import type { Shown } from "./Store.js"
 
@@ -398,6 +399,72 @@ export const compareJson = (
         options: c.options,
         conversations: c.report.conversations,
         totals: c.report.totals
+      }))
+    },
+    null,
+    2
+  )
+
+const encodeMessage = Schema.encodeSync(Message.Message)
+
+/** A match's text on one line: its content then its tool calls, line breaks as spaces, cut at 300 characters. */
+const matchText = (message: Message.Message): string => {
+  const calls = message.toolCalls.map((call) => `${call.name}(${call.arguments})`)
+  const text = [message.content, ...calls].filter((part) => part !== "").join(" ").replace(/\s+/g, " ").trim()
+  return text.length <= 300 ? text : `${prefix(text, 299)}…`
+}
+
+/**
+ * `rollmem recall`'s table: a header naming the query, the conversation and
+ * the store, then each match, best first, as its rank, position, role,
+ * fold, exact artifacts and score, and its text on the next line (content
+ * then tool calls, at most 300 characters). No match: one line saying so.
+ *
+ * @since 0.4.0
+ * @category combinators
+ */
+export const recallTable = (
+  id: string,
+  query: string,
+  store: string,
+  matches: ReadonlyArray<ArchiveMatch>
+): string => {
+  if (matches.length === 0) return `No archived turn of ${id} in ${store} matches ${JSON.stringify(query)}.`
+  const header = `${matches.length} archived turn${matches.length === 1 ? "" : "s"} of ${id} in ${store} matching ${
+    JSON.stringify(query)
+  }, best first:`
+  return [
+    header,
+    ...matches.flatMap((match, i) => [
+      "",
+      `${i + 1}. position ${match.position}, ${match.message.role} (fold ${match.fold}${
+        match.exact > 0 ? `, exact ${match.exact}` : ""
+      }, score ${match.score.toFixed(2)})`,
+      `   ${matchText(match.message)}`
+    ])
+  ].join("\n")
+}
+
+/**
+ * `rollmem recall --format json`: `{ conversation, query, matches }`, each
+ * match `{ position, fold, role, exact, score, message }` with the message
+ * in the wire format (docs/contract.md section 2).
+ *
+ * @since 0.4.0
+ * @category combinators
+ */
+export const recallJson = (id: string, query: string, matches: ReadonlyArray<ArchiveMatch>): string =>
+  JSON.stringify(
+    {
+      conversation: id,
+      query,
+      matches: matches.map((match) => ({
+        position: match.position,
+        fold: match.fold,
+        role: match.message.role,
+        exact: match.exact,
+        score: match.score,
+        message: encodeMessage(match.message)
       }))
     },
     null,

@@ -24,6 +24,8 @@ export interface Settings {
   readonly unit: string
   readonly maxTokens: number | undefined
   readonly targetTokens: number | undefined
+  /** Whether the replay archived what left the buffer (`--store S --archive`); default `false`. */
+  readonly archived?: boolean | undefined
 }
 
 /**
@@ -49,6 +51,7 @@ export const reportDocument = (
     maxTokens: settings.maxTokens,
     targetTokens: settings.targetTokens,
     validityChecked: true,
+    archived: settings.archived === true,
     totals: { columns: cells.columns, row: cells.row, legend: Render.legend(settings.unit) },
     conversations: outcome.report.conversations.map((figures, i): ConversationReport => {
       const timeline = outcome.timelines[i]

@@ -105,6 +105,52 @@ export const open: Open<Conversation.WithMemoryError, ConversationStore.Conversa
   )
 
 /**
+ * {@link open} that also archives (`rollmem replay --store S --archive`,
+ * docs/contract.md section 17.2): the conversation is deleted first (its
+ * state and its archive), then replayed with `archive: true`, so a replay
+ * replaces both and archives every message that leaves the buffer once.
+ *
+ * @since 0.4.0
+ * @category constructors
+ */
+export const openArchiving: Open<Conversation.WithMemoryError, ConversationStore.ConversationStore> = (
+  id,
+  config,
+  summarizer,
+  use
+) =>
+  withSummarizer(
+    Effect.zipRight(
+      Effect.flatMap(ConversationStore.ConversationStore, (store) => store.delete(id)),
+      Conversation.withMemory(
+        id,
+        { ...memoryOptions(config) as Conversation.StrategyOptions, archive: true },
+        (memory) => Effect.zipRight(memory.clear, use(memory))
+      )
+    ),
+    summarizer
+  )
+
+/**
+ * Searches conversation `id`'s archive in the store in context
+ * (`rollmem recall`, docs/contract.md section 17.2): its matches, best first.
+ * Fails with `ConfigError` (option `--limit`) for a limit the archive
+ * refuses, `ArchiveError` when the store fails.
+ *
+ * @since 0.4.0
+ * @category constructors
+ */
+export const recall = (id: string, query: string, limit: number) =>
+  Effect.flatMap(ConversationStore.ConversationStore, (store) =>
+    store.archive === undefined
+      ? Effect.fail(new ConfigError({ option: "--store", description: "this store keeps no archive" }))
+      : Effect.mapError(
+        store.archive.search(id, query, { limit }),
+        (error) =>
+          error._tag === "ConfigError" ? new ConfigError({ option: "--limit", description: error.description }) : error
+      ))
+
+/**
  * A stored conversation as `rollmem show` prints it.
  *
  * @since 0.1.0

@@ -115,6 +115,13 @@ export interface ReportDocument {
   readonly targetTokens: number | undefined
   /** Whether request points were checked for validity (the invalid markers and column). */
   readonly validityChecked: boolean
+  /**
+   * Whether every message that left the buffer was archived (`rollmem replay
+   * --store S --archive`): the page marks each fold's evicted messages as
+   * archived, searchable with `rollmem recall`. Absent in reports written
+   * before it: not archived.
+   */
+  readonly archived?: boolean | undefined
   /** The table output's totals: its column titles and its totals row, cell for cell, then its legend lines. */
   readonly totals: {
     readonly columns: ReadonlyArray<string>

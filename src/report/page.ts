@@ -422,7 +422,7 @@ const timelineChart = (c: ConversationReport, canvas: HTMLCanvasElement): Chart 
   datasets.push({
     type: "scatter",
     id: "folds",
-    label: `fold: −N messages evicted (${c.folds.length})`,
+    label: `fold: −N messages evicted${data.archived === true ? " and archived" : ""} (${c.folds.length})`,
     data: c.folds.map(([turn, evicted]) => ({ x: turn, y: c.timeline.context[turn - 1], evicted })),
     pointStyle: "triangle",
     pointRotation: 180,
@@ -504,7 +504,11 @@ const timelineChart = (c: ConversationReport, canvas: HTMLCanvasElement): Chart 
             label: (item) => {
               const id = (item.dataset as { id?: string }).id
               const turn = item.parsed.x ?? 0
-              if (id === "folds") return `fold: ${plural(foldAt.get(turn) ?? 0, "message")} evicted`
+              if (id === "folds") {
+                return `fold: ${plural(foldAt.get(turn) ?? 0, "message")} evicted${
+                  data.archived === true ? " and archived (rollmem recall finds them)" : ""
+                }`
+              }
               if (id === "invalid") return `rejected: ${(invalidAt.get(turn) ?? []).join("; ")}`
               if (id === "retention") {
                 const [kept, named] = retentionAt.get(turn) ?? [0, 0]
@@ -617,7 +621,7 @@ const select = (index: number): void => {
     plural(c.messages, "message"),
     plural(c.prunes, "prune"),
     plural(c.summarizerCalls, "summarizer call"),
-    `${plural(c.evictedMessages, "message")} evicted`,
+    `${plural(c.evictedMessages, "message")} evicted${data.archived === true ? ", all archived" : ""}`,
     `peak context ${number(c.peakContextTokens)} ${unit}`,
     `final context ${number(last)} ${unit}`,
     data.validityChecked
@@ -635,6 +639,7 @@ const select = (index: number): void => {
         `context the model is sent (both together); dashed, on the right axis, the share of the artifacts named so ` +
         `far (file paths, URLs, e-mail addresses, identifiers) that the context still names at each request. ` +
         `▼ marks a fold, with the number of messages it evicted` +
+        (data.archived === true ? " (each archived: rollmem recall searches them)" : "") +
         (data.validityChecked
           ? "; ✕ on the axis marks a request (the next message is the model's) whose context a strict provider " +
             "(OpenAI, Anthropic, Gemini) rejects: it opens on a non-user turn, or splits a tool call from its result."
