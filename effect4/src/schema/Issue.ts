@@ -16,17 +16,21 @@ const pathOf = (path: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }>
     return typeof key === "number" ? `[${key}]` : i === 0 ? formatKey(String(key)) : `.${formatKey(String(key))}`
   }).join("")
 
+/** A path under `prefix` (`state` and `summary` give `state.summary`, `state` and `[0]` `state[0]`). @internal */
+export const under = (prefix: string, path: string): string =>
+  prefix === "" ? path : path === "" ? prefix : path.startsWith("[") ? prefix + path : `${prefix}.${path}`
+
 /**
  * The issues of a failed decode as one line: each `path: message`, joined
  * with `"; "`, at most {@link MAX_DESCRIPTION_LENGTH} characters.
  *
  * @since 1.0.0
  */
-export const describe = (issue: SchemaIssue.Issue): string => {
+export const describe = (issue: SchemaIssue.Issue, prefix = ""): string => {
   const lines = Array.from(
     new Set(
       formatter(issue).issues.map(({ message, path }) => {
-        const at = pathOf(path)
+        const at = under(prefix, pathOf(path))
         const line = at === "" ? message : `${at}: ${message}`
         return line.length > MAX_ISSUE_LENGTH ? `${line.slice(0, MAX_ISSUE_LENGTH)}…` : line
       })
@@ -54,12 +58,13 @@ export const describe = (issue: SchemaIssue.Issue): string => {
 export const describeInput = (
   issue: SchemaIssue.Issue,
   input: unknown,
-  limits: { readonly messageLevel: number; readonly name: string }
+  limits: { readonly messageLevel: number; readonly name: string; readonly prefix?: string | undefined }
 ): string => {
   const limit = MAX_DEPTH + limits.messageLevel
+  const prefix = limits.prefix ?? ""
   const cycle = findCycle(input, limit, limits.messageLevel)
-  if (cycle !== undefined) return `${cycle || limits.name}: contains itself (circular)`
+  if (cycle !== undefined) return `${under(prefix, cycle) || limits.name}: contains itself (circular)`
   const tooDeep = findTooDeep(input, limit, limits.messageLevel)
-  if (tooDeep !== undefined) return `${tooDeep || limits.name}: nested deeper than ${MAX_DEPTH} levels`
-  return describe(issue)
+  if (tooDeep !== undefined) return `${under(prefix, tooDeep) || limits.name}: nested deeper than ${MAX_DEPTH} levels`
+  return describe(issue, prefix)
 }

@@ -12,7 +12,7 @@ import { copyJson, isPlainObject, type JsonObject } from "../../../src/core/json
 import * as StateRules from "../../../src/core/state.js"
 import * as UsageRatio from "../../../src/core/usage.js"
 import { StateDecodeError } from "../Errors.js"
-import { describeInput } from "./Issue.js"
+import { describeInput, under } from "./Issue.js"
 import * as Message from "./Message.js"
 
 /** A provider's compaction item kept with the state (docs/contract.md section 2.1). @since 1.0.0 */
@@ -92,12 +92,18 @@ export const Wire = Schema.Struct({
 
 const decodeWire = Schema.decodeUnknownResult(Wire)
 
-const decode = (input: unknown): Result.Result<MemoryState, StateDecodeError> => {
+/**
+ * Decodes a state, each path of a failure under `prefix` (a stored record's
+ * `state`).
+ *
+ * @internal
+ */
+export const decode = (input: unknown, prefix = ""): Result.Result<MemoryState, StateDecodeError> => {
   // unknown keys inside a message are ignored (docs/contract.md section 2), unknown keys of the state refused
   if (isPlainObject(input)) {
     for (const key of Object.keys(input)) {
       if (!KNOWN_KEYS.has(key)) {
-        return Result.fail(new StateDecodeError({ description: `${key}: is unexpected` }))
+        return Result.fail(new StateDecodeError({ description: `${under(prefix, key)}: is unexpected` }))
       }
     }
   }
@@ -105,7 +111,7 @@ const decode = (input: unknown): Result.Result<MemoryState, StateDecodeError> =>
   if (Result.isFailure(decoded)) {
     return Result.fail(
       new StateDecodeError({
-        description: describeInput(decoded.failure.issue, input, { messageLevel: 3, name: "state" })
+        description: describeInput(decoded.failure.issue, input, { messageLevel: 3, name: "state", prefix })
       })
     )
   }

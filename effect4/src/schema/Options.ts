@@ -250,3 +250,71 @@ export const decode = <S extends Rules.Strategy>(
   if (crossed !== undefined) return Result.fail(new ConfigError(crossed))
   return Result.succeed(options as unknown as OptionsOf[S])
 }
+
+/**
+ * Options naming their strategy (what `Memory.make` and a stored
+ * conversation take): `{ strategy: "rolling", maxTokens: 500 }`, ...
+ *
+ * @since 1.0.0
+ */
+export type StrategyOptions =
+  | ({ readonly strategy: "rolling" } & RollingOptions)
+  | ({ readonly strategy: "buffer" } & BufferOptions)
+  | ({ readonly strategy: "window" } & WindowOptions)
+  | ({ readonly strategy: "summary" } & SummaryOptions)
+
+/**
+ * The option keys of each strategy besides `strategy`, in the order the
+ * Effect 3 line lists them.
+ *
+ * @since 1.0.0
+ */
+export const keysOf: { readonly [S in Rules.Strategy]: ReadonlyArray<string> } = {
+  rolling: Object.keys(fieldsOf.rolling),
+  buffer: Object.keys(fieldsOf.buffer),
+  window: Object.keys(fieldsOf.window),
+  summary: Object.keys(fieldsOf.summary)
+}
+
+/**
+ * Decodes options naming their strategy: an object, a known `strategy`
+ * (`ConfigError` on `strategy`, listing the known ones), then the strategy's
+ * own options as {@link decode} checks them, an unknown key naming the
+ * strategy (`unknown option for the rolling strategy (known: ...)`). `extra`
+ * are keys a caller takes beside them (a stored conversation's `retry`):
+ * they are left for the caller to check and kept in the result.
+ *
+ * @example
+ * ```ts
+ * import { Options } from "rollmem"
+ * Options.decodeStrategy({ strategy: "lru" }) // a failure: invalid option strategy: must be one of rolling, buffer, window, summary, got "lru"
+ * ```
+ *
+ * @since 1.0.0
+ */
+export const decodeStrategy = (
+  input: unknown,
+  extra: ReadonlyArray<string> = []
+): Result.Result<StrategyOptions, ConfigError> => {
+  const notObject = Rules.options(input)
+  if (notObject !== undefined) return Result.fail(new ConfigError({ option: "options", description: notObject }))
+  const { strategy, ...rest } = input as { readonly [key: string]: unknown }
+  const wrong = Rules.strategy(strategy)
+  if (wrong !== undefined) return Result.fail(new ConfigError({ option: "strategy", description: wrong }))
+  const s = strategy as Rules.Strategy
+  const own: { [key: string]: unknown } = {}
+  for (const key of Object.keys(rest)) {
+    if (extra.includes(key)) continue
+    if (!Object.hasOwn(fieldsOf[s], key)) {
+      return Result.fail(
+        new ConfigError({
+          option: key,
+          description: Rules.unknownOption(["strategy", ...keysOf[s], ...extra], `the ${s} strategy`)
+        })
+      )
+    }
+    own[key] = rest[key]
+  }
+  const decoded = decode(s, own)
+  return Result.isFailure(decoded) ? Result.fail(decoded.failure) : Result.succeed(input as StrategyOptions)
+}

@@ -12,6 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
+import * as Rules from "../../core/store.js"
 import * as MemoryState from "../../schema/MemoryState.js"
 import { importModule } from "../internal/peers.js"
 import {
@@ -35,7 +36,7 @@ import { ensureTable } from "./SqlTable.js"
  * @since 0.1.0
  * @category constants
  */
-export const DEFAULT_TABLE = "rollmem_conversations"
+export const DEFAULT_TABLE = Rules.DEFAULT_TABLE
 
 /**
  * Options of {@link layerSql}.

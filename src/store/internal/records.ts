@@ -8,12 +8,12 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as Rules from "../../core/store.js"
 import * as MemoryState from "../../schema/MemoryState.js"
 import {
   ConversationConflictError,
   ConversationDecodeError,
   ConversationStoreError,
-  NO_REVISION,
   Revision,
   type SaveOptions,
   type Stored
@@ -95,22 +95,21 @@ export const storeError = (id: string, operation: ConversationStoreError["operat
 
 /**
  * The revision a save expecting `expectedRevision` writes, or `undefined`
- * when the save is a conflict: a first save ({@link NO_REVISION}) needs no
+ * when the save is a conflict: a first save (`NO_REVISION`) needs no
  * stored conversation and continues after a tombstone's revision; any other
  * save needs the stored conversation at `expectedRevision`.
  *
  * @internal
  */
-export const nextRevision = (stored: Option.Option<Record>, expectedRevision: number): number | undefined => {
-  if (Option.isNone(stored)) return expectedRevision === NO_REVISION ? 1 : undefined
-  const { revision, state } = stored.value
-  if (expectedRevision === NO_REVISION) return state === null ? revision + 1 : undefined
-  return state !== null && revision === expectedRevision ? revision + 1 : undefined
-}
+export const nextRevision = (stored: Option.Option<Record>, expectedRevision: number): number | undefined =>
+  Rules.nextRevision(
+    Option.isNone(stored) ? undefined : { revision: stored.value.revision, deleted: stored.value.state === null },
+    expectedRevision
+  )
 
 /**
  * The key prefix of the key-value and Redis layers.
  *
  * @internal
  */
-export const DEFAULT_PREFIX = "rollmem-conversation:"
+export const DEFAULT_PREFIX = Rules.DEFAULT_PREFIX

@@ -679,21 +679,55 @@ export const makeMemory = <X extends Memory>(
     }),
     state,
     toJSON: Effect.map(state, MemoryState.toJSON),
-    recordUsage: (usage) =>
-      Effect.suspend(() => {
-        const problem = Rules.usage(usage)
-        if (problem !== undefined) return Effect.fail(new UsageError({ description: problem }))
-        const countedTokens = core.lastReadTokens ?? leadTokens(core) + core.index.tokens
-        const measured = usage.inputTokens - (usage.overheadTokens ?? core.reserveTokens)
-        if (!(measured > 0 && countedTokens > 0)) return Effect.void
-        core.usageRatio = UsageRatio.nextRatio(core.usageRatio, measured, countedTokens)
-        return core.usageRatio === undefined ? Effect.void : observeUsageRatio(core.strategy, core.usageRatio)
-      }),
+    recordUsage: (usage) => Effect.asVoid(sample(usage, undefined)),
     usageRatio: Effect.sync(() => core.usageRatio ?? 1),
     recall: (query, options) => recall(core, query, options)
   }
-  return Object.assign(memory, fields) as unknown as X
+  const sample: Sampler = (usage, contextTokens) =>
+    Effect.suspend(() => {
+      const problem = Rules.usage(usage)
+      if (problem !== undefined) return Effect.fail(new UsageError({ description: problem }))
+      const counted = contextTokens ?? core.lastReadTokens ?? leadTokens(core) + core.index.tokens
+      const overhead = usage.overheadTokens ?? core.reserveTokens
+      const measured = usage.inputTokens - overhead
+      // a sample with a size that is not positive changes nothing (docs/contract.md section 16.4)
+      if (!(measured > 0 && counted > 0)) return Effect.succeed(undefined)
+      core.usageRatio = UsageRatio.nextRatio(core.usageRatio, measured, counted)
+      if (core.usageRatio === undefined) return Effect.succeed(undefined)
+      return Effect.as(observeUsageRatio(core.strategy, core.usageRatio), {
+        inputTokens: usage.inputTokens,
+        overheadTokens: overhead,
+        contextTokens: counted
+      })
+    })
+  const made = Object.assign(memory, fields) as unknown as X
+  samplers.set(made, sample)
+  return made
 }
+
+/**
+ * A recorded usage as a stored conversation re-applies it: the provider's
+ * input tokens, the overhead outside the memory's context (its default
+ * resolved) and the memory's own count of the context the request carried.
+ *
+ * @internal
+ */
+export interface UsageSample {
+  readonly inputTokens: number
+  readonly overheadTokens: number
+  readonly contextTokens: number
+}
+
+/** Records a usage against `contextTokens` (the memory's last read when undefined): the sample it applied. @internal */
+export type Sampler = (
+  usage: Usage,
+  contextTokens: number | undefined
+) => Effect.Effect<UsageSample | undefined, UsageError>
+
+const samplers = new WeakMap<Memory, Sampler>()
+
+/** The usage recorder of a memory built here. @internal */
+export const samplerOf = (memory: Memory): Sampler | undefined => samplers.get(memory)
 
 /** The `ConfigError` of `compact`'s options, if any. @internal */
 export const compactProblem = (options: unknown): ConfigError | undefined => {
