@@ -10,7 +10,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, FastCheck as fc, Layer } from "effect"
 import { ArchiveError, ConfigError } from "../src/Errors.js"
-import { Archive, Message, RollingMemory, Summarizer, SummaryMemory, WindowMemory } from "../src/index.js"
+import { Archive, MemoryState, Message, RollingMemory, Summarizer, SummaryMemory, WindowMemory } from "../src/index.js"
 import * as Arb from "./support/arbitraries.js"
 
 const drop = Summarizer.layerDrop
@@ -207,6 +207,51 @@ describe("what is archived", () => {
       assert.deepStrictEqual(yield* archived(archive), [[1, 1, "a b c d e f g h i j"]])
       assert.deepStrictEqual((yield* memory.state).positions, [0, 1])
     }).pipe(Effect.provide(drop)))
+})
+
+describe("a cut original not yet archived survives save and restore", () => {
+  const call = Message.assistant("", { toolCalls: [{ id: "t1", name: "f", arguments: "{}" }] })
+  it.effect("its write fails: the state carries it (unarchived); the restored memory writes it with its next write", () =>
+    Effect.gen(function*() {
+      const { archive, failing } = flaky(true)
+      const options = { maxTokens: 100, maxToolResultTokens: 4, archive, conversationId: "c1" }
+      const memory = yield* RollingMemory.make(options)
+      failing.on = true
+      const refused = yield* Effect.flip(
+        memory.addMessages([call, Message.tool("a b c d e f g h i j", { toolCallId: "t1" })])
+      )
+      assert.strictEqual(refused._tag, "ArchiveError")
+      const state = yield* memory.state
+      assert.deepStrictEqual(state.unarchived?.map((u) => [u.position, u.message.content]), [[
+        1,
+        "a b c d e f g h i j"
+      ]])
+      // through the wire format and back
+      const json = MemoryState.toJSON(state)
+      assert.deepStrictEqual(json.unarchived?.map((u) => [u.position, u.message.content]), [[1, "a b c d e f g h i j"]])
+      const restored = yield* RollingMemory.fromState(
+        yield* MemoryState.fromJSON(JSON.parse(JSON.stringify(json))),
+        options
+      )
+      failing.on = false
+      yield* restored.add(Message.user("next"))
+      assert.deepStrictEqual(yield* archived(archive), [[1, 1, "a b c d e f g h i j"]])
+      assert.strictEqual((yield* restored.state).unarchived, undefined)
+    }).pipe(Effect.provide(drop)))
+
+  it.effect("a state's unarchived positions must increase below nextPosition", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(MemoryState.fromJSON({
+        version: 3,
+        summary: "",
+        buffer: [],
+        nextPosition: 2,
+        positions: [],
+        unarchived: [{ position: 2, message: { role: "tool", content: "x" } }]
+      }))
+      assert.include(error.description, "unarchived")
+      assert.include(error.description, "is 2: positions increase and stay below nextPosition (2)")
+    }))
 })
 
 describe("recall", () => {

@@ -20,6 +20,7 @@ export const VERSION_3_FIELDS = [
   "conversationId",
   "nextPosition",
   "positions",
+  "unarchived",
   "usageRatio"
 ] as const
 
@@ -42,6 +43,7 @@ export interface Wire {
   readonly conversationId?: string | undefined
   readonly nextPosition?: number | undefined
   readonly positions?: ReadonlyArray<number> | undefined
+  readonly unarchived?: ReadonlyArray<{ readonly position: number }> | undefined
   readonly usageRatio?: number | undefined
 }
 
@@ -86,6 +88,23 @@ export const wireIssues = (wire: Wire): Array<Issue> => {
           message: `is ${wire.positions[i]}: positions increase and stay below nextPosition (${wire.nextPosition})`
         })
         break
+      }
+    }
+  }
+  if (wire.unarchived !== undefined) {
+    if (wire.nextPosition === undefined) {
+      issues.push({ path: ["unarchived"], message: "needs nextPosition: its entries are positions" })
+    } else {
+      for (let i = 0; i < wire.unarchived.length; i++) {
+        const previous = i === 0 ? -1 : wire.unarchived[i - 1].position
+        const position = wire.unarchived[i].position
+        if (position <= previous || position >= wire.nextPosition) {
+          issues.push({
+            path: ["unarchived", i, "position"],
+            message: `is ${position}: positions increase and stay below nextPosition (${wire.nextPosition})`
+          })
+          break
+        }
       }
     }
   }

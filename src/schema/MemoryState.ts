@@ -132,6 +132,12 @@ const Wire = Schema.Struct({
   conversationId: Schema.optional(Schema.String.pipe(Schema.minLength(1))),
   nextPosition: Schema.optional(NonNegativeInt),
   positions: Schema.optional(Schema.Array(NonNegativeInt)),
+  unarchived: Schema.optional(
+    Schema.Array(Schema.Struct({
+      position: NonNegativeInt,
+      message: Message.annotations({ parseOptions: { onExcessProperty: "ignore" } })
+    })).pipe(Schema.minItems(1))
+  ),
   // the bounds of the usage ratio (docs/contract.md section 16.4): a state cannot switch the budget off
   usageRatio: Schema.optional(Schema.Number.pipe(Schema.between(UsageRatio.MIN_RATIO, UsageRatio.MAX_RATIO)))
 }).annotations({ parseOptions: { onExcessProperty: "error" } }).pipe(
@@ -146,6 +152,9 @@ const State = Schema.Struct({
   conversationId: Schema.optional(Schema.String),
   nextPosition: Schema.optional(Schema.Number),
   positions: Schema.optional(Schema.Array(Schema.Number)),
+  unarchived: Schema.optional(
+    Schema.Array(Schema.Struct({ position: Schema.Number, message: Schema.typeSchema(Message) }))
+  ),
   usageRatio: Schema.optional(Schema.Number)
 })
 
@@ -170,6 +179,9 @@ export const SEGMENT_SEPARATOR = StateRules.SEGMENT_SEPARATOR
  * - `conversationId`, and `nextPosition` (the position the next added message
  *   gets: messages ever added) with `positions` (each buffer message's
  *   position, increasing);
+ * - `unarchived`: originals of tool results cut at the door whose archive
+ *   write has not succeeded yet (`{ position, message }`, increasing), written
+ *   with the memory's next archive write after a restore;
  * - `usageRatio`: the correction learnt from the provider's usage figures.
  *
  * @since 0.1.0
@@ -186,7 +198,10 @@ export interface MemoryState extends Version3Fields {
  * @since 0.1.0
  * @category models
  */
-export interface Encoded extends Version3Fields {
+export interface Encoded extends Omit<Version3Fields, "unarchived"> {
+  readonly unarchived?:
+    | ReadonlyArray<{ readonly position: number; readonly message: typeof Message.Encoded }>
+    | undefined
   readonly version: 1 | 2 | 3
   readonly summary?: string | null | undefined
   readonly buffer?: ReadonlyArray<typeof Message.Encoded> | null | undefined
@@ -205,6 +220,7 @@ export interface Version3Fields {
   readonly conversationId?: string | undefined
   readonly nextPosition?: number | undefined
   readonly positions?: ReadonlyArray<number> | undefined
+  readonly unarchived?: ReadonlyArray<{ readonly position: number; readonly message: Message }> | undefined
   readonly usageRatio?: number | undefined
 }
 

@@ -181,7 +181,8 @@ export const toJSON = (state: MemoryState): Encoded => {
   }
   const out: Record<string, unknown> = { version: StateRules.VERSION_3, summary: state.summary, buffer }
   for (const key of StateRules.VERSION_3_FIELDS) {
-    const value = state[key]
+    // a field this line does not keep (`unarchived`) is absent
+    const value = (state as { readonly [K in typeof key]?: unknown })[key]
     if (value !== undefined) out[key] = value
   }
   return out as unknown as Encoded

@@ -611,6 +611,8 @@ export const fillState = (state: MemoryState.MemoryState): Fill<TokenCountError>
   const positions = state.positions
   if (state.nextPosition !== undefined) core.nextPosition = state.nextPosition
   else if (core.nextPosition !== undefined) core.nextPosition = state.buffer.length
+  // originals a failed archive write left: written with the memory's next write (docs/contract.md section 17)
+  if (state.unarchived !== undefined) core.pendingOriginals = [...state.unarchived]
   const counter = core.counter
   core.compaction = state.compaction
   const compacted = state.compaction === undefined || state.compaction.content === ""
@@ -1241,6 +1243,10 @@ export const makeMemory = <M extends Memory>(
       ...(core.nextPosition === undefined
         ? {}
         : { nextPosition: core.nextPosition, positions: core.index.positions() }),
+      // the cut originals not yet archived travel with the state (docs/contract.md section 17)
+      ...(core.nextPosition === undefined || core.pendingOriginals.length === 0
+        ? {}
+        : { unarchived: [...core.pendingOriginals].sort((a, b) => a.position - b.position) }),
       ...(core.usageRatio === undefined ? {} : { usageRatio: core.usageRatio })
     }
   })

@@ -177,8 +177,8 @@ export const stateCorpus: ReadonlyArray<StateCase> = [
     }),
     expect: error(
       [
-        "strategy: is unexpected, expected: \"version\" | \"summary\" | \"buffer\" | \"segments\" | \"compaction\" | \"conversationId\" | \"nextPosition\" | \"positions\" | \"usageRatio\"",
-        "max_tokens: is unexpected, expected: \"version\" | \"summary\" | \"buffer\" | \"segments\" | \"compaction\" | \"conversationId\" | \"nextPosition\" | \"positions\" | \"usageRatio\""
+        "strategy: is unexpected, expected: \"version\" | \"summary\" | \"buffer\" | \"segments\" | \"compaction\" | \"conversationId\" | \"nextPosition\" | \"positions\" | \"unarchived\" | \"usageRatio\"",
+        "max_tokens: is unexpected, expected: \"version\" | \"summary\" | \"buffer\" | \"segments\" | \"compaction\" | \"conversationId\" | \"nextPosition\" | \"positions\" | \"unarchived\" | \"usageRatio\""
       ].join("; ")
     )
   },
@@ -415,7 +415,7 @@ export const stateCorpus: ReadonlyArray<StateCase> = [
     name: "a state with a __proto__ key (an unknown key: refused, nothing polluted)",
     input: text("{\"version\": 2, \"__proto__\": {\"polluted\": true, \"version\": 9}, \"buffer\": []}"),
     expect: error(
-      "__proto__: is unexpected, expected: \"version\" | \"summary\" | \"buffer\" | \"segments\" | \"compaction\" | \"conversationId\" | \"nextPosition\" | \"positions\" | \"usageRatio\""
+      "__proto__: is unexpected, expected: \"version\" | \"summary\" | \"buffer\" | \"segments\" | \"compaction\" | \"conversationId\" | \"nextPosition\" | \"positions\" | \"unarchived\" | \"usageRatio\""
     )
   },
   {
@@ -441,7 +441,7 @@ export const stateCorpus: ReadonlyArray<StateCase> = [
     name: "a constructor key in a state (an unknown key: refused, nothing polluted)",
     input: text("{\"version\": 2, \"constructor\": {\"prototype\": {\"polluted\": true}}}"),
     expect: error(
-      "constructor: is unexpected, expected: \"version\" | \"summary\" | \"buffer\" | \"segments\" | \"compaction\" | \"conversationId\" | \"nextPosition\" | \"positions\" | \"usageRatio\""
+      "constructor: is unexpected, expected: \"version\" | \"summary\" | \"buffer\" | \"segments\" | \"compaction\" | \"conversationId\" | \"nextPosition\" | \"positions\" | \"unarchived\" | \"usageRatio\""
     )
   },
   // --- huge values
