@@ -10,6 +10,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import {
   Archive,
+  ArchiveError,
   AsyncRollingMemory,
   AsyncSummaryMemory,
   BufferMemory,
@@ -92,6 +93,26 @@ describe("database archives", () => {
       "archive",
       "must be an archive (Archive.memory(), Archive.sqlite(path) or Archive.postgres(url)), got object"
     ])
+  })
+
+  it("an archive that cannot be opened rejects the add with ArchiveError naming why, never a bare Error", async () => {
+    const archive = Archive.sqlite(path.join(os.tmpdir(), "rollmem-no-such-dir", "sub", "x.db"))
+    const memory = new AsyncRollingMemory({
+      maxTokens: 4,
+      summarize: "drop",
+      archive,
+      tokenCounter: (text) => text.split(" ").length
+    })
+    await memory.addUserMessage("hello 0")
+    await memory.addUserMessage("hello 1")
+    const error = await memory.addUserMessage("hello 2").then(() => undefined, (e: unknown) => e)
+    assert.instanceOf(error, ArchiveError)
+    assert.match(
+      (error as ArchiveError).message,
+      /^archive failed: cannot open the sqlite archive: cannot open .*x\.db: Cannot open database because the directory does not exist$/
+    )
+    // nothing lost: the turns are still in the buffer
+    assert.deepStrictEqual(memory.buffer.map((m) => m.content), ["hello 0", "hello 1", "hello 2"])
   })
 
   it("AsyncRollingMemory folds into SQLite and recalls", async () => {

@@ -8,7 +8,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { SummarizerError } from "../src/Errors.js"
-import { Message, RollingMemory, Summarizer, TokenCounter } from "../src/index.js"
+import { ExtractiveSummarizer, Message, RollingMemory, Summarizer, TokenCounter } from "../src/index.js"
 import * as Promise from "../src/promise/index.js"
 
 interface Call {
@@ -79,6 +79,30 @@ describe("the summary-only fold of a context window", () => {
       // the same summary, still over: no fourth call
       yield* memory.add(Message.assistant("ok"))
       assert.strictEqual(calls.filter((c) => c.turns === 0).length, 1)
+    }))
+
+  it.effect("an empty result (the summary cannot fit the room) changes nothing and fails nothing", () =>
+    Effect.gen(function*() {
+      const { calls, layer } = recording("sync", () => "")
+      const memory = yield* RollingMemory.make(window).pipe(Effect.provide(layer))
+      for (const text of turns) yield* memory.add(Message.user(text))
+      assert.strictEqual(yield* memory.summary, "a b c d")
+      assert.strictEqual(yield* memory.contextTokens, 11)
+      yield* memory.add(Message.assistant("ok"))
+      assert.strictEqual(calls.filter((c) => c.turns === 0).length, 1)
+    }))
+
+  it.effect("the extractive summarizer in a window too small for one line: the replay goes on", () =>
+    Effect.gen(function*() {
+      // four 16-word turns, then a 59-word one: 1 token of room is left beside it, too little for any line
+      const memory = yield* RollingMemory.make({ contextWindow: { tokens: 60, reserveTokens: 0 } }).pipe(
+        Effect.provide(Layer.merge(ExtractiveSummarizer.layer(), TokenCounter.layerWordCount))
+      )
+      const words = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag}${i}`).join(" ")
+      for (let t = 0; t < 4; t++) yield* memory.add(Message.user(words(16, `t${t}w`)))
+      yield* memory.add(Message.user(words(59, "last")))
+      assert.deepStrictEqual((yield* memory.buffer).map((m) => m.content), [words(59, "last")])
+      assert.isAbove(yield* memory.summaryTokens, 0)
     }))
 
   it.effect("a failing call is the add's error, commits nothing, and keeps the turn", () =>

@@ -20,6 +20,7 @@
  *
  * @since 0.4.0
  */
+import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
@@ -74,9 +75,19 @@ export const memory = (): Archive => facade("memory", Archives.makeMemory(), () 
 // An archive whose service is built from `layer` on first use, in a runtime of its own that `close()` disposes.
 const layered = (kind: Archive["kind"], layer: Layer.Layer<Archives.Archive, unknown>): Archive => {
   const runtime = ManagedRuntime.make(layer)
-  const service = Effect.mapError(
+  // a layer that cannot be built (a failure, or a defect such as a driver not installed) is the archive's
+  // typed error, naming the cause: never a bare Error
+  const service = Effect.catchAllCause(
     Effect.map(runtime.runtimeEffect, (rt) => Context.get(rt.context, Archives.Archive)),
-    (cause) => Archives.failed(`cannot open the ${kind} archive`, cause)
+    (cause) => {
+      const error = Cause.squash(cause)
+      return Effect.fail(
+        Archives.failed(
+          `cannot open the ${kind} archive: ${error instanceof Error ? error.message : String(error)}`,
+          error
+        )
+      )
+    }
   )
   const via = <A, E>(f: (s: Archives.Service) => Effect.Effect<A, E>) => Effect.flatMap(service, f)
   return facade(kind, {

@@ -815,8 +815,11 @@ export const shortenSummary = (
   const request: Summarizer.Request = { ...core.request, maxSummaryTokens: budget }
   return flatMapNow(summarize(previous.body, noMessages, request), (result): Effect.Effect<void, AddError> => {
     if (typeof result !== "string") return Exit.fail(nonString())
-    const empty = refuseEmpty(previous.body, noMessages, result)
-    if (empty !== undefined) return Exit.fail(empty)
+    // an empty result says the summary cannot be shortened into the room: nothing changes
+    if (result.trim() === "") {
+      if (core.generation === generation) core.unshortened = core.summary
+      return done
+    }
     const fit = Loops.fitSummary(result, previous.entries, ledger === undefined ? 0 : ledger.maxTokens, room)
     return mapNow(driveCounting(fit, recountOf(core.counter)), (fitted) => {
       if (core.generation !== generation) return

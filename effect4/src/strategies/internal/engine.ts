@@ -533,8 +533,11 @@ export const shortenSummary = (
     const generation = core.generation
     const previous = bodyOf(core)
     const result = yield* summarizeChecked(summarizer, previous.body, [], { ...core.request, maxSummaryTokens: budget })
-    const empty = refuseEmpty(previous.body, [], result)
-    if (empty !== undefined) return yield* empty
+    // an empty result says the summary cannot be shortened into the room: nothing changes
+    if (result.trim() === "") {
+      if (core.generation === generation) core.unshortened = core.summary
+      return
+    }
     const fitted = yield* driveCounting(
       Loops.fitSummary(result, previous.entries, ledger === undefined ? 0 : ledger.maxTokens, room),
       (text) => TokenCounter.countText(core.counter, text)
