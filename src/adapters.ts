@@ -12,7 +12,7 @@
  * | AI SDK `ModelMessage` | {@link toAiSdk} | {@link fromAiSdk} | {@link AiSdk} |
  * | AI SDK `UIMessage` (`useChat`) | {@link toUIMessages} | {@link fromUIMessages} | {@link UiMessages} |
  * | Gemini `contents` | {@link toGemini} | {@link fromGemini} | {@link Gemini} |
- * | LangChain stored messages | {@link toLangChain} | {@link fromLangChain} | {@link LangChain} |
+ * | LangChain messages | {@link toLangChain} (stored), {@link toLangChainMessages} (instances) | {@link fromLangChain} (both) | {@link LangChain} |
  *
  * The plain functions throw {@link AdapterError}; the Effect API's `decode`
  * and `encode` fail with it. (`@effect/ai`'s `Prompt` is in `rollmem/ai`.)
@@ -378,8 +378,9 @@ export const toGemini = (
 ): Gemini.Request => orThrow(Gemini.encode(messages, options))
 
 /**
- * Stored LangChain messages (`{ type, data }`) to rollmem messages (see
- * {@link LangChain}). Throws `AdapterError` for what it cannot place
+ * LangChain messages to rollmem messages (see {@link LangChain}): message
+ * instances (`HumanMessage`, `AIMessage`, ..., read by their `toDict()`) or
+ * their stored form (`{ type, data }`). Throws `AdapterError` for what it cannot place
  * (an unknown role, a malformed known field; with `{ strict: true }`, any key
  * or type it does not model).
  *
@@ -388,6 +389,35 @@ export const toGemini = (
  */
 export const fromLangChain = (messages: unknown, options?: DecodeOptions): Array<Message.Message> =>
   orThrow(LangChain.decode(messages, options))
+
+/**
+ * rollmem messages to LangChain message instances (`HumanMessage`,
+ * `AIMessage`, `ToolMessage`, ...; see {@link LangChain.encodeInstances}),
+ * loading the optional peer `@langchain/core` on the first call. Rejects
+ * with `AdapterError` when it is not installed or for tool call arguments
+ * that are not a JSON object. Name `BaseMessage` as `M` to get the
+ * instances as LangChain types them.
+ *
+ * @example
+ * ```ts
+ * import type { BaseMessage } from "@langchain/core/messages"
+ * import { Message } from "rollmem"
+ * import { fromLangChain, toLangChainMessages } from "rollmem/adapters"
+ *
+ * const instances = await toLangChainMessages<BaseMessage>([Message.user("Weather in Rome?")])
+ * fromLangChain(instances) // [Message { role: "user", content: "Weather in Rome?" }]
+ * ```
+ *
+ * @since 0.4.0
+ * @category constructors
+ */
+export const toLangChainMessages = <M extends LangChain.Instance = LangChain.Instance>(
+  messages: ReadonlyArray<Message.Message>
+): Promise<Array<M>> =>
+  Effect.runPromise(Effect.either(LangChain.encodeInstances<M>(messages))).then((result) => {
+    if (Either.isLeft(result)) throw result.left
+    return result.right
+  })
 
 /**
  * rollmem messages to stored LangChain messages (see {@link LangChain}).

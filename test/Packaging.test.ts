@@ -61,6 +61,7 @@ describe("a library-only install", () => {
       "@effect/sql-pg",
       "@effect/sql-sqlite-node",
       "@effect/workflow",
+      "@langchain/core",
       "ai",
       "ai-tokenizer",
       "gpt-tokenizer",

@@ -10,7 +10,7 @@
  * | `system` | `system` |
  * | `tool` | `tool`, `toolCallId` = `data.tool_call_id` |
  * | `function` | `function` |
- * | `chat` | `data.role` |
+ * | `chat`, `generic` (LangChain.js's `ChatMessage`) | `data.role` |
  *
  * The content is `data.content`, or its text blocks joined with `"\n"`.
  * Writing gives `{ type, data: { content } }` plus `tool_calls` (`{ name,
@@ -29,7 +29,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import type * as Message from "../schema/Message.js"
-import type { AdapterError, DecodeOptions } from "./AdapterError.js"
+import { AdapterError, type DecodeOptions } from "./AdapterError.js"
 import {
   Arr,
   type DeriveContext,
@@ -83,7 +83,7 @@ const Data = Schema.Struct({
  * @category schemas
  */
 export const StoredMessage = Schema.Struct({
-  type: Schema.Literal("human", "ai", "system", "tool", "function", "chat"),
+  type: Schema.Literal("human", "ai", "system", "tool", "function", "chat", "generic"),
   data: Data
 }).annotations({ identifier: "StoredMessage" })
 
@@ -102,7 +102,7 @@ const derive = (group: ReadonlyArray<StoredMessage>, ctx: DeriveContext): Array<
   const content = typeof data.content === "string"
     ? data.content
     : joinText(data.content.flatMap((b) => b.type === "text" && typeof b.text === "string" ? [b.text] : []))
-  const role = type === "chat" ? data.role ?? "chat" : roles[type]
+  const role = type === "chat" || type === "generic" ? data.role ?? type : roles[type]
   const toolCalls = (data.tool_calls ?? []).map((call, k): DraftCall => ({
     id: call.id ?? madeUpCall(ctx, call.name, `langchain:${ctx.index}:${k}`),
     name: call.name,
@@ -163,8 +163,28 @@ const estimate = (m: StoredMessage): number => {
 /** @internal */
 export const format: Format<StoredMessage> = { name: "langchain", item: StoredMessage, derive, render, estimate }
 
+/**
+ * What reading takes of a LangChain message instance (`HumanMessage`,
+ * `AIMessage`, ... of `@langchain/core`): its stored form, `toDict()`.
+ * A `BaseMessage` of `@langchain/core` 0.3 or 1 is one.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface Instance {
+  readonly toDict: () => { readonly type: string; readonly data: object }
+}
+
+const isInstance = (u: unknown): u is Instance =>
+  typeof u === "object" && u !== null && typeof (u as { readonly toDict?: unknown }).toDict === "function" &&
+  "lc_kwargs" in u
+
+/** Instances as their stored form (`toDict()`); stored messages as they are. */
+const stored = (input: unknown): unknown =>
+  Array.isArray(input) && input.some(isInstance) ? input.map((u) => isInstance(u) ? u.toDict() : u) : input
+
 const codec = engine.codec(
-  (input, options) => engine.decode(format, input, options),
+  (input, options) => engine.decode(format, stored(input), options),
   (messages) => {
     const refused = engine.notMessages(format.name, messages)
     return refused === undefined ? engine.encode(format, messages) : Either.left(refused)
@@ -172,9 +192,11 @@ const codec = engine.codec(
 )
 
 /**
- * Reads stored LangChain messages (any input, checked) into rollmem
- * messages. Fails with `AdapterError` naming the path of a field it does not
- * know or of the wrong type.
+ * Reads LangChain messages into rollmem messages: message instances
+ * (`HumanMessage`, `AIMessage`, `ToolMessage`, ..., read by their
+ * `toDict()`) or their stored form `{ type, data }` (any input, checked).
+ * Fails with `AdapterError` naming the path of an unknown `type` or of a
+ * known field of the wrong type.
  *
  * @since 0.2.0
  * @category constructors
@@ -195,3 +217,83 @@ export const decode: (
 export const encode: (
   messages: ReadonlyArray<Message.Message>
 ) => Effect.Effect<Array<StoredMessage>, AdapterError> = codec.encode
+
+/** The part of `@langchain/core/messages` that {@link encodeInstances} uses. */
+interface MessagesModule {
+  readonly mapStoredMessagesToChatMessages: (messages: Array<StoredMessage>) => Array<unknown>
+}
+
+/**
+ * `import(specifier)` out of a bundler's sight (a computed specifier, marked
+ * for webpack and Vite): bundling `rollmem/adapters` without
+ * `@langchain/core` installed succeeds, and nothing loads it until
+ * {@link encodeInstances} runs.
+ */
+const load = (specifier: string): Promise<unknown> => import(/* webpackIgnore: true */ /* @vite-ignore */ specifier)
+
+let messagesModule: Promise<MessagesModule> | undefined
+
+const loadMessages = (): Promise<MessagesModule> => {
+  if (messagesModule === undefined) {
+    const loading = load("@langchain/core/messages").then((module) => {
+      const m = module as Partial<MessagesModule>
+      if (typeof m.mapStoredMessagesToChatMessages !== "function") {
+        throw new Error("the module `@langchain/core/messages` has no mapStoredMessagesToChatMessages")
+      }
+      return m as MessagesModule
+    })
+    messagesModule = loading
+    // a failed load is tried again on the next call (the peer may be installed since)
+    loading.catch(() => {
+      if (messagesModule === loading) messagesModule = undefined
+    })
+  }
+  return messagesModule
+}
+
+/** LangChain.js revives a custom role as `generic` (Python's `chat`). */
+const forJs = (m: StoredMessage): StoredMessage => m.type === "chat" ? { type: "generic", data: m.data } : m
+
+/**
+ * Writes rollmem messages as LangChain message instances (`HumanMessage`,
+ * `AIMessage` with its `tool_calls`, `ToolMessage`, `SystemMessage`,
+ * `ChatMessage` for another role), for a LangChain model's `invoke` or a
+ * LangGraph state: {@link encode}'s stored messages revived by
+ * `mapStoredMessagesToChatMessages` of `@langchain/core` (an optional peer,
+ * loaded on the first call by a computed specifier, never when
+ * `rollmem/adapters` is imported). What {@link decode} kept is restored, so
+ * instances read and written back are equal (`toDict()`). The instances are
+ * typed by their `toDict()` ({@link Instance}); name `BaseMessage` as `M` to
+ * get them as LangChain types them. Fails with `AdapterError` for tool call
+ * arguments that are not a JSON object, and when `@langchain/core` is not
+ * installed (naming `npm i @langchain/core`; the next call tries again).
+ *
+ * @example
+ * ```ts
+ * import type { BaseMessage } from "@langchain/core/messages"
+ * import { Effect } from "effect"
+ * import { Message } from "rollmem"
+ * import { LangChain } from "rollmem/adapters"
+ *
+ * const instances: Array<BaseMessage> = await Effect.runPromise(
+ *   LangChain.encodeInstances<BaseMessage>([Message.user("Weather in Rome?")])
+ * )
+ * // [HumanMessage { content: "Weather in Rome?" }]
+ * ```
+ *
+ * @since 0.4.0
+ * @category constructors
+ */
+export const encodeInstances = <M extends Instance = Instance>(
+  messages: ReadonlyArray<Message.Message>
+): Effect.Effect<Array<M>, AdapterError> =>
+  Effect.flatMap(encode(messages), (storedMessages) =>
+    Effect.tryPromise({
+      try: () => loadMessages(),
+      catch: (cause) =>
+        new AdapterError({
+          format: format.name,
+          description: "LangChain message instances need @langchain/core, an optional peer: npm i @langchain/core",
+          cause
+        })
+    }).pipe(Effect.map((m) => m.mapStoredMessagesToChatMessages(storedMessages.map(forJs)) as Array<M>)))
