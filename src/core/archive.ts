@@ -6,7 +6,7 @@
  * rank with `recall.ts`, indexing each message once, at the first search
  * after it was stored (a write costs a fold little).
  *
- * @since 1.1.0
+ * @since 0.4.0
  */
 import * as Artifacts from "./artifacts.js"
 import * as Recall from "./recall.js"
@@ -14,14 +14,14 @@ import * as Recall from "./recall.js"
 /**
  * What the archive needs of a message: its role and its text's fields.
  *
- * @since 1.1.0
+ * @since 0.4.0
  */
 export type Archivable = Exclude<Artifacts.Source, string> & { readonly role: string }
 
 /**
  * An archived message: its conversation, position and fold.
  *
- * @since 1.1.0
+ * @since 0.4.0
  */
 export interface Archived<A> {
   readonly conversationId: string
@@ -34,7 +34,7 @@ export interface Archived<A> {
  * A search's match: the archived message with its `score`, `exact` (the
  * query's artifacts it names) and `neighbours` (in position order).
  *
- * @since 1.1.0
+ * @since 0.4.0
  */
 export interface Match<A> extends Archived<A> {
   readonly score: number
@@ -45,7 +45,7 @@ export interface Match<A> extends Archived<A> {
 /**
  * The options of a search, checked by the caller (`options.ts` `recallOptions`).
  *
- * @since 1.1.0
+ * @since 0.4.0
  */
 export interface SearchOptions {
   readonly limit?: number | undefined
@@ -79,7 +79,7 @@ const insertionPoint = (positions: ReadonlyArray<number>, position: number): num
 /**
  * An in-memory archive of messages `A`: `append`, `search`, `messages`.
  *
- * @since 1.1.0
+ * @since 0.4.0
  */
 export interface Store<A> {
   readonly append: (
@@ -95,7 +95,7 @@ export interface Store<A> {
  * their fold numbers kept, the first of a position winning; the next write
  * of a conversation is its highest fold plus one.
  *
- * @since 1.1.0
+ * @since 0.4.0
  */
 export const makeStore = <A extends Archivable>(seed: ReadonlyArray<Archived<A>> = []): Store<A> => {
   const conversations = new Map<string, Conversation<A>>()

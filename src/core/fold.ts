@@ -60,7 +60,7 @@ export const requestBudget = (
  * summary, one already within `room`, one a summary-only fold could not
  * shorten before (`unshortened`), or no room for a body.
  *
- * @since 1.1.0
+ * @since 0.4.0
  */
 export const shortenBudget = (options: {
   readonly summary: string

@@ -14,7 +14,7 @@
  * a decision of its own. Every loop asks for each text once: a cleared or
  * cut result is counted once per attempt, the buffer never again.
  *
- * @since 1.1.0
+ * @since 0.4.0
  */
 import { type Chunk, clearingGoesOn, clearingStands, type EvictionIndex, type Plan, plannedTokens } from "./eviction.js"
 import * as Ledger from "./ledger.js"
@@ -32,7 +32,7 @@ import * as ToolResults from "./toolResults.js"
  * runCounting(gen, (text) => text.split(" ").length) // 3
  * ```
  *
- * @since 1.1.0
+ * @since 0.4.0
  */
 export type Counting<R> = Generator<string, R, number>
 
@@ -40,7 +40,7 @@ export type Counting<R> = Generator<string, R, number>
  * Runs a {@link Counting} with a plain counting function (tests, or a
  * caller whose counts are at hand).
  *
- * @since 1.1.0
+ * @since 0.4.0
  */
 export const runCounting = <R>(counting: Counting<R>, count: (text: string) => number): R => {
   let step = counting.next()
@@ -53,7 +53,7 @@ export const runCounting = <R>(counting: Counting<R>, count: (text: string) => n
  * counter counts), and the same message with another content (every other
  * field kept): each line's `Message` class gives them.
  *
- * @since 1.1.0
+ * @since 0.4.0
  */
 export interface Rewritable {
   readonly content: string
@@ -74,7 +74,7 @@ export interface Rewritable {
  * nothing (`EvictionIndex.planClearings`). When the counting fails or is
  * abandoned, the caller undoes the pass (`EvictionIndex.undoClearings`).
  *
- * @since 1.1.0
+ * @since 0.4.0
  */
 export const startPrune = <A extends Rewritable>(
   index: EvictionIndex<A>,
@@ -126,7 +126,7 @@ function* clearingPass<A extends Rewritable>(
  * message with its count. Each attempt's token text is counted once (at
  * most `ToolResults.MAX_ATTEMPTS`).
  *
- * @since 1.1.0
+ * @since 0.4.0
  */
 export function* cutToolResult<A extends Rewritable & { readonly toolCallId?: string | undefined }>(
   item: A,
@@ -149,7 +149,7 @@ export function* cutToolResult<A extends Rewritable & { readonly toolCallId?: st
  * Whether {@link cutToolResult} may cut `item` counted `tokens`: what a
  * shell checks before it builds the generator (most messages are not cut).
  *
- * @since 1.1.0
+ * @since 0.4.0
  */
 export const needsCut = (
   item: { readonly toolCallId?: string | undefined },
@@ -162,7 +162,7 @@ export const needsCut = (
  * `fits` with its text and count, or over `maxSummaryTokens` with its count
  * (`SummaryBudgetError`, nothing committed).
  *
- * @since 1.1.0
+ * @since 0.4.0
  */
 export type Fit =
   | { readonly fits: true; readonly summary: string; readonly tokens: number }
@@ -176,7 +176,7 @@ export type Fit =
  * `maxSummaryTokens` (the join may count a token more than its parts). An
  * empty summary is 0 tokens without a count.
  *
- * @since 1.1.0
+ * @since 0.4.0
  */
 export function* fitSummary(
   result: string,
@@ -205,7 +205,7 @@ export function* fitSummary(
  * `undefined` (one call with every evicted message) without
  * `maxSummarizerInputTokens` or when the plan fits it.
  *
- * @since 1.1.0
+ * @since 0.4.0
  */
 export const chunksOf = <A>(
   index: EvictionIndex<A>,
@@ -221,7 +221,7 @@ export const chunksOf = <A>(
  * One chunk to fold: its messages and the fold's state so far (the running
  * summary, or the segments).
  *
- * @since 1.1.0
+ * @since 0.4.0
  */
 export interface ChunkAsk<A, S> {
   readonly messages: ReadonlyArray<A>
@@ -234,7 +234,7 @@ export interface ChunkAsk<A, S> {
  * with `state`, then fails with the chunk's error) or nothing (`undefined`:
  * the first chunk failed).
  *
- * @since 1.1.0
+ * @since 0.4.0
  */
 export type ChunksEnd<A, S> =
   | { readonly plan: Plan<A>; readonly state: S; readonly failed: boolean }
@@ -249,7 +249,7 @@ export type ChunksEnd<A, S> =
  * the fold fails. `parts` is the plan's chunks ({@link chunksOf}, or the
  * whole plan as one).
  *
- * @since 1.1.0
+ * @since 0.4.0
  */
 export function* foldChunks<A, S>(
   index: EvictionIndex<A>,
