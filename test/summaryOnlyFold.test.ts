@@ -102,7 +102,10 @@ describe("the summary-only fold of a context window", () => {
       for (let t = 0; t < 4; t++) yield* memory.add(Message.user(words(16, `t${t}w`)))
       yield* memory.add(Message.user(words(59, "last")))
       assert.deepStrictEqual((yield* memory.buffer).map((m) => m.content), [words(59, "last")])
-      assert.isAbove(yield* memory.summaryTokens, 0)
+      // the summary as it was (the three older turns' lines, 51 words): the call with no turns answered ""
+      const lines = [1, 2, 3].map((t) => `user: ${words(16, `t${t}w`)}`)
+      assert.strictEqual(yield* memory.summary, lines.join("\n"))
+      assert.deepStrictEqual([yield* memory.summaryTokens, yield* memory.contextTokens], [51, 110])
     }))
 
   it.effect("a failing call is the add's error, commits nothing, and keeps the turn", () =>

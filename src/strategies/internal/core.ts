@@ -1155,10 +1155,6 @@ const completeNow = (
   return Effect.onExit(committed, (e) => Exit.isSuccess(e) ? Effect.void : Effect.sync(() => core.index.abort(plan)))
 }
 
-/** The summary as a leading system message, then the buffer. @internal */
-export const messagesOf = (summary: string, buffer: ReadonlyArray<Message.Message>): Array<Message.Message> =>
-  summary === "" ? [...buffer] : [Message.system(summary), ...buffer]
-
 /**
  * What a memory reads back (docs/contract.md sections 5, 10.3, 10.6 and
  * 10.9): the pinned messages that come before every unpinned one, the
