@@ -55,18 +55,20 @@ describe("Options.decode", () => {
     )
   })
 
-  it("counts past Number.MAX_SAFE_INTEGER are refused: their arithmetic is inexact", () => {
+  it("counts past Number.MAX_SAFE_INTEGER are refused as out of range, naming the largest: their arithmetic is inexact", () => {
     assert.strictEqual(
       refused(Options.decode(Options.RollingOptions, { maxTokens: 1e300 })),
-      "invalid option maxTokens: must be a positive integer, got 1e+300"
+      "invalid option maxTokens: out of range: the largest accepted value is 9007199254740991, got 1e+300"
     )
     assert.strictEqual(
       refused(Options.decode(Options.RollingOptions, { contextWindow: { tokens: 2 ** 53, reserveTokens: 0 } })),
-      "invalid option contextWindow.tokens: must be a positive integer, got 9007199254740992"
+      "invalid option contextWindow.tokens: out of range: the largest accepted value is 9007199254740991, got " +
+        "9007199254740992"
     )
     assert.strictEqual(
       refused(Options.decode(Options.RollingOptions, { clearToolResults: { keep: 2 ** 60 } })),
-      "invalid option clearToolResults.keep: must be a non-negative integer, got 1152921504606847000"
+      "invalid option clearToolResults.keep: out of range: the largest accepted value is 9007199254740991, got " +
+        "1152921504606847000"
     )
     assert.isTrue(Either.isRight(Options.decode(Options.RollingOptions, { maxTokens: Number.MAX_SAFE_INTEGER })))
   })

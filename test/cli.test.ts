@@ -946,14 +946,33 @@ describe("rollmem replay: an option it does not know", () => {
       for (const [args, line] of cases) assertParseFailure(yield* runCli(args), line)
     }))
 
-  it.effect("an integer is decimal digits within the safe range, and --compare needs a value", () =>
+  it.effect("an integer is decimal digits within the safe range (past it: out of range), and --compare needs a value", () =>
     Effect.gen(function*() {
       const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
         [["--max-tokens", "0x10"], "rollmem: --max-tokens: '0x10' is not an integer"],
         [["--max-tokens=1e3"], "rollmem: --max-tokens: '1e3' is not an integer"],
         [["--max-tokens", " 7"], "rollmem: --max-tokens: ' 7' is not an integer"],
         [["--summary-tokens", "1.0"], "rollmem: --summary-tokens: '1.0' is not an integer"],
-        [["--max-tokens", "9007199254740993"], "rollmem: --max-tokens: '9007199254740993' is not an integer"],
+        [
+          ["--max-tokens", "9007199254740993"],
+          "rollmem: --max-tokens: '9007199254740993' is out of range: the largest accepted value is 9007199254740991"
+        ],
+        [
+          ["--max-tokens", "99999999999999999999"],
+          "rollmem: --max-tokens: '99999999999999999999' is out of range: the largest accepted value is 9007199254740991"
+        ],
+        [
+          ["--max-tokens", "1e30"],
+          "rollmem: --max-tokens: '1e30' is out of range: the largest accepted value is 9007199254740991"
+        ],
+        [
+          ["--reserve=1e400"],
+          "rollmem: --reserve: '1e400' is out of range: the largest accepted value is 9007199254740991"
+        ],
+        [
+          ["--max-tokens", "-99999999999999999999"],
+          "rollmem: --max-tokens: '-99999999999999999999' is out of range: no option takes a negative value"
+        ],
         [["--compare"], "rollmem: Expected a value following option: '--compare'"],
         [["--compare", "--max-tokens", "500"], "rollmem: Expected a value following option: '--compare'"]
       ]
@@ -963,8 +982,8 @@ describe("rollmem replay: an option it does not know", () => {
       // in a set, as on the command line
       assertOneLineFailure(
         yield* runCli(["replay", example, "--tokenizer", "words", "--compare", "max-tokens=99999999999999999999"]),
-        "rollmem: invalid option --compare: \"max-tokens=99999999999999999999\": max-tokens must be an integer, " +
-          "got \"99999999999999999999\""
+        "rollmem: invalid option --compare: \"max-tokens=99999999999999999999\": max-tokens \"99999999999999999999\" " +
+          "is out of range: the largest accepted value is 9007199254740991"
       )
     }))
 

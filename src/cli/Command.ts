@@ -969,9 +969,8 @@ const looseValue = (
     }
     if (!integerOptions.has(name)) continue
     const value = inline ?? args[i + 1]
-    if (value !== undefined && !Compare.isInteger(value)) {
-      return { _tag: "Refused", line: `rollmem: ${name}: '${value}' is not an integer` }
-    }
+    const problem = value === undefined ? undefined : Compare.integerProblem(value)
+    if (problem !== undefined) return { _tag: "Refused", line: `rollmem: ${name}: ${problem}` }
   }
   return undefined
 }

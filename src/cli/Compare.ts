@@ -28,6 +28,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
+import * as Rules from "../core/options.js"
 import { type AddError, ConfigError } from "../Errors.js"
 import * as Flags from "../schema/Options.js"
 import type * as TokenCounter from "../services/TokenCounter.js"
@@ -121,6 +122,48 @@ const INTEGER = /^[+-]?\d+$/
  */
 export const isInteger = (text: string): boolean => INTEGER.test(text) && Number.isSafeInteger(Number(text))
 
+/** A number written in digits with an exponent (`1e30`, `2.5E+40`). */
+const EXPONENT = /^[+-]?(?:\d+\.?\d*|\.\d+)e[+-]?\d+$/i
+
+/**
+ * For a whole number past the safe integer range, written in decimal digits
+ * or with an exponent (`99999999999999999999`, `1e30`), the bound it passes:
+ * `the largest accepted value is 9007199254740991` (below the range: `no
+ * option takes a negative value`); `undefined` for any other text.
+ *
+ * @since 0.4.0
+ * @category predicates
+ */
+export const outOfRange = (text: string): string | undefined => {
+  if (isInteger(text)) return undefined
+  const value = Number(text)
+  const whole = INTEGER.test(text) || (EXPONENT.test(text) && (Number.isInteger(value) || !Number.isFinite(value)))
+  if (!whole || Math.abs(value) <= Rules.MAX_COUNT) return undefined
+  return value < 0 ? "no option takes a negative value" : `the largest accepted value is ${Rules.MAX_COUNT}`
+}
+
+/**
+ * Why `text` is not an integer {@link isInteger} takes, as the command line
+ * says it after the option's name: out of range for a whole number past the
+ * safe range (see {@link outOfRange}), else not an integer; `undefined` when
+ * it is one.
+ *
+ * @example
+ * ```ts
+ * integerProblem("1e30") // "'1e30' is out of range: the largest accepted value is 9007199254740991"
+ * integerProblem("1.5") // "'1.5' is not an integer"
+ * integerProblem("500") // undefined
+ * ```
+ *
+ * @since 0.4.0
+ * @category predicates
+ */
+export const integerProblem = (text: string): string | undefined => {
+  if (isInteger(text)) return undefined
+  const bound = outOfRange(text)
+  return bound === undefined ? `'${text}' is not an integer` : `'${text}' is out of range: ${bound}`
+}
+
 /**
  * Parses one option set (see the module docs). Fails with `ConfigError`
  * (option `--compare`) for an empty set or entry, an unknown key, a key
@@ -165,7 +208,12 @@ export const parse = (text: string): Effect.Effect<OptionSet, ConfigError> =>
       } else if (given === undefined || given === "") {
         return yield* refuse(`${name} needs a value (${name}=...)`)
       } else if (key.kind === "integer" && !isInteger(given)) {
-        return yield* refuse(`${name} must be an integer, got "${given}"`)
+        const bound = outOfRange(given)
+        return yield* refuse(
+          bound === undefined
+            ? `${name} must be an integer, got "${given}"`
+            : `${name} ${JSON.stringify(given)} is out of range: ${bound}`
+        )
       } else {
         value = given
       }

@@ -43,6 +43,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
+import * as Compare from "./Compare.js"
 import * as UnknownOption from "./UnknownOption.js"
 
 /**
@@ -97,7 +98,8 @@ const cases = /^Expected one of the following cases: (.*)$/
 /**
  * @effect/cli's description of a refused value, with the option named:
  * `--max-tokens: 'abc' is not an integer`, `--strategy: 'lru' is not one of
- * rolling, buffer, window, summary`, else `--name: <its text>`.
+ * rolling, buffer, window, summary`, `--max-tokens: '1e30' is out of range:
+ * the largest accepted value is 9007199254740991`, else `--name: <its text>`.
  *
  * @since 0.2.0
  * @category combinators
@@ -105,6 +107,11 @@ const cases = /^Expected one of the following cases: (.*)$/
 export const describeValue = (option: string, value: string | undefined, text: string): string => {
   const choices = cases.exec(text)
   if (choices !== null && value !== undefined) return `${option}: '${value}' is not one of ${choices[1]}`
+  // a whole number past the safe range is out of range, naming the largest value taken (`1e30`)
+  if (/ is not a integer$/.test(text) && value !== undefined) {
+    const problem = Compare.integerProblem(value)
+    if (problem !== undefined) return `${option}: ${problem}`
+  }
   return `${option}: ${text.replace(/ is not a integer$/, " is not an integer")}`
 }
 

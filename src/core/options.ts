@@ -106,15 +106,52 @@ export const isPositiveInteger = (value: unknown): value is number =>
 export const isObject = (value: unknown): value is { readonly [key: string]: unknown } =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
-/** A positive integer at most `Number.MAX_SAFE_INTEGER` (`maxTokens`, `maxMessages`, `targetTokens`...). @since 0.4.0 @category rules */
-export const positiveInteger: Check = (value) =>
-  isPositiveInteger(value) ? undefined : `must be a positive integer, got ${describeValue(value)}`
+/**
+ * The largest count an option takes: `Number.MAX_SAFE_INTEGER`,
+ * 9007199254740991 (past it, integer arithmetic is inexact).
+ *
+ * @since 0.4.0
+ * @category constants
+ */
+export const MAX_COUNT = Number.MAX_SAFE_INTEGER
 
-/** A non-negative integer at most `Number.MAX_SAFE_INTEGER` (`clearToolResults.keep`, `foldRetries`). @since 0.4.0 @category rules */
+/**
+ * The description of a number too large to be a count: an integer (or an
+ * infinity) past {@link MAX_COUNT}, `out of range: the largest accepted
+ * value is 9007199254740991, got 1e+300`; `undefined` for any other value.
+ *
+ * @since 0.4.0
+ * @category rules
+ */
+export const outOfRange = (value: unknown): string | undefined =>
+  typeof value === "number" && value > MAX_COUNT && (Number.isInteger(value) || value === Infinity)
+    ? `out of range: the largest accepted value is ${MAX_COUNT}, got ${describeValue(value)}`
+    : undefined
+
+/**
+ * A positive integer at most `Number.MAX_SAFE_INTEGER` (`maxTokens`,
+ * `maxMessages`, `targetTokens`...); a larger one is out of range, naming
+ * the largest accepted value (see {@link outOfRange}).
+ *
+ * @since 0.4.0
+ * @category rules
+ */
+export const positiveInteger: Check = (value) =>
+  isPositiveInteger(value)
+    ? undefined
+    : outOfRange(value) ?? `must be a positive integer, got ${describeValue(value)}`
+
+/**
+ * A non-negative integer at most `Number.MAX_SAFE_INTEGER`
+ * (`clearToolResults.keep`, `foldRetries`); a larger one is out of range.
+ *
+ * @since 0.4.0
+ * @category rules
+ */
 export const nonNegativeInteger: Check = (value) =>
   typeof value === "number" && Number.isSafeInteger(value) && value >= 0
     ? undefined
-    : `must be a non-negative integer, got ${describeValue(value)}`
+    : outOfRange(value) ?? `must be a non-negative integer, got ${describeValue(value)}`
 
 /** A boolean (`pinSystem`). @since 0.4.0 @category rules */
 export const boolean: Check = (value) =>
@@ -132,7 +169,7 @@ export const isFunction: Check = (value) =>
 export const milliseconds: Check = (value) =>
   typeof value === "number" && Number.isSafeInteger(value) && value > 0
     ? undefined
-    : `must be a positive integer (milliseconds), got ${describeValue(value)}`
+    : outOfRange(value) ?? `must be a positive integer (milliseconds), got ${describeValue(value)}`
 
 /**
  * One of `choices`: `must be "aligned" or "turn", got "turns"`.
