@@ -209,3 +209,48 @@ export const summaryTokens: Metric.Metric.Histogram<number> = Metric.histogram(
 export const usageRatio: Metric.Metric.Gauge<number> = Metric.gauge("rollmem_usage_ratio", {
   description: "the correction ratio learnt from the provider's usage figures (provider's count over the memory's)"
 })
+
+/**
+ * Counter `rollmem_summarizer_input_tokens`: the prompt tokens the provider
+ * reported for the requests of rollmem's model summarizers (docs/contract.md
+ * section 16.5), labelled by `summarizer` (`openai-chat`, `anthropic`,
+ * `ai-sdk`, `anthropic-compaction`, `openai-responses-compact`,
+ * `language-model`). A request whose response reports no usage adds
+ * nothing.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Metric } from "effect"
+ * import { Telemetry } from "rollmem"
+ *
+ * const spent = Metric.value(Metric.tagged(Telemetry.summarizerInputTokens, "summarizer", "openai-chat"))
+ * ```
+ *
+ * @since 0.4.0
+ * @category metrics
+ */
+export const summarizerInputTokens: Metric.Metric.Counter<number> = Metric.counter(
+  "rollmem_summarizer_input_tokens",
+  { description: "prompt tokens the provider reported for rollmem's summarizer requests, by summarizer" }
+)
+
+/**
+ * Counter `rollmem_summarizer_output_tokens`: the output tokens the provider
+ * reported for the requests of rollmem's model summarizers, labelled as
+ * {@link summarizerInputTokens} (docs/contract.md section 16.5).
+ *
+ * @example
+ * ```ts
+ * import { Effect, Metric } from "effect"
+ * import { Telemetry } from "rollmem"
+ *
+ * const written = Metric.value(Metric.tagged(Telemetry.summarizerOutputTokens, "summarizer", "anthropic"))
+ * ```
+ *
+ * @since 0.4.0
+ * @category metrics
+ */
+export const summarizerOutputTokens: Metric.Metric.Counter<number> = Metric.counter(
+  "rollmem_summarizer_output_tokens",
+  { description: "output tokens the provider reported for rollmem's summarizer requests, by summarizer" }
+)

@@ -14,6 +14,9 @@
  * error (the facade's add then fails and commits nothing); a reply without
  * text rejects with `SummarizerError`. Each honours `request.mode` (summary
  * segments, docs/contract.md section 10.9) and carries `honoursMode`.
+ * Each reports its requests' usage when the provider's response carries it
+ * (`onUsage` and the counters `rollmem_summarizer_input_tokens` /
+ * `_output_tokens`, docs/contract.md section 16.5).
  *
  * @example
  * ```ts
@@ -35,7 +38,7 @@ import * as SummaryPrompt from "../ai/SummaryPrompt.js"
 import { ConfigError, SummarizerError } from "../Errors.js"
 import * as MemoryState from "../schema/MemoryState.js"
 import * as Message from "../schema/Message.js"
-import { fitToBudget } from "../services/internal/summarizing.js"
+import { fitToBudget, providerUsage, reportUsage } from "../services/internal/summarizing.js"
 import * as Summarizer from "../services/Summarizer.js"
 import * as SummarizerService from "../services/Summarizer.js"
 import * as TokenCounter from "../services/TokenCounter.js"
@@ -79,6 +82,13 @@ export type PromiseSummarize = (
  *   its longest prefix that fits, so it never fails the memory's check.
  * - `prompt`: replaces the default instructions (`SummaryPrompt.instructions`);
  *   the user message stays the summary and the turns.
+ * - `onUsage`: called with each request's usage when the provider's
+ *   response reports it (docs/contract.md section 16.5), after the
+ *   counters `rollmem_summarizer_input_tokens` / `_output_tokens` are
+ *   updated and before the reply is read (a reply then refused was still
+ *   paid for); a throw rejects the call. The summarizer's own request, not
+ *   the memory's context: give the memory `recordUsage` your model's usage,
+ *   not this.
  *
  * @since 0.2.0
  * @category models
@@ -87,6 +97,7 @@ export interface SummarizerOptions {
   readonly model: string
   readonly maxSummaryTokens?: number | undefined
   readonly prompt?: string | undefined
+  readonly onUsage?: ((usage: SummarizerService.ProviderUsage) => void) | undefined
 }
 
 /**
@@ -105,7 +116,10 @@ export interface OpenAIChatClient {
           messages: Array<{ role: "system" | "user"; content: string }>
         },
         options?: { signal?: AbortSignal }
-      ) => PromiseLike<{ readonly choices: ReadonlyArray<{ readonly message: { readonly content: string | null } }> }>
+      ) => PromiseLike<{
+        readonly choices: ReadonlyArray<{ readonly message: { readonly content: string | null } }>
+        readonly usage?: unknown
+      }>
     }
   }
 }
@@ -127,7 +141,10 @@ export interface AnthropicClient {
         stream?: false
       },
       options?: { signal?: AbortSignal }
-    ) => PromiseLike<{ readonly content: ReadonlyArray<{ readonly type: string; readonly text?: string }> }>
+    ) => PromiseLike<{
+      readonly content: ReadonlyArray<{ readonly type: string; readonly text?: string }>
+      readonly usage?: unknown
+    }>
   }
 }
 
@@ -140,6 +157,9 @@ const checkOptions = (options: SummarizerOptions): number => {
   const budget = options.maxSummaryTokens ?? DEFAULT_SUMMARY_TOKENS
   if (!Number.isInteger(budget) || budget <= 0) {
     throw new ConfigError({ option: "maxSummaryTokens", description: `${String(budget)} is not a positive integer` })
+  }
+  if (options.onUsage !== undefined && typeof options.onUsage !== "function") {
+    throw new ConfigError({ option: "onUsage", description: `must be a function, got ${typeof options.onUsage}` })
   }
   return budget
 }
@@ -206,6 +226,7 @@ export const openAIChatSummarizer = (
       max_completion_tokens: max,
       messages: [{ role: "system", content: system }, { role: "user", content: user }]
     }, signal === undefined ? undefined : { signal })
+    reportUsage(providerUsage("openai-chat", options.model, completion.usage), options.onUsage)
     const text = completion.choices[0]?.message.content
     if (typeof text !== "string" || text.trim() === "") throw noText()
     return fit(text.trim(), max, request)
@@ -236,6 +257,7 @@ export const anthropicSummarizer = (
       system,
       messages: [{ role: "user", content: user }]
     }, signal === undefined ? undefined : { signal })
+    reportUsage(providerUsage("anthropic", options.model, reply.usage), options.onUsage)
     const text = reply.content.flatMap((b) => b.type === "text" && typeof b.text === "string" ? [b.text] : []).join("")
     if (text.trim() === "") throw noText()
     return fit(text.trim(), max, request)
@@ -260,8 +282,9 @@ export type AiSdkModel = string | {
  * Options of {@link aiSdkSummarizer}: those of the other ready summarizers
  * (`maxSummaryTokens`, default 400: the instructions' word limit and
  * `generateText`'s `maxOutputTokens`; `prompt`) with an AI SDK model in
- * place of a model name, and `maxRetries` (passed to `generateText`, whose
- * default is 2).
+ * place of a model name, `maxRetries` (passed to `generateText`, whose
+ * default is 2) and `onUsage` (each request's usage, `generateText`'s
+ * `usage`, with the model's `modelId`, or the gateway id, as `model`).
  *
  * @since 0.4.0
  * @category models
@@ -271,6 +294,7 @@ export interface AiSdkSummarizerOptions {
   readonly maxSummaryTokens?: number | undefined
   readonly prompt?: string | undefined
   readonly maxRetries?: number | undefined
+  readonly onUsage?: ((usage: SummarizerService.ProviderUsage) => void) | undefined
 }
 
 /** The part of the `ai` package `aiSdkSummarizer` calls. */
@@ -282,7 +306,7 @@ interface AiModule {
     maxOutputTokens: number
     abortSignal?: AbortSignal
     maxRetries?: number
-  }) => PromiseLike<{ readonly text: string }>
+  }) => PromiseLike<{ readonly text: string; readonly usage?: unknown }>
 }
 
 /**
@@ -355,6 +379,7 @@ export const aiSdkSummarizer = (options: AiSdkSummarizerOptions): PromiseSummari
     throw new ConfigError({ option: "model", description: "an AI SDK model (or a gateway model id) is required" })
   }
   const budget = checkOptions({ ...options, model: "ai-sdk" })
+  const modelName = typeof model === "string" ? model : typeof model.modelId === "string" ? model.modelId : undefined
   const retries = options.maxRetries
   if (retries !== undefined && (!Number.isInteger(retries) || retries < 0)) {
     throw new ConfigError({ option: "maxRetries", description: `${String(retries)} is not a non-negative integer` })
@@ -371,6 +396,7 @@ export const aiSdkSummarizer = (options: AiSdkSummarizerOptions): PromiseSummari
       ...(signal === undefined ? {} : { abortSignal: signal }),
       ...(retries === undefined ? {} : { maxRetries: retries })
     })
+    reportUsage(providerUsage("ai-sdk", modelName, result.usage), options.onUsage)
     const text = result.text
     if (typeof text !== "string" || text.trim() === "") throw noText()
     return fit(text.trim(), max, request)
@@ -398,7 +424,9 @@ export type PromiseCompact = (
  * provider's compaction instructions in place of its own (Anthropic's
  * `compaction.instructions`, OpenAI's `instructions`); `maxSummaryTokens`
  * (default 400), Anthropic's `max_tokens` (the smaller of it and the
- * memory's request; OpenAI's compaction takes no output cap).
+ * memory's request; OpenAI's compaction takes no output cap); `onUsage`, as
+ * the other ready summarizers' (Anthropic's usage with its `compaction`
+ * iterations added, docs/contract.md section 16.5).
  *
  * @since 0.4.0
  * @category models
@@ -407,6 +435,7 @@ export interface CompactionSummarizerOptions {
   readonly model: string
   readonly maxSummaryTokens?: number | undefined
   readonly prompt?: string | undefined
+  readonly onUsage?: ((usage: SummarizerService.ProviderUsage) => void) | undefined
 }
 
 /**
@@ -427,7 +456,7 @@ export interface AnthropicCompactionClient {
           stream?: false
         },
         options?: { signal?: AbortSignal }
-      ): PromiseLike<{ readonly content: ReadonlyArray<{ readonly type: string }> }>
+      ): PromiseLike<{ readonly content: ReadonlyArray<{ readonly type: string }>; readonly usage?: unknown }>
     }
   }
 }
@@ -444,7 +473,7 @@ export interface OpenAIResponsesCompactClient {
     compact(
       body: { model: string; input: Array<OpenAiResponses.InputItem>; instructions?: string },
       options?: { signal?: AbortSignal }
-    ): PromiseLike<{ readonly output: ReadonlyArray<{ readonly type?: string }> }>
+    ): PromiseLike<{ readonly output: ReadonlyArray<{ readonly type?: string }>; readonly usage?: unknown }>
   }
 }
 
@@ -518,6 +547,7 @@ export const anthropicCompactionSummarizer = (
       ...context,
       compaction: { type: "summarize", ...(options.prompt === undefined ? {} : { instructions: options.prompt }) }
     }, signal === undefined ? undefined : { signal })
+    reportUsage(providerUsage("anthropic-compaction", options.model, reply.usage), options.onUsage)
     const block = reply.content.find((b) => b.type === "compaction") as
       | { readonly type: string; readonly content?: unknown }
       | undefined
@@ -573,6 +603,7 @@ export const openAIResponsesCompactSummarizer = (
       input,
       ...(options.prompt === undefined ? {} : { instructions: options.prompt })
     }, signal === undefined ? undefined : { signal })
+    reportUsage(providerUsage("openai-responses-compact", options.model, response.usage), options.onUsage)
     const item = response.output.find((i) => i.type === "compaction")
     if (item === undefined) throw new SummarizerError({ description: "the output holds no compaction item" })
     return SummarizerService.compacted({ format: "openai-responses", item: asJson(item), content: "" })

@@ -41,7 +41,7 @@ import * as Layer from "effect/Layer"
 import * as Rules from "../core/options.js"
 import { ConfigError, SummarizerError } from "../Errors.js"
 import * as Message from "../schema/Message.js"
-import { fitToBudget } from "../services/internal/summarizing.js"
+import { fitToBudget, providerUsage, reportUsageEffect } from "../services/internal/summarizing.js"
 import * as Summarizer from "../services/Summarizer.js"
 import * as TokenCounter from "../services/TokenCounter.js"
 import * as SummaryPrompt from "./SummaryPrompt.js"
@@ -111,6 +111,16 @@ export interface Options {
   readonly prompt?: ((input: PromptInput) => Prompt.RawInput) | undefined
   /** Builds the prompt asking to shorten an over-budget reply. Default: {@link defaultCompressPrompt}. */
   readonly compressPrompt?: ((input: CompressInput) => Prompt.RawInput) | undefined
+  /**
+   * Run with each request's usage when the response reports it
+   * (`response.usage` with an `inputTokens` count; docs/contract.md section
+   * 16.5), after the counters `rollmem_summarizer_input_tokens` /
+   * `_output_tokens` (summarizer `"language-model"`, with the fiber's metric
+   * labels) are updated: once per request, so twice for a fold whose first
+   * reply was over budget. The summarizer's own request, not the memory's
+   * context: not a `recordUsage` sample. A defect it raises is the fold's.
+   */
+  readonly onUsage?: ((usage: Summarizer.ProviderUsage) => Effect.Effect<void>) | undefined
 }
 
 /**
@@ -156,6 +166,10 @@ export const defaultCompressPrompt = (input: CompressInput): Prompt.Prompt =>
  * `request.mode` (summary segments, docs/contract.md section 10.9): the
  * default prompts ask for the new segment or the consolidation.
  *
+ * Each request's usage, when the response reports it, is added to the
+ * summarizer-usage counters and given to `onUsage` (docs/contract.md
+ * section 16.5).
+ *
  * Fails with `ConfigError` when `maxSummaryTokens` is not a positive integer.
  *
  * @since 0.1.0
@@ -178,6 +192,9 @@ export const make = (
         catch: (cause) => new SummarizerError({ description: "the prompt is not a valid Prompt input", cause })
       }).pipe(
         Effect.flatMap((prompt) => model.generateText({ prompt })),
+        Effect.tap((response) =>
+          reportUsageEffect(providerUsage("language-model", undefined, response.usage), options?.onUsage)
+        ),
         Effect.flatMap((response) => {
           const text = response.text.trim()
           return text === ""

@@ -140,3 +140,66 @@ export const reportedInputTokens = (metadata: Readonly<Record<string, unknown>>)
   }
   return undefined
 }
+
+/**
+ * What one provider request cost, as its response reports it
+ * (docs/contract.md section 16.5): `inputTokens`, the whole prompt (read as
+ * {@link reportedInputTokens} reads it), and `outputTokens`, the tokens
+ * generated (`undefined` when the response does not say).
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface RequestUsage {
+  readonly inputTokens: number
+  readonly outputTokens: number | undefined
+}
+
+/**
+ * The usage one response reports (docs/contract.md section 16.5), from the
+ * provider's usage object as its SDK returns it: the whole prompt as
+ * {@link reportedInputTokens} reads it (`inputTokens`; Anthropic's
+ * `input_tokens` plus its cache reads and writes; OpenAI's `prompt_tokens`
+ * or `input_tokens`; Gemini's `promptTokenCount`) and the output
+ * (`outputTokens`, `output_tokens`, `completion_tokens` or
+ * `candidatesTokenCount`, the first present). Anthropic's `iterations`
+ * entries of type `compaction` (server-side compaction, which the top-level
+ * fields leave out) are added to both. `undefined` when the object has no
+ * prompt count a non-negative safe integer (a provider that reports none,
+ * or a malformed figure).
+ *
+ * @example
+ * ```ts
+ * import { Usage } from "rollmem"
+ *
+ * Usage.requestUsage({ prompt_tokens: 812, completion_tokens: 95, total_tokens: 907 })
+ * // { inputTokens: 812, outputTokens: 95 }
+ * Usage.requestUsage({ input_tokens: 10, cache_read_input_tokens: 800, output_tokens: 40 })
+ * // { inputTokens: 810, outputTokens: 40 }
+ * Usage.requestUsage(undefined) // undefined
+ * ```
+ *
+ * @since 0.4.0
+ * @category getters
+ */
+export const requestUsage = (usage: unknown): RequestUsage | undefined => {
+  const fields = record(usage)
+  if (fields === undefined) return undefined
+  let inputTokens = promptTokens(fields)
+  if (inputTokens === undefined) return undefined
+  let outputTokens = count(fields.outputTokens) ?? count(fields.output_tokens) ?? count(fields.completion_tokens) ??
+    count(fields.candidatesTokenCount)
+  if (Array.isArray(fields.iterations)) {
+    for (const entry of fields.iterations) {
+      const iteration = record(entry)
+      if (iteration?.type !== "compaction") continue
+      const input = promptTokens(iteration)
+      if (input !== undefined) inputTokens += input
+      const output = count(iteration.output_tokens)
+      if (output !== undefined) outputTokens = (outputTokens ?? 0) + output
+    }
+  }
+  return Number.isSafeInteger(inputTokens) && (outputTokens === undefined || Number.isSafeInteger(outputTokens))
+    ? { inputTokens, outputTokens }
+    : undefined
+}

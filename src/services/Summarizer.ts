@@ -107,6 +107,46 @@ export interface Compacted {
 }
 
 /**
+ * The model summarizers rollmem ships, as {@link ProviderUsage} and the
+ * summarizer-usage metrics name them (docs/contract.md section 16.5).
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export type ShippedSummarizer =
+  | "openai-chat"
+  | "anthropic"
+  | "ai-sdk"
+  | "anthropic-compaction"
+  | "openai-responses-compact"
+  | "language-model"
+
+/**
+ * What one request of a shipped model summarizer cost, as the provider's
+ * response reported it (docs/contract.md section 16.5): given to the
+ * summarizer's `onUsage` and added to the counters
+ * `rollmem_summarizer_input_tokens` / `rollmem_summarizer_output_tokens`.
+ * It is the summarizer's own request (instructions, the summary and the
+ * evicted turns rendered as text), not the memory's context: it is not a
+ * `recordUsage` sample.
+ *
+ * - `summarizer`: which summarizer made the request;
+ * - `model`: the model asked (the option's name, an AI SDK model's
+ *   `modelId`), `undefined` when unknown (`@effect/ai`'s `LanguageModel`);
+ * - `inputTokens`: the whole prompt, cache reads and writes included;
+ * - `outputTokens`: the tokens generated, `undefined` when not reported.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface ProviderUsage {
+  readonly summarizer: ShippedSummarizer
+  readonly model: string | undefined
+  readonly inputTokens: number
+  readonly outputTokens: number | undefined
+}
+
+/**
  * A summarizer's result: the new summary, or a provider compaction
  * ({@link Compacted}).
  *

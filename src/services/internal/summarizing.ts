@@ -12,10 +12,14 @@
  */
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Metric from "effect/Metric"
+import * as MetricLabel from "effect/MetricLabel"
+import * as Usage from "../../core/usage.js"
 import { SummarizerError, type TokenCountError } from "../../Errors.js"
 import { prefix } from "../../internal/text.js"
 import type { Message } from "../../schema/Message.js"
-import type { Request, Service } from "../Summarizer.js"
+import * as Telemetry from "../../Telemetry.js"
+import type { ProviderUsage, Request, Service, ShippedSummarizer } from "../Summarizer.js"
 
 /** The checked synchronous form of a summarizer: never throws. @internal */
 export type SummarizeSync = (
@@ -82,3 +86,62 @@ export const fitToBudget = (
     const part = prefix(text, keep).trimEnd()
     return part === "" ? "" : `${part}${ELLIPSIS}`
   })
+
+/**
+ * The usage a shipped summarizer's response reports (`raw`, the provider's
+ * usage object) as a {@link ProviderUsage}, or `undefined` when it reports
+ * none that can be read (docs/contract.md section 16.5).
+ *
+ * @internal
+ */
+export const providerUsage = (
+  summarizer: ShippedSummarizer,
+  model: string | undefined,
+  raw: unknown
+): ProviderUsage | undefined => {
+  const read = Usage.requestUsage(raw)
+  return read === undefined ? undefined : { summarizer, model, ...read }
+}
+
+/**
+ * Reports one request's usage outside a fiber (the Promise summarizers):
+ * the counters updated in Effect's global registry, then `onUsage` called
+ * (a throw is the summarizer call's rejection). Nothing when `usage` is
+ * `undefined`.
+ *
+ * @internal
+ */
+export const reportUsage = (
+  usage: ProviderUsage | undefined,
+  onUsage: ((usage: ProviderUsage) => void) | undefined
+): void => {
+  if (usage === undefined) return
+  const labels = [MetricLabel.make("summarizer", usage.summarizer)]
+  Telemetry.summarizerInputTokens.unsafeUpdate(usage.inputTokens, labels)
+  if (usage.outputTokens !== undefined) Telemetry.summarizerOutputTokens.unsafeUpdate(usage.outputTokens, labels)
+  onUsage?.(usage)
+}
+
+/**
+ * {@link reportUsage} in a fiber (the `@effect/ai` summarizer): the counters
+ * carry the fiber's metric labels too.
+ *
+ * @internal
+ */
+export const reportUsageEffect = (
+  usage: ProviderUsage | undefined,
+  onUsage: ((usage: ProviderUsage) => Effect.Effect<void>) | undefined
+): Effect.Effect<void> => {
+  if (usage === undefined) return Effect.void
+  const tagged = <A extends Metric.Metric.Counter<number>>(metric: A) =>
+    Metric.tagged(metric, "summarizer", usage.summarizer)
+  return Effect.zipRight(
+    Effect.zipRight(
+      Metric.incrementBy(tagged(Telemetry.summarizerInputTokens), usage.inputTokens),
+      usage.outputTokens === undefined
+        ? Effect.void
+        : Metric.incrementBy(tagged(Telemetry.summarizerOutputTokens), usage.outputTokens)
+    ),
+    onUsage === undefined ? Effect.void : onUsage(usage)
+  )
+}
