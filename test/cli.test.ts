@@ -14,6 +14,7 @@ import { createRequire } from "node:module"
 import * as os from "node:os"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
+import packageJson from "../package.json" with { type: "json" }
 import { fromOpenAIChat } from "../src/adapters.js"
 import { CliFailure } from "../src/cli/Command.js"
 import * as Input from "../src/cli/Input.js"
@@ -1209,6 +1210,44 @@ describe("rollmem replay --help", () => {
         top.stdout,
         "rollmem replay --help, rollmem show --help and rollmem recall --help list their options"
       )
+    }))
+})
+
+describe("rollmem --help", () => {
+  it.effect("lists each command's usage on its own line, its description under it, no line over 120 columns", () =>
+    Effect.gen(function*() {
+      for (const args of [["--help"], ["-h"], [], ["--help", "replay"]]) {
+        const r = yield* runCli(args)
+        assert.isTrue(Exit.isSuccess(r.exit), args.join(" "))
+        const lines = r.stdout.replace(/\u001b\[[0-9;]*m/g, "").split("\n")
+        // @effect/cli padded every command's line to the longest usage: the show line ran to 920 columns
+        assert.deepStrictEqual(lines.filter((line) => line.length > 120), [], args.join(" "))
+        assert.deepStrictEqual(lines.filter((line) => line.trimEnd() !== line), [], args.join(" "))
+        const show = lines.indexOf("show [--store STORE] [--format table | json] <id>")
+        assert.deepStrictEqual(lines.slice(show, show + 3), [
+          "show [--store STORE] [--format table | json] <id>",
+          "",
+          "  Print a conversation stored by rollmem replay --store."
+        ])
+        assert.deepStrictEqual(lines.filter((line) => /^(replay|show|recall) /.test(line)), [
+          "replay [options] <files>...",
+          "show [--store STORE] [--format table | json] <id>",
+          "recall [--store STORE] [--limit N] [--format table | json] <conversation> <query>"
+        ])
+        assert.deepStrictEqual(lines.slice(0, 8), [
+          "rollmem",
+          "",
+          `rollmem ${packageJson.version}`,
+          "",
+          "USAGE",
+          "",
+          "$ rollmem <command> [options]",
+          ""
+        ])
+      }
+      // a subcommand's own help is still @effect/cli's
+      const replay = yield* runCli(["replay", "--help"])
+      assert.include(replay.stdout, "--max-tokens N")
     }))
 })
 

@@ -39,8 +39,11 @@ import * as Args from "@effect/cli/Args"
 import type * as CliApp from "@effect/cli/CliApp"
 import * as CliConfig from "@effect/cli/CliConfig"
 import * as Command from "@effect/cli/Command"
+import * as Descriptor from "@effect/cli/CommandDescriptor"
 import * as HelpDoc from "@effect/cli/HelpDoc"
+import * as Span from "@effect/cli/HelpDoc/Span"
 import * as CliOptions from "@effect/cli/Options"
+import * as Usage from "@effect/cli/Usage"
 import * as ValidationError from "@effect/cli/ValidationError"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
@@ -774,6 +777,11 @@ const showOptions = {
   )
 }
 
+const showDescription = "Print a conversation stored by rollmem replay --store."
+const recallDescription = "Search a stored conversation's archive (rollmem replay --store S --archive)."
+const replayDescription =
+  "Replay transcripts through a memory strategy and report, per conversation, what a model would have been sent."
+
 /**
  * The `show` subcommand.
  *
@@ -787,7 +795,7 @@ export const showCommand = Command.make("show", {
   ),
   ...showOptions
 }, runShow).pipe(
-  Command.withDescription("Print a conversation stored by rollmem replay --store.")
+  Command.withDescription(showDescription)
 )
 
 /**
@@ -883,7 +891,7 @@ export const recallCommand = Command.make("recall", {
   ),
   ...recallOptions
 }, runRecall).pipe(
-  Command.withDescription("Search a stored conversation's archive (rollmem replay --store S --archive).")
+  Command.withDescription(recallDescription)
 )
 
 /**
@@ -897,10 +905,12 @@ export const replayCommand = Command.make(
   { files, ...options },
   (parsed) => runReplay(replayArgsOf(parsed as ParsedReplay, parsed))
 ).pipe(
-  Command.withDescription(
-    "Replay transcripts through a memory strategy and report, per conversation, what a model would have been sent."
-  )
+  Command.withDescription(replayDescription)
 )
+
+const summary = "Conversation memory for LLM applications: try strategies and budgets on transcripts."
+const helpHint = "rollmem replay --help, rollmem show --help and rollmem recall --help list their options; " +
+  "--version prints the version."
 
 /**
  * The `rollmem` command (subcommands `replay`, `show` and `recall`).
@@ -909,13 +919,37 @@ export const replayCommand = Command.make(
  * @category constructors
  */
 export const command = Command.make("rollmem").pipe(
-  Command.withDescription(
-    "Conversation memory for LLM applications: try strategies and budgets on transcripts. " +
-      "rollmem replay --help, rollmem show --help and rollmem recall --help list their options; --version prints " +
-      "the version."
-  ),
+  Command.withDescription(`${summary} ${helpHint}`),
   Command.withSubcommands([replayCommand, showCommand, recallCommand])
 )
+
+/** A subcommand's usage as @effect/cli writes it: `show [--store STORE] [--format table | json] <id>`. */
+const usageOf = <A>(descriptor: Descriptor.Command<A>): string =>
+  HelpDoc.toAnsiText(HelpDoc.p(Usage.enumerate(Descriptor.getUsage(descriptor), cliConfig)[0])).trim()
+
+/**
+ * `rollmem --help` (and `rollmem` alone): @effect/cli's layout, but each
+ * subcommand's usage on a line of its own with its description under it,
+ * and `replay`'s thirty options left to `rollmem replay --help` (@effect/cli
+ * pads every subcommand's line to the longest usage: the `show` line ran to
+ * some 900 columns).
+ */
+const rootHelp = (): HelpDoc.HelpDoc =>
+  HelpDoc.blocks([
+    HelpDoc.h1(Span.code("rollmem")),
+    HelpDoc.p(`rollmem ${packageJson.version}`),
+    HelpDoc.h1("USAGE"),
+    HelpDoc.p("$ rollmem <command> [options]"),
+    HelpDoc.h1("DESCRIPTION"),
+    HelpDoc.p(summary),
+    HelpDoc.p(helpHint),
+    HelpDoc.h1("COMMANDS"),
+    HelpDoc.descriptionList([
+      [Span.text("replay [options] <files>..."), HelpDoc.p(replayDescription)],
+      [Span.text(usageOf(showCommand.descriptor)), HelpDoc.p(showDescription)],
+      [Span.text(usageOf(recallCommand.descriptor)), HelpDoc.p(recallDescription)]
+    ])
+  ])
 
 /**
  * @effect/cli's settings for `rollmem`: its defaults, but without its own
@@ -943,6 +977,19 @@ const integerOptions = new Set(
     [row.flag, ...(row.aliases ?? [])].map((name) => `--${name}`)
   )
 )
+
+/** The subcommands' names. */
+const subcommands = ["replay", "show", "recall"]
+
+/**
+ * Whether `args` ask for `rollmem`'s own help: none at all, or `--help` /
+ * `-h` before any subcommand's name.
+ */
+const isRootHelp = (args: ReadonlyArray<string>): boolean => {
+  const help = args.findIndex((arg) => arg === "--help" || arg === "-h")
+  const subcommand = args.findIndex((arg) => subcommands.includes(arg))
+  return args.length === 0 || (help >= 0 && (subcommand < 0 || help < subcommand))
+}
 
 /**
  * What @effect/cli would take without a word (only tokens before `--` are
@@ -994,16 +1041,18 @@ const looseValue = (
 export const cli = (
   argv: ReadonlyArray<string>
 ): Effect.Effect<void, CliFailure | ValidationError.ValidationError, CliApp.CliApp.Environment> =>
-  Preflight.check(command, "rollmem", argv.slice(2), subcommandOptions, cliConfig).pipe(
-    Effect.flatMap((error) => {
-      if (error !== undefined) return Preflight.refuse(error)
-      const loose = looseValue(argv.slice(2))
-      return loose === undefined
-        ? app(argv)
-        : loose._tag === "Refused"
-        ? Preflight.refuse(HelpDoc.p(loose.line))
-        // as Compare.parse refuses a blank set: `rollmem: invalid option --compare: "": an option set is empty`
-        : reportFailures(Effect.asVoid(Compare.parse("")))
-    }),
-    Effect.provideService(CliConfig.CliConfig, cliConfig)
-  )
+  isRootHelp(argv.slice(2)) ?
+    Console.log(HelpDoc.toAnsiText(rootHelp())) :
+    Preflight.check(command, "rollmem", argv.slice(2), subcommandOptions, cliConfig).pipe(
+      Effect.flatMap((error) => {
+        if (error !== undefined) return Preflight.refuse(error)
+        const loose = looseValue(argv.slice(2))
+        return loose === undefined
+          ? app(argv)
+          : loose._tag === "Refused"
+          ? Preflight.refuse(HelpDoc.p(loose.line))
+          // as Compare.parse refuses a blank set: `rollmem: invalid option --compare: "": an option set is empty`
+          : reportFailures(Effect.asVoid(Compare.parse("")))
+      }),
+      Effect.provideService(CliConfig.CliConfig, cliConfig)
+    )
