@@ -155,7 +155,10 @@ describe("rollmem replay --compare", () => {
       assert.match(lines[5], /^  vs the base +1\.00x +\d\.\d\dx$/)
       assert.match(lines[8], /^prefix reuse +\d+\.\d% +\d+\.\d%$/)
       assert.match(lines[9], /^  no-fold ceiling +(\d+\.\d%) +\1$/)
-      assert.match(lines[10], /^folds that broke the cache +3\/3 \(100\.0%\) +\d+\/\d+ \(\d+\.\d%\)$/)
+      // the reuse the same contexts reach when nothing is re-sent, and the tokens re-sent uncached
+      assert.match(lines[10], /^  reachable \(nothing re-sent\) +\d+\.\d% +\d+\.\d%$/)
+      assert.match(lines[11], /^  re-sent uncached +4760 +\d+$/)
+      assert.match(lines[12], /^folds that broke the cache +3\/3 \(100\.0%\) +\d+\/\d+ \(\d+\.\d%\)$/)
       assert.isTrue(lines.some((l) => /^valid request points +24\/24 \(100\.0%\) +\d+\/24 \(\d+\.\d%\)$/.test(l)))
       assert.include(lines, "[1] max-tokens=500")
     }))

@@ -122,7 +122,9 @@ describe("Measure.makeRecorder", () => {
       // the fold came after the last request point
       foldsFollowed: 0,
       foldsBreakingCache: 0,
-      foldCacheWriteTokens: 0
+      foldCacheWriteTokens: 0,
+      // q 1,500; x and r (second); the summary and s (third); t (fourth): x and r again in the third are not new
+      firstSentTokens: 1500 + 15 + 31 + 3
     })
     assert.deepStrictEqual(timeline.requests.map((r) => r.index), [1, 3, 5, 7])
     assert.strictEqual(timeline.folds.length, 1)
@@ -136,7 +138,10 @@ describe("Measure.makeRecorder", () => {
       costOpenAI: 2251 + 1408 * 0.1 + 70 + 120,
       costAnthropic: 2159 + 150 + 70 + 120,
       ceilingReuse: 0,
-      cacheWriteTokensPerFold: 0
+      cacheWriteTokensPerFold: 0,
+      reachableReuse: 1 - 1549 / 3659,
+      // the third request sends x (60) and r (50) again, uncached
+      resentTokens: 110
     })
   })
 
@@ -179,6 +184,30 @@ describe("Measure.makeRecorder", () => {
     const derived = Measure.derive(sums, 6, 1)
     assert.strictEqual(derived.ceilingReuse, 2500 / 3900)
     assert.strictEqual(derived.cacheWriteTokensPerFold, 80)
+  })
+
+  it("first-sent and re-sent tokens: what a fold's cache break costs beyond new content", () => {
+    const recorder = Measure.makeRecorder("c", { ...limits, maxTokens: undefined, pinSystem: true })
+    const system = s("you are an agent")
+    const request = (context: ReadonlyArray<Message.Message>, tokens: ReadonlyArray<number>) =>
+      recorder.request({ index: 0, context, tokens, summaryAt: 1, transcriptValid: true })
+    request([system, u("u1"), a("a1"), u("u2")], [1100, 100, 40, 30])
+    // a fold of u1 and a1 keeps u2 after the new summary: u2 is sent again, uncached
+    request([system, s("s1"), u("u2"), a("a2"), u("u3")], [1100, 50, 30, 20, 10])
+    // a second fold: the summary rewritten, u3 kept; a3 and u4 new
+    request([system, s("s2"), u("u3"), a("a3"), u("u4")], [1100, 60, 10, 25, 5])
+    // an equal message again (s1 is back): not first-sent
+    request([system, s("s1"), u("u3"), a("a3"), u("u4"), a("a4")], [1100, 50, 10, 25, 5, 7])
+    const { sums } = recorder.done()
+    assert.deepStrictEqual(
+      [sums.requestTokens, sums.reusedTokens, sums.firstSentTokens],
+      // first-sent: 1,270; then s1, a2, u3 (80); s2, a3, u4 (90); a4 (7)
+      [1270 + 1210 + 1200 + 1197, 3300, 1270 + 80 + 90 + 7]
+    )
+    const derived = Measure.derive(sums, 8, 2)
+    assert.strictEqual(derived.reachableReuse, 1 - 1447 / 4877)
+    // u2 (30), u3 (10), then s1, u3, a3, u4 (90)
+    assert.strictEqual(derived.resentTokens, 130)
   })
 
   it("breakpointsOf and the providers' cached tokens", () => {

@@ -165,8 +165,11 @@ const byHand = (
       cacheBreaks: 0,
       foldsFollowed: 0,
       foldsBreakingCache: 0,
-      foldCacheWriteTokens: 0
+      foldCacheWriteTokens: 0,
+      firstSentTokens: 0
     }
+    // every message an earlier request point sent (first-sent tokens: those not equal to one of them)
+    const sentBefore: Array<Message.Message> = []
     let previous: ReadonlyArray<Message.Message> = []
     let previousTotal = 0
     let previousCeiling = 0
@@ -190,6 +193,11 @@ const byHand = (
           shared++
         }
         const reused = tokens.slice(0, shared).reduce((x, y) => x + y, 0)
+        for (let j = 0; j < context.length; j++) {
+          if (sentBefore.some((m) => Equal.equals(m, context[j]))) continue
+          sentBefore.push(context[j])
+          request.firstSentTokens += tokens[j]
+        }
         const first = request.requestPoints === 0
         const broke = !first && reused < previousTotal
         if (broke) request.cacheBreaks++
@@ -278,6 +286,8 @@ const byHand = (
         summarizerInputTokens + 4 * summarizerOutputTokens,
       ceilingReuse: request.ceilingRequestTokens === 0 ? 0 : request.ceilingReusedTokens / request.ceilingRequestTokens,
       cacheWriteTokensPerFold: request.foldsFollowed === 0 ? 0 : request.foldCacheWriteTokens / request.foldsFollowed,
+      reachableReuse: request.requestTokens === 0 ? 0 : 1 - request.firstSentTokens / request.requestTokens,
+      resentTokens: request.requestTokens - request.reusedTokens - request.firstSentTokens,
       artifacts,
       retention: artifacts.named === 0 ? 1 : artifacts.kept / artifacts.named,
       // the transcripts replayed by hand carry no provider usage (asserted above); see "provider usage"
@@ -350,6 +360,7 @@ const checkAgainstHand = (
       foldsFollowed: sum("foldsFollowed"),
       foldsBreakingCache: sum("foldsBreakingCache"),
       foldCacheWriteTokens: sum("foldCacheWriteTokens"),
+      firstSentTokens: sum("firstSentTokens"),
       summarizerCallsPer1000Turns: sum("messages") === 0 ? 0 : sum("summarizerCalls") * 1000 / sum("messages"),
       meanRequestTokens: sum("requestPoints") === 0 ? 0 : sum("requestTokens") / sum("requestPoints"),
       prefixReuse: sum("requestTokens") === 0 ? 0 : sum("reusedTokens") / sum("requestTokens"),
@@ -361,6 +372,8 @@ const checkAgainstHand = (
         sum("summarizerInputTokens") + 4 * sum("summarizerOutputTokens"),
       ceilingReuse: sum("ceilingRequestTokens") === 0 ? 0 : sum("ceilingReusedTokens") / sum("ceilingRequestTokens"),
       cacheWriteTokensPerFold: sum("foldsFollowed") === 0 ? 0 : sum("foldCacheWriteTokens") / sum("foldsFollowed"),
+      reachableReuse: sum("requestTokens") === 0 ? 0 : 1 - sum("firstSentTokens") / sum("requestTokens"),
+      resentTokens: sum("requestTokens") - sum("reusedTokens") - sum("firstSentTokens"),
       artifacts: summedArtifacts(all.map((f) => f.artifacts)),
       retention: all.reduce((n, f) => n + f.artifacts.named, 0) === 0
         ? 1
@@ -466,6 +479,7 @@ const FIGURE_KEYS = [
   "foldsFollowed",
   "foldsBreakingCache",
   "foldCacheWriteTokens",
+  "firstSentTokens",
   "summarizerCallsPer1000Turns",
   "meanRequestTokens",
   "prefixReuse",
@@ -474,6 +488,8 @@ const FIGURE_KEYS = [
   "costAnthropic",
   "ceilingReuse",
   "cacheWriteTokensPerFold",
+  "reachableReuse",
+  "resentTokens",
   "artifacts",
   "retention",
   "usageSamples",
@@ -525,6 +541,8 @@ describe("rollmem replay on the example transcript", () => {
         foldsFollowed: 3,
         foldsBreakingCache: 3,
         foldCacheWriteTokens: 5513,
+        // the messages no earlier request point sent: the rest of the 7,950 uncached tokens were sent before
+        firstSentTokens: 3190,
         summarizerCallsPer1000Turns: 3000 / 47,
         meanRequestTokens: 33739 / 24,
         prefixReuse: 25789 / 33739,
@@ -534,6 +552,9 @@ describe("rollmem replay on the example transcript", () => {
         costAnthropic: 11396 + 22343 * 0.1 + 1145 + 1816,
         ceilingReuse: 35589 / 38325,
         cacheWriteTokensPerFold: 5513 / 3,
+        reachableReuse: 1 - 3190 / 33739,
+        // 33,739 - 25,789 reused - 3,190 first sent: the turns each fold kept after the rewritten summary
+        resentTokens: 4760,
         // at the last request point: 14 distinct artifacts named so far, 13 still in the context (the
         // summary lost one order code)
         artifacts: {

@@ -30,6 +30,14 @@
  *   and cost (same weights).
  * - *The no-fold ceiling*: the prefix reuse of the transcript itself (every
  *   message kept, nothing folded or cleared), the most any memory can reach.
+ * - *First-sent tokens*: the tokens of the messages a request point sends
+ *   that no earlier request point of the conversation sent (no equal
+ *   message): content no prompt cache can hold, whatever the memory does.
+ *   *Reachable reuse* is `1 - firstSentTokens / requestTokens`, the prefix
+ *   reuse the same contexts would reach if every message sent before were
+ *   served from the cache; *re-sent tokens* (`requestTokens - reusedTokens -
+ *   firstSentTokens`) are the uncached tokens that an earlier request had
+ *   already sent: what cache breaks (folds, clearings) cost.
  * - *Cache breaks*: request points whose context does not extend the
  *   previous one (the reused prefix is shorter than the previous context).
  *   *Folds that broke the cache*: the folds made between two request points
@@ -46,6 +54,7 @@
  * @since 0.2.0
  */
 import * as Equal from "effect/Equal"
+import * as MutableHashSet from "effect/MutableHashSet"
 import * as Retention from "../core/artifacts.js"
 import type * as Message from "../schema/Message.js"
 import * as Validity from "../Validity.js"
@@ -236,6 +245,12 @@ export interface Sums {
   readonly foldsBreakingCache: number
   /** Tokens past the reused prefix at the first request point after each fold, summed over those folds. */
   readonly foldCacheWriteTokens: number
+  /**
+   * Tokens of the messages request points send that no earlier request
+   * point of the conversation sent (no equal message), the first request
+   * point's whole context included.
+   */
+  readonly firstSentTokens: number
 }
 
 /**
@@ -261,6 +276,14 @@ export interface Derived {
   readonly ceilingReuse: number
   /** `foldCacheWriteTokens / foldsFollowed` (0 without such folds). */
   readonly cacheWriteTokensPerFold: number
+  /**
+   * `1 - firstSentTokens / requestTokens`, between 0 and 1 (0 without
+   * request points): the prefix reuse of the same contexts if every message
+   * an earlier request sent were served from the cache.
+   */
+  readonly reachableReuse: number
+  /** `requestTokens - reusedTokens - firstSentTokens`: uncached tokens an earlier request had already sent. */
+  readonly resentTokens: number
 }
 
 const emptySums: Sums = {
@@ -282,7 +305,8 @@ const emptySums: Sums = {
   cacheBreaks: 0,
   foldsFollowed: 0,
   foldsBreakingCache: 0,
-  foldCacheWriteTokens: 0
+  foldCacheWriteTokens: 0,
+  firstSentTokens: 0
 }
 
 /**
@@ -333,7 +357,9 @@ export const derive = (sums: Sums, messages: number, summarizerCalls: number): D
   costOpenAI: costOf(sums, sums.openAICachedTokens),
   costAnthropic: costOf(sums, sums.anthropicCachedTokens),
   ceilingReuse: sums.ceilingRequestTokens === 0 ? 0 : sums.ceilingReusedTokens / sums.ceilingRequestTokens,
-  cacheWriteTokensPerFold: sums.foldsFollowed === 0 ? 0 : sums.foldCacheWriteTokens / sums.foldsFollowed
+  cacheWriteTokensPerFold: sums.foldsFollowed === 0 ? 0 : sums.foldCacheWriteTokens / sums.foldsFollowed,
+  reachableReuse: sums.requestTokens === 0 ? 0 : 1 - sums.firstSentTokens / sums.requestTokens,
+  resentTokens: sums.requestTokens - sums.reusedTokens - sums.firstSentTokens
 })
 
 /** The cost of some sums with `cached` of their request tokens cached. */
@@ -508,6 +534,8 @@ export const makeRecorder = (id: string, limits: Limits): Recorder => {
   let breakpoints: ReadonlyArray<{ readonly messages: number; readonly tokens: number }> = []
   // folds since the last request point
   let foldsSince = 0
+  // every message a request point of the conversation has sent
+  const sent = MutableHashSet.empty<Message.Message>()
   const tracker = Retention.tracker()
   let artifacts: Retention.Figure = { named: 0, kept: 0, byKind: {} }
   return {
@@ -528,6 +556,12 @@ export const makeRecorder = (id: string, limits: Limits): Recorder => {
       const shared = commonPrefix(previous, context)
       let reusedTokens = 0
       for (let i = 0; i < shared; i++) reusedTokens += tokens[i]
+      // the reused prefix was sent by the previous request: only the rest can be new
+      for (let i = shared; i < context.length; i++) {
+        if (MutableHashSet.has(sent, context[i])) continue
+        MutableHashSet.add(sent, context[i])
+        sums.firstSentTokens += tokens[i]
+      }
       const first = requests.length === 0
       const broke = !first && reusedTokens < previousTokens
       if (broke) sums.cacheBreaks++
