@@ -3,7 +3,8 @@
  * path that is a directory (refused before anything is read), an input with
  * no conversation in it (exit code 1, not an empty table), and, as warnings
  * naming `file:line`, a message in an unknown role and a conversation id
- * read twice (both replayed all the same).
+ * read twice (both replayed all the same), and a provider usage that cannot
+ * be read (skipped: no sample recorded for it).
  */
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Effect, Exit } from "effect"
@@ -12,6 +13,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { CliFailure } from "../src/cli/Command.js"
 import * as Input from "../src/cli/Input.js"
+import * as Usage from "../src/core/usage.js"
 import { Message } from "../src/index.js"
 import { example, failureOf, runCli } from "./support/cli.js"
 
@@ -189,6 +191,107 @@ describe("rollmem replay warnings", () => {
       assert.isTrue(Exit.isSuccess(r.exit))
       assert.strictEqual(r.stderr, "")
     }))
+
+  it.effect("a malformed usage is skipped with a warning naming file:line, the message and the figure (contract 13.2)", () =>
+    Effect.gen(function*() {
+      const ask = { role: "user", content: "alpha beta gamma delta" }
+      const file = write(
+        "usage-malformed.jsonl",
+        [
+          { id: "good", messages: [ask, { role: "assistant", content: "ok", usage: { prompt_tokens: 6 } }] },
+          {
+            id: "openai",
+            messages: [
+              ask,
+              { role: "assistant", content: "ok", usage: { prompt_tokens: "6" } },
+              { role: "user", content: "epsilon" },
+              { role: "assistant", content: "done", usage: { prompt_tokens: -3 } },
+              { role: "user", content: "zeta" },
+              { role: "assistant", content: "end", usage: { prompt_tokens: 10 } }
+            ]
+          },
+          {
+            id: "anthropic",
+            system: "be brief",
+            messages: [ask, {
+              role: "assistant",
+              content: [{ type: "text", text: "ok" }],
+              usage: { input_tokens: 2, cache_read_input_tokens: -1, output_tokens: 1 }
+            }]
+          },
+          { id: "wire", messages: [ask, { role: "assistant", content: "ok", metadata: { usage: "12" } }] },
+          {
+            id: "gemini",
+            contents: [
+              { role: "user", parts: [{ text: "alpha beta gamma delta" }] },
+              { role: "model", parts: [{ text: "ok" }], usageMetadata: { promptTokenCount: 1.5 } }
+            ]
+          },
+          { id: "none", messages: [ask, { role: "assistant", content: "ok", usage: { completion_tokens: 3 } }] }
+        ].map((c) => JSON.stringify(c)).join("\n") + "\n"
+      )
+      const r = yield* runCli(["replay", file, "--tokenizer", "words", "--strategy", "buffer", "--format", "json"])
+      assert.isTrue(Exit.isSuccess(r.exit), r.stderr)
+      const skipped = (line: number, message: number, problem: string) =>
+        `rollmem: warning: ${file}:${line}: the usage of message ${message} (assistant) is skipped: ${problem}`
+      assert.strictEqual(
+        r.stderr,
+        [
+          skipped(2, 1, `prompt_tokens is "6", not a non-negative integer`),
+          skipped(2, 3, "prompt_tokens is -3, not a non-negative integer"),
+          skipped(3, 2, "cache_read_input_tokens is -1, not a non-negative integer"),
+          skipped(4, 1, `usage is "12", not an object`),
+          skipped(5, 1, "promptTokenCount is 1.5, not a non-negative integer"),
+          skipped(6, 1, "it holds no prompt count (inputTokens, input_tokens, prompt_tokens, promptTokenCount)")
+        ].join("\n")
+      )
+      const report = JSON.parse(r.stdout) as {
+        conversations: ReadonlyArray<{ id: string; usageSamples: number; usageRatio: number | null }>
+        totals: { usageSamples: number }
+      }
+      // good: 6 over 4 words. openai: only its last answer, 10 over the 8 words read back before it.
+      assert.deepStrictEqual(report.conversations.map((c) => [c.id, c.usageSamples, c.usageRatio]), [
+        ["good", 1, 1.5],
+        ["openai", 1, 10 / 8],
+        ["anthropic", 0, null],
+        ["wire", 0, null],
+        ["gemini", 0, null],
+        ["none", 0, null]
+      ])
+      assert.strictEqual(report.totals.usageSamples, 2)
+    }))
+
+  it("Input.usageWarnings: one line per assistant message whose usage cannot be read; none for a readable one", () => {
+    const answer = (usage: unknown) => Message.assistant("ok", { metadata: { usage: usage as never } })
+    assert.deepStrictEqual(
+      Input.usageWarnings("t.jsonl:3", [
+        Message.user("hi"),
+        answer({ prompt_tokens: -0.5 }),
+        answer({ inputTokens: 12 }),
+        answer({ input_tokens: 5, cache_creation_input_tokens: "7" }),
+        answer(null),
+        Message.user("no usage read on a user message", { metadata: { usage: "x" } })
+      ]),
+      [
+        "t.jsonl:3: the usage of message 1 (assistant) is skipped: prompt_tokens is -0.5, not a non-negative integer",
+        `t.jsonl:3: the usage of message 3 (assistant) is skipped: cache_creation_input_tokens is "7", not a non-negative integer`,
+        "t.jsonl:3: the usage of message 4 (assistant) is skipped: usage is null, not an object"
+      ]
+    )
+    assert.deepStrictEqual(
+      Input.usageWarnings("x", [
+        answer({ input_tokens: 5, cache_read_input_tokens: null }),
+        answer({ promptTokenCount: 0 })
+      ]),
+      []
+    )
+    // a message's metadata holds JSON only; an object built by hand may hold NaN
+    assert.strictEqual(
+      Usage.reportedUsageProblem({ usage: { prompt_tokens: Number.NaN } }),
+      "prompt_tokens is NaN, not a non-negative integer"
+    )
+    assert.strictEqual(Usage.reportedInputTokens({ usage: { prompt_tokens: Number.NaN } }), undefined)
+  })
 
   it("Input.roleWarnings: one line per unknown role, at its first message; none for the known roles", () => {
     assert.deepStrictEqual(

@@ -32,6 +32,7 @@ import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
+import * as Usage from "../core/usage.js"
 import type { Message } from "../schema/Message.js"
 import { formatParseError, formatValue } from "../schema/ParseIssue.js"
 import * as Formats from "./Formats.js"
@@ -145,9 +146,38 @@ export const roleWarnings = (where: string, messages: ReadonlyArray<Message>): A
   return warnings
 }
 
-/** Adds a conversation read at `where`, with the warnings about its roles. */
+/**
+ * One warning line per assistant message of `messages` whose usage cannot be
+ * read (docs/contract.md section 13.2: `Usage.reportedUsageProblem`), naming
+ * `where` and the message: `t.jsonl:3: the usage of message 1 (assistant)
+ * is skipped: prompt_tokens is "812", not a non-negative integer`. The
+ * replay records no sample for it. Empty when every usage reads.
+ *
+ * @example
+ * ```ts
+ * usageWarnings("t.jsonl:3", [Message.user("hi"), Message.assistant("hello", { metadata: { usage: { prompt_tokens: -1 } } })])
+ * // ["t.jsonl:3: the usage of message 1 (assistant) is skipped: prompt_tokens is -1, not a non-negative integer"]
+ * ```
+ *
+ * @since 0.4.0
+ * @category combinators
+ */
+export const usageWarnings = (where: string, messages: ReadonlyArray<Message>): Array<string> => {
+  const warnings: Array<string> = []
+  messages.forEach((message, index) => {
+    if (message.role !== "assistant") return
+    const problem = Usage.reportedUsageProblem(message.metadata)
+    if (problem !== undefined) {
+      warnings.push(`${where}: the usage of message ${index} (assistant) is skipped: ${problem}`)
+    }
+  })
+  return warnings
+}
+
+/** Adds a conversation read at `where`, with the warnings about its roles and usages. */
 const pushConversation = (into: Into, where: string, conversation: Conversation): void => {
   for (const warning of roleWarnings(where, conversation.messages)) into.warnings.push(warning)
+  for (const warning of usageWarnings(where, conversation.messages)) into.warnings.push(warning)
   into.conversations.push(conversation)
   into.wheres.push(where)
 }

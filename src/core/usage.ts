@@ -80,23 +80,78 @@ const record = (value: unknown): Readonly<Record<string, unknown>> | undefined =
     ? value as Readonly<Record<string, unknown>>
     : undefined
 
+/** What reading a usage gave: the prompt count, a problem (a malformed figure), or nothing to read. */
+type Read = { readonly tokens: number; readonly problem?: undefined } | { readonly problem: string }
+
+/** The fields of a usage object that give the whole prompt's count, in the order they are tried. */
+const PROMPT_FIELDS = ["inputTokens", "input_tokens", "prompt_tokens", "promptTokenCount"] as const
+
+/** The fields added to Anthropic's `input_tokens`. */
+const CACHE_FIELDS = ["cache_read_input_tokens", "cache_creation_input_tokens"] as const
+
+const present = (value: unknown): boolean => value !== undefined && value !== null
+
+/** A figure as a warning shows it: JSON, `NaN` and the infinities by name. */
+const show = (value: unknown): string => {
+  if (typeof value === "number" && !Number.isFinite(value)) return String(value)
+  const json = JSON.stringify(value)
+  return json === undefined ? String(value) : json.length > 80 ? `${json.slice(0, 77)}...` : json
+}
+
+const notCount = (field: string, value: unknown): Read => ({
+  problem: `${field} is ${show(value)}, not a non-negative integer`
+})
+
 /**
  * The whole prompt's size from one usage object as a provider reports it
- * (docs/contract.md section 16.4): `inputTokens` (rollmem's own and the AI
- * SDK's), Anthropic's `input_tokens` plus `cache_read_input_tokens` and
- * `cache_creation_input_tokens`, OpenAI Responses' `input_tokens`, OpenAI
- * chat's `prompt_tokens`, Gemini's `promptTokenCount`; the first present, as
- * a non-negative safe integer; `undefined` for anything else.
+ * (docs/contract.md section 16.4): the first of {@link PROMPT_FIELDS}
+ * present (neither `undefined` nor `null`): `inputTokens` (rollmem's own
+ * and the AI SDK's), `input_tokens` (Anthropic, with
+ * `cache_read_input_tokens` and `cache_creation_input_tokens` added; OpenAI
+ * Responses), `prompt_tokens` (OpenAI chat), `promptTokenCount` (Gemini).
+ * A figure read that is not a non-negative safe integer is a problem, as is
+ * an object with none of them.
  */
-const promptTokens = (usage: Readonly<Record<string, unknown>>): number | undefined => {
-  const inputTokens = count(usage.inputTokens)
-  if (inputTokens !== undefined) return inputTokens
-  const input = count(usage.input_tokens)
-  if (input !== undefined) {
-    const total = input + (count(usage.cache_read_input_tokens) ?? 0) + (count(usage.cache_creation_input_tokens) ?? 0)
-    return Number.isSafeInteger(total) ? total : undefined
+const readPrompt = (usage: Readonly<Record<string, unknown>>): Read => {
+  const field = PROMPT_FIELDS.find((f) => present(usage[f]))
+  if (field === undefined) return { problem: `it holds no prompt count (${PROMPT_FIELDS.join(", ")})` }
+  const value = count(usage[field])
+  if (value === undefined) return notCount(field, usage[field])
+  if (field !== "input_tokens") return { tokens: value }
+  let total = value
+  for (const cache of CACHE_FIELDS) {
+    if (!present(usage[cache])) continue
+    const n = count(usage[cache])
+    if (n === undefined) return notCount(cache, usage[cache])
+    total += n
   }
-  return count(usage.prompt_tokens) ?? count(usage.promptTokenCount)
+  return Number.isSafeInteger(total)
+    ? { tokens: total }
+    : { problem: `its prompt count ${total} is not a safe integer` }
+}
+
+const promptTokens = (usage: Readonly<Record<string, unknown>>): number | undefined => {
+  const read = readPrompt(usage)
+  return read.problem === undefined ? read.tokens : undefined
+}
+
+/** A message's usage read from its metadata (see {@link reportedInputTokens}); `undefined` when it carries none. */
+const readReported = (metadata: Readonly<Record<string, unknown>>): Read | undefined => {
+  if (metadata.usage !== undefined) {
+    const own = record(metadata.usage)
+    return own === undefined ? { problem: `usage is ${show(metadata.usage)}, not an object` } : readPrompt(own)
+  }
+  const items = record(metadata["rollmem.provider"])?.items
+  if (!Array.isArray(items)) return undefined
+  for (const item of items) {
+    const fields = record(item)
+    if (fields === undefined) continue
+    const key = fields.usage !== undefined ? "usage" : fields.usageMetadata !== undefined ? "usageMetadata" : undefined
+    if (key === undefined) continue
+    const usage = record(fields[key])
+    return usage === undefined ? { problem: `${key} is ${show(fields[key])}, not an object` } : readPrompt(usage)
+  }
+  return undefined
 }
 
 /**
@@ -105,9 +160,11 @@ const promptTokens = (usage: Readonly<Record<string, unknown>>): number | undefi
  * metadata: rollmem's own `usage: { inputTokens }`, or the provider's object
  * kept verbatim by a forward-compatible reader under `rollmem.provider`
  * (its `usage`, or Gemini's `usageMetadata`) with the fields
- * `recordUsage`'s contract lists per provider. `undefined` when the
- * message carries none. What `rollmem replay` records before adding an
- * assistant message.
+ * `recordUsage`'s contract lists per provider (the first present; with
+ * `input_tokens`, Anthropic's cache counts added). `undefined` when the
+ * message carries none, or one that cannot be read (a figure that is not a
+ * non-negative safe integer: {@link reportedUsageProblem} says why). What
+ * `rollmem replay` records before adding an assistant message.
  *
  * @example
  * ```ts
@@ -127,19 +184,33 @@ const promptTokens = (usage: Readonly<Record<string, unknown>>): number | undefi
  * @category getters
  */
 export const reportedInputTokens = (metadata: Readonly<Record<string, unknown>>): number | undefined => {
-  const own = record(metadata.usage)
-  if (own !== undefined) return promptTokens(own)
-  const items = record(metadata["rollmem.provider"])?.items
-  if (!Array.isArray(items)) return undefined
-  for (const item of items) {
-    const fields = record(item)
-    if (fields === undefined) continue
-    const usage = record(fields.usage) ?? record(fields.usageMetadata)
-    const tokens = usage === undefined ? undefined : promptTokens(usage)
-    if (tokens !== undefined) return tokens
-  }
-  return undefined
+  const read = readReported(metadata)
+  return read === undefined || read.problem !== undefined ? undefined : read.tokens
 }
+
+/**
+ * Why the usage a message carries cannot be read (docs/contract.md section
+ * 13.2), or `undefined` when it carries none or a readable one: the usage
+ * is not an object, holds no prompt count, or a figure read (a prompt count,
+ * Anthropic's cache counts) is not a non-negative safe integer (`NaN`, a
+ * negative number, a fraction, a string). {@link reportedInputTokens} reads
+ * such a usage as none; `rollmem replay` warns naming where it was read.
+ *
+ * @example
+ * ```ts
+ * import { Usage } from "rollmem"
+ *
+ * Usage.reportedUsageProblem({ usage: { prompt_tokens: "812" } }) // 'prompt_tokens is "812", not a non-negative integer'
+ * Usage.reportedUsageProblem({ usage: { input_tokens: 10, cache_read_input_tokens: -1 } })
+ * // "cache_read_input_tokens is -1, not a non-negative integer"
+ * Usage.reportedUsageProblem({ usage: { inputTokens: 1200 } }) // undefined
+ * ```
+ *
+ * @since 0.4.0
+ * @category getters
+ */
+export const reportedUsageProblem = (metadata: Readonly<Record<string, unknown>>): string | undefined =>
+  readReported(metadata)?.problem
 
 /**
  * What one provider request cost, as its response reports it
