@@ -156,3 +156,32 @@ export const makeStore = <A extends Archivable>(seed: ReadonlyArray<Archived<A>>
     }
   }
 }
+
+/**
+ * A plain log's rows (the key-value and Redis stores' archive), in the
+ * order they were written, as archived messages in position order, the last
+ * row of a position kept (a write that a failed save left behind is
+ * replaced by the committed one).
+ *
+ * @example
+ * ```ts
+ * import { lastByPosition } from "./archive.js"
+ * lastByPosition("c", [{ position: 2, fold: 1, message: "a" }, { position: 1, fold: 1, message: "b" },
+ *   { position: 2, fold: 2, message: "c" }]).map((a) => a.message) // ["b", "c"]
+ * ```
+ *
+ * @since 0.4.0
+ */
+export const lastByPosition = <A>(
+  conversationId: string,
+  rows: ReadonlyArray<{ readonly position: number; readonly fold: number; readonly message: A }>
+): Array<Archived<A>> => {
+  const byPosition = new Map<number, { readonly position: number; readonly fold: number; readonly message: A }>()
+  for (const row of rows) byPosition.set(row.position, row)
+  return [...byPosition.values()].sort((a, b) => a.position - b.position).map((row) => ({
+    conversationId,
+    position: row.position,
+    fold: row.fold,
+    message: row.message
+  }))
+}

@@ -8,6 +8,7 @@
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import * as Effect from "effect/Effect"
+import { creationLockKey } from "../core/sqlStore.js"
 
 /**
  * Runs `effect` in one transaction holding PostgreSQL's transaction advisory
@@ -34,7 +35,7 @@ export const withCreationLock = <A, E, R>(
     Effect.zipRight(
       Effect.zipRight(
         sql`SET TRANSACTION ISOLATION LEVEL READ COMMITTED`,
-        sql`SELECT pg_advisory_xact_lock(hashtext(current_schema() || ${`/${name}`}))`
+        sql`SELECT pg_advisory_xact_lock(hashtext(current_schema() || ${creationLockKey(name)}))`
       ),
       effect
     )

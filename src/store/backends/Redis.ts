@@ -8,6 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
+import * as Scripts from "../../core/redisStore.js"
 import * as MemoryState from "../../schema/MemoryState.js"
 import * as Messages from "../../schema/Message.js"
 import * as Archive from "../../services/Archive.js"
@@ -38,60 +39,6 @@ export interface RedisOptions {
   readonly prefix?: string | undefined
 }
 
-// The archive's rows (docs/contract.md section 17.2), in the conversation's own hash: ARGV[4] the number of
-// writes, then per row ARGV[i] its write (1, 2, ...), ARGV[i+1] its position, ARGV[i+2] its message's JSON;
-// each write is the next fold (the hash's archiveFolds plus one); a row is the field archive:<position>.
-const ARCHIVE_LUA = `
-local writes = tonumber(ARGV[4] or '0') or 0
-if writes > 0 then
-  local folds = tonumber(redis.call('HGET', KEYS[1], 'archiveFolds')) or 0
-  for i = 5, #ARGV, 3 do
-    local fold = folds + tonumber(ARGV[i])
-    redis.call('HSET', KEYS[1], 'archive:' .. ARGV[i + 1],
-      '{"position":' .. ARGV[i + 1] .. ',"fold":' .. fold .. ',"message":' .. ARGV[i + 2] .. '}')
-  end
-  redis.call('HSET', KEYS[1], 'archiveFolds', folds + writes)
-end
-`
-
-// KEYS[1]: the conversation's hash; ARGV[1..3] unused ('' ), then the archive's rows as in ARCHIVE_LUA.
-const ARCHIVE_SCRIPT = ARCHIVE_LUA + "return 0"
-
-// KEYS[1]: the conversation's hash; ARGV[1]: the expected revision; ARGV[2]: the state's JSON;
-// ARGV[3]: the request ids' JSON, or "" for none.
-// Returns the new revision, or 0 for a conflict. See nextRevision for the rule.
-const SAVE_SCRIPT = `
-local stored = redis.call('HMGET', KEYS[1], 'revision', 'state')
-local revision = tonumber(stored[1]) or 0
-local live = stored[2] ~= false
-local expected = tonumber(ARGV[1])
-if expected == 0 then
-  if live then return 0 end
-elseif (not live) or revision ~= expected then
-  return 0
-end
-redis.call('HSET', KEYS[1], 'revision', revision + 1, 'state', ARGV[2])
-if ARGV[3] == '' then
-  redis.call('HDEL', KEYS[1], 'requestIds')
-else
-  redis.call('HSET', KEYS[1], 'requestIds', ARGV[3])
-end
-${ARCHIVE_LUA}
-return revision + 1
-`
-
-// KEYS[1]: the conversation's hash. Leaves a tombstone: the revision, one more, and no state; removes the archive.
-const DELETE_SCRIPT = `
-if redis.call('HEXISTS', KEYS[1], 'state') == 1 then
-  redis.call('HINCRBY', KEYS[1], 'revision', 1)
-  redis.call('HDEL', KEYS[1], 'state', 'requestIds')
-end
-for _, field in ipairs(redis.call('HKEYS', KEYS[1])) do
-  if field == 'archiveFolds' or string.sub(field, 1, 8) == 'archive:' then redis.call('HDEL', KEYS[1], field) end
-end
-return 0
-`
-
 const RedisRow = Schema.transform(
   Schema.Struct({
     revision: Schema.compose(Schema.NumberFromString, Revision),
@@ -112,16 +59,9 @@ const RedisRow = Schema.transform(
 
 const encodeMessage = Schema.encodeSync(Messages.Message)
 
-// The archive's script arguments (ARCHIVE_LUA): the number of non-empty writes, then per row its write, position, message.
-const archiveArgs = (writes: ReadonlyArray<ReadonlyArray<Archive.Entry>>): Array<string | number> => {
-  const nonEmpty = writes.filter((entries) => entries.length > 0)
-  if (nonEmpty.length === 0) return []
-  const args: Array<string | number> = [nonEmpty.length]
-  nonEmpty.forEach((entries, i) => {
-    for (const { message, position } of entries) args.push(i + 1, position, JSON.stringify(encodeMessage(message)))
-  })
-  return args
-}
+// The archive's script arguments (core/redisStore.ts)
+const archiveArgs = (writes: ReadonlyArray<ReadonlyArray<Archive.Entry>>): Array<string | number> =>
+  Scripts.archiveArgs(writes, (message) => JSON.stringify(encodeMessage(message)))
 
 interface RedisCommands {
   readonly rollmemSave: (
@@ -174,7 +114,7 @@ export const layerRedis = (options?: RedisOptions): Layer.Layer<ConversationStor
     Effect.gen(function*() {
       const { Redis } = yield* importModule("ioredis")
       const url = options?.url === undefined
-        ? "redis://127.0.0.1:6379"
+        ? Scripts.DEFAULT_URL
         : typeof options.url === "string"
         ? options.url
         : Redacted.value(options.url)
@@ -192,9 +132,9 @@ export const layerRedis = (options?: RedisOptions): Layer.Layer<ConversationStor
               client.disconnect()
               throw lastError ?? cause
             }
-            client.defineCommand("rollmemSave", { numberOfKeys: 1, lua: SAVE_SCRIPT })
-            client.defineCommand("rollmemDelete", { numberOfKeys: 1, lua: DELETE_SCRIPT })
-            client.defineCommand("rollmemArchive", { numberOfKeys: 1, lua: ARCHIVE_SCRIPT })
+            client.defineCommand("rollmemSave", { numberOfKeys: 1, lua: Scripts.SAVE_SCRIPT })
+            client.defineCommand("rollmemDelete", { numberOfKeys: 1, lua: Scripts.DELETE_SCRIPT })
+            client.defineCommand("rollmemArchive", { numberOfKeys: 1, lua: Scripts.ARCHIVE_SCRIPT })
             return client
           },
           catch: storeError("", "open")
@@ -210,7 +150,7 @@ export const layerRedis = (options?: RedisOptions): Layer.Layer<ConversationStor
       const load = (id: string) =>
         Effect.flatMap(
           Effect.tryPromise({
-            try: () => commands.hmget(prefix + id, "revision", "state", "requestIds"),
+            try: () => commands.hmget(prefix + id, ...Scripts.LOAD_FIELDS),
             catch: storeError(id, "load")
           }),
           ([revision, state, requestIds]) =>
@@ -245,7 +185,7 @@ export const layerRedis = (options?: RedisOptions): Layer.Layer<ConversationStor
           let cursor = "0"
           do {
             const [next, page] = yield* Effect.tryPromise({
-              try: () => commands.hscan(prefix + id, cursor, "MATCH", "archive:*", "COUNT", 1000),
+              try: () => commands.hscan(prefix + id, cursor, "MATCH", Scripts.ARCHIVE_FIELDS, "COUNT", 1000),
               catch: archiveFailed("archive read")
             })
             for (let i = 1; i < page.length; i += 2) rows.push(...yield* ArchiveLog.decodeRows(page[i], "archive read"))

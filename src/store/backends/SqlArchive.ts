@@ -46,6 +46,7 @@ import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as Artifacts from "../../core/artifacts.js"
 import * as Recall from "../../core/recall.js"
+import * as SqlRules from "../../core/sqlStore.js"
 import type { ArchiveError, ConfigError } from "../../Errors.js"
 import { withCreationLock } from "../../internal/creationLock.js"
 import * as Messages from "../../schema/Message.js"
@@ -60,7 +61,7 @@ import { isCreationRace, retryTransient, TRANSIENT_RETRIES } from "./SqlErrors.j
  * @since 0.4.0
  * @category constants
  */
-export const DEFAULT_TABLE = "rollmem_archive"
+export const DEFAULT_TABLE = SqlRules.DEFAULT_ARCHIVE_TABLE
 
 /**
  * Options of {@link make} and its layers.
@@ -73,10 +74,8 @@ export interface Options {
   readonly table?: string | undefined
 }
 
-/** How many candidates a search reads from the database beside its `limit`, per query part. */
-const CANDIDATES = 20
-/** Rows per INSERT statement (SQLite's bound variables are limited). */
-const BATCH = 500
+const CANDIDATES = SqlRules.ARCHIVE_CANDIDATES
+const BATCH = SqlRules.ARCHIVE_BATCH
 
 interface Row {
   readonly position: number | string
@@ -84,13 +83,7 @@ interface Row {
   readonly message: string
 }
 
-/** A search's candidate: its position, the database's rank, and what the order reads (no message yet). */
-interface Candidate {
-  readonly position: number | string
-  readonly rank: number | string
-  readonly terms: string
-  readonly artifacts: string
-}
+type Candidate = SqlRules.Candidate
 
 const encodeMessage = Schema.encodeSync(Messages.Message)
 
@@ -207,30 +200,20 @@ export const makeOn = (sql: SqlClient.SqlClient, name: string): {
 
   const insert = (conversationId: string, writes: ReadonlyArray<ReadonlyArray<Archive.Entry>>) =>
     Effect.gen(function*() {
-      const nonEmpty = writes.filter((entries) => entries.length > 0)
-      if (nonEmpty.length === 0) return
-      if (pg) yield* sql`SELECT pg_advisory_xact_lock(hashtext(${`${name}/${conversationId}`}))`
+      if (writes.every((entries) => entries.length === 0)) return
+      if (pg) yield* sql`SELECT pg_advisory_xact_lock(hashtext(${SqlRules.archiveLockKey(name, conversationId)}))`
       const [{ next }] = yield* sql<{ readonly next: number | string }>`SELECT COALESCE(MAX(fold), 0) + 1 AS next
           FROM ${table} WHERE conversation_id = ${conversationId}`
-      for (const [i, entries] of nonEmpty.entries()) {
-        const fold = Number(next) + i
-        const rows = entries.map(({ message, position }) => {
-          const text = Artifacts.textOf(message)
-          return {
-            conversation_id: conversationId,
-            position,
-            fold,
-            role: message.role,
-            message: JSON.stringify(encodeMessage(message)),
-            terms: Recall.terms(text).join(" "),
-            // the artifacts it names, one a line: what ranks a search's exact matches first
-            artifacts: extractor.extract(text).map((a) => a.text).join("\n")
-          }
-        })
-        for (let j = 0; j < rows.length; j += BATCH) {
-          yield* sql`INSERT INTO ${table} ${sql.insert(rows.slice(j, j + BATCH))}
-              ON CONFLICT (conversation_id, position) DO NOTHING`
-        }
+      const rows = SqlRules.archiveRows(
+        conversationId,
+        Number(next),
+        writes,
+        (message) => JSON.stringify(encodeMessage(message)),
+        extractor
+      )
+      for (let j = 0; j < rows.length; j += BATCH) {
+        yield* sql`INSERT INTO ${table} ${sql.insert(rows.slice(j, j + BATCH))}
+            ON CONFLICT (conversation_id, position) DO NOTHING`
       }
     })
 
@@ -316,33 +299,14 @@ export const makeOn = (sql: SqlClient.SqlClient, name: string): {
     Effect.suspend((): Effect.Effect<ReadonlyArray<Archive.Match>, ArchiveError | ConfigError> => {
       const refused = Archive.checkOptions(options)
       if (refused !== undefined) return Effect.fail(refused)
-      const terms = [...new Set(Recall.terms(query))]
-      if (terms.length === 0) return Effect.succeed([])
-      const any = pg ? terms.join(" | ") : terms.map((t) => `"${t}"`).join(" OR ")
-      const wanted = extractor.extract(query)
-      const phrases = wanted.map((artifact) => Recall.terms(artifact.text)).filter((t) => t.length > 0)
-        .map((t) => pg ? t.join(" <-> ") : `"${t.join(" ")}"`)
+      const plan = SqlRules.searchPlan(query, pg ? "pg" : "sqlite", extractor)
+      if (plan.terms.length === 0) return Effect.succeed([])
       const limit = options?.limit ?? Recall.DEFAULT_LIMIT
       return Effect.gen(function*() {
         yield* ensure
-        const rows = [...yield* candidates(conversationId, any, any, options)]
-        for (const phrase of phrases) {
-          rows.push(...yield* candidates(conversationId, any, pg ? `(${phrase}) & (${any})` : phrase, options))
-        }
-        const seen = new Set<number>()
-        const hits: Array<Recall.Hit> = []
-        for (const row of rows) {
-          const position = Number(row.position)
-          if (seen.has(position)) continue
-          seen.add(position)
-          const named = new Set(row.artifacts === "" ? [] : row.artifacts.split("\n"))
-          const exact = wanted.filter((a) => named.has(a.text)).length
-          const padded = ` ${row.terms} `
-          const held = terms.filter((t) => padded.includes(` ${t} `)).length
-          hits.push({ position, score: Number(row.rank), exact, terms: held })
-        }
-        hits.sort(Recall.compare)
-        const top = hits.slice(0, limit)
+        const rows: Array<Candidate> = []
+        for (const match of plan.matches) rows.push(...yield* candidates(conversationId, plan.any, match, options))
+        const top = SqlRules.rankCandidates(plan, rows, limit)
         if (top.length === 0) return []
         const stored = yield* sql<Row>`SELECT position, fold, message FROM ${table}
             WHERE conversation_id = ${conversationId} AND position IN ${sql.in(top.map((hit) => hit.position))}`

@@ -6,6 +6,7 @@
  */
 import type { SqlError } from "@effect/sql/SqlError"
 import * as Effect from "effect/Effect"
+import * as Rules from "../../core/sqlStore.js"
 
 /** The driver's error code (a PostgreSQL SQLSTATE, an SQLite result code) behind a `SqlError`. */
 export const sqlStateOf = (error: SqlError): unknown =>
@@ -23,24 +24,16 @@ export const sqlStateOf = (error: SqlError): unknown =>
  * @since 0.1.0
  * @category guards
  */
-export const isTransientSqlError = (error: SqlError): boolean => {
-  const code = sqlStateOf(error)
-  return typeof code === "string" &&
-    (code === "40001" || code === "40P01" || code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"))
-}
+export const isTransientSqlError = (error: SqlError): boolean => Rules.isTransientCode(sqlStateOf(error))
 
-export const TRANSIENT_RETRIES = 5
+export const TRANSIENT_RETRIES = Rules.TRANSIENT_RETRIES
 
 /**
  * What table creation retries: a transient error, or the table or its row type reported as existing
  * (SQLSTATE 42P07, 23505: the catalog race of `CREATE TABLE IF NOT EXISTS` run at once). A new
  * attempt, with a new snapshot, succeeds.
  */
-export const isCreationRace = (error: SqlError): boolean => {
-  if (isTransientSqlError(error)) return true
-  const code = sqlStateOf(error)
-  return code === "42P07" || code === "23505"
-}
+export const isCreationRace = (error: SqlError): boolean => Rules.isCreationRaceCode(sqlStateOf(error))
 
 /** Retries a read or a delete that lost a race (bounded); a save reports it as a conflict instead. */
 export const retryTransient = <A, R>(effect: Effect.Effect<A, SqlError, R>): Effect.Effect<A, SqlError, R> =>

@@ -9,12 +9,12 @@
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import * as Effect from "effect/Effect"
+import * as Rules from "../../core/sqlStore.js"
 import { withCreationLock } from "../../internal/creationLock.js"
 import { isCreationRace, retryTransient, TRANSIENT_RETRIES } from "./SqlErrors.js"
 
 /** The table's name as PostgreSQL's `regclass` reads it: each dotted part quoted. */
-export const quotedName = (name: string): string =>
-  name.split(".").map((part) => `"${part.replace(/"/g, "\"\"")}"`).join(".")
+export const quotedName = Rules.quotedName
 
 /**
  * Creates the table if missing and migrates one of an earlier layout, in a

@@ -9,6 +9,7 @@
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
+import * as Store from "../../core/archive.js"
 import type { ArchiveError, ConfigError } from "../../Errors.js"
 import * as Messages from "../../schema/Message.js"
 import * as Archive from "../../services/Archive.js"
@@ -54,16 +55,8 @@ export const decodeRows = (text: string, what: string): Either.Either<Array<Row>
  *
  * @internal
  */
-export const lastByPosition = (conversationId: string, rows: ReadonlyArray<Row>): Array<Archive.Archived> => {
-  const byPosition = new Map<number, Row>()
-  for (const row of rows) byPosition.set(row.position, row)
-  return [...byPosition.values()].sort((a, b) => a.position - b.position).map((row) => ({
-    conversationId,
-    position: row.position,
-    fold: row.fold,
-    message: row.message
-  }))
-}
+export const lastByPosition = (conversationId: string, rows: ReadonlyArray<Row>): Array<Archive.Archived> =>
+  Store.lastByPosition(conversationId, rows)
 
 /**
  * An `Archive.Service` over a log: `read` gives a conversation's archived
