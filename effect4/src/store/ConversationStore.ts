@@ -9,11 +9,30 @@
  * |---|---|---|
  * | {@link layerMemory} | process memory | fibers of one process |
  * | {@link layerKeyValueStore} | any `KeyValueStore` of `effect/persistence` | fibers of one process, one layer instance |
+ * | {@link layerPg} | PostgreSQL (`@effect/sql-pg` 4) | any number of processes and hosts |
+ * | {@link layerSql} | an `SqlClient` of `effect/sql` you provide | as the database's single statements |
+ * | {@link layerRedis} | Redis (`ioredis`) | any number of processes and hosts |
+ *
+ * The SQL layers write the Effect 3 line's table and rows (`rollmem_conversations`:
+ * `id`, `revision`, `state`, `request_ids`) and keep its archive beside them
+ * (`rollmem_archive`), so both lines may share one database; the Redis layer
+ * writes its hashes (`prefix + id`: `revision`, `state`, `requestIds`, the
+ * archive's `archive:<position>` fields), so both lines may share one server.
  *
  * @since 1.0.0
  */
 export { type KeyValueOptions, layerKeyValueStore, makeKeyValueStore } from "./backends/KeyValue.js"
 export { layerMemory } from "./backends/Memory.js"
+export { layerRedis, type RedisOptions } from "./backends/Redis.js"
+export {
+  DEFAULT_TABLE,
+  isTransientSqlError,
+  layerPg,
+  layerSql,
+  makeSql,
+  type PgOptions,
+  type SqlOptions
+} from "./backends/Sql.js"
 export {
   ConversationConflictError,
   ConversationDecodeError,

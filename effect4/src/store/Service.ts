@@ -3,13 +3,15 @@
  * section 12), what it stores and its errors: the Effect 3 line's service
  * with the same records, revisions, tags and messages (the rules are
  * `core/store.ts`'s). Every backend (`backends/KeyValue.ts`,
- * `backends/Memory.ts`) provides this one service.
+ * `backends/Memory.ts`, `backends/Sql.ts`, `backends/Redis.ts`) provides
+ * this one service.
  *
  * @since 1.0.0
  */
 import { Context, type Effect, type Option, Schema } from "effect"
 import * as Rules from "../../../src/core/store.js"
 import type * as MemoryState from "../schema/MemoryState.js"
+import type * as Archive from "../services/Archive.js"
 
 /**
  * A stored conversation: its memory state and the revision it was saved at.
@@ -26,14 +28,23 @@ export interface Stored {
 }
 
 /**
- * Options of a save beside the state: `requestIds`, written in the same
- * compare-and-set and returned by a later load as {@link Stored.requestIds}
- * (default: none; a save without them removes those of the previous save).
+ * Options of a save beside the state:
+ *
+ * - `requestIds`: written in the same compare-and-set and returned by a
+ *   later load as {@link Stored.requestIds} (default: none; a save without
+ *   them removes those of the previous save);
+ * - `archive`: messages to archive beside the conversation
+ *   (docs/contract.md section 17.2), one array per archive write (each the
+ *   conversation's next fold), written only with the state: in the same
+ *   transaction (the SQL stores) or the same script (Redis). Only a store
+ *   with a {@link Service.archive} takes them; the others ignore them.
+ *   Default: none.
  *
  * @since 1.0.0
  */
 export interface SaveOptions {
   readonly requestIds?: ReadonlyArray<string> | undefined
+  readonly archive?: ReadonlyArray<ReadonlyArray<Archive.Entry>> | undefined
 }
 
 /**
@@ -55,7 +66,11 @@ export const NO_REVISION: number = Rules.NO_REVISION
  *   the new revision (`expectedRevision + 1`, or the tombstone's plus one);
  *   otherwise fails with `ConversationConflictError`, writing nothing.
  * - `delete(id)`: removes the conversation (leaving a tombstone that keeps its
- *   revision); removing one that is not stored succeeds.
+ *   revision) and its archived messages; removing one that is not stored
+ *   succeeds.
+ * - `archive`: the archive the store keeps beside its conversations, under
+ *   the conversation ids (the PostgreSQL and Redis stores); absent for the
+ *   memory and key-value stores.
  *
  * @since 1.0.0
  */
@@ -68,6 +83,7 @@ export interface Service {
     options?: SaveOptions
   ) => Effect.Effect<number, ConversationConflictError | ConversationDecodeError | ConversationStoreError>
   readonly delete: (id: string) => Effect.Effect<void, ConversationStoreError>
+  readonly archive?: Archive.Service | undefined
 }
 
 /**

@@ -12,7 +12,7 @@ import * as Message from "../../src/schema/Message.js"
 import * as Summarizer from "../../src/services/Summarizer.js"
 import * as Conversation from "../../src/store/Conversation.js"
 import * as ConversationStore from "../../src/store/ConversationStore.js"
-import { RawWriter, stores, type StoreUnderTest } from "./layers.js"
+import { RawWriter, reportUnreachable, stores, type StoreUnderTest } from "./layers.js"
 
 const Store = ConversationStore.ConversationStore
 
@@ -269,6 +269,7 @@ const conformance = ({ layer, raw }: StoreUnderTest) => {
 }
 
 describe("ConversationStore conformance (Effect 4)", () => {
+  reportUnreachable()
   for (const store of stores) {
     describe(store.name, () => conformance(store))
   }

@@ -3,9 +3,14 @@
  * way to write a raw stored value where the backend is reachable (to test
  * undecodable values): the Effect 3 suite's `test/store/layers.ts`.
  */
-import { Context, Effect, Layer } from "effect"
+import { PgClient } from "@effect/sql-pg"
+import { assert, it } from "@effect/vitest"
+import { Context, Effect, Layer, Redacted } from "effect"
 import { KeyValueStore } from "effect/persistence"
+import { SqlClient } from "effect/sql"
+import { Redis } from "ioredis"
 import * as ConversationStore from "../../src/store/ConversationStore.js"
+import { ci, pgSchema, probePg, probeRedis, redisPrefix, redisUrl, type Server, skipNote } from "./servers.js"
 
 /** Writes a raw record, bypassing the store: `revision` and `state` (JSON text) go in as given. */
 export class RawWriter extends Context.Service<RawWriter, {
@@ -36,8 +41,77 @@ const keyValueMemory = Layer.merge(ConversationStore.layerKeyValueStore(), kvRaw
   Layer.provide(KeyValueStore.layerMemory)
 )
 
-/** Every layer, each built fresh (empty) per `Effect.provide`. */
+const sqlRaw = Layer.effect(
+  RawWriter,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    return {
+      write: (id: string, revision: number, state: string) =>
+        Effect.asVoid(Effect.orDie(
+          sql`INSERT INTO rollmem_conversations (id, revision, state) VALUES (${id}, ${revision}, ${state})
+            ON CONFLICT (id) DO UPDATE SET revision = excluded.revision, state = excluded.state`
+        ))
+    }
+  })
+)
+
+/** PostgreSQL through `layerSql` on a client the test can also reach, in a schema of its own. */
+const sqlOnPg = Layer.unwrap(
+  Effect.map(pgSchema(), ({ url }) =>
+    Layer.merge(ConversationStore.layerSql(), sqlRaw).pipe(
+      Layer.provide(PgClient.layer({ url: Redacted.make(url) })),
+      Layer.orDie
+    ))
+)
+
+/** PostgreSQL through `layerPg`, the layer users take, in a schema of its own. */
+const pg = Layer.unwrap(
+  Effect.map(pgSchema(), ({ url }) => Layer.orDie(ConversationStore.layerPg({ url })))
+)
+
+/** Redis through `layerRedis` under a key prefix of its own, with a raw writer on a second connection. */
+const redis = Layer.unwrap(
+  Effect.map(redisPrefix, (prefix) =>
+    Layer.merge(
+      Layer.orDie(ConversationStore.layerRedis({ url: redisUrl, prefix })),
+      Layer.effect(
+        RawWriter,
+        Effect.map(
+          Effect.acquireRelease(Effect.sync(() => new Redis(redisUrl)), (client) =>
+            Effect.sync(() => client.disconnect())),
+          (client) => ({
+            write: (id: string, revision: number, state: string) =>
+              Effect.asVoid(Effect.promise(() =>
+                client.hset(prefix + id, "revision", String(revision), "state", state)
+              ))
+          })
+        )
+      )
+    ))
+)
+
+/** The servers, probed once per test file. */
+export const servers: { readonly pg: Server; readonly redis: Server } = await Promise.all([probePg(), probeRedis()])
+  .then(([pg, redis]) => ({ pg, redis }))
+
+/**
+ * Registers, for each server that does not answer, one skipped test saying
+ * how to point the tests at one (a failing test under `CI=true`).
+ */
+export const reportUnreachable = (): void => {
+  for (const server of [servers.pg, servers.redis]) {
+    if (server.unreachable === undefined) continue
+    if (ci) it(`${server.name} at ${server.url} answers (CI=true)`, () => assert.fail(server.unreachable))
+    else it.skip(`${server.name} tests ${skipNote(server)}`, () => {})
+  }
+}
+
+/** Every layer, each built fresh (empty) per `Effect.provide`; the server layers when their server answers. */
 export const stores: ReadonlyArray<StoreUnderTest> = [
   { name: "layerMemory", layer: ConversationStore.layerMemory },
-  { name: "layerKeyValueStore (KeyValueStore.layerMemory)", layer: keyValueMemory, raw: keyValueMemory }
+  { name: "layerKeyValueStore (KeyValueStore.layerMemory)", layer: keyValueMemory, raw: keyValueMemory },
+  ...(servers.pg.unreachable === undefined
+    ? [{ name: "layerSql (PgClient)", layer: sqlOnPg, raw: sqlOnPg }, { name: "layerPg", layer: pg }]
+    : []),
+  ...(servers.redis.unreachable === undefined ? [{ name: "layerRedis", layer: redis, raw: redis }] : [])
 ]
