@@ -34,10 +34,13 @@
  */
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
 import * as SummaryPrompt from "../ai/SummaryPrompt.js"
-import { ConfigError, SummarizerError } from "../Errors.js"
+import * as Rules from "../core/options.js"
+import { SummarizerError } from "../Errors.js"
 import * as MemoryState from "../schema/MemoryState.js"
 import * as Message from "../schema/Message.js"
+import * as Options from "../schema/Options.js"
 import { fitToBudget, providerUsage, reportUsage } from "../services/internal/summarizing.js"
 import * as Summarizer from "../services/Summarizer.js"
 import * as SummarizerService from "../services/Summarizer.js"
@@ -150,19 +153,42 @@ export interface AnthropicClient {
 
 const DEFAULT_SUMMARY_TOKENS = 400
 
-const checkOptions = (options: SummarizerOptions): number => {
-  if (typeof options?.model !== "string" || options.model === "") {
-    throw new ConfigError({ option: "model", description: "a model name is required" })
-  }
-  const budget = options.maxSummaryTokens ?? DEFAULT_SUMMARY_TOKENS
-  if (!Number.isInteger(budget) || budget <= 0) {
-    throw new ConfigError({ option: "maxSummaryTokens", description: `${String(budget)} is not a positive integer` })
-  }
-  if (options.onUsage !== undefined && typeof options.onUsage !== "function") {
-    throw new ConfigError({ option: "onUsage", description: `must be a function, got ${typeof options.onUsage}` })
-  }
-  return budget
+const modelName: Rules.Check = (u) => typeof u === "string" && u !== "" ? undefined : "a model name is required"
+
+const aiSdkModel: Rules.Check = (u) =>
+  (typeof u === "string" ? u !== "" : typeof u === "object" && u !== null)
+    ? undefined
+    : "an AI SDK model (or a gateway model id) is required"
+
+/** The fields every ready summarizer takes beside its model (docs/contract.md section 14.3). */
+const commonFields = {
+  maxSummaryTokens: Options.optional<number>(Rules.positiveInteger),
+  prompt: Options.optional<string>(Rules.string),
+  onUsage: Options.optional<(usage: SummarizerService.ProviderUsage) => void>(Rules.isFunction)
 }
+
+/** The options of `openAIChatSummarizer`, `anthropicSummarizer` and the compacting summarizers, as a schema. */
+const ModelOptions = Options.struct({ model: Options.required<string>(modelName), ...commonFields }, undefined)
+
+/** The options of `aiSdkSummarizer`, as a schema. */
+const AiSdkOptions = Options.struct({
+  model: Options.required<AiSdkModel>(aiSdkModel),
+  ...commonFields,
+  maxRetries: Options.optional<number>(Rules.nonNegativeInteger)
+}, undefined)
+
+/**
+ * The options decoded with `schema` (docs/contract.md section 14.3): a
+ * `ConfigError` thrown naming the first wrong one, an unknown key with the
+ * known ones (`unknown option for openAIChatSummarizer (known: model,
+ * maxSummaryTokens, prompt, onUsage)`).
+ */
+const decodeOptions = <A, I>(schema: Schema.Schema<A, I>, options: unknown, owner: string): A =>
+  Either.getOrThrowWith(Options.decode(schema, options, { owner }), (error) => error)
+
+/** The summary budget of decoded options: `maxSummaryTokens`, default 400. */
+const budgetOf = (options: { readonly maxSummaryTokens?: number | undefined }): number =>
+  options.maxSummaryTokens ?? DEFAULT_SUMMARY_TOKENS
 
 const smaller = (budget: number, max: number | undefined): number => max === undefined ? budget : Math.min(budget, max)
 
@@ -215,9 +241,10 @@ const noText = (): SummarizerError => new SummarizerError({ description: "the mo
  */
 export const openAIChatSummarizer = (
   client: OpenAIChatClient,
-  options: SummarizerOptions
+  given: SummarizerOptions
 ): PromiseSummarize & { readonly honoursMode: true } => {
-  const budget = checkOptions(options)
+  const options = decodeOptions(ModelOptions, given, "openAIChatSummarizer")
+  const budget = budgetOf(options)
   return Summarizer.honouringMode<PromiseSummarize>(async (summary, messages, third, request) => {
     const { budget: max, signal } = split(third, request, budget)
     const { system, user } = prompts(options, summary, messages, max, request)
@@ -245,9 +272,10 @@ export const openAIChatSummarizer = (
  */
 export const anthropicSummarizer = (
   client: AnthropicClient,
-  options: SummarizerOptions
+  given: SummarizerOptions
 ): PromiseSummarize & { readonly honoursMode: true } => {
-  const budget = checkOptions(options)
+  const options = decodeOptions(ModelOptions, given, "anthropicSummarizer")
+  const budget = budgetOf(options)
   return Summarizer.honouringMode<PromiseSummarize>(async (summary, messages, third, request) => {
     const { budget: max, signal } = split(third, request, budget)
     const { system, user } = prompts(options, summary, messages, max, request)
@@ -373,17 +401,14 @@ const loadAi = (): Promise<AiModule> => {
  * @since 0.4.0
  * @category constructors
  */
-export const aiSdkSummarizer = (options: AiSdkSummarizerOptions): PromiseSummarize & { readonly honoursMode: true } => {
-  const model = options?.model
-  if (!(typeof model === "string" ? model !== "" : typeof model === "object" && model !== null)) {
-    throw new ConfigError({ option: "model", description: "an AI SDK model (or a gateway model id) is required" })
-  }
-  const budget = checkOptions({ ...options, model: "ai-sdk" })
+export const aiSdkSummarizer = (
+  given: AiSdkSummarizerOptions
+): PromiseSummarize & { readonly honoursMode: true } => {
+  const options = decodeOptions(AiSdkOptions, given, "aiSdkSummarizer")
+  const model = options.model
+  const budget = budgetOf(options)
   const modelName = typeof model === "string" ? model : typeof model.modelId === "string" ? model.modelId : undefined
   const retries = options.maxRetries
-  if (retries !== undefined && (!Number.isInteger(retries) || retries < 0)) {
-    throw new ConfigError({ option: "maxRetries", description: `${String(retries)} is not a non-negative integer` })
-  }
   return Summarizer.honouringMode<PromiseSummarize>(async (summary, messages, third, request) => {
     const { budget: max, signal } = split(third, request, budget)
     const { generateText } = await loadAi()
@@ -533,9 +558,10 @@ const asJson = (u: unknown): { [key: string]: MemoryState.Compaction["item"][str
  */
 export const anthropicCompactionSummarizer = (
   client: AnthropicCompactionClient,
-  options: CompactionSummarizerOptions
+  given: CompactionSummarizerOptions
 ): PromiseCompact => {
-  const budget = checkOptions(options)
+  const options = decodeOptions(ModelOptions, given, "anthropicCompactionSummarizer")
+  const budget = budgetOf(options)
   return async (summary, messages, third, request) => {
     const { budget: max, signal } = split(third, request, budget)
     const context = orThrow(Effect.runSync(Effect.either(
@@ -590,9 +616,10 @@ export const anthropicCompactionSummarizer = (
  */
 export const openAIResponsesCompactSummarizer = (
   client: OpenAIResponsesCompactClient,
-  options: CompactionSummarizerOptions
+  given: CompactionSummarizerOptions
 ): PromiseCompact => {
-  const budget = checkOptions(options)
+  const options = decodeOptions(ModelOptions, given, "openAIResponsesCompactSummarizer")
+  const budget = budgetOf(options)
   return async (summary, messages, third, request) => {
     const { signal } = split(third, request, budget)
     const input = orThrow(Effect.runSync(Effect.either(

@@ -41,6 +41,7 @@ import * as Layer from "effect/Layer"
 import * as Rules from "../core/options.js"
 import { ConfigError, SummarizerError } from "../Errors.js"
 import * as Message from "../schema/Message.js"
+import * as OptionsSchema from "../schema/Options.js"
 import { fitToBudget, providerUsage, reportUsageEffect } from "../services/internal/summarizing.js"
 import * as Summarizer from "../services/Summarizer.js"
 import * as TokenCounter from "../services/TokenCounter.js"
@@ -123,6 +124,14 @@ export interface Options {
   readonly onUsage?: ((usage: Summarizer.ProviderUsage) => Effect.Effect<void>) | undefined
 }
 
+/** {@link Options} as a schema: unknown keys refused (docs/contract.md section 14.3). */
+const OptionsStruct = OptionsSchema.struct({
+  maxSummaryTokens: OptionsSchema.optional<number>(Rules.positiveInteger),
+  prompt: OptionsSchema.optional<(input: PromptInput) => Prompt.RawInput>(Rules.isFunction),
+  compressPrompt: OptionsSchema.optional<(input: CompressInput) => Prompt.RawInput>(Rules.isFunction),
+  onUsage: OptionsSchema.optional<(usage: Summarizer.ProviderUsage) => Effect.Effect<void>>(Rules.isFunction)
+}, undefined)
+
 /**
  * The default prompt: a system message with {@link SummaryPrompt.instructions}
  * (keep facts, names, numbers, decisions, open tasks and tool outcomes;
@@ -170,21 +179,22 @@ export const defaultCompressPrompt = (input: CompressInput): Prompt.Prompt =>
  * summarizer-usage counters and given to `onUsage` (docs/contract.md
  * section 16.5).
  *
- * Fails with `ConfigError` when `maxSummaryTokens` is not a positive integer.
+ * Fails with `ConfigError` when `maxSummaryTokens` is not a positive
+ * integer, a prompt builder or `onUsage` is not a function, or an option
+ * key is unknown (naming it and the known ones).
  *
  * @since 0.1.0
  * @category constructors
  */
 export const make = (
-  options?: Options
+  given?: Options
 ): Effect.Effect<Summarizer.Service, ConfigError, LanguageModel.LanguageModel> =>
   Effect.gen(function*() {
-    const ownBudget = options?.maxSummaryTokens ?? DEFAULT_MAX_SUMMARY_TOKENS
-    const wrong = Rules.positiveInteger(ownBudget)
-    if (wrong !== undefined) return yield* new ConfigError({ option: "maxSummaryTokens", description: wrong })
+    const options: Options = yield* OptionsSchema.decode(OptionsStruct, given, { owner: "LanguageModelSummarizer" })
+    const ownBudget = options.maxSummaryTokens ?? DEFAULT_MAX_SUMMARY_TOKENS
     const model = yield* LanguageModel.LanguageModel
-    const buildPrompt = options?.prompt ?? defaultPrompt
-    const buildCompressPrompt = options?.compressPrompt ?? defaultCompressPrompt
+    const buildPrompt = options.prompt ?? defaultPrompt
+    const buildCompressPrompt = options.compressPrompt ?? defaultCompressPrompt
 
     const ask = <I>(build: (input: I) => Prompt.RawInput, input: I) =>
       Effect.try({
@@ -193,7 +203,7 @@ export const make = (
       }).pipe(
         Effect.flatMap((prompt) => model.generateText({ prompt })),
         Effect.tap((response) =>
-          reportUsageEffect(providerUsage("language-model", undefined, response.usage), options?.onUsage)
+          reportUsageEffect(providerUsage("language-model", undefined, response.usage), options.onUsage)
         ),
         Effect.flatMap((response) => {
           const text = response.text.trim()

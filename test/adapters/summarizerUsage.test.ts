@@ -2,7 +2,8 @@
  * The usage of a shipped summarizer's own request (contract 16.5): read
  * from each provider's response, given to `onUsage`, added to the
  * summarizer-usage counters, never recorded as the memory's usage sample
- * (the request is the summarizer's, not the memory's context).
+ * (the request is the summarizer's, not the memory's context); and their
+ * options decoded as the memories' are: an unknown key is a ConfigError (14.3).
  */
 import * as LanguageModel from "@effect/ai/LanguageModel"
 import type * as Response from "@effect/ai/Response"
@@ -12,7 +13,7 @@ import { Effect, Layer, Metric, Stream } from "effect"
 import * as Adapters from "../../src/adapters.js"
 import * as LanguageModelSummarizer from "../../src/ai/LanguageModelSummarizer.js"
 import * as Usage from "../../src/core/usage.js"
-import type { SummarizerError } from "../../src/Errors.js"
+import { ConfigError, type SummarizerError } from "../../src/Errors.js"
 import { AsyncRollingMemory } from "../../src/promise/index.js"
 import * as Message from "../../src/schema/Message.js"
 import * as Summarizer from "../../src/services/Summarizer.js"
@@ -341,5 +342,119 @@ describe("LanguageModelSummarizer reports each request's usage (contract 16.5)",
       )
       assert.strictEqual(yield* summarizer.summarize("", [Message.user("hi")], Summarizer.request()), "short")
       assert.deepStrictEqual(seen, [])
+    }))
+})
+
+describe("the ready summarizers' options are decoded: unknown keys refused (contract 14.3)", () => {
+  const chat: Adapters.OpenAIChatClient = {
+    chat: { completions: { create: () => Promise.resolve({ choices: [{ message: { content: "S" } }] }) } }
+  }
+  const anthropic: Adapters.AnthropicClient = {
+    messages: { create: () => Promise.resolve({ content: [{ type: "text", text: "S" }] }) }
+  }
+  const compaction: Adapters.AnthropicCompactionClient = {
+    beta: { messages: { create: () => Promise.resolve({ content: [] }) } }
+  }
+  const compact: Adapters.OpenAIResponsesCompactClient = {
+    responses: { compact: () => Promise.resolve({ output: [] }) }
+  }
+  const refusal = (build: () => unknown): [string, string] => {
+    try {
+      build()
+    } catch (e) {
+      assert.instanceOf(e, ConfigError)
+      return [(e as ConfigError).option, (e as ConfigError).description]
+    }
+    assert.fail("no ConfigError")
+  }
+  const known = "model, maxSummaryTokens, prompt, onUsage"
+
+  it("a misspelt key is a ConfigError naming it and the known ones, for each summarizer", () => {
+    const wrong = { model: "m", maxTokns: 300 } as unknown as Adapters.SummarizerOptions
+    assert.deepStrictEqual(refusal(() => Adapters.openAIChatSummarizer(chat, wrong)), [
+      "maxTokns",
+      `unknown option for openAIChatSummarizer (known: ${known})`
+    ])
+    assert.deepStrictEqual(refusal(() => Adapters.anthropicSummarizer(anthropic, wrong)), [
+      "maxTokns",
+      `unknown option for anthropicSummarizer (known: ${known})`
+    ])
+    assert.deepStrictEqual(refusal(() => Adapters.anthropicCompactionSummarizer(compaction, wrong)), [
+      "maxTokns",
+      `unknown option for anthropicCompactionSummarizer (known: ${known})`
+    ])
+    assert.deepStrictEqual(refusal(() => Adapters.openAIResponsesCompactSummarizer(compact, wrong)), [
+      "maxTokns",
+      `unknown option for openAIResponsesCompactSummarizer (known: ${known})`
+    ])
+    assert.deepStrictEqual(
+      refusal(() =>
+        Adapters.aiSdkSummarizer({ model: "openai/gpt-x", maxRetry: 1 } as unknown as Adapters.AiSdkSummarizerOptions)
+      ),
+      ["maxRetry", "unknown option for aiSdkSummarizer (known: model, maxSummaryTokens, prompt, onUsage, maxRetries)"]
+    )
+  })
+
+  it("a wrong value names the option and the rule; not an object is the options", () => {
+    assert.deepStrictEqual(refusal(() => Adapters.openAIChatSummarizer(chat, { model: "" })), [
+      "model",
+      "a model name is required"
+    ])
+    assert.deepStrictEqual(refusal(() => Adapters.openAIChatSummarizer(chat, { model: "m", maxSummaryTokens: 0 })), [
+      "maxSummaryTokens",
+      "must be a positive integer, got 0"
+    ])
+    assert.deepStrictEqual(
+      refusal(() => Adapters.anthropicSummarizer(anthropic, { model: "m", prompt: 3 as unknown as string })),
+      ["prompt", "must be a string, got 3"]
+    )
+    assert.deepStrictEqual(
+      refusal(() =>
+        Adapters.openAIChatSummarizer(chat, {
+          model: "m",
+          onUsage: "log" as unknown as Adapters.SummarizerOptions["onUsage"]
+        })
+      ),
+      ["onUsage", "must be a function, got string"]
+    )
+    assert.deepStrictEqual(refusal(() => Adapters.aiSdkSummarizer({ model: "" })), [
+      "model",
+      "an AI SDK model (or a gateway model id) is required"
+    ])
+    assert.deepStrictEqual(refusal(() => Adapters.aiSdkSummarizer({ model: "x", maxRetries: -1 })), [
+      "maxRetries",
+      "must be a non-negative integer, got -1"
+    ])
+    assert.deepStrictEqual(
+      refusal(() => Adapters.openAIChatSummarizer(chat, null as unknown as Adapters.SummarizerOptions)),
+      ["options", "must be an object, got null"]
+    )
+  })
+
+  it("keys given as undefined are absent, as everywhere", async () => {
+    const summarize = Adapters.openAIChatSummarizer(chat, {
+      model: "m",
+      maxSummaryTokens: undefined,
+      prompt: undefined
+    })
+    assert.strictEqual(await summarize("", [Message.user("hi")]), "S")
+  })
+
+  it.effect("LanguageModelSummarizer.make: an unknown key, a prompt that is not a function", () =>
+    Effect.gen(function*() {
+      const layer = yield* Effect.map(
+        LanguageModel.make({ generateText: () => Effect.succeed([]), streamText: () => Stream.die("not used") }),
+        (model) => Layer.succeed(LanguageModel.LanguageModel, model)
+      )
+      const refused = (options: unknown) =>
+        Effect.map(
+          Effect.flip(Effect.provide(LanguageModelSummarizer.make(options as LanguageModelSummarizer.Options), layer)),
+          (e) => [e.option, e.description]
+        )
+      assert.deepStrictEqual(yield* refused({ maxSummaryToken: 5 }), [
+        "maxSummaryToken",
+        "unknown option for LanguageModelSummarizer (known: maxSummaryTokens, prompt, compressPrompt, onUsage)"
+      ])
+      assert.deepStrictEqual(yield* refused({ prompt: "Summarize." }), ["prompt", "must be a function, got string"])
     }))
 })
