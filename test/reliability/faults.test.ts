@@ -653,23 +653,24 @@ describe("token counter faults leave the state as before the call", () => {
 // ---------------------------------------------------------------------------
 
 describe("bad options give ConfigError and build nothing", () => {
-  const bad: ReadonlyArray<readonly [unknown, string]> = [
-    [0, "0"],
-    [-1, "-1"],
-    [1.5, "1.5"],
-    [NaN, "NaN"],
-    [Infinity, "Infinity"],
-    ["10", "\"10\""],
-    [true, "boolean"],
-    [{}, "object"]
+  const positive = (shown: string) => `must be a positive integer, got ${shown}`
+  const bad: ReadonlyArray<readonly [unknown, string, string]> = [
+    [0, "0", positive("0")],
+    [-1, "-1", positive("-1")],
+    [1.5, "1.5", positive("1.5")],
+    [NaN, "NaN", positive("NaN")],
+    [Infinity, "Infinity", "out of range: the largest accepted value is 9007199254740991, got Infinity"],
+    ["10", "\"10\"", positive("\"10\"")],
+    [true, "boolean", positive("boolean")],
+    [{}, "object", positive("object")]
   ]
-  for (const [value, shown] of bad) {
+  for (const [value, shown, description] of bad) {
     it.effect(`maxTokens ${shown}`, () =>
       Effect.gen(function*() {
         const error = failureOf(yield* Effect.exit(RollingMemory.make({ maxTokens: value as number })))
         assert.deepStrictEqual(
           error,
-          new ConfigError({ option: "maxTokens", description: `must be a positive integer, got ${shown}` })
+          new ConfigError({ option: "maxTokens", description })
         )
         const restored = yield* Effect.exit(RollingMemory.fromJSON({ version: 2 }, { maxTokens: value as number }))
         assert.instanceOf(failureOf(restored), ConfigError)
@@ -680,7 +681,7 @@ describe("bad options give ConfigError and build nothing", () => {
         const error = failureOf(yield* Effect.exit(WindowMemory.make({ maxMessages: value as number })))
         assert.deepStrictEqual(
           error,
-          new ConfigError({ option: "maxMessages", description: `must be a positive integer, got ${shown}` })
+          new ConfigError({ option: "maxMessages", description })
         )
         const restored = yield* Effect.exit(WindowMemory.fromJSON({ version: 2 }, { maxMessages: value as number }))
         assert.instanceOf(failureOf(restored), ConfigError)
