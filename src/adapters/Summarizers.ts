@@ -559,10 +559,10 @@ const asJson = (u: unknown): { [key: string]: MemoryState.Compaction["item"][str
 export const anthropicCompactionSummarizer = (
   client: AnthropicCompactionClient,
   given: CompactionSummarizerOptions
-): PromiseCompact => {
+): PromiseCompact & { readonly compacts: true } => {
   const options = decodeOptions(ModelOptions, given, "anthropicCompactionSummarizer")
   const budget = budgetOf(options)
-  return async (summary, messages, third, request) => {
+  return SummarizerService.compacting<PromiseCompact>(async (summary, messages, third, request) => {
     const { budget: max, signal } = split(third, request, budget)
     const context = orThrow(Effect.runSync(Effect.either(
       Anthropic.encode(contextOf("anthropic", summary, messages, request), { check: false, arrange: true })
@@ -582,7 +582,7 @@ export const anthropicCompactionSummarizer = (
       throw new SummarizerError({ description: "the compaction failed: its block has no content" })
     }
     return SummarizerService.compacted({ format: "anthropic", item: asJson(block), content: block.content })
-  }
+  })
 }
 
 /**
@@ -617,10 +617,10 @@ export const anthropicCompactionSummarizer = (
 export const openAIResponsesCompactSummarizer = (
   client: OpenAIResponsesCompactClient,
   given: CompactionSummarizerOptions
-): PromiseCompact => {
+): PromiseCompact & { readonly compacts: true } => {
   const options = decodeOptions(ModelOptions, given, "openAIResponsesCompactSummarizer")
   const budget = budgetOf(options)
-  return async (summary, messages, third, request) => {
+  return SummarizerService.compacting<PromiseCompact>(async (summary, messages, third, request) => {
     const { signal } = split(third, request, budget)
     const input = orThrow(Effect.runSync(Effect.either(
       OpenAiResponses.encode(contextOf("openai-responses", summary, messages, request), { check: false })
@@ -634,5 +634,5 @@ export const openAIResponsesCompactSummarizer = (
     const item = response.output.find((i) => i.type === "compaction")
     if (item === undefined) throw new SummarizerError({ description: "the output holds no compaction item" })
     return SummarizerService.compacted({ format: "openai-responses", item: asJson(item), content: "" })
-  }
+  })
 }

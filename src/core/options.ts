@@ -350,6 +350,34 @@ export const segmentsNeedMode: Problem = {
     "every segment"
 }
 
+/**
+ * A compacting summarizer (docs/contract.md section 15.7) with summary
+ * segments or folds in chunks: refused when the memory is built, naming
+ * why (section 15.7). `undefined` when neither is set.
+ *
+ * @since 0.4.0
+ * @category rules
+ */
+export const compactingRefused = (
+  summary: string | undefined,
+  maxSummarizerInputTokens: number | undefined
+): Problem | undefined =>
+  summary === "segments"
+    ? {
+      option: "summary",
+      description: "\"segments\" cannot hold a provider compaction: this summarizer compacts (it returns one " +
+        "provider item replacing the memory's compaction, not a text segment); use a summarizer that returns text, " +
+        "or drop summary: \"segments\""
+    }
+    : maxSummarizerInputTokens !== undefined
+    ? {
+      option: "maxSummarizerInputTokens",
+      description: "a fold in chunks needs a text summary of each chunk, and this summarizer compacts (it returns " +
+        "one provider item for all the evicted turns): drop maxSummarizerInputTokens (the provider's compaction " +
+        "takes the whole input), or use a summarizer that returns text"
+    }
+    : undefined
+
 /** `contextWindow` is an object. @since 0.3.0 @category rules */
 export const contextWindow: Check = (value) =>
   isObject(value) ? undefined : `must be an object { tokens, reserveTokens }, got ${describeValue(value)}`

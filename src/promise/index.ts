@@ -342,7 +342,9 @@ const promiseSummarizer = (summarize: AsyncSummarize, millis: number | undefined
         Effect.timeoutFail(summarizer.compact!(summary, messages, request), { duration, onTimeout })
     }),
     // a timeout changes no answer: the function's honoursMode is kept (docs/contract.md section 10.9)
-    ...(summarizer.honoursMode === true ? { honoursMode: true } : {})
+    ...(summarizer.honoursMode === true ? { honoursMode: true } : {}),
+    // nor what it returns: a compacting one stays marked (docs/contract.md section 15.7)
+    ...(summarizer.compacts === true ? { compacts: true } : {})
   }
 }
 

@@ -266,7 +266,55 @@ export interface Service {
    * it would write the whole summary into every segment.
    */
   readonly honoursMode?: true | undefined
+  /**
+   * `true` on a summarizer whose folds return a provider compaction
+   * ({@link Compacted}) rather than a text: the compacting summarizers of
+   * `rollmem/adapters` (`anthropicCompactionSummarizer`,
+   * `openAIResponsesCompactSummarizer`), a function marked with
+   * {@link compacting}, and what {@link fromPromise} and
+   * {@link withPolicy} make of them. A memory built with one and summary
+   * segments or `maxSummarizerInputTokens` fails with `ConfigError`
+   * naming why (docs/contract.md section 15.7): both need a text from each
+   * call.
+   */
+  readonly compacts?: true | undefined
 }
+
+/**
+ * Whether `summarizer` declares it compacts (see {@link Service.compacts}).
+ *
+ * @since 0.4.0
+ * @category guards
+ */
+export const compacts = (summarizer: Service | ((...args: ReadonlyArray<never>) => unknown)): boolean =>
+  (summarizer as { readonly compacts?: unknown }).compacts === true
+
+/**
+ * Declares that a Promise summarizer function returns a provider compaction
+ * ({@link Compacted}; see {@link Service.compacts}): a function that calls
+ * it, carrying `compacts: true`, which {@link fromPromise} keeps, so a
+ * memory refuses it with summary segments or folds in chunks when it is
+ * built instead of failing its first fold.
+ *
+ * @example
+ * ```ts
+ * import { Summarizer } from "rollmem"
+ *
+ * const mine = Summarizer.compacting(async () =>
+ *   Summarizer.compacted({ format: "openai-responses", item: { type: "compaction", encrypted_content: "gAAA" }, content: "" })
+ * )
+ * Summarizer.compacts(mine) // true
+ * ```
+ *
+ * @since 0.4.0
+ * @category combinators
+ */
+export const compacting = <F extends (...args: ReadonlyArray<never>) => unknown>(
+  f: F
+): F & { readonly compacts: true } =>
+  Object.assign((...args: Array<unknown>) => (f as unknown as (...args: Array<unknown>) => unknown)(...args), {
+    compacts: true as const
+  }) as unknown as F & { readonly compacts: true }
 
 /**
  * Whether `summarizer` declares it honours {@link Request.mode} (see
@@ -525,7 +573,8 @@ export const fromPromise = (f: PromiseFunction): Service => {
     })
   return keepMode(f, {
     summarize: (summary, messages, request) => Effect.flatMap(call(summary, messages, request), checkString),
-    compact: (summary, messages, request) => Effect.flatMap(call(summary, messages, request), checkResult)
+    compact: (summary, messages, request) => Effect.flatMap(call(summary, messages, request), checkResult),
+    ...(compacts(f) ? { compacts: true as const } : {})
   })
 }
 
@@ -651,6 +700,7 @@ const keepCompact = <E>(
   if (compact === undefined) return service
   return {
     ...service,
+    ...(inner.compacts === true ? { compacts: true as const } : {}),
     compact: (summary, messages, request) =>
       Effect.flatMap(Effect.mapError(wrap(compact(summary, messages, request)), toError), checkResult)
   }

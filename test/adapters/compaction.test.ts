@@ -11,10 +11,11 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either, Layer } from "effect"
 import OpenAI from "openai"
 import * as Adapters from "../../src/adapters.js"
-import type { SummarizerError } from "../../src/Errors.js"
-import { AsyncRollingMemory, RollingMemory } from "../../src/promise/index.js"
+import { ConfigError, type SummarizerError } from "../../src/Errors.js"
+import { AsyncRollingMemory, AsyncSummaryMemory, RollingMemory } from "../../src/promise/index.js"
 import type * as Message from "../../src/schema/Message.js"
 import * as Summarizer from "../../src/services/Summarizer.js"
+import * as EffectRollingMemory from "../../src/strategies/RollingMemory.js"
 import { either, json } from "./support.js"
 
 const summarize = (summary: string, messages: ReadonlyArray<Message.Message>) =>
@@ -314,5 +315,99 @@ describe("Summarizer.withPolicy keeps a compacting summarizer's compact (contrac
       Summarizer.compacted(compaction)
     )
     assert.strictEqual(await run(Summarizer.fromPromise(() => Promise.reject(new Error("down")))), "local summary")
+  })
+})
+
+describe("a compacting summarizer with summary segments or folds in chunks (contract 15.7)", () => {
+  const client: Adapters.OpenAIResponsesCompactClient = {
+    responses: { compact: () => Promise.resolve({ output: [ITEM] }) }
+  }
+  const compacting = Adapters.openAIResponsesCompactSummarizer(client, { model: "gpt-x" })
+  const refusal = (build: () => unknown): [string, string] => {
+    try {
+      build()
+    } catch (e) {
+      assert.instanceOf(e, ConfigError)
+      return [(e as ConfigError).option, (e as ConfigError).description]
+    }
+    assert.fail("no ConfigError")
+  }
+  const SEGMENTS = "\"segments\" cannot hold a provider compaction: this summarizer compacts (it returns one " +
+    "provider item replacing the memory's compaction, not a text segment); use a summarizer that returns text, " +
+    "or drop summary: \"segments\""
+  const CHUNKS = "a fold in chunks needs a text summary of each chunk, and this summarizer compacts (it returns " +
+    "one provider item for all the evicted turns): drop maxSummarizerInputTokens (the provider's compaction " +
+    "takes the whole input), or use a summarizer that returns text"
+
+  it("the ready compacting summarizers are marked; the facade refuses them when the memory is built", () => {
+    const anthropic = Adapters.anthropicCompactionSummarizer({
+      beta: { messages: { create: () => Promise.resolve({ content: [] }) } }
+    }, { model: "m" })
+    assert.isTrue(Summarizer.compacts(compacting))
+    assert.isTrue(Summarizer.compacts(anthropic))
+    assert.isFalse(Summarizer.compacts(Summarizer.fromPromise(async () => "text")))
+    for (const summarize of [compacting, anthropic]) {
+      assert.deepStrictEqual(
+        refusal(() => new AsyncRollingMemory({ maxTokens: 50, summary: "segments", summarize })),
+        ["summary", SEGMENTS]
+      )
+      assert.deepStrictEqual(
+        refusal(() => new AsyncRollingMemory({ maxTokens: 50, maxSummarizerInputTokens: 20, summarize })),
+        ["maxSummarizerInputTokens", CHUNKS]
+      )
+      // with the facade's timeout too
+      assert.deepStrictEqual(
+        refusal(() =>
+          new AsyncRollingMemory({ maxTokens: 50, timeout: 1000, maxSummarizerInputTokens: 20, summarize })
+        ),
+        ["maxSummarizerInputTokens", CHUNKS]
+      )
+      assert.deepStrictEqual(refusal(() => new AsyncSummaryMemory({ summary: "segments", summarize })), [
+        "summary",
+        SEGMENTS
+      ])
+      assert.deepStrictEqual(refusal(() => new AsyncSummaryMemory({ maxSummarizerInputTokens: 20, summarize })), [
+        "maxSummarizerInputTokens",
+        CHUNKS
+      ])
+    }
+  })
+
+  it.effect("the Effect API: fromPromise and withPolicy keep the mark; make fails with the ConfigError", () =>
+    Effect.gen(function*() {
+      const service = Summarizer.fromPromise(compacting)
+      assert.strictEqual(service.compacts, true)
+      const wrapped = yield* Effect.provide(
+        Summarizer.Summarizer,
+        Summarizer.withPolicy((call) => call).pipe(Layer.provide(Layer.succeed(Summarizer.Summarizer, service)))
+      )
+      assert.strictEqual(wrapped.compacts, true)
+      for (const summarizer of [service, wrapped]) {
+        const error = yield* Effect.flip(
+          EffectRollingMemory.make({ maxTokens: 50, maxSummarizerInputTokens: 20 }).pipe(
+            Effect.provideService(Summarizer.Summarizer, summarizer)
+          )
+        )
+        assert.deepStrictEqual([error._tag, (error as ConfigError).option], ["ConfigError", "maxSummarizerInputTokens"])
+      }
+      const segments = yield* Effect.flip(
+        EffectRollingMemory.make({ maxTokens: 50, summary: "segments" }).pipe(
+          Effect.provideService(Summarizer.Summarizer, service)
+        )
+      )
+      assert.deepStrictEqual([(segments as ConfigError).option, (segments as ConfigError).description], [
+        "summary",
+        SEGMENTS
+      ])
+    }))
+
+  it("without either, it folds as before", async () => {
+    const memory = new AsyncRollingMemory({ maxTokens: 6, summarize: compacting })
+    await memory.addUserMessage("Plan the trip to Rome.")
+    await memory.addAssistantMessage("Booked the 08:10 train.")
+    assert.deepStrictEqual(json(Adapters.toOpenAIResponses(memory.getMessages())), [
+      ITEM,
+      { role: "assistant", content: "Booked the 08:10 train." }
+    ])
   })
 })

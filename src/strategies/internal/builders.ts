@@ -97,13 +97,18 @@ const folder = (
 
 /**
  * Summary segments need a summarizer that honours `request.mode`
- * (docs/contract.md section 10.9); dropping (no summarizer) needs none.
+ * (docs/contract.md section 10.9); dropping (no summarizer) needs none. A
+ * compacting summarizer (section 15.7) takes neither segments nor folds in
+ * chunks.
  */
 const modeRefused = (
   summary: SummaryMode | undefined,
-  summarizer: Summarizer.Service | undefined
+  summarizer: Summarizer.Service | undefined,
+  maxSummarizerInputTokens: number | undefined
 ): Rules.Problem | undefined =>
-  summary === "segments" && summarizer !== undefined && !Summarizer.honoursMode(summarizer)
+  summarizer !== undefined && Summarizer.compacts(summarizer)
+    ? Rules.compactingRefused(summary, maxSummarizerInputTokens)
+    : summary === "segments" && summarizer !== undefined && !Summarizer.honoursMode(summarizer)
     ? Rules.segmentsNeedMode
     : undefined
 
@@ -165,7 +170,7 @@ export const buildRolling = <E>(
   const pruning = pruningOf(options, "tokens", maxTokens, options.targetTokens)
   const { counter, summarizer } = services
   const refused = Rules.foldContext(options.fold, scope !== undefined, summarizer !== undefined) ??
-    modeRefused(options.summary, summarizer) ??
+    modeRefused(options.summary, summarizer, options.maxSummarizerInputTokens) ??
     (options.ledger !== undefined && summarizer === undefined ? Rules.ledgerNeedsSummarizer : undefined)
   if (refused !== undefined) return Effect.fail(new ConfigError(refused))
   const background: Background | undefined = options.fold === "background" && scope !== undefined
@@ -440,7 +445,7 @@ export const buildSummary = <E>(
     readonly summary?: SummaryMode | undefined
   }
 ): Effect.Effect<Built<SummaryMemory>, E | ConfigError> => {
-  const refused = modeRefused(options?.summary, services.summarizer)
+  const refused = modeRefused(options?.summary, services.summarizer, options?.maxSummarizerInputTokens)
   if (refused !== undefined) return Effect.fail(new ConfigError(refused))
   return mapNow(frame(fill)(makeCore(services.counter, options)), (core) => {
     const index = core.index
