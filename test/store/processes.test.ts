@@ -8,7 +8,13 @@
  * - 16 replicas starting at once on an empty database (no file, no table,
  *   no key): every one opens the store and saves its turn;
  * - a writer killed with SIGKILL while it saves: every turn it had
- *   acknowledged is stored, once, and the store takes saves afterwards.
+ *   acknowledged is stored, once, and the store takes saves afterwards;
+ * - with the archive (SQLite and PostgreSQL): 8 writers x 100 turns, each
+ *   writer killed with SIGKILL 3 times at seeded random points inside a save
+ *   (before a statement, before the COMMIT, after it) and restarted, going
+ *   on after its last stored turn: every turn in the buffer or in exactly
+ *   one fold, every folded turn archived exactly once in its fold, none
+ *   lost, none doubled (docs/contract.md section 17.2).
  *
  * The writer (fixtures/writer.ts) is bundled once with esbuild and run with
  * plain `node`: starting a process through tsx costs about 2 seconds of CPU
@@ -45,8 +51,37 @@ type Spec =
 const startAll = (spec: Spec, mode: "write" | "replica", names: ReadonlyArray<string>, turns: number) =>
   startProcesses(BUNDLE, names.map((name) => [name, [JSON.stringify(spec), mode, name, String(turns)]] as const))
 
+/** Starts archiving writers that resume after their last stored turn, each killing itself at `killAt` when given. */
+const startArchiving = (spec: Spec, runs: ReadonlyArray<readonly [name: string, killAt: number | undefined]>) =>
+  startProcesses(
+    BUNDLE,
+    runs.map(([name, killAt]) =>
+      [name, [
+        JSON.stringify(spec),
+        "write",
+        name,
+        String(TURNS),
+        JSON.stringify(killAt === undefined ? { archive: true } : { archive: true, killAt })
+      ]] as const
+    )
+  )
+
+/** A seeded pseudo-random sequence in [0, 1) (mulberry32). */
+const seeded = (seed: number) => () => {
+  seed = (seed + 0x6d2b79f5) | 0
+  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+}
+
 /** Waits until every writer is ready, then lets them all go at once. */
 const goAll = (all: ReadonlyArray<Process>) => Effect.zipRight(ready(all), go(all))
+
+const archivedOf = (spec: Spec) =>
+  Effect.provide(
+    Effect.flatMap(ConversationStore.ConversationStore, (s) => Effect.orDie(s.archive!.messages("shared"))),
+    layerOf(spec)
+  )
 
 const layerOf = (spec: Spec): Layer.Layer<ConversationStore.ConversationStore> =>
   Layer.orDie<ConversationStore.ConversationStore, unknown, never>(
@@ -107,6 +142,10 @@ const redis: Target = {
 const WRITERS = Array.from({ length: 8 }, (_, i) => `p${i}`)
 const TURNS = 100
 const REPLICAS = Array.from({ length: 16 }, (_, i) => `r${i}`)
+/** How many times each archiving writer is killed; each kill point is at most {@link KILL_WITHIN} points into its run. */
+const KILLS = 3
+/** At least one save (3 points or more: a statement, before and after COMMIT) per turn: 3 kills end within 60 turns. */
+const KILL_WITHIN = 60
 
 describe("stores across processes", () => {
   reportUnreachable()
@@ -183,6 +222,71 @@ describe("stores across processes", () => {
             assert.deepStrictEqual(turnsOf((yield* loadShared(spec)).state, "a"), [turn("a", 0)])
           }),
         300_000
+      )
+
+      // Redis keeps no transaction a kill could cut: its script writes the rows and the state at once.
+      if (target === redis) return
+
+      it.scoped(
+        `${WRITERS.length} archiving processes x ${TURNS} turns, each killed ${KILLS} times mid-save and restarted: ` +
+          "every turn once in the buffer or a fold, every folded turn archived once",
+        () =>
+          Effect.gen(function*() {
+            const spec = yield* target.fresh
+            const random = seeded(target === sqlite ? 30 : 31)
+            const killAt = WRITERS.map(() =>
+              Array.from({ length: KILLS }, () => 1 + Math.floor(random() * KILL_WITHIN))
+            )
+            const first = yield* startArchiving(spec, WRITERS.map((name, w) => [name, killAt[w][0]] as const))
+            yield* goAll(first)
+            // each writer restarted once its run is killed, the next run with its next kill point (none after the last)
+            const runs = yield* Effect.forEach(WRITERS, (name, w) =>
+              Effect.gen(function*() {
+                const exits = [(yield* exitedAll([first[w]]))[0]]
+                while (exits[exits.length - 1].signal === "SIGKILL") {
+                  const [next] = yield* startArchiving(spec, [[name, killAt[w][exits.length]]])
+                  yield* goAll([next])
+                  exits.push((yield* exitedAll([next]))[0])
+                }
+                return exits
+              }), { concurrency: "unbounded" })
+            const where = runs.flatMap((exits) =>
+              exits.flatMap((e) => e.stdout.split("\n").filter((line) => line.startsWith("kill ")))
+            )
+            for (const [w, exits] of runs.entries()) {
+              const last = exits[exits.length - 1]
+              assert.strictEqual(last.code, 0, `writer ${WRITERS[w]}: ${last.stderr}`)
+              assert.deepStrictEqual(
+                exits.map((e) => e.signal),
+                [...Array<string>(KILLS).fill("SIGKILL"), null],
+                `writer ${WRITERS[w]} killed at ${killAt[w].join(", ")}`
+              )
+            }
+            const { revision, state } = yield* loadShared(spec)
+            assert.strictEqual(revision, WRITERS.length * TURNS, `one save per turn; killed ${where.join("; ")}`)
+            assertAccounting(state, WRITERS, TURNS)
+            // every folded turn archived once, in the fold it left in, at its position; the buffer's after them
+            const folds = foldsOf(state.summary)
+            const archived = yield* archivedOf(spec)
+            assert.deepStrictEqual(
+              archived.map((row) => row.position),
+              Array.from({ length: archived.length }, (_, i) => i)
+            )
+            assert.deepStrictEqual(
+              Array.from(
+                { length: folds.length },
+                (_, i) => archived.filter((row) => row.fold === i + 1).map((row) => row.message.content)
+              ),
+              folds
+            )
+            assert.strictEqual(archived.length, folds.flat().length)
+            assert.deepStrictEqual(
+              state.positions,
+              Array.from({ length: state.buffer.length }, (_, i) => archived.length + i)
+            )
+            assert.strictEqual(state.nextPosition, WRITERS.length * TURNS)
+          }),
+        600_000
       )
     })
   }
