@@ -178,10 +178,37 @@ export const archiveRows = <M extends Archivable>(
 export type Dialect = "pg" | "sqlite"
 
 /**
+ * The most conjunctions of terms a search's tier lists: a tier whose query
+ * would list more is passed over (see {@link SearchPlan}).
+ *
+ * @since 0.4.0
+ */
+export const ARCHIVE_MAX_CLAUSES = 20
+
+/**
+ * One tier of a search: `match`, the rows holding at least `held` of the
+ * query's distinct terms (an OR of ANDs in the dialect's syntax; `held` 1:
+ * any of them).
+ *
+ * @since 0.4.0
+ */
+export interface Tier {
+  readonly match: string
+  readonly held: number
+}
+
+/**
  * A search's query parts: `terms` (the query's distinct terms; none: no
  * search), `any` (matching any of them, in the dialect's syntax), `wanted`
- * (the artifacts the query names) and `matches` (what each candidate
- * query matches: `any`, then each named artifact as a phrase).
+ * (the artifacts the query names), `tiers` (the rows holding all the
+ * terms, then at least one fewer, down to any; a tier listing more than
+ * {@link ARCHIVE_MAX_CLAUSES} conjunctions passed over) and `phrases` (what
+ * each named artifact's candidate query matches: the artifact as a phrase).
+ *
+ * A search reads the tiers in order and ranks the first with `limit` rows or
+ * more (or the last): a row outside it holds fewer terms than `limit` rows
+ * in it, so it cannot enter the top `limit` unless it names an artifact of
+ * the query, which the phrases read.
  *
  * @since 0.4.0
  */
@@ -189,7 +216,25 @@ export interface SearchPlan {
   readonly terms: ReadonlyArray<string>
   readonly any: string
   readonly wanted: ReadonlyArray<Artifacts.Artifact>
-  readonly matches: ReadonlyArray<string>
+  readonly tiers: ReadonlyArray<Tier>
+  readonly phrases: ReadonlyArray<string>
+}
+
+// "at least k of the terms" (already quoted) as an OR of ANDs, or undefined past ARCHIVE_MAX_CLAUSES conjunctions
+const atLeast = (quoted: ReadonlyArray<string>, k: number, pg: boolean): string | undefined => {
+  if (k === 1) return quoted.join(pg ? " | " : " OR ")
+  const clauses: Array<string> = []
+  const pick = (from: number, chosen: ReadonlyArray<string>): boolean => {
+    if (chosen.length === k) {
+      clauses.push(`(${chosen.join(pg ? " & " : " AND ")})`)
+      return clauses.length <= ARCHIVE_MAX_CLAUSES
+    }
+    for (let i = from; i <= quoted.length - (k - chosen.length); i++) {
+      if (!pick(i + 1, [...chosen, quoted[i]])) return false
+    }
+    return true
+  }
+  return pick(0, []) ? clauses.join(pg ? " | " : " OR ") : undefined
 }
 
 /**
@@ -198,7 +243,9 @@ export interface SearchPlan {
  * @example
  * ```ts
  * import { searchPlan } from "./sqlStore.js"
- * searchPlan("refund for ABC-123", "pg").matches // ["refund | for | abc | 123", "(abc <-> 123) & (refund | for | abc | 123)"]
+ * const plan = searchPlan("refund for ABC-123", "pg")
+ * plan.tiers[0] // { match: "(refund & for & abc & 123)", held: 4 }
+ * plan.phrases // ["(abc <-> 123) & (refund | for | abc | 123)"]
  * ```
  *
  * @since 0.4.0
@@ -210,11 +257,17 @@ export const searchPlan = (
 ): SearchPlan => {
   const terms = [...new Set(Recall.terms(query))]
   const pg = dialect === "pg"
-  const any = pg ? terms.join(" | ") : terms.map((t) => `"${t}"`).join(" OR ")
+  const quoted = terms.map((t) => pg ? t : `"${t}"`)
+  const any = quoted.join(pg ? " | " : " OR ")
   const wanted = extractor.extract(query)
   const phrases = wanted.map((artifact) => Recall.terms(artifact.text)).filter((t) => t.length > 0)
     .map((t) => pg ? t.join(" <-> ") : `"${t.join(" ")}"`)
-  return { terms, any, wanted, matches: [any, ...phrases.map((phrase) => pg ? `(${phrase}) & (${any})` : phrase)] }
+  const tiers: Array<Tier> = []
+  for (let held = terms.length; held >= 1; held--) {
+    const match = atLeast(quoted, held, pg)
+    if (match !== undefined) tiers.push({ match, held })
+  }
+  return { terms, any, wanted, tiers, phrases: phrases.map((phrase) => pg ? `(${phrase}) & (${any})` : phrase) }
 }
 
 /**
@@ -231,10 +284,10 @@ export interface Candidate {
 }
 
 /**
- * The best `limit` hits of a search's candidates (read in the order of
- * {@link SearchPlan.matches}; a position's first candidate kept): those
- * naming the query's artifacts exactly first, then the database's rank,
- * then the newer (`core/recall.ts`'s order).
+ * The best `limit` hits of a search's candidates (the tier's, then each
+ * phrase's; a position's first candidate kept): those naming the query's
+ * artifacts exactly first, then those holding more of its terms, then the
+ * database's rank, then the newer (`core/recall.ts`'s order).
  *
  * @since 0.4.0
  */

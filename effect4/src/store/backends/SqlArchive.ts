@@ -181,26 +181,32 @@ export const makeOn = (sql: SqlClient.SqlClient, name: string): {
     return parts.length === 0 ? sql`1 = 1` : sql.and(parts)
   }
 
-  // the rows matching `match` (FTS5 syntax or a tsquery), ranked by `any` (the query's terms), best first
+  // the rows matching `match` (FTS5 syntax or a tsquery) with the plan's rank, best first: PostgreSQL by the count
+  // of the plan's terms a row holds (none to count when each holds at least all of them), then ts_rank; SQLite by bm25
   const candidates = (
     conversationId: string,
-    any: string,
+    plan: SqlRules.SearchPlan,
     match: string,
-    options: Archive.SearchOptions | undefined
-  ) =>
-    pg
-      ? sql<SqlRules.Candidate>`SELECT a.position, a.terms, a.artifacts,
-              ts_rank(a.tsv, to_tsquery('simple', ${any})) AS rank
+    options: Archive.SearchOptions | undefined,
+    held: number
+  ) => {
+    const limit = (options?.limit ?? Recall.DEFAULT_LIMIT) + SqlRules.ARCHIVE_CANDIDATES
+    if (!pg) {
+      return sql<SqlRules.Candidate>`SELECT a.position, a.terms, a.artifacts, -${ftsName}.rank AS rank
+            FROM ${fts} JOIN ${table} a ON a.id = ${ftsName}.rowid
+            WHERE ${ftsName} MATCH ${match} AND a.conversation_id = ${conversationId} AND ${filters(options)}
+            ORDER BY ${ftsName}.rank, a.position DESC LIMIT ${limit}`
+    }
+    const count = held === plan.terms.length ?
+      sql`` :
+      sql`${sql.join(" + ", false)(plan.terms.map((t) => sql`(a.tsv @@ to_tsquery('simple', ${t}))::int`))} DESC, `
+    return sql<SqlRules.Candidate>`SELECT a.position, a.terms, a.artifacts,
+              ts_rank(a.tsv, to_tsquery('simple', ${plan.any})) AS rank
             FROM ${table} a
             WHERE a.conversation_id = ${conversationId} AND a.tsv @@ to_tsquery('simple', ${match})
               AND ${filters(options)}
-            ORDER BY rank DESC, a.position DESC
-            LIMIT ${(options?.limit ?? Recall.DEFAULT_LIMIT) + SqlRules.ARCHIVE_CANDIDATES}`
-      : sql<SqlRules.Candidate>`SELECT a.position, a.terms, a.artifacts, -${ftsName}.rank AS rank
-            FROM ${fts} JOIN ${table} a ON a.id = ${ftsName}.rowid
-            WHERE ${ftsName} MATCH ${match} AND a.conversation_id = ${conversationId} AND ${filters(options)}
-            ORDER BY ${ftsName}.rank, a.position DESC
-            LIMIT ${(options?.limit ?? Recall.DEFAULT_LIMIT) + SqlRules.ARCHIVE_CANDIDATES}`
+            ORDER BY ${count}rank DESC, a.position DESC LIMIT ${limit}`
+  }
 
   const neighboursOf = (conversationId: string, position: number, around: number) =>
     Effect.map(
@@ -229,7 +235,17 @@ export const makeOn = (sql: SqlClient.SqlClient, name: string): {
       return Effect.gen(function*() {
         yield* ensure
         const rows: Array<SqlRules.Candidate> = []
-        for (const match of plan.matches) rows.push(...yield* candidates(conversationId, plan.any, match, options))
+        // the first tier with `limit` rows (core/sqlStore.ts), then the artifacts' phrases
+        for (const [i, tier] of plan.tiers.entries()) {
+          const found = yield* candidates(conversationId, plan, tier.match, options, tier.held)
+          if (found.length >= limit || i === plan.tiers.length - 1) {
+            rows.push(...found)
+            break
+          }
+        }
+        for (const phrase of plan.phrases) {
+          rows.push(...yield* candidates(conversationId, plan, phrase, options, plan.terms.length))
+        }
         const top = SqlRules.rankCandidates(plan, rows, limit)
         if (top.length === 0) return []
         const stored = yield* sql<Row>`SELECT position, fold, message FROM ${table}
