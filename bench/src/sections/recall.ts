@@ -9,12 +9,16 @@
  *   at least 98%); a seeded three-word query of each archived turn (goal:
  *   the turn itself in the top 5 for at least 90%);
  * - query latency over 10,000 archived messages in one conversation (the
- *   long file's messages, repeated), in memory and in SQLite (FTS5): median
- *   and p99 wall time of the figures' queries (goal: median at most 5 ms);
+ *   long file's messages, repeated), in memory, in SQLite (FTS5) and in
+ *   PostgreSQL (`tsvector`, GIN; at `ROLLMEM_PG_URL`, default
+ *   `postgres://postgres@127.0.0.1:5432/test`, in a schema of its own,
+ *   skipped with a line when the server does not answer): median and p99
+ *   wall time of the figures' queries (goal: median at most 5 ms);
  * - what archiving adds to the replay: the same replay without and with the
  *   in-memory archive, paired rounds, the median ratio (goal: at most 1.10).
  */
-import { Effect, ManagedRuntime } from "effect"
+import * as PgClient from "@effect/sql-pg/PgClient"
+import { Effect, type Layer, ManagedRuntime, Redacted } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -31,6 +35,15 @@ const FILE = "conversations-long.jsonl"
 const MAX_TOKENS = 8000
 const ARCHIVED = 10_000
 const QUERIES = 400
+const PG_URL = process.env.ROLLMEM_PG_URL ?? "postgres://postgres@127.0.0.1:5432/test"
+
+const pgAdmin = (statement: string) =>
+  Effect.runPromise(
+    Effect.provide(
+      Effect.flatMap(PgClient.PgClient, (sql) => sql.unsafe(statement)),
+      PgClient.layer({ url: Redacted.make(PG_URL), connectTimeout: "3 seconds" })
+    )
+  )
 
 export interface Latency {
   readonly backend: string
@@ -45,6 +58,8 @@ export interface RecallResults {
   readonly artifactShare: number
   readonly threeWordShare: number
   readonly latency: ReadonlyArray<Latency>
+  /** The machine's 1-minute load average before and after the latency runs. */
+  readonly load: readonly [number, number]
   readonly archiving: { readonly rounds: number; readonly ratio: number; readonly min: number; readonly max: number }
 }
 
@@ -112,26 +127,51 @@ export const runRecall = async (log: (line: string) => void, quick: boolean): Pr
     ...figures.queries.threeWords.slice(0, QUERIES / 2)
   ]
   const latency: Array<Latency> = []
+  const loadBefore = os.loadavg()[0]
   const inMemory = Archives.makeMemory()
   for (let i = 0; i < entries.length; i += 500) Effect.runSync(inMemory.append("big", entries.slice(i, i + 500)))
   const memoryTimes = await timeQueries(queries, (q) => Effect.runPromise(inMemory.search("big", q)))
   latency.push({ backend: "in memory", messages: entries.length, queries: queries.length, ...ms(memoryTimes) })
   log(`  in memory: median ${memoryTimes.median.toFixed(3)} ms, p99 ${memoryTimes.p99.toFixed(3)} ms`)
 
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "rollmem-bench-archive-"))
-  const runtime = ManagedRuntime.make(SqlArchive.layerSqlite({ filename: path.join(dir, "archive.db") }))
-  try {
-    const sqlite = await runtime.runPromise(Archives.Archive)
-    for (let i = 0; i < entries.length; i += 500) {
-      await runtime.runPromise(sqlite.append("big", entries.slice(i, i + 500)))
+  // a SQL archive: filled in batches of 500, then the same queries
+  const timeSql = async (backend: string, layer: Layer.Layer<Archives.Archive, unknown>) => {
+    const runtime = ManagedRuntime.make(layer)
+    try {
+      const archive = await runtime.runPromise(Archives.Archive)
+      for (let i = 0; i < entries.length; i += 500) {
+        await runtime.runPromise(archive.append("big", entries.slice(i, i + 500)))
+      }
+      const times = await timeQueries(queries, (q) => runtime.runPromise(archive.search("big", q)))
+      latency.push({ backend, messages: entries.length, queries: queries.length, ...ms(times) })
+      log(`  ${backend}: median ${times.median.toFixed(3)} ms, p99 ${times.p99.toFixed(3)} ms`)
+    } finally {
+      await runtime.dispose()
     }
-    const sqliteTimes = await timeQueries(queries, (q) => runtime.runPromise(sqlite.search("big", q)))
-    latency.push({ backend: "SQLite (FTS5)", messages: entries.length, queries: queries.length, ...ms(sqliteTimes) })
-    log(`  SQLite: median ${sqliteTimes.median.toFixed(3)} ms, p99 ${sqliteTimes.p99.toFixed(3)} ms`)
+  }
+
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "rollmem-bench-archive-"))
+  try {
+    await timeSql("SQLite (FTS5)", SqlArchive.layerSqlite({ filename: path.join(dir, "archive.db") }))
   } finally {
-    await runtime.dispose()
     fs.rmSync(dir, { recursive: true, force: true })
   }
+
+  const schema = `rollmem_bench_recall_${process.pid}`
+  const reachable = await pgAdmin(`CREATE SCHEMA ${schema}`).then(() => true, (error: unknown) => {
+    log(`  PostgreSQL: skipped (${PG_URL} does not answer: ${String(error)})`)
+    return false
+  })
+  if (reachable) {
+    try {
+      const url = new URL(PG_URL)
+      url.searchParams.set("options", `-c search_path=${schema}`)
+      await timeSql("PostgreSQL (tsvector, GIN)", SqlArchive.layerPg({ url: url.toString() }))
+    } finally {
+      await pgAdmin(`DROP SCHEMA ${schema} CASCADE`)
+    }
+  }
+  const loadAfter = os.loadavg()[0]
 
   // paired rounds, alternating which goes first
   const rounds = quick ? 1 : 5
@@ -153,6 +193,7 @@ export const runRecall = async (log: (line: string) => void, quick: boolean): Pr
     artifactShare: share(figures.artifacts),
     threeWordShare: share(figures.threeWords),
     latency,
+    load: [loadBefore, loadAfter],
     archiving: { rounds, ratio: percentile(ratios, 0.5), min: ratios[0], max: ratios[ratios.length - 1] }
   }
 }
@@ -193,7 +234,8 @@ export const renderRecall = (r: RecallResults, table: Table): string => {
     ]
   ))
   out.push(table(
-    "11b. Query latency, one conversation (wall time per search)",
+    `11b. Query latency, one conversation (wall time per search; load average ${r.load[0].toFixed(1)} before, ` +
+      `${r.load[1].toFixed(1)} after)`,
     ["archive", "archived messages", "queries", "median", "p99", "goal (median)", ""],
     r.latency.map((l) => [
       l.backend,
