@@ -4,7 +4,8 @@
  * no conversation in it (exit code 1, not an empty table), and, as warnings
  * naming `file:line`, a message in an unknown role and a conversation id
  * read twice (both replayed all the same), and a provider usage that cannot
- * be read (skipped: no sample recorded for it).
+ * be read (skipped: no sample recorded for it); a conversation whose memory
+ * fails is named with `file:line` and left out, the others still replayed.
  */
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Effect, Exit } from "effect"
@@ -308,4 +309,82 @@ describe("rollmem replay warnings", () => {
       []
     )
   })
+})
+
+describe("rollmem replay of a conversation whose memory fails", () => {
+  // 200 words of system message, pinned, in a window of 100 words: the memory fails with ContextWindowError
+  const system = "You are a helpful assistant. ".repeat(40).trim()
+  const ok = (id: string) => line(id, [{ role: "user", content: "hi" }, { role: "assistant", content: "hello" }])
+  const big = line("big", [
+    { role: "system", content: system },
+    { role: "user", content: "hi" },
+    { role: "assistant", content: "hello" }
+  ])
+  const failure =
+    "conversation \"big\": pinned messages (200 tokens) and summary (0) exceed the context window less the reserve " +
+    "(100 - 0 = 100)"
+  const args = ["--tokenizer", "words", "--context-window", "100", "--pin-system"]
+
+  it.effect("is named with file:line, left out, and the others are still replayed; exit code 1 at the end", () =>
+    Effect.gen(function*() {
+      const file = write("one-fails.jsonl", `${ok("ok1")}\n${big}\n${ok("ok2")}\n`)
+      const r = yield* runCli(["replay", file, ...args, "--format", "json"])
+      assert.isTrue(Exit.isFailure(r.exit))
+      assert.instanceOf(failureOf(r), CliFailure)
+      assert.strictEqual(
+        r.stderr,
+        `rollmem: ${file}:2: ${failure}\nrollmem: 1 conversation failed and is left out of the report (see above)`
+      )
+      const report = JSON.parse(r.stdout) as {
+        conversations: ReadonlyArray<{ id: string }>
+        totals: { conversations: number; messages: number }
+      }
+      assert.deepStrictEqual(report.conversations.map((c) => c.id), ["ok1", "ok2"])
+      assert.deepStrictEqual([report.totals.conversations, report.totals.messages], [2, 4])
+    }))
+
+  it.effect("every conversation failing prints no empty report; --show of a failed one says it failed", () =>
+    Effect.gen(function*() {
+      const file = write("all-fail.jsonl", `${big}\n`)
+      const r = yield* runCli(["replay", file, ...args])
+      assert.isTrue(Exit.isFailure(r.exit))
+      assert.strictEqual(r.stdout, "")
+      assert.strictEqual(
+        r.stderr,
+        `rollmem: ${file}:1: ${failure}\nrollmem: 1 conversation failed and is left out of the report (see above)`
+      )
+      const mixed = write("show-failed.jsonl", `${ok("ok1")}\n${big}\n`)
+      const shown = yield* runCli(["replay", mixed, ...args, "--show", "big"])
+      assert.isTrue(Exit.isFailure(shown.exit))
+      assert.strictEqual(
+        shown.stderr,
+        `rollmem: ${mixed}:2: ${failure}\nrollmem: invalid option --show: conversation "big" failed (see above)`
+      )
+    }))
+
+  it.effect("in --compare: named with its set, left out of every column", () =>
+    Effect.gen(function*() {
+      const file = write("compare-fails.jsonl", `${ok("ok1")}\n${big}\n${ok("ok2")}\n`)
+      const r = yield* runCli([
+        "replay",
+        file,
+        "--tokenizer",
+        "words",
+        "--format",
+        "json",
+        "--compare",
+        "context-window=100,pin-system"
+      ])
+      assert.isTrue(Exit.isFailure(r.exit))
+      assert.strictEqual(
+        r.stderr,
+        `rollmem: ${file}:2: conversation "big" (--compare "context-window=100,pin-system"): ${
+          failure.replace(/^conversation "big": /, "")
+        }\nrollmem: 1 conversation failed and is left out of the report (see above)`
+      )
+      const { compare } = JSON.parse(r.stdout) as {
+        compare: ReadonlyArray<{ conversations: ReadonlyArray<{ id: string }> }>
+      }
+      assert.deepStrictEqual(compare.map((c) => c.conversations.map((f) => f.id)), [["ok1", "ok2"], ["ok1", "ok2"]])
+    }))
 })

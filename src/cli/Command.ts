@@ -61,7 +61,7 @@ import * as Flags from "../schema/Options.js"
 import * as Compare from "./Compare.js"
 import { CliFailure, fail, reportFailures } from "./Failure.js"
 import * as Formats from "./Formats.js"
-import { exists, isDirectory, stream as readStream, totalBytes as totalBytesOf } from "./Input.js"
+import { type Conversation, exists, isDirectory, stream as readStream, totalBytes as totalBytesOf } from "./Input.js"
 import * as Preflight from "./Preflight.js"
 import * as Progress from "./Progress.js"
 import * as Render from "./Render.js"
@@ -428,7 +428,11 @@ const tokenizerLayer = (name: string, framing: boolean) =>
  * with `--summarizer none`; an option given that the strategy does not take,
  * `invalid option --pin-system: does not apply to the buffer strategy (which
  * takes --summary-role)`, see `StrategyOptions.ts`), an unknown `--show` id, no readable
- * conversation, and, after the report, when any input was skipped.
+ * conversation, and, after the report, when any input was skipped or any
+ * conversation's memory failed (each named on stderr as it happens,
+ * `rollmem: chats.jsonl:2: conversation "big": ...`, and left out of the
+ * report; the others are replayed). A store's failure stops the replay,
+ * named the same way.
  *
  * @since 0.1.0
  * @category constructors
@@ -470,7 +474,28 @@ export const runReplay = (
     // printed as they are met. Progress is counted in bytes of input.
     const inputFormat = args.inputFormat ?? defaults.inputFormat
     const totalBytes = yield* totalBytesOf(args.files)
-    const counts = { conversations: 0, skipped: 0 }
+    const counts = { conversations: 0, skipped: 0, failed: 0 }
+    const failedIds = new Set<string>()
+    // A memory's failure is the conversation's (a summary over its budget, pinned messages over the window, a
+    // token count or summary that failed): named with where it was read, the conversation is left out and the
+    // replay goes on (exit code 1 at the end). Any other failure (a store, an archive) would repeat for every
+    // conversation: named the same way, it stops the replay.
+    const onFailure = (
+      conversation: Conversation,
+      error: { readonly _tag: string; readonly message: string },
+      set?: string
+    ): Effect.Effect<void, CliFailure> => {
+      const line = `${
+        conversation.where === undefined ? "" : `${conversation.where}: `
+      }conversation "${conversation.id}"${set === undefined ? "" : ` (--compare "${set}")`}: ${error.message}`
+      return !CONVERSATION_FAILURES.has(error._tag) ? fail(line) : Effect.zipRight(
+        Console.error(`rollmem: ${line}`),
+        Effect.sync(() => {
+          counts.failed++
+          failedIds.add(conversation.id)
+        })
+      )
+    }
     const pass = (update: (done: number, total: number) => Effect.Effect<void>, report: boolean) => {
       let read = 0
       return readStream(args.files, inputFormat).pipe(
@@ -492,7 +517,7 @@ export const runReplay = (
         Stream.filterMap((item) => {
           if (item._tag !== "Conversation") return Option.none()
           if (report) counts.conversations++
-          return Option.some(item.conversation)
+          return Option.some({ ...item.conversation, where: item.where })
         })
       )
     }
@@ -505,20 +530,32 @@ export const runReplay = (
         ? new CliFailure({ reason: "nothing read" })
         : fail(`nothing to replay: no conversation in ${args.files.join(", ")}`)
     )
-    const skippedInputs = Effect.suspend(() =>
-      counts.skipped > 0
-        ? fail(`skipped ${counts.skipped} input${counts.skipped === 1 ? "" : "s"} that could not be read (see above)`)
-        : Effect.void
-    )
+    const skippedInputs = Effect.suspend(() => {
+      const parts = [
+        ...(counts.skipped > 0
+          ? [`skipped ${counts.skipped} input${counts.skipped === 1 ? "" : "s"} that could not be read`]
+          : []),
+        ...(counts.failed > 0
+          ? [
+            `${counts.failed} conversation${counts.failed === 1 ? "" : "s"} failed and ${
+              counts.failed === 1 ? "is" : "are"
+            } left out of the report`
+          ]
+          : [])
+      ]
+      return parts.length > 0 ? fail(`${parts.join("; ")} (see above)`) : Effect.void
+    })
+    // every conversation read failed: no report of nothing, only the failures' count
+    const allFailed = () => counts.failed > 0 && counts.failed === counts.conversations
     if (args.compare.length > 0) {
       if (store !== undefined || show !== undefined) {
         return yield* new ConfigError({ option: "--compare", description: "cannot be combined with --store or --show" })
       }
       const bar = yield* Progress.make(totalBytes, "bytes")
-      const columns = yield* Compare.compareStream(pass(bar.update, true), base, args.compare).pipe(
-        Effect.ensuring(bar.done)
-      )
+      const columns = yield* Compare.compareStream(pass(bar.update, true), base, args.compare, Effect.void, onFailure)
+        .pipe(Effect.ensuring(bar.done))
       yield* nothingRead
+      if (allFailed()) return yield* skippedInputs
       const unit = args.tokenizer === "words" ? "words" : "tokens"
       const title = describeConfig(args, config, counts.conversations)
       yield* Console.log(format === "json" ? Render.compareJson(columns) : Render.compareTable(columns, title, unit))
@@ -526,16 +563,18 @@ export const runReplay = (
         // The report also shows each conversation under the base options: the input is read once more,
         // keeping every final context and timeline (the comparison keeps totals only).
         const again = yield* Progress.make(totalBytes, "bytes")
-        const outcome = yield* replayStream(pass(again.update, false), config, { finals: true }).pipe(
-          Effect.ensuring(again.done)
-        )
+        // the conversations that failed were named in the comparison: left out here again, silently
+        const outcome = yield* replayStream(pass(again.update, false), config, {
+          finals: true,
+          onFailure: () => Effect.void
+        }).pipe(Effect.ensuring(again.done))
         yield* writeReport(reportPath, outcome, columns, { title, unit, config, format })
       }
       return yield* skippedInputs
     }
     const bar = yield* Progress.make(totalBytes, "bytes")
     // the report shows every final context and timeline: only then are they kept
-    const keep = { show, finals: reportPath !== undefined, timelines: reportPath !== undefined }
+    const keep = { show, finals: reportPath !== undefined, timelines: reportPath !== undefined, onFailure }
     const outcome = yield* (store === undefined
       ? replayStream(pass(bar.update, true), config, keep)
       : replayStream(pass(bar.update, true), config, {
@@ -545,8 +584,14 @@ export const runReplay = (
         Effect.provide(Store.layer(store))
       )).pipe(Effect.ensuring(bar.done))
     yield* nothingRead
+    if (allFailed()) return yield* skippedInputs
     if (show !== undefined && outcome.shown === undefined) {
-      return yield* new ConfigError({ option: "--show", description: `no conversation with id "${show}" was read` })
+      return yield* new ConfigError({
+        option: "--show",
+        description: failedIds.has(show)
+          ? `conversation "${show}" failed (see above)`
+          : `no conversation with id "${show}" was read`
+      })
     }
     const unit = args.tokenizer === "words" ? "words" : "tokens"
     const title = describeConfig(args, config, counts.conversations)
@@ -977,6 +1022,17 @@ const integerOptions = new Set(
     [row.flag, ...(row.aliases ?? [])].map((name) => `--${name}`)
   )
 )
+
+/**
+ * The failures that belong to one conversation (its turns, its summary):
+ * `rollmem replay` names the conversation and goes on with the next.
+ */
+const CONVERSATION_FAILURES: ReadonlySet<string> = new Set([
+  "TokenCountError",
+  "SummarizerError",
+  "SummaryBudgetError",
+  "ContextWindowError"
+])
 
 /** The subcommands' names. */
 const subcommands = ["replay", "show", "recall"]

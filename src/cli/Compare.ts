@@ -318,25 +318,43 @@ export const columnsOf = (
  * {@link compare} over a stream: each conversation, as it arrives, is
  * replayed under every column in turn, so no more than one conversation is
  * held at a time besides the figures. `onConversation` runs after each.
+ * With `onFailure`, a conversation whose replay fails under a column (the
+ * set as written; `undefined`: the base options) is handed to it and left
+ * out of every column, so that the columns still compare the same
+ * conversations; without it, or when it fails, the comparison stops.
  *
  * @since 0.2.0
  * @category constructors
  */
-export const compareStream = <E, R>(
+export const compareStream = <E, R, E3 = never>(
   conversations: Stream.Stream<Conversation, E, R>,
   base: Options,
   sets: ReadonlyArray<string>,
-  onConversation: Effect.Effect<void> = Effect.void
-): Effect.Effect<Array<Column>, ConfigError | AddError | E, TokenCounter.TokenCounter | R> =>
+  onConversation: Effect.Effect<void> = Effect.void,
+  onFailure?: (
+    conversation: Conversation,
+    error: ConfigError | AddError,
+    set: string | undefined
+  ) => Effect.Effect<void, E3>
+): Effect.Effect<Array<Column>, ConfigError | AddError | E | E3, TokenCounter.TokenCounter | R> =>
   Effect.gen(function*() {
     const columns = yield* columnsOf(base, sets)
     const figures = columns.map((): Array<Figures> => [])
     yield* Stream.runForEach(conversations, (conversation) =>
       Effect.zipRight(
-        Effect.forEach(columns, (column, i) =>
-          Effect.map(replayConversation(conversation, column.config), (result) => {
-            figures[i].push(result.figures)
-          }), { discard: true }),
+        Effect.gen(function*() {
+          // every column replays the same conversations: one that fails under any set is left out of all
+          const results: Array<Figures> = []
+          for (const column of columns) {
+            const result = yield* Effect.either(replayConversation(conversation, column.config))
+            if (result._tag === "Left") {
+              if (onFailure === undefined) return yield* Effect.fail(result.left)
+              return yield* onFailure(conversation, result.left, column.set)
+            }
+            results.push(result.right.figures)
+          }
+          results.forEach((result, i) => figures[i].push(result))
+        }),
         onConversation
       ))
     return columns.map(({ options, set }, i): Column => ({

@@ -47,6 +47,11 @@ import * as Lines from "./Lines.js"
 export interface Conversation {
   readonly id: string
   readonly messages: ReadonlyArray<Message>
+  /**
+   * Where it was read, when the command line read it: `file:line`,
+   * `file[i]` or `file` (see {@link Item}); what names it in an error.
+   */
+  readonly where?: string | undefined
 }
 
 /**

@@ -800,12 +800,16 @@ export const PROGRESS_EVERY = 100
  * final context and `timelines` (default `true`) every timeline (what an
  * HTML report shows: without them, memory is bounded by the largest
  * conversation, not the input). `onMessage` runs after each message.
- * Fails like {@link replayConversation}, or with the stream's error.
+ * Fails like {@link replayConversation}, or with the stream's error; with
+ * `onFailure`, a conversation's failure is handed to it with the
+ * conversation instead: when it succeeds, the conversation is left out of
+ * the outcome (its figures, timeline and final context) and the replay goes
+ * on with the next one; when it fails, the replay stops with its error.
  *
  * @since 0.2.0
  * @category constructors
  */
-export const replayStream = <E = never, R = never, E2 = never, R2 = never>(
+export const replayStream = <E = never, R = never, E2 = never, R2 = never, E3 = never>(
   conversations: Stream.Stream<Conversation, E2, R2>,
   config: Config,
   options?: {
@@ -815,8 +819,11 @@ export const replayStream = <E = never, R = never, E2 = never, R2 = never>(
     readonly timelines?: boolean | undefined
     readonly onMessage?: Effect.Effect<void> | undefined
     readonly onConversation?: Effect.Effect<void> | undefined
+    readonly onFailure?:
+      | ((conversation: Conversation, error: ConfigError | AddError | E) => Effect.Effect<void, E3>)
+      | undefined
   }
-): Effect.Effect<Outcome, ConfigError | AddError | E | E2, TokenCounter.TokenCounter | R | R2> =>
+): Effect.Effect<Outcome, ConfigError | AddError | E | E2 | E3, TokenCounter.TokenCounter | R | R2> =>
   Effect.suspend(() => {
     const open: Open<E, R> = options?.open ?? fresh
     const onMessage = options?.onMessage ?? Effect.void
@@ -825,13 +832,20 @@ export const replayStream = <E = never, R = never, E2 = never, R2 = never>(
     const timelines: Array<Measure.Timeline> = []
     const finals: Array<FinalContext> = []
     let shown: FinalContext | undefined
+    const onFailure = options?.onFailure
     const each = (conversation: Conversation) =>
-      Effect.flatMap(replayConversation(conversation, config, onMessage, open), (result) => {
-        figures.push(result.figures)
-        if (keepTimelines) timelines.push(result.timeline)
-        if (options?.finals === true) finals.push(result.final)
-        if (shown === undefined && conversation.id === options?.show) shown = result.final
-        return options?.onConversation ?? Effect.void
+      Effect.matchEffect(replayConversation(conversation, config, onMessage, open), {
+        onFailure: (error): Effect.Effect<void, ConfigError | AddError | E | E3> =>
+          onFailure === undefined
+            ? Effect.fail(error)
+            : Effect.zipRight(onFailure(conversation, error), options?.onConversation ?? Effect.void),
+        onSuccess: (result) => {
+          figures.push(result.figures)
+          if (keepTimelines) timelines.push(result.timeline)
+          if (options?.finals === true) finals.push(result.final)
+          if (shown === undefined && conversation.id === options?.show) shown = result.final
+          return options?.onConversation ?? Effect.void
+        }
       })
     return Effect.map(
       Stream.runForEach(conversations, each),
