@@ -1,7 +1,8 @@
 /**
  * `rollmem replay` stopped by a signal, as a child process run from the
- * sources: it exits with 128 plus the signal's number and one line on stderr,
- * and writes neither its report nor its HTML file.
+ * sources, at any time (while its modules load, during its first
+ * conversation, later): it exits with 128 plus the signal's number and one
+ * line on stderr, and writes neither its report nor its HTML file.
  */
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { spawn } from "node:child_process"
@@ -31,6 +32,46 @@ const bigInput = (): string => {
 }
 
 const input = bigInput()
+
+/** One conversation of 40,000 messages (about 2.6 MB): its replay alone takes seconds. */
+const oneLongConversation = (): string => {
+  const file = path.join(tmp, "one-long.jsonl")
+  const messages = Array.from({ length: 40_000 }, (_, i) => ({
+    role: i % 2 === 0 ? "user" : "assistant",
+    content: `Message ${i}: the parcel with order ${i} never arrived in New York.`
+  }))
+  fs.writeFileSync(file, `${JSON.stringify({ id: "long", messages })}\n`)
+  return file
+}
+
+/**
+ * Runs `rollmem <args>` with `test/support/signalOnLoad.ts` preloaded: it
+ * sends `signal` while the command line's modules are still loading.
+ */
+const interruptedWhileLoading = (args: ReadonlyArray<string>, signal: NodeJS.Signals) =>
+  new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>(
+    (resolve, reject) => {
+      const require = createRequire(import.meta.url)
+      const child = spawn(process.execPath, [
+        "--import",
+        pathToFileURL(require.resolve("tsx")).href,
+        "--import",
+        pathToFileURL(path.join(repoRoot, "test", "support", "signalOnLoad.ts")).href,
+        path.join(repoRoot, "src", "bin.ts"),
+        ...args
+      ], { cwd: tmp, env: { ...process.env, NO_COLOR: "1", ROLLMEM_TEST_SIGNAL: signal } })
+      let stdout = ""
+      let stderr = ""
+      child.stdout.on("data", (chunk: Buffer) => {
+        stdout += chunk.toString()
+      })
+      child.stderr.on("data", (chunk: Buffer) => {
+        stderr += chunk.toString()
+      })
+      child.on("error", reject)
+      child.on("close", (code, killedBy) => resolve({ code, signal: killedBy, stdout, stderr }))
+    }
+  )
 
 /**
  * Runs `rollmem <args>` with a stderr it takes for a terminal (so that it
@@ -71,6 +112,35 @@ const interrupted = (args: ReadonlyArray<string>, signal: NodeJS.Signals) =>
 const withoutBar = (stderr: string): string => stderr.replace(/\r\[[#-]*\] [^\r\n]*/g, "").replace(/\r\u001b\[K/g, "")
 
 describe("rollmem replay stopped by a signal", () => {
+  it("SIGINT while the modules load: exit code 130 and the line, never a silent kill", async () => {
+    const report = path.join(tmp, "early.html")
+    const result = await interruptedWhileLoading(
+      ["replay", input, "--tokenizer", "words", "--report", report],
+      "SIGINT"
+    )
+    assert.deepStrictEqual(
+      { code: result.code, signal: result.signal, stdout: result.stdout, stderr: result.stderr },
+      { code: 130, signal: null, stdout: "", stderr: "rollmem: interrupted (SIGINT)\n" }
+    )
+    assert.isFalse(fs.existsSync(report))
+  })
+
+  it("SIGTERM while the modules load: exit code 143 and the line", async () => {
+    const result = await interruptedWhileLoading(["replay", input, "--tokenizer", "words"], "SIGTERM")
+    assert.deepStrictEqual(
+      { code: result.code, signal: result.signal, stdout: result.stdout, stderr: result.stderr },
+      { code: 143, signal: null, stdout: "", stderr: "rollmem: interrupted (SIGTERM)\n" }
+    )
+  })
+
+  it("SIGINT before the first conversation finishes: exit code 130 and the line", async () => {
+    const result = await interrupted(["replay", oneLongConversation(), "--tokenizer", "words"], "SIGINT")
+    assert.deepStrictEqual(
+      { code: result.code, signal: result.signal, stdout: result.stdout, stderr: withoutBar(result.stderr) },
+      { code: 130, signal: null, stdout: "", stderr: "rollmem: interrupted (SIGINT)\n" }
+    )
+  })
+
   it("SIGINT: exit code 130, one line on stderr, no report on stdout, no HTML report written", async () => {
     const report = path.join(tmp, "report.html")
     const result = await interrupted(["replay", input, "--tokenizer", "words", "--report", report], "SIGINT")
