@@ -387,12 +387,12 @@ export interface ContextWindowOptions {
   readonly maxTokens?: number | undefined
   readonly targetTokens?: number | undefined
   readonly fold?: "blocking" | "background" | undefined
-  readonly contextWindow?: { readonly tokens: number; readonly reserveTokens: number } | undefined
+  readonly contextWindow?: { readonly tokens: number; readonly reserveTokens?: number | undefined } | undefined
 }
 
 /**
  * The rules of `contextWindow` (docs/contract.md section 16.1): instead of
- * `maxTokens`, never with it; the reserve below the window; `targetTokens`
+ * `maxTokens`, never with it; the reserve (default 0) below the window; `targetTokens`
  * within the window less the reserve; blocking folds only.
  *
  * @since 0.3.0
@@ -407,13 +407,15 @@ export const contextWindowRules = (options: ContextWindowOptions, name: Naming):
       description: `cannot be given with ${name("contextWindow")}: the window less the reserve is the budget; give one`
     }
   }
-  if (window.reserveTokens >= window.tokens) {
+  // the reserve defaults to 0: the whole window is the budget
+  const reserveTokens = window.reserveTokens ?? 0
+  if (reserveTokens >= window.tokens) {
     return {
       option: "contextWindow.reserveTokens",
-      description: `must be less than ${name("contextWindow.tokens")} (${window.tokens}), got ${window.reserveTokens}`
+      description: `must be less than ${name("contextWindow.tokens")} (${window.tokens}), got ${reserveTokens}`
     }
   }
-  const budget = window.tokens - window.reserveTokens
+  const budget = window.tokens - reserveTokens
   if (options.targetTokens !== undefined && options.targetTokens > budget) {
     return {
       option: "targetTokens",

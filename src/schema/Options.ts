@@ -108,14 +108,15 @@ export const LedgerOptions = Schema.Struct({
  * A whole-request budget (docs/contract.md section 16.1): `tokens`, the
  * model's context window (a positive integer), and `reserveTokens`, the room
  * kept for what the memory does not hold (tool definitions, instructions
- * sent apart, the answer; a non-negative integer below `tokens`).
+ * sent apart, the answer; a non-negative integer below `tokens`; default 0,
+ * as the command line's `--reserve`).
  *
  * @since 0.3.0
  * @category schemas
  */
 export const ContextWindow = Schema.Struct({
   tokens: required<number>(Rules.positiveInteger),
-  reserveTokens: required<number>(Rules.nonNegativeInteger)
+  reserveTokens: optional<number>(Rules.nonNegativeInteger)
 }).annotations({ message: (issue) => Rules.contextWindow((issue as ParseResult.Type).actual) ?? "is invalid" })
 
 /**

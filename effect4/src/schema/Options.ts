@@ -46,7 +46,7 @@ const ledger: Field = {
 
 const contextWindow: Field = {
   check: Rules.contextWindow,
-  fields: { tokens: required(Rules.positiveInteger), reserveTokens: required(Rules.nonNegativeInteger) }
+  fields: { tokens: required(Rules.positiveInteger), reserveTokens: optional(Rules.nonNegativeInteger) }
 }
 
 const boundary = optional(Rules.oneOf(Rules.boundaries))
@@ -139,7 +139,7 @@ export interface LedgerOptions {
  */
 export interface RollingOptions extends PolicyOptions, ArchiveOptions {
   readonly maxTokens?: number | undefined
-  readonly contextWindow?: { readonly tokens: number; readonly reserveTokens: number } | undefined
+  readonly contextWindow?: { readonly tokens: number; readonly reserveTokens?: number | undefined } | undefined
   readonly targetTokens?: number | undefined
   readonly maxToolResultTokens?: number | undefined
   readonly summaryRole?: "system" | "user" | undefined

@@ -139,7 +139,7 @@ const dropper = (
 /** The options of a RollingMemory a builder reads, decoded (`schema/Options.ts`). @internal */
 export interface RollingBuildOptions extends PolicyOptions {
   readonly maxTokens?: number | undefined
-  readonly contextWindow?: { readonly tokens: number; readonly reserveTokens: number } | undefined
+  readonly contextWindow?: { readonly tokens: number; readonly reserveTokens?: number | undefined } | undefined
   readonly targetTokens?: number | undefined
   readonly summaryRole?: SummaryRole | undefined
   readonly summaryFraming?: boolean | string | undefined
@@ -162,7 +162,10 @@ export const buildRolling = <E>(
   fill: Fill<E>,
   scope?: Scope.Scope
 ): Effect.Effect<Built<RollingMemory>, ConfigError | E> => {
-  const window = options.contextWindow
+  // the reserve defaults to 0 (docs/contract.md section 16.1)
+  const window = options.contextWindow === undefined
+    ? undefined
+    : { tokens: options.contextWindow.tokens, reserveTokens: options.contextWindow.reserveTokens ?? 0 }
   // with a context window, the whole request's budget (the window less the reserve)
   const maxTokens = window === undefined
     ? options.maxTokens ?? DEFAULT_MAX_TOKENS

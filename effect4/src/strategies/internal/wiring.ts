@@ -74,7 +74,10 @@ export const buildRolling = (
   options: RollingOptions,
   state: MemoryState.MemoryState | undefined
 ): Effect.Effect<RollingMemory, TokenCountError | ConfigError> => {
-  const window = options.contextWindow
+  // the reserve defaults to 0 (docs/contract.md section 16.1)
+  const window = options.contextWindow === undefined
+    ? undefined
+    : { tokens: options.contextWindow.tokens, reserveTokens: options.contextWindow.reserveTokens ?? 0 }
   const maxTokens = window === undefined
     ? options.maxTokens ?? Rules.DEFAULT_MAX_TOKENS
     : window.tokens - window.reserveTokens
