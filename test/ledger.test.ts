@@ -52,8 +52,8 @@ describe("the artifact ledger", () => {
       )
       const tracker = Retention.tracker()
       const kept = yield* addAll(withLedger, tracker, ["open src/cli/a.ts, src/cli/b.ts and lib/c.ts for mia_li_3668"])
-      // newest first: the last mentioned first, paths of one directory on one line
-      assert.strictEqual(yield* withLedger.summary, `g1\n\n${section("mia_li_3668", "lib/c.ts", "src/cli/ b.ts a.ts")}`)
+      // newest first: the last mentioned first, paths of one directory on one line, loose entries on one line
+      assert.strictEqual(yield* withLedger.summary, `g1\n\n${section("mia_li_3668 lib/c.ts", "src/cli/ b.ts a.ts")}`)
       assert.deepStrictEqual(kept, {
         named: 4,
         kept: 4,
@@ -76,12 +76,13 @@ describe("the artifact ledger", () => {
       const memory = yield* SummaryMemory.make({ ledger: { maxTokens: 4 } }).pipe(Effect.provide(layer))
       const tracker = Retention.tracker()
       yield* addAll(memory, tracker, ["x_1", "x_2"])
-      assert.strictEqual(yield* memory.summary, `g2\n\n${section("x_2", "x_1")}`)
+      // loose entries that follow one another share a line
+      assert.strictEqual(yield* memory.summary, `g2\n\n${section("x_2 x_1")}`)
       // x_1 mentioned again: it is the newest, x_2 the least recently mentioned
       yield* addAll(memory, tracker, ["x_1 again"])
-      assert.strictEqual(yield* memory.summary, `g3\n\n${section("x_1", "x_2")}`)
+      assert.strictEqual(yield* memory.summary, `g3\n\n${section("x_1 x_2")}`)
       const figure = yield* addAll(memory, tracker, ["x_3"])
-      assert.strictEqual(yield* memory.summary, `g4\n\n${section("x_3", "x_1")}`)
+      assert.strictEqual(yield* memory.summary, `g4\n\n${section("x_3 x_1")}`)
       // x_2 evicted and dropped: 2 of the 3 named
       assert.deepStrictEqual(figure, { named: 3, kept: 2, byKind: { id: { named: 3, kept: 2 } } })
       assert.deepStrictEqual(calls.map((c) => c.summary), ["", "g1", "g2", "g3"])
@@ -102,6 +103,38 @@ describe("the artifact ledger", () => {
       assert.strictEqual(Ledger.parse(yield* memory.summary).entries.join(" "), "x_3 x_1")
       // the wire format is unchanged: version 2, the ledger inside the summary's text
       assert.strictEqual(json.version, 2)
+    }))
+
+  it.effect("a summary in an earlier layout (one loose entry per line) is read back and rewritten in order", () =>
+    Effect.gen(function*() {
+      const old = `g0\n\n${section("x_2", "/dev/null", "src/ a.ts", " cli/b.ts", "https://example.com/", "x_1")}`
+      assert.deepStrictEqual(Retention.ledgerOf(old), [
+        "x_2",
+        "/dev/null",
+        "src/a.ts",
+        "src/cli/b.ts",
+        "https://example.com/",
+        "x_1"
+      ])
+      const { calls, layer } = recording()
+      const options = { ledger: { maxTokens: 40 } }
+      const memory = yield* SummaryMemory.fromJSON({ version: 2, summary: old, buffer: [] }, options).pipe(
+        Effect.provide(layer)
+      )
+      const tracker = Retention.tracker()
+      tracker.observe(old)
+      const figure = yield* addAll(memory, tracker, ["then x_3"])
+      // the summarizer was given the body alone; x_3 is the newest, the restored entries follow in their order
+      assert.deepStrictEqual(calls.map((c) => c.summary), ["g0"])
+      assert.strictEqual(
+        yield* memory.summary,
+        `g1\n\n${section("x_3 x_2 /dev/null", "src/ a.ts", " cli/b.ts", "https://example.com/", "x_1")}`
+      )
+      assert.deepStrictEqual(figure, {
+        named: 7,
+        kept: 7,
+        byKind: { id: { named: 3, kept: 3 }, path: { named: 3, kept: 3 }, url: { named: 1, kept: 1 } }
+      })
     }))
 
   it.effect("a RollingMemory's folds keep the evicted turns' artifacts; the context names them", () =>

@@ -26,6 +26,13 @@
  *   its newest entry. A directory with no entry of its own and one
  *   subdirectory is written with it (`/home/me/p/`); one with a single entry
  *   and no subdirectory as that entry (`core/ledger.ts`).
+ * - Loose entries (those without a directory, and trees of a single entry,
+ *   written as that entry) share a line when they follow one another,
+ *   separated by one space: a line break costs a token where a space before
+ *   a word mostly costs none. An entry ending with `/` stands alone on its
+ *   line (first on a line with other words, it would read as a group's
+ *   directory). A section laid out one loose entry per line (the first
+ *   layout) reads the same: every line that is no group names its words.
  * - The order of the entries, read line by line and a group's names left to
  *   right, is the ledger's recency, newest first: mentioning a path brings
  *   its tree to the front, the path first within its directory, its
@@ -35,11 +42,13 @@
  *
  * ```text
  * <artifacts>
- * mia_li_3668
+ * mia_li_3668 /dev/null bf32bed
  * src/ index.ts
  *  cli/ Measure.ts Replay.ts
  *  core/ledger.ts
  * https://aider.chat/docs/ faq.html llms.html
+ * https://example.com/
+ * ops@example.com
  * </artifacts>
  * ```
  *
@@ -260,6 +269,13 @@ export const merge = (entries: ReadonlyArray<string>, mentioned: ReadonlyArray<s
   return group(order)
 }
 
+/** The one entry of a tree holding a single entry; `undefined` when it holds more. */
+const soleEntry = (tree: Directory): string | undefined => {
+  let node = tree
+  while (node.names.length === 0 && node.children.size === 1) node = node.children.values().next().value!
+  return node.names.length === 1 && node.children.size === 0 ? node.names[0] : undefined
+}
+
 /** A directory's lines: a directory holding no entry of its own and one subdirectory is written with it. */
 const renderDirectory = (start: Directory, within: string, depth: number, lines: Array<string>): void => {
   let node = start
@@ -285,9 +301,22 @@ const renderDirectory = (start: Directory, within: string, depth: number, lines:
 export const render = (entries: ReadonlyArray<string>, count: number = entries.length): string => {
   if (count <= 0) return ""
   const lines: Array<string> = []
+  // whether the last line holds loose entries the next loose entry joins
+  let open = false
   for (const item of treesOf(count >= entries.length ? entries : entries.slice(0, count))) {
-    if (typeof item === "string") lines.push(item)
-    else renderDirectory(item, "", 0, lines)
+    const loose = typeof item === "string" ? item : soleEntry(item)
+    if (loose === undefined) {
+      if (typeof item !== "string") renderDirectory(item, "", 0, lines)
+      open = false
+    } else if (loose.endsWith("/")) {
+      // first on a line with other words, it would read as a group's directory
+      lines.push(loose)
+      open = false
+    } else if (open) lines[lines.length - 1] += " " + loose
+    else {
+      lines.push(loose)
+      open = true
+    }
   }
   return OPEN_LINE + lines.join("\n") + CLOSE_LINE
 }

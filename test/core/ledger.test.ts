@@ -45,7 +45,7 @@ describe("the ledger's grammar", () => {
     assert.deepStrictEqual(Ledger.entriesOf(Ledger.render(entries).slice(12, -13)), entries)
   })
 
-  it("URLs are grouped under their host, up to the last / before ? or #; a URL without a path stands alone", () => {
+  it("URLs are grouped under their host, up to the last / before ? or #; a URL without a path is a loose entry", () => {
     const entries = Ledger.group([
       "https://aider.chat/docs/faq.html#azure",
       "https://example.com",
@@ -60,8 +60,8 @@ describe("the ledger's grammar", () => {
         "https://aider.chat/",
         " docs/ faq.html#azure llms.html",
         " 2024/05/02/browser.html",
-        "https://example.com",
-        "https://x.dev/a?next=/b/c",
+        // loose: a URL without a path, a tree of one entry; a URL ending with / alone on its line
+        "https://example.com https://x.dev/a?next=/b/c",
         "https://x.dev/blog/"
       )
     )
@@ -75,6 +75,58 @@ describe("the ledger's grammar", () => {
       Ledger.parse(`g\n\n${section("mia_li_3668", "lib/c.ts", "src/cli/ b.ts a.ts")}`),
       { body: "g", entries: ["mia_li_3668", "lib/c.ts", "src/cli/b.ts", "src/cli/a.ts"] }
     )
+  })
+
+  it("loose entries that follow one another share a line; one ending with / stands alone", () => {
+    const entries = Ledger.group([
+      "mia_li_3668",
+      "/dev/null",
+      "bf32bed",
+      "src/index.ts",
+      "src/cli/Measure.ts",
+      "ABC-123",
+      "https://example.com/",
+      "docs/",
+      "ops@example.com",
+      "https://aider.chat/docs/faq.html",
+      "x_1"
+    ])
+    const text = Ledger.render(entries)
+    assert.strictEqual(
+      text,
+      section(
+        // /dev/null, a tree of one entry, is written as that entry and joins the loose line
+        "mia_li_3668 /dev/null bf32bed",
+        "src/ index.ts",
+        " cli/Measure.ts",
+        "ABC-123",
+        "https://example.com/",
+        "docs/",
+        "ops@example.com https://aider.chat/docs/faq.html x_1"
+      )
+    )
+    assert.deepStrictEqual(Ledger.entriesOf(text.slice(12, -13)), entries)
+  })
+
+  it("reads the one-entry-per-line layout the same: every line that is no group names its words", () => {
+    const layouts = [
+      ["mia_li_3668", "/dev/null", "bf32bed", "src/ index.ts", " cli/Measure.ts", "https://example.com/", "x_1"],
+      ["mia_li_3668 /dev/null bf32bed", "src/ index.ts", " cli/Measure.ts", "https://example.com/", "x_1"]
+    ]
+    for (const lines of layouts) {
+      assert.deepStrictEqual(Ledger.parse(`g\n\n${section(...lines)}`), {
+        body: "g",
+        entries: [
+          "mia_li_3668",
+          "/dev/null",
+          "bf32bed",
+          "src/index.ts",
+          "src/cli/Measure.ts",
+          "https://example.com/",
+          "x_1"
+        ]
+      })
+    }
   })
 
   it("a directory alone on its line is a directory only when deeper lines follow; otherwise an entry", () => {
