@@ -15,6 +15,17 @@ import { describeParseError } from "./schema/Json.js"
  * Bad configuration: a budget that is not a positive integer, or a missing
  * summarizer where one is required. `option` names the option.
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { RollingMemory, Summarizer } from "rollmem"
+ *
+ * const refused = RollingMemory.make({ maxTokens: 0 }).pipe(
+ *   Effect.catchTag("ConfigError", (e) => Effect.succeed(`${e.option}: ${e.description}`)), // "maxTokens: must be a positive integer, got 0"
+ *   Effect.provide(Summarizer.layerDrop)
+ * )
+ * ```
+ *
  * @since 0.1.0
  * @category errors
  */
@@ -31,6 +42,16 @@ export class ConfigError extends Schema.TaggedError<ConfigError>("rollmem/Config
  * A memory state (or a message) that cannot be read: wrong types, a missing
  * field, an unknown or missing version, metadata nested too deep. `description`
  * names the path of what is wrong.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { MemoryState } from "rollmem"
+ *
+ * const loaded = MemoryState.fromString("{\"version\": 9}").pipe(
+ *   Effect.catchTag("StateDecodeError", (e) => Effect.succeed(MemoryState.empty))
+ * )
+ * ```
  *
  * @since 0.1.0
  * @category errors
@@ -66,6 +87,15 @@ export class StateDecodeError extends Schema.TaggedError<StateDecodeError>("roll
 /**
  * A message that cannot be built from what was given (wrong field types,
  * metadata that is not JSON or nested too deep). `description` names the path.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Message } from "rollmem"
+ *
+ * const built = Effect.try({ try: () => Message.make("user", "hi", { metadata: JSON.parse("{\"n\": {}}") }), catch: (e) => e })
+ * // Message.make throws InvalidMessageError for what it cannot build (metadata that is not JSON, ...)
+ * ```
  *
  * @since 0.1.0
  * @category errors
@@ -104,6 +134,17 @@ export class InvalidMessageError extends Schema.TaggedError<InvalidMessageError>
  * non-negative integer (NaN, a negative or fractional number, a non-number).
  * The message being counted is not added.
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Message, type RollingMemory } from "rollmem"
+ *
+ * const add = (memory: RollingMemory.RollingMemory) =>
+ *   memory.add(Message.user("hi")).pipe(
+ *     Effect.catchTag("TokenCountError", (e) => Effect.logError(e.description)) // the turn was not added
+ *   )
+ * ```
+ *
  * @since 0.1.0
  * @category errors
  */
@@ -123,6 +164,18 @@ export class TokenCountError extends Schema.TaggedError<TokenCountError>("rollme
  * A summarizer call that failed, returned something other than a string,
  * or timed out. `cause` holds the summarizer's own error. The memory keeps
  * its summary and buffer as they were right after the new turn was appended.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Message, type RollingMemory } from "rollmem"
+ *
+ * const add = (memory: RollingMemory.RollingMemory) =>
+ *   memory.add(Message.user("hi")).pipe(
+ *     // the turn stays appended; the next add folds again
+ *     Effect.catchTag("SummarizerError", (e) => Effect.logWarning(e.message, e.cause))
+ *   )
+ * ```
  *
  * @since 0.1.0
  * @category errors

@@ -25,6 +25,15 @@ import * as ValiditySchema from "../schema/Violation.js"
  * `"langchain"`. `violations` holds
  * the `Validity` violations when writing was refused for them.
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { fromOpenAIChat } from "rollmem/adapters"
+ *
+ * const read = Effect.try({ try: () => fromOpenAIChat([{ role: "robot", content: "hi" }]), catch: (e) => e })
+ * // fails with AdapterError (format "openai-chat") naming messages[0].role
+ * ```
+ *
  * @since 0.2.0
  * @category errors
  */

@@ -67,6 +67,14 @@ const facade = (kind: Archive["kind"], service: Archives.Service, close: () => P
  * An archive in this process's memory (`Archive.makeMemory()` of the Effect
  * API): synchronous, so every facade class takes it.
  *
+ * @example
+ * ```ts
+ * import { Archive, RollingMemory } from "rollmem/promise"
+ *
+ * const memory = new RollingMemory({ maxTokens: 50, summarize: "drop", archive: Archive.memory(), conversationId: "c1" })
+ * memory.recall("invoice", { limit: 3 }) // the evicted turns that match, best first
+ * ```
+ *
  * @since 0.4.0
  * @category constructors
  */
@@ -116,6 +124,14 @@ export interface DatabaseOptions {
  * optional peer: `npm i @effect/sql-sqlite-node@0.53.0`), opened on first
  * use. The asynchronous classes take it.
  *
+ * @example
+ * ```ts
+ * import { Archive, AsyncRollingMemory } from "rollmem/promise"
+ *
+ * // needs @effect/sql-sqlite-node; the async classes only (a database needs I/O)
+ * const memory = new AsyncRollingMemory({ maxTokens: 2000, summarize: "drop", archive: Archive.sqlite("archive.db") })
+ * ```
+ *
  * @since 0.4.0
  * @category constructors
  */
@@ -126,6 +142,15 @@ export const sqlite = (filename: string, options?: DatabaseOptions): Archive =>
  * An archive in PostgreSQL (`tsvector` with a GIN index), through
  * `@effect/sql-pg` (an optional peer: `npm i @effect/sql-pg@0.53.0`),
  * connected on first use. The asynchronous classes take it.
+ *
+ * @example
+ * ```ts
+ * import { Archive, AsyncRollingMemory } from "rollmem/promise"
+ *
+ * // needs @effect/sql-pg; the async classes only
+ * const archive = Archive.postgres("postgres://localhost/app")
+ * const memory = new AsyncRollingMemory({ maxTokens: 2000, summarize: "drop", archive, conversationId: "c1" })
+ * ```
  *
  * @since 0.4.0
  * @category constructors

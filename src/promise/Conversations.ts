@@ -141,6 +141,17 @@ type Services = ConversationStore.ConversationStore | Summarizer.Summarizer | To
  * `compact()` reject and `clear()` and `recordUsage()` throw with
  * {@link DisposedError} (they would never be saved); reads still work.
  *
+ * @example
+ * ```ts
+ * import { Conversations } from "rollmem/promise"
+ *
+ * const conversations = new Conversations({ store: "memory", strategy: "buffer" })
+ * await conversations.use("chat-42", async (memory) => {
+ *   // memory: a ConversationMemory, valid for this callback
+ *   await memory.addUserMessage("hi")
+ * })
+ * ```
+ *
  * @since 0.1.0
  * @category models
  */
@@ -295,6 +306,18 @@ const checkStore = (store: unknown): ConversationStore.Location => {
  * `ConversationStoreError` when the backend fails, `ConfigError` for a store
  * that cannot be opened, {@link DisposedError} after `dispose()`, and
  * whatever `fn` or the summarizer rejects with.
+ *
+ * @example
+ * ```ts
+ * import { Conversations } from "rollmem/promise"
+ *
+ * const conversations = new Conversations({ store: "memory", strategy: "rolling", maxTokens: 2000, summarize: "drop" })
+ * const context = await conversations.use("chat-42", async (memory) => {
+ *   await memory.addUserMessage("Book me a flight to Rome")
+ *   return memory.getMessages() // saved when the callback returns
+ * })
+ * await conversations.dispose()
+ * ```
  *
  * @since 0.1.0
  * @category constructors

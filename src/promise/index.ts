@@ -383,6 +383,15 @@ const build = <M extends EffectMemory.Memory>(
  * Throws `ConfigError` when `maxTokens` is not a positive integer, or
  * without `summarize` (a function, or `"drop"` to drop evicted turns).
  *
+ * @example
+ * ```ts
+ * import { RollingMemory } from "rollmem/promise"
+ *
+ * const memory = new RollingMemory({ maxTokens: 2000, summarize: (summary, turns) => `${summary} +${turns.length}`.trim() })
+ * memory.addUserMessage("Book me a flight to Rome")
+ * memory.getMessages() // summary (when there is one) + recent turns
+ * ```
+ *
  * @since 0.1.0
  * @category constructors
  */
@@ -430,6 +439,18 @@ export class RollingMemory extends SyncMemory {
  * return Promises and whose summarizer may be asynchronous. Adds may overlap:
  * prunes run one at a time and no turn is lost. Throws `ConfigError` on a
  * wrong option, or without `summarize` (a function, or `"drop"`).
+ *
+ * @example
+ * ```ts
+ * import { AsyncRollingMemory } from "rollmem/promise"
+ *
+ * const memory = new AsyncRollingMemory({
+ *   maxTokens: 2000,
+ *   summarize: async (summary, turns, signal) => `${summary} +${turns.length}`.trim() // pass signal to your SDK
+ * })
+ * await memory.addUserMessage("Book me a flight to Rome")
+ * const context = memory.getContext()
+ * ```
  *
  * @since 0.1.0
  * @category constructors
@@ -504,6 +525,16 @@ export class AsyncRollingMemory extends AsyncMemory {
  * the known ones), a `summaryRole` other than `"system"` or `"user"`, or a
  * `tokenCounter` that is not a function.
  *
+ * @example
+ * ```ts
+ * import { BufferMemory } from "rollmem/promise"
+ *
+ * const memory = new BufferMemory()
+ * memory.addUserMessage("hi")
+ * memory.addAssistantMessage("hello")
+ * memory.getMessages().length // 2: every turn is kept
+ * ```
+ *
  * @since 0.1.0
  * @category constructors
  */
@@ -536,6 +567,15 @@ export class BufferMemory extends SyncMemory {
  * `ConfigError` when `maxMessages` is not a positive integer, on a misspelt
  * option, or a `tokenCounter` that is not a function.
  *
+ * @example
+ * ```ts
+ * import { WindowMemory } from "rollmem/promise"
+ *
+ * const memory = new WindowMemory({ maxMessages: 2 })
+ * for (const n of [1, 2, 3]) memory.addUserMessage(`turn ${n}`)
+ * memory.getMessages().map((m) => m.content) // ["turn 2", "turn 3"]
+ * ```
+ *
  * @since 0.1.0
  * @category constructors
  */
@@ -567,6 +607,15 @@ export class WindowMemory extends SyncMemory {
 /**
  * A summary only (docs/contract.md section 8), synchronous. Throws `ConfigError` without
  * a `summarize` function.
+ *
+ * @example
+ * ```ts
+ * import { SummaryMemory } from "rollmem/promise"
+ *
+ * const memory = new SummaryMemory({ summarize: (summary, turns) => `${summary} ${turns.map(String).join("; ")}`.trim() })
+ * memory.addUserMessage("I live in Rome")
+ * memory.summary // "user: I live in Rome"
+ * ```
  *
  * @since 0.1.0
  * @category constructors
@@ -604,6 +653,15 @@ export class SummaryMemory extends SyncMemory {
 /**
  * A summary only (docs/contract.md section 8) whose adds return Promises and whose
  * summarizer may be asynchronous. Throws `ConfigError` without `summarize`.
+ *
+ * @example
+ * ```ts
+ * import { AsyncSummaryMemory } from "rollmem/promise"
+ *
+ * const memory = new AsyncSummaryMemory({ summarize: async (summary, turns) => `${summary} +${turns.length}`.trim() })
+ * await memory.addUserMessage("I live in Rome")
+ * const summary = memory.summary
+ * ```
  *
  * @since 0.1.0
  * @category constructors

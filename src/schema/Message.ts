@@ -383,6 +383,14 @@ export const make = (role: string, content: string, options?: MessageOptions): M
 /**
  * A `user` message. Throws {@link InvalidMessageError} as {@link make} does.
  *
+ * @example
+ * ```ts
+ * import { Message } from "rollmem"
+ *
+ * const m = Message.user("Book me a flight to Rome")
+ * String(m) // "user: Book me a flight to Rome"
+ * ```
+ *
  * @since 0.1.0
  * @category constructors
  */
@@ -390,6 +398,14 @@ export const user = (content: string, options?: MessageOptions): Message => make
 
 /**
  * An `assistant` message (pass `toolCalls` in the options for a tool call). Throws {@link InvalidMessageError} as {@link make} does.
+ *
+ * @example
+ * ```ts
+ * import { Message } from "rollmem"
+ *
+ * const call = Message.assistant("", { toolCalls: [{ id: "c1", name: "search", arguments: "{}" }] })
+ * String(call) // "assistant:  [tool calls: search({})]" (two spaces, as the Python package writes it)
+ * ```
  *
  * @since 0.1.0
  * @category constructors
@@ -399,6 +415,14 @@ export const assistant = (content: string, options?: MessageOptions): Message =>
 /**
  * A `system` message. Throws {@link InvalidMessageError} as {@link make} does.
  *
+ * @example
+ * ```ts
+ * import { Message } from "rollmem"
+ *
+ * const prompt = Message.system("You are a travel agent.")
+ * prompt.role // "system"
+ * ```
+ *
  * @since 0.1.0
  * @category constructors
  */
@@ -406,6 +430,14 @@ export const system = (content: string, options?: MessageOptions): Message => ma
 
 /**
  * A `tool` result; `toolCallId` links it to the call it answers. Throws {@link InvalidMessageError} as {@link make} does.
+ *
+ * @example
+ * ```ts
+ * import { Message } from "rollmem"
+ *
+ * const result = Message.tool("[{\"flight\":\"AZ 611\"}]", { toolCallId: "c1" })
+ * result.toolCallId // "c1"
+ * ```
  *
  * @since 0.1.0
  * @category constructors

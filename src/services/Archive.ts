@@ -192,6 +192,17 @@ export const makeMemoryOf = (archived: ReadonlyArray<Archived>): Service => {
 /**
  * A layer of a new {@link makeMemory} archive.
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Archive } from "rollmem"
+ *
+ * const program = Effect.gen(function*() {
+ *   const archive = yield* Archive.Archive // kept in this process, lost with it
+ *   return archive
+ * }).pipe(Effect.provide(Archive.layerMemory))
+ * ```
+ *
  * @since 0.4.0
  * @category layers
  */
