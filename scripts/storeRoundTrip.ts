@@ -9,7 +9,8 @@
  *     node --import tsx scripts/storeRoundTrip.ts '<target JSON>' read <id>
  *
  * The target is `{"kind":"pg","url":"postgres://..."}` (`layerPg`) or
- * `{"kind":"redis","url":"redis://...","prefix":"..."}` (`layerRedis`).
+ * `{"kind":"redis","url":"redis://...","prefix":"..."}` (`layerRedis`) or
+ * `{"kind":"sqlite","url":"<file>"}` (`layerSqlite` on that file).
  * `write` saves the state and archive writes of {@link written} as a first
  * save; `save` saves {@link saved} at the expected revision; `read` prints
  * one JSON line: `{ revision, state, requestIds, archive, search }`
@@ -23,7 +24,7 @@ import * as Message from "../src/schema/Message.js"
 import * as ConversationStore from "../src/store/ConversationStore.js"
 
 interface Target {
-  readonly kind: "pg" | "redis"
+  readonly kind: "pg" | "redis" | "sqlite"
   readonly url: string
   readonly prefix?: string
 }
@@ -57,6 +58,8 @@ const [targetJson, command, id, expected] = process.argv.slice(2)
 const target = JSON.parse(targetJson) as Target
 const layer: Layer.Layer<ConversationStore.ConversationStore, unknown> = target.kind === "pg"
   ? ConversationStore.layerPg({ url: target.url })
+  : target.kind === "sqlite"
+  ? ConversationStore.layerSqlite({ filename: target.url })
   : ConversationStore.layerRedis({ url: target.url, prefix: target.prefix })
 
 const program = Effect.gen(function*() {

@@ -9,6 +9,7 @@
  * |---|---|---|
  * | {@link layerMemory} | process memory | fibers of one process |
  * | {@link layerKeyValueStore} | any `KeyValueStore` of `effect/persistence` | fibers of one process, one layer instance |
+ * | {@link layerSqlite} | an SQLite file (Node's `node:sqlite`) | processes sharing the file |
  * | {@link layerPg} | PostgreSQL (`@effect/sql-pg` 4) | any number of processes and hosts |
  * | {@link layerSql} | an `SqlClient` of `effect/sql` you provide | as the database's single statements |
  * | {@link layerRedis} | Redis (`ioredis`) | any number of processes and hosts |
@@ -33,6 +34,7 @@ export {
   type PgOptions,
   type SqlOptions
 } from "./backends/Sql.js"
+export { layerSqlite, type SqliteOptions } from "./backends/Sqlite.js"
 export {
   ConversationConflictError,
   ConversationDecodeError,

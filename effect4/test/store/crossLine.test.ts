@@ -14,7 +14,7 @@ import { fileURLToPath } from "node:url"
 import * as MemoryState from "../../src/schema/MemoryState.js"
 import * as Message from "../../src/schema/Message.js"
 import * as ConversationStore from "../../src/store/ConversationStore.js"
-import { servers } from "./layers.js"
+import { servers, tempDirectory } from "./layers.js"
 import { pgSchema, redisPrefix, redisUrl } from "./servers.js"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..")
@@ -160,5 +160,12 @@ describe.skipIf(servers.redis.unreachable !== undefined)("Redis: the Effect 3 la
   crossLine(Effect.map(redisPrefix, (prefix) => ({
     target: { kind: "redis", url: redisUrl, prefix },
     layer: Layer.orDie(ConversationStore.layerRedis({ url: redisUrl, prefix }))
+  })))
+})
+
+describe("SQLite: the Effect 3 layerSqlite (@effect/sql-sqlite-node) and this layerSqlite (node:sqlite), one file", () => {
+  crossLine(Effect.map(tempDirectory, (dir) => ({
+    target: { kind: "sqlite", url: `${dir}/conversations.db` },
+    layer: Layer.orDie(ConversationStore.layerSqlite({ filename: `${dir}/conversations.db` }))
   })))
 })

@@ -9,6 +9,10 @@ import { Context, Effect, Layer, Redacted } from "effect"
 import { KeyValueStore } from "effect/persistence"
 import { SqlClient } from "effect/sql"
 import { Redis } from "ioredis"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { makeClient } from "../../src/store/backends/Sqlite.js"
 import * as ConversationStore from "../../src/store/ConversationStore.js"
 import { ci, pgSchema, probePg, probeRedis, redisPrefix, redisUrl, type Server, skipNote } from "./servers.js"
 
@@ -90,6 +94,29 @@ const redis = Layer.unwrap(
     ))
 )
 
+/** A fresh temporary directory, removed when the scope closes. */
+export const tempDirectory = Effect.acquireRelease(
+  Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "rollmem-e4-store-"))),
+  (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
+)
+
+/** SQLite through `layerSql` on the `node:sqlite` client, which the test can also reach. */
+const sqlOnSqlite = Layer.unwrap(
+  Effect.map(tempDirectory, (dir) =>
+    Layer.merge(ConversationStore.layerSql(), sqlRaw).pipe(
+      Layer.provide(Layer.effect(SqlClient.SqlClient, makeClient(`${dir}/conversations.db`))),
+      Layer.orDie
+    ))
+)
+
+/** SQLite through `layerSqlite`, the layer users take. */
+const sqlite = Layer.unwrap(
+  Effect.map(
+    tempDirectory,
+    (dir) => Layer.orDie(ConversationStore.layerSqlite({ filename: `${dir}/conversations.db` }))
+  )
+)
+
 /** The servers, probed once per test file. */
 export const servers: { readonly pg: Server; readonly redis: Server } = await Promise.all([probePg(), probeRedis()])
   .then(([pg, redis]) => ({ pg, redis }))
@@ -110,6 +137,8 @@ export const reportUnreachable = (): void => {
 export const stores: ReadonlyArray<StoreUnderTest> = [
   { name: "layerMemory", layer: ConversationStore.layerMemory },
   { name: "layerKeyValueStore (KeyValueStore.layerMemory)", layer: keyValueMemory, raw: keyValueMemory },
+  { name: "layerSql (node:sqlite)", layer: sqlOnSqlite, raw: sqlOnSqlite },
+  { name: "layerSqlite", layer: sqlite },
   ...(servers.pg.unreachable === undefined
     ? [{ name: "layerSql (PgClient)", layer: sqlOnPg, raw: sqlOnPg }, { name: "layerPg", layer: pg }]
     : []),
