@@ -19,10 +19,13 @@ import { pgSchema, redisPrefix, redisUrl } from "./servers.js"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..")
 
-/** The Effect 3 half: `scripts/storeRoundTrip.ts` on `target`. */
+/**
+ * The Effect 3 half: `scripts/storeRoundTrip.ts` on `target`, run by the `node` that installed the
+ * repository's own dependencies (the one on the PATH: its SQLite driver, better-sqlite3, is built for it).
+ */
 const effect3 = (target: object, ...args: ReadonlyArray<string>): unknown =>
   JSON.parse(
-    execFileSync(process.execPath, ["--import", "tsx", "scripts/storeRoundTrip.ts", JSON.stringify(target), ...args], {
+    execFileSync("node", ["--import", "tsx", "scripts/storeRoundTrip.ts", JSON.stringify(target), ...args], {
       cwd: root,
       encoding: "utf8"
     })

@@ -44,11 +44,12 @@ const NAMES: { readonly [code: number]: string } = { 5: "SQLITE_BUSY", 6: "SQLIT
  * (`SQLITE_BUSY`, `SQLITE_LOCKED`, or `SQLITE_<n>`), as the Effect 3 driver's
  * errors do.
  */
-const sqlError = (operation: string) => (error: unknown): SqlError.SqlError => {
+const sqlError = (operation: string, what?: string) => (error: unknown): SqlError.SqlError => {
   const errcode = typeof error === "object" && error !== null
     ? (error as { readonly errcode?: unknown }).errcode
     : undefined
-  const message = error instanceof Error ? error.message : String(error)
+  const detail = error instanceof Error ? error.message : String(error)
+  const message = what === undefined ? detail : `${what}: ${detail}`
   const cause = typeof errcode === "number"
     ? Object.assign(new Error(message, { cause: error }), {
       code: (NAMES[errcode & 0xff] ?? `SQLITE_${errcode & 0xff}`) + (errcode > 0xff ? `_${errcode >> 8}` : ""),
@@ -89,7 +90,7 @@ export const makeClient = (
           }
           return db
         },
-        catch: sqlError("open")
+        catch: sqlError("open", `cannot open ${filename}`)
       }),
       (db) => Effect.sync(() => db.close())
     )
