@@ -72,7 +72,7 @@ describe("TokenCounter.fromFunction", () => {
       assert.strictEqual(error.cause, boom)
     }))
 
-  it.effect("NaN, a negative, a fraction or a non-number fails with TokenCountError naming the value", () =>
+  it.effect("NaN, a negative, a fraction, an unsafe integer or a non-number fails with TokenCountError naming the value", () =>
     Effect.gen(function*() {
       const cases: ReadonlyArray<readonly [unknown, string]> = [
         [NaN, "token counter returned NaN, not a non-negative integer"],
@@ -80,7 +80,12 @@ describe("TokenCounter.fromFunction", () => {
         [2.5, "token counter returned 2.5, not a non-negative integer"],
         [Infinity, "token counter returned Infinity, not a non-negative integer"],
         ["3", "token counter returned string, not a non-negative integer"],
-        [undefined, "token counter returned undefined, not a non-negative integer"]
+        [undefined, "token counter returned undefined, not a non-negative integer"],
+        [
+          Number.MAX_SAFE_INTEGER + 1,
+          "token counter returned 9007199254740992, past the largest safe integer (9007199254740991)"
+        ],
+        [1e300, "token counter returned 1e+300, past the largest safe integer (9007199254740991)"]
       ]
       for (const [value, description] of cases) {
         const error = yield* Effect.flip(TokenCounter.fromFunction(() => value as number).count("hi"))
@@ -153,14 +158,14 @@ describe("TokenCounter.make", () => {
 })
 
 describe("TokenCounter.validate and checkedCount", () => {
-  it("validate accepts exactly the non-negative integers", () => {
+  it("validate accepts exactly the non-negative safe integers", () => {
     assert.deepStrictEqual(
       [0, 1, 2000, Number.MAX_SAFE_INTEGER, -0].map(TokenCounter.validate),
       [true, true, true, true, true]
     )
     assert.deepStrictEqual(
-      [-1, 0.5, NaN, Infinity, -Infinity, "1", null, undefined, 1n].map(TokenCounter.validate),
-      [false, false, false, false, false, false, false, false, false]
+      [-1, 0.5, NaN, Infinity, -Infinity, 2 ** 53, 1e300, "1", null, undefined, 1n].map(TokenCounter.validate),
+      [false, false, false, false, false, false, false, false, false, false, false]
     )
   })
 

@@ -41,6 +41,30 @@ export const wordCount = (text: string): number => {
   return words
 }
 
-/** Whether a count is valid: a non-negative integer. @since 0.4.0 */
+/**
+ * Whether a count is valid: a non-negative safe integer (at most
+ * `Number.MAX_SAFE_INTEGER`, 2^53 - 1: past it, sums of counts are no longer
+ * exact).
+ *
+ * @since 0.4.0
+ */
 export const isCount = (count: unknown): count is number =>
-  typeof count === "number" && Number.isInteger(count) && count >= 0
+  typeof count === "number" && Number.isSafeInteger(count) && count >= 0
+
+/**
+ * The description of a count a counter returned that is not valid (see
+ * {@link isCount}): its value when it is a number, else its type. What
+ * `TokenCountError` says on both lines.
+ *
+ * @example
+ * ```ts
+ * invalidCount(-1) // "token counter returned -1, not a non-negative integer"
+ * invalidCount(2 ** 53) // "token counter returned 9007199254740992, past the largest safe integer (9007199254740991)"
+ * ```
+ *
+ * @since 0.4.0
+ */
+export const invalidCount = (count: unknown): string =>
+  typeof count === "number" && Number.isInteger(count) && count > Number.MAX_SAFE_INTEGER
+    ? `token counter returned ${count}, past the largest safe integer (${Number.MAX_SAFE_INTEGER})`
+    : `token counter returned ${typeof count === "number" ? String(count) : typeof count}, not a non-negative integer`

@@ -164,9 +164,10 @@ export const layerFunction = (count: (text: string) => number): Layer.Layer<Toke
   Layer.succeed(TokenCounter, fromFunction(count))
 
 /**
- * Whether a count is valid: a non-negative integer passes; anything else (NaN,
- * a negative or fractional number, a non-number) does not, and a memory fails
- * the add with `TokenCountError`.
+ * Whether a count is valid: a non-negative safe integer passes; anything else
+ * (NaN, a negative or fractional number, an integer past
+ * `Number.MAX_SAFE_INTEGER`, a non-number) does not, and a memory fails the
+ * add with `TokenCountError`.
  *
  * @since 0.1.0
  * @category combinators

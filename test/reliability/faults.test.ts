@@ -515,17 +515,20 @@ interface CounterFault {
 
 const tokenizerCrash = new Error("tokenizer crashed")
 
-const badCount = (value: unknown, shown: string): CounterFault => ({
+const badCount = (
+  value: unknown,
+  shown: string,
+  why = "not a non-negative integer"
+): CounterFault => ({
   name: `returns ${shown}`,
   counter: (s) => TokenCounter.fromFunction((text) => s.healed ? TokenCounter.wordCount(text) : value as number),
   check: (error) => {
     assert.instanceOf(error, TokenCountError)
-    assert.strictEqual(
-      (error as TokenCountError).description,
-      `token counter returned ${shown}, not a non-negative integer`
-    )
+    assert.strictEqual((error as TokenCountError).description, `token counter returned ${shown}, ${why}`)
   }
 })
+
+const PAST_SAFE = "past the largest safe integer (9007199254740991)"
 
 const counterFaults: ReadonlyArray<CounterFault> = [
   badCount(NaN, "NaN"),
@@ -538,6 +541,8 @@ const counterFaults: ReadonlyArray<CounterFault> = [
   badCount(undefined, "undefined"),
   badCount(null, "object"),
   badCount(3n, "bigint"),
+  badCount(2 ** 53, "9007199254740992", PAST_SAFE),
+  badCount(1e300, "1e+300", PAST_SAFE),
   {
     name: "throws (fromFunction)",
     counter: (s) =>

@@ -20,10 +20,7 @@ export interface Service {
   readonly countSync?: ((text: string) => number | TokenCountError) | undefined
 }
 
-const invalid = (n: unknown): TokenCountError =>
-  new TokenCountError({
-    description: `token counter returned ${typeof n === "number" ? String(n) : typeof n}, not a non-negative integer`
-  })
+const invalid = (n: unknown): TokenCountError => new TokenCountError({ description: Tokens.invalidCount(n) })
 
 const checkedSync = (n: unknown): Effect.Effect<number, TokenCountError> =>
   n instanceof TokenCountError ? Effect.fail(n) : Tokens.isCount(n) ? Effect.succeed(n) : Effect.fail(invalid(n))
@@ -71,7 +68,7 @@ export const layerFunction = (count: (text: string) => number): Layer.Layer<neve
   Layer.succeed(TokenCounter, fromFunction(count))
 
 /**
- * Counts `text` with `counter` and checks the result: a non-negative
+ * Counts `text` with `counter` and checks the result: a non-negative safe
  * integer, else `TokenCountError`.
  *
  * @since 1.0.0

@@ -11,7 +11,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import { isCount } from "../../core/tokens.js"
+import { invalidCount, isCount } from "../../core/tokens.js"
 import { TokenCountError } from "../../Errors.js"
 import type { Service } from "../TokenCounter.js"
 
@@ -19,10 +19,7 @@ type CountSync = NonNullable<Service["countSync"]>
 
 export { isCount }
 
-const invalid = (n: unknown): TokenCountError =>
-  new TokenCountError({
-    description: `token counter returned ${typeof n === "number" ? String(n) : typeof n}, not a non-negative integer`
-  })
+const invalid = (n: unknown): TokenCountError => new TokenCountError({ description: invalidCount(n) })
 
 // A raw count (or the error a throw became) as a checked Exit.
 const checked = (n: unknown): Exit.Exit<number, TokenCountError> =>
