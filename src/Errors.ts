@@ -319,8 +319,9 @@ export class ContextOverflowError extends Schema.TaggedError<ContextOverflowErro
 }
 
 /**
- * A usage figure passed to `recordUsage` that is not a non-negative integer
- * (docs/contract.md section 16.4). Nothing is recorded.
+ * A usage passed to `recordUsage` that is refused (docs/contract.md section
+ * 16.4): `inputTokens` not a positive integer (0 included), `overheadTokens`
+ * not a non-negative integer. Nothing is recorded.
  *
  * @example
  * ```ts

@@ -321,7 +321,17 @@ describe("recordUsage and the usage ratio (contract 16.4)", () => {
         assert.instanceOf(error, UsageError)
       }
       const nan = yield* Effect.flip(restored.recordUsage({ inputTokens: Number.NaN }))
-      assert.strictEqual(nan.description, "inputTokens: must be a non-negative integer, got NaN")
+      assert.strictEqual(nan.description, "inputTokens: must be a positive integer, got NaN")
+      // a request always has input tokens: 0 is a usage read wrong, refused (contract 16.4)
+      const zero = yield* Effect.flip(restored.recordUsage({ inputTokens: 0 }))
+      assert.instanceOf(zero, UsageError)
+      assert.strictEqual(zero.description, "inputTokens: must be a positive integer, got 0")
+      assert.strictEqual(zero.message, "invalid usage: inputTokens: must be a positive integer, got 0")
+      const overhead = yield* Effect.flip(restored.recordUsage({ inputTokens: 5, overheadTokens: -1 }))
+      assert.strictEqual(overhead.description, "overheadTokens: must be a non-negative integer, got -1")
+      // an overhead of 0 is meaningful: the whole prompt is the memory's
+      yield* restored.recordUsage({ inputTokens: 11, overheadTokens: 0 })
+      assert.strictEqual(yield* restored.usageRatio, 1.1)
       assert.strictEqual(yield* restored.usageRatio, 1.1)
       yield* restored.clear
       assert.strictEqual(yield* restored.usageRatio, 1)

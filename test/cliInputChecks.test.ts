@@ -279,13 +279,19 @@ describe("rollmem replay warnings", () => {
         "t.jsonl:3: the usage of message 4 (assistant) is skipped: usage is null, not an object"
       ]
     )
+    assert.deepStrictEqual(Input.usageWarnings("x", [answer({ input_tokens: 5, cache_read_input_tokens: null })]), [])
+    // a prompt count of 0 is a usage read wrong (contract 16.4: recordUsage refuses it), skipped with a warning
     assert.deepStrictEqual(
       Input.usageWarnings("x", [
-        answer({ input_tokens: 5, cache_read_input_tokens: null }),
-        answer({ promptTokenCount: 0 })
+        answer({ promptTokenCount: 0 }),
+        answer({ input_tokens: 0, cache_read_input_tokens: 0 })
       ]),
-      []
+      [
+        "x: the usage of message 0 (assistant) is skipped: its prompt count is 0, not a positive integer",
+        "x: the usage of message 1 (assistant) is skipped: its prompt count is 0, not a positive integer"
+      ]
     )
+    assert.strictEqual(Usage.reportedInputTokens({ usage: { prompt_tokens: 0 } }), undefined)
     // a message's metadata holds JSON only; an object built by hand may hold NaN
     assert.strictEqual(
       Usage.reportedUsageProblem({ usage: { prompt_tokens: Number.NaN } }),

@@ -32,6 +32,12 @@ describe("Promise facade: budgets in the model's terms (contract 16)", () => {
     memory.recordUsage({ inputTokens: 10 + 12 })
     assert.strictEqual(memory.usageRatio, 2)
     assert.throws(() => memory.recordUsage({ inputTokens: -1 }), UsageError)
+    assert.throws(
+      () => memory.recordUsage({ inputTokens: 0 }),
+      UsageError,
+      "inputTokens: must be a positive integer, got 0"
+    )
+    assert.strictEqual(memory.usageRatio, 2)
     assert.throws(() => memory.compact({ targetTokens: 1.5 }), ConfigError)
     assert.throws(
       () => new RollingMemory({ maxTokens: 10, contextWindow: { tokens: 40, reserveTokens: 10 }, summarize: "drop" }),

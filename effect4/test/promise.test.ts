@@ -14,6 +14,7 @@ import {
   RollingMemory,
   SummarizerError,
   SummaryMemory,
+  UsageError,
   WindowMemory
 } from "../src/promise/index.js"
 
@@ -130,5 +131,33 @@ describe("the Promise facade on Effect 4", () => {
     assert.instanceOf(refused, Promise)
     await refused.then(() => assert.fail("refused"), (error: unknown) => assert.instanceOf(error, InvalidMessageError))
     assert.strictEqual(memory.buffer.length, 4)
+  })
+
+  it("recordUsage refuses 0 input tokens (a request always has some) as it refuses a negative; nothing recorded", () => {
+    const memory = new RollingMemory({ maxTokens: 100, summarize: "drop" })
+    memory.addUserMessage("a b c d")
+    memory.getMessages()
+    memory.recordUsage({ inputTokens: 6 })
+    assert.strictEqual(memory.usageRatio, 1.5)
+    for (
+      const [usage, description] of [
+        [{ inputTokens: 0 }, "inputTokens: must be a positive integer, got 0"],
+        [{ inputTokens: -1 }, "inputTokens: must be a positive integer, got -1"],
+        [{ inputTokens: 0, overheadTokens: 0 }, "inputTokens: must be a positive integer, got 0"],
+        [{ inputTokens: 5, overheadTokens: -1 }, "overheadTokens: must be a non-negative integer, got -1"]
+      ] as const
+    ) {
+      const error = (() => {
+        try {
+          memory.recordUsage(usage)
+        } catch (error) {
+          return error
+        }
+        return assert.fail(`accepted ${JSON.stringify(usage)}`)
+      })()
+      assert.instanceOf(error, UsageError)
+      assert.strictEqual((error as UsageError).description, description)
+    }
+    assert.strictEqual(memory.usageRatio, 1.5)
   })
 })

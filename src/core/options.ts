@@ -538,8 +538,10 @@ export const compactOptions = (value: unknown): Problem | undefined => {
 
 /**
  * A recorded usage (docs/contract.md section 16.4): an object with
- * `inputTokens` and an optional `overheadTokens`, non-negative integers.
- * The description, or `undefined` when it is valid.
+ * `inputTokens`, a positive integer (a request always has input tokens: a
+ * 0 is a usage read wrong, never a sample), and an optional
+ * `overheadTokens`, a non-negative integer. The description, or `undefined`
+ * when it is valid.
  *
  * @since 0.3.0
  * @category rules
@@ -551,7 +553,7 @@ export const usage = (value: unknown): string | undefined => {
       return `${key}: ${unknownOption(["inputTokens", "overheadTokens"])}`
     }
   }
-  const input = nonNegativeInteger(value.inputTokens)
+  const input = positiveInteger(value.inputTokens)
   if (input !== undefined) return `inputTokens: ${input}`
   if (value.overheadTokens !== undefined) {
     const overhead = nonNegativeInteger(value.overheadTokens)

@@ -135,11 +135,23 @@ const promptTokens = (usage: Readonly<Record<string, unknown>>): number | undefi
   return read.problem === undefined ? read.tokens : undefined
 }
 
+/**
+ * A transcript's prompt count as a `recordUsage` sample: a request always has
+ * input tokens, so a count of 0 is a usage read wrong (docs/contract.md
+ * section 16.4), a problem.
+ */
+const readSample = (usage: Readonly<Record<string, unknown>>): Read => {
+  const read = readPrompt(usage)
+  return read.problem === undefined && read.tokens === 0
+    ? { problem: "its prompt count is 0, not a positive integer" }
+    : read
+}
+
 /** A message's usage read from its metadata (see {@link reportedInputTokens}); `undefined` when it carries none. */
 const readReported = (metadata: Readonly<Record<string, unknown>>): Read | undefined => {
   if (metadata.usage !== undefined) {
     const own = record(metadata.usage)
-    return own === undefined ? { problem: `usage is ${show(metadata.usage)}, not an object` } : readPrompt(own)
+    return own === undefined ? { problem: `usage is ${show(metadata.usage)}, not an object` } : readSample(own)
   }
   const items = record(metadata["rollmem.provider"])?.items
   if (!Array.isArray(items)) return undefined
@@ -149,7 +161,7 @@ const readReported = (metadata: Readonly<Record<string, unknown>>): Read | undef
     const key = fields.usage !== undefined ? "usage" : fields.usageMetadata !== undefined ? "usageMetadata" : undefined
     if (key === undefined) continue
     const usage = record(fields[key])
-    return usage === undefined ? { problem: `${key} is ${show(fields[key])}, not an object` } : readPrompt(usage)
+    return usage === undefined ? { problem: `${key} is ${show(fields[key])}, not an object` } : readSample(usage)
   }
   return undefined
 }
@@ -163,7 +175,8 @@ const readReported = (metadata: Readonly<Record<string, unknown>>): Read | undef
  * `recordUsage`'s contract lists per provider (the first present; with
  * `input_tokens`, Anthropic's cache counts added). `undefined` when the
  * message carries none, or one that cannot be read (a figure that is not a
- * non-negative safe integer: {@link reportedUsageProblem} says why). What
+ * non-negative safe integer, a prompt count of 0: {@link reportedUsageProblem}
+ * says why). What
  * `rollmem replay` records before adding an assistant message.
  *
  * @example
@@ -191,9 +204,10 @@ export const reportedInputTokens = (metadata: Readonly<Record<string, unknown>>)
 /**
  * Why the usage a message carries cannot be read (docs/contract.md section
  * 13.2), or `undefined` when it carries none or a readable one: the usage
- * is not an object, holds no prompt count, or a figure read (a prompt count,
+ * is not an object, holds no prompt count, a figure read (a prompt count,
  * Anthropic's cache counts) is not a non-negative safe integer (`NaN`, a
- * negative number, a fraction, a string). {@link reportedInputTokens} reads
+ * negative number, a fraction, a string), or the prompt count is 0 (a
+ * request always has input tokens: `recordUsage` refuses it). {@link reportedInputTokens} reads
  * such a usage as none; `rollmem replay` warns naming where it was read.
  *
  * @example

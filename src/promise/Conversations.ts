@@ -237,7 +237,8 @@ export class ConversationMemory extends AsyncMemory {
    * Records the provider's usage figures (see `recordUsage` of the memory
    * classes, docs/contract.md section 16.4), saved with the conversation's
    * state (its usage ratio) and applied again, as the same sample, after a
-   * conflict. Throws `UsageError` for a figure that is not a non-negative
+   * conflict. Throws `UsageError` for an `inputTokens` that is not a
+   * positive integer or an `overheadTokens` that is not a non-negative
    * integer, {@link DisposedError} once its `use()` call has ended.
    */
   override recordUsage(usage: Usage): void {

@@ -120,7 +120,7 @@ export {
   SummaryBudgetError,
   /** @since 0.1.0 */
   TokenCountError,
-  /** A usage figure passed to `recordUsage` that is not a non-negative integer. @since 0.3.0 */
+  /** A usage passed to `recordUsage` that is refused: `inputTokens` not a positive integer, `overheadTokens` not a non-negative integer. @since 0.3.0 */
   UsageError
 } from "../Errors.js"
 export {

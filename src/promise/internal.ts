@@ -296,8 +296,8 @@ export abstract class BaseMemory {
    * provider's count of the whole prompt, and `overheadTokens`, the part
    * outside the memory's context (default: a context window's reserve, else
    * 0). The memory keeps a correction ratio its budget checks apply. Throws
-   * `UsageError` (nothing recorded) when a figure is not a non-negative
-   * integer.
+   * `UsageError` (nothing recorded) when `inputTokens` is not a positive
+   * integer or `overheadTokens` not a non-negative integer.
    */
   recordUsage(usage: Usage): void {
     this.assertLive()

@@ -120,7 +120,9 @@ export interface Memory {
    * reserve, else 0). The memory compares the rest with its own count of the
    * context it last read back and keeps a correction ratio that its budget
    * checks apply (RollingMemory), kept in the state. Fails with `UsageError`
-   * (nothing recorded) when a figure is not a non-negative integer.
+   * (nothing recorded) when `inputTokens` is not a positive integer (a
+   * request always has input tokens) or `overheadTokens` not a non-negative
+   * integer.
    */
   readonly recordUsage: (usage: Usage) => Effect.Effect<void, UsageError>
   /** The correction ratio learnt from recorded usages (provider's count over the memory's): 1 until one is recorded. */
