@@ -125,6 +125,30 @@ describe("Promise facade", () => {
     assert.isTrue(rejected)
   })
 
+  it("a result that is not a string throws the TypeError of the SummarizerError; an empty one the SummarizerError", () => {
+    const memory = new RollingMemory({ maxTokens: 2, summarize: (() => 42) as unknown as () => string })
+    memory.addUserMessage("a b")
+    let thrown: unknown
+    try {
+      memory.addUserMessage("c d")
+    } catch (e) {
+      thrown = e
+    }
+    assert.instanceOf(thrown, TypeError)
+    assert.strictEqual((thrown as TypeError).message, "summarizer must return a string, got number")
+    const empty = new RollingMemory({ maxTokens: 2, summarize: () => " " })
+    empty.addUserMessage("a b")
+    let refused: unknown
+    try {
+      empty.addUserMessage("c d")
+    } catch (e) {
+      refused = e
+    }
+    assert.instanceOf(refused, SummarizerError)
+    assert.strictEqual((refused as SummarizerError).cause, undefined)
+    assert.deepStrictEqual(empty.buffer.map(String), ["user: a b", "user: c d"])
+  })
+
   it("bad options, bad state and bad fields throw typed errors", () => {
     assert.throws(() => new RollingMemory({ maxTokens: 0, summarize: "drop" }), ConfigError, "maxTokens")
     assert.throws(() => new RollingMemory({ maxTokens: 1.5, summarize: "drop" }), ConfigError, "maxTokens")

@@ -61,6 +61,17 @@ describe("the async facade's timeout option", () => {
     await memory.dispose()
   })
 
+  it("compact is bounded the same way: it rejects with TimeoutError and commits nothing", async () => {
+    const { signals, summarize } = hanging()
+    const memory = new AsyncRollingMemory({ maxTokens: 100, summarize, timeout: 10 })
+    await memory.addUserMessage("a b")
+    await memory.addUserMessage("c d")
+    assertTimeout(await rejection(memory.compact({ targetTokens: 2 })), 10)
+    assert.isTrue(signals[0].aborted)
+    assert.strictEqual(memory.getContext(), "user: a b\nuser: c d")
+    await memory.dispose()
+  })
+
   it("background folds: an add held back by the hard cap rejects with the fold's TimeoutError; every turn stays", async () => {
     const { signals, summarize } = hanging()
     const memory = new AsyncRollingMemory({

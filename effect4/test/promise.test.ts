@@ -18,6 +18,16 @@ import {
   WindowMemory
 } from "../src/promise/index.js"
 
+/** What `f` throws; fails the test when it returns. */
+const thrownBy = (f: () => unknown): unknown => {
+  try {
+    f()
+  } catch (error) {
+    return error
+  }
+  return assert.fail("nothing was thrown")
+}
+
 const fold = (summary: string, messages: ReadonlyArray<Message>): string =>
   summary + messages.map((m) => `<${m.content}>`).join("")
 
@@ -44,17 +54,65 @@ describe("the Promise facade on Effect 4", () => {
     assert.throws(() => new RollingMemory({ maxTokens: 0, summarize: "drop" }), /maxTokens: must be a positive integer/)
   })
 
-  it("a failing summarizer throws SummarizerError and commits nothing", () => {
+  it("a failing summarizer throws the caller's own error (contract 9) and commits nothing", () => {
+    const boom = new RangeError("model down")
     const memory = new RollingMemory({
       maxTokens: 2,
       summarize: () => {
-        throw new Error("down")
+        throw boom
       }
     })
     memory.addUserMessage("a b")
-    assert.throws(() => memory.addUserMessage("c d"), SummarizerError)
+    assert.strictEqual(thrownBy(() => memory.addUserMessage("c d")), boom)
     assert.strictEqual(memory.summary, "")
     assert.deepStrictEqual(memory.buffer.map((m) => m.content), ["a b", "c d"])
+  })
+
+  it("AsyncSummaryMemory and AsyncRollingMemory reject with the summarizer's rejection reason", async () => {
+    const reason = new Error("quota")
+    const summary = new AsyncSummaryMemory({ summarize: () => Promise.reject(reason) })
+    assert.strictEqual(await summary.addUserMessage("hi").then(() => "nothing", (e: unknown) => e), reason)
+    assert.deepStrictEqual(summary.buffer.map(String), ["user: hi"])
+    const rolling = new AsyncRollingMemory({ maxTokens: 2, summarize: () => Promise.reject(reason) })
+    await rolling.addUserMessage("a b")
+    assert.strictEqual(await rolling.addUserMessage("c d").then(() => "nothing", (e: unknown) => e), reason)
+    assert.deepStrictEqual(rolling.buffer.map(String), ["user: a b", "user: c d"])
+    await summary.dispose()
+    await rolling.dispose()
+  })
+
+  it("a sync class given a Promise-returning summarizer throws TypeError, changes nothing more, and handles the rejection", async () => {
+    let rejected = false
+    const late = Promise.reject(new Error("late")).catch((e) => {
+      rejected = true
+      throw e
+    })
+    const memory = new RollingMemory({ maxTokens: 5, summarize: (() => late) as unknown as () => string })
+    memory.addUserMessage("one two three")
+    const thrown = thrownBy(() => memory.addUserMessage("four five six"))
+    assert.instanceOf(thrown, TypeError)
+    assert.strictEqual(
+      (thrown as TypeError).message,
+      "summarizer returned a Promise in a synchronous memory; use an async memory (AsyncRollingMemory) for an async summarizer"
+    )
+    assert.deepStrictEqual(memory.buffer.map((m) => m.content), ["one two three", "four five six"])
+    assert.strictEqual(memory.summary, "")
+    await new Promise((resolve) => setImmediate(resolve))
+    assert.isTrue(rejected)
+  })
+
+  it("a result that is not a string throws the TypeError of the SummarizerError; an empty one the SummarizerError", () => {
+    const memory = new RollingMemory({ maxTokens: 2, summarize: (() => 42) as unknown as () => string })
+    memory.addUserMessage("a b")
+    const thrown = thrownBy(() => memory.addUserMessage("c d"))
+    assert.instanceOf(thrown, TypeError)
+    assert.strictEqual((thrown as TypeError).message, "summarizer must return a string, got number")
+    const empty = new RollingMemory({ maxTokens: 2, summarize: () => " " })
+    empty.addUserMessage("a b")
+    const refused = thrownBy(() => empty.addUserMessage("c d"))
+    assert.instanceOf(refused, SummarizerError)
+    assert.strictEqual((refused as SummarizerError).cause, undefined)
+    assert.deepStrictEqual(empty.buffer.map(String), ["user: a b", "user: c d"])
   })
 
   it("state round-trips through toJSON and fromJSON, counted with the facade's tokenCounter", () => {
@@ -160,4 +218,60 @@ describe("the Promise facade on Effect 4", () => {
     }
     assert.strictEqual(memory.usageRatio, 1.5)
   })
+})
+
+describe("a summarizer that throws a SummarizerError of its own (contract 9)", () => {
+  const own = () => new SummarizerError({ description: "needs the AI SDK: npm i ai@6", cause: new Error("inner") })
+
+  it("sync: the add throws that error whole, not its cause", () => {
+    const error = own()
+    const memory = new RollingMemory({
+      maxTokens: 2,
+      summarize: () => {
+        throw error
+      }
+    })
+    memory.addUserMessage("a b")
+    assert.strictEqual(thrownBy(() => memory.addUserMessage("c d")), error)
+    assert.deepStrictEqual(memory.buffer.map(String), ["user: a b", "user: c d"])
+  })
+
+  it("async: the add rejects with that error whole; another error is still handed back as thrown", async () => {
+    const error = own()
+    const memory = new AsyncRollingMemory({ maxTokens: 2, summarize: () => Promise.reject(error) })
+    await memory.addUserMessage("a b")
+    assert.strictEqual(await memory.addUserMessage("c d").then(() => "nothing", (e: unknown) => e), error)
+    const plain = new Error("down")
+    const other = new AsyncRollingMemory({ maxTokens: 2, summarize: () => Promise.reject(plain) })
+    await other.addUserMessage("a b")
+    assert.strictEqual(await other.addUserMessage("c d").then(() => "nothing", (e: unknown) => e), plain)
+  })
+})
+
+describe("a summarizer that throws null or undefined (one rule)", () => {
+  for (const value of [null, undefined]) {
+    it(`sync: throwing ${String(value)} throws a SummarizerError whose cause is ${String(value)}`, () => {
+      const memory = new RollingMemory({
+        maxTokens: 2,
+        summarize: () => {
+          throw value
+        }
+      })
+      memory.addUserMessage("a b")
+      const thrown = thrownBy(() => memory.addUserMessage("c d"))
+      assert.instanceOf(thrown, SummarizerError)
+      assert.strictEqual((thrown as SummarizerError).cause, value)
+      assert.strictEqual((thrown as SummarizerError).description, String(value))
+      assert.deepStrictEqual(memory.buffer.map(String), ["user: a b", "user: c d"])
+    })
+
+    it(`async: rejecting with ${String(value)} rejects with a SummarizerError whose cause is ${String(value)}`, async () => {
+      const memory = new AsyncRollingMemory({ maxTokens: 2, summarize: () => Promise.reject(value) })
+      await memory.addUserMessage("a b")
+      const thrown = await memory.addUserMessage("c d").then(() => "nothing", (e: unknown) => e)
+      assert.instanceOf(thrown, SummarizerError)
+      assert.strictEqual((thrown as SummarizerError).cause, value)
+      assert.deepStrictEqual(memory.buffer.map(String), ["user: a b", "user: c d"])
+    })
+  }
 })

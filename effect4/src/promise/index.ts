@@ -3,18 +3,22 @@
  * the Effect 4 strategies for code that does not use Effect, with the Effect
  * 3 facade's names and options (`summarize` a function or `"drop"`,
  * `tokenCounter` a function). A synchronous class runs each add in the
- * caller's step; an async class returns a promise per add. Errors are thrown
- * (or rejected) as the typed errors themselves. Not here yet: `timeout`,
- * background folds (`fold`, `hardMaxTokens`, `foldRetries`), `Conversations`
- * and the archive.
+ * caller's step; an async class returns a promise per add, each summarizer
+ * call bounded by the `timeout` option when given. Errors are thrown (or
+ * rejected) as the typed errors themselves, except a summarizer's: an add
+ * throws the caller's own summarizer error, the `cause` of the
+ * `SummarizerError` (docs/contract.md section 9), as the Effect 3 facade
+ * does. Not here yet: background folds (`fold`, `hardMaxTokens`,
+ * `foldRetries`), `Conversations` and the archive.
  *
  * @since 1.0.0
  */
-import { Cause, Effect, Exit, Fiber, Layer, Schema } from "effect"
+import { Cause, Duration, Effect, Exit, Fiber, Layer, Schema } from "effect"
 import * as Rules from "../../../src/core/options.js"
-import { ConfigError } from "../Errors.js"
+import { ConfigError, SummarizerError } from "../Errors.js"
 import * as MemoryState from "../schema/MemoryState.js"
 import * as Message from "../schema/Message.js"
+import { thrownAsIs } from "../services/internal/summarizing.js"
 import * as Summarizer from "../services/Summarizer.js"
 import * as TokenCounter from "../services/TokenCounter.js"
 import * as Buffer from "../strategies/BufferMemory.js"
@@ -63,9 +67,21 @@ export class DisposedError extends Schema.TaggedError<DisposedError>("rollmem/Di
   }
 }
 
+/**
+ * What an add throws for a failure (docs/contract.md section 9): the
+ * summarizer's own error, the `cause` of the `SummarizerError` wrapped around
+ * it; the `SummarizerError` itself when there is no error to hand back (a
+ * thrown `null` or `undefined`, a result refused by the memory) or when the
+ * summarizer threw that `SummarizerError` itself.
+ */
+const unwrap = (error: unknown): unknown =>
+  error instanceof SummarizerError && !thrownAsIs.has(error) && error.cause !== undefined && error.cause !== null
+    ? error.cause
+    : error
+
 const squash = <A, E>(exit: Exit.Exit<A, E>): A => {
   if (Exit.isSuccess(exit)) return exit.value
-  throw Cause.squash(exit.cause)
+  throw unwrap(Cause.squash(exit.cause))
 }
 
 const check = (option: string, rule: Rules.Check, value: unknown): void => {
@@ -92,13 +108,60 @@ const counterOf = (tokenCounter: unknown): TokenCounter.Service => {
   return TokenCounter.fromFunction(tokenCounter as CountTokens)
 }
 
-const summarizerOf = (summarize: unknown, async: boolean): Summarizer.Service => {
+/**
+ * The async classes' `timeout` (milliseconds), checked: a positive integer,
+ * given with a `summarize` function (docs/contract.md section 9).
+ */
+const timeoutOf = (own: { readonly [key: string]: unknown }): number | undefined => {
+  if (own.timeout === undefined) return undefined
+  check("timeout", Rules.milliseconds, own.timeout)
+  const needs = Rules.promiseNeeds({ summarize: own.summarize, timeout: own.timeout }, Rules.camel)
+  if (needs !== undefined) throw new ConfigError(needs)
+  return own.timeout as number
+}
+
+/**
+ * Each call of `summarizer` bounded by `millis`: a call that has not settled
+ * by then is interrupted (its `AbortSignal` aborts) and fails with a
+ * `SummarizerError` whose cause is a `DOMException` named `"TimeoutError"`,
+ * which the add throws.
+ */
+const bounded = (summarizer: Summarizer.Service, millis: number | undefined): Summarizer.Service => {
+  if (millis === undefined) return summarizer
+  const duration = Duration.millis(millis)
+  const orElse = () =>
+    Effect.fail(
+      new SummarizerError({
+        description: `no summary within ${millis} ms (the timeout option)`,
+        cause: new DOMException(`the summarizer did not settle within ${millis} ms`, "TimeoutError")
+      })
+    )
+  return {
+    ...summarizer,
+    summarize: (summary, messages, request) =>
+      Effect.timeoutOrElse(summarizer.summarize(summary, messages, request), { duration, orElse })
+  }
+}
+
+const summarizerOf = (
+  own: { readonly [key: string]: unknown },
+  async: boolean
+): Summarizer.Service => {
+  const summarize = own.summarize
+  if (summarize !== Rules.DROP) check("summarize", Rules.summarizeOrDrop, summarize)
+  const timeout = async ? timeoutOf(own) : undefined
   if (summarize === Rules.DROP) return Summarizer.drop
-  check("summarize", Rules.summarizeOrDrop, summarize)
   if (!async) return Summarizer.fromFunction(summarize as Summarize)
   const f = summarize as AsyncSummarize
-  return Summarizer.fromPromise((summary, messages, signal, request) => f(summary, messages, signal, request))
+  return bounded(
+    Summarizer.fromPromise((summary, messages, signal, request) => f(summary, messages, signal, request)),
+    timeout
+  )
 }
+
+/** The facade's own keys: every class's, and the async classes' `timeout`. */
+const ownKeys = (async: boolean): ReadonlyArray<string> =>
+  async ? ["summarize", "tokenCounter", "timeout"] : ["summarize", "tokenCounter"]
 
 const build = <A>(
   made: Effect.Effect<A, unknown, Summarizer.Summarizer>,
@@ -198,7 +261,7 @@ export abstract class BaseMemory {
 
 /** A memory whose adds complete in the caller's step (a synchronous summarizer). @since 1.0.0 */
 export abstract class SyncMemory extends BaseMemory {
-  /** Adds a message; throws the add's typed error. */
+  /** Adds a message; throws the add's typed error, or the summarizer's own error (docs/contract.md section 9). */
   add(message: Message.Message): void {
     this.assertLive()
     squash(Effect.runSyncExit(this.memory.add(message)))
@@ -252,7 +315,7 @@ export abstract class AsyncMemory extends BaseMemory {
     })
   }
 
-  /** Adds a message; rejects with the add's typed error. */
+  /** Adds a message; rejects with the add's typed error, or the summarizer's own error (docs/contract.md section 9). */
   add(message: Message.Message): Promise<void> {
     return this.run(this.memory.add(message))
   }
@@ -305,6 +368,16 @@ export interface RollingOptions extends Rolling.Options {
 export interface AsyncRollingOptions extends Rolling.Options {
   readonly summarize: AsyncSummarize | "drop"
   readonly tokenCounter?: CountTokens | undefined
+  /**
+   * How long one summarizer call may take, in milliseconds (a positive
+   * integer; default: no limit; needs a `summarize` function). A call that
+   * has not settled by then is abandoned: the `AbortSignal` passed to
+   * `summarize` is aborted, and the fold fails as any failed fold does
+   * (docs/contract.md section 5): nothing is committed, the turn stays in the
+   * buffer. The add rejects with a `DOMException` named `"TimeoutError"` (as
+   * `AbortSignal.timeout` gives).
+   */
+  readonly timeout?: number | undefined
 }
 
 const rolling = (
@@ -312,11 +385,11 @@ const rolling = (
   state: MemoryState.MemoryState | undefined,
   async: boolean
 ): Rolling.RollingMemory => {
-  const { own, rest } = split(options, ["summarize", "tokenCounter"])
+  const { own, rest } = split(options, ownKeys(async))
   return build(
     Rolling.fromState(state, rest as Rolling.Options),
     counterOf(own.tokenCounter),
-    summarizerOf(own.summarize, async)
+    summarizerOf(own, async)
   )
 }
 
@@ -419,15 +492,17 @@ export interface SummaryOptions extends Summary.Options {
 export interface AsyncSummaryOptions extends Summary.Options {
   readonly summarize: AsyncSummarize
   readonly tokenCounter?: CountTokens | undefined
+  /** As {@link AsyncRollingOptions.timeout}. */
+  readonly timeout?: number | undefined
 }
 
 const summary = (options: unknown, state: MemoryState.MemoryState | undefined, async: boolean) => {
-  const { own, rest } = split(options, ["summarize", "tokenCounter"])
+  const { own, rest } = split(options, ownKeys(async))
   check("summarize", Rules.summarizeFunction, own.summarize)
   return build(
     Summary.fromState(state, rest as Summary.Options),
     counterOf(own.tokenCounter),
-    summarizerOf(own.summarize, async)
+    summarizerOf(own, async)
   )
 }
 

@@ -7,6 +7,7 @@
 import { Context, Effect, Layer } from "effect"
 import { SummarizerError } from "../Errors.js"
 import type { Message } from "../schema/Message.js"
+import { thrownAsIs } from "./internal/summarizing.js"
 import type * as TokenCounter from "./TokenCounter.js"
 
 /**
@@ -46,8 +47,15 @@ export class Summarizer extends Context.Service<Summarizer, Service>()("rollmem/
 
 const describe = (cause: unknown): string => cause instanceof Error ? cause.message : String(cause)
 
-const toError = (cause: unknown): SummarizerError =>
-  cause instanceof SummarizerError ? cause : new SummarizerError({ description: describe(cause), cause })
+// A SummarizerError the function threw itself is its own error: passed on whole (docs/contract.md section 9).
+const toError = (cause: unknown): SummarizerError => {
+  if (!(cause instanceof SummarizerError)) return new SummarizerError({ description: describe(cause), cause })
+  thrownAsIs.add(cause)
+  return cause
+}
+
+const isThenable = (u: unknown): u is PromiseLike<unknown> =>
+  typeof u === "object" && u !== null && typeof (u as { then?: unknown }).then === "function"
 
 const checkString = (result: unknown): Effect.Effect<string, SummarizerError> =>
   typeof result === "string" ? Effect.succeed(result) : Effect.fail(
@@ -58,7 +66,11 @@ const checkString = (result: unknown): Effect.Effect<string, SummarizerError> =>
   )
 
 /**
- * A summarizer from a plain function; a throw becomes `SummarizerError`.
+ * A summarizer from a plain function; a throw becomes `SummarizerError`. A
+ * function that returns a Promise is refused (`SummarizerError` whose cause
+ * is a `TypeError`) and the promise gets a rejection handler, so a later
+ * rejection is not unhandled: use {@link fromPromise} for asynchronous
+ * summarizers.
  *
  * @example
  * ```ts
@@ -78,6 +90,13 @@ export const fromFunction = (
         result = f(summary, messages, request)
       } catch (cause) {
         return Effect.fail(toError(cause))
+      }
+      if (isThenable(result)) {
+        result.then(undefined, () => undefined)
+        const cause = new TypeError(
+          "summarizer returned a Promise in a synchronous memory; use an async memory (AsyncRollingMemory) for an async summarizer"
+        )
+        return Effect.fail(new SummarizerError({ description: cause.message, cause }))
       }
       return checkString(result)
     })
