@@ -116,7 +116,7 @@ describe("rollmem replay of an input with no conversation", () => {
       const empty = write("empty.jsonl", "")
       const blank = write("blank.jsonl", "\n  \n\n")
       const noneInArray = write("none.json", "[]")
-      for (const args of [[empty], [blank], [empty, blank]]) {
+      for (const args of [[empty], [blank], [empty, blank], [noneInArray], [noneInArray, empty]]) {
         const r = yield* runCli(["replay", ...args, "--tokenizer", "words"])
         assert.isTrue(Exit.isFailure(r.exit))
         assert.instanceOf(failureOf(r), CliFailure)
@@ -130,10 +130,17 @@ describe("rollmem replay of an input with no conversation", () => {
         assert.strictEqual(r.stderr, `rollmem: nothing to replay: no conversation in ${empty}`)
         assert.strictEqual(r.stdout, "")
       }
-      // an empty array is an empty conversation named by the file: replayed (0 messages), as before
-      const r = yield* runCli(["replay", noneInArray, "--tokenizer", "words", "--format", "json"])
+      // an empty array holds no conversation: beside an input that holds one, only that one is replayed
+      const one = write("one.jsonl", line("a", [{ role: "user", content: "hello there" }]) + "\n")
+      const r = yield* runCli(["replay", noneInArray, one, "--tokenizer", "words", "--format", "json"])
       assert.isTrue(Exit.isSuccess(r.exit), r.stderr)
-      assert.strictEqual((JSON.parse(r.stdout) as { totals: { conversations: number } }).totals.conversations, 1)
+      assert.strictEqual(r.stderr, "")
+      const report = JSON.parse(r.stdout) as {
+        totals: { conversations: number }
+        conversations: ReadonlyArray<{ id: string }>
+      }
+      assert.strictEqual(report.totals.conversations, 1)
+      assert.deepStrictEqual(report.conversations.map((c) => c.id), ["a"])
     }))
 })
 

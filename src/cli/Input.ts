@@ -6,7 +6,7 @@
  * - A `.json` file, or a file whose text starts with `[`, is one document: an
  *   array of messages or a conversation object, whose id is the file name;
  *   or an array of conversation objects, each named by its `id` (else
- *   `file[i]`).
+ *   `file[i]`). An empty array (`[]`) holds no conversation.
  * - Any other file is JSON Lines: each non-blank line is
  *   `{"id": "...", "messages": [...]}` (other keys ignored; a line without an
  *   id gets `file:line`). A file that is one JSON object spread over several
@@ -202,9 +202,11 @@ const isConversation = (u: unknown): u is Record<string, unknown> =>
  * Reads one JSON document as a conversation named `id`: a conversation
  * object, or an array of messages; or, an array of conversation objects,
  * each as a conversation named by its `id` (else `file[i]`), a problem
- * naming `file[i]`.
+ * naming `file[i]`. An empty array holds no conversation (neither messages
+ * nor conversations): nothing is read from it, as from an empty file.
  */
 const readDocument = (file: string, id: string, value: unknown, format: Formats.InputFormat): Into => {
+  if (Array.isArray(value) && value.length === 0) return emptyInto()
   if (Array.isArray(value) && value.length > 0 && value.every(isConversation)) {
     const into = emptyInto()
     value.forEach((item, i) => {
