@@ -4,6 +4,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { ConfigError, Conversations, type ConversationsOptions, DisposedError } from "../src/promise/index.js"
+import { ConversationStoreError } from "../src/store/ConversationStore.js"
 import { servers } from "./store/layers.js"
 import { pgSchema, skipNote } from "./store/servers.js"
 import { rejection } from "./support/promises.js"
@@ -47,6 +48,26 @@ describe("Promise facade: stored conversations", () => {
     })
     await conversations.delete("c1")
     assert.strictEqual(await conversations.load("c1"), undefined)
+    await conversations.dispose()
+  })
+
+  it("an empty id is refused by use(), load() and delete() with ConversationStoreError; the callback never runs", async () => {
+    const conversations = new Conversations({ store: "memory", strategy: "buffer" })
+    let ran = false
+    const refusals = [
+      ["load", conversations.use("", async () => void (ran = true))],
+      ["load", conversations.load("")],
+      ["delete", conversations.delete("")]
+    ] as const
+    for (const [operation, call] of refusals) {
+      const error = await call.then(() => assert.fail("accepted"), (error: unknown) => error)
+      assert.instanceOf(error, ConversationStoreError)
+      assert.strictEqual(
+        (error as ConversationStoreError).message,
+        `cannot ${operation} conversation "": a conversation id must be a non-empty string, got ""`
+      )
+    }
+    assert.isFalse(ran)
     await conversations.dispose()
   })
 

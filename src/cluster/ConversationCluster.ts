@@ -68,6 +68,7 @@ import { withCreationLock } from "../internal/creationLock.js"
 import type * as Summarizer from "../services/Summarizer.js"
 import * as Conversation from "../store/Conversation.js"
 import * as ConversationStore from "../store/ConversationStore.js"
+import { checkingIds } from "../store/internal/records.js"
 import * as ConversationEntity from "./ConversationEntity.js"
 import { resendOnHandover, resendOnIdCollision } from "./internal/handover.js"
 
@@ -246,7 +247,7 @@ export const layerWriter: Layer.Layer<ConversationStore.ConversationStore | Conv
         isOwnError(error)
           ? error as unknown as Conversation.WithMemoryError
           : new ConversationStore.ConversationStoreError({ conversationId: id, operation, cause: error }))
-    const store = ConversationStore.ConversationStore.of({
+    const store = ConversationStore.ConversationStore.of(checkingIds({
       load: (id) =>
         Effect.map(own(id, "load", client(id).Read()), (stored) => Option.fromNullable(stored)) as Effect.Effect<
           Option.Option<ConversationStore.Stored>,
@@ -262,7 +263,7 @@ export const layerWriter: Layer.Layer<ConversationStore.ConversationStore | Conv
         ),
       delete: (id) =>
         own(id, "delete", client(id).Delete()) as Effect.Effect<void, ConversationStore.ConversationStoreError>
-    })
+    }))
     const writer = Conversation.Writer.of({
       apply: (id, request) =>
         Effect.asVoid(own(

@@ -81,6 +81,29 @@ export const isRevision = (value: unknown): value is number =>
   typeof value === "number" && Number.isInteger(value) && value > 0
 
 /**
+ * Why `id` cannot name a stored conversation, or `undefined` when it can: a
+ * conversation id is a non-empty string (docs/contract.md section 12.1).
+ * Every store's `load`, `save` and `delete` refuse such an id with its
+ * `ConversationStoreError`, whose cause says this, before the backend is
+ * asked.
+ *
+ * @example
+ * ```ts
+ * import { idProblem } from "./store.js"
+ * idProblem("c") // undefined
+ * idProblem("") // "a conversation id must be a non-empty string, got \"\""
+ * ```
+ *
+ * @since 0.4.0
+ */
+export const idProblem = (id: unknown): string | undefined =>
+  typeof id === "string" && id.length > 0
+    ? undefined
+    : `a conversation id must be a non-empty string, got ${
+      typeof id === "string" ? JSON.stringify(id) : id === null ? "null" : typeof id
+    }`
+
+/**
  * The message of a conflict: `conversation "c" is no longer at revision 1: ...`.
  *
  * @since 0.4.0

@@ -304,7 +304,8 @@ const checkStore = (store: unknown): ConversationStore.Location => {
  * Errors (rejections): `ConversationConflictError` when retries run out
  * under heavy contention (nothing of that call is saved),
  * `ConversationDecodeError` for a stored value that does not decode,
- * `ConversationStoreError` when the backend fails, `ConfigError` for a store
+ * `ConversationStoreError` when the backend fails or the id is not a
+ * non-empty string (`""`: refused before anything runs), `ConfigError` for a store
  * that cannot be opened, {@link DisposedError} after `dispose()`, and
  * whatever `fn` or the summarizer rejects with.
  *

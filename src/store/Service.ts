@@ -76,7 +76,10 @@ export interface SaveOptions {
 export const NO_REVISION = Rules.NO_REVISION
 
 /**
- * A conversation store.
+ * A conversation store. A conversation id is a non-empty string: `load`,
+ * `save` and `delete` of every layer refuse `""` with
+ * {@link ConversationStoreError} (its cause saying so) before the backend
+ * is asked.
  *
  * @since 0.1.0
  * @category models

@@ -51,6 +51,36 @@ const conformance = ({ layer, raw }: StoreUnderTest) => {
       assert.isTrue(Option.isNone(yield* store.load("never")))
     }).pipe(Effect.provide(layer)))
 
+  it.effect("an empty id is refused by load, save, delete and withMemory with ConversationStoreError; nothing runs", () =>
+    Effect.gen(function*() {
+      const store = yield* Store
+      const refused = [
+        ["load", yield* Effect.flip(store.load(""))],
+        ["save", yield* Effect.flip(store.save("", stateA, ConversationStore.NO_REVISION))],
+        ["delete", yield* Effect.flip(store.delete(""))]
+      ] as const
+      for (const [operation, error] of refused) {
+        assert.instanceOf(error, ConversationStore.ConversationStoreError)
+        const storeError = error as ConversationStore.ConversationStoreError
+        assert.strictEqual(storeError.operation, operation)
+        assert.strictEqual(storeError.conversationId, "")
+        assert.strictEqual(
+          storeError.message,
+          `cannot ${operation} conversation "": a conversation id must be a non-empty string, got ""`
+        )
+      }
+      let ran = false
+      const viaMemory = yield* Effect.flip(
+        Conversation.withMemory("", { strategy: "buffer" }, () => Effect.sync(() => (ran = true)))
+      )
+      assert.instanceOf(viaMemory, ConversationStore.ConversationStoreError)
+      assert.strictEqual(
+        viaMemory.message,
+        `cannot load conversation "": a conversation id must be a non-empty string, got ""`
+      )
+      assert.isFalse(ran)
+    }).pipe(Effect.provide(layer)))
+
   it.effect("the first save (expected revision 0) creates revision 1; load returns the state", () =>
     Effect.gen(function*() {
       const store = yield* Store
@@ -194,7 +224,7 @@ const conformance = ({ layer, raw }: StoreUnderTest) => {
   it.effect("conversations are independent, whatever their ids", () =>
     Effect.gen(function*() {
       const store = yield* Store
-      const ids = ["a", "A", "a/b", "a%2Fb", "..", "", "über 😀", "x".repeat(150)]
+      const ids = ["a", "A", "a/b", "a%2Fb", "..", " ", "über 😀", "x".repeat(150)]
       for (const [i, id] of ids.entries()) {
         yield* store.save(id, MemoryState.make(`s${i}`, [Message.user(id)]), 0)
       }

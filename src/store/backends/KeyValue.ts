@@ -15,6 +15,7 @@ import type * as MemoryState from "../../schema/MemoryState.js"
 import * as Archive from "../../services/Archive.js"
 import * as ArchiveLog from "../internal/archiveLog.js"
 import {
+  checkingIds,
   conflict,
   decodeWith,
   DEFAULT_PREFIX,
@@ -190,7 +191,7 @@ export const makeOn = (kv: KeyValues, options: KeyValueOptions | undefined): Eff
           Effect.mapError(storeError(id, "delete"))
         )
       }))
-    return ConversationStore.of({ load, save, delete: remove, archive })
+    return ConversationStore.of(checkingIds({ load, save, delete: remove, archive }))
   })
 
 /**

@@ -15,6 +15,7 @@ import * as Archive from "../../services/Archive.js"
 import * as ArchiveLog from "../internal/archiveLog.js"
 import { importModule } from "../internal/peers.js"
 import {
+  checkingIds,
   conflict,
   decodeWith,
   DEFAULT_PREFIX,
@@ -198,6 +199,6 @@ export const layerRedis = (options?: RedisOptions): Layer.Layer<ConversationStor
           try: () => commands.rollmemArchive(prefix + id, "", "", "", ...archiveArgs([entries])),
           catch: archiveFailed("archive write")
         })))
-      return ConversationStore.of({ load, save, delete: remove, archive })
+      return ConversationStore.of(checkingIds({ load, save, delete: remove, archive }))
     })
   )

@@ -16,6 +16,7 @@ import * as Rules from "../../core/store.js"
 import * as MemoryState from "../../schema/MemoryState.js"
 import { importModule } from "../internal/peers.js"
 import {
+  checkingIds,
   conflict,
   decodeWith,
   encodeRequestIds,
@@ -179,7 +180,7 @@ export const makeSql = (
         ))),
         storeError(id, "delete")
       ))
-    return ConversationStore.of({ load, save, delete: remove, archive: archive.service })
+    return ConversationStore.of(checkingIds({ load, save, delete: remove, archive: archive.service }))
   })
 
 /**

@@ -10,7 +10,16 @@ import { Effect, Layer, Option, Semaphore } from "effect"
 import { KeyValueStore } from "effect/persistence"
 import * as Rules from "../../../../src/core/store.js"
 import type * as MemoryState from "../../schema/MemoryState.js"
-import { conflict, decodeText, encodeRecord, held, live, type Record, storeError } from "../internal/records.js"
+import {
+  checkingIds,
+  conflict,
+  decodeText,
+  encodeRecord,
+  held,
+  live,
+  type Record,
+  storeError
+} from "../internal/records.js"
 import {
   type ConversationDecodeError,
   ConversationStore,
@@ -85,7 +94,7 @@ export const makeOn = (kv: KeyValues, options: KeyValueOptions | undefined): Ser
       if (stored._tag === "Success") return
       yield* Effect.mapError(kv.remove(prefix + id), storeError(id, "delete"))
     }))
-  return { load, save, delete: remove }
+  return checkingIds({ load, save, delete: remove })
 }
 
 /**

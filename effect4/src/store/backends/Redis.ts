@@ -15,7 +15,15 @@ import type * as MemoryState from "../../schema/MemoryState.js"
 import * as Messages from "../../schema/Message.js"
 import * as Archive from "../../services/Archive.js"
 import { importModule } from "../internal/peers.js"
-import { conflict, decodeParsed, encodeRequestIds, encodeState, live, storeError } from "../internal/records.js"
+import {
+  checkingIds,
+  conflict,
+  decodeParsed,
+  encodeRequestIds,
+  encodeState,
+  live,
+  storeError
+} from "../internal/records.js"
 import {
   ConversationDecodeError,
   ConversationStore,
@@ -239,6 +247,6 @@ export const layerRedis = (options?: RedisOptions): Layer.Layer<ConversationStor
             return Effect.map(messages(id), (archived) => Store.makeStore(archived).search(id, query, options))
           })
       }
-      return { load, save, delete: remove, archive }
+      return checkingIds({ load, save, delete: remove, archive })
     })
   )

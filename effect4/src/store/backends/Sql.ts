@@ -13,6 +13,7 @@ import * as SqlRules from "../../../../src/core/sqlStore.js"
 import * as Rules from "../../../../src/core/store.js"
 import { importModule } from "../internal/peers.js"
 import {
+  checkingIds,
   conflict,
   decodeParsed,
   encodeRequestIds,
@@ -300,7 +301,7 @@ export const makeSql = (
         ))),
         storeError(id, "delete")
       ))
-    return { load, save, delete: remove, archive: archive.service }
+    return checkingIds({ load, save, delete: remove, archive: archive.service })
   })
 
 /**

@@ -14,6 +14,7 @@ import {
   ConversationDecodeError,
   ConversationStoreError,
   type SaveOptions,
+  type Service,
   type Stored
 } from "../Service.js"
 
@@ -100,3 +101,27 @@ export const conflict = (id: string, expectedRevision: number) =>
 /** @internal */
 export const storeError = (id: string, operation: ConversationStoreError["operation"]) => (cause: unknown) =>
   new ConversationStoreError({ conversationId: id, operation, cause })
+
+// An id no conversation can have (docs/contract.md section 12.1): the operation's ConversationStoreError.
+const refuseId = (id: string, operation: "load" | "save" | "delete") => {
+  const problem = Rules.idProblem(id)
+  return problem === undefined
+    ? undefined
+    : Effect.fail(storeError(typeof id === "string" ? id : String(id), operation)(new Error(problem)))
+}
+
+/**
+ * A store whose `load`, `save` and `delete` refuse an id that is not a
+ * non-empty string with `ConversationStoreError` (its cause saying so)
+ * before the backend is asked, as the Effect 3 line's do: every layer's
+ * service goes through it.
+ *
+ * @internal
+ */
+export const checkingIds = (service: Service): Service => ({
+  ...service,
+  load: (id) => refuseId(id, "load") ?? service.load(id),
+  save: (id, state, expectedRevision, options) =>
+    refuseId(id, "save") ?? service.save(id, state, expectedRevision, options),
+  delete: (id) => refuseId(id, "delete") ?? service.delete(id)
+})
