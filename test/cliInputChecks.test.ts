@@ -191,6 +191,22 @@ describe("rollmem replay warnings", () => {
       )
       const report = JSON.parse(r.stdout) as { conversations: ReadonlyArray<{ id: string }> }
       assert.deepStrictEqual(report.conversations.map((c) => c.id), ["a", "a", "a"])
+      // --show of that id shows the first, and says which of how many
+      const shown = yield* runCli(["replay", first, second, "--tokenizer", "words", "--format", "json", "--show", "a"])
+      assert.isTrue(Exit.isSuccess(shown.exit), shown.stderr)
+      assert.strictEqual(
+        shown.stderr,
+        [
+          `rollmem: warning: ${first}:3: conversation id "a" was already read at ${first}:1; both are replayed`,
+          `rollmem: warning: ${second}[0]: conversation id "a" was already read at ${first}:1; both are replayed`,
+          `rollmem: showing the first of 3 conversations with id "a" (${first}:1)`
+        ].join("\n")
+      )
+      assert.strictEqual((JSON.parse(shown.stdout) as { show: { context: string } }).show.context, "user: one")
+      // an id read once: nothing said
+      const once = yield* runCli(["replay", second, "--tokenizer", "words", "--format", "json", "--show", "a"])
+      assert.isTrue(Exit.isSuccess(once.exit), once.stderr)
+      assert.strictEqual(once.stderr, "")
     }))
 
   it.effect("the example transcript gives no warning", () =>
@@ -372,6 +388,23 @@ describe("rollmem replay of a conversation whose memory fails", () => {
       assert.strictEqual(
         shown.stderr,
         `rollmem: ${mixed}:2: ${failure}\nrollmem: invalid option --show: conversation "big" failed (see above)`
+      )
+      // the first conversation of a repeated id failed: the first that replayed is shown, and stderr says so
+      const again = write("show-again.jsonl", `${big}\n${ok("big")}\n`)
+      const second = yield* runCli(["replay", again, ...args, "--format", "json", "--show", "big"])
+      assert.isTrue(Exit.isFailure(second.exit))
+      assert.strictEqual(
+        second.stderr,
+        [
+          `rollmem: ${again}:1: ${failure}`,
+          `rollmem: warning: ${again}:2: conversation id "big" was already read at ${again}:1; both are replayed`,
+          `rollmem: showing the first of 2 conversations with id "big" that replayed (${again}:2)`,
+          "rollmem: 1 conversation failed and is left out of the report (see above)"
+        ].join("\n")
+      )
+      assert.strictEqual(
+        (JSON.parse(second.stdout) as { show: { context: string } }).show.context,
+        "user: hi\nassistant: hello"
       )
     }))
 

@@ -476,6 +476,10 @@ export const runReplay = (
     const totalBytes = yield* totalBytesOf(args.files)
     const counts = { conversations: 0, skipped: 0, failed: 0 }
     const failedIds = new Set<string>()
+    // Where each conversation with the id of --show was read, and those that failed: with an id read more than
+    // once, the first that replayed is shown, and stderr says which.
+    const showRead: Array<string> = []
+    const showFailed = new Set<string>()
     // A memory's failure is the conversation's (a summary over its budget, pinned messages over the window, a
     // token count or summary that failed): named with where it was read, the conversation is left out and the
     // replay goes on (exit code 1 at the end). Any other failure (a store, an archive) would repeat for every
@@ -493,6 +497,7 @@ export const runReplay = (
         Effect.sync(() => {
           counts.failed++
           failedIds.add(conversation.id)
+          if (conversation.id === show && conversation.where !== undefined) showFailed.add(conversation.where)
         })
       )
     }
@@ -517,6 +522,7 @@ export const runReplay = (
         Stream.filterMap((item) => {
           if (item._tag !== "Conversation") return Option.none()
           if (report) counts.conversations++
+          if (report && show !== undefined && item.conversation.id === show) showRead.push(item.where ?? show)
           return Option.some({ ...item.conversation, where: item.where })
         })
       )
@@ -592,6 +598,14 @@ export const runReplay = (
           ? `conversation "${show}" failed (see above)`
           : `no conversation with id "${show}" was read`
       })
+    }
+    if (outcome.shown !== undefined && showRead.length > 1) {
+      const at = showRead.find((where) => !showFailed.has(where))
+      yield* Console.error(
+        `rollmem: showing the first of ${showRead.length} conversations with id ${JSON.stringify(show)}${
+          at === showRead[0] ? "" : " that replayed"
+        } (${at})`
+      )
     }
     const unit = args.tokenizer === "words" ? "words" : "tokens"
     const title = describeConfig(args, config, counts.conversations)
