@@ -74,7 +74,7 @@
  * const memory = new AsyncRollingMemory({ maxTokens: 4000, summarize: "drop" })
  * await memory.addUserMessage("Book me a flight to Rome")
  * const completion = await client.chat.completions.create({ model: "gpt-4o-mini", messages: toOpenAIChat(memory.getMessages()) })
- * for (const message of fromOpenAIChat([completion.choices[0].message])) await memory.addMessage(message)
+ * await memory.addMessages(fromOpenAIChat([completion.choices[0].message]))
  * ```
  *
  * @since 0.2.0

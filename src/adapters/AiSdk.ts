@@ -28,9 +28,12 @@
  *
  * @example
  * ```ts
- * import { generateText } from "ai"
+ * import { generateText, type LanguageModel } from "ai"
  * import { fromAiSdk, toAiSdk } from "rollmem/adapters"
+ * import { AsyncRollingMemory } from "rollmem/promise"
  *
+ * declare const model: LanguageModel
+ * const memory = new AsyncRollingMemory({ maxTokens: 4000, summarize: "drop" })
  * const result = await generateText({ model, messages: toAiSdk(memory.getMessages()) })
  * await memory.addMessages(fromAiSdk(result.response.messages))
  * ```

@@ -38,7 +38,9 @@
  * ```ts
  * import Anthropic from "@anthropic-ai/sdk"
  * import { fromAnthropic, toAnthropic } from "rollmem/adapters"
+ * import { AsyncRollingMemory } from "rollmem/promise"
  *
+ * const memory = new AsyncRollingMemory({ maxTokens: 4000, summarize: "drop" })
  * const client = new Anthropic()
  * const reply = await client.messages.create({ model: "claude-sonnet-4-5", max_tokens: 1024, ...toAnthropic(memory.getMessages()) })
  * await memory.addMessages(fromAnthropic({ messages: [{ role: reply.role, content: reply.content }] }))

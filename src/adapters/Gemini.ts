@@ -36,10 +36,12 @@
  * ```ts
  * import { GoogleGenAI } from "@google/genai"
  * import { fromGemini, toGemini } from "rollmem/adapters"
+ * import { AsyncRollingMemory } from "rollmem/promise"
  *
+ * const memory = new AsyncRollingMemory({ maxTokens: 4000, summarize: "drop" })
  * const ai = new GoogleGenAI({})
  * const { contents, systemInstruction } = toGemini(memory.getMessages())
- * const response = await ai.models.generateContent({ model: "gemini-2.5-flash", contents, config: { systemInstruction } })
+ * const response = await ai.models.generateContent({ model: "gemini-2.5-flash", contents, config: systemInstruction === undefined ? {} : { systemInstruction } })
  * await memory.addMessages(fromGemini({ contents: [response.candidates![0].content!] }))
  * ```
  *

@@ -27,7 +27,9 @@
  * ```ts
  * import OpenAI from "openai"
  * import { fromOpenAIChat, toOpenAIChat } from "rollmem/adapters"
+ * import { AsyncRollingMemory } from "rollmem/promise"
  *
+ * const memory = new AsyncRollingMemory({ maxTokens: 4000, summarize: "drop" })
  * const client = new OpenAI()
  * const completion = await client.chat.completions.create({ model: "gpt-4o-mini", messages: toOpenAIChat(memory.getMessages()) })
  * await memory.addMessages(fromOpenAIChat([completion.choices[0].message]))

@@ -29,7 +29,9 @@
  * ```ts
  * import OpenAI from "openai"
  * import { fromOpenAIResponses, toOpenAIResponses } from "rollmem/adapters"
+ * import { AsyncRollingMemory } from "rollmem/promise"
  *
+ * const memory = new AsyncRollingMemory({ maxTokens: 4000, summarize: "drop" })
  * const client = new OpenAI()
  * const response = await client.responses.create({ model: "gpt-4.1-mini", input: toOpenAIResponses(memory.getMessages()) })
  * await memory.addMessages(fromOpenAIResponses(response.output))

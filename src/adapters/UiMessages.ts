@@ -48,12 +48,15 @@
  *
  * @example
  * ```ts
- * import { convertToModelMessages, streamText, type UIMessage } from "ai"
+ * import { convertToModelMessages, streamText, type LanguageModel, type UIMessage } from "ai"
  * import { fromUIMessages, toUIMessages } from "rollmem/adapters"
+ * import { AsyncRollingMemory } from "rollmem/promise"
  *
+ * declare const model: LanguageModel
+ * const memory = new AsyncRollingMemory({ maxTokens: 4000, summarize: "drop" })
  * // the route of useChat: the client's messages in, the memory's context out
  * export const POST = async (req: Request) => {
- *   const { messages }: { messages: Array<UIMessage> } = await req.json()
+ *   const { messages } = (await req.json()) as { messages: Array<UIMessage> }
  *   await memory.addMessages(fromUIMessages(messages.slice(-1)))
  *   const result = streamText({ model, messages: await convertToModelMessages(toUIMessages(memory.getMessages())) })
  *   return result.toUIMessageStreamResponse()

@@ -67,10 +67,13 @@
  *
  * @example
  * ```ts
- * import { LanguageModel } from "@effect/ai"
+ * import { Chat, LanguageModel } from "@effect/ai"
  * import { Effect, Ref } from "effect"
+ * import type { RollingMemory } from "rollmem"
  * import { AiPrompt } from "rollmem/ai"
  *
+ * declare const memory: RollingMemory.RollingMemory
+ * declare const chat: Chat.Service
  * // memory -> model
  * const reply = Effect.flatMap(memory.messages, (messages) =>
  *   LanguageModel.generateText({ prompt: AiPrompt.toPrompt(messages) })

@@ -17,7 +17,9 @@
  * import { Effect, Layer, Schedule } from "effect"
  * import { ExtractiveSummarizer, Summarizer } from "rollmem"
  * import { LanguageModelSummarizer, SummarizerPolicy } from "rollmem/ai"
+ * import type { LanguageModel } from "@effect/ai"
  *
+ * declare const myLanguageModelLayer: Layer.Layer<LanguageModel.LanguageModel>
  * const resilient = SummarizerPolicy.withFallback(ExtractiveSummarizer.layer({ maxTokens: 400 })).pipe(
  *   Layer.provide(
  *     Summarizer.withPolicy((call) =>
@@ -86,6 +88,10 @@ export const isTransient = (error: unknown): boolean => {
  *
  * @example
  * ```ts
+ * import { Layer } from "effect"
+ * import { ExtractiveSummarizer } from "rollmem"
+ * import { LanguageModelSummarizer, SummarizerPolicy } from "rollmem/ai"
+ *
  * // Layer<Summarizer, ConfigError, LanguageModel | TokenCounter>
  * const layer = SummarizerPolicy.withFallback(ExtractiveSummarizer.layer()).pipe(
  *   Layer.provide(LanguageModelSummarizer.layer())

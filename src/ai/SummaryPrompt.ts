@@ -9,8 +9,11 @@
  *
  * @example
  * ```ts
+ * import { Message } from "rollmem"
  * import { SummaryPrompt } from "rollmem/ai"
  *
+ * const summary = "The user wants to fly to Rome."
+ * const turns = [Message.user("On May 3, please"), Message.assistant("Booked AZ 611.")]
  * const system = SummaryPrompt.instructions(300)
  * const user = SummaryPrompt.request({ summary, transcript: SummaryPrompt.renderTranscript(turns), maxTokens: 300 })
  * ```
@@ -35,7 +38,10 @@ const callLine = (call: ToolCall): string =>
  *
  * @example
  * ```ts
- * renderTranscript([
+ * import { Message } from "rollmem"
+ * import { SummaryPrompt } from "rollmem/ai"
+ *
+ * SummaryPrompt.renderTranscript([
  *   Message.user("Weather in Rome?"),
  *   Message.assistant("", { toolCalls: [{ id: "c1", name: "weather", arguments: "{\"city\":\"Rome\"}" }] }),
  *   Message.tool("18C, sunny", { toolCallId: "c1" })

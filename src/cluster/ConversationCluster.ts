@@ -27,10 +27,12 @@
  * ```ts
  * // runner.ts: one per host (or several), each with its own port
  * import { NodeRuntime } from "@effect/platform-node"
- * import { Layer } from "effect"
- * import { Summarizer } from "rollmem"
+ * import { Effect, Layer } from "effect"
+ * import { Message, Summarizer } from "rollmem"
  * import { ConversationCluster } from "rollmem/cluster"
+ * import { Conversation } from "rollmem/store"
  *
+ * declare const mySummarize: (summary: string, turns: ReadonlyArray<Message.Message>) => string
  * const RunnerLive = ConversationCluster.layerRunner({
  *   url: "postgres://app@db:5432/app",
  *   host: "10.0.0.5", // how the other runners reach this one

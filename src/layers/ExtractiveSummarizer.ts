@@ -324,7 +324,9 @@ const resultGist = (content: string): string => {
  *
  * @example
  * ```ts
- * gists([
+ * import { ExtractiveSummarizer, Message } from "rollmem"
+ *
+ * ExtractiveSummarizer.gists([
  *   Message.user("The parcel with order 48213 never arrived at my flat. I paid $39.90 to Acme Shipping in New York.")
  * ])
  * // ["user: The parcel with order 48213 never arrived at my flat. [$39.90, Acme Shipping, New York]"]
@@ -441,6 +443,9 @@ export const make = (options?: Options): Effect.Effect<Summarizer.Service, Confi
  *
  * @example
  * ```ts
+ * import { Effect } from "effect"
+ * import { ExtractiveSummarizer, RollingMemory } from "rollmem"
+ *
  * const program = RollingMemory.make().pipe(Effect.provide(ExtractiveSummarizer.layer()))
  * ```
  *

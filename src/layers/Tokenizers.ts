@@ -103,6 +103,8 @@ const cl100kModels =
  *
  * @example
  * ```ts
+ * import { encodingForModel } from "rollmem/tokenizers"
+ *
  * encodingForModel("gpt-4o-mini") // Option.some("o200k_base")
  * encodingForModel("gpt-4-turbo") // Option.some("cl100k_base")
  * encodingForModel("llama-3") // Option.none()
@@ -270,6 +272,8 @@ const normalize = (model: string): string => {
  *
  * @example
  * ```ts
+ * import { modelTokenizer } from "rollmem/tokenizers"
+ *
  * modelTokenizer("claude-sonnet-4-5-20250929")
  * // Option.some({ family: "claude-sonnet-4-5", provider: "anthropic", vocabulary: "claude", exact: false,
  * //               contentMultiplier: 1.1, framingTokens: 3 })
@@ -521,6 +525,8 @@ export const layerCl100kBase: Layer.Layer<TokenCounter.TokenCounter, ConfigError
  *
  * @example
  * ```ts
+ * import { layerEncoding } from "rollmem/tokenizers"
+ *
  * layerEncoding("o200k_base") // layerO200kBase
  * layerEncoding("o200k_base", "gpt-tokenizer") // the same counts through gpt-tokenizer
  * ```
@@ -667,6 +673,8 @@ const resolve = (
  *
  * @example
  * ```ts
+ * import { layerModel } from "rollmem/tokenizers"
+ *
  * layerModel("gpt-4.1-mini") // the o200k_base layer
  * layerModel("gpt-3.5-turbo") // the cl100k_base layer
  * layerModel("claude-sonnet-4-5") // Claude's vocabulary × 1.1 (an estimate)

@@ -10,8 +10,10 @@
  *
  * @example
  * ```ts
- * import { Conversations } from "rollmem/promise"
+ * import { Conversations, type Message } from "rollmem/promise"
  *
+ * declare const mySummarize: (summary: string, turns: ReadonlyArray<Message>) => Promise<string>
+ * declare const callMyModel: (messages: ReadonlyArray<Message>) => Promise<string>
  * const conversations = new Conversations({
  *   store: "sqlite:conversations.db", // or "memory", "postgres://…", "redis://…"
  *   strategy: "rolling",

@@ -13,7 +13,9 @@
  * ```ts
  * import { Effect, Schedule } from "effect"
  * import { Summarizer } from "rollmem"
+ * import type { Message } from "rollmem"
  *
+ * declare const callMyModel: (summary: string, turns: ReadonlyArray<Message.Message>, maxTokens?: number) => Effect.Effect<string, Error>
  * const layer = Summarizer.layerEffect((summary, messages, request) =>
  *   callMyModel(summary, messages, request.maxSummaryTokens).pipe(
  *     Effect.retry(Schedule.exponential("200 millis").pipe(Schedule.jittered, Schedule.intersect(Schedule.recurs(3)))),
@@ -193,7 +195,13 @@ export const isCompacted = (result: unknown): result is Compacted =>
  *
  * @example
  * ```ts
- * const summary = mySummarizer.summarize("", turns, Summarizer.request({ maxSummaryTokens: 200 }))
+ * import { Effect } from "effect"
+ * import { Message, Summarizer } from "rollmem"
+ *
+ * const summary = Effect.gen(function*() {
+ *   const summarizer = yield* Summarizer.Summarizer
+ *   return yield* summarizer.summarize("", [Message.user("Book me a flight to Rome")], Summarizer.request({ maxSummaryTokens: 200 }))
+ * }).pipe(Effect.provide(Summarizer.layerFunction((summary, turns) => `${summary} ${turns.length} turns`.trim())))
  * ```
  *
  * @since 0.2.0
@@ -622,6 +630,13 @@ export const layerPromise = (f: PromiseFunction): Layer.Layer<Summarizer> => Lay
  *
  * @example
  * ```ts
+ * import { Context, Effect } from "effect"
+ * import { Summarizer } from "rollmem"
+ * import type { Message } from "rollmem"
+ *
+ * class MyClient extends Context.Tag("MyClient")<MyClient, {
+ *   readonly summarize: (summary: string, turns: ReadonlyArray<Message.Message>, maxTokens?: number) => Effect.Effect<string>
+ * }>() {}
  * // Layer<Summarizer, never, MyClient>
  * const layer = Summarizer.layerEffect((summary, messages, request) =>
  *   Effect.flatMap(MyClient, (client) => client.summarize(summary, messages, request.maxSummaryTokens))
@@ -658,6 +673,9 @@ export const layerEffect = <E, R = never>(
  *
  * @example
  * ```ts
+ * import { Effect, Schedule } from "effect"
+ * import { Summarizer } from "rollmem"
+ *
  * const resilient = Summarizer.withPolicy((call) =>
  *   call.pipe(Effect.retry(Schedule.recurs(2)), Effect.timeout("10 seconds"))
  * )

@@ -191,6 +191,8 @@ export const checkedCount = (counter: Service, text: string): Effect.Effect<numb
  *
  * @example
  * ```ts
+ * import { TokenCounter } from "rollmem"
+ *
  * TokenCounter.countText(TokenCounter.wordCounter, "") // Effect.succeed(0)
  * ```
  *

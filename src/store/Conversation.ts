@@ -32,6 +32,7 @@
  * import { Message, Summarizer } from "rollmem"
  * import { Conversation, ConversationStore } from "rollmem/store"
  *
+ * declare const callMyModel: (messages: ReadonlyArray<Message.Message>) => Effect.Effect<string>
  * const turn = (id: string, text: string) =>
  *   Conversation.withMemory(id, { strategy: "rolling", maxTokens: 2000 }, (memory) =>
  *     Effect.gen(function*() {
