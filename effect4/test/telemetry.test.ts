@@ -5,7 +5,7 @@
  * neither folds nor drops.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Metric, Tracer } from "effect"
+import { Effect, Exit, Metric, Scope, Tracer } from "effect"
 import { Message, RollingMemory, Summarizer, SummarizerError, Telemetry, WindowMemory } from "../src/index.js"
 
 /** A tracer keeping every span it makes (Effect's own spans, so they hold their attributes). */
@@ -69,6 +69,37 @@ describe("telemetry (contract 11)", () => {
           1
         )
       }).pipe(Effect.provideService(Summarizer.Summarizer, joined))
+    ))
+
+  it.effect("a background fold is a root span linked to the add that started it; the summarizer's span nests in it", () =>
+    withRegistry(
+      Effect.gen(function*() {
+        const { spans, tracer } = recordingTracer()
+        const summarizer = Summarizer.fromEffect((summary: string, messages: ReadonlyArray<Message.Message>) =>
+          Effect.withSpan(Effect.succeed([summary, ...messages.map((m) => m.content)].join("|")), "summarize")
+        )
+        const scope = yield* Scope.make()
+        const memory = yield* RollingMemory.makeScoped({ maxTokens: 4, fold: "background" }).pipe(
+          Effect.provideService(Summarizer.Summarizer, summarizer),
+          Scope.provide(scope)
+        )
+        yield* Effect.forEach([Message.user("a b"), Message.assistant("c d"), Message.user("e f")], memory.add, {
+          discard: true
+        }).pipe(Effect.withSpan("turn"), Effect.withTracer(tracer))
+        // until the fold has committed, then close the memory's scope
+        for (let i = 0; i < 20 && (yield* memory.summary) === ""; i++) yield* Effect.yieldNow
+        yield* Scope.close(scope, Exit.void)
+        assert.strictEqual(yield* memory.summary, "|a b|c d")
+        assert.deepStrictEqual(spans.map((s) => s.name), ["turn", Telemetry.FOLD_SPAN, "summarize"])
+        const [turn, fold, summarize] = spans
+        assert.strictEqual(fold.parent._tag, "None")
+        assert.notStrictEqual(fold.traceId, turn.traceId)
+        assert.deepStrictEqual(fold.links.map((l) => [l.span.spanId, l.attributes]), [
+          [turn.spanId, { "rollmem.link": "started by" }]
+        ])
+        assert.strictEqual(summarize.parent._tag === "Some" && summarize.parent.value.spanId, fold.spanId)
+        assert.strictEqual(fold.attributes.get("rollmem.outcome"), "committed")
+      })
     ))
 
   it.effect("an add that neither folds nor drops records nothing; with Effect's own tracer a fold opens no span", () =>

@@ -3,17 +3,16 @@
  * and cross-field rules as the Effect 3 line's (every rule is
  * `core/options.ts`'s; only this declaration of which keys each strategy
  * takes exists twice), decoded once into a `ConfigError` naming the first
- * wrong option. Background folding (`fold`, `hardMaxTokens`, `foldRetry`) is
- * not on this line yet: those are unknown options here.
+ * wrong option.
  *
  * @since 1.0.0
  */
-import { Result } from "effect"
+import { Result, Schedule } from "effect"
 import type { Pattern } from "../../../src/core/artifacts.js"
 import type { Boundary } from "../../../src/core/eviction.js"
 import * as Rules from "../../../src/core/options.js"
 import type { ClearUntil } from "../../../src/core/policy.js"
-import { ConfigError } from "../Errors.js"
+import { type AddError, ConfigError } from "../Errors.js"
 import type * as Archive from "../services/Archive.js"
 
 /** One option: its rule, whether it is required, and the fields of an object option. */
@@ -57,8 +56,8 @@ const summaryFraming = optional(Rules.summaryFraming)
 const archive = optional(Rules.archive)
 const conversationId = optional(Rules.conversationId)
 
-/** RollingMemory's options (docs/contract.md section 10). */
-const rollingFields: Fields = {
+/** RollingMemory's options (docs/contract.md section 10) besides the archive's. */
+const rollingPolicyFields: Fields = {
   maxTokens: optional(Rules.positiveInteger),
   contextWindow,
   targetTokens: optional(Rules.positiveInteger),
@@ -70,9 +69,22 @@ const rollingFields: Fields = {
   summaryFraming,
   maxSummaryTokens: optional(Rules.positiveInteger),
   maxSummarizerInputTokens: optional(Rules.positiveInteger),
-  ledger,
-  archive,
-  conversationId
+  ledger
+}
+
+/** RollingMemory's options that name no strategy's context (what a stored conversation takes). */
+const rollingFields: Fields = { ...rollingPolicyFields, archive, conversationId }
+
+/**
+ * Background folds (docs/contract.md section 5.1): `RollingMemory`'s
+ * constructors take them (`makeScoped` runs them); options naming their
+ * strategy (`Memory.make`, a stored conversation) do not, as on the Effect 3
+ * line, whose save must hold every fold.
+ */
+const backgroundFields: Fields = {
+  fold: optional(Rules.oneOf(Rules.foldModes)),
+  hardMaxTokens: optional(Rules.positiveInteger),
+  foldRetry: optional((u) => Schedule.isSchedule(u) ? undefined : "must be a Schedule")
 }
 
 /**
@@ -102,6 +114,12 @@ export const fieldsOf: { readonly [S in Rules.Strategy]: Fields } = {
     archive,
     conversationId
   }
+}
+
+/** What each strategy's constructors take: its options, and RollingMemory's background folds. */
+const constructorFieldsOf: { readonly [S in Rules.Strategy]: Fields } = {
+  ...fieldsOf,
+  rolling: { ...rollingPolicyFields, ...backgroundFields, archive, conversationId }
 }
 
 const rulesOf: { readonly [S in Rules.Strategy]: Rules.CrossRule | undefined } = {
@@ -148,6 +166,17 @@ export interface RollingOptions extends PolicyOptions, ArchiveOptions {
   readonly maxSummaryTokens?: number | undefined
   readonly maxSummarizerInputTokens?: number | undefined
   readonly ledger?: LedgerOptions | undefined
+  /**
+   * When folds run (docs/contract.md section 5.1): `"blocking"` (default),
+   * or `"background"` (`RollingMemory.makeScoped` only, with a summarizer):
+   * an add completes once its turn is appended, folds run one at a time in a
+   * fiber of the memory's scope.
+   */
+  readonly fold?: "blocking" | "background" | undefined
+  /** With `fold: "background"`: the buffer's hard cap in tokens (at least `maxTokens`, default twice it). */
+  readonly hardMaxTokens?: number | undefined
+  /** With `fold: "background"`: how a failed fold is retried (each attempt plans again). Default: not retried. */
+  readonly foldRetry?: Schedule.Schedule<unknown, AddError> | undefined
 }
 
 /**
@@ -243,7 +272,7 @@ export const decode = <S extends Rules.Strategy>(
   const notObject = Rules.options(value)
   if (notObject !== undefined) return Result.fail(new ConfigError({ option: "options", description: notObject }))
   const options = value as { readonly [key: string]: unknown }
-  const problem = check(fieldsOf[strategy], options, "")
+  const problem = check(constructorFieldsOf[strategy], options, "")
   if (problem !== undefined) return Result.fail(problem)
   const rule = rulesOf[strategy]
   const crossed = rule === undefined ? undefined : rule(options, Rules.camel)

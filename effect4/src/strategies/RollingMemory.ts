@@ -7,7 +7,7 @@
  *
  * @since 1.0.0
  */
-import { Effect } from "effect"
+import { Effect, type Scope } from "effect"
 import type { ConfigError, StateDecodeError, TokenCountError } from "../Errors.js"
 import type * as MemoryState from "../schema/MemoryState.js"
 import type { RollingOptions } from "../schema/Options.js"
@@ -17,7 +17,7 @@ import { buildRolling, type RollingMemory } from "./internal/wiring.js"
 
 export type { RollingMemory }
 
-/** RollingMemory's options (the same as the Effect 3 line's blocking ones). @since 1.0.0 */
+/** RollingMemory's options (the same as the Effect 3 line's). @since 1.0.0 */
 export type Options = RollingOptions
 
 /**
@@ -50,6 +50,47 @@ export const fromState = (
   Effect.flatMap(
     Context.options("rolling", options),
     (decoded) => Effect.flatMap(Context.services, (services) => buildRolling(services, decoded, state))
+  )
+
+/**
+ * A RollingMemory whose folds may run in the background (`fold:
+ * "background"`, docs/contract.md section 5.1), owned by the current
+ * `Scope`: closing it interrupts the fold in flight (committing nothing),
+ * lets the held-back adds in and starts no other fold; the memory stays
+ * readable and its adds still append. With `state`, restores it first (each
+ * message counted once, not pruned). Takes every option of {@link make};
+ * fails with `ConfigError` (as `make`, and `fold: "background"` with
+ * `Summarizer.drop`) or `TokenCountError` (restoring).
+ *
+ * @example
+ * ```ts
+ * import { Effect, Schedule } from "effect"
+ * import { Message, RollingMemory, Summarizer } from "rollmem"
+ *
+ * const program = Effect.scoped(Effect.gen(function*() {
+ *   const memory = yield* RollingMemory.makeScoped({
+ *     maxTokens: 8000,
+ *     targetTokens: 4000,
+ *     fold: "background", // an add never waits on the summarizer below 16,000 tokens
+ *     foldRetry: Schedule.max([Schedule.exponential("1 second"), Schedule.recurs(3)])
+ *   })
+ *   yield* memory.add(Message.user("Book me a flight to Rome"))
+ * })).pipe(Effect.provide(Summarizer.layerFunction((summary, turns) => `${summary} +${turns.length}`.trim())))
+ * ```
+ *
+ * @since 1.0.0
+ */
+export const makeScoped = (
+  options?: Options,
+  state?: MemoryState.MemoryState
+): Effect.Effect<RollingMemory, ConfigError | TokenCountError, Scope.Scope | Summarizer.Summarizer> =>
+  Effect.flatMap(
+    Context.options("rolling", options),
+    (decoded) =>
+      Effect.flatMap(
+        Effect.scope,
+        (scope) => Effect.flatMap(Context.services, (services) => buildRolling(services, decoded, state, scope))
+      )
   )
 
 /** A RollingMemory holding the state read from JSON (parsed or text). @since 1.0.0 */

@@ -82,6 +82,8 @@ export interface Core {
   nextPosition: number | undefined
   /** Originals of tool results cut at the door not yet archived: written with the next write. */
   pendingOriginals: Array<Archive.Entry>
+  /** What a `clear` does after emptying the buffer (background folds: let the held-back adds in). */
+  afterClear: (() => void) | undefined
 }
 
 interface LedgerOf {
@@ -148,7 +150,8 @@ export const makeCore = (counter: TokenCounter.Service, options?: CoreOptions): 
     archive: options?.archive,
     conversationId: options?.conversationId,
     nextPosition: options?.archive === undefined ? undefined : 0,
-    pendingOriginals: []
+    pendingOriginals: [],
+    afterClear: undefined
   }
 }
 
@@ -257,8 +260,26 @@ export const driveCounting = <R>(
     return step.value
   })
 
+/**
+ * How an add's counted messages go in: `append` them, then run `then` (the
+ * archive's pending writes, then `afterAppend`); background folds may hold
+ * them back first (docs/contract.md section 5.1).
+ *
+ * @internal
+ */
+export type Admit = (
+  counted: ReadonlyArray<{ readonly message: M; readonly tokens: number }>,
+  append: () => void,
+  then: () => Effect.Effect<void, AddError>
+) => Effect.Effect<void, AddError>
+
+const appendNow: Admit = (_counted, append, then) => {
+  append()
+  return then()
+}
+
 /** An add's steps, single and batched: count every message, append them, then `afterAppend` once. @internal */
-export const adding = (core: Core, afterAppend: () => Effect.Effect<void, AddError>) => {
+export const adding = (core: Core, afterAppend: () => Effect.Effect<void, AddError>, admit: Admit = appendNow) => {
   // positions kept (docs/contract.md section 17): each message takes the next; a tool result cut at
   // the door has its original archived right after it is appended
   const append = (c: Counted): void => {
@@ -277,17 +298,14 @@ export const adding = (core: Core, afterAppend: () => Effect.Effect<void, AddErr
     core.pendingOriginals.length === 0 ? afterAppend() : Effect.flatMap(flushOriginals(core), afterAppend)
   return {
     add: (message: M): Effect.Effect<void, AddError> =>
-      Effect.flatMap(counted(core, message), (c) => {
-        append(c)
-        return then()
-      }),
+      Effect.flatMap(counted(core, message), (c) => admit([c], () => append(c), then)),
     addMessages: (messages: ReadonlyArray<M>): Effect.Effect<void, AddError> =>
       messages.length === 0 ? Effect.void : Effect.flatMap(
         Effect.forEach(messages, (message) => counted(core, message)),
-        (all) => {
-          for (const c of all) append(c)
-          return then()
-        }
+        (all) =>
+          admit(all, () => {
+            for (const c of all) append(c)
+          }, then)
       )
   }
 }
@@ -679,6 +697,7 @@ export const makeMemory = <X extends Memory>(
       core.usageRatio = undefined
       core.lastReadTokens = undefined
       core.index.clear()
+      core.afterClear?.()
     }),
     state,
     toJSON: Effect.map(state, MemoryState.toJSON),

@@ -8,7 +8,7 @@
  *
  * @internal
  */
-import { Cause, Clock, Context, Effect, Exit, Metric, References, Tracer } from "effect"
+import { Cause, Clock, Context, Effect, Exit, Metric, Option, References, Tracer } from "effect"
 import { type Plan, plannedTokens } from "../../../../src/core/eviction.js"
 import type * as Message from "../../schema/Message.js"
 import * as Telemetry from "../../Telemetry.js"
@@ -188,3 +188,20 @@ const usageGauge = (strategy: string): Metric.Gauge<number> => {
   }
   return gauge
 }
+
+/**
+ * Runs `effect`, a background fold loop (docs/contract.md section 5.1), with
+ * no parent span and a link to the caller's current span, if any: each of its
+ * folds is a root span linked to the add that started the loop (the add has
+ * returned by then), and the summarizer's spans still nest in the fold's.
+ *
+ * @internal
+ */
+export const linkedToCaller = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+  Effect.flatMap(Effect.serviceOption(Tracer.ParentSpan), (caller) => {
+    const root = Effect.updateContext(
+      effect,
+      (context: Context.Context<never>): Context.Context<never> => Context.omit(Tracer.ParentSpan)(context)
+    )
+    return Option.isNone(caller) ? root : Effect.linkSpans(root, caller.value, { "rollmem.link": "started by" })
+  })

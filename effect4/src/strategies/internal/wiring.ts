@@ -6,16 +6,18 @@
  *
  * @internal
  */
-import { Effect } from "effect"
+import { Effect, Option, type Scope } from "effect"
+import * as MessageCore from "../../../../src/core/message.js"
 import * as Rules from "../../../../src/core/options.js"
 import { indexConfig, pruningOf } from "../../../../src/core/policy.js"
 import * as Usage from "../../../../src/core/usage.js"
-import type { AddError, ConfigError, TokenCountError } from "../../Errors.js"
+import { type AddError, ConfigError, type TokenCountError } from "../../Errors.js"
 import type * as MemoryState from "../../schema/MemoryState.js"
 import type { Message } from "../../schema/Message.js"
 import type { BufferOptions, RollingOptions, SummaryOptions, WindowOptions } from "../../schema/Options.js"
 import type * as Summarizer from "../../services/Summarizer.js"
 import type * as TokenCounter from "../../services/TokenCounter.js"
+import { type Background, backgroundFolder } from "./background.js"
 import {
   adding,
   type CompactOptions,
@@ -40,9 +42,18 @@ export interface RollingMemory extends Memory {
   readonly maxTokens: number
   readonly targetTokens: number
   readonly contextWindow: { readonly tokens: number; readonly reserveTokens: number } | undefined
-  readonly fold: "blocking"
+  /** When folds run: `"blocking"` or `"background"` (docs/contract.md section 5.1). */
+  readonly fold: "blocking" | "background"
+  /**
+   * With background folds: the error of the last fold that failed after its
+   * retries, until a fold commits; always none with blocking folds.
+   */
+  readonly lastFoldFailure: Effect.Effect<Option.Option<AddError>>
+  /** Folds now (docs/contract.md section 16.2); a `ConfigError` with background folds. */
   readonly compact: (options?: CompactOptions) => Effect.Effect<void, AddError | ConfigError>
 }
+
+const noFailure: Effect.Effect<Option.Option<AddError>> = Effect.succeed(Option.none())
 
 /** A BufferMemory: every turn kept. @internal */
 export interface BufferMemory extends Memory {
@@ -68,11 +79,12 @@ export interface Services {
   readonly summarizer: Summarizer.Service | undefined
 }
 
-/** @internal */
+/** @internal `scope` owns background folds (`fold: "background"`, docs/contract.md section 5.1). */
 export const buildRolling = (
   services: Services,
   options: RollingOptions,
-  state: MemoryState.MemoryState | undefined
+  state: MemoryState.MemoryState | undefined,
+  scope?: Scope.Scope
 ): Effect.Effect<RollingMemory, TokenCountError | ConfigError> => {
   // the reserve defaults to 0 (docs/contract.md section 16.1)
   const window = options.contextWindow === undefined
@@ -83,6 +95,11 @@ export const buildRolling = (
     : window.tokens - window.reserveTokens
   const pruning = pruningOf(options, "tokens", maxTokens, options.targetTokens)
   const { counter, summarizer } = services
+  const refused = Rules.foldContext(options.fold, scope !== undefined, summarizer !== undefined)
+  if (refused !== undefined) return Effect.fail(new ConfigError(refused))
+  const background: Background | undefined = options.fold === "background" && scope !== undefined
+    ? { scope, hardMax: Rules.hardMaxOf(maxTokens, options.hardMaxTokens), retry: options.foldRetry }
+    : undefined
   const core = makeCore(counter, {
     index: indexConfig<Message>(pruning),
     summaryRole: options.summaryRole ?? "system",
@@ -94,6 +111,33 @@ export const buildRolling = (
     archive: options.archive,
     conversationId: options.conversationId
   })
+  if (background !== undefined && summarizer !== undefined) {
+    return Effect.flatMap(fill(core, state), (core) => {
+      const weightOf = (message: Message, tokens: number): number =>
+        pruning.pinSystem && MessageCore.entryOf(message, tokens).systemLike ? 0 : tokens
+      const room = (target: number) => core.index.plan({ ...pruning.policy, target }, true)
+      const folder = backgroundFolder(
+        core,
+        summarizer,
+        pruning.policy,
+        () => startPrune(core, pruning),
+        weightOf,
+        background,
+        room
+      )
+      core.afterClear = folder.afterClear
+      const memory = makeMemory<RollingMemory>(core, adding(core, folder.afterAppend, folder.admit), {
+        strategy: "rolling",
+        maxTokens,
+        targetTokens: pruning.policy.target,
+        contextWindow: window,
+        fold: "background",
+        lastFoldFailure: folder.lastFailure,
+        compact: () => Effect.fail(new ConfigError({ option: "fold", description: "compact needs fold: \"blocking\"" }))
+      })
+      return Effect.as(folder.register, memory)
+    })
+  }
   return Effect.map(fill(core, state), (core) => {
     const index = core.index
     core.reserveTokens = window?.reserveTokens ?? 0
@@ -171,6 +215,7 @@ export const buildRolling = (
       targetTokens: pruning.policy.target,
       contextWindow: window,
       fold: "blocking",
+      lastFoldFailure: noFailure,
       compact
     })
   })
