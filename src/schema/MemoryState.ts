@@ -37,6 +37,13 @@ import { formatValue } from "./ParseIssue.js"
  * The version writers put in a state that uses none of version 3's fields
  * (docs/contract.md section 2): the Python package reads it.
  *
+ * @example
+ * ```ts
+ * import { MemoryState } from "rollmem"
+ *
+ * MemoryState.toJSON(MemoryState.empty).version === MemoryState.CURRENT_VERSION // true: 2
+ * ```
+ *
  * @since 0.1.0
  * @category constants
  */
@@ -46,6 +53,13 @@ export const CURRENT_VERSION = StateRules.CURRENT_VERSION
  * The version written when a state carries one of version 3's fields
  * (`segments`, `compaction`, `conversationId`, `nextPosition` with
  * `positions`, `usageRatio`; docs/contract.md section 2).
+ *
+ * @example
+ * ```ts
+ * import { MemoryState } from "rollmem"
+ *
+ * MemoryState.VERSION_3 // 3: written only when a state has one of version 3's fields
+ * ```
  *
  * @since 0.3.0
  * @category constants
@@ -162,6 +176,14 @@ const State = Schema.Struct({
  * What joins summary segments into the summary they read back as: a blank
  * line (docs/contract.md section 2).
  *
+ * @example
+ * ```ts
+ * import { MemoryState } from "rollmem"
+ *
+ * // the summary a memory with segments sends: its segments joined
+ * const summary = ["Flight to Rome booked.", "Hotel near Termini."].join(MemoryState.SEGMENT_SEPARATOR)
+ * ```
+ *
  * @since 0.3.0
  * @category constants
  */
@@ -228,6 +250,13 @@ export interface Version3Fields {
  * Whether a state carries a field of version 3 (and so is written as
  * version 3).
  *
+ * @example
+ * ```ts
+ * import { MemoryState, Message } from "rollmem"
+ *
+ * MemoryState.usesVersion3(MemoryState.make("", [Message.user("hi")])) // false: written as version 2
+ * ```
+ *
  * @since 0.3.0
  * @category predicates
  */
@@ -239,6 +268,15 @@ export const usesVersion3 = (state: MemoryState): boolean => StateRules.usesVers
  * unless the state carries a version 3 field; then version 3 with those
  * fields (`summary` is then the segments' join, written for readers that
  * know no segments).
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { MemoryState } from "rollmem"
+ *
+ * const state = Schema.decodeUnknownSync(MemoryState.MemoryStateSchema)({ version: 2, summary: "", buffer: [] })
+ * Schema.encodeSync(MemoryState.MemoryStateSchema)(state) // { version: 2, summary: "", buffer: [] }
+ * ```
  *
  * @since 0.1.0
  * @category schemas
@@ -274,6 +312,16 @@ export const MemoryStateSchema: Schema.Schema<MemoryState, Encoded> = Schema.tra
  * with its size (`[array of 1000000 items]`), and past the first issues the
  * rest are counted (`; and 4936 more issues`).
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { MemoryState } from "rollmem"
+ *
+ * const state = Effect.runSync(MemoryState.fromJSON({ version: 2, summary: "Rome", buffer: [] }))
+ * state.summary // "Rome"
+ * // MemoryState.fromJSON({ version: 9 }) fails with StateDecodeError naming the field
+ * ```
+ *
  * @since 0.1.0
  * @category constructors
  */
@@ -286,6 +334,15 @@ export const fromJSON = (input: unknown): Effect.Effect<MemoryState, StateDecode
 /**
  * Reads a state from a JSON string. Fails with {@link StateDecodeError} on
  * malformed JSON as well as on a malformed state.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { MemoryState } from "rollmem"
+ *
+ * const state = Effect.runSync(MemoryState.fromString("{\"version\":2,\"summary\":\"\",\"buffer\":[]}"))
+ * // MemoryState.fromString("{") fails with StateDecodeError (not JSON)
+ * ```
  *
  * @since 0.1.0
  * @category constructors
@@ -305,6 +362,14 @@ const encodeState = Schema.encodeSync(MemoryStateSchema)
  * Writes a state in the wire format (version 2, defaults omitted), ready for
  * `JSON.stringify`.
  *
+ * @example
+ * ```ts
+ * import { MemoryState, Message } from "rollmem"
+ *
+ * JSON.stringify(MemoryState.toJSON(MemoryState.make("", [Message.user("hi")])))
+ * // {"version":2,"summary":"","buffer":[{"role":"user","content":"hi"}]}
+ * ```
+ *
  * @since 0.1.0
  * @category combinators
  */
@@ -313,6 +378,13 @@ export const toJSON = (state: MemoryState): Encoded => encodeState(state)
 /**
  * The empty state: no summary, no buffer.
  *
+ * @example
+ * ```ts
+ * import { MemoryState } from "rollmem"
+ *
+ * MemoryState.toJSON(MemoryState.empty) // { version: 2, summary: "", buffer: [] }
+ * ```
+ *
  * @since 0.1.0
  * @category constructors
  */
@@ -320,6 +392,14 @@ export const empty: MemoryState = { summary: "", buffer: [] }
 
 /**
  * Builds a state from a summary and a buffer.
+ *
+ * @example
+ * ```ts
+ * import { MemoryState, Message } from "rollmem"
+ *
+ * const state = MemoryState.make("The user flies to Rome.", [Message.user("On May 3")])
+ * state.buffer.length // 1
+ * ```
  *
  * @since 0.1.0
  * @category constructors

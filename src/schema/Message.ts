@@ -36,6 +36,13 @@ import { formatValue } from "./ParseIssue.js"
 /**
  * The role of a message written by the user.
  *
+ * @example
+ * ```ts
+ * import { Message } from "rollmem"
+ *
+ * Message.make(Message.USER, "Book me a flight to Rome").role // "user"
+ * ```
+ *
  * @since 0.1.0
  * @category constants
  */
@@ -43,6 +50,13 @@ export const USER = "user"
 
 /**
  * The role of a message written by the model.
+ *
+ * @example
+ * ```ts
+ * import { Message } from "rollmem"
+ *
+ * Message.make(Message.ASSISTANT, "For which dates?").role // "assistant"
+ * ```
  *
  * @since 0.1.0
  * @category constants
@@ -52,6 +66,13 @@ export const ASSISTANT = "assistant"
 /**
  * The role of a system message (also the role of the summary when read back).
  *
+ * @example
+ * ```ts
+ * import { Message } from "rollmem"
+ *
+ * Message.make(Message.SYSTEM, "You are a travel agent.").role // "system"
+ * ```
+ *
  * @since 0.1.0
  * @category constants
  */
@@ -59,6 +80,13 @@ export const SYSTEM = "system"
 
 /**
  * The role of a tool result.
+ *
+ * @example
+ * ```ts
+ * import { Message } from "rollmem"
+ *
+ * Message.make(Message.TOOL, "18C, sunny", { toolCallId: "c1" }).role // "tool"
+ * ```
  *
  * @since 0.1.0
  * @category constants
@@ -68,6 +96,14 @@ export const TOOL = "tool"
 /**
  * One call a message asks a tool to make. `arguments` is a string (usually
  * JSON), `""` when absent on the wire; it is always written.
+ *
+ * @example
+ * ```ts
+ * import { Message } from "rollmem"
+ *
+ * const call = new Message.ToolCall({ id: "c1", name: "weather", arguments: "{\"city\":\"Rome\"}" })
+ * Message.assistant("", { toolCalls: [call] }).tokenText // "weather({\"city\":\"Rome\"})"
+ * ```
  *
  * @since 0.1.0
  * @category schemas
@@ -109,6 +145,15 @@ const ToolCalls = Schema.Array(ToolCall)
  * {@link user}... or the class's own `Message.make` (which throw
  * {@link InvalidMessageError}) or {@link decodeFields} (which returns it),
  * and decode untrusted wire input with {@link decodeUnknown}.
+ *
+ * @example
+ * ```ts
+ * import { Message } from "rollmem"
+ * import { Schema } from "effect"
+ *
+ * const m = new Message.Message({ role: "user", content: "Book me a flight to Rome" })
+ * Schema.encodeSync(Message.Message)(m) // { role: "user", content: "Book me a flight to Rome" }
+ * ```
  *
  * @since 0.1.0
  * @category schemas
@@ -247,6 +292,14 @@ const encodeMessage = (message: Message): Encoded => Schema.encodeSync(Message)(
  * stores (and hands back) cannot be changed behind its back (docs/contract.md section 1:
  * messages are immutable values). Every memory freezes each message it adds.
  *
+ * @example
+ * ```ts
+ * import { Message } from "rollmem"
+ *
+ * const m = Message.freeze(Message.user("hi", { metadata: { source: "web" } }))
+ * Object.isFrozen(m.metadata) // true
+ * ```
+ *
  * @since 0.1.0
  * @category combinators
  */
@@ -289,6 +342,13 @@ const unsafeMessage = (fields: {
 
 /**
  * The keys {@link MessageOptions} may have.
+ *
+ * @example
+ * ```ts
+ * import { Message } from "rollmem"
+ *
+ * Message.OPTION_KEYS // ["id", "toolCalls", "toolCallId", "metadata"]
+ * ```
  *
  * @since 0.2.0
  * @category constants
@@ -456,6 +516,16 @@ const decodeWire = Schema.decodeUnknownEither(Message)
  * containing itself named by its path, a huge wrong value cut to 80
  * characters with its size, at most 2,000 characters in all.
  *
+ * @example
+ * ```ts
+ * import { Either } from "effect"
+ * import { Message } from "rollmem"
+ *
+ * const decoded = Message.decodeUnknown(JSON.parse("{\"role\":\"tool\",\"content\":\"42\",\"tool_call_id\":\"c1\"}"))
+ * if (Either.isRight(decoded)) decoded.right.toolCallId // "c1"
+ * Message.decodeUnknown({ role: "user" }) // Either.left(InvalidMessageError "content: is missing")
+ * ```
+ *
  * @since 0.2.0
  * @category constructors
  */
@@ -471,6 +541,14 @@ export const decodeUnknown = (input: unknown): Either.Either<Message, InvalidMes
  * Fails with `InvalidMessageError` naming the wrong field or the unknown
  * option (see {@link MessageOptions}); the description is bounded like
  * `MemoryState.fromJSON`'s (see {@link decodeUnknown}).
+ *
+ * @example
+ * ```ts
+ * import { Message } from "rollmem"
+ *
+ * Message.decodeFields("assistant", "", { toolCalls: [{ id: "c1", name: "search", arguments: "{}" }] }) // Either.right(Message)
+ * Message.decodeFields("user", 42) // Either.left(InvalidMessageError "content: Expected string, actual 42")
+ * ```
  *
  * @since 0.1.0
  * @category constructors

@@ -65,6 +65,18 @@ const build = <E>(fill: Fill<E>, options?: Options): Effect.Effect<BufferMemory,
  * options that are not an object, an unknown key (naming it and the known
  * ones) or a wrong `summaryRole`.
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { BufferMemory, Message } from "rollmem"
+ *
+ * const program = Effect.gen(function*() {
+ *   const memory = yield* BufferMemory.make() // keeps every turn, needs no summarizer
+ *   yield* memory.add(Message.user("Book me a flight to Rome"))
+ *   return yield* memory.messages // [user: Book me a flight to Rome]
+ * })
+ * ```
+ *
  * @since 0.1.0
  * @category constructors
  */
@@ -72,6 +84,17 @@ export const make = (options?: Options): Effect.Effect<BufferMemory, ConfigError
 
 /**
  * Builds a BufferMemory holding a state. Fails with `TokenCountError`.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { BufferMemory, MemoryState, Message } from "rollmem"
+ *
+ * const program = Effect.gen(function*() {
+ *   const memory = yield* BufferMemory.fromState(MemoryState.make("The user flies to Rome.", [Message.user("On May 3")]))
+ *   return yield* memory.context // "system: The user flies to Rome.\nuser: On May 3"
+ * })
+ * ```
  *
  * @since 0.1.0
  * @category constructors
@@ -84,6 +107,17 @@ export const fromState = (
 /**
  * Restores a BufferMemory from a parsed JSON state (any strategy's). Fails
  * with `StateDecodeError` or `TokenCountError`.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { BufferMemory } from "rollmem"
+ *
+ * const program = Effect.gen(function*() {
+ *   const memory = yield* BufferMemory.fromJSON({ version: 2, summary: "", buffer: [{ role: "user", content: "hi" }] })
+ *   return yield* memory.buffer // [user: hi]
+ * })
+ * ```
  *
  * @since 0.1.0
  * @category constructors

@@ -50,6 +50,13 @@ import type * as Memory from "./Memory.js"
 /**
  * The default token budget of the buffer: 2000 tokens.
  *
+ * @example
+ * ```ts
+ * import { RollingMemory } from "rollmem"
+ *
+ * RollingMemory.DEFAULT_MAX_TOKENS // 2000: the budget of RollingMemory.make() without maxTokens
+ * ```
+ *
  * @since 0.1.0
  * @category constants
  */
@@ -218,6 +225,18 @@ export const makeScoped = (
  *
  * Fails with `ConfigError` or `TokenCountError`.
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { MemoryState, Message, RollingMemory, Summarizer } from "rollmem"
+ *
+ * const state = MemoryState.make("The user flies to Rome.", [Message.user("On May 3")])
+ * const program = RollingMemory.fromState(state, { maxTokens: 2000 }).pipe(
+ *   Effect.flatMap((memory) => memory.messages), // [system: The user flies to Rome., user: On May 3]
+ *   Effect.provide(Summarizer.layerDrop)
+ * )
+ * ```
+ *
  * @since 0.1.0
  * @category constructors
  */
@@ -230,6 +249,19 @@ export const fromState = (
 /**
  * Restores a RollingMemory from a parsed JSON state (any strategy's:
  * docs/contract.md section 2). Fails with `StateDecodeError`, `ConfigError` or `TokenCountError`.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { RollingMemory, Summarizer } from "rollmem"
+ *
+ * const saved: unknown = JSON.parse("{\"version\":2,\"summary\":\"\",\"buffer\":[{\"role\":\"user\",\"content\":\"hi\"}]}")
+ * const program = RollingMemory.fromJSON(saved, { maxTokens: 2000 }).pipe(
+ *   Effect.flatMap((memory) => memory.toJSON), // the same state back
+ *   Effect.provide(Summarizer.layerDrop)
+ * )
+ * // a document that is not a state fails with StateDecodeError naming the field
+ * ```
  *
  * @since 0.1.0
  * @category constructors

@@ -86,6 +86,18 @@ const build = <E>(
  * `ConfigError` for options that are not an object, an unknown key (naming
  * it and the known ones) or a wrong `summaryRole` or `maxSummaryTokens`.
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Message, Summarizer, SummaryMemory } from "rollmem"
+ *
+ * const program = Effect.gen(function*() {
+ *   const memory = yield* SummaryMemory.make({ maxSummaryTokens: 200 })
+ *   yield* memory.add(Message.user("Book me a flight to Rome")) // folded into the summary on arrival
+ *   return yield* memory.summary // "user: Book me a flight to Rome"
+ * }).pipe(Effect.provide(Summarizer.layerFunction((summary, turns) => [summary, ...turns.map(String)].join("\n").trim())))
+ * ```
+ *
  * @since 0.1.0
  * @category constructors
  */
@@ -95,6 +107,16 @@ export const make = (options?: Options): Effect.Effect<SummaryMemory, ConfigErro
 /**
  * Builds a SummaryMemory holding a state; restored turns are pending and are
  * folded by the next add. Fails with `TokenCountError`.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { MemoryState, Message, Summarizer, SummaryMemory } from "rollmem"
+ *
+ * const state = MemoryState.make("The user flies to Rome.", [Message.user("On May 3")])
+ * // the restored turn is pending: the next add folds it with the new one
+ * const program = SummaryMemory.fromState(state).pipe(Effect.provide(Summarizer.layerDrop))
+ * ```
  *
  * @since 0.1.0
  * @category constructors
@@ -108,6 +130,17 @@ export const fromState = (
 /**
  * Restores a SummaryMemory from a parsed JSON state (any strategy's). Fails
  * with `StateDecodeError` or `TokenCountError`.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Summarizer, SummaryMemory } from "rollmem"
+ *
+ * const program = SummaryMemory.fromJSON({ version: 2, summary: "The user flies to Rome.", buffer: [] }).pipe(
+ *   Effect.flatMap((memory) => memory.summary), // "The user flies to Rome."
+ *   Effect.provide(Summarizer.layerDrop)
+ * )
+ * ```
  *
  * @since 0.1.0
  * @category constructors

@@ -77,6 +77,21 @@ const build = <E>(options: Options, fill: Fill<E>): Effect.Effect<WindowMemory, 
  * `maxMessages`, `boundary`, `pinSystem` or `summaryRole` of the wrong type
  * or value.
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Message, WindowMemory } from "rollmem"
+ *
+ * const program = Effect.gen(function*() {
+ *   const memory = yield* WindowMemory.make({ maxMessages: 2 })
+ *   yield* memory.add(Message.user("Book me a flight to Rome"))
+ *   yield* memory.add(Message.assistant("For which dates?"))
+ *   yield* memory.add(Message.user("May 3"))
+ *   return yield* memory.messages // the last two: [assistant: For which dates?, user: May 3]
+ * })
+ * // WindowMemory.make({ maxMessages: 0 }) fails with ConfigError (option maxMessages)
+ * ```
+ *
  * @since 0.1.0
  * @category constructors
  */
@@ -85,6 +100,16 @@ export const make = (options: Options): Effect.Effect<WindowMemory, ConfigError>
 /**
  * Builds a WindowMemory holding a state, restored verbatim (not pruned).
  * Fails with `ConfigError` or `TokenCountError`.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { MemoryState, Message, WindowMemory } from "rollmem"
+ *
+ * const state = MemoryState.make("", [Message.user("a"), Message.user("b"), Message.user("c")])
+ * // restored verbatim: three messages, pruned to two by the next add
+ * const program = WindowMemory.fromState(state, { maxMessages: 2 }).pipe(Effect.flatMap((memory) => memory.buffer))
+ * ```
  *
  * @since 0.1.0
  * @category constructors
@@ -97,6 +122,15 @@ export const fromState = (
 /**
  * Restores a WindowMemory from a parsed JSON state (any strategy's). Fails
  * with `StateDecodeError`, `ConfigError` or `TokenCountError`.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { WindowMemory } from "rollmem"
+ *
+ * const saved: unknown = JSON.parse("{\"version\":2,\"summary\":\"\",\"buffer\":[{\"role\":\"user\",\"content\":\"hi\"}]}")
+ * const program = WindowMemory.fromJSON(saved, { maxMessages: 20 }).pipe(Effect.flatMap((memory) => memory.messages))
+ * ```
  *
  * @since 0.1.0
  * @category constructors
