@@ -1223,8 +1223,49 @@ describe("rollmem replay --help", () => {
       // only rollmem's own options: none of @effect/cli's built-ins (--wizard, --completions, --log-level)
       assert.strictEqual(helpEntries(r.stdout).length, 32)
       for (const builtIn of ["--wizard", "--completions", "--log-level"]) assert.notInclude(r.stdout, builtIn)
-      // the usage line brackets every option a replay can go without, --compare among them
-      assert.include(r.stdout, "[--report PATH] [--compare SET...] <files>...")
+      // a short usage line (@effect/cli's listed the thirty options on one line of 862 columns), the options
+      // listed under it; no line over 120 columns (long descriptions wrapped, indented as they were), none padded
+      const lines = r.stdout.replace(/\u001b\[[0-9;]*m/g, "").split("\n")
+      assert.deepStrictEqual(lines.slice(0, 12), [
+        "rollmem",
+        "",
+        `rollmem ${packageJson.version}`,
+        "",
+        "USAGE",
+        "",
+        "$ rollmem replay [options] <files>...",
+        "",
+        "DESCRIPTION",
+        "",
+        "Replay transcripts through a memory strategy and report, per conversation, what a model would have been sent.",
+        ""
+      ])
+      assert.deepStrictEqual(lines.filter((line) => line.length > 120), [])
+      assert.deepStrictEqual(lines.filter((line) => line.trimEnd() !== line), [])
+      assert.isBelow(lines.indexOf("$ rollmem replay [options] <files>..."), lines.indexOf("OPTIONS"))
+      const files = lines.indexOf("<files> 1+")
+      assert.deepStrictEqual(lines.slice(files + 4, files + 7), [
+        "  Transcripts: JSON Lines with one {\"id\", \"messages\"} per line, or a .json file holding an array of messages or",
+        "  {\"messages\": [...]} (OpenAI chat format accepted; its id is the file name). Give a file whose name starts with - as",
+        "  ./-name (otherwise it is read only if it exists, and it is taken for an unknown option if not)."
+      ])
+      // -h, and --help after other arguments, print the same
+      for (const args of [["-h"], [example, "--max-tokens", "500", "--help"]]) {
+        const same = yield* run(args)
+        assert.isTrue(Exit.isSuccess(same.exit), args.join(" "))
+        assert.strictEqual(same.stdout, r.stdout, args.join(" "))
+      }
+      // show's and recall's help: their usage under rollmem's name, within 120 columns too
+      for (
+        const [name, usage] of [
+          ["show", "$ rollmem show [--store STORE] [--format table | json] <id>"],
+          ["recall", "$ rollmem recall [--store STORE] [--limit N] [--format table | json] <conversation> <query>"]
+        ]
+      ) {
+        const sub = (yield* runCli([name, "--help"])).stdout.replace(/\u001b\[[0-9;]*m/g, "").split("\n")
+        assert.strictEqual(sub[6], usage)
+        assert.deepStrictEqual(sub.filter((line) => line.length > 120), [], name)
+      }
       const top = yield* runCli(["--help"])
       for (const builtIn of ["--wizard", "--completions", "--log-level"]) assert.notInclude(top.stdout, builtIn)
       assert.include(

@@ -249,8 +249,8 @@ describe("rollmem show --help", () => {
       const lines = r.stdout.replace(/\u001b\[[0-9;]*m/g, "").split("\n")
       assert.isTrue(Exit.isSuccess(r.exit))
       assert.strictEqual(
-        lines.find((line) => line.startsWith("$ show")),
-        "$ show [--store STORE] [--format table | json] <id>"
+        lines.find((line) => line.startsWith("$ rollmem show")),
+        "$ rollmem show [--store STORE] [--format table | json] <id>"
       )
       const typeOf = (heading: string) => lines[lines.indexOf(heading) + 2]
       assert.strictEqual(typeOf("<id>"), "  A user-defined piece of text.")

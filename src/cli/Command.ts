@@ -58,6 +58,7 @@ import * as Validity from "../core/validity.js"
 import { ConfigError } from "../Errors.js"
 import { layerByName } from "../layers/Tokenizers.js"
 import * as Flags from "../schema/Options.js"
+import { stripColour } from "./Colour.js"
 import * as Compare from "./Compare.js"
 import { CliFailure, fail, reportFailures } from "./Failure.js"
 import * as Formats from "./Formats.js"
@@ -1010,6 +1011,72 @@ const rootHelp = (): HelpDoc.HelpDoc =>
     ])
   ])
 
+/** The widest line of a help text: paragraphs are wrapped to it. */
+const HELP_WIDTH = 120
+
+/**
+ * A help text with every line wrapped to {@link HELP_WIDTH} columns
+ * (colour codes take none) between words, each continuation line indented
+ * as the line it continues; a word longer than the width stays whole on a
+ * line of its own.
+ */
+const wrapHelp = (text: string): string =>
+  text.split("\n").flatMap((line) => {
+    const width = (s: string) => stripColour(s).length
+    if (width(line) <= HELP_WIDTH) return [line]
+    const indent = /^ */.exec(line)![0]
+    const lines: Array<string> = []
+    let current = ""
+    for (const word of line.slice(indent.length).split(" ")) {
+      const next = current === "" ? `${indent}${word}` : `${current} ${word}`
+      if (current !== "" && width(next) > HELP_WIDTH) {
+        lines.push(current)
+        current = `${indent}${word}`
+      } else {
+        current = next
+      }
+    }
+    return [...lines, current]
+  }).join("\n")
+
+/** The usage line of each subcommand's help: `replay`'s options are listed under OPTIONS, not in its usage. */
+const subcommandUsage = (name: string): string =>
+  name === "replay"
+    ? "rollmem replay [options] <files>..."
+    : `rollmem ${usageOf(name === "show" ? showCommand.descriptor : recallCommand.descriptor)}`
+
+/**
+ * `rollmem replay --help` (and `show`'s, `recall`'s): @effect/cli's help of
+ * the subcommand (its description, arguments and options, each option's
+ * type, help and whether it is optional) under a short usage line, `$
+ * rollmem replay [options] <files>...` (@effect/cli's listed the thirty
+ * options on one line of about 1,000 columns), every line within 120
+ * columns.
+ */
+const subcommandHelp = (name: string): string =>
+  wrapHelp(HelpDoc.toAnsiText(HelpDoc.blocks([
+    HelpDoc.h1(Span.code("rollmem")),
+    HelpDoc.p(`rollmem ${packageJson.version}`),
+    HelpDoc.h1("USAGE"),
+    HelpDoc.p(`$ ${subcommandUsage(name)}`),
+    name === "replay"
+      ? Descriptor.getHelp(replayCommand.descriptor, cliConfig)
+      : name === "show"
+      ? Descriptor.getHelp(showCommand.descriptor, cliConfig)
+      : Descriptor.getHelp(recallCommand.descriptor, cliConfig)
+  ])))
+
+/**
+ * Which subcommand's help `args` ask for: `--help` or `-h` after its name
+ * (before any `--`); `undefined` when none.
+ */
+const helpOf = (args: ReadonlyArray<string>): string | undefined => {
+  const end = args.indexOf("--")
+  const head = end < 0 ? args : args.slice(0, end)
+  const at = head.findIndex((arg) => subcommands.includes(arg))
+  return at >= 0 && head.slice(at + 1).some((arg) => arg === "--help" || arg === "-h") ? head[at] : undefined
+}
+
 /**
  * @effect/cli's settings for `rollmem`: its defaults, but without its own
  * suggestion for a mistyped option (it makes one, in other words, only for
@@ -1116,6 +1183,8 @@ export const cli = (
     Preflight.check(command, "rollmem", argv.slice(2), subcommandOptions, cliConfig).pipe(
       Effect.flatMap((error) => {
         if (error !== undefined) return Preflight.refuse(error)
+        const help = helpOf(argv.slice(2))
+        if (help !== undefined) return Console.log(subcommandHelp(help))
         const loose = looseValue(argv.slice(2))
         return loose === undefined
           ? app(argv)
