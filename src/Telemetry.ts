@@ -80,6 +80,13 @@ import * as MetricBoundaries from "effect/MetricBoundaries"
  * | `rollmem.summary_tokens` | the summary's tokens when it ended |
  * | `rollmem.error` | a failed fold's error tag (`"SummarizerError"`, ...), else absent |
  *
+ * @example
+ * ```ts
+ * import { Telemetry } from "rollmem"
+ *
+ * Telemetry.FOLD_SPAN // "rollmem.fold": the span each fold runs in, with its outcome as an attribute
+ * ```
+ *
  * @since 0.2.0
  * @category constants
  */
@@ -106,6 +113,15 @@ export type FoldOutcome = "committed" | "failed" | "discarded" | "interrupted"
  * Folds, by `strategy` and `outcome` (a {@link FoldOutcome}). A monotonic
  * counter: `rollmem_folds`.
  *
+ * @example
+ * ```ts
+ * import { Effect, Metric } from "effect"
+ * import { Telemetry } from "rollmem"
+ *
+ * // the folds counted so far in this process (each outcome is a tag: committed, failed, ...)
+ * const folds = Metric.value(Telemetry.folds).pipe(Effect.map((state) => state.count))
+ * ```
+ *
  * @since 0.2.0
  * @category metrics
  */
@@ -123,6 +139,14 @@ export const folds: Metric.Metric.Counter<number> = Metric.counter("rollmem_fold
  * no span and updates no other metric. A monotonic counter:
  * `rollmem_evicted_messages`.
  *
+ * @example
+ * ```ts
+ * import { Effect, Metric } from "effect"
+ * import { Telemetry } from "rollmem"
+ *
+ * const evicted = Metric.value(Telemetry.evictedMessages).pipe(Effect.map((state) => state.count))
+ * ```
+ *
  * @since 0.2.0
  * @category metrics
  */
@@ -136,6 +160,14 @@ export const evictedMessages: Metric.Metric.Counter<number> = Metric.counter("ro
  * (`"SummarizerError"`, `"SummaryBudgetError"`, `"TokenCountError"`, or
  * `"defect"`). Interruptions are not failures (see {@link folds}). A
  * monotonic counter: `rollmem_summarizer_failures`.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Metric } from "effect"
+ * import { Telemetry } from "rollmem"
+ *
+ * const failures = Metric.value(Telemetry.summarizerFailures).pipe(Effect.map((state) => state.count))
+ * ```
  *
  * @since 0.2.0
  * @category metrics
@@ -151,6 +183,14 @@ export const summarizerFailures: Metric.Metric.Counter<number> = Metric.counter(
  * with `Metric.timer`'s buckets (0.5 ms doubling 35 times), read from the
  * fiber's `Clock` (so `TestClock` drives it in tests; the facade's
  * synchronous adds read the system clock). `rollmem_fold_duration`.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Metric } from "effect"
+ * import { Telemetry } from "rollmem"
+ *
+ * const meanMillis = Metric.value(Telemetry.foldDuration).pipe(Effect.map((state) => state.sum / Math.max(1, state.count)))
+ * ```
  *
  * @since 0.2.0
  * @category metrics
@@ -168,6 +208,14 @@ const tokenBoundaries = MetricBoundaries.exponential({ start: 1, factor: 2, coun
  * The buffer's tokens after each fold, by `strategy` and `outcome`: a
  * histogram with buckets 1, 2, 4, ... 2^23 tokens. `rollmem_buffer_tokens`.
  *
+ * @example
+ * ```ts
+ * import { Effect, Metric } from "effect"
+ * import { Telemetry } from "rollmem"
+ *
+ * const largest = Metric.value(Telemetry.bufferTokens).pipe(Effect.map((state) => state.max))
+ * ```
+ *
  * @since 0.2.0
  * @category metrics
  */
@@ -180,6 +228,14 @@ export const bufferTokens: Metric.Metric.Histogram<number> = Metric.histogram(
 /**
  * The summary's tokens after each fold, by `strategy` and `outcome`: a
  * histogram with buckets 1, 2, 4, ... 2^23 tokens. `rollmem_summary_tokens`.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Metric } from "effect"
+ * import { Telemetry } from "rollmem"
+ *
+ * const largest = Metric.value(Telemetry.summaryTokens).pipe(Effect.map((state) => state.max))
+ * ```
  *
  * @since 0.2.0
  * @category metrics

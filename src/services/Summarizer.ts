@@ -180,6 +180,15 @@ export const compacted = (compaction: Compaction, summary = ""): Compacted => ({
 /**
  * Whether a summarizer's result is a {@link Compacted}.
  *
+ * @example
+ * ```ts
+ * import { Summarizer } from "rollmem"
+ *
+ * const result = Summarizer.compacted({ format: "openai-responses", item: { type: "compaction", encrypted_content: "gAAA" }, content: "" })
+ * Summarizer.isCompacted(result) // true
+ * Summarizer.isCompacted("a summary") // false
+ * ```
+ *
  * @since 0.4.0
  * @category guards
  */
@@ -291,6 +300,15 @@ export interface Service {
 /**
  * Whether `summarizer` declares it compacts (see {@link Service.compacts}).
  *
+ * @example
+ * ```ts
+ * import { Summarizer } from "rollmem"
+ *
+ * const summarize = Summarizer.compacting(async () => "a summary")
+ * Summarizer.compacts(summarize) // true
+ * Summarizer.compacts(async () => "a summary") // false
+ * ```
+ *
  * @since 0.4.0
  * @category guards
  */
@@ -328,6 +346,14 @@ export const compacting = <F extends (...args: ReadonlyArray<never>) => unknown>
  * Whether `summarizer` declares it honours {@link Request.mode} (see
  * {@link Service.honoursMode}): what a memory with summary segments on
  * needs.
+ *
+ * @example
+ * ```ts
+ * import { Summarizer } from "rollmem"
+ *
+ * Summarizer.honoursMode(Summarizer.fromFunction((summary) => summary)) // false
+ * Summarizer.honoursMode(Summarizer.honouringMode(Summarizer.fromFunction((summary) => summary))) // true
+ * ```
  *
  * @since 0.4.0
  * @category guards
@@ -380,6 +406,14 @@ const keepMode = <S extends Service>(source: unknown, service: S): S =>
 /**
  * Whether a memory built with `summarizer` drops evicted turns instead of
  * calling it (see {@link Service.drops}).
+ *
+ * @example
+ * ```ts
+ * import { Summarizer } from "rollmem"
+ *
+ * Summarizer.isDrop(Summarizer.drop) // true
+ * Summarizer.isDrop(Summarizer.fromFunction((summary) => summary)) // false
+ * ```
  *
  * @since 0.2.0
  * @category guards
@@ -464,6 +498,18 @@ export function make(options: MakeOptions): Service {
  * it once, when the memory is built: providing it to `add` has no effect.
  * To drop evicted turns on purpose, provide {@link layerDrop}.
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Message, Summarizer } from "rollmem"
+ *
+ * const program = Effect.gen(function*() {
+ *   const summarizer = yield* Summarizer.Summarizer
+ *   return yield* summarizer.summarize("", [Message.user("hi")], Summarizer.request())
+ * }).pipe(Effect.provide(Summarizer.layerFunction((summary, turns) => `${summary} ${turns.length} turn(s)`.trim())))
+ * // "1 turn(s)"
+ * ```
+ *
  * @since 0.1.0
  * @category tags
  */
@@ -514,6 +560,18 @@ const checkResult = (result: unknown): Exit.Exit<Result, SummarizerError> =>
  * ({@link withPolicy}, {@link fromEffect} over its `summarize`) gives a
  * summarizer without `summarizeSync`, whose folds go through the memory's
  * `Semaphore` like any effectful summarizer's.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Message, RollingMemory, Summarizer } from "rollmem"
+ *
+ * const summarizer = Summarizer.fromFunction((summary, turns) => [summary, ...turns.map(String)].join("\n").trim())
+ * const program = Effect.gen(function*() {
+ *   const memory = yield* RollingMemory.make({ maxTokens: 50 })
+ *   yield* memory.add(Message.user("Book me a flight to Rome"))
+ * }).pipe(Effect.provideService(Summarizer.Summarizer, summarizer))
+ * ```
  *
  * @since 0.1.0
  * @category constructors
@@ -570,6 +628,17 @@ export type PromiseFunction = (
  * `SummarizerError` whose `cause` is the rejection reason. The result has
  * no `summarizeSync`.
  *
+ * @example
+ * ```ts
+ * import { Summarizer } from "rollmem"
+ *
+ * declare const callMyModel: (prompt: string, signal: AbortSignal) => Promise<string>
+ * // the signal aborts when the memory gives up on the call (an interrupted fold)
+ * const summarizer = Summarizer.fromPromise((summary, turns, signal) =>
+ *   callMyModel(`${summary}\n${turns.map(String).join("\n")}`, signal)
+ * )
+ * ```
+ *
  * @since 0.1.0
  * @category constructors
  */
@@ -593,6 +662,16 @@ export const fromPromise = (f: PromiseFunction): Service => {
  * The result has no `summarizeSync`, even when `f` never suspends: a memory
  * folds with it under its one-permit `Semaphore`.
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Summarizer } from "rollmem"
+ *
+ * const summarizer = Summarizer.fromEffect((summary, turns, request) =>
+ *   Effect.succeed(`${summary} +${turns.length} turns (budget ${request.maxSummaryTokens ?? "none"})`.trim())
+ * )
+ * ```
+ *
  * @since 0.1.0
  * @category constructors
  */
@@ -607,6 +686,15 @@ export const fromEffect = <E>(
 /**
  * Provides a summarizer from a synchronous function (see {@link fromFunction}).
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { RollingMemory, Summarizer } from "rollmem"
+ *
+ * const SummarizerLive = Summarizer.layerFunction((summary, turns) => `${summary}\n${turns.map(String).join("\n")}`.trim())
+ * const program = RollingMemory.make({ maxTokens: 2000 }).pipe(Effect.provide(SummarizerLive))
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  */
@@ -616,6 +704,18 @@ export const layerFunction = (
 
 /**
  * Provides a summarizer from a Promise-returning function (see {@link fromPromise}).
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { RollingMemory, Summarizer } from "rollmem"
+ *
+ * declare const callMyModel: (prompt: string, signal: AbortSignal) => Promise<string>
+ * const SummarizerLive = Summarizer.layerPromise((summary, turns, signal) =>
+ *   callMyModel(`${summary}\n${turns.map(String).join("\n")}`, signal)
+ * )
+ * const program = RollingMemory.make({ maxTokens: 2000 }).pipe(Effect.provide(SummarizerLive))
+ * ```
  *
  * @since 0.1.0
  * @category layers

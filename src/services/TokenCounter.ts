@@ -130,6 +130,14 @@ export const fromFunction = (
 /**
  * The word counter (the default).
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { TokenCounter } from "rollmem"
+ *
+ * Effect.runSync(TokenCounter.checkedCount(TokenCounter.wordCounter, "Book me a flight")) // 4
+ * ```
+ *
  * @since 0.1.0
  * @category constructors
  */
@@ -138,6 +146,17 @@ export const wordCounter: Service = make({ countSync: wordCount })
 /**
  * The token counter service. Defaults to {@link wordCounter} when no layer
  * provides one.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { TokenCounter } from "rollmem"
+ *
+ * const program = Effect.gen(function*() {
+ *   const counter = yield* TokenCounter.TokenCounter // the word counter unless a layer provides another
+ *   return yield* TokenCounter.checkedCount(counter, "Book me a flight to Rome") // 6
+ * })
+ * ```
  *
  * @since 0.1.0
  * @category tags
@@ -149,6 +168,17 @@ export class TokenCounter extends Context.Reference<TokenCounter>()("rollmem/Tok
 /**
  * Provides the word counter explicitly (it is also the default).
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { RollingMemory, Summarizer, TokenCounter } from "rollmem"
+ *
+ * const program = RollingMemory.make({ maxTokens: 2000 }).pipe(
+ *   Effect.provide(TokenCounter.layerWordCount), // what a memory uses when nothing is provided
+ *   Effect.provide(Summarizer.layerDrop)
+ * )
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  */
@@ -156,6 +186,18 @@ export const layerWordCount: Layer.Layer<TokenCounter> = Layer.succeed(TokenCoun
 
 /**
  * Provides a counter built from a plain function (see {@link fromFunction}).
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { RollingMemory, Summarizer, TokenCounter } from "rollmem"
+ *
+ * // about 4 characters a token
+ * const program = RollingMemory.make({ maxTokens: 2000 }).pipe(
+ *   Effect.provide(TokenCounter.layerFunction((text) => Math.ceil(text.length / 4))),
+ *   Effect.provide(Summarizer.layerDrop)
+ * )
+ * ```
  *
  * @since 0.1.0
  * @category layers
@@ -169,6 +211,15 @@ export const layerFunction = (count: (text: string) => number): Layer.Layer<Toke
  * `Number.MAX_SAFE_INTEGER`, a non-number) does not, and a memory fails the
  * add with `TokenCountError`.
  *
+ * @example
+ * ```ts
+ * import { TokenCounter } from "rollmem"
+ *
+ * TokenCounter.validate(12) // true
+ * TokenCounter.validate(-1) // false
+ * TokenCounter.validate(Number.NaN) // false
+ * ```
+ *
  * @since 0.1.0
  * @category combinators
  */
@@ -178,6 +229,15 @@ export const validate: (count: unknown) => count is number = isCount
  * Counts `text` with `counter` and checks the result (see {@link validate}).
  * A counter that throws while building its Effect fails at run time too (a
  * defect). Fails with `TokenCountError`.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { TokenCounter } from "rollmem"
+ *
+ * const counter = TokenCounter.fromFunction(() => -1)
+ * Effect.runSyncExit(TokenCounter.checkedCount(counter, "hi")) // fails with TokenCountError
+ * ```
  *
  * @since 0.1.0
  * @category combinators
