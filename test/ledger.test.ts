@@ -69,6 +69,24 @@ describe("the artifact ledger", () => {
       assert.strictEqual(Retention.ratio(lost), 0)
     }))
 
+  it.effect("a digest over 40 hexadecimal digits is not recorded; a commit id is; retention still counts the digest", () =>
+    Effect.gen(function*() {
+      const { layer } = recording()
+      const memory = yield* SummaryMemory.make({ maxSummaryTokens: 200, ledger: { maxTokens: 100 } }).pipe(
+        Effect.provide(layer)
+      )
+      const sha256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+      const sha1 = "da39a3ee5e6b4b0d3255bfef95601890afd80709"
+      const tracker = Retention.tracker()
+      const kept = yield* addAll(memory, tracker, [`mix.lock: ${sha256} at commit ${sha1} in deps/ecto/mix.exs`])
+      assert.strictEqual(yield* memory.summary, `g1\n\n${section(`${sha1} deps/ecto/mix.exs`)}`)
+      assert.deepStrictEqual(kept, {
+        named: 3,
+        kept: 2,
+        byKind: { hash: { named: 2, kept: 1 }, path: { named: 1, kept: 1 } }
+      })
+    }))
+
   it.effect("a full ledger drops the least recently mentioned first; the summarizer never sees the section", () =>
     Effect.gen(function*() {
       const { calls, layer } = recording()

@@ -16,6 +16,7 @@ import * as Retention from "../../core/artifacts.js"
 import { type Chunk, type Config, type Entry, EvictionIndex, type Plan } from "../../core/eviction.js"
 import * as Fold from "../../core/fold.js"
 import * as Ledger from "../../core/ledger.js"
+import * as LedgerRecorder from "../../core/ledgerRecorder.js"
 import * as Loops from "../../core/loops.js"
 import * as MessageCore from "../../core/message.js"
 import * as Rules from "../../core/options.js"
@@ -278,29 +279,9 @@ export interface LedgerOptions {
 }
 
 /** A core's artifact ledger: its budget, and the artifacts of each evicted message (extracted once). @internal */
-export interface LedgerOf {
-  readonly maxTokens: number
-  readonly mentioned: (messages: ReadonlyArray<Message.Message>) => Array<string>
-}
+export type LedgerOf = LedgerRecorder.Recorder<Message.Message>
 
-const ledgerOf = (options: LedgerOptions): LedgerOf => {
-  const { extract } = options.patterns === undefined ? defaultExtractor : Retention.extractor(options.patterns)
-  const byMessage = new WeakMap<Message.Message, ReadonlyArray<Retention.Artifact>>()
-  return {
-    maxTokens: options.maxTokens,
-    mentioned: (messages) => {
-      const out: Array<string> = []
-      for (const message of messages) {
-        let found = byMessage.get(message)
-        if (found === undefined) byMessage.set(message, found = extract(Retention.textOf(message)))
-        for (const artifact of found) out.push(artifact.text)
-      }
-      return out
-    }
-  }
-}
-
-const defaultExtractor = Retention.extractor()
+const ledgerOf = (options: LedgerOptions): LedgerOf => LedgerRecorder.recorder<Message.Message>(options)
 
 /**
  * What is left of an add once its synchronous part has run: {@link done}, a

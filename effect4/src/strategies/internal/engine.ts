@@ -11,10 +11,10 @@
  * @internal
  */
 import { Effect, Exit, Semaphore } from "effect"
-import * as Retention from "../../../../src/core/artifacts.js"
 import { type Config, EvictionIndex, type Plan, type Policy } from "../../../../src/core/eviction.js"
 import * as Fold from "../../../../src/core/fold.js"
 import * as Ledger from "../../../../src/core/ledger.js"
+import * as LedgerRecorder from "../../../../src/core/ledgerRecorder.js"
 import * as Loops from "../../../../src/core/loops.js"
 import * as MessageCore from "../../../../src/core/message.js"
 import * as Rules from "../../../../src/core/options.js"
@@ -86,29 +86,9 @@ export interface Core {
   afterClear: (() => void) | undefined
 }
 
-interface LedgerOf {
-  readonly maxTokens: number
-  readonly mentioned: (messages: ReadonlyArray<M>) => Array<string>
-}
+type LedgerOf = LedgerRecorder.Recorder<M>
 
-const defaultExtractor = Retention.extractor()
-
-const ledgerOf = (options: LedgerOptions): LedgerOf => {
-  const { extract } = options.patterns === undefined ? defaultExtractor : Retention.extractor(options.patterns)
-  const byMessage = new WeakMap<M, ReadonlyArray<Retention.Artifact>>()
-  return {
-    maxTokens: options.maxTokens,
-    mentioned: (messages) => {
-      const out: Array<string> = []
-      for (const message of messages) {
-        let found = byMessage.get(message)
-        if (found === undefined) byMessage.set(message, found = extract(Retention.textOf(message)))
-        for (const artifact of found) out.push(artifact.text)
-      }
-      return out
-    }
-  }
-}
+const ledgerOf = (options: LedgerOptions): LedgerOf => LedgerRecorder.recorder<M>(options)
 
 /** What a core is built with beside its counter. @internal */
 export interface CoreOptions {
