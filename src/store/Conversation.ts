@@ -138,6 +138,17 @@ export type Options = StrategyOptions & {
  * `ConversationConflictError`. Many short waits rather than a few long ones:
  * a writer that keeps losing needs attempts, not time.
  *
+ * @example
+ * ```ts
+ * import { Effect, Schedule } from "effect"
+ * import { Message } from "rollmem"
+ * import { Conversation } from "rollmem/store"
+ *
+ * // fewer re-applies than the default before ConversationConflictError
+ * const retry = Conversation.defaultRetry.pipe(Schedule.intersect(Schedule.recurs(5)))
+ * const turn = Conversation.withMemory("chat-42", { strategy: "buffer", retry }, (memory) => memory.add(Message.user("hi")))
+ * ```
+ *
  * @since 0.1.0
  * @category constants
  */
@@ -251,6 +262,16 @@ export interface Request {
  * `apply` must apply the request's operations to the newest state, in order,
  * once, and succeed only once they are stored.
  *
+ * @example
+ * ```ts
+ * import { Effect, Layer } from "effect"
+ * import { Conversation } from "rollmem/store"
+ *
+ * // a Writer that forwards every request to a service of your own
+ * declare const forward: (id: string, request: Conversation.Request) => Effect.Effect<void>
+ * const WriterLive = Layer.succeed(Conversation.Writer, { apply: forward })
+ * ```
+ *
  * @since 0.3.0
  * @category tags
  */
@@ -264,6 +285,18 @@ export class Writer extends Context.Tag("rollmem/Conversation/Writer")<Writer, {
  * what {@link withMemory} hands its callback. Fails with `ConfigError` for
  * the summary strategy without a `Summarizer`, or an option the strategy
  * refuses, and `TokenCountError` when the counter fails on a stored turn.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { MemoryState, Message, Summarizer } from "rollmem"
+ * import { Conversation } from "rollmem/store"
+ *
+ * const memory = Conversation.restoreMemory(
+ *   { strategy: "window", maxMessages: 20 },
+ *   MemoryState.make("", [Message.user("hi")])
+ * ).pipe(Effect.provide(Summarizer.layerDrop))
+ * ```
  *
  * @since 0.3.0
  * @category constructors
@@ -283,6 +316,13 @@ const restore = (
  * The option keys of each strategy besides `strategy` (and `retry`, which
  * {@link withMemory} takes for every strategy): `Memory.optionKeys`.
  *
+ * @example
+ * ```ts
+ * import { Conversation } from "rollmem/store"
+ *
+ * Conversation.strategyKeys.window.includes("maxMessages") // true
+ * ```
+ *
  * @since 0.2.0
  * @category constants
  */
@@ -291,6 +331,16 @@ export const strategyKeys: { readonly [S in StrategyOptions["strategy"]]: Readon
 /**
  * The field {@link withMemory} takes for every strategy besides its own:
  * `retry`, a `Schedule`.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { Conversation } from "rollmem/store"
+ *
+ * // a wrapper's own options beside the strategy's: retry and archive, plus a field of its own
+ * const extra = { ...Conversation.retryField, ...Conversation.archiveField, tenant: Schema.optional(Schema.String) }
+ * const checked = Conversation.checkOptions({ strategy: "buffer", tenant: "acme" }, extra)
+ * ```
  *
  * @since 0.4.0
  * @category schemas
@@ -304,6 +354,13 @@ export const retryField = {
 /**
  * The field {@link withMemory} takes for every strategy besides its own and
  * {@link retryField}: `archive`, a boolean (docs/contract.md section 17.2).
+ *
+ * @example
+ * ```ts
+ * import { Conversation } from "rollmem/store"
+ *
+ * Object.keys(Conversation.archiveField) // ["archive"]
+ * ```
  *
  * @since 0.4.0
  * @category schemas
@@ -325,6 +382,15 @@ const storedFields = { ...retryField, ...archiveField }
  * `maxToken` is refused, not left to its default), and values the strategy
  * accepts. Fails with `ConfigError` naming the option; `strategy: "lru"`
  * lists the known strategies. Builds no memory.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Conversation } from "rollmem/store"
+ *
+ * Effect.runSync(Conversation.checkOptions({ strategy: "rolling", maxTokens: 2000 })) // the decoded options
+ * Effect.runSyncExit(Conversation.checkOptions({ strategy: "rolling", maxToken: 2000 })) // fails: ConfigError naming maxToken
+ * ```
  *
  * @since 0.2.0
  * @category constructors
@@ -578,6 +644,24 @@ const isConflict = (error: unknown): error is ConversationConflictError =>
  * (bad strategy options, checked by {@link checkOptions} before anything is
  * loaded, or the summary strategy without a `Summarizer`) or
  * `TokenCountError` (the token counter failed on a stored or re-applied turn).
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Message, Summarizer } from "rollmem"
+ * import { Conversation, ConversationStore } from "rollmem/store"
+ *
+ * // load chat-42, add a turn, save it (re-applied to a newer state on a conflict)
+ * const turn = Conversation.withMemory("chat-42", { strategy: "rolling", maxTokens: 2000 }, (memory) =>
+ *   Effect.gen(function*() {
+ *     yield* memory.add(Message.user("Book me a flight to Rome"))
+ *     return yield* memory.messages
+ *   })
+ * ).pipe(
+ *   Effect.provide(ConversationStore.layerMemory),
+ *   Effect.provide(Summarizer.layerFunction((summary, turns) => `${summary} ${turns.map(String).join(" ")}`.trim()))
+ * )
+ * ```
  *
  * @since 0.1.0
  * @category combinators

@@ -44,6 +44,14 @@ const URL_SCHEMES: ReadonlyArray<readonly [string, "Postgres" | "Redis"]> = [
  * path, a URL that does not parse; and for `"memory"` when `allowMemory` is
  * false (a command whose process ends would lose it).
  *
+ * @example
+ * ```ts
+ * import { ConversationStore } from "rollmem/store"
+ *
+ * ConversationStore.parseLocation("sqlite:conversations.db", "store") // Either.right({ _tag: "Sqlite", filename: "conversations.db" })
+ * ConversationStore.parseLocation("redis", "store") // Either.left(ConfigError, option "store")
+ * ```
+ *
  * @since 0.2.0
  * @category constructors
  */
@@ -81,6 +89,14 @@ const redact = (text: string): string => {
  * A location as messages name it: `sqlite:PATH`, or the URL with its
  * password replaced by `***`.
  *
+ * @example
+ * ```ts
+ * import { ConversationStore } from "rollmem/store"
+ *
+ * ConversationStore.describeLocation({ _tag: "Postgres", url: "postgres://app:secret@db:5432/app" })
+ * // "postgres://app:***@db:5432/app"
+ * ```
+ *
  * @since 0.2.0
  * @category combinators
  */
@@ -101,6 +117,17 @@ export const describeLocation = (location: Location): string => {
  * (table `rollmem_conversations`, key prefix `rollmem-conversation:`).
  * Fails as that layer does: `SqlError` (SQLite, PostgreSQL),
  * {@link ConversationStoreError} (Redis).
+ *
+ * @example
+ * ```ts
+ * import { Either, Layer } from "effect"
+ * import { ConversationStore } from "rollmem/store"
+ *
+ * const location = ConversationStore.parseLocation(process.env.STORE ?? "memory", "STORE")
+ * const StoreLive = Either.isRight(location)
+ *   ? ConversationStore.layerLocation(location.right)
+ *   : Layer.fail(location.left)
+ * ```
  *
  * @since 0.2.0
  * @category layers

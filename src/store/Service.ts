@@ -70,6 +70,21 @@ export interface SaveOptions {
  * The revision of a conversation that is not stored. Pass it to `save` to
  * create a conversation.
  *
+ * @example
+ * ```ts
+ * import { Effect, Option } from "effect"
+ * import { MemoryState } from "rollmem"
+ * import { ConversationStore } from "rollmem/store"
+ *
+ * // the first save of a conversation expects no revision; it returns revision 1
+ * const program = Effect.gen(function*() {
+ *   const store = yield* ConversationStore.ConversationStore
+ *   const revision = yield* store.save("chat-42", MemoryState.empty, ConversationStore.NO_REVISION)
+ *   const loaded = yield* store.load("chat-42")
+ *   return [revision, Option.map(loaded, (stored) => stored.revision)] // [1, Option.some(1)]
+ * }).pipe(Effect.provide(ConversationStore.layerMemory))
+ * ```
+ *
  * @since 0.1.0
  * @category constants
  */
@@ -129,6 +144,21 @@ export interface Service {
 /**
  * The conversation store service. Provide one of the `layer*` layers.
  *
+ * @example
+ * ```ts
+ * import { Effect, Option } from "effect"
+ * import { MemoryState, Message } from "rollmem"
+ * import { ConversationStore } from "rollmem/store"
+ *
+ * const program = Effect.gen(function*() {
+ *   const store = yield* ConversationStore.ConversationStore
+ *   const stored = yield* store.load("chat-42") // Option.none() the first time
+ *   const expected = Option.match(stored, { onNone: () => ConversationStore.NO_REVISION, onSome: (s) => s.revision })
+ *   // fails with ConversationConflictError when another writer saved in between
+ *   yield* store.save("chat-42", MemoryState.make("", [Message.user("hi")]), expected)
+ * }).pipe(Effect.provide(ConversationStore.layerSqlite({ filename: "conversations.db" })))
+ * ```
+ *
  * @since 0.1.0
  * @category tags
  */
@@ -137,6 +167,23 @@ export class ConversationStore extends Context.Tag("rollmem/ConversationStore")<
 /**
  * A save whose expected revision is stale: another writer saved (or deleted)
  * the conversation since it was loaded. Nothing was written.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { MemoryState } from "rollmem"
+ * import { ConversationStore } from "rollmem/store"
+ *
+ * const program = Effect.gen(function*() {
+ *   const store = yield* ConversationStore.ConversationStore
+ *   yield* store.save("chat-42", MemoryState.empty, ConversationStore.NO_REVISION)
+ *   // a second first save is stale: ConversationConflictError { conversationId: "chat-42", expectedRevision: 0 }
+ *   yield* store.save("chat-42", MemoryState.empty, ConversationStore.NO_REVISION)
+ * }).pipe(
+ *   Effect.catchTag("ConversationConflictError", (error) => Effect.succeed(`reload ${error.conversationId}`)),
+ *   Effect.provide(ConversationStore.layerMemory)
+ * )
+ * ```
  *
  * @since 0.1.0
  * @category errors
@@ -156,6 +203,17 @@ export class ConversationConflictError extends Schema.TaggedError<ConversationCo
  * A stored value that does not decode: malformed JSON, a missing or
  * non-positive revision, or a state that is not in the wire format.
  * `description` names the path of what is wrong.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { ConversationStore } from "rollmem/store"
+ *
+ * // a stored record that is not a state: the load fails, naming the conversation and the field
+ * const program = Effect.flatMap(ConversationStore.ConversationStore, (store) => store.load("chat-42")).pipe(
+ *   Effect.catchTag("ConversationDecodeError", (error) => Effect.logError(error.conversationId, error.description))
+ * )
+ * ```
  *
  * @since 0.1.0
  * @category errors
@@ -196,6 +254,18 @@ export class ConversationDecodeError extends Schema.TaggedError<ConversationDeco
 /**
  * The storage backend failed (an I/O or SQL error); `cause` holds its error.
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { ConversationStore } from "rollmem/store"
+ *
+ * // the backend failed (or the id is empty): `operation` says which call
+ * const program = Effect.flatMap(ConversationStore.ConversationStore, (store) => store.delete("")).pipe(
+ *   Effect.catchTag("ConversationStoreError", (error) => Effect.succeed(error.operation)), // "delete"
+ *   Effect.provide(ConversationStore.layerMemory)
+ * )
+ * ```
+ *
  * @since 0.1.0
  * @category errors
  */
@@ -229,6 +299,17 @@ export const Revision = Schema.Int.pipe(Schema.positive())
 /**
  * The stored record as one JSON string, `{"revision": n, "state": <wire state>}`
  * (what the key-value layers write for a stored conversation).
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { ConversationStore } from "rollmem/store"
+ *
+ * const stored = Schema.decodeUnknownSync(ConversationStore.StoredJson)(
+ *   "{\"revision\":3,\"state\":{\"version\":2,\"summary\":\"\",\"buffer\":[]}}"
+ * )
+ * stored.revision // 3
+ * ```
  *
  * @since 0.1.0
  * @category schemas

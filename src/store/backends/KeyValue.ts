@@ -49,6 +49,18 @@ export interface KeyValueOptions {
  * not across processes or across two stores on the same backend (see the
  * module docs).
  *
+ * @example
+ * ```ts
+ * import { KeyValueStore } from "@effect/platform"
+ * import { Effect } from "effect"
+ * import { ConversationStore } from "rollmem/store"
+ *
+ * const program = Effect.gen(function*() {
+ *   const store = yield* ConversationStore.makeKeyValueStore({ prefix: "chat:" })
+ *   return yield* store.load("chat-42") // Option.none()
+ * }).pipe(Effect.provide(KeyValueStore.layerMemory))
+ * ```
+ *
  * @since 0.1.0
  * @category constructors
  */

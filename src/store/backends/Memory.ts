@@ -16,6 +16,18 @@ import { makeOn } from "./KeyValue.js"
  * format, so what works here works on the other layers. Needs no
  * `@effect/platform`.
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Message, Summarizer } from "rollmem"
+ * import { Conversation, ConversationStore } from "rollmem/store"
+ *
+ * // conversations kept in the process, for tests and demos
+ * const program = Conversation.withMemory("chat-42", { strategy: "buffer" }, (memory) =>
+ *   memory.add(Message.user("hi"))
+ * ).pipe(Effect.provide(ConversationStore.layerMemory), Effect.provide(Summarizer.layerDrop))
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  */

@@ -106,6 +106,16 @@ interface RedisCommands {
  * closes with the layer's scope. A command during an outage waits while
  * ioredis reconnects, then fails with {@link ConversationStoreError}.
  *
+ * @example
+ * ```ts
+ * import { Layer } from "effect"
+ * import { ConversationStore } from "rollmem/store"
+ *
+ * // one hash per conversation under the key prefix; ConversationStoreError when it cannot connect
+ * const StoreLive: Layer.Layer<ConversationStore.ConversationStore, ConversationStore.ConversationStoreError> =
+ *   ConversationStore.layerRedis({ url: "redis://localhost:6379", prefix: "chat:" })
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  */

@@ -34,6 +34,13 @@ import { ensureTable } from "./SqlTable.js"
  * The default SQL table of {@link layerSql}, {@link layerSqlite} and
  * {@link layerPg}.
  *
+ * @example
+ * ```ts
+ * import { ConversationStore } from "rollmem/store"
+ *
+ * ConversationStore.DEFAULT_TABLE // "rollmem_conversations"
+ * ```
+ *
  * @since 0.1.0
  * @category constants
  */
@@ -119,6 +126,19 @@ const decodeRow = decodeWith(Row)
  * `@effect/sql` is loaded when the store is built, not when this module is
  * imported.
  *
+ * @example
+ * ```ts
+ * import { SqliteClient } from "@effect/sql-sqlite-node"
+ * import { Effect } from "effect"
+ * import { ConversationStore } from "rollmem/store"
+ *
+ * // a store service on an SqlClient you already have (its table created on first use)
+ * const program = Effect.gen(function*() {
+ *   const store = yield* ConversationStore.makeSql({ table: "chat_memory" })
+ *   return yield* store.load("chat-42")
+ * }).pipe(Effect.provide(SqliteClient.layer({ filename: "app.db" })))
+ * ```
+ *
  * @since 0.1.0
  * @category constructors
  */
@@ -186,6 +206,18 @@ export const makeSql = (
 /**
  * A store on the `SqlClient` in context (see {@link makeSql}).
  *
+ * @example
+ * ```ts
+ * import { PgClient } from "@effect/sql-pg"
+ * import { Layer, Redacted } from "effect"
+ * import { ConversationStore } from "rollmem/store"
+ *
+ * // the store on the application's own PostgreSQL client
+ * const StoreLive = ConversationStore.layerSql({ table: "chat_memory" }).pipe(
+ *   Layer.provide(PgClient.layer({ url: Redacted.make("postgres://app@localhost:5432/app") }))
+ * )
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  */
@@ -251,6 +283,20 @@ const layerDriver = <Driver>(
  * saying so. A file that cannot be opened (its directory missing, no
  * permission) fails the layer with an `SqlError` naming it.
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Message, Summarizer } from "rollmem"
+ * import { Conversation, ConversationStore } from "rollmem/store"
+ *
+ * const program = Conversation.withMemory("chat-42", { strategy: "buffer" }, (memory) =>
+ *   memory.add(Message.user("Book me a flight to Rome"))
+ * ).pipe(
+ *   Effect.provide(ConversationStore.layerSqlite({ filename: "conversations.db" })), // SqlError if it cannot open
+ *   Effect.provide(Summarizer.layerDrop)
+ * )
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  */
@@ -292,6 +338,17 @@ export interface PgOptions extends SqlOptions {
  * layer's scope. A statement that fails later (the server gone) is a
  * {@link ConversationStoreError}; nothing acknowledged is lost by a crash of
  * the client, since each save is committed by its own statement.
+ *
+ * @example
+ * ```ts
+ * import { Layer } from "effect"
+ * import { ConversationStore } from "rollmem/store"
+ *
+ * const StoreLive: Layer.Layer<ConversationStore.ConversationStore, unknown> = ConversationStore.layerPg({
+ *   url: "postgres://app@localhost:5432/app",
+ *   maxConnections: 10
+ * })
+ * ```
  *
  * @since 0.1.0
  * @category layers

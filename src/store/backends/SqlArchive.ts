@@ -60,6 +60,13 @@ import { isCreationRace, retryTransient, TRANSIENT_RETRIES } from "./SqlErrors.j
 /**
  * The default table of the SQL archive layers.
  *
+ * @example
+ * ```ts
+ * import { SqlArchive } from "rollmem/store"
+ *
+ * SqlArchive.DEFAULT_TABLE // "rollmem_archive"
+ * ```
+ *
  * @since 0.4.0
  * @category constants
  */
@@ -154,6 +161,18 @@ const ensureArchive = (sql: SqlClient.SqlClient, name: string): Effect.Effect<vo
  * creates its table and full-text index if missing, and fails with the
  * `SqlError` when it cannot. Written and tested for SQLite (with FTS5) and
  * PostgreSQL (12 or later, for generated columns).
+ *
+ * @example
+ * ```ts
+ * import { SqliteClient } from "@effect/sql-sqlite-node"
+ * import { Effect } from "effect"
+ * import { SqlArchive } from "rollmem/store"
+ *
+ * const program = Effect.gen(function*() {
+ *   const archive = yield* SqlArchive.make()
+ *   return yield* archive.search("chat-42", "flight to Rome", { limit: 5 })
+ * }).pipe(Effect.provide(SqliteClient.layer({ filename: "app.db" })))
+ * ```
  *
  * @since 0.4.0
  * @category constructors
@@ -367,6 +386,15 @@ export const makeOn = (sql: SqlClient.SqlClient, name: string): {
 /**
  * An archive on the `SqlClient` in context (see {@link make}).
  *
+ * @example
+ * ```ts
+ * import { SqliteClient } from "@effect/sql-sqlite-node"
+ * import { Layer } from "effect"
+ * import { SqlArchive } from "rollmem/store"
+ *
+ * const ArchiveLive = SqlArchive.layer({ table: "chat_archive" }).pipe(Layer.provide(SqliteClient.layer({ filename: "app.db" })))
+ * ```
+ *
  * @since 0.4.0
  * @category layers
  */
@@ -386,6 +414,22 @@ export interface SqliteOptions extends Options {
 /**
  * An archive in an SQLite database file with FTS5, through
  * `@effect/sql-sqlite-node` (an optional peer: `npm i
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Archive, Message, RollingMemory, Summarizer } from "rollmem"
+ * import { SqlArchive } from "rollmem/store"
+ *
+ * // evicted turns stay searchable in SQLite's full-text index
+ * const program = Effect.gen(function*() {
+ *   const archive = yield* Archive.Archive
+ *   const memory = yield* RollingMemory.make({ maxTokens: 2000, archive, conversationId: "chat-42" })
+ *   yield* memory.add(Message.user("Book me a flight to Rome"))
+ *   return yield* memory.recall("Rome flight")
+ * }).pipe(Effect.provide(SqlArchive.layerSqlite({ filename: "archive.db" })), Effect.provide(Summarizer.layerDrop))
+ * ```
+ *
  * @effect/sql-sqlite-node@0.53.0`), loaded when the layer is built. The file
  * may be the store's (`ConversationStore.layerSqlite`): the tables differ.
  *
@@ -419,6 +463,13 @@ export interface PgOptions extends Options {
  * An archive in a PostgreSQL database (12 or later), through
  * `@effect/sql-pg` (an optional peer: `npm i @effect/sql-pg@0.53.0`), loaded
  * when the layer is built; the pool closes with the layer's scope.
+ *
+ * @example
+ * ```ts
+ * import { SqlArchive } from "rollmem/store"
+ *
+ * const ArchiveLive = SqlArchive.layerPg({ url: "postgres://app@localhost:5432/app" })
+ * ```
  *
  * @since 0.4.0
  * @category layers

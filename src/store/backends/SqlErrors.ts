@@ -21,6 +21,18 @@ export const sqlStateOf = (error: SqlError): unknown =>
  * locked results (the write lock still held by another connection when the
  * busy timeout ran out, or a snapshot gone stale).
  *
+ * @example
+ * ```ts
+ * import { SqlClient } from "@effect/sql"
+ * import { Effect } from "effect"
+ * import { ConversationStore } from "rollmem/store"
+ *
+ * // retry a query that lost a race (serialization failure, deadlock, SQLite busy)
+ * const count = Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT count(*) AS n FROM rollmem_conversations`).pipe(
+ *   Effect.retry({ times: 3, while: ConversationStore.isTransientSqlError })
+ * )
+ * ```
+ *
  * @since 0.1.0
  * @category guards
  */
