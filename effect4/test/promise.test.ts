@@ -17,6 +17,7 @@ import {
   UsageError,
   WindowMemory
 } from "../src/promise/index.js"
+import * as Messages from "../src/schema/Message.js"
 
 /** What `f` throws; fails the test when it returns. */
 const thrownBy = (f: () => unknown): unknown => {
@@ -162,7 +163,12 @@ describe("the Promise facade on Effect 4", () => {
     const add = memory.addUserMessage("a")
     await new Promise((resolve) => setImmediate(resolve))
     await memory.dispose()
-    await add.then(() => assert.fail("interrupted"), () => undefined)
+    const error = await add.then(() => assert.fail("interrupted"), (e: unknown) => e)
+    assert.instanceOf(error, DOMException)
+    assert.deepStrictEqual([(error as DOMException).name, (error as DOMException).message], [
+      "AbortError",
+      "the add's summarizer call was cancelled by dispose()"
+    ])
     assert.isTrue(aborted)
     assert.strictEqual(memory.summary, "")
   })
@@ -274,4 +280,26 @@ describe("a summarizer that throws null or undefined (one rule)", () => {
       assert.deepStrictEqual(memory.buffer.map(String), ["user: a b", "user: c d"])
     })
   }
+})
+
+describe("addMessages checks its messages as addMessage does (the Effect 3 facade's rule)", () => {
+  it("message objects are taken, a wrong one is refused before anything is added", async () => {
+    const memory = new BufferMemory()
+    memory.addMessages([{ role: "user", content: "a" }, Messages.assistant("b")] as never)
+    assert.deepStrictEqual(memory.buffer.map(String), ["user: a", "assistant: b"])
+    const withNull = thrownBy(() => memory.addMessages([{ role: "user", content: "c" }, null] as never))
+    assert.instanceOf(withNull, InvalidMessageError)
+    assert.strictEqual((withNull as InvalidMessageError).description, "message 1: expected a message object, got null")
+    const misspelt = thrownBy(() => memory.addMessages([{ role: "tool", content: "c", toolCallID: "x" }] as never))
+    assert.instanceOf(misspelt, InvalidMessageError)
+    assert.deepStrictEqual(memory.buffer.map(String), ["user: a", "assistant: b"])
+    const later = new AsyncRollingMemory({ maxTokens: 100, summarize: "drop" })
+    const rejected = await later.addMessages(42 as never).then(() => "nothing", (e: unknown) => e)
+    assert.instanceOf(rejected, InvalidMessageError)
+    assert.strictEqual(
+      (rejected as InvalidMessageError).description,
+      "addMessages takes an array of messages, got number"
+    )
+    assert.strictEqual(later.buffer.length, 0)
+  })
 })

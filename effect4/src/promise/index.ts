@@ -8,16 +8,18 @@
  * rejected) as the typed errors themselves, except a summarizer's: an add
  * throws the caller's own summarizer error, the `cause` of the
  * `SummarizerError` (docs/contract.md section 9), as the Effect 3 facade
- * does. Not here yet: background folds (`fold`, `hardMaxTokens`,
- * `foldRetries`), `Conversations` and the archive.
+ * does. `AsyncRollingMemory` takes background folds (`fold`,
+ * `hardMaxTokens`, `foldRetries`). Not here yet: `Conversations` and the
+ * archive.
  *
  * @since 1.0.0
  */
-import { Cause, Duration, Effect, Exit, Fiber, Layer, Schema } from "effect"
+import { Cause, Duration, Effect, Exit, Fiber, Layer, Option, Schedule, Schema, Scope } from "effect"
 import * as Rules from "../../../src/core/options.js"
-import { ConfigError, SummarizerError } from "../Errors.js"
+import { ConfigError, InvalidMessageError, SummarizerError } from "../Errors.js"
 import * as MemoryState from "../schema/MemoryState.js"
 import * as Message from "../schema/Message.js"
+import { keysOf } from "../schema/Options.js"
 import { thrownAsIs } from "../services/internal/summarizing.js"
 import * as Summarizer from "../services/Summarizer.js"
 import * as TokenCounter from "../services/TokenCounter.js"
@@ -46,13 +48,13 @@ export type Summarize = (
   request: Summarizer.Request
 ) => string
 
-/** An async summarizer; `signal` aborts when the memory is disposed. @since 1.0.0 */
+/** An async summarizer (a string or a promise of one); `signal` aborts when the memory is disposed or the call times out. @since 1.0.0 */
 export type AsyncSummarize = (
   summary: string,
   messages: ReadonlyArray<Message.Message>,
   signal: AbortSignal,
   request: Summarizer.Request
-) => PromiseLike<string>
+) => string | PromiseLike<string>
 
 /** A token counter as a plain function (default: words). @since 1.0.0 */
 export type CountTokens = (text: string) => number
@@ -112,12 +114,12 @@ const counterOf = (tokenCounter: unknown): TokenCounter.Service => {
  * The async classes' `timeout` (milliseconds), checked: a positive integer,
  * given with a `summarize` function (docs/contract.md section 9).
  */
-const timeoutOf = (own: { readonly [key: string]: unknown }): number | undefined => {
-  if (own.timeout === undefined) return undefined
-  check("timeout", Rules.milliseconds, own.timeout)
-  const needs = Rules.promiseNeeds({ summarize: own.summarize, timeout: own.timeout }, Rules.camel)
+const timeoutOf = (own: { readonly [key: string]: unknown }, fold: unknown): number | undefined => {
+  if (own.timeout !== undefined) check("timeout", Rules.milliseconds, own.timeout)
+  // `timeout` and `fold: "background"` need a summarize function (not "drop")
+  const needs = Rules.promiseNeeds({ summarize: own.summarize, timeout: own.timeout, fold }, Rules.camel)
   if (needs !== undefined) throw new ConfigError(needs)
-  return own.timeout as number
+  return own.timeout as number | undefined
 }
 
 /**
@@ -145,11 +147,12 @@ const bounded = (summarizer: Summarizer.Service, millis: number | undefined): Su
 
 const summarizerOf = (
   own: { readonly [key: string]: unknown },
-  async: boolean
+  async: boolean,
+  fold?: unknown
 ): Summarizer.Service => {
   const summarize = own.summarize
   if (summarize !== Rules.DROP) check("summarize", Rules.summarizeOrDrop, summarize)
-  const timeout = async ? timeoutOf(own) : undefined
+  const timeout = async ? timeoutOf(own, fold) : undefined
   if (summarize === Rules.DROP) return Summarizer.drop
   if (!async) return Summarizer.fromFunction(summarize as Summarize)
   const f = summarize as AsyncSummarize
@@ -163,6 +166,13 @@ const summarizerOf = (
 const ownKeys = (async: boolean): ReadonlyArray<string> =>
   async ? ["summarize", "tokenCounter", "timeout"] : ["summarize", "tokenCounter"]
 
+/** Background folds' options, `AsyncRollingMemory`'s only (`foldRetries` in place of the Effect API's `foldRetry`). */
+const BACKGROUND_KEYS: ReadonlyArray<string> = ["fold", "hardMaxTokens", "foldRetries"]
+
+// `foldRetries`: retried after 0.5 s, 1 s, 2 s, ...
+const backoff = (retries: number): Schedule.Schedule<unknown, unknown> =>
+  Schedule.max([Schedule.exponential("500 millis"), Schedule.recurs(retries)])
+
 const build = <A>(
   made: Effect.Effect<A, unknown, Summarizer.Summarizer>,
   counter: TokenCounter.Service,
@@ -173,12 +183,39 @@ const build = <A>(
     Effect.provideService(TokenCounter.TokenCounter, counter)
   )))
 
+const kindOf = (u: unknown): string => u === null ? "null" : Array.isArray(u) ? "an array" : typeof u
+
+/**
+ * The messages of an `addMessages` call, each checked as `addMessage` checks
+ * one (a message, or an object of its fields); throws `InvalidMessageError`
+ * for what is not an array of message objects (`"hi"`, `[null]`), before
+ * anything is added, as the Effect 3 facade does.
+ */
+const toMessages = (messages: unknown): Array<Message.Message> => {
+  if (!Array.isArray(messages)) {
+    throw new InvalidMessageError({ description: `addMessages takes an array of messages, got ${kindOf(messages)}` })
+  }
+  return messages.map((m: unknown, i) => {
+    if (typeof m !== "object" || m === null || Array.isArray(m)) {
+      throw new InvalidMessageError({ description: `message ${i}: expected a message object, got ${kindOf(m)}` })
+    }
+    if (m instanceof Message.Message) return m
+    const { content, role, ...options } = m as { readonly role: string; readonly content: string }
+    return Message.make(role, content, options)
+  })
+}
+
 /** What every facade memory shares: the reads, `clear`, usage, state and `dispose`. @since 1.0.0 */
 export abstract class BaseMemory {
   protected disposed = false
   protected readonly inFlight = new Set<Fiber.Fiber<void, unknown>>()
 
-  protected constructor(protected readonly memory: Memory, protected readonly kind: string) {}
+  protected constructor(
+    protected readonly memory: Memory,
+    protected readonly kind: string,
+    /** The scope that owns background folds, closed by `dispose()`. */
+    protected readonly scope?: Scope.Closeable
+  ) {}
 
   protected assertLive(): void {
     if (!this.disposed) return
@@ -251,11 +288,26 @@ export abstract class BaseMemory {
     return Effect.runSync(this.memory.toJSON)
   }
 
-  /** Refuses later changes and interrupts the summarizer calls in flight (their signals abort). */
+  /**
+   * Refuses later changes and interrupts the summarizer calls in flight (their signals abort); with
+   * background folds, interrupts the fold in flight (committing nothing) and lets the held-back adds
+   * in (they resolve).
+   */
   dispose(): Promise<void> {
     this.disposed = true
-    const fibers = [...this.inFlight]
-    return fibers.length === 0 ? Promise.resolve() : Effect.runPromise(Fiber.interruptAll(fibers))
+    const scope = this.scope
+    if (scope === undefined) {
+      const fibers = [...this.inFlight]
+      return fibers.length === 0 ? Promise.resolve() : Effect.runPromise(Fiber.interruptAll(fibers))
+    }
+    // Background folds: an add's fiber only waits for room under the hard cap. Interrupting it would
+    // drop its turn; closing the scope interrupts the fold in flight and admits every held-back add.
+    return Effect.runPromise(
+      Effect.andThen(
+        Scope.close(scope, Exit.void),
+        Effect.suspend(() => Effect.asVoid(Fiber.awaitAll([...this.inFlight])))
+      )
+    )
   }
 }
 
@@ -270,7 +322,7 @@ export abstract class SyncMemory extends BaseMemory {
   /** Adds several messages, pruning once. */
   addMessages(messages: ReadonlyArray<Message.Message>): void {
     this.assertLive()
-    squash(Effect.runSyncExit(this.memory.addMessages(messages)))
+    squash(Effect.runSyncExit(this.memory.addMessages(toMessages(messages))))
   }
 
   /** Adds a message from its role, content and options. */
@@ -311,6 +363,10 @@ export abstract class AsyncMemory extends BaseMemory {
     this.inFlight.add(fiber)
     return Effect.runPromise(Fiber.await(fiber)).then((exit) => {
       this.inFlight.delete(fiber)
+      // dispose() cancelled the summarizer call the add ran or waited behind (docs/contract.md section 5.2)
+      if (Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause)) {
+        throw new DOMException("the add's summarizer call was cancelled by dispose()", "AbortError")
+      }
       return squash(exit)
     })
   }
@@ -322,7 +378,14 @@ export abstract class AsyncMemory extends BaseMemory {
 
   /** Adds several messages, pruning once. */
   addMessages(messages: ReadonlyArray<Message.Message>): Promise<void> {
-    return this.run(this.memory.addMessages(messages))
+    let checked: Array<Message.Message>
+    try {
+      this.assertLive()
+      checked = toMessages(messages)
+    } catch (error) {
+      return Promise.reject(error)
+    }
+    return this.run(this.memory.addMessages(checked))
   }
 
   /** Adds a user message. */
@@ -359,15 +422,21 @@ const restored = (data: unknown): MemoryState.MemoryState =>
   squash(Effect.runSyncExit(typeof data === "string" ? MemoryState.fromString(data) : MemoryState.fromJSON(data)))
 
 /** RollingMemory's facade options: the Effect API's, `summarize` (required) and `tokenCounter`. @since 1.0.0 */
-export interface RollingOptions extends Rolling.Options {
+export interface RollingOptions extends Omit<Rolling.Options, "fold" | "hardMaxTokens" | "foldRetry"> {
   readonly summarize: Summarize | "drop"
   readonly tokenCounter?: CountTokens | undefined
 }
 
 /** AsyncRollingMemory's options. @since 1.0.0 */
-export interface AsyncRollingOptions extends Rolling.Options {
+export interface AsyncRollingOptions extends Omit<Rolling.Options, "foldRetry"> {
   readonly summarize: AsyncSummarize | "drop"
   readonly tokenCounter?: CountTokens | undefined
+  /**
+   * With `fold: "background"` (docs/contract.md section 5.1): how many times
+   * a failed fold is retried, after 0.5 s, 1 s, 2 s, ... (default 0). A fold
+   * that still fails is kept in `lastFoldFailure`.
+   */
+  readonly foldRetries?: number | undefined
   /**
    * How long one summarizer call may take, in milliseconds (a positive
    * integer; default: no limit; needs a `summarize` function). A call that
@@ -384,13 +453,36 @@ const rolling = (
   options: unknown,
   state: MemoryState.MemoryState | undefined,
   async: boolean
-): Rolling.RollingMemory => {
-  const { own, rest } = split(options, ownKeys(async))
-  return build(
-    Rolling.fromState(state, rest as Rolling.Options),
-    counterOf(own.tokenCounter),
-    summarizerOf(own, async)
+): { readonly memory: Rolling.RollingMemory; readonly scope: Scope.Closeable | undefined } => {
+  const { own, rest } = split(options, async ? [...ownKeys(true), "foldRetries"] : ownKeys(false))
+  // the synchronous class takes no background folds; foldRetry (a Schedule) is foldRetries here
+  const known = [...keysOf.rolling, ...ownKeys(async), ...(async ? BACKGROUND_KEYS : [])]
+  for (const key of Object.keys(rest)) {
+    if (!known.includes(key)) throw new ConfigError({ option: key, description: Rules.unknownOption(known) })
+  }
+  const strategy: { [key: string]: unknown } = { ...rest }
+  if (own.foldRetries !== undefined) {
+    check("foldRetries", Rules.nonNegativeInteger, own.foldRetries)
+    const needs = Rules.foldRules({ fold: rest.fold, foldRetries: own.foldRetries } as Rules.FoldOptions, Rules.camel)
+    if (needs !== undefined) throw new ConfigError(needs)
+    strategy.foldRetry = backoff(own.foldRetries as number)
+  }
+  const counter = counterOf(own.tokenCounter)
+  const summarizer = summarizerOf(own, async, rest.fold)
+  if (rest.fold !== "background") {
+    return {
+      memory: build(Rolling.fromState(state, strategy as Rolling.Options), counter, summarizer),
+      scope: undefined
+    }
+  }
+  // only background folds need a scope (dispose() closes it)
+  const scope = Effect.runSync(Scope.make())
+  const memory = build(
+    Scope.provide(Rolling.makeScoped(strategy as Rolling.Options, state), scope),
+    counter,
+    summarizer
   )
+  return { memory, scope }
 }
 
 /**
@@ -408,7 +500,7 @@ const rolling = (
  */
 export class RollingMemory extends SyncMemory {
   constructor(options: RollingOptions, state?: MemoryState.MemoryState) {
-    super(rolling(options, state, false), "RollingMemory")
+    super(rolling(options, state, false).memory, "RollingMemory")
   }
 
   /** Folds (or drops) down to the target now (docs/contract.md section 16.2). */
@@ -426,7 +518,23 @@ export class RollingMemory extends SyncMemory {
 /** RollingMemory with an async summarizer. @since 1.0.0 */
 export class AsyncRollingMemory extends AsyncMemory {
   constructor(options: AsyncRollingOptions, state?: MemoryState.MemoryState) {
-    super(rolling(options, state, true), "AsyncRollingMemory")
+    const { memory, scope } = rolling(options, state, true)
+    super(memory, "AsyncRollingMemory", scope)
+  }
+
+  /** When folds run: `"blocking"` (default) or `"background"`. */
+  get fold(): "blocking" | "background" {
+    return (this.memory as Rolling.RollingMemory).fold
+  }
+
+  /**
+   * With background folds: the error of the last fold that failed after its
+   * retries (the summarizer's own error, as an add throws it), until a fold
+   * commits; `undefined` when none failed, and always with blocking folds.
+   */
+  get lastFoldFailure(): unknown {
+    const failure = Effect.runSync((this.memory as Rolling.RollingMemory).lastFoldFailure)
+    return Option.isSome(failure) ? unwrap(failure.value) : undefined
   }
 
   /** Folds (or drops) down to the target now (docs/contract.md section 16.2). */

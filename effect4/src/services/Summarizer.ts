@@ -104,7 +104,12 @@ export const fromFunction = (
 
 /** A summarizer from a function returning a promise (given an `AbortSignal` for interruption). @since 1.0.0 */
 export const fromPromise = (
-  f: (summary: string, messages: ReadonlyArray<Message>, signal: AbortSignal, request: Request) => PromiseLike<string>
+  f: (
+    summary: string,
+    messages: ReadonlyArray<Message>,
+    signal: AbortSignal,
+    request: Request
+  ) => string | PromiseLike<string>
 ): Service => ({
   summarize: (summary, messages, request) =>
     Effect.flatMap(
