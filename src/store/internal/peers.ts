@@ -6,6 +6,9 @@
  * `rollmem/promise` or `rollmem/store` without the peers installed succeeds
  * (esbuild, Vite and webpack do not try to resolve it); the peer is loaded
  * from `node_modules` when a store layer is built, as without a bundler.
+ * The package of a module and the message of a missing peer are
+ * `core/peers.ts`'s, shared with the Effect 4 line; this line's version
+ * table and its `import()` stay here.
  *
  * @internal
  */
@@ -15,6 +18,7 @@ import type * as SqlClient from "@effect/sql/SqlClient"
 import type * as SqlError from "@effect/sql/SqlError"
 import * as Effect from "effect/Effect"
 import type * as IORedis from "ioredis"
+import * as Peers from "../../core/peers.js"
 
 /**
  * The versions of the optional peers a store loads, as the hint of a
@@ -37,13 +41,10 @@ export interface Modules {
   readonly "ioredis": typeof IORedis
 }
 
-/** The package of a peer's module: `@effect/sql-pg/PgClient` is in `@effect/sql-pg`. */
-const packageOf = (specifier: keyof Modules): keyof typeof PEERS =>
-  (specifier.startsWith("@")
-    ? specifier.split("/").slice(0, 2).join("/")
-    : specifier.split("/")[0]) as keyof typeof PEERS
-
-/** `import(specifier)`, which no bundler follows: the specifier is computed, and marked for webpack and Vite. */
+/**
+ * `import(specifier)`, which no bundler follows: the specifier is computed, and marked for webpack and Vite.
+ * Here, not in `core/peers.ts`: the specifier resolves from this module, beside this line's package.
+ */
 const load = (specifier: string): Promise<unknown> => import(/* webpackIgnore: true */ /* @vite-ignore */ specifier)
 
 /**
@@ -53,8 +54,5 @@ const load = (specifier: string): Promise<unknown> => import(/* webpackIgnore: t
 export const importModule = <S extends keyof Modules>(specifier: S): Effect.Effect<Modules[S]> =>
   Effect.orDie(Effect.tryPromise({
     try: () => load(specifier) as Promise<Modules[S]>,
-    catch: (cause) => {
-      const what = packageOf(specifier)
-      return new Error(`rollmem/store: ${what} is not installed (npm i ${PEERS[what]})`, { cause })
-    }
+    catch: (cause) => Peers.notInstalled(specifier, PEERS, cause)
   }))

@@ -1,8 +1,10 @@
 /**
  * Loading a store's optional peer dependency (a database driver) when its
  * layer is built, never when `rollmem/store` is imported, and out of a
- * bundler's sight: the Effect 3 line's `src/store/internal/peers.ts` for
- * the Effect 4 drivers. A missing driver is a defect naming the exact
+ * bundler's sight, as the Effect 3 line's `src/store/internal/peers.ts`
+ * does, with the same package rule and message (`core/peers.ts`); the
+ * Effect 4 drivers' version table and the `import()` (which resolves from
+ * here, beside this package) are this line's. A missing driver is a defect naming the exact
  * install (a bare `npm i @effect/sql-pg` would pull the line of another
  * `effect`).
  *
@@ -11,6 +13,7 @@
 import type * as PgClient from "@effect/sql-pg/PgClient"
 import { Effect } from "effect"
 import type * as IORedis from "ioredis"
+import * as Peers from "../../../../src/core/peers.js"
 
 /** The versions of the optional peers a store loads, as the hint of a missing one pins them. */
 export const PEERS = {
@@ -24,13 +27,10 @@ export interface Modules {
   readonly "ioredis": typeof IORedis
 }
 
-/** The package of a peer's module: `@effect/sql-pg/PgClient` is in `@effect/sql-pg`. */
-const packageOf = (specifier: keyof Modules): keyof typeof PEERS =>
-  (specifier.startsWith("@")
-    ? specifier.split("/").slice(0, 2).join("/")
-    : specifier.split("/")[0]) as keyof typeof PEERS
-
-/** `import(specifier)`, which no bundler follows: the specifier is computed, and marked for webpack and Vite. */
+/**
+ * `import(specifier)`, which no bundler follows: the specifier is computed, and marked for webpack and Vite.
+ * Here, not in `core/peers.ts`: the specifier resolves from this module, beside this line's package.
+ */
 const load = (specifier: string): Promise<unknown> => import(/* webpackIgnore: true */ /* @vite-ignore */ specifier)
 
 /**
@@ -42,8 +42,5 @@ const load = (specifier: string): Promise<unknown> => import(/* webpackIgnore: t
 export const importModule = <S extends keyof Modules>(specifier: S): Effect.Effect<Modules[S]> =>
   Effect.orDie(Effect.tryPromise({
     try: () => load(specifier) as Promise<Modules[S]>,
-    catch: (cause) => {
-      const what = packageOf(specifier)
-      return new Error(`rollmem/store: ${what} is not installed (npm i ${PEERS[what]})`, { cause })
-    }
+    catch: (cause) => Peers.notInstalled(specifier, PEERS, cause)
   }))
