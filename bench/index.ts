@@ -9,7 +9,7 @@
  *                               figures not meaningful)
  *   npm run bench -- --wall     time with the wall clock instead of this process's CPU time
  *   npm run bench -- --render=bench.json   print the tables of a saved run (measures nothing)
- *   npm run bench -- --only=replay,peers,checks,scaling,tokenizers,memory,policies,stores,formats,background,tracing,cluster,recall
+ *   npm run bench -- --only=replay,peers,checks,scaling,tokenizers,memory,policies,stores,formats,background,tracing,cluster,recall,lines
  *
  * Progress goes to stderr. See bench/README.md for what is measured and how.
  */
@@ -23,6 +23,7 @@ import { countO200k, makeRuntime } from "./src/rollmem.js"
 import { runBackground } from "./src/sections/background.js"
 import { runCluster } from "./src/sections/cluster.js"
 import { runFormats } from "./src/sections/formats.js"
+import { runLines } from "./src/sections/lines.js"
 import { runMemory } from "./src/sections/memory.js"
 import { runChecks, runPeers } from "./src/sections/peers.js"
 import { runPolicies } from "./src/sections/policies.js"
@@ -185,6 +186,16 @@ if (enabled("recall")) {
   log("11. recall: the archive of evicted turns")
   results.recall = await runRecall(log, quick)
   timed("recall")
+}
+if (enabled("lines")) {
+  sectionStart = performance.now()
+  log("12. lines: the Effect 4 line against the Effect 3 line")
+  results.lines = await runLines(conversations, {
+    rounds: quick ? 1 : 15,
+    warmUp: profiles.roundWarmUp,
+    perRound: profiles.round
+  })
+  timed("lines")
 }
 await runtime.dispose()
 log(

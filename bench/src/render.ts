@@ -5,6 +5,7 @@ import { formatTime, formatTiming, table, type Timing } from "./harness.js"
 import { type BackgroundResults, renderBackground } from "./sections/background.js"
 import { type ClusterResults, renderCluster } from "./sections/cluster.js"
 import { type FormatsResults, renderFormats } from "./sections/formats.js"
+import { type LinesFigures, renderLines } from "./sections/lines.js"
 import type { runMemory } from "./sections/memory.js"
 import type { runChecks, runPeers } from "./sections/peers.js"
 import { SUBSET_EVERY } from "./sections/peers.js"
@@ -51,6 +52,7 @@ export interface Results {
   background?: BackgroundResults
   tracing?: TracingResults
   recall?: RecallResults
+  lines?: LinesFigures
 }
 
 export const render = (r: Results): string => {
@@ -313,5 +315,6 @@ export const render = (r: Results): string => {
   if (r.background !== undefined) out.push(renderBackground(r.background, table))
   if (r.tracing !== undefined) out.push(renderTracing(r.tracing, table))
   if (r.recall !== undefined) out.push(renderRecall(r.recall, table))
+  if (r.lines !== undefined) out.push(renderLines(r.lines, table))
   return out.join("\n")
 }

@@ -53,19 +53,19 @@ export interface ReplayFigures {
   readonly limitGptTokenizerRatio: Ratio
 }
 
-const median = (xs: ReadonlyArray<number>): number => {
+export const median = (xs: ReadonlyArray<number>): number => {
   const s = [...xs].sort((a, b) => a - b)
   const m = s.length >> 1
   return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2
 }
 
-const ratioOf = (xs: ReadonlyArray<number>): Ratio => ({
+export const ratioOf = (xs: ReadonlyArray<number>): Ratio => ({
   median: median(xs),
   min: Math.min(...xs),
   max: Math.max(...xs)
 })
 
-const combine = (task: string, rounds: ReadonlyArray<Timing>): Timing => {
+export const combine = (task: string, rounds: ReadonlyArray<Timing>): Timing => {
   const medians = rounds.map((r) => r.median)
   const m = median(medians)
   return {
