@@ -272,14 +272,18 @@ export const searchPlan = (
 
 /**
  * A search's candidate as the database returns it: its position, the
- * database's rank (higher is better), its terms and artifacts.
+ * database's rank (higher is better), its terms (or how many of the query's
+ * terms they hold) and artifacts.
  *
  * @since 0.4.0
  */
 export interface Candidate {
   readonly position: number | string
   readonly rank: number | string
-  readonly terms: string
+  /** Its text's terms, joined by spaces; or, instead, `held`. */
+  readonly terms?: string | undefined
+  /** How many of the query's distinct terms `terms` holds, counted by the database. */
+  readonly held?: number | string | undefined
   readonly artifacts: string
 }
 
@@ -304,10 +308,166 @@ export const rankCandidates = (
     seen.add(position)
     const named = new Set(row.artifacts === "" ? [] : row.artifacts.split("\n"))
     const exact = plan.wanted.filter((a) => named.has(a.text)).length
-    const padded = ` ${row.terms} `
-    const held = plan.terms.filter((t) => padded.includes(` ${t} `)).length
+    const padded = ` ${row.terms ?? ""} `
+    const held = row.held !== undefined ? Number(row.held) : plan.terms.filter((t) => padded.includes(` ${t} `)).length
     hits.push({ position, score: Number(row.rank), exact, terms: held })
   }
   hits.sort(Recall.compare)
   return hits.slice(0, limit)
+}
+
+/**
+ * A PostgreSQL statement's text, its parameters numbered `$1`, `$2`, ...
+ * (each line runs it with its `SqlClient`'s `unsafe`).
+ *
+ * @since 0.4.0
+ */
+export interface PgStatement {
+  readonly text: string
+  readonly params: ReadonlyArray<string | number>
+}
+
+// the conversation's own lexeme: `#` and its id's hash (no term holds `#`, so no query term is it); with the row's
+// terms in one GIN index, a search reads the postings of its terms within its conversation only
+const pgVector = "(a.tsv || array_to_tsvector(ARRAY['#' || hashtext(a.conversation_id)::text]))"
+const pgConversation = (param: string) => `quote_literal('#' || hashtext(${param}::text)::text)::tsquery`
+
+const indexName = (name: string, suffix: string): string => `${name.split(".").pop()!}${suffix}`
+
+/**
+ * The statements that create the PostgreSQL archive table `name` or adopt
+ * one deployed before (docs/contract.md section 17), run in order under the
+ * table's creation lock, each a no-op when its work is done: the table
+ * (`tsv`, the terms' `tsvector`, a generated column, stored uncompressed
+ * for the rows written from then on), its search index (a
+ * GIN index of `tsv` and the conversation's own lexeme, so a search reads
+ * its conversation's postings only, `fastupdate` off so no search scans a
+ * pending list), and the drop of the earlier GIN index of `tsv` alone
+ * (0.4.0's), which searches no longer read.
+ *
+ * @example
+ * ```ts
+ * import { pgArchiveSchema } from "./sqlStore.js"
+ * pgArchiveSchema("app.rollmem_archive")[3] // 'DROP INDEX IF EXISTS "app"."rollmem_archive_tsv"'
+ * ```
+ *
+ * @since 0.4.0
+ */
+export const pgArchiveSchema = (name: string): ReadonlyArray<string> => {
+  const table = quotedName(name)
+  const schema = name.includes(".") ? `${quotedName(name.slice(0, name.lastIndexOf(".")))}.` : ""
+  return [
+    `CREATE TABLE IF NOT EXISTS ${table} (
+      conversation_id TEXT NOT NULL,
+      position BIGINT NOT NULL,
+      fold INTEGER NOT NULL,
+      role TEXT NOT NULL,
+      message TEXT NOT NULL,
+      terms TEXT NOT NULL,
+      artifacts TEXT NOT NULL,
+      tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple', terms)) STORED,
+      PRIMARY KEY (conversation_id, position)
+    )`,
+    // stored uncompressed: a search reads the vector of every row it ranks, and decompressing pglz was most of it
+    `DO $rollmem$ BEGIN
+      IF (SELECT attstorage FROM pg_attribute
+          WHERE attrelid = '${table.replace(/'/g, "''")}'::regclass AND attname = 'tsv') <> 'e' THEN
+        ALTER TABLE ${table} ALTER COLUMN tsv SET STORAGE EXTERNAL;
+      END IF;
+    END $rollmem$`,
+    `CREATE INDEX IF NOT EXISTS ${quotedName(indexName(name, "_search"))} ON ${table} USING GIN (${
+      pgVector.replace(/a\./g, "")
+    }) WITH (fastupdate = off)`,
+    `DROP INDEX IF EXISTS ${schema}${quotedName(indexName(name, "_tsv"))}`
+  ]
+}
+
+/**
+ * What a PostgreSQL search keeps (as `core/archive.ts`'s options, checked
+ * by the caller).
+ *
+ * @since 0.4.0
+ */
+export interface PgFilter {
+  readonly limit?: number | undefined
+  readonly before?: number | undefined
+  readonly roles?: ReadonlyArray<string> | undefined
+}
+
+/**
+ * The one statement of a PostgreSQL archive search (see {@link SearchPlan}):
+ * the candidates of the plan's tiers, each read only when every tier before
+ * it had fewer than `limit` rows (a tier's rows hold the earlier tiers'), by
+ * the count of the plan's terms a row holds, then `ts_rank`, then the newer,
+ * at most `limit` + {@link ARCHIVE_CANDIDATES} each, then those of each
+ * artifact's phrase; {@link rankCandidates} ranks them. Each part reads the
+ * search index (its terms within the conversation), never the
+ * conversation's other rows.
+ *
+ * @example
+ * ```ts
+ * import { pgSearch, searchPlan } from "./sqlStore.js"
+ * const statement = pgSearch("rollmem_archive", "c1", searchPlan("deploy script", "pg"), { limit: 3 })
+ * statement.params // ["c1", "deploy | script", 23, "(deploy & script)", "deploy | script", 3, "deploy", "script"]
+ * ```
+ *
+ * @since 0.4.0
+ */
+export const pgSearch = (
+  name: string,
+  conversationId: string,
+  plan: SearchPlan,
+  filter: PgFilter
+): PgStatement => {
+  const params: Array<string | number> = []
+  const param = (value: string | number): string => {
+    params.push(value)
+    return `$${params.length}`
+  }
+  const table = quotedName(name)
+  const conversation = param(conversationId)
+  const any = param(plan.any)
+  let limit: string | undefined // a parameter only when a tier is gated (an unused one has no type)
+  const gate = (tier: string) =>
+    `(SELECT count(*) FROM ${tier}) < ${limit ??= param(filter.limit ?? Recall.DEFAULT_LIMIT)}`
+  const candidates = param((filter.limit ?? Recall.DEFAULT_LIMIT) + ARCHIVE_CANDIDATES)
+  const filters = [
+    ...(filter.before === undefined ? [] : [`a.position < ${param(filter.before)}`]),
+    ...(filter.roles === undefined ?
+      [] :
+      filter.roles.length === 0 ?
+      ["1 = 0"] :
+      [`a.role IN (${filter.roles.map(param).join(", ")})`])
+  ]
+  let terms: ReadonlyArray<string> | undefined // the terms' parameters, when a part counts them
+  // a part: the rows whose vector holds `match` (read from the index: its terms within the conversation), and
+  // `phrase` when given (checked on the rows read: the index holds no positions), best first, each with the count of
+  // the query's terms its vector holds (`held`: all of them in the first tier); each row's vector is read once (`v`,
+  // a copy: each function given the stored column would read it from its TOAST table again)
+  const part = (match: string, all: boolean, gates: ReadonlyArray<string>, phrase?: string) => {
+    const where = [
+      `a.conversation_id = ${conversation}`,
+      `${pgVector} @@ (to_tsquery('simple', ${param(match)}) && ${pgConversation(conversation)})`,
+      ...filters,
+      ...gates.map(gate)
+    ]
+    const held = all ?
+      String(plan.terms.length) :
+      (terms ??= plan.terms.map(param)).map((t) => `(v @@ to_tsquery('simple', ${t}))::int`).join(" + ")
+    return `SELECT position, artifacts, ts_rank(v, to_tsquery('simple', ${any})) AS rank, ${held} AS held
+      FROM (SELECT a.position, a.artifacts, a.tsv || ''::tsvector AS v
+        FROM ${table} a WHERE ${where.join(" AND ")} OFFSET 0) s
+      ${phrase === undefined ? "" : `WHERE v @@ to_tsquery('simple', ${param(phrase)}) `}ORDER BY ${
+      phrase === undefined && !all ? "held DESC, " : ""
+    }rank DESC, position DESC LIMIT ${candidates}`
+  }
+  const phraseTerms = plan.wanted.map((artifact) => Recall.terms(artifact.text)).filter((t) => t.length > 0)
+  const phrases = plan.phrases.map((phrase, i) => `(${part(`(${phraseTerms[i].join(" & ")})`, false, [], phrase)})`)
+  const tiers = plan.tiers.map((tier, i) => ({
+    name: `t${i}`,
+    text: part(tier.match, tier.held === plan.terms.length, plan.tiers.slice(0, i).map((_, j) => `t${j}`))
+  }))
+  const text = `WITH ${tiers.map((tier) => `${tier.name} AS MATERIALIZED (${tier.text})`).join(",\n")}
+    ${[...tiers.map((tier) => `SELECT * FROM ${tier.name}`), ...phrases].join("\nUNION ALL ")}`
+  return { text, params }
 }

@@ -3,15 +3,16 @@
  * in-memory archive, SQLite (FTS5) and PostgreSQL (tsvector + GIN), each
  * in a database or schema of its own. Writes idempotent by (conversation,
  * position), fold numbers, ranking with exact artifact matches first,
- * filters and neighbours, and a memory folding into each.
+ * filters and neighbours, and a memory folding into each; on PostgreSQL, a
+ * table of the 0.4.0 layout adopted by archives built on it at once.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { ConfigError } from "../../src/Errors.js"
 import { Archive, Message, RollingMemory, Summarizer } from "../../src/index.js"
 import * as SqlArchive from "../../src/store/backends/SqlArchive.js"
 import { reportUnreachable, servers, tempDirectory } from "./layers.js"
-import { pgSchema } from "./servers.js"
+import { pgRun, pgSchema } from "./servers.js"
 
 const sqlite = Layer.unwrapScoped(
   Effect.map(tempDirectory, (dir) => Layer.orDie(SqlArchive.layerSqlite({ filename: `${dir}/archive.db` })))
@@ -124,3 +125,56 @@ for (const target of targets) {
       })))
   })
 }
+
+/** The archive table and index of 0.4.0, as it deployed them. */
+const LAYOUT_0_4 = [
+  `CREATE TABLE rollmem_archive (conversation_id TEXT NOT NULL, position BIGINT NOT NULL, fold INTEGER NOT NULL,
+    role TEXT NOT NULL, message TEXT NOT NULL, terms TEXT NOT NULL, artifacts TEXT NOT NULL,
+    tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple', terms)) STORED, PRIMARY KEY (conversation_id, position))`,
+  "CREATE INDEX rollmem_archive_tsv ON rollmem_archive USING GIN (tsv)",
+  `INSERT INTO rollmem_archive (conversation_id, position, fold, role, message, terms, artifacts) VALUES
+    ('old', 0, 1, 'user', '{"role":"user","content":"deploy ticket ABC-123"}', 'deploy ticket abc 123', 'ABC-123'),
+    ('old', 1, 1, 'assistant', '{"role":"assistant","content":"the deploy script failed"}',
+      'the deploy script failed', ''),
+    ('old', 2, 2, 'user', '{"role":"user","content":"retry the script"}', 'retry the script', ''),
+    ('other', 0, 1, 'user', '{"role":"user","content":"deploy script"}', 'deploy script', '')`
+]
+
+describe.skipIf(servers.pg.unreachable !== undefined)("PostgreSQL, a table deployed before", () => {
+  it.scoped("8 archives built at once adopt a 0.4.0 table: its rows searched, the new index, no old one", () =>
+    Effect.gen(function*() {
+      const { schema, url } = yield* pgSchema()
+      for (const statement of LAYOUT_0_4) yield* pgRun(url, statement)
+      const layer = Layer.orDie(SqlArchive.layerPg({ url, maxConnections: 1 }))
+      const built = yield* Effect.all(
+        Array.from({ length: 8 }, () => Layer.build(Layer.fresh(layer))),
+        { concurrency: "unbounded" }
+      )
+      const archive = Context.get(built[0], Archive.Archive)
+      const at = (matches: ReadonlyArray<Archive.Match>) => matches.map((m) => [m.position, m.exact])
+      assert.deepStrictEqual(at(yield* archive.search("old", "deploy script")), [[1, 0], [2, 0], [0, 0]])
+      assert.deepStrictEqual(at(yield* archive.search("old", "ABC-123")), [[0, 1]])
+      assert.deepStrictEqual(at(yield* archive.search("old", "script", { before: 2, roles: ["assistant"] })), [[1, 0]])
+      yield* archive.append("old", entries([[3, Message.user("deploy again")]]))
+      assert.deepStrictEqual(
+        (yield* archive.messages("old")).map((a) => [a.position, a.fold]),
+        [[0, 1], [1, 1], [2, 2], [3, 3]]
+      )
+      assert.deepStrictEqual(at(yield* Context.get(built[7], Archive.Archive).search("old", "deploy")), [
+        [3, 0],
+        [1, 0],
+        [0, 0]
+      ])
+      assert.deepStrictEqual(
+        yield* pgRun(url, `SELECT indexname FROM pg_indexes WHERE schemaname = '${schema}' ORDER BY indexname`),
+        [{ indexname: "rollmem_archive_pkey" }, { indexname: "rollmem_archive_search" }]
+      )
+      assert.deepStrictEqual(
+        yield* pgRun(
+          url,
+          `SELECT attstorage FROM pg_attribute WHERE attrelid = '${schema}.rollmem_archive'::regclass AND attname = 'tsv'`
+        ),
+        [{ attstorage: "e" }]
+      )
+    }))
+})

@@ -46,20 +46,7 @@ const ensureArchive = (sql: SqlClient.SqlClient, name: string): Effect.Effect<vo
       withCreationLock(
         sql,
         name,
-        Effect.andThen(
-          sql`CREATE TABLE IF NOT EXISTS ${table} (
-            conversation_id TEXT NOT NULL,
-            position BIGINT NOT NULL,
-            fold INTEGER NOT NULL,
-            role TEXT NOT NULL,
-            message TEXT NOT NULL,
-            terms TEXT NOT NULL,
-            artifacts TEXT NOT NULL,
-            tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple', terms)) STORED,
-            PRIMARY KEY (conversation_id, position)
-          )`,
-          Effect.asVoid(sql`CREATE INDEX IF NOT EXISTS ${sql(`${last}_tsv`)} ON ${table} USING GIN (tsv)`)
-        )
+        Effect.forEach(SqlRules.pgArchiveSchema(name), (statement) => sql.unsafe(statement), { discard: true })
       ),
     orElse: () =>
       retryTransient(sql.withTransaction(Effect.gen(function*() {
@@ -181,31 +168,43 @@ export const makeOn = (sql: SqlClient.SqlClient, name: string): {
     return parts.length === 0 ? sql`1 = 1` : sql.and(parts)
   }
 
-  // the rows matching `match` (FTS5 syntax or a tsquery) with the plan's rank, best first: PostgreSQL by the count
-  // of the plan's terms a row holds (none to count when each holds at least all of them), then ts_rank; SQLite by bm25
+  // SQLite: the rows matching `match` (FTS5 syntax) by bm25, best first
   const candidates = (
     conversationId: string,
-    plan: SqlRules.SearchPlan,
     match: string,
-    options: Archive.SearchOptions | undefined,
-    held: number
+    options: Archive.SearchOptions | undefined
   ) => {
     const limit = (options?.limit ?? Recall.DEFAULT_LIMIT) + SqlRules.ARCHIVE_CANDIDATES
-    if (!pg) {
-      return sql<SqlRules.Candidate>`SELECT a.position, a.terms, a.artifacts, -${ftsName}.rank AS rank
-            FROM ${fts} JOIN ${table} a ON a.id = ${ftsName}.rowid
-            WHERE ${ftsName} MATCH ${match} AND a.conversation_id = ${conversationId} AND ${filters(options)}
-            ORDER BY ${ftsName}.rank, a.position DESC LIMIT ${limit}`
+    return sql<SqlRules.Candidate>`SELECT a.position, a.terms, a.artifacts, -${ftsName}.rank AS rank
+          FROM ${fts} JOIN ${table} a ON a.id = ${ftsName}.rowid
+          WHERE ${ftsName} MATCH ${match} AND a.conversation_id = ${conversationId} AND ${filters(options)}
+          ORDER BY ${ftsName}.rank, a.position DESC LIMIT ${limit}`
+  }
+
+  // the candidates of a search: PostgreSQL in one statement (core/sqlStore.ts, the Effect 3 line's); SQLite the first
+  // tier with `limit` rows (core/sqlStore.ts), then the artifacts' phrases
+  const candidatesOf = (
+    conversationId: string,
+    plan: SqlRules.SearchPlan,
+    options: Archive.SearchOptions | undefined
+  ): Effect.Effect<ReadonlyArray<SqlRules.Candidate>, SqlError.SqlError> => {
+    if (pg) {
+      const statement = SqlRules.pgSearch(name, conversationId, plan, options ?? {})
+      return sql.unsafe<SqlRules.Candidate>(statement.text, statement.params)
     }
-    const count = held === plan.terms.length ?
-      sql`` :
-      sql`${sql.join(" + ", false)(plan.terms.map((t) => sql`(a.tsv @@ to_tsquery('simple', ${t}))::int`))} DESC, `
-    return sql<SqlRules.Candidate>`SELECT a.position, a.terms, a.artifacts,
-              ts_rank(a.tsv, to_tsquery('simple', ${plan.any})) AS rank
-            FROM ${table} a
-            WHERE a.conversation_id = ${conversationId} AND a.tsv @@ to_tsquery('simple', ${match})
-              AND ${filters(options)}
-            ORDER BY ${count}rank DESC, a.position DESC LIMIT ${limit}`
+    const limit = options?.limit ?? Recall.DEFAULT_LIMIT
+    return Effect.gen(function*() {
+      const rows: Array<SqlRules.Candidate> = []
+      for (const [i, tier] of plan.tiers.entries()) {
+        const found = yield* candidates(conversationId, tier.match, options)
+        if (found.length >= limit || i === plan.tiers.length - 1) {
+          rows.push(...found)
+          break
+        }
+      }
+      for (const phrase of plan.phrases) rows.push(...yield* candidates(conversationId, phrase, options))
+      return rows
+    })
   }
 
   const neighboursOf = (conversationId: string, position: number, around: number) =>
@@ -234,18 +233,7 @@ export const makeOn = (sql: SqlClient.SqlClient, name: string): {
       const limit = options?.limit ?? Recall.DEFAULT_LIMIT
       return Effect.gen(function*() {
         yield* ensure
-        const rows: Array<SqlRules.Candidate> = []
-        // the first tier with `limit` rows (core/sqlStore.ts), then the artifacts' phrases
-        for (const [i, tier] of plan.tiers.entries()) {
-          const found = yield* candidates(conversationId, plan, tier.match, options, tier.held)
-          if (found.length >= limit || i === plan.tiers.length - 1) {
-            rows.push(...found)
-            break
-          }
-        }
-        for (const phrase of plan.phrases) {
-          rows.push(...yield* candidates(conversationId, plan, phrase, options, plan.terms.length))
-        }
+        const rows = yield* candidatesOf(conversationId, plan, options)
         const top = SqlRules.rankCandidates(plan, rows, limit)
         if (top.length === 0) return []
         const stored = yield* sql<Row>`SELECT position, fold, message FROM ${table}
