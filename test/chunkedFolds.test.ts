@@ -109,6 +109,44 @@ describe("folds in chunks (maxSummarizerInputTokens)", () => {
       assert.strictEqual((yield* memory.buffer).length, 7)
     }))
 
+  it.effect("a summarizer not marked as compacting that returns a compaction fails the chunk with SummarizerError", () =>
+    Effect.gen(function*() {
+      // contract 15.7: a fold in chunks needs a text per chunk; an unmarked Promise function is known only at its call
+      const compaction = {
+        format: "openai-responses",
+        item: { type: "compaction", encrypted_content: "gAAA" },
+        content: ""
+      } as const
+      for (const compactsAt of [1, 2]) {
+        const seen: Array<ReadonlyArray<string>> = []
+        const summarizer = Summarizer.fromPromise(async (_summary, messages) => {
+          seen.push(contents(messages))
+          return seen.length === compactsAt ? Summarizer.compacted(compaction) : `s${seen.length}`
+        })
+        assert.isFalse(Summarizer.compacts(summarizer))
+        const memory = yield* RollingMemory.make({ maxTokens: 20, targetTokens: 3, maxSummarizerInputTokens: 6 }).pipe(
+          Effect.provideService(Summarizer.Summarizer, summarizer)
+        )
+        for (let i = 1; i <= 6; i++) yield* memory.add(Message.user(`m${i} b c`))
+        const error = yield* Effect.flip(memory.add(Message.user("m7 b c")))
+        assert.instanceOf(error, SummarizerError)
+        assert.strictEqual(
+          error.description,
+          "summarizer returned a provider compaction where a summary text is needed " +
+            "(summary segments, a fold in chunks, a call through summarize)"
+        )
+        // the chunk that compacted was the last call; the chunks before it committed, nothing of it or after it
+        assert.deepStrictEqual(seen, [["m1 b c", "m2 b c"], ["m3 b c", "m4 b c"]].slice(0, compactsAt))
+        const state = yield* memory.toJSON
+        assert.strictEqual(state.summary, compactsAt === 1 ? "" : "s1")
+        assert.isUndefined((state as { readonly compaction?: unknown }).compaction)
+        assert.deepStrictEqual(
+          contents(yield* memory.buffer),
+          ["m1 b c", "m2 b c", "m3 b c", "m4 b c", "m5 b c", "m6 b c", "m7 b c"].slice(compactsAt === 1 ? 0 : 2)
+        )
+      }
+    }))
+
   it.effect("turn mode: a chunk ends only before a user turn (a turn is never split)", () =>
     Effect.gen(function*() {
       const { calls, layer } = recording("sync", (n) => n === 2)
