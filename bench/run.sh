@@ -12,7 +12,17 @@ if [ ! -f dist/index.js ] || [ ! -f dist/tokenizers.js ] || [ -n "$(find src -ne
   npm run build >&2
 fi
 # the Effect 4 line (section "lines"): its own install, and its build when missing or older than its sources or the core
-if [ ! -f effect4/node_modules/.package-lock.json ] || [ effect4/package-lock.json -nt effect4/node_modules/.package-lock.json ]; then
+# (installed when a package of its lockfile is missing or at another version: by content, not by file times,
+# so a checkout whose lockfile is newer than an install it shares is not reinstalled)
+if ! node -e '
+  const fs = require("node:fs")
+  const lock = JSON.parse(fs.readFileSync("effect4/package-lock.json", "utf8"))
+  for (const [where, entry] of Object.entries(lock.packages)) {
+    if (where === "" || entry.optional || entry.link) continue
+    let version
+    try { version = JSON.parse(fs.readFileSync(`effect4/${where}/package.json`, "utf8")).version } catch { process.exit(1) }
+    if (version !== entry.version) process.exit(1)
+  }' 2>/dev/null; then
   npm ci --prefix effect4 --no-audit --no-fund >&2
 fi
 if [ ! -f effect4/dist/effect4/src/index.js ] || [ -n "$(find effect4/src src/core -newer effect4/dist/effect4/src/index.js -print -quit)" ]; then
