@@ -10,10 +10,10 @@ const pkg = packageAt(process.argv.includes("--effect4") ? path.join(repository,
 const examples = collectExamples(pkg)
 const errors = compileExamples(pkg, examples)
 const failing = new Set(errors.map((error) => error.example))
-const { checked, missing } = missingExamples(pkg)
+const { checked, internal, missing } = missingExamples(pkg)
 if (process.argv.includes("--missing")) console.log(missing.join("\n"))
 else console.log(errors.map((error) => error.text).join("\n"))
 console.log(
   `${examples.length} examples, ${failing.size} failing (${errors.length} errors); ` +
-    `${missing.length} of ${checked} value exports have no @example`
+    `${missing.length} of ${checked} value exports have no @example (${internal} @internal ones not counted)`
 )

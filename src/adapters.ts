@@ -177,6 +177,16 @@ export {
  * has no field for: `"rollmem.provider"`. Its value is `{ format, items,
  * messages, tokens? }` (see the module docs).
  *
+ * @example
+ * ```ts
+ * import { fromAnthropic, METADATA_KEY } from "rollmem/adapters"
+ *
+ * const [turn] = fromAnthropic({
+ *   messages: [{ role: "user", content: [{ type: "text", text: "hi", cache_control: { type: "ephemeral" } }] }]
+ * })
+ * turn.metadata?.[METADATA_KEY] !== undefined // true: the block with its cache mark, kept for toAnthropic
+ * ```
+ *
  * @since 0.2.0
  * @category constants
  */
@@ -185,6 +195,13 @@ export const METADATA_KEY: "rollmem.provider" = engine.METADATA_KEY as "rollmem.
 /**
  * The tokens estimated for one part that is not text (an image, a file, an
  * audio clip, a document): 1,000.
+ *
+ * @example
+ * ```ts
+ * import { MEDIA_TOKENS } from "rollmem/adapters"
+ *
+ * MEDIA_TOKENS // what an image or a file part counts for in a message's tokens
+ * ```
  *
  * @since 0.2.0
  * @category constants
@@ -204,6 +221,17 @@ const orThrow = <A>(effect: Effect.Effect<A, AdapterError>): A => {
  * (an unknown role, a malformed known field; with `{ strict: true }`, any key
  * or type it does not model).
  *
+ * @example
+ * ```ts
+ * import { fromOpenAIChat } from "rollmem/adapters"
+ *
+ * const messages = fromOpenAIChat([
+ *   { role: "system", content: "You are a travel agent." },
+ *   { role: "user", content: "Book me a flight to Rome" }
+ * ])
+ * messages.map(String) // ["system: You are a travel agent.", "user: Book me a flight to Rome"]
+ * ```
+ *
  * @since 0.2.0
  * @category constructors
  */
@@ -214,6 +242,14 @@ export const fromOpenAIChat = (messages: unknown, options?: DecodeOptions): Arra
  * rollmem messages to OpenAI Chat Completions `messages` (see
  * {@link OpenAiChat}). Throws `AdapterError` for a role OpenAI has no place
  * for or a context it refuses.
+ *
+ * @example
+ * ```ts
+ * import { Message } from "rollmem"
+ * import { toOpenAIChat } from "rollmem/adapters"
+ *
+ * toOpenAIChat([Message.user("Weather in Rome?")]) // [{ role: "user", content: "Weather in Rome?" }]
+ * ```
  *
  * @since 0.2.0
  * @category constructors
@@ -229,6 +265,18 @@ export const toOpenAIChat = (
  * cannot place (an unknown role, a malformed known field; with `{ strict:
  * true }`, any key or type it does not model).
  *
+ * @example
+ * ```ts
+ * import { fromOpenAIResponses } from "rollmem/adapters"
+ *
+ * const messages = fromOpenAIResponses([
+ *   { role: "user", content: "Weather in Rome?" },
+ *   { type: "function_call", call_id: "c1", name: "weather", arguments: "{\"city\":\"Rome\"}" },
+ *   { type: "function_call_output", call_id: "c1", output: "18C, sunny" }
+ * ])
+ * messages.map((m) => m.role) // ["user", "assistant", "tool"]
+ * ```
+ *
  * @since 0.2.0
  * @category constructors
  */
@@ -239,6 +287,14 @@ export const fromOpenAIResponses = (items: unknown, options?: DecodeOptions): Ar
  * rollmem messages to OpenAI Responses `input` items (see
  * {@link OpenAiResponses}). Throws `AdapterError` for a role the Responses
  * API has no place for or a context it refuses.
+ *
+ * @example
+ * ```ts
+ * import { Message } from "rollmem"
+ * import { toOpenAIResponses } from "rollmem/adapters"
+ *
+ * const input = toOpenAIResponses([Message.user("Weather in Rome?")]) // the Responses API's `input`
+ * ```
  *
  * @since 0.2.0
  * @category constructors
@@ -254,6 +310,17 @@ export const toOpenAIResponses = (
  * (an unknown role, a malformed known field; with `{ strict: true }`, any key
  * or type it does not model).
  *
+ * @example
+ * ```ts
+ * import { fromAnthropic } from "rollmem/adapters"
+ *
+ * const messages = fromAnthropic({
+ *   system: "You are a travel agent.",
+ *   messages: [{ role: "user", content: "Book me a flight to Rome" }]
+ * })
+ * messages.map(String) // ["system: You are a travel agent.", "user: Book me a flight to Rome"]
+ * ```
+ *
  * @since 0.2.0
  * @category constructors
  */
@@ -265,6 +332,15 @@ export const fromAnthropic = (request: unknown, options?: DecodeOptions): Array<
  * `messages.create` (see {@link Anthropic}; `cacheControl` places
  * prompt-cache breakpoints). Throws `AdapterError` for a context Anthropic
  * refuses.
+ *
+ * @example
+ * ```ts
+ * import { Message } from "rollmem"
+ * import { toAnthropic } from "rollmem/adapters"
+ *
+ * toAnthropic([Message.system("You are a travel agent."), Message.user("Hi")])
+ * // { system: "You are a travel agent.", messages: [{ role: "user", content: "Hi" }] }
+ * ```
  *
  * @since 0.2.0
  * @category constructors
@@ -280,6 +356,17 @@ export const toAnthropic = (
  * (an unknown role, a malformed known field; with `{ strict: true }`, any key
  * or type it does not model).
  *
+ * @example
+ * ```ts
+ * import { fromAiSdk } from "rollmem/adapters"
+ *
+ * const messages = fromAiSdk([
+ *   { role: "user", content: "Weather in Rome?" },
+ *   { role: "assistant", content: [{ type: "text", text: "18C and sunny." }] }
+ * ])
+ * messages.map(String) // ["user: Weather in Rome?", "assistant: 18C and sunny."]
+ * ```
+ *
  * @since 0.2.0
  * @category constructors
  */
@@ -290,6 +377,14 @@ export const fromAiSdk = (messages: unknown, options?: DecodeOptions): Array<Mes
  * rollmem messages to AI SDK `ModelMessage`s (see {@link AiSdk}). Throws
  * `AdapterError` for a role the AI SDK has no place for or a context the
  * provider refuses.
+ *
+ * @example
+ * ```ts
+ * import { Message } from "rollmem"
+ * import { toAiSdk } from "rollmem/adapters"
+ *
+ * const messages = toAiSdk([Message.user("Weather in Rome?")]) // ModelMessage[] for generateText / streamText
+ * ```
  *
  * @since 0.2.0
  * @category constructors
@@ -359,6 +454,17 @@ export const toUIMessages = (
  * (an unknown role, a malformed known field; with `{ strict: true }`, any key
  * or type it does not model).
  *
+ * @example
+ * ```ts
+ * import { fromGemini } from "rollmem/adapters"
+ *
+ * const messages = fromGemini({
+ *   systemInstruction: { parts: [{ text: "You are a travel agent." }] },
+ *   contents: [{ role: "user", parts: [{ text: "Book me a flight to Rome" }] }]
+ * })
+ * messages.map(String) // ["system: You are a travel agent.", "user: Book me a flight to Rome"]
+ * ```
+ *
  * @since 0.2.0
  * @category constructors
  */
@@ -368,6 +474,15 @@ export const fromGemini = (request: unknown, options?: DecodeOptions): Array<Mes
 /**
  * rollmem messages to a Gemini `{ systemInstruction?, contents }` (see
  * {@link Gemini}). Throws `AdapterError` for a context Gemini refuses.
+ *
+ * @example
+ * ```ts
+ * import { Message } from "rollmem"
+ * import { toGemini } from "rollmem/adapters"
+ *
+ * const { contents, systemInstruction } = toGemini([Message.system("Be brief."), Message.user("Hi")])
+ * // contents: [{ role: "user", parts: [{ text: "Hi" }] }], systemInstruction: { parts: [{ text: "Be brief." }] }
+ * ```
  *
  * @since 0.2.0
  * @category constructors
@@ -383,6 +498,15 @@ export const toGemini = (
  * their stored form (`{ type, data }`). Throws `AdapterError` for what it cannot place
  * (an unknown role, a malformed known field; with `{ strict: true }`, any key
  * or type it does not model).
+ *
+ * @example
+ * ```ts
+ * import { fromLangChain } from "rollmem/adapters"
+ *
+ * // LangChain's stored form (mapChatMessagesToStoredMessages)
+ * const messages = fromLangChain([{ type: "human", data: { content: "Weather in Rome?" } }])
+ * messages.map(String) // ["user: Weather in Rome?"]
+ * ```
  *
  * @since 0.2.0
  * @category constructors
@@ -422,6 +546,16 @@ export const toLangChainMessages = <M extends LangChain.Instance = LangChain.Ins
 /**
  * rollmem messages to stored LangChain messages (see {@link LangChain}).
  * Throws `AdapterError` for tool call arguments that are not a JSON object.
+ *
+ * @example
+ * ```ts
+ * import { Message } from "rollmem"
+ * import { toLangChain } from "rollmem/adapters"
+ *
+ * // for mapStoredMessagesToChatMessages
+ * const stored = toLangChain([Message.user("Weather in Rome?")])
+ * stored[0].type // "human"
+ * ```
  *
  * @since 0.2.0
  * @category constructors

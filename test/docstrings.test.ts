@@ -13,7 +13,7 @@ import { collectExamples, compileExamples, missingExamples, packageAt } from "./
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
 
 /** The value exports that have no `@example` yet: lower it with each example added, never raise it. */
-const MAX_MISSING = 198
+const MAX_MISSING = 151
 
 describe("docstring examples", () => {
   const pkg = packageAt(root)
@@ -41,8 +41,8 @@ describe("docstring examples", () => {
     assert.isAtMost(
       missing.length,
       MAX_MISSING,
-      `${missing.length} of ${checked} value exports have no @example (at most ${MAX_MISSING}): give the new ` +
-        `exports an example:\n${missing.join("\n")}`
+      `${missing.length} of ${checked} value exports have no @example (at most ${MAX_MISSING}; @internal ones ` +
+        `not counted): give the new exports an example:\n${missing.join("\n")}`
     )
   })
 })
@@ -62,6 +62,10 @@ describe("the docstring examples' check", () => {
   })
 
   it("counts the value exports without an example", () => {
-    assert.deepStrictEqual(missingExamples(fixture), { checked: 3, missing: ["fixture: quiet (src/index.ts)"] })
+    assert.deepStrictEqual(missingExamples(fixture), {
+      checked: 3,
+      internal: 0,
+      missing: ["fixture: quiet (src/index.ts)"]
+    })
   })
 })

@@ -195,6 +195,14 @@ const ToolMessage = Schema.Struct({
  * `ModelMessage`). Reading also takes unknown keys and part types (kept
  * verbatim) unless `strict`; an unknown role is refused.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { AiSdk } from "rollmem/adapters"
+ *
+ * Schema.is(AiSdk.ModelMessage)({ role: "user", content: "hi" }) // true
+ * ```
+ *
  * @since 0.2.0
  * @category schemas
  */
@@ -356,6 +364,15 @@ const codec = engine.listCodec(format)
  * an unknown role or of a known field of the wrong type (a `UIMessage`, with
  * `parts`, is refused pointing to `fromUIMessages`).
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { AiSdk } from "rollmem/adapters"
+ *
+ * const messages = Effect.runSync(AiSdk.decode([{ role: "user", content: "Weather in Rome?" }]))
+ * messages.map(String) // ["user: Weather in Rome?"]
+ * ```
+ *
  * @since 0.2.0
  * @category constructors
  */
@@ -368,6 +385,15 @@ export const decode: (
  * Writes rollmem messages (a memory's `messages`) as `ModelMessage`s,
  * restoring what {@link decode} kept. Fails with `AdapterError` for a role
  * the AI SDK has no place for, or a context the provider refuses.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Message } from "rollmem"
+ * import { AiSdk } from "rollmem/adapters"
+ *
+ * Effect.runSync(AiSdk.encode([Message.user("Weather in Rome?")])) // [{ role: "user", content: "Weather in Rome?" }]
+ * ```
  *
  * @since 0.2.0
  * @category constructors

@@ -152,6 +152,14 @@ type ContentBlock = typeof ContentBlock.Type
  * redacted-thinking, `tool_use` and `tool_result` blocks. Other block types
  * and unknown keys are refused.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { Anthropic } from "rollmem/adapters"
+ *
+ * Schema.is(Anthropic.MessageParam)({ role: "user", content: [{ type: "text", text: "hi" }] }) // true
+ * ```
+ *
  * @since 0.2.0
  * @category schemas
  */
@@ -171,6 +179,14 @@ export type MessageParam = typeof MessageParam.Type
 /**
  * The conversation part of a Messages request: `system` (absent when there
  * is no system text) and `messages`. Spread it into `messages.create`.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { Anthropic } from "rollmem/adapters"
+ *
+ * Schema.is(Anthropic.Request)({ system: "Be brief.", messages: [{ role: "user", content: "hi" }] }) // true
+ * ```
  *
  * @since 0.2.0
  * @category schemas
@@ -489,6 +505,15 @@ const codec = engine.codec(decodeSync, encodeSync)
  * `AdapterError` naming the path of an unknown role or of a known field of
  * the wrong type.
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Anthropic } from "rollmem/adapters"
+ *
+ * const messages = Effect.runSync(Anthropic.decode({ system: "Be brief.", messages: [{ role: "user", content: "hi" }] }))
+ * messages.map(String) // ["system: Be brief.", "user: hi"]
+ * ```
+ *
  * @since 0.2.0
  * @category constructors
  */
@@ -503,6 +528,16 @@ export const decode: (
  * `AdapterError` for a system message after the first turn, a role
  * Anthropic has no place for, tool call arguments that are not a JSON
  * object, or a context Anthropic refuses.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Message } from "rollmem"
+ * import { Anthropic } from "rollmem/adapters"
+ *
+ * Effect.runSync(Anthropic.encode([Message.system("Be brief."), Message.user("hi")]))
+ * // { system: "Be brief.", messages: [{ role: "user", content: "hi" }] }
+ * ```
  *
  * @since 0.2.0
  * @category constructors

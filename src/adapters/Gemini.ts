@@ -109,6 +109,14 @@ type Part = typeof Part.Type
  * data, function calls and responses, video metadata. Reading also takes
  * unknown keys (kept verbatim) unless `strict`; an unknown role is refused.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { Gemini } from "rollmem/adapters"
+ *
+ * Schema.is(Gemini.Content)({ role: "model", parts: [{ text: "18C and sunny." }] }) // true
+ * ```
+ *
  * @since 0.2.0
  * @category schemas
  */
@@ -132,6 +140,14 @@ type SystemPart = typeof SystemPart.Type
  * `{ systemInstruction?, contents }`: pass `contents` as `contents` and
  * `systemInstruction` in `config` (`@google/genai`), or both at the top
  * level of a REST request.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { Gemini } from "rollmem/adapters"
+ *
+ * Schema.is(Gemini.Request)({ contents: [{ role: "user", parts: [{ text: "hi" }] }] }) // true
+ * ```
  *
  * @since 0.2.0
  * @category schemas
@@ -314,6 +330,15 @@ const codec = engine.codec(decodeSync, encodeSync)
  * it). Fails with `AdapterError` naming the path of an unknown role or of a
  * known field of the wrong type.
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Gemini } from "rollmem/adapters"
+ *
+ * const messages = Effect.runSync(Gemini.decode({ contents: [{ role: "user", parts: [{ text: "hi" }] }] }))
+ * messages.map(String) // ["user: hi"]
+ * ```
+ *
  * @since 0.2.0
  * @category constructors
  */
@@ -328,6 +353,15 @@ export const decode: (
  * Fails with `AdapterError` for a system message after the first turn,
  * another role, tool call arguments that are not a JSON object, or a
  * context Gemini refuses.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Message } from "rollmem"
+ * import { Gemini } from "rollmem/adapters"
+ *
+ * Effect.runSync(Gemini.encode([Message.user("hi")])) // { contents: [{ role: "user", parts: [{ text: "hi" }] }] }
+ * ```
  *
  * @since 0.2.0
  * @category constructors

@@ -79,6 +79,14 @@ const Data = Schema.Struct({
  * One stored LangChain message: `{ type, data }`. Reading also takes unknown
  * keys (kept verbatim) unless `strict`; an unknown `type` is refused.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { LangChain } from "rollmem/adapters"
+ *
+ * Schema.is(LangChain.StoredMessage)({ type: "ai", data: { content: "18C and sunny." } }) // true
+ * ```
+ *
  * @since 0.2.0
  * @category schemas
  */
@@ -198,6 +206,15 @@ const codec = engine.codec(
  * Fails with `AdapterError` naming the path of an unknown `type` or of a
  * known field of the wrong type.
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { LangChain } from "rollmem/adapters"
+ *
+ * const messages = Effect.runSync(LangChain.decode([{ type: "human", data: { content: "hi" } }]))
+ * messages.map(String) // ["user: hi"]
+ * ```
+ *
  * @since 0.2.0
  * @category constructors
  */
@@ -210,6 +227,16 @@ export const decode: (
  * Writes rollmem messages as stored LangChain messages, restoring what
  * {@link decode} kept. Fails with `AdapterError` for tool call arguments
  * that are not a JSON object.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Message } from "rollmem"
+ * import { LangChain } from "rollmem/adapters"
+ *
+ * const stored = Effect.runSync(LangChain.encode([Message.user("hi")]))
+ * stored[0].type // "human"
+ * ```
  *
  * @since 0.2.0
  * @category constructors

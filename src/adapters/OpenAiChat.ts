@@ -124,6 +124,14 @@ const FunctionMessage = Schema.Struct({
  * and `audio`). Reading also takes unknown keys and part types (kept
  * verbatim) unless `strict`; an unknown role is refused.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { OpenAiChat } from "rollmem/adapters"
+ *
+ * Schema.is(OpenAiChat.ChatMessage)({ role: "user", content: "hi" }) // true
+ * ```
+ *
  * @since 0.2.0
  * @category schemas
  */
@@ -250,6 +258,15 @@ const codec = engine.listCodec(format)
  * `AdapterError` naming the path of an unknown role or of a known field of
  * the wrong type.
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { OpenAiChat } from "rollmem/adapters"
+ *
+ * const messages = OpenAiChat.decode([{ role: "user", content: "Weather in Rome?" }]) // Effect<Message[], AdapterError>
+ * const refused = Effect.runSyncExit(OpenAiChat.decode([{ role: "moderator", content: "hi" }])) // AdapterError naming [0].role
+ * ```
+ *
  * @since 0.2.0
  * @category constructors
  */
@@ -263,6 +280,15 @@ export const decode: (
  * messages, restoring what {@link decode} kept. Fails with `AdapterError`
  * for a role OpenAI chat has no place for, or a context OpenAI refuses
  * (see `rollmem/adapters`).
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Message } from "rollmem"
+ * import { OpenAiChat } from "rollmem/adapters"
+ *
+ * Effect.runSync(OpenAiChat.encode([Message.user("Weather in Rome?")])) // [{ role: "user", content: "Weather in Rome?" }]
+ * ```
  *
  * @since 0.2.0
  * @category constructors

@@ -189,6 +189,14 @@ const Compaction = Schema.Struct({
  * keys (kept verbatim; an item of another type is kept with the item after
  * it, as a reasoning item is) unless `strict`.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { OpenAiResponses } from "rollmem/adapters"
+ *
+ * Schema.is(OpenAiResponses.InputItem)({ type: "function_call_output", call_id: "c1", output: "18C" }) // true
+ * ```
+ *
  * @since 0.2.0
  * @category schemas
  */
@@ -374,6 +382,15 @@ const codec = engine.listCodec(format)
  * it). Fails with `AdapterError` naming the path of an unknown role or of a
  * known field of the wrong type.
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { OpenAiResponses } from "rollmem/adapters"
+ *
+ * const messages = Effect.runSync(OpenAiResponses.decode([{ role: "user", content: "Weather in Rome?" }]))
+ * messages[0].content // "Weather in Rome?"
+ * ```
+ *
  * @since 0.2.0
  * @category constructors
  */
@@ -386,6 +403,15 @@ export const decode: (
  * Writes rollmem messages (a memory's `messages`) as Responses input items,
  * restoring what {@link decode} kept. Fails with `AdapterError` for a role
  * the Responses API has no place for, or a context it refuses.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Message } from "rollmem"
+ * import { OpenAiResponses } from "rollmem/adapters"
+ *
+ * const input = Effect.runSync(OpenAiResponses.encode([Message.user("Weather in Rome?")])) // the request's `input`
+ * ```
  *
  * @since 0.2.0
  * @category constructors

@@ -245,6 +245,14 @@ const Part = engine.open(Schema.Union(
  * Reading also takes unknown keys and part types (kept verbatim) unless
  * `strict`; an unknown role is refused.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { UiMessages } from "rollmem/adapters"
+ *
+ * Schema.is(UiMessages.UIMessage)({ id: "m1", role: "user", parts: [{ type: "text", text: "hi" }] }) // true
+ * ```
+ *
  * @since 0.4.0
  * @category schemas
  */
@@ -464,6 +472,15 @@ const codec = engine.codec((input, options?: DecodeOptions) => engine.decode(for
  * strict: true }` refuses it); data parts (`data-<name>`) are modelled and
  * kept verbatim in both modes. Fails with `AdapterError` naming the path of
  * an unknown role or of a known field of the wrong type.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { UiMessages } from "rollmem/adapters"
+ *
+ * const messages = Effect.runSync(UiMessages.decode([{ id: "m1", role: "user", parts: [{ type: "text", text: "hi" }] }]))
+ * messages[0].id // "m1"
+ * ```
  *
  * @since 0.4.0
  * @category constructors

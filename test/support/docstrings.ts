@@ -239,30 +239,40 @@ export const collectExamples = (pkg: Package, program: ts.Program = sourceProgra
   return examples
 }
 
-/** The value exports (functions, constants, classes, not types) whose docstring has no `@example`. */
+/**
+ * The value exports (functions, constants, classes, not types) whose docstring has no `@example`;
+ * an export whose docstring says `@internal` is not counted (`internal` says how many).
+ */
 export const missingExamples = (
   pkg: Package,
   program: ts.Program = sourceProgram(pkg)
-): { readonly checked: number; readonly missing: Array<string> } => {
-  const hasExample = (declaration: ts.Declaration) => {
+): { readonly checked: number; readonly internal: number; readonly missing: Array<string> } => {
+  const docsOf = (declaration: ts.Declaration) => {
     const docs = [...ownDocsOf(declaration)]
     if (ts.isVariableDeclaration(declaration) && ts.isVariableStatement(declaration.parent.parent)) {
       docs.push(...ownDocsOf(declaration.parent.parent))
     }
-    return docs.some((doc) => (doc.tags ?? []).some((tag) => tag.tagName.text === "example"))
+    return docs
   }
+  const hasTag = (declaration: ts.Declaration, name: string) =>
+    docsOf(declaration).some((doc) => (doc.tags ?? []).some((tag) => tag.tagName.text === name))
   let checked = 0
+  let internal = 0
   const missing: Array<string> = []
   for (const { name, namespace, symbol } of publicExports(program, pkg)) {
     if (namespace || (symbol.flags & ts.SymbolFlags.Value) === 0) continue
-    checked++
     const declarations = symbol.getDeclarations() ?? []
-    if (!declarations.some(hasExample)) {
+    if (declarations.some((declaration) => hasTag(declaration, "internal"))) {
+      internal++
+      continue
+    }
+    checked++
+    if (!declarations.some((declaration) => hasTag(declaration, "example"))) {
       const file = declarations[0]?.getSourceFile().fileName ?? ""
       missing.push(`${name} (${path.relative(pkg.root, file)})`)
     }
   }
-  return { checked, missing }
+  return { checked, internal, missing }
 }
 
 /** An example's virtual file: under the root, so that the package's `node_modules` resolve. */
