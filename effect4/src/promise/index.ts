@@ -9,8 +9,10 @@
  * throws the caller's own summarizer error, the `cause` of the
  * `SummarizerError` (docs/contract.md section 9), as the Effect 3 facade
  * does. `AsyncRollingMemory` takes background folds (`fold`,
- * `hardMaxTokens`, `foldRetries`). Not here yet: `Conversations` and the
- * archive.
+ * `hardMaxTokens`, `foldRetries`); the classes but `BufferMemory` take an
+ * `archive` (`Archive.memory()`, and in the async classes `Archive.sqlite`
+ * and `Archive.postgres`) and `recall` from it. Not here yet:
+ * `Conversations`.
  *
  * @since 1.0.0
  */
@@ -20,6 +22,7 @@ import { ConfigError, InvalidMessageError, SummarizerError } from "../Errors.js"
 import * as MemoryState from "../schema/MemoryState.js"
 import * as Message from "../schema/Message.js"
 import { keysOf } from "../schema/Options.js"
+import type * as Archives from "../services/Archive.js"
 import { thrownAsIs } from "../services/internal/summarizing.js"
 import * as Summarizer from "../services/Summarizer.js"
 import * as TokenCounter from "../services/TokenCounter.js"
@@ -28,8 +31,13 @@ import type { CompactOptions, Memory, Usage } from "../strategies/internal/engin
 import * as Rolling from "../strategies/RollingMemory.js"
 import * as Summary from "../strategies/SummaryMemory.js"
 import * as Window from "../strategies/WindowMemory.js"
+import * as PromiseArchive from "./Archive.js"
+
+/** @since 1.0.0 */
+export * as Archive from "./Archive.js"
 
 export {
+  ArchiveError,
   ConfigError,
   ContextWindowError,
   InvalidMessageError,
@@ -102,6 +110,27 @@ const split = (
   const rest: Record<string, unknown> = {}
   for (const key of Object.keys(all)) (own.includes(key) ? mine : rest)[key] = all[key]
   return { own: mine, rest }
+}
+
+/**
+ * The Effect API's archive of a facade `archive` option (docs/contract.md
+ * section 17); a synchronous class (`instead` names the class to use)
+ * refuses one that needs I/O with `ConfigError`.
+ */
+const archiveOf = (archive: unknown, instead: string | undefined): { readonly archive?: Archives.Service } => {
+  if (archive === undefined) return {}
+  check("archive", Rules.promiseArchive, archive)
+  const given = archive as PromiseArchive.Archive
+  if (instead !== undefined && !PromiseArchive.isSync(given)) {
+    throw new ConfigError(Rules.syncArchive(given.kind, instead))
+  }
+  return { archive: given.service }
+}
+
+/** The archive option of the facade's classes, in place of the Effect API's service. @since 1.0.0 */
+export interface ArchiveOption {
+  readonly archive?: PromiseArchive.Archive | undefined
+  readonly conversationId?: string | undefined
 }
 
 const counterOf = (tokenCounter: unknown): TokenCounter.Service => {
@@ -349,6 +378,16 @@ export abstract class SyncMemory extends BaseMemory {
   addToolMessage(content: string, options?: Message.MessageOptions): void {
     this.add(Message.tool(content, options))
   }
+
+  /**
+   * Searches the memory's archive in its own conversation (docs/contract.md
+   * section 17): the matches of `query`, best first; `limit` (default 5),
+   * `before`, `roles`, `neighbours`. Throws `ConfigError` without an archive
+   * or on a wrong option. Works after `dispose()` (a read).
+   */
+  recall(query: string, options?: Archives.SearchOptions): ReadonlyArray<Archives.Match> {
+    return squash(Effect.runSyncExit(this.memory.recall(query, options)))
+  }
 }
 
 /** A memory whose adds return promises (an async summarizer). @since 1.0.0 */
@@ -416,19 +455,31 @@ export abstract class AsyncMemory extends BaseMemory {
   addToolMessage(content: string, options?: Message.MessageOptions): Promise<void> {
     return this.addMessage(Message.TOOL, content, options)
   }
+
+  /**
+   * Searches the memory's archive in its own conversation (docs/contract.md
+   * section 17), as a Promise: the matches of `query`, best first. Rejects
+   * with `ConfigError` without an archive or on a wrong option, with
+   * `ArchiveError` when a database archive fails. Works after `dispose()`.
+   */
+  recall(query: string, options?: Archives.SearchOptions): Promise<ReadonlyArray<Archives.Match>> {
+    return Effect.runPromiseExit(this.memory.recall(query, options)).then(squash)
+  }
 }
 
 const restored = (data: unknown): MemoryState.MemoryState =>
   squash(Effect.runSyncExit(typeof data === "string" ? MemoryState.fromString(data) : MemoryState.fromJSON(data)))
 
 /** RollingMemory's facade options: the Effect API's, `summarize` (required) and `tokenCounter`. @since 1.0.0 */
-export interface RollingOptions extends Omit<Rolling.Options, "fold" | "hardMaxTokens" | "foldRetry"> {
+export interface RollingOptions
+  extends Omit<Rolling.Options, "fold" | "hardMaxTokens" | "foldRetry" | "archive">, ArchiveOption
+{
   readonly summarize: Summarize | "drop"
   readonly tokenCounter?: CountTokens | undefined
 }
 
 /** AsyncRollingMemory's options. @since 1.0.0 */
-export interface AsyncRollingOptions extends Omit<Rolling.Options, "foldRetry"> {
+export interface AsyncRollingOptions extends Omit<Rolling.Options, "foldRetry" | "archive">, ArchiveOption {
   readonly summarize: AsyncSummarize | "drop"
   readonly tokenCounter?: CountTokens | undefined
   /**
@@ -454,13 +505,16 @@ const rolling = (
   state: MemoryState.MemoryState | undefined,
   async: boolean
 ): { readonly memory: Rolling.RollingMemory; readonly scope: Scope.Closeable | undefined } => {
-  const { own, rest } = split(options, async ? [...ownKeys(true), "foldRetries"] : ownKeys(false))
+  const { own, rest } = split(options, [...ownKeys(async), "archive", ...(async ? ["foldRetries"] : [])])
   // the synchronous class takes no background folds; foldRetry (a Schedule) is foldRetries here
   const known = [...keysOf.rolling, ...ownKeys(async), ...(async ? BACKGROUND_KEYS : [])]
   for (const key of Object.keys(rest)) {
     if (!known.includes(key)) throw new ConfigError({ option: key, description: Rules.unknownOption(known) })
   }
-  const strategy: { [key: string]: unknown } = { ...rest }
+  const strategy: { [key: string]: unknown } = {
+    ...rest,
+    ...archiveOf(own.archive, async ? undefined : "AsyncRollingMemory")
+  }
   if (own.foldRetries !== undefined) {
     check("foldRetries", Rules.nonNegativeInteger, own.foldRetries)
     const needs = Rules.foldRules({ fold: rest.fold, foldRetries: own.foldRetries } as Rules.FoldOptions, Rules.camel)
@@ -570,16 +624,21 @@ export class BufferMemory extends SyncMemory {
 }
 
 /** WindowMemory's facade options. @since 1.0.0 */
-export interface WindowOptions extends Window.Options {
+export interface WindowOptions extends Omit<Window.Options, "archive">, ArchiveOption {
   readonly tokenCounter?: CountTokens | undefined
 }
 
 /** The last `maxMessages` messages (docs/contract.md section 7). @since 1.0.0 */
 export class WindowMemory extends SyncMemory {
   constructor(options: WindowOptions, state?: MemoryState.MemoryState) {
-    const { own, rest } = split(options, ["tokenCounter"])
+    const { own, rest } = split(options, ["tokenCounter", "archive"])
+    const archive = archiveOf(own.archive, "AsyncRollingMemory with summarize: \"drop\", or the Effect API's")
     super(
-      build(Window.fromState(state, rest as unknown as Window.Options), counterOf(own.tokenCounter), Summarizer.drop),
+      build(
+        Window.fromState(state, { ...rest, ...archive } as unknown as Window.Options),
+        counterOf(own.tokenCounter),
+        Summarizer.drop
+      ),
       "WindowMemory"
     )
   }
@@ -591,13 +650,13 @@ export class WindowMemory extends SyncMemory {
 }
 
 /** SummaryMemory's facade options: `summarize` required. @since 1.0.0 */
-export interface SummaryOptions extends Summary.Options {
+export interface SummaryOptions extends Omit<Summary.Options, "archive">, ArchiveOption {
   readonly summarize: Summarize
   readonly tokenCounter?: CountTokens | undefined
 }
 
 /** AsyncSummaryMemory's options. @since 1.0.0 */
-export interface AsyncSummaryOptions extends Summary.Options {
+export interface AsyncSummaryOptions extends Omit<Summary.Options, "archive">, ArchiveOption {
   readonly summarize: AsyncSummarize
   readonly tokenCounter?: CountTokens | undefined
   /** As {@link AsyncRollingOptions.timeout}. */
@@ -605,10 +664,11 @@ export interface AsyncSummaryOptions extends Summary.Options {
 }
 
 const summary = (options: unknown, state: MemoryState.MemoryState | undefined, async: boolean) => {
-  const { own, rest } = split(options, ownKeys(async))
+  const { own, rest } = split(options, [...ownKeys(async), "archive"])
   check("summarize", Rules.summarizeFunction, own.summarize)
+  const archive = archiveOf(own.archive, async ? undefined : "AsyncSummaryMemory")
   return build(
-    Summary.fromState(state, rest as Summary.Options),
+    Summary.fromState(state, { ...rest, ...archive } as Summary.Options),
     counterOf(own.tokenCounter),
     summarizerOf(own, async)
   )
