@@ -6,10 +6,10 @@
  * a turn naming it in the top 5 for at least 98% of them; a three-word
  * query of an archived turn (seeded rule, `support/recallFigures.ts`): the
  * turn itself in the top 5, goal at least 90%. The counts are asserted
- * exactly, so a change of ranking shows here. The three-word goal is missed
- * today (2,540 of 2,837, 89.5%; 180 of the 297 misses are turns whose text
- * another archived turn repeats word for word, which no query can tell
- * apart): the assertion pins the figure and says so.
+ * exactly, so a change of ranking shows here: 2,557 of 2,837 (90.1%) since
+ * the words as written rank before the score (2,540, 89.5%, before); 179
+ * of the 280 misses are turns whose text another archived turn repeats word
+ * for word, which no query can tell apart.
  *
  * The data is read in place (`$ROLLMEM_DATA`, else `../shared/data`).
  */
@@ -44,7 +44,7 @@ const load = (): Array<Replayed> =>
 
 describe.skipIf(!hasData(FILE))("recall on the long sessions at 8,000 tokens", () => {
   it(
-    "artifacts top-5: 100% (goal 98%); three-word queries top-5: 89.5% (goal 90%, missed)",
+    "artifacts top-5: 100% (goal 98%); three-word queries top-5: 90.1% (goal 90%)",
     { timeout: 300_000 },
     async () => {
       const count = await loadTokenCounter("o200k_base")
@@ -77,9 +77,10 @@ describe.skipIf(!hasData(FILE))("recall on the long sessions at 8,000 tokens", (
             uuid: { asked: 136, found: 136 }
           }
         },
-        threeWords: { asked: 2837, found: 2540, skipped: 879 }
+        threeWords: { asked: 2837, found: 2557, skipped: 879 }
       })
       assert.isAtLeast(share(figures.artifacts), 0.98)
+      assert.isAtLeast(share(figures.threeWords), 0.9)
     }
   )
 })

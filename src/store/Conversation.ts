@@ -537,15 +537,20 @@ const staging = (stored: Archive.Service): Staging => {
       writes.length === 0 ? stored.search(conversationId, query, options) : Effect.map(
         Effect.zip(stored.search(conversationId, query, options), held.search(conversationId, query, options)),
         ([saved, pending]) => {
-          // one order over both: exact artifacts, then the query's terms held, then the score, then the newer
+          // one order over both: exact artifacts, then the query's terms held, then its words as written, then the score,
+          // then the newer
           const wanted = [...new Set(Recall.terms(query))]
+          const written = [...Recall.words(query)]
           const hit = (match: Archive.Match): Recall.Hit => {
-            const words = new Set(Recall.terms(Artifacts.textOf(match.message)))
+            const text = Artifacts.textOf(match.message)
+            const words = new Set(Recall.terms(text))
+            const forms = Recall.words(text)
             return {
               position: match.position,
               score: match.score,
               exact: match.exact,
-              terms: wanted.filter((t) => words.has(t)).length
+              terms: wanted.filter((t) => words.has(t)).length,
+              cased: written.filter((w) => forms.has(w)).length
             }
           }
           const all = [...saved.filter((m) => !positions.has(m.position)), ...pending.map(unnumbered)]

@@ -68,6 +68,25 @@ describe("search", () => {
     assert.isTrue(hits[1].score > hits[0].score)
   })
 
+  it("then ranks the message holding more of the query's words as written (case kept)", () => {
+    const index = Recall.index()
+    index.add({ position: 0, role: "user", text: "Read the spotter config" })
+    index.add({ position: 1, role: "user", text: "read USER spotter" })
+    index.add({ position: 2, role: "user", text: "read user Spotter notes" })
+    index.add({ position: 3, role: "user", text: "user read" })
+    const at = (query: string) => index.search(query).map((hit) => [hit.position, hit.terms, hit.cased])
+    assert.deepStrictEqual(at("Read USER spotter"), [[1, 3, 2], [2, 3, 0], [0, 2, 2], [3, 2, 0]])
+    assert.deepStrictEqual(at("read user spotter"), [[1, 3, 2], [2, 3, 2], [3, 2, 2], [0, 2, 1]])
+    assert.deepStrictEqual(at("Spotter spotter"), [[1, 1, 1], [2, 1, 1], [0, 1, 1]])
+    assert.deepStrictEqual([...Recall.words("src/Spotter.ex and spotter, Spotter")], [
+      "src",
+      "Spotter",
+      "ex",
+      "and",
+      "spotter"
+    ])
+  })
+
   it("breaks ties by the newer message", () => {
     assert.deepStrictEqual(positions(indexed().search("flight rome")), [0, 4])
   })
@@ -76,7 +95,9 @@ describe("search", () => {
     const index = indexed()
     assert.deepStrictEqual(positions(index.search("flight measure cli", { limit: 2 })).length, 2)
     assert.deepStrictEqual(positions(index.search("flight rome", { before: 4 })), [0])
-    assert.deepStrictEqual(positions(index.search("measure", { roles: ["tool", "user"] })), [3, 2])
+    // "measure" as written is in 2 ("measure the cli ..."), not in 3 ("Measure.ts ...")
+    assert.deepStrictEqual(positions(index.search("measure", { roles: ["tool", "user"] })), [2, 3])
+    assert.deepStrictEqual(positions(index.search("Measure", { roles: ["tool", "user"] })), [3, 2])
     assert.deepStrictEqual(index.search("nothing matches this"), [])
   })
 
