@@ -38,6 +38,13 @@ import { wordCount } from "../services/TokenCounter.js"
 /**
  * The tool's name: `conversation_search`.
  *
+ * @example
+ * ```ts
+ * import { ConversationSearch } from "rollmem/adapters"
+ *
+ * ConversationSearch.NAME // "conversation_search"
+ * ```
+ *
  * @since 0.4.0
  * @category constants
  */
@@ -45,6 +52,13 @@ export const NAME = Core.NAME
 
 /**
  * What the model reads of the tool.
+ *
+ * @example
+ * ```ts
+ * import { ConversationSearch } from "rollmem/adapters"
+ *
+ * const tool = { name: ConversationSearch.NAME, description: ConversationSearch.DESCRIPTION }
+ * ```
  *
  * @since 0.4.0
  * @category constants
@@ -54,6 +68,14 @@ export const DESCRIPTION = Core.DESCRIPTION
 /**
  * The tool's parameters as JSON Schema: `query` (required), `limit` (1 to
  * 20, default 5), `before`, `roles`.
+ *
+ * @example
+ * ```ts
+ * import { ConversationSearch } from "rollmem/adapters"
+ *
+ * // the arguments' JSON Schema for a provider without a ready tool here
+ * const tool = { name: ConversationSearch.NAME, description: ConversationSearch.DESCRIPTION, schema: ConversationSearch.parameters }
+ * ```
  *
  * @since 0.4.0
  * @category constants
@@ -105,6 +127,16 @@ export interface Answer {
  * search are an answer with `isError` (never a rejection), so the model can
  * correct itself.
  *
+ * @example
+ * ```ts
+ * import { ConversationSearch } from "rollmem/adapters"
+ * import { Archive, RollingMemory } from "rollmem/promise"
+ *
+ * const memory = new RollingMemory({ maxTokens: 2000, summarize: "drop", archive: Archive.memory() })
+ * const reply = await ConversationSearch.answer(memory, { query: "flight to Rome" }, { maxTokens: 500 })
+ * reply.isError // false; reply.text: the archived turns that match, or "No archived turn matches ..."
+ * ```
+ *
  * @since 0.4.0
  * @category combinators
  */
@@ -127,6 +159,20 @@ export const answer = async (recaller: Recaller, args: unknown, options?: Option
 /**
  * The tool for OpenAI Chat Completions' `tools`.
  *
+ * @example
+ * ```ts
+ * import OpenAI from "openai"
+ * import { ConversationSearch, toOpenAIChat } from "rollmem/adapters"
+ * import { AsyncRollingMemory } from "rollmem/promise"
+ *
+ * declare const memory: AsyncRollingMemory
+ * const completion = await new OpenAI().chat.completions.create({
+ *   model: "gpt-4o-mini",
+ *   messages: toOpenAIChat(memory.getMessages()),
+ *   tools: [ConversationSearch.openAIChatTool]
+ * })
+ * ```
+ *
  * @since 0.4.0
  * @category constants
  */
@@ -138,6 +184,16 @@ export const openAIChatTool = {
 /**
  * Answers an OpenAI Chat Completions tool call (`{ id, function: { name,
  * arguments } }`) with the `tool` message to send back.
+ *
+ * @example
+ * ```ts
+ * import { ConversationSearch } from "rollmem/adapters"
+ * import { AsyncRollingMemory } from "rollmem/promise"
+ *
+ * declare const memory: AsyncRollingMemory
+ * const call = { id: "call_1", function: { name: "conversation_search", arguments: "{\"query\":\"hotel\"}" } }
+ * const toolMessage = await ConversationSearch.answerOpenAIChat(memory, call) // { role: "tool", tool_call_id: "call_1", content }
+ * ```
  *
  * @since 0.4.0
  * @category combinators
@@ -155,6 +211,18 @@ export const answerOpenAIChat = async (
 /**
  * The tool for OpenAI Responses' `tools`.
  *
+ * @example
+ * ```ts
+ * import OpenAI from "openai"
+ * import { ConversationSearch } from "rollmem/adapters"
+ *
+ * const response = await new OpenAI().responses.create({
+ *   model: "gpt-4.1-mini",
+ *   input: "What hotel did we pick?",
+ *   tools: [ConversationSearch.openAIResponsesTool]
+ * })
+ * ```
+ *
  * @since 0.4.0
  * @category constants
  */
@@ -169,6 +237,16 @@ export const openAIResponsesTool = {
 /**
  * Answers an OpenAI Responses `function_call` item (`{ call_id, arguments
  * }`) with the `function_call_output` item to send back.
+ *
+ * @example
+ * ```ts
+ * import { ConversationSearch } from "rollmem/adapters"
+ * import { AsyncRollingMemory } from "rollmem/promise"
+ *
+ * declare const memory: AsyncRollingMemory
+ * const output = await ConversationSearch.answerOpenAIResponses(memory, { call_id: "c1", arguments: "{\"query\":\"hotel\"}" })
+ * // { type: "function_call_output", call_id: "c1", output }
+ * ```
  *
  * @since 0.4.0
  * @category combinators
@@ -186,6 +264,19 @@ export const answerOpenAIResponses = async (
 /**
  * The tool for Anthropic Messages' `tools`.
  *
+ * @example
+ * ```ts
+ * import Anthropic from "@anthropic-ai/sdk"
+ * import { ConversationSearch } from "rollmem/adapters"
+ *
+ * const reply = await new Anthropic().messages.create({
+ *   model: "claude-sonnet-4-5",
+ *   max_tokens: 1024,
+ *   messages: [{ role: "user", content: "What hotel did we pick?" }],
+ *   tools: [ConversationSearch.anthropicTool]
+ * })
+ * ```
+ *
  * @since 0.4.0
  * @category constants
  */
@@ -195,6 +286,16 @@ export const anthropicTool = { name: NAME, description: DESCRIPTION, input_schem
  * Answers an Anthropic `tool_use` block (`{ id, input }`) with the
  * `tool_result` block to send back in a user message (`is_error` when the
  * arguments were wrong or the search failed).
+ *
+ * @example
+ * ```ts
+ * import { ConversationSearch } from "rollmem/adapters"
+ * import { AsyncRollingMemory } from "rollmem/promise"
+ *
+ * declare const memory: AsyncRollingMemory
+ * const result = await ConversationSearch.answerAnthropic(memory, { id: "toolu_1", input: { query: "hotel" } })
+ * // { type: "tool_result", tool_use_id: "toolu_1", content } (is_error: true for bad arguments)
+ * ```
  *
  * @since 0.4.0
  * @category combinators
@@ -217,6 +318,21 @@ export const answerAnthropic = async (
  * The tool for the AI SDK's `tools` (`{ conversation_search: aiSdkTool(...) }`):
  * pass the SDK's `jsonSchema` (`import { jsonSchema } from "ai"`); its
  * `execute` answers the call.
+ *
+ * @example
+ * ```ts
+ * import { generateText, jsonSchema, tool, type LanguageModel } from "ai"
+ * import { ConversationSearch, toAiSdk } from "rollmem/adapters"
+ * import { AsyncRollingMemory } from "rollmem/promise"
+ *
+ * declare const memory: AsyncRollingMemory
+ * declare const model: LanguageModel
+ * const result = await generateText({
+ *   model,
+ *   messages: toAiSdk(memory.getMessages()),
+ *   tools: { conversation_search: tool(ConversationSearch.aiSdkTool(memory, jsonSchema)) }
+ * })
+ * ```
  *
  * @since 0.4.0
  * @category constructors

@@ -21,6 +21,13 @@ import { cut } from "./toolResults.js"
 /**
  * The tool's name: `conversation_search`.
  *
+ * @example
+ * ```ts
+ * import { ConversationSearch } from "rollmem"
+ *
+ * ConversationSearch.NAME // "conversation_search": the tool's name in every provider's format
+ * ```
+ *
  * @since 0.4.0
  * @category constants
  */
@@ -28,6 +35,14 @@ export const NAME = "conversation_search"
 
 /**
  * What the model reads of the tool.
+ *
+ * @example
+ * ```ts
+ * import { ConversationSearch } from "rollmem"
+ *
+ * // what the model reads about the tool, the same for every provider
+ * const tool = { name: ConversationSearch.NAME, description: ConversationSearch.DESCRIPTION }
+ * ```
  *
  * @since 0.4.0
  * @category constants
@@ -40,6 +55,14 @@ export const DESCRIPTION = "Search the earlier turns of this conversation that a
 /**
  * The most matches the model may ask for: 20.
  *
+ * @example
+ * ```ts
+ * import { ConversationSearch } from "rollmem"
+ *
+ * ConversationSearch.parseArguments({ query: "Rome", limit: ConversationSearch.MAX_LIMIT + 1 })
+ * // "limit must be an integer from 1 to 20"
+ * ```
+ *
  * @since 0.4.0
  * @category constants
  */
@@ -49,6 +72,15 @@ export const MAX_LIMIT = 20
  * The tool's parameters as JSON Schema (draft 2020-12 subset every provider
  * takes): `query` (required), `limit` (1 to {@link MAX_LIMIT}, default 5),
  * `before` (only turns before this position), `roles`.
+ *
+ * @example
+ * ```ts
+ * import { ConversationSearch } from "rollmem"
+ *
+ * // the JSON Schema of the arguments, for a provider not adapted in rollmem/adapters
+ * const tool = { name: ConversationSearch.NAME, input_schema: ConversationSearch.parameters }
+ * ConversationSearch.parameters.required // ["query"]
+ * ```
  *
  * @since 0.4.0
  * @category constants
@@ -102,6 +134,14 @@ const isInteger = (u: unknown, min: number, max: number): u is number =>
  * Reads the model's arguments (an object, or its JSON text as OpenAI sends
  * it): the {@link Arguments}, or a string saying what is wrong (which the
  * model is given back).
+ *
+ * @example
+ * ```ts
+ * import { ConversationSearch } from "rollmem"
+ *
+ * ConversationSearch.parseArguments("{\"query\":\"flight to Rome\",\"limit\":3}") // { query: "flight to Rome", limit: 3 }
+ * ConversationSearch.parseArguments({ q: "Rome" }) // "unknown argument q"
+ * ```
  *
  * @since 0.4.0
  * @category combinators
@@ -168,6 +208,13 @@ export interface RenderOptions {
 /**
  * The answer's default budget: 2,000 tokens.
  *
+ * @example
+ * ```ts
+ * import { ConversationSearch } from "rollmem"
+ *
+ * ConversationSearch.DEFAULT_MAX_TOKENS // 2000: render's budget when maxTokens is not given
+ * ```
+ *
  * @since 0.4.0
  * @category constants
  */
@@ -190,6 +237,16 @@ const bodyOf = (found: Found): string => {
  * in characters, as a tool result cut at the door, section 10.8), and the
  * turns after it are named in a last line (`2 more turns matched: positions
  * 3, 9.`), which the budget does not count.
+ *
+ * @example
+ * ```ts
+ * import { ConversationSearch } from "rollmem"
+ *
+ * const count = (text: string) => text.split(/\s+/).filter((word) => word !== "").length
+ * ConversationSearch.render("Rome", [{ position: 3, message: { role: "user", content: "Fly me to Rome", toolCalls: [] } }], { count })
+ * // "[position 3, user]\nFly me to Rome"
+ * ConversationSearch.render("Paris", [], { count }) // "No archived turn matches \"Paris\"."
+ * ```
  *
  * @since 0.4.0
  * @category combinators

@@ -164,6 +164,14 @@ export const postgres = (
  * Whether an archive writes at once (`memory()`), which a synchronous class
  * needs.
  *
+ * @example
+ * ```ts
+ * import { Archive } from "rollmem/promise"
+ *
+ * Archive.isSync(Archive.memory()) // true: a synchronous RollingMemory can take it
+ * Archive.isSync(Archive.sqlite("archive.db")) // false: for AsyncRollingMemory
+ * ```
+ *
  * @since 0.4.0
  * @category predicates
  */

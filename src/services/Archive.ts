@@ -119,6 +119,20 @@ export interface Service {
 /**
  * The `Archive` service's tag.
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Archive, Message, RollingMemory, Summarizer } from "rollmem"
+ *
+ * // the archive in context, handed to a memory: evicted turns stay searchable
+ * const program = Effect.gen(function*() {
+ *   const archive = yield* Archive.Archive
+ *   const memory = yield* RollingMemory.make({ maxTokens: 2000, archive, conversationId: "chat-42" })
+ *   yield* memory.add(Message.user("Book me a flight to Rome"))
+ *   return yield* memory.recall("Rome")
+ * }).pipe(Effect.provide(Archive.layerMemory), Effect.provide(Summarizer.layerDrop))
+ * ```
+ *
  * @since 0.4.0
  * @category tags
  */
@@ -127,6 +141,14 @@ export class Archive extends Context.Tag("rollmem/Archive")<Archive, Service>() 
 /**
  * Checks a search's options (docs/contract.md section 17): a `ConfigError`
  * naming the option, or `undefined`.
+ *
+ * @example
+ * ```ts
+ * import { Archive } from "rollmem"
+ *
+ * Archive.checkOptions({ limit: 5 }) // undefined: valid
+ * Archive.checkOptions({ limit: 0 }) // ConfigError naming limit
+ * ```
  *
  * @since 0.4.0
  * @category combinators
@@ -210,6 +232,17 @@ export const layerMemory: Layer.Layer<Archive> = Layer.sync(Archive, makeMemory)
 
 /**
  * Wraps a failure of an archive's backend (`cause`) as an {@link ArchiveError}.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Archive } from "rollmem"
+ *
+ * declare const fetchRows: (id: string) => Promise<ReadonlyArray<string>>
+ * // a backend's own failure, typed as the archive's error
+ * const rows = (id: string) =>
+ *   Effect.tryPromise({ try: () => fetchRows(id), catch: (cause) => Archive.failed(`cannot read ${id}`, cause) })
+ * ```
  *
  * @since 0.4.0
  * @category constructors
