@@ -237,6 +237,9 @@ export const index = (extractor: Artifacts.Extractor = defaultExtractor): Index 
     const top: Array<Hit> = []
     const written = [...writtenWords(query)]
     for (const [entry, { exact, score, terms }] of scores) {
+      // a match behind the last kept one by its artifacts or terms is passed over before its words are counted
+      const last = top.length === limit ? top[limit - 1] : undefined
+      if (last !== undefined && (exact < last.exact || (exact === last.exact && terms < last.terms))) continue
       let cased = 0
       for (const word of written) if (entry.forms.has(word)) cased++
       const hit: Hit = { position: entry.position, score, exact, terms, cased }
