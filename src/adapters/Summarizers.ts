@@ -236,6 +236,22 @@ const noText = (): SummarizerError => new SummarizerError({ description: "the mo
  * [system instructions, user request] }, { signal })`. Throws `ConfigError`
  * for a missing model or a budget that is not a positive integer.
  *
+ * @example
+ * ```ts
+ * import OpenAI from "openai"
+ * import { openAIChatSummarizer } from "rollmem/adapters"
+ * import { AsyncRollingMemory } from "rollmem/promise"
+ *
+ * const memory = new AsyncRollingMemory({
+ *   maxTokens: 4000,
+ *   summarize: openAIChatSummarizer(new OpenAI(), {
+ *     model: "gpt-4o-mini",
+ *     maxSummaryTokens: 300,
+ *     onUsage: (usage) => console.log(usage) // each request's tokens
+ *   })
+ * })
+ * ```
+ *
  * @since 0.2.0
  * @category constructors
  */
@@ -266,6 +282,18 @@ export const openAIChatSummarizer = (
  * system: instructions, messages: [user request] }, { signal })`. Throws
  * `ConfigError` for a missing model or a budget that is not a positive
  * integer.
+ *
+ * @example
+ * ```ts
+ * import Anthropic from "@anthropic-ai/sdk"
+ * import { anthropicSummarizer } from "rollmem/adapters"
+ * import { AsyncRollingMemory } from "rollmem/promise"
+ *
+ * const memory = new AsyncRollingMemory({
+ *   maxTokens: 4000,
+ *   summarize: anthropicSummarizer(new Anthropic(), { model: "claude-haiku-4-5", maxSummaryTokens: 300 })
+ * })
+ * ```
  *
  * @since 0.2.0
  * @category constructors

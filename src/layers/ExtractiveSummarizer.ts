@@ -68,6 +68,13 @@ import * as TokenCounter from "../services/TokenCounter.js"
 /**
  * The default budget of the summary: 400 tokens.
  *
+ * @example
+ * ```ts
+ * import { ExtractiveSummarizer } from "rollmem"
+ *
+ * ExtractiveSummarizer.DEFAULT_MAX_TOKENS // 400: the summary's budget without maxTokens
+ * ```
+ *
  * @since 0.1.0
  * @category constants
  */
@@ -411,6 +418,20 @@ const fit = (
  * summarizer needs no `TokenCounter` of its own. Fails with `ConfigError`
  * when `maxTokens` is not a positive integer. A token counter failure during
  * a call fails that call with `SummarizerError` carrying it.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { ExtractiveSummarizer, Message, RollingMemory, Summarizer } from "rollmem"
+ *
+ * const program = Effect.gen(function*() {
+ *   const summarizer = yield* ExtractiveSummarizer.make({ maxTokens: 200 }) // ConfigError for a bad budget
+ *   const memory = yield* RollingMemory.make({ maxTokens: 2000 }).pipe(
+ *     Effect.provideService(Summarizer.Summarizer, summarizer)
+ *   )
+ *   yield* memory.add(Message.user("Order 48213 never arrived."))
+ * })
+ * ```
  *
  * @since 0.1.0
  * @category constructors

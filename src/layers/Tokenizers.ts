@@ -76,6 +76,13 @@ export type Encoding = "o200k_base" | "cl100k_base"
 /**
  * The encodings accepted by {@link layerEncoding} and {@link layerByName}.
  *
+ * @example
+ * ```ts
+ * import { encodings } from "rollmem/tokenizers"
+ *
+ * encodings // ["o200k_base", "cl100k_base"]
+ * ```
+ *
  * @since 0.1.0
  * @category constants
  */
@@ -83,6 +90,14 @@ export const encodings: ReadonlyArray<Encoding> = ["o200k_base", "cl100k_base"]
 
 /**
  * Whether `name` is one of the shipped {@link encodings}.
+ *
+ * @example
+ * ```ts
+ * import { isEncoding, layerEncoding } from "rollmem/tokenizers"
+ *
+ * const name: string = process.env.ENCODING ?? "o200k_base"
+ * const layer = isEncoding(name) ? layerEncoding(name) : undefined
+ * ```
  *
  * @since 0.1.0
  * @category guards
@@ -134,6 +149,13 @@ export type Engine = "ai-tokenizer" | "gpt-tokenizer" | "js-tiktoken"
 /**
  * The engines, the default ({@link defaultEngine}) first.
  *
+ * @example
+ * ```ts
+ * import { engines } from "rollmem/tokenizers"
+ *
+ * engines // ["ai-tokenizer", "gpt-tokenizer", "js-tiktoken"]
+ * ```
+ *
  * @since 0.2.0
  * @category constants
  */
@@ -146,6 +168,13 @@ export const engines: ReadonlyArray<Engine> = ["ai-tokenizer", "gpt-tokenizer", 
  * real data (bench section 4). When it is not installed, an OpenAI encoding
  * loads the next installed one of {@link engines} (the same counts, slower);
  * Claude models need it.
+ *
+ * @example
+ * ```ts
+ * import { defaultEngine } from "rollmem/tokenizers"
+ *
+ * defaultEngine // "ai-tokenizer": what layerEncoding uses without an engine
+ * ```
  *
  * @since 0.2.0
  * @category constants
@@ -247,6 +276,13 @@ const openAiFamilies = ["gpt-4", "gpt-4-*", "gpt-3.5-turbo*", "gpt-4.5*", "o1*",
  * dated and suffixed variants (`gpt-4o-2024-08-06`, `claude-sonnet-4-5-20250929`,
  * `gemini-2.5-pro-preview-06-05`), and every `gpt-4o*`, `gpt-4.1*`,
  * `gpt-5*`, `o1*`, `o3*`, `o4*`, `gpt-4*` and `gpt-3.5-turbo*` name.
+ *
+ * @example
+ * ```ts
+ * import { models } from "rollmem/tokenizers"
+ *
+ * models.includes("gpt-4o") // true: a name layerModel knows
+ * ```
  *
  * @since 0.2.0
  * @category constants
@@ -384,6 +420,15 @@ const loadAiTokenizer = (vocabulary: Vocabulary): Promise<Count> => (aiTokenizer
  * measurements (the bench clears them before every sample); a cache holds
  * at most 100,000 pieces, so an application has no need to.
  *
+ * @example
+ * ```ts
+ * import { clearMergeCaches, loadTokenCounter } from "rollmem/tokenizers"
+ *
+ * const count = await loadTokenCounter("gpt-4o")
+ * count("Book me a flight to Rome")
+ * clearMergeCaches() // the next count is as slow as a first one, and the same
+ * ```
+ *
  * @since 0.2.0
  * @category utils
  */
@@ -496,6 +541,19 @@ const encodingSpec = (encoding: Encoding, engine: Engine | undefined): Spec => (
  * the layer fails with `ConfigError` (option `tokenizer`) saying what to
  * install: `Effect.catchTag("ConfigError", ...)` handles it.
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Message, RollingMemory, Summarizer } from "rollmem"
+ * import { layerO200kBase } from "rollmem/tokenizers"
+ *
+ * const program = Effect.gen(function*() {
+ *   const memory = yield* RollingMemory.make({ maxTokens: 8000 })
+ *   yield* memory.add(Message.user("Book me a flight to Rome"))
+ *   return yield* memory.bufferTokens // o200k_base tokens (GPT-4o, GPT-4.1, GPT-5)
+ * }).pipe(Effect.provide(layerO200kBase), Effect.provide(Summarizer.layerDrop))
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  */
@@ -508,6 +566,16 @@ export const layerO200kBase: Layer.Layer<TokenCounter.TokenCounter, ConfigError>
  * text-embedding-3) through `ai-tokenizer` (the {@link defaultEngine}; the
  * next installed engine when it is not), loaded when the layer is first
  * built, as {@link layerO200kBase}.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { RollingMemory, Summarizer } from "rollmem"
+ * import { layerCl100kBase } from "rollmem/tokenizers"
+ *
+ * // GPT-4 and GPT-3.5's encoding
+ * const program = RollingMemory.make({ maxTokens: 8000 }).pipe(Effect.provide(layerCl100kBase), Effect.provide(Summarizer.layerDrop))
+ * ```
  *
  * @since 0.1.0
  * @category layers
@@ -545,6 +613,16 @@ export const layerEncoding = (
  * is first built; `ConfigError` when `js-tiktoken` is not installed. Same as
  * `layerEncoding(encoding, "js-tiktoken")`.
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { RollingMemory, Summarizer } from "rollmem"
+ * import { layerJsTiktoken } from "rollmem/tokenizers"
+ *
+ * // the same counts through js-tiktoken (npm i js-tiktoken@1.0.21)
+ * const program = RollingMemory.make().pipe(Effect.provide(layerJsTiktoken("o200k_base")), Effect.provide(Summarizer.layerDrop))
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  */
@@ -555,6 +633,16 @@ export const layerJsTiktoken = (encoding: Encoding): Layer.Layer<TokenCounter.To
  * An encoding through `gpt-tokenizer`, for applications that already load
  * it. Same counts; `ConfigError` when `gpt-tokenizer` is not installed. Same
  * as `layerEncoding(encoding, "gpt-tokenizer")`.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { RollingMemory, Summarizer } from "rollmem"
+ * import { layerGptTokenizer } from "rollmem/tokenizers"
+ *
+ * // the same counts through gpt-tokenizer (npm i gpt-tokenizer@4.0.0)
+ * const program = RollingMemory.make().pipe(Effect.provide(layerGptTokenizer("o200k_base")), Effect.provide(Summarizer.layerDrop))
+ * ```
  *
  * @since 0.2.0
  * @category layers
@@ -699,6 +787,16 @@ export const layerModel = (model: string, options?: LoadOptions): Layer.Layer<To
  * {@link layerModel}). Fails with `ConfigError` (option `tokenizer`) for any
  * other name, listing the known ones, for bad options, and, when built,
  * if its library is not installed (saying what to install).
+ *
+ * @example
+ * ```ts
+ * import { layerByName } from "rollmem/tokenizers"
+ *
+ * layerByName("words") // the word counter
+ * layerByName("cl100k_base") // an encoding
+ * layerByName("claude-sonnet-4-5") // a model's counter
+ * layerByName("llama") // fails with ConfigError (option tokenizer), listing the known names
+ * ```
  *
  * @since 0.1.0
  * @category layers

@@ -191,6 +191,16 @@ export const wrapped = (memory: Memory): Stepper<Memory> => ({ memory, step: mem
  * once and runs an effect only for what is left (a summarizer call that may
  * suspend), so most adds start no fiber.
  *
+ * @example
+ * ```ts
+ * import { BaseMemory, BufferMemory, WindowMemory } from "rollmem/promise"
+ *
+ * // code that only reads a memory takes any facade class
+ * const contextOf = (memory: BaseMemory): string => memory.getContext()
+ * contextOf(new BufferMemory())
+ * contextOf(new WindowMemory({ maxMessages: 20 }))
+ * ```
+ *
  * @since 0.1.0
  * @category models
  */
@@ -356,6 +366,15 @@ export abstract class BaseMemory {
 /**
  * A memory whose adds are synchronous.
  *
+ * @example
+ * ```ts
+ * import { BufferMemory, RollingMemory, type SyncMemory } from "rollmem/promise"
+ *
+ * const greet = (memory: SyncMemory) => memory.addUserMessage("hi") // returns at once
+ * greet(new BufferMemory())
+ * greet(new RollingMemory({ maxTokens: 2000, summarize: "drop" }))
+ * ```
+ *
  * @since 0.1.0
  * @category models
  */
@@ -411,6 +430,14 @@ export abstract class SyncMemory extends BaseMemory {
 
 /**
  * A memory whose adds return Promises.
+ *
+ * @example
+ * ```ts
+ * import { AsyncRollingMemory, type AsyncMemory } from "rollmem/promise"
+ *
+ * const greet = (memory: AsyncMemory): Promise<void> => memory.addUserMessage("hi") // await it before the next add
+ * await greet(new AsyncRollingMemory({ maxTokens: 2000, summarize: async (summary) => summary }))
+ * ```
  *
  * @since 0.1.0
  * @category models
