@@ -98,6 +98,15 @@ import * as Message from "../schema/Message.js"
  * The provider-options key under which rollmem keeps what `Prompt` cannot
  * hold: `"rollmem"`.
  *
+ * @example
+ * ```ts
+ * import { Message } from "rollmem"
+ * import { AiPrompt } from "rollmem/ai"
+ *
+ * const [message] = AiPrompt.toPrompt([Message.user("hi", { id: "m1" })]).content
+ * message.options[AiPrompt.OPTIONS_KEY] // { id: "m1" }: what a Prompt message has no field for
+ * ```
+ *
  * @since 0.1.0
  * @category constants
  */
@@ -202,6 +211,16 @@ const toolCallPart = (call: Message.ToolCall): Prompt.ToolCallPart => {
  * Converts one message. `toolName` names the call a tool result answers
  * (`""` when unknown). See the module docs for the mapping.
  *
+ * @example
+ * ```ts
+ * import { Message } from "rollmem"
+ * import { AiPrompt } from "rollmem/ai"
+ *
+ * // a tool result needs its tool's name, which the message does not hold
+ * const part = AiPrompt.toPromptMessage(Message.tool("18C", { toolCallId: "c1" }), "weather")
+ * part.role // "tool"
+ * ```
+ *
  * @since 0.1.0
  * @category constructors
  */
@@ -251,6 +270,18 @@ export const toPromptMessage = (message: Message.Message, toolName = ""): Prompt
  * ready for `LanguageModel.generateText({ prompt })`. Tool results are named
  * after the latest earlier call with their id. Exact inverse:
  * {@link fromPrompt}. See the module docs for the mapping.
+ *
+ * @example
+ * ```ts
+ * import { LanguageModel } from "@effect/ai"
+ * import { Effect } from "effect"
+ * import { Message } from "rollmem"
+ * import { AiPrompt } from "rollmem/ai"
+ *
+ * const reply = LanguageModel.generateText({
+ *   prompt: AiPrompt.toPrompt([Message.system("Be brief."), Message.user("Weather in Rome?")])
+ * })
+ * ```
  *
  * @since 0.1.0
  * @category constructors
@@ -348,6 +379,15 @@ const draftsOf = (message: Prompt.Message): Array<Draft> => {
  * options hold a field of the wrong type (metadata that is not JSON, an id
  * that is not a string).
  *
+ * @example
+ * ```ts
+ * import { Prompt } from "@effect/ai"
+ * import { AiPrompt } from "rollmem/ai"
+ *
+ * AiPrompt.fromPromptMessage(Prompt.userMessage({ content: [Prompt.textPart({ text: "hi" })] }))
+ * // Either.right([Message { role: "user", content: "hi" }])
+ * ```
+ *
  * @since 0.1.0
  * @category constructors
  */
@@ -371,6 +411,16 @@ export const fromPromptMessage = (
  * other prompts, see the module docs for what is lost. Fails with
  * `InvalidMessageError` when a `"rollmem"` option holds a field of the
  * wrong type.
+ *
+ * @example
+ * ```ts
+ * import { Prompt } from "@effect/ai"
+ * import { Effect } from "effect"
+ * import { AiPrompt } from "rollmem/ai"
+ *
+ * const messages = Effect.runSync(AiPrompt.fromPrompt(Prompt.make("Weather in Rome?")))
+ * messages.map(String) // ["user: Weather in Rome?"]
+ * ```
  *
  * @since 0.1.0
  * @category constructors

@@ -40,6 +40,13 @@ import { wordCount } from "../services/TokenCounter.js"
  * optional `limit` from 1 to 20, `before`, `roles`), a string as success
  * and as failure (returned to the model).
  *
+ * @example
+ * ```ts
+ * import { ConversationSearch } from "rollmem/ai"
+ *
+ * ConversationSearch.ConversationSearchTool.name // "conversation_search"
+ * ```
+ *
  * @since 0.4.0
  * @category tools
  */
@@ -68,6 +75,24 @@ export const ConversationSearchTool = Tool.make(Core.NAME, {
 
 /**
  * The toolkit holding {@link ConversationSearchTool}.
+ *
+ * @example
+ * ```ts
+ * import { LanguageModel } from "@effect/ai"
+ * import { Effect } from "effect"
+ * import { Archive, Message, RollingMemory, Summarizer } from "rollmem"
+ * import { AiPrompt, ConversationSearch } from "rollmem/ai"
+ *
+ * const program = Effect.gen(function*() {
+ *   const archive = yield* Archive.Archive
+ *   const memory = yield* RollingMemory.make({ maxTokens: 4000, archive })
+ *   yield* memory.add(Message.user("What hotel did we pick?"))
+ *   const prompt = AiPrompt.toPrompt(yield* memory.messages)
+ *   return yield* LanguageModel.generateText({ prompt, toolkit: ConversationSearch.toolkit }).pipe(
+ *     Effect.provide(ConversationSearch.layer(memory))
+ *   )
+ * }).pipe(Effect.provide(Archive.layerMemory), Effect.provide(Summarizer.layerDrop))
+ * ```
  *
  * @since 0.4.0
  * @category toolkits
@@ -104,6 +129,17 @@ export interface Recaller {
  * The handler of {@link toolkit} on a memory's `recall` (a memory built with
  * an `archive`): the matches rendered within the budget; a failed search
  * (no archive, the archive's error) fails the tool with its message.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { ConversationSearch } from "rollmem/ai"
+ * import type { RollingMemory } from "rollmem"
+ *
+ * declare const memory: RollingMemory.RollingMemory
+ * // the tool's handler on this memory's recall, answers within 500 tokens
+ * const handlers = ConversationSearch.layer(memory, { maxTokens: 500 })
+ * ```
  *
  * @since 0.4.0
  * @category layers

@@ -51,6 +51,13 @@ import * as SummaryPrompt from "./SummaryPrompt.js"
  * The default summary budget: 500 tokens (as counted by the `TokenCounter`
  * in context).
  *
+ * @example
+ * ```ts
+ * import { LanguageModelSummarizer } from "rollmem/ai"
+ *
+ * LanguageModelSummarizer.DEFAULT_MAX_SUMMARY_TOKENS // 500: the summary's budget without maxSummaryTokens
+ * ```
+ *
  * @since 0.1.0
  * @category constants
  */
@@ -139,6 +146,19 @@ const OptionsStruct = OptionsSchema.struct({
  * user message with {@link SummaryPrompt.request} (the current summary and
  * the new turns).
  *
+ * @example
+ * ```ts
+ * import { LanguageModelSummarizer } from "rollmem/ai"
+ *
+ * // the default prompt with one line added to its instructions
+ * const summarizer = LanguageModelSummarizer.layer({
+ *   prompt: (input) => [
+ *     { role: "system", content: "Write in the user's language." },
+ *     ...LanguageModelSummarizer.defaultPrompt(input).content
+ *   ]
+ * })
+ * ```
+ *
  * @since 0.1.0
  * @category constructors
  */
@@ -153,6 +173,16 @@ export const defaultPrompt = (input: PromptInput): Prompt.Prompt =>
  * with {@link SummaryPrompt.compressRequest} (the over-budget reply, its size
  * and the budget, asking for a shorter version that keeps names, numbers,
  * decisions, open tasks and tool outcomes first).
+ *
+ * @example
+ * ```ts
+ * import { LanguageModelSummarizer } from "rollmem/ai"
+ *
+ * const summarizer = LanguageModelSummarizer.layer({
+ *   maxSummaryTokens: 300,
+ *   compressPrompt: (input) => LanguageModelSummarizer.defaultCompressPrompt(input) // what is used when not given
+ * })
+ * ```
  *
  * @since 0.1.0
  * @category constructors
@@ -182,6 +212,19 @@ export const defaultCompressPrompt = (input: CompressInput): Prompt.Prompt =>
  * Fails with `ConfigError` when `maxSummaryTokens` is not a positive
  * integer, a prompt builder or `onUsage` is not a function, or an option
  * key is unknown (naming it and the known ones).
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { RollingMemory, Summarizer } from "rollmem"
+ * import { LanguageModelSummarizer } from "rollmem/ai"
+ *
+ * // needs a LanguageModel in context (OpenAiLanguageModel.model("gpt-4o-mini"), ...)
+ * const program = Effect.gen(function*() {
+ *   const summarizer = yield* LanguageModelSummarizer.make({ maxSummaryTokens: 300 })
+ *   return yield* RollingMemory.make({ maxTokens: 4000 }).pipe(Effect.provideService(Summarizer.Summarizer, summarizer))
+ * })
+ * ```
  *
  * @since 0.1.0
  * @category constructors
@@ -250,6 +293,22 @@ export const make = (
  * budget is counted with the counter of the memory that calls it.
  *
  * Fails with `ConfigError` when `maxSummaryTokens` is not a positive integer.
+ *
+ * @example
+ * ```ts
+ * import { OpenAiClient, OpenAiLanguageModel } from "@effect/ai-openai"
+ * import { NodeHttpClient } from "@effect/platform-node"
+ * import { Config, Effect, Layer } from "effect"
+ * import { RollingMemory } from "rollmem"
+ * import { LanguageModelSummarizer } from "rollmem/ai"
+ *
+ * const SummarizerLive = LanguageModelSummarizer.layer({ maxSummaryTokens: 300 }).pipe(
+ *   Layer.provide(OpenAiLanguageModel.model("gpt-4o-mini")),
+ *   Layer.provide(OpenAiClient.layerConfig({ apiKey: Config.redacted("OPENAI_API_KEY") })),
+ *   Layer.provide(NodeHttpClient.layerUndici)
+ * )
+ * const program = RollingMemory.make({ maxTokens: 4000 }).pipe(Effect.provide(SummarizerLive))
+ * ```
  *
  * @since 0.1.0
  * @category layers

@@ -61,6 +61,18 @@ const transientStatus = (status: number): boolean =>
  *
  * Use it as `Effect.retry({ schedule, while: isTransient })`.
  *
+ * @example
+ * ```ts
+ * import { Effect, Schedule } from "effect"
+ * import { Summarizer } from "rollmem"
+ * import { SummarizerPolicy } from "rollmem/ai"
+ *
+ * // retry timeouts, transport failures, 408/409/425/429 and 5xx answers; not a 400 or 401
+ * const retrying = Summarizer.withPolicy((call) =>
+ *   call.pipe(Effect.retry({ schedule: Schedule.exponential("500 millis"), times: 3, while: SummarizerPolicy.isTransient }))
+ * )
+ * ```
+ *
  * @since 0.1.0
  * @category guards
  */

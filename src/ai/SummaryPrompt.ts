@@ -87,6 +87,13 @@ export const renderTranscript = (messages: ReadonlyArray<Message>): string => {
  * The sections of a structured summary, in order (docs/contract.md section
  * 14.3): the headings {@link instructions} asks the model to write under.
  *
+ * @example
+ * ```ts
+ * import { SummaryPrompt } from "rollmem/ai"
+ *
+ * SummaryPrompt.SECTIONS // ["Goal and constraints", "Decisions", "State of the work", "Open tasks", "User preferences"]
+ * ```
+ *
  * @since 0.4.0
  * @category constants
  */
@@ -162,6 +169,19 @@ export const instructions = (maxTokens: number, mode?: "segment" | "consolidate"
  * segments as context and asks for the new segment only; `"consolidate"`
  * gives the segments (no turns) and asks for one summary replacing them.
  *
+ * @example
+ * ```ts
+ * import { Message } from "rollmem"
+ * import { SummaryPrompt } from "rollmem/ai"
+ *
+ * const user = SummaryPrompt.request({
+ *   summary: "The user flies to Rome on May 3.",
+ *   transcript: SummaryPrompt.renderTranscript([Message.user("Add a hotel near Termini")]),
+ *   maxTokens: 300,
+ *   focus: "booking references"
+ * })
+ * ```
+ *
  * @since 0.1.0
  * @category constructors
  */
@@ -197,6 +217,15 @@ export const request = (input: {
  * The compression request: the over-budget summary, its size and the
  * budget, asking for a shorter version in the same language that keeps
  * names, numbers, decisions, open tasks and tool outcomes first.
+ *
+ * @example
+ * ```ts
+ * import { SummaryPrompt } from "rollmem/ai"
+ *
+ * declare const draft: string
+ * const user = SummaryPrompt.compressRequest({ draft, draftTokens: 420, maxTokens: 300 })
+ * // "This summary is 420 tokens, over the limit of 300: ..."
+ * ```
  *
  * @since 0.1.0
  * @category constructors

@@ -59,6 +59,17 @@ const countInPieces = (tokenizer: Tokenizer.Service, text: string): Effect.Effec
  * A tokenizer failure otherwise (an `AiError`) fails the count with
  * `TokenCountError` carrying it as `cause`.
  *
+ * @example
+ * ```ts
+ * import { Tokenizer } from "@effect/ai"
+ * import { Effect } from "effect"
+ * import { TokenCounter } from "rollmem"
+ * import { TokenizerCounter } from "rollmem/ai"
+ *
+ * const counter = Effect.map(Tokenizer.Tokenizer, TokenizerCounter.fromTokenizer)
+ * const count = Effect.flatMap(counter, (c) => TokenCounter.checkedCount(c, "Book me a flight to Rome"))
+ * ```
+ *
  * @since 0.1.0
  * @category constructors
  */
@@ -72,6 +83,17 @@ export const fromTokenizer = (tokenizer: Tokenizer.Service): TokenCounter.Servic
 
 /**
  * Provides the `TokenCounter` from the `Tokenizer` in context.
+ *
+ * @example
+ * ```ts
+ * import { OpenAiTokenizer } from "@effect/ai-openai"
+ * import { Effect, Layer } from "effect"
+ * import { RollingMemory, Summarizer } from "rollmem"
+ * import { TokenizerCounter } from "rollmem/ai"
+ *
+ * const CounterLive = TokenizerCounter.layer.pipe(Layer.provide(OpenAiTokenizer.layer({ model: "gpt-4o" })))
+ * const program = RollingMemory.make({ maxTokens: 8000 }).pipe(Effect.provide(CounterLive), Effect.provide(Summarizer.layerDrop))
+ * ```
  *
  * @since 0.1.0
  * @category layers
