@@ -98,6 +98,14 @@ const firstMatch = (texts: ReadonlyArray<string>, pattern: RegExp): RegExpExecAr
  * `context_length_exceeded`, or "This model's maximum context length is M
  * tokens. However, your messages resulted in N tokens".
  *
+ * @example
+ * ```ts
+ * import { Overflow } from "rollmem"
+ *
+ * Overflow.openAI({ code: "context_length_exceeded", message: "This model's maximum context length is 128000 tokens." })
+ * // { provider: "openai", maxTokens: 128000, ... }
+ * ```
+ *
  * @since 0.3.0
  * @category recognizers
  */
@@ -119,6 +127,14 @@ export const openAI: Recognizer = (error) => {
  * Anthropic: `invalid_request_error` "prompt is too long: N tokens > M
  * maximum".
  *
+ * @example
+ * ```ts
+ * import { Overflow } from "rollmem"
+ *
+ * Overflow.anthropic(new Error("prompt is too long: 210000 tokens > 200000 maximum"))
+ * // { provider: "anthropic", requestedTokens: 210000, maxTokens: 200000, ... }
+ * ```
+ *
  * @since 0.3.0
  * @category recognizers
  */
@@ -137,6 +153,14 @@ export const anthropic: Recognizer = (error) => {
 /**
  * Gemini: `INVALID_ARGUMENT` "The input token count (N) exceeds the maximum
  * number of tokens allowed (M)".
+ *
+ * @example
+ * ```ts
+ * import { Overflow } from "rollmem"
+ *
+ * Overflow.gemini(new Error("The input token count (1200000) exceeds the maximum number of tokens allowed (1048576)."))
+ * // { provider: "gemini", requestedTokens: 1200000, maxTokens: 1048576, ... }
+ * ```
  *
  * @since 0.3.0
  * @category recognizers
@@ -160,6 +184,18 @@ export const gemini: Recognizer = (error) => {
  * The recognizers tried by default, in order: {@link openAI},
  * {@link anthropic}, {@link gemini}. `@effect/ai` and AI SDK errors carry
  * the provider's body, so the same recognizers read them.
+ *
+ * @example
+ * ```ts
+ * import { Overflow } from "rollmem"
+ *
+ * // a recognizer of your own gateway's message, tried after the built-in ones
+ * const mine: Overflow.Recognizer = (error) =>
+ *   String(error).includes("CONTEXT_TOO_BIG")
+ *     ? { provider: "gateway", requestedTokens: undefined, maxTokens: undefined, message: String(error) }
+ *     : undefined
+ * Overflow.recognize(new Error("CONTEXT_TOO_BIG"), [...Overflow.defaultRecognizers, mine])
+ * ```
  *
  * @since 0.3.0
  * @category recognizers

@@ -30,6 +30,13 @@
  * The most attempts a cut makes (each one count of the attempt's text): the
  * last keeps only the marker.
  *
+ * @example
+ * ```ts
+ * import { ToolResults } from "rollmem"
+ *
+ * ToolResults.MAX_ATTEMPTS // 4: the last attempt keeps only the marker
+ * ```
+ *
  * @since 0.4.0
  * @category constants
  */
@@ -39,6 +46,13 @@ export const MAX_ATTEMPTS = 4
  * The marker that stands for the cut part: `[... 1200 tokens cut ...]`
  * (`tokens` in the memory's counter, the original's count less the share
  * kept).
+ *
+ * @example
+ * ```ts
+ * import { ToolResults } from "rollmem"
+ *
+ * ToolResults.marker(1200) // "[... 1200 tokens cut ...]"
+ * ```
  *
  * @since 0.4.0
  * @category constructors
@@ -85,6 +99,14 @@ export interface Attempt {
  * The first attempt at cutting `content`, whose message counted `tokens`,
  * to at most `max` tokens: keeping `max` tokens' worth (`tokens > max`).
  *
+ * @example
+ * ```ts
+ * import { ToolResults } from "rollmem"
+ *
+ * const first = ToolResults.start("abcdefghijklmnopqrst", 10, 4) // keep: 4, attempt: 1
+ * first.content // "abcd\n[... 6 tokens cut ...]\nqrst"
+ * ```
+ *
  * @since 0.4.0
  * @category constructors
  */
@@ -98,6 +120,15 @@ export const start = (content: string, tokens: number, max: number): Attempt => 
  * What follows an attempt counted `counted`: `undefined` when it is kept
  * (counted at most `max`, or the last attempt), else the next attempt,
  * keeping `counted - max` tokens fewer (at least 0; the last keeps none).
+ *
+ * @example
+ * ```ts
+ * import { ToolResults } from "rollmem"
+ *
+ * const first = ToolResults.start("abcdefghijklmnopqrst", 10, 4)
+ * ToolResults.next("abcdefghijklmnopqrst", 10, 4, first, 6) // counted 6 > 4: the next attempt keeps 2
+ * ToolResults.next("abcdefghijklmnopqrst", 10, 4, first, 4) // undefined: the first attempt fits
+ * ```
  *
  * @since 0.4.0
  * @category combinators

@@ -15,6 +15,13 @@
 /**
  * The smallest correction ratio kept: a counter may overcount by at most 2x.
  *
+ * @example
+ * ```ts
+ * import { Usage } from "rollmem"
+ *
+ * Usage.nextRatio(undefined, 100, 1000) // 0.5: a measured 0.1 is clamped to MIN_RATIO
+ * ```
+ *
  * @since 0.3.0
  * @category constants
  */
@@ -23,6 +30,13 @@ export const MIN_RATIO = 0.5
 /**
  * The largest correction ratio kept: a counter may undercount by at most 2x.
  *
+ * @example
+ * ```ts
+ * import { Usage } from "rollmem"
+ *
+ * Usage.nextRatio(undefined, 5000, 1000) // 2: a measured 5 is clamped to MAX_RATIO
+ * ```
+ *
  * @since 0.3.0
  * @category constants
  */
@@ -30,6 +44,13 @@ export const MAX_RATIO = 2
 
 /**
  * The weight of a new sample in the ratio's exponential average.
+ *
+ * @example
+ * ```ts
+ * import { Usage } from "rollmem"
+ *
+ * Usage.nextRatio(1, 1200, 1000) // 1.1: halfway (SMOOTHING 0.5) from 1 to the measured 1.2
+ * ```
  *
  * @since 0.3.0
  * @category constants
@@ -65,6 +86,14 @@ export const nextRatio = (current: number | undefined, measured: number, counted
 /**
  * A budget in the provider's tokens expressed in the counter's own tokens:
  * `floor(budget / ratio)`, at least 1 (a budget is a positive integer).
+ *
+ * @example
+ * ```ts
+ * import { Usage } from "rollmem"
+ *
+ * Usage.inCounterTokens(8000, 1.25) // 6400: a budget of 8,000 provider tokens in the counter's tokens
+ * Usage.inCounterTokens(8000, undefined) // 8000
+ * ```
  *
  * @since 0.3.0
  * @category combinators

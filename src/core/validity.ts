@@ -69,6 +69,14 @@ export type Provider = "openai" | "anthropic" | "gemini" | "strict-template"
 /**
  * Every {@link Provider}, in the table's order.
  *
+ * @example
+ * ```ts
+ * import { Message, Validity } from "rollmem"
+ *
+ * const context = [Message.system("Be brief."), Message.user("hi")]
+ * Validity.providers.filter((provider) => !Validity.isValid(context, { provider })) // []
+ * ```
+ *
  * @since 0.5.0
  * @category constants
  */
@@ -122,6 +130,15 @@ const article = (word: string): string => /^[aeiou]/i.test(word) ? "an" : "a"
  * result (it has a tool call id). `index` is that message's position in the
  * messages checked, `role` its role.
  *
+ * @example
+ * ```ts
+ * import { Message, Validity } from "rollmem"
+ *
+ * const [violation] = Validity.violations([Message.assistant("Welcome back!")])
+ * violation instanceof Validity.FirstTurnNotUser // true
+ * violation.description // "message 0: the first turn is an assistant message, not a user turn"
+ * ```
+ *
  * @since 0.2.0
  * @category models
  */
@@ -145,6 +162,14 @@ export class FirstTurnNotUser {
  * made), made earlier, or separated from it by a message that is not a tool
  * result. `index` is the result's position, `toolCallId` the id it answers.
  *
+ * @example
+ * ```ts
+ * import { Message, Validity } from "rollmem"
+ *
+ * Validity.violations([Message.user("hi"), Message.tool("42", { toolCallId: "c1" })])
+ * // [OrphanedToolResult { index: 1, toolCallId: "c1" }]: its call is not right before it
+ * ```
+ *
  * @since 0.2.0
  * @category models
  */
@@ -166,6 +191,14 @@ export class OrphanedToolResult {
  * A tool call with no result in the block of tool results right after the
  * message that made it. `index` is the position of the message carrying the
  * call, `toolCallId` the call's id (one violation per unanswered call).
+ *
+ * @example
+ * ```ts
+ * import { Message, Validity } from "rollmem"
+ *
+ * Validity.violations([Message.user("hi"), Message.assistant("", { toolCalls: [{ id: "c1", name: "clock", arguments: "{}" }] })])
+ * // [UnansweredToolCall { index: 1, toolCallId: "c1" }]
+ * ```
  *
  * @since 0.2.0
  * @category models
@@ -190,6 +223,14 @@ export class UnansweredToolCall {
  * conversation, strict templates only as the first message. `index` is its
  * position, `role` its role.
  *
+ * @example
+ * ```ts
+ * import { Message, Validity } from "rollmem"
+ *
+ * Validity.violations([Message.user("hi"), Message.system("Be brief.")], { provider: "anthropic" }).map((v) => v._tag)
+ * // ["SystemAfterFirstTurn"]
+ * ```
+ *
  * @since 0.5.0
  * @category models
  */
@@ -213,6 +254,14 @@ export class SystemAfterFirstTurn {
  * two messages of one other role. Tool results (messages with a tool call
  * id) are exempt: the results of parallel calls follow one another. `index`
  * is the second message's position, `role` its role.
+ *
+ * @example
+ * ```ts
+ * import { Message, Validity } from "rollmem"
+ *
+ * Validity.violations([Message.user("hi"), Message.user("hello?")], { provider: "strict-template" })
+ * // [ConsecutiveSameRole { index: 1, role: "user" }]
+ * ```
  *
  * @since 0.5.0
  * @category models
@@ -251,6 +300,14 @@ export type Violation =
  * `developer` (OpenAI's name for the system prompt of reasoning models),
  * whatever its other fields.
  *
+ * @example
+ * ```ts
+ * import { Message, Validity } from "rollmem"
+ *
+ * Validity.isSystem(Message.system("Be brief.")) // true
+ * Validity.isSystem({ role: "developer" }) // true
+ * ```
+ *
  * @since 0.2.0
  * @category guards
  */
@@ -258,6 +315,14 @@ export const isSystem = (message: MessageLike): boolean => message.role === "sys
 
 /**
  * Whether a message is a user turn: role `user` and no tool call id.
+ *
+ * @example
+ * ```ts
+ * import { Message, Validity } from "rollmem"
+ *
+ * Validity.isUserTurn(Message.user("hi")) // true
+ * Validity.isUserTurn(Message.tool("42", { toolCallId: "c1" })) // false
+ * ```
  *
  * @since 0.2.0
  * @category guards
@@ -366,6 +431,14 @@ export const violations = (
 
 /**
  * Whether the target accepts `messages`: {@link violations} is empty.
+ *
+ * @example
+ * ```ts
+ * import { Message, Validity } from "rollmem"
+ *
+ * Validity.isValid([Message.user("hi"), Message.assistant("hello")]) // true
+ * Validity.isValid([Message.assistant("hello")], { provider: "anthropic" }) // false
+ * ```
  *
  * @since 0.2.0
  * @category guards

@@ -57,6 +57,15 @@ const withCall = <
 /**
  * `Validity.FirstTurnNotUser` as `{ _tag: "FirstTurnNotUser", index, role }`.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { ValiditySchema } from "rollmem"
+ *
+ * const violation = Schema.decodeUnknownSync(ValiditySchema.FirstTurnNotUser)({ _tag: "FirstTurnNotUser", index: 0, role: "assistant" })
+ * violation.description // "message 0: the first turn is an assistant message, not a user turn"
+ * ```
+ *
  * @since 0.5.0
  * @category schemas
  */
@@ -64,6 +73,14 @@ export const FirstTurnNotUser = withRole("FirstTurnNotUser", Validity.FirstTurnN
 
 /**
  * `Validity.OrphanedToolResult` as `{ _tag: "OrphanedToolResult", index, toolCallId }`.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { ValiditySchema } from "rollmem"
+ *
+ * Schema.decodeUnknownSync(ValiditySchema.OrphanedToolResult)({ _tag: "OrphanedToolResult", index: 1, toolCallId: "c1" })
+ * ```
  *
  * @since 0.5.0
  * @category schemas
@@ -73,6 +90,14 @@ export const OrphanedToolResult = withCall("OrphanedToolResult", Validity.Orphan
 /**
  * `Validity.UnansweredToolCall` as `{ _tag: "UnansweredToolCall", index, toolCallId }`.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { ValiditySchema } from "rollmem"
+ *
+ * Schema.decodeUnknownSync(ValiditySchema.UnansweredToolCall)({ _tag: "UnansweredToolCall", index: 1, toolCallId: "c1" })
+ * ```
+ *
  * @since 0.5.0
  * @category schemas
  */
@@ -80,6 +105,14 @@ export const UnansweredToolCall = withCall("UnansweredToolCall", Validity.Unansw
 
 /**
  * `Validity.SystemAfterFirstTurn` as `{ _tag: "SystemAfterFirstTurn", index, role }`.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { ValiditySchema } from "rollmem"
+ *
+ * Schema.decodeUnknownSync(ValiditySchema.SystemAfterFirstTurn)({ _tag: "SystemAfterFirstTurn", index: 2, role: "system" })
+ * ```
  *
  * @since 0.5.0
  * @category schemas
@@ -89,6 +122,14 @@ export const SystemAfterFirstTurn = withRole("SystemAfterFirstTurn", Validity.Sy
 /**
  * `Validity.ConsecutiveSameRole` as `{ _tag: "ConsecutiveSameRole", index, role }`.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { ValiditySchema } from "rollmem"
+ *
+ * Schema.decodeUnknownSync(ValiditySchema.ConsecutiveSameRole)({ _tag: "ConsecutiveSameRole", index: 1, role: "user" })
+ * ```
+ *
  * @since 0.5.0
  * @category schemas
  */
@@ -96,6 +137,17 @@ export const ConsecutiveSameRole = withRole("ConsecutiveSameRole", Validity.Cons
 
 /**
  * Any `Validity.Violation` from its JSON object, by `_tag`.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { Message, Validity, ValiditySchema } from "rollmem"
+ *
+ * // violations as JSON (a report, a log line) and back
+ * const found = Validity.violations([Message.assistant("hello")])
+ * const json = JSON.stringify(Schema.encodeSync(Schema.Array(ValiditySchema.Violation))(found))
+ * // [{"_tag":"FirstTurnNotUser","index":0,"role":"assistant"}]
+ * ```
  *
  * @since 0.5.0
  * @category schemas
