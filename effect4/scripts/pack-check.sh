@@ -3,8 +3,8 @@
 # 1. `npm i <tarball> effect@4.1.0`: nothing but rollmem is added to what effect alone installs,
 #    and the install adds at most 1 MB;
 # 2. the README's two quickstarts (`rollmem` and `rollmem/promise`) run as written on Node 22 and
-#    print what the README says, and a program of the three entries (`rollmem/store` too) runs;
-# 3. a TypeScript consumer of the three entries, and the quickstarts, type-check with skipLibCheck off
+#    print what the README says, and a program of the four entries (`rollmem/store`, `rollmem/adapters`) runs;
+# 3. a TypeScript consumer of the four entries, and the quickstarts, type-check with skipLibCheck off
 #    (nodenext and bundler resolution).
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
@@ -21,7 +21,7 @@ tar -tzf "$tarball" > "$tmp/files"
 if grep -Ev '^package/(dist/.+\.(js|d\.ts)|package\.json|README\.md|LICENSE)$' "$tmp/files"; then
   echo "the tarball holds files beyond dist, package.json, README.md and LICENSE (above)" >&2; exit 1
 fi
-for entry in dist/effect4/src/index.js dist/effect4/src/promise/index.js dist/effect4/src/store.js dist/src/core/store.js; do
+for entry in dist/effect4/src/index.js dist/effect4/src/promise/index.js dist/effect4/src/store.js dist/effect4/src/adapters.js dist/src/core/store.js dist/src/core/searchTools.js; do
   grep -qx "package/$entry" "$tmp/files" || { echo "the tarball lacks $entry" >&2; exit 1; }
 done
 install() { (cd "$1" && npm init -y >/dev/null && npm pkg set type=module && npm install --no-audit --no-fund "${@:2}" >/dev/null) }
@@ -53,6 +53,7 @@ import { Effect } from "effect"
 import { BufferMemory, ConfigError, Message, MemoryState, RollingMemory, Summarizer } from "rollmem"
 import { RollingMemory as Facade, StateDecodeError } from "rollmem/promise"
 import { Conversation, ConversationStore } from "rollmem/store"
+import { ConversationSearch } from "rollmem/adapters"
 const state = await Effect.runPromise(Effect.gen(function*() {
   const memory = yield* RollingMemory.make({ maxTokens: 5 }).pipe(Effect.provide(Summarizer.layerDrop))
   yield* memory.add(Message.user("one two three"))
@@ -77,6 +78,10 @@ const stored = await Effect.runPromise(Effect.gen(function*() {
   return yield* store.load("c")
 }).pipe(Effect.provide(ConversationStore.layerMemory)))
 if (stored._tag !== "Some" || stored.value.revision !== 1) throw new Error(`store: ${JSON.stringify(stored)}`)
+const answer = await ConversationSearch.answer({ recall: () => [] }, { query: "x" })
+if (ConversationSearch.NAME !== "conversation_search" || answer.text !== 'No archived turn matches "x".') {
+  throw new Error(`adapters: ${JSON.stringify(answer)}`)
+}
 console.log("effect4 program ok")
 JS
 "$node22" program.mjs
@@ -86,6 +91,8 @@ import { Effect, Layer } from "effect"
 import { Message, RollingMemory, Summarizer, TokenCounter, Validity, type AddError } from "rollmem"
 import { AsyncSummaryMemory, RollingMemory as Facade } from "rollmem/promise"
 import { Conversation, ConversationStore, type ConversationConflictError } from "rollmem/store"
+import { ConversationSearch } from "rollmem/adapters"
+export const tool: "conversation_search" = ConversationSearch.anthropicTool.name
 const summarizer: Layer.Layer<Summarizer.Summarizer> = Summarizer.layerFunction((summary, turns) => summary + turns.length)
 export const program: Effect.Effect<string, AddError | import("rollmem").ConfigError> = Effect.gen(function*() {
   const memory = yield* RollingMemory.make({ maxTokens: 100, boundary: "turn" })
