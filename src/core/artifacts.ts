@@ -74,6 +74,13 @@ export interface Artifact {
  *
  * Extend them by passing `[...Retention.defaultPatterns, { kind, regex }]`.
  *
+ * @example
+ * ```ts
+ * import { Retention } from "rollmem"
+ *
+ * Retention.defaultPatterns.map((pattern) => pattern.kind) // ["url", "email", "uuid", "path", "code", "hash", "id"]
+ * ```
+ *
  * @since 0.4.0
  * @category constants
  */
@@ -134,6 +141,15 @@ const globalOf = (regex: RegExp): RegExp => regex.global ? regex : new RegExp(re
 
 /**
  * An {@link Extractor} for `patterns` (default {@link defaultPatterns}).
+ *
+ * @example
+ * ```ts
+ * import { Retention } from "rollmem"
+ *
+ * // ticket ids like JIRA-123 only
+ * const extractor = Retention.extractor([{ kind: "ticket", regex: /\b[A-Z]+-\d+\b/ }])
+ * extractor.extract("see JIRA-123") // [{ kind: "ticket", text: "JIRA-123" }]
+ * ```
  *
  * @since 0.4.0
  * @category constructors
@@ -258,6 +274,14 @@ export interface Figure {
 /**
  * `kept / named`, or 1 when nothing was named (nothing to lose).
  *
+ * @example
+ * ```ts
+ * import { Retention } from "rollmem"
+ *
+ * Retention.ratio({ named: 8, kept: 6 }) // 0.75
+ * Retention.ratio({ named: 0, kept: 0 }) // 1: nothing to lose
+ * ```
+ *
  * @since 0.4.0
  * @category combinators
  */
@@ -267,6 +291,14 @@ export const ratio = (figure: { readonly named: number; readonly kept: number })
 /**
  * The figure of some kinds only (`["id", "email"]`): named and kept summed
  * over them.
+ *
+ * @example
+ * ```ts
+ * import { Retention } from "rollmem"
+ *
+ * const figure = { named: 10, kept: 7, byKind: { path: { named: 6, kept: 5 }, email: { named: 4, kept: 2 } } }
+ * Retention.ofKinds(figure, ["email"]) // { named: 4, kept: 2 }
+ * ```
  *
  * @since 0.4.0
  * @category combinators
@@ -290,6 +322,15 @@ export const ofKinds = (
 /**
  * The figures of several conversations taken together: named and kept
  * summed, in all and per kind.
+ *
+ * @example
+ * ```ts
+ * import { Retention } from "rollmem"
+ *
+ * const a = { named: 2, kept: 1, byKind: { path: { named: 2, kept: 1 } } }
+ * const b = { named: 3, kept: 3, byKind: { path: { named: 1, kept: 1 }, email: { named: 2, kept: 2 } } }
+ * Retention.sum([a, b]) // { named: 5, kept: 4, byKind: { path: { named: 3, kept: 2 }, email: { named: 2, kept: 2 } } }
+ * ```
  *
  * @since 0.4.0
  * @category combinators
@@ -331,6 +372,13 @@ export type Source = string | {
 
 /**
  * The text of a {@link Source} that artifacts are extracted from.
+ *
+ * @example
+ * ```ts
+ * import { Retention } from "rollmem"
+ *
+ * Retention.textOf("see src/cli/Measure.ts") // "see src/cli/Measure.ts"
+ * ```
  *
  * @since 0.4.0
  * @category combinators

@@ -29,6 +29,13 @@ export interface JsonObject {
  * The deepest nesting accepted in metadata (docs/contract.md section 1): 100 levels of
  * objects and arrays. Deeper values fail to decode.
  *
+ * @example
+ * ```ts
+ * import { Json } from "rollmem"
+ *
+ * Json.MAX_DEPTH // 100: metadata nested deeper is refused
+ * ```
+ *
  * @since 0.1.0
  * @category constants
  */
@@ -85,6 +92,14 @@ export const copyJson = (u: unknown, depth: number, path: string): { readonly va
  * before a recursive walk (Schema's error formatter) meets untrusted input,
  * which overflows the call stack on a value nested 100,000 levels deep.
  *
+ * @example
+ * ```ts
+ * import { Json } from "rollmem"
+ *
+ * Json.findTooDeep({ a: { b: { c: 1 } } }, 2) // "a.b": the path of the part nested deeper than 2 levels
+ * Json.findTooDeep({ a: 1 }, 2) // undefined
+ * ```
+ *
  * @since 0.1.0
  * @category combinators
  */
@@ -121,6 +136,15 @@ export const findTooDeep = (u: unknown, limit: number, pathLength: number = 3): 
  * first `pathLength` keys, as {@link findTooDeep} does. Run it before
  * {@link findTooDeep}, which would call a cycle "too deep".
  *
+ * @example
+ * ```ts
+ * import { Json } from "rollmem"
+ *
+ * const loop: { self?: unknown } = {}
+ * loop.self = loop
+ * Json.findCycle(loop, Json.MAX_DEPTH) // "self": the path that leads back to an ancestor
+ * ```
+ *
  * @since 0.1.0
  * @category combinators
  */
@@ -152,6 +176,13 @@ export const findCycle = (u: unknown, limit: number, pathLength: number = 3): st
 
 /**
  * Deep structural equality of two JSON values (object key order ignored).
+ *
+ * @example
+ * ```ts
+ * import { Json } from "rollmem"
+ *
+ * Json.jsonEquals({ a: [1, 2], b: null }, { b: null, a: [1, 2] }) // true: key order does not matter
+ * ```
  *
  * @since 0.1.0
  * @category combinators

@@ -94,6 +94,13 @@ export interface Hit {
 /**
  * The number of matches a search returns when no `limit` is given: 5.
  *
+ * @example
+ * ```ts
+ * import { Recall } from "rollmem"
+ *
+ * Recall.DEFAULT_LIMIT // 5: the matches a search returns without a limit
+ * ```
+ *
  * @since 0.4.0
  * @category constants
  */
@@ -127,6 +134,13 @@ export const words = (text: string): Set<string> => {
 /**
  * The terms of a text: its runs of letters and digits, lower-cased, in order
  * (repeats kept).
+ *
+ * @example
+ * ```ts
+ * import { Recall } from "rollmem"
+ *
+ * Recall.terms("See src/cli/Measure.ts") // ["see", "src", "cli", "measure", "ts"]
+ * ```
  *
  * @since 0.4.0
  * @category combinators
@@ -167,6 +181,16 @@ export interface Index {
 /**
  * A new, empty {@link Index}; `extractor` finds the artifacts that rank
  * first (default: `artifacts.ts`' default patterns).
+ *
+ * @example
+ * ```ts
+ * import { Recall } from "rollmem"
+ *
+ * const index = Recall.index()
+ * index.add({ position: 0, role: "user", text: "Book me a flight to Rome" })
+ * index.add({ position: 1, role: "assistant", text: "Booked AZ 611 to Rome" })
+ * index.search("flight Rome").map((hit) => hit.position) // [0, 1]: both terms first
+ * ```
  *
  * @since 0.4.0
  * @category constructors
@@ -271,6 +295,16 @@ const defaultExtractor = Artifacts.extractor()
  * The ranking order: more of the query's artifacts named first, then more
  * of its distinct terms held, then more of its words held as written, then
  * the higher score, then the newer message.
+ *
+ * @example
+ * ```ts
+ * import { Recall } from "rollmem"
+ *
+ * const index = Recall.index()
+ * index.add({ position: 0, role: "user", text: "Rome" })
+ * const hits = index.search("Rome")
+ * hits.sort(Recall.compare) // the order search returns
+ * ```
  *
  * @since 0.4.0
  * @category combinators

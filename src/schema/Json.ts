@@ -90,6 +90,14 @@ const JsonObjectFromSelf = Schema.declare(
  * input. Encoding copies as well, so the encoded object never shares
  * structure with the value.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { Json } from "rollmem"
+ *
+ * Schema.decodeUnknownSync(Json.JsonObjectSchema)({ source: "web", tags: ["a"] }) // a prototype-safe copy
+ * ```
+ *
  * @since 0.1.0
  * @category schemas
  */
@@ -113,6 +121,13 @@ export const JsonObjectSchema: Schema.Schema<JsonObject, JsonObject> = Schema.tr
 
 /**
  * A hash of a JSON value consistent with {@link jsonEquals}.
+ *
+ * @example
+ * ```ts
+ * import { Json } from "rollmem"
+ *
+ * Json.jsonHash({ a: 1, b: [2] }) === Json.jsonHash({ b: [2], a: 1 }) // true: equal values, equal hashes
+ * ```
  *
  * @since 0.1.0
  * @category combinators

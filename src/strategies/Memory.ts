@@ -233,6 +233,14 @@ export type Options =
  * strategy's schema (`Options.fieldsOf`, `schema/Options.ts`), which every
  * constructor decodes its options with.
  *
+ * @example
+ * ```ts
+ * import { Memory } from "rollmem"
+ *
+ * Memory.optionKeys.window.includes("maxMessages") // true
+ * Memory.optionKeys.buffer.includes("maxTokens") // false
+ * ```
+ *
  * @since 0.2.0
  * @category constants
  */
