@@ -8,6 +8,7 @@
  * @since 0.4.0
  */
 import type { Entry } from "./eviction.js"
+import { formatValue } from "./format.js"
 import type { JsonObject } from "./json.js"
 
 /**
@@ -101,3 +102,104 @@ export const entryOf = (message: MessageFields, tokens: number, position?: numbe
   systemLike: (message.role === "system" || message.role === "developer") && message.toolCalls.length === 0 &&
     message.toolCallId === undefined
 })
+
+/**
+ * The keys a message's options may have (besides `role` and `content` equal
+ * to the message's own), in the order the errors list them.
+ *
+ * @since 0.4.0
+ */
+export const OPTION_KEYS: ReadonlyArray<"id" | "toolCalls" | "toolCallId" | "metadata"> = [
+  "id",
+  "toolCalls",
+  "toolCallId",
+  "metadata"
+]
+
+/**
+ * Why `options` are not a message's options (not an object, or a key other
+ * than {@link OPTION_KEYS}), or `undefined` when they are; `role` and
+ * `content` keys are allowed when equal to the message's own (an object
+ * spread from a message's fields). Both lines' `Message.make` check with it
+ * (docs/contract.md section 9).
+ *
+ * @since 0.4.0
+ */
+export const optionsProblem = (role: unknown, content: unknown, options: unknown): string | undefined => {
+  if (options === undefined || options === null) return undefined
+  if (typeof options !== "object" || Array.isArray(options)) {
+    return `options must be an object, got ${formatValue(options)}`
+  }
+  // for-in allocates no key array (this runs on every add of the facade); inherited keys are not options.
+  for (const key in options) {
+    if (key === "id" || key === "toolCalls" || key === "toolCallId" || key === "metadata") continue
+    if (!Object.hasOwn(options, key)) continue
+    const value = (options as Record<string, unknown>)[key]
+    if ((key === "role" && value === role) || (key === "content" && value === content)) continue
+    return `unknown option ${formatValue(key)}; the options are ${OPTION_KEYS.join(", ")}`
+  }
+  return undefined
+}
+
+/**
+ * A message's fields when they have the common shape, checked by hand:
+ * string role and content, a string id and answered call id when given,
+ * plain tool calls (string id and name, string or absent arguments), no
+ * metadata; `undefined` for anything else (metadata, `null`s, a wrong
+ * type), which each line's Schema decoder then decides and names. The tool
+ * calls are plain objects (each line makes its `ToolCall`s of them), in the
+ * Schema's field order: role, content, id, toolCalls, toolCallId. The fast
+ * path of both lines' `Message.make`: a test checks that it agrees with the
+ * decoder on every input it accepts.
+ *
+ * @since 0.4.0
+ */
+export const plainFields = (
+  role: unknown,
+  content: unknown,
+  options: unknown
+):
+  | {
+    readonly role: string
+    readonly content: string
+    readonly id?: string
+    readonly toolCalls: ReadonlyArray<ToolCallFields>
+    readonly toolCallId?: string
+  }
+  | undefined =>
+{
+  if (typeof role !== "string" || typeof content !== "string") return undefined
+  if (options === undefined) return { role, content, toolCalls: noCalls }
+  if (typeof options !== "object" || options === null) return undefined
+  const { id, metadata, toolCallId, toolCalls } = options as Record<string, unknown>
+  if (metadata !== undefined) return undefined
+  if (id !== undefined && typeof id !== "string") return undefined
+  if (toolCallId !== undefined && typeof toolCallId !== "string") return undefined
+  let calls: ReadonlyArray<ToolCallFields> = noCalls
+  if (toolCalls !== undefined) {
+    if (!Array.isArray(toolCalls)) return undefined
+    if (toolCalls.length > 0) {
+      const out: Array<ToolCallFields> = []
+      for (let i = 0; i < toolCalls.length; i++) {
+        const call: unknown = toolCalls[i]
+        if (typeof call !== "object" || call === null) return undefined
+        const { arguments: args, id: callId, name } = call as Record<string, unknown>
+        if (typeof callId !== "string" || typeof name !== "string") return undefined
+        if (args !== undefined && typeof args !== "string") return undefined
+        out.push({ id: callId, name, arguments: args ?? "" })
+      }
+      calls = out
+    }
+  }
+  // the Schema's field order: role, content, id, toolCalls, toolCallId
+  if (id === undefined) {
+    return toolCallId === undefined
+      ? { role, content, toolCalls: calls }
+      : { role, content, toolCalls: calls, toolCallId }
+  }
+  return toolCallId === undefined
+    ? { role, content, id, toolCalls: calls }
+    : { role, content, id, toolCalls: calls, toolCallId }
+}
+
+const noCalls: ReadonlyArray<ToolCallFields> = Object.freeze([])

@@ -31,7 +31,6 @@ import * as Schema from "effect/Schema"
 import * as MessageCore from "../core/message.js"
 import { InvalidMessageError } from "../Errors.js"
 import { jsonEquals, jsonHash, type JsonObject, JsonObjectSchema } from "./Json.js"
-import { formatValue } from "./ParseIssue.js"
 
 /**
  * The role of a message written by the user.
@@ -353,64 +352,35 @@ const unsafeMessage = (fields: {
  * @since 0.2.0
  * @category constants
  */
-export const OPTION_KEYS: ReadonlyArray<keyof MessageOptions> = ["id", "toolCalls", "toolCallId", "metadata"]
+export const OPTION_KEYS: ReadonlyArray<keyof MessageOptions> = MessageCore.OPTION_KEYS
 
 /**
  * Why `options` are not options at all (not an object, or a key
  * {@link MessageOptions} does not have), or `undefined` when they are.
  * `role` and `content` keys are allowed when equal to the message's own.
  */
-const optionsProblem = (role: unknown, content: unknown, options: unknown): string | undefined => {
-  if (options === undefined || options === null) return undefined
-  if (typeof options !== "object" || Array.isArray(options)) {
-    return `options must be an object, got ${formatValue(options)}`
-  }
-  // for-in allocates no key array (this runs on every add of the facade); inherited keys are not options.
-  for (const key in options) {
-    if (key === "id" || key === "toolCalls" || key === "toolCallId" || key === "metadata") continue
-    if (!Object.hasOwn(options, key)) continue
-    const value = (options as Record<string, unknown>)[key]
-    if ((key === "role" && value === role) || (key === "content" && value === content)) continue
-    return `unknown option ${formatValue(key)}; the options are ${OPTION_KEYS.join(", ")}`
-  }
-  return undefined
-}
+const optionsProblem = MessageCore.optionsProblem
 
 /**
- * The common shapes of a message's fields, checked by hand: strings, plain
- * tool calls, no metadata. Anything else (metadata, `null`s, a wrong type)
- * gives `undefined`, and the Schema decoder, which names the error, decides.
- * A test checks that both agree on every input this accepts.
+ * The common shapes of a message's fields, checked by hand (`core/message.ts`
+ * `plainFields`, shared with the Effect 4 line): strings, plain tool calls,
+ * no metadata. Anything else gives `undefined`, and the Schema decoder,
+ * which names the error, decides. A test checks that both agree on every
+ * input this accepts.
  */
 const fastFields = (role: unknown, content: unknown, options: unknown): Message | undefined => {
-  if (typeof role !== "string" || typeof content !== "string") return undefined
-  if (options === undefined) return unsafeMessage({ role, content, toolCalls: emptyToolCalls, metadata: emptyMetadata })
-  if (typeof options !== "object" || options === null) return undefined
-  const { id, metadata, toolCallId, toolCalls } = options as Record<string, unknown>
-  if (metadata !== undefined) return undefined
-  if (id !== undefined && typeof id !== "string") return undefined
-  if (toolCallId !== undefined && typeof toolCallId !== "string") return undefined
-  let calls = emptyToolCalls
-  if (toolCalls !== undefined) {
-    if (!Array.isArray(toolCalls)) return undefined
-    if (toolCalls.length > 0) {
-      const out: Array<ToolCall> = []
-      for (let i = 0; i < toolCalls.length; i++) {
-        const call: unknown = toolCalls[i]
-        if (typeof call !== "object" || call === null) return undefined
-        const { arguments: args, id: callId, name } = call as Record<string, unknown>
-        if (typeof callId !== "string" || typeof name !== "string") return undefined
-        if (args !== undefined && typeof args !== "string") return undefined
-        out.push(unsafeToolCall(callId, name, args ?? ""))
-      }
-      calls = out
-    }
+  if (options === undefined && typeof role === "string" && typeof content === "string") {
+    return unsafeMessage({ role, content, toolCalls: emptyToolCalls, metadata: emptyMetadata })
   }
+  const plain = MessageCore.plainFields(role, content, options)
+  if (plain === undefined) return undefined
   // the Schema's field order: role, content, id, toolCalls, toolCallId, metadata
-  const fields: Record<string, unknown> = { role, content }
-  if (id !== undefined) fields.id = id
-  fields.toolCalls = calls
-  if (toolCallId !== undefined) fields.toolCallId = toolCallId
+  const fields: Record<string, unknown> = { role: plain.role, content: plain.content }
+  if (plain.id !== undefined) fields.id = plain.id
+  fields.toolCalls = plain.toolCalls.length === 0
+    ? emptyToolCalls
+    : plain.toolCalls.map((c) => unsafeToolCall(c.id, c.name, c.arguments))
+  if (plain.toolCallId !== undefined) fields.toolCallId = plain.toolCallId
   fields.metadata = emptyMetadata
   return unsafeMessage(fields as Parameters<typeof unsafeMessage>[0])
 }

@@ -8,7 +8,6 @@
  * @since 1.0.0
  */
 import { Equal, Hash, Result, Schema, SchemaGetter } from "effect"
-import { formatValue } from "../../../src/core/format.js"
 import { copyJson, isPlainObject, jsonEquals, type JsonObject } from "../../../src/core/json.js"
 import * as Core from "../../../src/core/message.js"
 import { InvalidMessageError } from "../Errors.js"
@@ -248,8 +247,6 @@ export interface MessageOptions {
   readonly metadata?: JsonObject | undefined
 }
 
-const OPTION_KEYS = ["id", "toolCalls", "toolCallId", "metadata"]
-
 /**
  * A message from its role, content and options, checked: throws
  * `InvalidMessageError` on a wrong field or an unknown option key.
@@ -263,16 +260,19 @@ const OPTION_KEYS = ["id", "toolCalls", "toolCallId", "metadata"]
  * @since 1.0.0
  */
 export const make = (role: string, content: string, options?: MessageOptions): Message => {
-  if (options !== undefined && options !== null) {
-    if (typeof options !== "object" || Array.isArray(options)) {
-      throw new InvalidMessageError({ description: `options must be an object, got ${formatValue(options)}` })
-    }
-    for (const key in options) {
-      if (!Object.hasOwn(options, key) || OPTION_KEYS.includes(key)) continue
-      throw new InvalidMessageError({
-        description: `unknown option ${formatValue(key)}; the options are ${OPTION_KEYS.join(", ")}`
-      })
-    }
+  const problem = Core.optionsProblem(role, content, options)
+  if (problem !== undefined) throw new InvalidMessageError({ description: problem })
+  const plain = Core.plainFields(role, content, options)
+  if (plain !== undefined) {
+    // the common shapes checked by hand (`core/message.ts`), as the Effect 3 line does; the Schema's field order
+    const fields: Record<string, unknown> = { role: plain.role, content: plain.content }
+    if (plain.id !== undefined) fields.id = plain.id
+    fields.toolCalls = plain.toolCalls.length === 0
+      ? emptyToolCalls
+      : plain.toolCalls.map((c) => trustedToolCall(c.id, c.name, c.arguments))
+    if (plain.toolCallId !== undefined) fields.toolCallId = plain.toolCallId
+    fields.metadata = emptyMetadata
+    return trusted(fields as Parameters<typeof trusted>[0])
   }
   const wire: Record<string, unknown> = { role, content }
   if (options?.id !== undefined) wire.id = options.id
