@@ -768,10 +768,14 @@ describe("rollmem replay input formats", () => {
     const inputs = Input.parseText(
       "dir/a.jsonl",
       "a.jsonl",
-      "\n{\"messages\": []}\r\n\n{\"id\": \"x\", \"messages\": []}\n"
+      "\n{\"messages\": [{\"role\": \"user\", \"content\": \"hi\"}]}\r\n\n" +
+        "{\"id\": \"x\", \"messages\": [{\"role\": \"user\", \"content\": \"hi\"}]}\n{\"messages\": []}\n"
     )
     assert.deepStrictEqual(inputs.conversations.map((c) => c.id), ["dir/a.jsonl:2", "x"])
     assert.deepStrictEqual(inputs.problems, [])
+    assert.deepStrictEqual(inputs.warnings, [
+      "dir/a.jsonl:5: conversation \"dir/a.jsonl:5\" has no message; skipped"
+    ])
   })
 
   it("reports each malformed line with its file and line number", () => {
@@ -784,7 +788,7 @@ describe("rollmem replay input formats", () => {
         "{\"id\": \"norole\", \"messages\": [{\"content\": \"hi\"}]}",
         "{\"id\": \"badcall\", \"messages\": [{\"role\": \"assistant\", \"content\": \"\", \"tool_calls\": [{\"name\": \"f\"}]}]}",
         "[1, 2]",
-        "{\"id\": \"ok2\", \"messages\": []}"
+        "{\"id\": \"ok2\", \"messages\": [{\"role\": \"user\", \"content\": \"hi\"}]}"
       ].join("\n")
     )
     assert.deepStrictEqual(inputs.conversations.map((c) => c.id), ["ok", "ok2"])

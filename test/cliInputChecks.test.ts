@@ -144,6 +144,45 @@ describe("rollmem replay of an input with no conversation", () => {
     }))
 })
 
+describe("rollmem replay of a conversation with no message", () => {
+  it.effect("alone it is nothing to replay (exit code 1); beside others it is a warning naming where, and skipped", () =>
+    Effect.gen(function*() {
+      const doc = write("em2.json", JSON.stringify({ messages: [] }))
+      const alone = yield* runCli(["replay", doc, "--tokenizer", "words"])
+      assert.isTrue(Exit.isFailure(alone.exit))
+      assert.instanceOf(failureOf(alone), CliFailure)
+      assert.strictEqual(
+        alone.stderr,
+        `rollmem: warning: ${doc}: conversation "em2.json" has no message; skipped\n` +
+          `rollmem: nothing to replay: no conversation in ${doc}`
+      )
+      assert.strictEqual(alone.stdout, "")
+      const lines = write(
+        "em2.jsonl",
+        line("a", [{ role: "user", content: "hello there" }]) + "\n" + line("b", []) + "\n"
+      )
+      const both = yield* runCli(["replay", lines, doc, "--tokenizer", "words", "--format", "json"])
+      assert.isTrue(Exit.isSuccess(both.exit), both.stderr)
+      assert.strictEqual(
+        both.stderr,
+        `rollmem: warning: ${lines}:2: conversation "b" has no message; skipped\n` +
+          `rollmem: warning: ${doc}: conversation "em2.json" has no message; skipped`
+      )
+      const report = JSON.parse(both.stdout) as {
+        totals: { conversations: number }
+        conversations: ReadonlyArray<{ id: string }>
+      }
+      assert.strictEqual(report.totals.conversations, 1)
+      assert.deepStrictEqual(report.conversations.map((c) => c.id), ["a"])
+      const inArray = write("arr.json", JSON.stringify([{ id: "x", messages: [] }, { id: "y", contents: [] }]))
+      assert.deepStrictEqual(Input.parseText(inArray, "arr.json", JSON.stringify([{ id: "x", messages: [] }])), {
+        conversations: [],
+        problems: [],
+        warnings: [`${inArray}[0]: conversation "x" has no message; skipped`]
+      })
+    }))
+})
+
 describe("rollmem replay warnings", () => {
   it.effect("an unknown role is replayed with a warning naming file:line and the message, once per role", () =>
     Effect.gen(function*() {

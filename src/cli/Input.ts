@@ -7,6 +7,8 @@
  *   array of messages or a conversation object, whose id is the file name;
  *   or an array of conversation objects, each named by its `id` (else
  *   `file[i]`). An empty array (`[]`) holds no conversation.
+ * - A conversation with no message (`{"messages": []}`) is not replayed: it
+ *   is a warning naming where it was read.
  * - Any other file is JSON Lines: each non-blank line is
  *   `{"id": "...", "messages": [...]}` (other keys ignored; a line without an
  *   id gets `file:line`). A file that is one JSON object spread over several
@@ -179,8 +181,32 @@ export const usageWarnings = (where: string, messages: ReadonlyArray<Message>): 
   return warnings
 }
 
-/** Adds a conversation read at `where`, with the warnings about its roles and usages. */
+/**
+ * The warning for a conversation with no message, read at `where` and
+ * skipped: `t.jsonl:3: conversation "a" has no message; skipped`.
+ *
+ * @example
+ * ```ts
+ * emptyConversation("t.jsonl:3", "a")
+ * // 't.jsonl:3: conversation "a" has no message; skipped'
+ * ```
+ *
+ * @since 0.4.0
+ * @category constructors
+ */
+export const emptyConversation = (where: string, id: string): string =>
+  `${where}: conversation ${JSON.stringify(id)} has no message; skipped`
+
+/**
+ * Adds a conversation read at `where`, with the warnings about its roles and
+ * usages; a conversation with no message is not one to replay: a warning
+ * ({@link emptyConversation}) instead.
+ */
 const pushConversation = (into: Into, where: string, conversation: Conversation): void => {
+  if (conversation.messages.length === 0) {
+    into.warnings.push(emptyConversation(where, conversation.id))
+    return
+  }
   for (const warning of roleWarnings(where, conversation.messages)) into.warnings.push(warning)
   for (const warning of usageWarnings(where, conversation.messages)) into.warnings.push(warning)
   into.conversations.push(conversation)
