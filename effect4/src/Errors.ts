@@ -23,6 +23,10 @@ export class ConfigError extends Schema.TaggedError<ConfigError>("rollmem/Config
   option: Schema.String,
   description: Schema.String
 }) {
+  /** Its tag, as the Effect 3 line names its errors (`error.name`, docs/contract.md section 9). */
+  override get name(): string {
+    return this._tag
+  }
   override get message(): string {
     return `invalid option ${this.option}: ${this.description}`
   }
@@ -33,6 +37,10 @@ export class StateDecodeError extends Schema.TaggedError<StateDecodeError>("roll
   "StateDecodeError",
   { description: Schema.String, cause: Schema.optional(Schema.Defect()) }
 ) {
+  /** Its tag, as the Effect 3 line names its errors (`error.name`, docs/contract.md section 9). */
+  override get name(): string {
+    return this._tag
+  }
   override get message(): string {
     return `cannot read memory state: ${this.description}`
   }
@@ -43,6 +51,10 @@ export class InvalidMessageError extends Schema.TaggedError<InvalidMessageError>
   "InvalidMessageError",
   { description: Schema.String, cause: Schema.optional(Schema.Defect()) }
 ) {
+  /** Its tag, as the Effect 3 line names its errors (`error.name`, docs/contract.md section 9). */
+  override get name(): string {
+    return this._tag
+  }
   override get message(): string {
     return `invalid message: ${this.description}`
   }
@@ -53,6 +65,10 @@ export class TokenCountError extends Schema.TaggedError<TokenCountError>("rollme
   "TokenCountError",
   { description: Schema.String, cause: Schema.optional(Schema.Defect()) }
 ) {
+  /** Its tag, as the Effect 3 line names its errors (`error.name`, docs/contract.md section 9). */
+  override get name(): string {
+    return this._tag
+  }
   override get message(): string {
     return `token counter failed: ${this.description}`
   }
@@ -63,6 +79,10 @@ export class SummarizerError extends Schema.TaggedError<SummarizerError>("rollme
   "SummarizerError",
   { description: Schema.optional(Schema.String), cause: Schema.optional(Schema.Defect()) }
 ) {
+  /** Its tag, as the Effect 3 line names its errors (`error.name`, docs/contract.md section 9). */
+  override get name(): string {
+    return this._tag
+  }
   override get message(): string {
     return `summarizer failed${this.description === undefined ? "" : `: ${this.description}`}`
   }
@@ -78,6 +98,10 @@ export class ArchiveError extends Schema.TaggedError<ArchiveError>("rollmem/Arch
   "ArchiveError",
   { description: Schema.String, cause: Schema.optional(Schema.Defect()) }
 ) {
+  /** Its tag, as the Effect 3 line names its errors (`error.name`, docs/contract.md section 9). */
+  override get name(): string {
+    return this._tag
+  }
   override get message(): string {
     return `archive failed: ${this.description}`
   }
@@ -88,6 +112,10 @@ export class SummaryBudgetError extends Schema.TaggedError<SummaryBudgetError>("
   "SummaryBudgetError",
   { tokens: Schema.Number, maxSummaryTokens: Schema.Number }
 ) {
+  /** Its tag, as the Effect 3 line names its errors (`error.name`, docs/contract.md section 9). */
+  override get name(): string {
+    return this._tag
+  }
   override get message(): string {
     return `summary of ${this.tokens} tokens is over maxSummaryTokens ${this.maxSummaryTokens}`
   }
@@ -103,6 +131,10 @@ export class ContextWindowError extends Schema.TaggedError<ContextWindowError>("
     summaryTokens: Schema.Number
   }
 ) {
+  /** Its tag, as the Effect 3 line names its errors (`error.name`, docs/contract.md section 9). */
+  override get name(): string {
+    return this._tag
+  }
   override get message(): string {
     return `pinned messages (${this.pinnedTokens} tokens) and summary (${this.summaryTokens}) exceed the context window less the reserve (${this.windowTokens} - ${this.reserveTokens} = ${
       this.windowTokens - this.reserveTokens
@@ -114,6 +146,10 @@ export class ContextWindowError extends Schema.TaggedError<ContextWindowError>("
 export class UsageError extends Schema.TaggedError<UsageError>("rollmem/UsageError")("UsageError", {
   description: Schema.String
 }) {
+  /** Its tag, as the Effect 3 line names its errors (`error.name`, docs/contract.md section 9). */
+  override get name(): string {
+    return this._tag
+  }
   override get message(): string {
     return `invalid usage: ${this.description}`
   }

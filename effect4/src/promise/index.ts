@@ -72,6 +72,10 @@ export class DisposedError extends Schema.TaggedError<DisposedError>("rollmem/Di
   object: Schema.String,
   description: Schema.String
 }) {
+  /** Its tag, as the Effect 3 line names its errors (`error.name`, docs/contract.md section 9). */
+  override get name(): string {
+    return this._tag
+  }
   override get message(): string {
     return this.description
   }
@@ -102,13 +106,25 @@ const check = (option: string, rule: Rules.Check, value: unknown): void => {
 /** The facade's own options taken off; the rest is the strategy's. */
 const split = (
   options: unknown,
-  own: ReadonlyArray<string>
+  own: ReadonlyArray<string>,
+  strategy?: Rules.Strategy
 ): { readonly own: { readonly [key: string]: unknown }; readonly rest: { readonly [key: string]: unknown } } => {
-  check("options", Rules.options, options ?? {})
+  // absent options are none; `null` is not options (ConfigError on `options`, as on the Effect 3 line)
+  check("options", Rules.options, options === undefined ? {} : options)
   const all = (options ?? {}) as { readonly [key: string]: unknown }
   const mine: Record<string, unknown> = {}
   const rest: Record<string, unknown> = {}
   for (const key of Object.keys(all)) (own.includes(key) ? mine : rest)[key] = all[key]
+  if (strategy !== undefined) {
+    // an unknown key lists the class's every key, the strategy's and the facade's own
+    for (const key of Object.keys(rest)) {
+      if (keysOf[strategy].includes(key)) continue
+      throw new ConfigError({
+        option: key,
+        description: Rules.unknownOption([...new Set([...keysOf[strategy], ...own])])
+      })
+    }
+  }
   return { own: mine, rest }
 }
 
@@ -610,7 +626,7 @@ export interface BufferOptions extends Buffer.Options {
 /** Every turn kept (docs/contract.md section 6). @since 1.0.0 */
 export class BufferMemory extends SyncMemory {
   constructor(options: BufferOptions = {}, state?: MemoryState.MemoryState) {
-    const { own, rest } = split(options, ["tokenCounter"])
+    const { own, rest } = split(options, ["tokenCounter"], "buffer")
     super(
       build(Buffer.fromState(state, rest as Buffer.Options), counterOf(own.tokenCounter), Summarizer.drop),
       "BufferMemory"
@@ -631,7 +647,7 @@ export interface WindowOptions extends Omit<Window.Options, "archive">, ArchiveO
 /** The last `maxMessages` messages (docs/contract.md section 7). @since 1.0.0 */
 export class WindowMemory extends SyncMemory {
   constructor(options: WindowOptions, state?: MemoryState.MemoryState) {
-    const { own, rest } = split(options, ["tokenCounter", "archive"])
+    const { own, rest } = split(options, ["tokenCounter", "archive"], "window")
     const archive = archiveOf(own.archive, "AsyncRollingMemory with summarize: \"drop\", or the Effect API's")
     super(
       build(
@@ -664,7 +680,7 @@ export interface AsyncSummaryOptions extends Omit<Summary.Options, "archive">, A
 }
 
 const summary = (options: unknown, state: MemoryState.MemoryState | undefined, async: boolean) => {
-  const { own, rest } = split(options, [...ownKeys(async), "archive"])
+  const { own, rest } = split(options, [...ownKeys(async), "archive"], "summary")
   check("summarize", Rules.summarizeFunction, own.summarize)
   const archive = archiveOf(own.archive, async ? undefined : "AsyncSummaryMemory")
   return build(

@@ -112,6 +112,10 @@ export class ConversationConflictError extends Schema.TaggedError<ConversationCo
   conversationId: Schema.String,
   expectedRevision: Schema.Number
 }) {
+  /** Its tag, as the Effect 3 line names its errors (`error.name`, docs/contract.md section 9). */
+  override get name(): string {
+    return this._tag
+  }
   override get message(): string {
     return Rules.conflictMessage(this.conversationId, this.expectedRevision)
   }
@@ -131,6 +135,10 @@ export class ConversationDecodeError extends Schema.TaggedError<ConversationDeco
   description: Schema.String,
   cause: Schema.optional(Schema.Defect())
 }) {
+  /** Its tag, as the Effect 3 line names its errors (`error.name`, docs/contract.md section 9). */
+  override get name(): string {
+    return this._tag
+  }
   override get message(): string {
     return Rules.decodeMessage(this.conversationId, this.description)
   }
@@ -148,6 +156,10 @@ export class ConversationStoreError extends Schema.TaggedError<ConversationStore
   operation: Schema.Literals(["open", "load", "save", "delete"]),
   cause: Schema.Defect()
 }) {
+  /** Its tag, as the Effect 3 line names its errors (`error.name`, docs/contract.md section 9). */
+  override get name(): string {
+    return this._tag
+  }
   override get message(): string {
     return Rules.storeErrorMessage(this.conversationId, this.operation, this.cause)
   }
