@@ -90,6 +90,38 @@ describe("Promise facade", () => {
     assert.strictEqual(restored.maxMessages, 2)
   })
 
+  it("fromJSON takes the state as JSON text too, in every class; null or text that is not JSON is said as such", async () => {
+    const memory = new RollingMemory({ maxTokens: 100, summarize: "drop" })
+    memory.addUserMessage("hello")
+    const text = JSON.stringify(memory)
+    const restored = [
+      RollingMemory.fromJSON(text, { maxTokens: 100, summarize: "drop" }),
+      AsyncRollingMemory.fromJSON(text, { maxTokens: 100, summarize: async () => "s" }),
+      BufferMemory.fromJSON(text),
+      WindowMemory.fromJSON(text, { maxMessages: 2 }),
+      SummaryMemory.fromJSON(text, { summarize: () => "s" }),
+      AsyncSummaryMemory.fromJSON(text, { summarize: async () => "s" })
+    ]
+    for (const m of restored) assert.deepStrictEqual(m.toJSON(), memory.toJSON())
+    await Promise.all(restored.map((m) => m.dispose()))
+    const message = (data: unknown): string => {
+      try {
+        BufferMemory.fromJSON(data)
+      } catch (error) {
+        assert.instanceOf(error, StateDecodeError)
+        return error.message
+      }
+      return assert.fail("nothing was thrown")
+    }
+    assert.strictEqual(message(null), "cannot read memory state: expected a state object or its JSON text, got null")
+    assert.strictEqual(
+      message(undefined),
+      "cannot read memory state: expected a state object or its JSON text, got undefined"
+    )
+    assert.strictEqual(message(5), "cannot read memory state: expected a state object or its JSON text, got number")
+    assert.match(message("{"), /^cannot read memory state: malformed JSON: SyntaxError: /)
+  })
+
   it("a failing summarizer throws the caller's own error and keeps the appended turn", () => {
     const boom = new RangeError("model down")
     const memory = new RollingMemory({

@@ -131,6 +131,14 @@ describe("the Promise facade on Effect 4", () => {
     assert.strictEqual(back.bufferTokens, 8)
     const buffer = BufferMemory.fromJSON(JSON.stringify(json))
     assert.strictEqual(buffer.bufferTokens, 2)
+    for (const [data, got] of [[null, "null"], [undefined, "undefined"], [5, "number"]] as const) {
+      const error = thrownBy(() => BufferMemory.fromJSON(data))
+      assert.strictEqual(
+        (error as Error).message,
+        `cannot read memory state: expected a state object or its JSON text, got ${got}`
+      )
+      assert.strictEqual((error as { _tag?: string })._tag, "StateDecodeError")
+    }
     const summary = new SummaryMemory({ summarize: fold })
     summary.addUserMessage("x")
     assert.strictEqual(summary.summary, "<x>")

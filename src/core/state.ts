@@ -114,3 +114,21 @@ export const wireIssues = (wire: Wire): Array<Issue> => {
 /** Whether a state needs version 3: one of {@link VERSION_3_FIELDS} is set. @since 0.4.0 */
 export const usesVersion3 = (state: { readonly [K in (typeof VERSION_3_FIELDS)[number]]?: unknown }): boolean =>
   VERSION_3_FIELDS.some((key) => state[key] !== undefined)
+
+/**
+ * What a facade's `fromJSON` refuses before reading a state: anything but a
+ * state object (parsed JSON) or its JSON text, said as such; `undefined`
+ * for an object or a string (read as the state, or as its text).
+ *
+ * @example
+ * ```ts
+ * restoreInputProblem(null) // "expected a state object or its JSON text, got null"
+ * restoreInputProblem("{\"version\":2}") // undefined
+ * ```
+ *
+ * @since 0.4.0
+ */
+export const restoreInputProblem = (data: unknown): string | undefined =>
+  typeof data === "string" || (typeof data === "object" && data !== null)
+    ? undefined
+    : `expected a state object or its JSON text, got ${data === null ? "null" : typeof data}`

@@ -428,7 +428,7 @@ export class RollingMemory extends SyncMemory {
     this.assertLive()
     squash(Effect.runSyncExit(this.rolling.compact(options)))
   }
-  /** Restores from a wire-format state (any strategy's); throws `StateDecodeError` on a bad one. */
+  /** Restores from a wire-format state (any strategy's), parsed or its JSON text; throws `StateDecodeError` on a bad one. */
   static fromJSON(data: unknown, options: RollingOptions): RollingMemory {
     return new RollingMemory(options, decodeOrThrow(data))
   }
@@ -511,7 +511,7 @@ export class AsyncRollingMemory extends AsyncMemory {
     const refused = this.refused()
     return refused === undefined ? this.run(this.rolling.compact(options)) : Promise.reject(refused)
   }
-  /** Restores from a wire-format state (any strategy's); throws `StateDecodeError` on a bad one. */
+  /** Restores from a wire-format state (any strategy's), parsed or its JSON text; throws `StateDecodeError` on a bad one. */
   static fromJSON(data: unknown, options: AsyncRollingOptions): AsyncRollingMemory {
     return new AsyncRollingMemory(options, decodeOrThrow(data))
   }
@@ -554,7 +554,7 @@ export class BufferMemory extends SyncMemory {
     )
   }
   /**
-   * Restores from a wire-format state (any strategy's); throws `StateDecodeError` on a bad one,
+   * Restores from a wire-format state (any strategy's), parsed or its JSON text; throws `StateDecodeError` on a bad one,
    * `ConfigError` on bad options (as the constructor).
    */
   static fromJSON(data: unknown, options: BufferOptions = {}): BufferMemory {
@@ -598,7 +598,7 @@ export class WindowMemory extends SyncMemory {
     super(built, "WindowMemory")
     this.maxMessages = built.memory.maxMessages
   }
-  /** Restores from a wire-format state (any strategy's); throws `StateDecodeError` on a bad one. */
+  /** Restores from a wire-format state (any strategy's), parsed or its JSON text; throws `StateDecodeError` on a bad one. */
   static fromJSON(data: unknown, options: WindowOptions): WindowMemory {
     return new WindowMemory(options, decodeOrThrow(data))
   }
@@ -644,7 +644,7 @@ export class SummaryMemory extends SyncMemory {
     this.assertLive()
     squash(Effect.runSyncExit(this.summaryMemory.compact(options)))
   }
-  /** Restores from a wire-format state (any strategy's); throws `StateDecodeError` on a bad one. */
+  /** Restores from a wire-format state (any strategy's), parsed or its JSON text; throws `StateDecodeError` on a bad one. */
   static fromJSON(data: unknown, options: SummaryOptions): SummaryMemory {
     return new SummaryMemory(options, decodeOrThrow(data))
   }
@@ -691,7 +691,7 @@ export class AsyncSummaryMemory extends AsyncMemory {
     const refused = this.refused()
     return refused === undefined ? this.run(this.summaryMemory.compact(options)) : Promise.reject(refused)
   }
-  /** Restores from a wire-format state (any strategy's); throws `StateDecodeError` on a bad one. */
+  /** Restores from a wire-format state (any strategy's), parsed or its JSON text; throws `StateDecodeError` on a bad one. */
   static fromJSON(data: unknown, options: AsyncSummaryOptions): AsyncSummaryMemory {
     return new AsyncSummaryMemory(options, decodeOrThrow(data))
   }

@@ -10,7 +10,8 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
-import { InvalidMessageError, SummarizerError } from "../Errors.js"
+import { restoreInputProblem } from "../core/state.js"
+import { InvalidMessageError, StateDecodeError, SummarizerError } from "../Errors.js"
 import * as MemoryState from "../schema/MemoryState.js"
 import * as Message from "../schema/Message.js"
 import type * as Archives from "../services/Archive.js"
@@ -142,9 +143,19 @@ export class Restored {
   constructor(readonly state: MemoryState.MemoryState) {}
 }
 
-/** Decodes a wire-format state; throws `StateDecodeError` on a bad one. @internal */
-export const decodeOrThrow = (data: unknown): Restored =>
-  new Restored(squash(Effect.runSyncExit(MemoryState.fromJSON(data))))
+/**
+ * Decodes a wire-format state, parsed or its JSON text; throws
+ * `StateDecodeError` on a bad one (`malformed JSON: ...` for text that is
+ * not JSON, `expected a state object or its JSON text, got null` for
+ * anything but an object or a string). @internal
+ */
+export const decodeOrThrow = (data: unknown): Restored => {
+  const problem = restoreInputProblem(data)
+  if (problem !== undefined) throw new StateDecodeError({ description: problem })
+  return new Restored(
+    squash(Effect.runSyncExit(typeof data === "string" ? MemoryState.fromString(data) : MemoryState.fromJSON(data)))
+  )
+}
 
 /** The state a constructor was given, if it is one. @internal */
 export const stateOf = (restored: Restored | undefined): MemoryState.MemoryState | undefined =>

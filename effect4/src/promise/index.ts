@@ -18,7 +18,8 @@
  */
 import { Cause, Duration, Effect, Exit, Fiber, Layer, Option, Schedule, Schema, Scope } from "effect"
 import * as Rules from "../../../src/core/options.js"
-import { ConfigError, InvalidMessageError, SummarizerError } from "../Errors.js"
+import { restoreInputProblem } from "../../../src/core/state.js"
+import { ConfigError, InvalidMessageError, StateDecodeError, SummarizerError } from "../Errors.js"
 import * as MemoryState from "../schema/MemoryState.js"
 import * as Message from "../schema/Message.js"
 import { keysOf } from "../schema/Options.js"
@@ -483,8 +484,13 @@ export abstract class AsyncMemory extends BaseMemory {
   }
 }
 
-const restored = (data: unknown): MemoryState.MemoryState =>
-  squash(Effect.runSyncExit(typeof data === "string" ? MemoryState.fromString(data) : MemoryState.fromJSON(data)))
+const restored = (data: unknown): MemoryState.MemoryState => {
+  const problem = restoreInputProblem(data)
+  if (problem !== undefined) throw new StateDecodeError({ description: problem })
+  return squash(
+    Effect.runSyncExit(typeof data === "string" ? MemoryState.fromString(data) : MemoryState.fromJSON(data))
+  )
+}
 
 /** RollingMemory's facade options: the Effect API's, `summarize` (required) and `tokenCounter`. @since 1.0.0 */
 export interface RollingOptions
