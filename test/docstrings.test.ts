@@ -13,7 +13,7 @@ import { collectExamples, compileExamples, missingExamples, packageAt } from "./
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
 
 /** The value exports that have no `@example` yet: lower it with each example added, never raise it. */
-const MAX_MISSING = 48
+const MAX_MISSING = 44
 
 describe("docstring examples", () => {
   const pkg = packageAt(root)

@@ -140,6 +140,20 @@ export interface RunnerOptions extends Options {
  *   persisted messages the dead one left unanswered (default 10 seconds);
  * - `runnerHealthCheckInterval: 5 seconds` (default one minute).
  *
+ * @example
+ * ```ts
+ * import { ConversationCluster } from "rollmem/cluster"
+ *
+ * import { Duration } from "effect"
+ *
+ * ConversationCluster.defaultSharding.entityMessagePollInterval // 1 second
+ * // the `sharding` option changes some of them; the others stay
+ * const ClientLive = ConversationCluster.layerClient({
+ *   url: "postgres://app@db:5432/app",
+ *   sharding: { entityMessagePollInterval: Duration.millis(500) }
+ * })
+ * ```
+ *
  * @since 0.3.0
  * @category constants
  */
@@ -157,6 +171,13 @@ const DEFAULT_SHARDS_PER_GROUP = 300
 /**
  * The table recording the cluster's settings that every process must share.
  *
+ * @example
+ * ```ts
+ * import { ConversationCluster } from "rollmem/cluster"
+ *
+ * ConversationCluster.CONFIG_TABLE // "rollmem_cluster_config": where shardsPerGroup is recorded
+ * ```
+ *
  * @since 0.3.0
  * @category constants
  */
@@ -169,6 +190,18 @@ export const CONFIG_TABLE = "rollmem_cluster_config"
  * level (an advisory lock on the table's name, in one READ COMMITTED
  * transaction). {@link layerRunner} and
  * {@link layerClient} run it before they join the cluster.
+ *
+ * @example
+ * ```ts
+ * import { PgClient } from "@effect/sql-pg"
+ * import { Effect, Redacted } from "effect"
+ * import { ConversationCluster } from "rollmem/cluster"
+ *
+ * // fails with ConfigError when the cluster's recorded shardsPerGroup differs
+ * const check = ConversationCluster.checkShardsPerGroup(300).pipe(
+ *   Effect.provide(PgClient.layer({ url: Redacted.make("postgres://app@db:5432/app") }))
+ * )
+ * ```
  *
  * @since 0.3.0
  * @category constructors

@@ -69,6 +69,14 @@ const isLow = (code: number): boolean => code >= 0xdc00 && code <= 0xdfff
  * (`floor(k / 2)` code units); a surrogate pair at either edge is left out
  * whole. `keep` is an integer from 0 to `tokens`; `tokens` is positive.
  *
+ * @example
+ * ```ts
+ * import { ToolResults } from "rollmem"
+ *
+ * // 10 tokens' worth of "abcdefghijklmnopqrst" (20 characters), 4 kept
+ * ToolResults.cut("abcdefghijklmnopqrst", 10, 4) // "abcd\n[... 6 tokens cut ...]\nqrst"
+ * ```
+ *
  * @since 0.4.0
  * @category combinators
  */
