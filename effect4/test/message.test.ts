@@ -7,9 +7,9 @@
  * message's own are allowed).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Equal, Result } from "effect"
+import { Effect, Equal, Result } from "effect"
 import { InvalidMessageError } from "../src/Errors.js"
-import { Message } from "../src/index.js"
+import { MemoryState, Message } from "../src/index.js"
 
 const wireOf = (role: string, content: string, options: Message.MessageOptions | undefined) => {
   const wire: Record<string, unknown> = { role, content }
@@ -65,6 +65,20 @@ describe("Message.make on Effect 4", () => {
       () => Message.make("user", "hi", { id: 5 } as unknown as Message.MessageOptions),
       InvalidMessageError,
       "id: Expected string | null"
+    )
+    // the wrong value named, as on the Effect 3 line
+    assert.throws(
+      () => Message.make("user", 123 as unknown as string),
+      InvalidMessageError,
+      "invalid message: content: Expected string, actual 123"
+    )
+    assert.strictEqual(
+      Effect.runSync(Effect.flip(MemoryState.fromJSON({ version: 3, summary: "", buffer: [], usageRatio: 5 }))).message,
+      "cannot read memory state: usageRatio: Expected a value between 0.5 and 2, actual 5"
+    )
+    assert.strictEqual(
+      Effect.runSync(Effect.flip(MemoryState.fromJSON({ version: 9, summary: "", buffer: [] }))).message,
+      "cannot read memory state: version: Expected 1 | 2 | 3, actual 9"
     )
     const withMetadata = Message.make("user", "hi", { metadata: { a: 1 } })
     assert.deepStrictEqual(withMetadata.toJSON(), { role: "user", content: "hi", metadata: { a: 1 } })

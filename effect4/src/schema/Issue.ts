@@ -5,7 +5,7 @@
  * @since 1.0.0
  */
 import { SchemaIssue } from "effect"
-import { formatKey, MAX_DESCRIPTION_LENGTH, MAX_ISSUE_LENGTH } from "../../../src/core/format.js"
+import { formatKey, formatValue, MAX_DESCRIPTION_LENGTH, MAX_ISSUE_LENGTH } from "../../../src/core/format.js"
 import { findCycle, findTooDeep, MAX_DEPTH } from "../../../src/core/json.js"
 
 const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
@@ -20,17 +20,37 @@ const pathOf = (path: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }>
 export const under = (prefix: string, path: string): string =>
   prefix === "" ? path : path === "" ? prefix : path.startsWith("[") ? prefix + path : `${prefix}.${path}`
 
+/** The value at `path` in `input`, when every step of the path is there. */
+const valueAt = (
+  input: unknown,
+  path: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined
+): { readonly value: unknown } | undefined => {
+  let value = input
+  for (const segment of path ?? []) {
+    const key = typeof segment === "object" ? segment.key : segment
+    if (typeof value !== "object" || value === null || !Object.hasOwn(value, key)) return undefined
+    value = (value as Record<PropertyKey, unknown>)[key]
+  }
+  return { value }
+}
+
 /**
  * The issues of a failed decode as one line: each `path: message`, joined
- * with `"; "`, at most {@link MAX_DESCRIPTION_LENGTH} characters.
+ * with `"; "`, at most {@link MAX_DESCRIPTION_LENGTH} characters. With the
+ * `input` that failed, a wrong value is named as the Effect 3 line names it
+ * (`content: Expected string, actual 123`, printed by `core/format.ts`).
  *
  * @since 1.0.0
  */
-export const describe = (issue: SchemaIssue.Issue, prefix = ""): string => {
+export const describe = (issue: SchemaIssue.Issue, prefix = "", input?: { readonly value: unknown }): string => {
   const lines = Array.from(
     new Set(
-      formatter(issue).issues.map(({ message, path }) => {
+      formatter(issue).issues.map(({ message: said, path }) => {
         const at = under(prefix, pathOf(path))
+        const found = input !== undefined && said.startsWith("Expected ") && !said.includes(", actual ")
+          ? valueAt(input.value, path)
+          : undefined
+        const message = found === undefined ? said : `${said}, actual ${formatValue(found.value)}`
         const line = at === "" ? message : `${at}: ${message}`
         return line.length > MAX_ISSUE_LENGTH ? `${line.slice(0, MAX_ISSUE_LENGTH)}…` : line
       })
@@ -66,5 +86,5 @@ export const describeInput = (
   if (cycle !== undefined) return `${under(prefix, cycle) || limits.name}: contains itself (circular)`
   const tooDeep = findTooDeep(input, limit, limits.messageLevel)
   if (tooDeep !== undefined) return `${under(prefix, tooDeep) || limits.name}: nested deeper than ${MAX_DEPTH} levels`
-  return describe(issue, prefix)
+  return describe(issue, prefix, { value: input })
 }

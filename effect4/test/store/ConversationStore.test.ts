@@ -282,13 +282,13 @@ const conformance = ({ layer, raw }: StoreUnderTest) => {
     }).pipe(Effect.provide(raw))
 
   it.effect("a state with an unknown version gives ConversationDecodeError naming the conversation", () =>
-    corrupt(1, `{"version":4,"summary":"","buffer":[]}`, "state.version: Expected 1 | 2 | 3"))
+    corrupt(1, `{"version":4,"summary":"","buffer":[]}`, "state.version: Expected 1 | 2 | 3, actual 4"))
 
   it.effect("a state of the wrong shape gives ConversationDecodeError naming the path", () =>
     corrupt(
       1,
       `{"version":2,"summary":7,"buffer":[{"role":"user"}]}`,
-      "state.summary: Expected string | null; state.buffer[0].content: Missing key"
+      "state.summary: Expected string | null, actual 7; state.buffer[0].content: Missing key"
     ))
 
   it.effect("a revision that is not a positive integer gives ConversationDecodeError", () =>
