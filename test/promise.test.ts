@@ -157,7 +157,7 @@ describe("Promise facade", () => {
     assert.isTrue(rejected)
   })
 
-  it("a result that is not a string throws the TypeError of the SummarizerError; an empty one the SummarizerError", () => {
+  it("a result that is not a string throws the SummarizerError itself (rollmem's refusal); an empty one too", async () => {
     const memory = new RollingMemory({ maxTokens: 2, summarize: (() => 42) as unknown as () => string })
     memory.addUserMessage("a b")
     let thrown: unknown
@@ -166,8 +166,25 @@ describe("Promise facade", () => {
     } catch (e) {
       thrown = e
     }
-    assert.instanceOf(thrown, TypeError)
-    assert.strictEqual((thrown as TypeError).message, "summarizer must return a string, got number")
+    assert.instanceOf(thrown, SummarizerError)
+    assert.strictEqual(
+      (thrown as SummarizerError).message,
+      "summarizer failed: summarizer returned number, not a string"
+    )
+    assert.instanceOf((thrown as SummarizerError).cause, TypeError)
+    assert.strictEqual(
+      ((thrown as SummarizerError).cause as TypeError).message,
+      "summarizer must return a string, got number"
+    )
+    const async = new AsyncRollingMemory({ maxTokens: 5, summarize: (async () => 42) as never })
+    await async.addUserMessage("one two three")
+    const rejected = await async.addUserMessage("four five six").then(() => "nothing", (e: unknown) => e)
+    assert.instanceOf(rejected, SummarizerError)
+    assert.strictEqual(
+      (rejected as SummarizerError).message,
+      "summarizer failed: summarizer returned number, not a string"
+    )
+    await async.dispose()
     const empty = new RollingMemory({ maxTokens: 2, summarize: () => " " })
     empty.addUserMessage("a b")
     let refused: unknown

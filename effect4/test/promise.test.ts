@@ -102,12 +102,28 @@ describe("the Promise facade on Effect 4", () => {
     assert.isTrue(rejected)
   })
 
-  it("a result that is not a string throws the TypeError of the SummarizerError; an empty one the SummarizerError", () => {
+  it("a result that is not a string throws the SummarizerError itself (rollmem's refusal); an empty one too", async () => {
     const memory = new RollingMemory({ maxTokens: 2, summarize: (() => 42) as unknown as () => string })
     memory.addUserMessage("a b")
     const thrown = thrownBy(() => memory.addUserMessage("c d"))
-    assert.instanceOf(thrown, TypeError)
-    assert.strictEqual((thrown as TypeError).message, "summarizer must return a string, got number")
+    assert.instanceOf(thrown, SummarizerError)
+    assert.strictEqual(
+      (thrown as SummarizerError).message,
+      "summarizer failed: summarizer returned number, not a string"
+    )
+    assert.strictEqual(
+      ((thrown as SummarizerError).cause as TypeError).message,
+      "summarizer must return a string, got number"
+    )
+    const async = new AsyncRollingMemory({ maxTokens: 5, summarize: (async () => 42) as never })
+    await async.addUserMessage("one two three")
+    const rejected = await async.addUserMessage("four five six").then(() => "nothing", (e: unknown) => e)
+    assert.instanceOf(rejected, SummarizerError)
+    assert.strictEqual(
+      (rejected as SummarizerError).message,
+      "summarizer failed: summarizer returned number, not a string"
+    )
+    await async.dispose()
     const empty = new RollingMemory({ maxTokens: 2, summarize: () => " " })
     empty.addUserMessage("a b")
     const refused = thrownBy(() => empty.addUserMessage("c d"))

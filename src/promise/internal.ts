@@ -15,7 +15,7 @@ import { InvalidMessageError, StateDecodeError, SummarizerError } from "../Error
 import * as MemoryState from "../schema/MemoryState.js"
 import * as Message from "../schema/Message.js"
 import type * as Archives from "../services/Archive.js"
-import { thrownAsIs } from "../services/internal/summarizing.js"
+import { refusals, thrownAsIs } from "../services/internal/summarizing.js"
 import * as Summarizer from "../services/Summarizer.js"
 import type { Memory, Stepper, Usage } from "../strategies/Memory.js"
 
@@ -119,9 +119,10 @@ export const unwrap = (error: unknown): unknown => {
   // One rule for a summarizer that throws (or rejects with) `null` or
   // `undefined`: there is no error to hand back, so the caller gets the
   // `SummarizerError` whose `cause` is that value.
-  // A `SummarizerError` the summarizer threw itself is its own error: handed back whole.
-  return original instanceof SummarizerError && !thrownAsIs.has(original) && original.cause !== undefined &&
-      original.cause !== null
+  // A `SummarizerError` the summarizer threw itself is its own error, and one refusing what it returned (not a
+  // string) is rollmem's: both handed back whole.
+  return original instanceof SummarizerError && !thrownAsIs.has(original) && !refusals.has(original) &&
+      original.cause !== undefined && original.cause !== null
     ? Cause.originalError(original.cause)
     : original
 }

@@ -33,7 +33,7 @@ import * as Layer from "effect/Layer"
 import { SummarizerError } from "../Errors.js"
 import type { Compaction } from "../schema/MemoryState.js"
 import type { Message } from "../schema/Message.js"
-import { thrownAsIs } from "./internal/summarizing.js"
+import { refusals, thrownAsIs } from "./internal/summarizing.js"
 import * as TokenCounter from "./TokenCounter.js"
 
 /**
@@ -526,11 +526,14 @@ const toError = (cause: unknown): SummarizerError => {
 
 const describe = (cause: unknown): string => cause instanceof Error ? cause.message : String(cause)
 
-const notString = (result: unknown): SummarizerError =>
-  new SummarizerError({
+const notString = (result: unknown): SummarizerError => {
+  const error = new SummarizerError({
     description: `summarizer returned ${result === null ? "null" : typeof result}, not a string`,
     cause: new TypeError(`summarizer must return a string, got ${result === null ? "null" : typeof result}`)
   })
+  refusals.add(error)
+  return error
+}
 
 const checkString = (result: unknown): Exit.Exit<string, SummarizerError> =>
   typeof result === "string"

@@ -24,7 +24,7 @@ import * as MemoryState from "../schema/MemoryState.js"
 import * as Message from "../schema/Message.js"
 import { keysOf } from "../schema/Options.js"
 import type * as Archives from "../services/Archive.js"
-import { thrownAsIs } from "../services/internal/summarizing.js"
+import { refusals, thrownAsIs } from "../services/internal/summarizing.js"
 import * as Summarizer from "../services/Summarizer.js"
 import * as TokenCounter from "../services/TokenCounter.js"
 import * as Buffer from "../strategies/BufferMemory.js"
@@ -90,7 +90,8 @@ export class DisposedError extends Schema.TaggedError<DisposedError>("rollmem/Di
  * summarizer threw that `SummarizerError` itself.
  */
 const unwrap = (error: unknown): unknown =>
-  error instanceof SummarizerError && !thrownAsIs.has(error) && error.cause !== undefined && error.cause !== null
+  error instanceof SummarizerError && !thrownAsIs.has(error) && !refusals.has(error) && error.cause !== undefined &&
+    error.cause !== null
     ? error.cause
     : error
 

@@ -7,7 +7,7 @@
 import { Context, Effect, Layer } from "effect"
 import { SummarizerError } from "../Errors.js"
 import type { Message } from "../schema/Message.js"
-import { thrownAsIs } from "./internal/summarizing.js"
+import { refusals, thrownAsIs } from "./internal/summarizing.js"
 import type * as TokenCounter from "./TokenCounter.js"
 
 /**
@@ -57,13 +57,16 @@ const toError = (cause: unknown): SummarizerError => {
 const isThenable = (u: unknown): u is PromiseLike<unknown> =>
   typeof u === "object" && u !== null && typeof (u as { then?: unknown }).then === "function"
 
-const checkString = (result: unknown): Effect.Effect<string, SummarizerError> =>
-  typeof result === "string" ? Effect.succeed(result) : Effect.fail(
-    new SummarizerError({
-      description: `summarizer returned ${result === null ? "null" : typeof result}, not a string`,
-      cause: new TypeError(`summarizer must return a string, got ${result === null ? "null" : typeof result}`)
-    })
-  )
+// A result that is not a string is rollmem's refusal: the facade throws this SummarizerError whole.
+const checkString = (result: unknown): Effect.Effect<string, SummarizerError> => {
+  if (typeof result === "string") return Effect.succeed(result)
+  const error = new SummarizerError({
+    description: `summarizer returned ${result === null ? "null" : typeof result}, not a string`,
+    cause: new TypeError(`summarizer must return a string, got ${result === null ? "null" : typeof result}`)
+  })
+  refusals.add(error)
+  return Effect.fail(error)
+}
 
 /**
  * A summarizer from a plain function; a throw becomes `SummarizerError`. A

@@ -16,3 +16,13 @@ import type { SummarizerError } from "../../Errors.js"
  * @internal
  */
 export const thrownAsIs = new WeakSet<SummarizerError>()
+
+/**
+ * The `SummarizerError`s rollmem raises itself over what a summarizer
+ * returned (a result that is not a string): rollmem's refusal, not the
+ * summarizer's error, so the Promise facade throws the `SummarizerError`
+ * whole rather than its `cause` (docs/contract.md section 9).
+ *
+ * @internal
+ */
+export const refusals = new WeakSet<SummarizerError>()
