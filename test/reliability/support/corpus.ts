@@ -16,6 +16,12 @@ export interface StateCase {
   /** The input: a parsed value (for `fromJSON`) or raw text (for `fromString`), built on demand. */
   readonly input: () => { readonly value: unknown } | { readonly text: string }
   readonly expect: Expected
+  /**
+   * What the Promise facade's `fromJSON` gives, where it differs from the
+   * state reader (docs/contract.md section 2: it also takes the state's JSON
+   * text, and names a value that is neither): absent, the same as `expect`.
+   */
+  readonly facade?: Expected
 }
 
 const MB10 = 10 * 1024 * 1024
@@ -49,28 +55,32 @@ export const stateCorpus: ReadonlyArray<StateCase> = [
     input: value(null),
     expect: error(
       "Expected Struct (Encoded side), actual null"
-    )
+    ),
+    facade: error("expected a state object or its JSON text, got null")
   },
   {
     name: "undefined",
     input: value(undefined),
     expect: error(
       "Expected Struct (Encoded side), actual undefined"
-    )
+    ),
+    facade: error("expected a state object or its JSON text, got undefined")
   },
   {
     name: "a number",
     input: value(42),
     expect: error(
       "Expected Struct (Encoded side), actual 42"
-    )
+    ),
+    facade: error("expected a state object or its JSON text, got number")
   },
   {
     name: "a string",
     input: value("{\"version\": 2}"),
     expect: error(
       "Expected Struct (Encoded side), actual \"{\\\"version\\\": 2}\""
-    )
+    ),
+    facade: ok(0)
   },
   {
     name: "an array",
@@ -552,7 +562,8 @@ export const stateCorpus: ReadonlyArray<StateCase> = [
     input: text("null"),
     expect: error(
       "Expected Struct (Encoded side), actual null"
-    )
+    ),
+    facade: error("expected a state object or its JSON text, got null")
   },
   { name: "a duplicated version key: the last wins", input: text("{\"version\": 3, \"version\": 2}"), expect: ok(0) },
   {
