@@ -9,8 +9,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import ts from "typescript"
-import packageJson from "../package.json" with { type: "json" }
+import { compileSnippets, packageAt } from "./support/docstrings.js"
 import { type Block, fencedBlocks, withoutFencedBlocks } from "./support/markdown.js"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
@@ -29,66 +28,11 @@ const docFiles = (): Array<string> => {
 const isTypeScript = (info: string): boolean => /^(?:ts|typescript)(?:\s|$)/.test(info)
 const isNoCheck = (info: string): boolean => /(?:^|\s)no-check(?:\s|$)/.test(info)
 
-/** `rollmem/x` → its source file, from package.json's `exports` (`./dist/x.js` is built from `src/x.ts`). */
-const sourcePaths = (): Record<string, Array<string>> => {
-  const paths: Record<string, Array<string>> = {}
-  for (const [subpath, target] of Object.entries(packageJson.exports)) {
-    if (typeof target !== "object" || !("import" in target)) continue
-    const built = target.import.default
-    const source = built.replace(/^\.\/dist\//, "src/").replace(/\.js$/, ".ts")
-    paths[subpath === "." ? packageJson.name : `${packageJson.name}/${subpath.slice(2)}`] = [source]
-  }
-  return paths
-}
-
-/** A block's virtual file name: beside the repository root, so package.json's `"type": "module"` applies. */
-const virtualName = (block: Block): string =>
-  path.join(root, ".docs-examples", `${block.file.replace(/[/.]/g, "_")}_L${block.line}.mts`)
-
-/** Compiles every block in one Program; returns one line per error, `file:line:column: message`. */
-const compileBlocks = (blocks: ReadonlyArray<Block>): Array<string> => {
-  const options: ts.CompilerOptions = {
-    target: ts.ScriptTarget.ES2022,
-    lib: ["lib.es2022.d.ts"],
-    module: ts.ModuleKind.NodeNext,
-    moduleResolution: ts.ModuleResolutionKind.NodeNext,
-    types: ["node"],
-    strict: true,
-    exactOptionalPropertyTypes: true,
-    skipLibCheck: true,
-    esModuleInterop: true,
-    resolveJsonModule: true,
-    noEmit: true,
-    baseUrl: root,
-    paths: sourcePaths()
-  }
-  // Each block is a module of its own (`export {}`), so that two blocks may declare the same names.
-  const virtual = new Map(blocks.map((block) => [virtualName(block), `${block.code}\nexport {}\n`]))
-  const host = ts.createCompilerHost(options, true)
-  const { fileExists, getSourceFile, readFile } = host
-  host.fileExists = (name) => virtual.has(name) || fileExists.call(host, name)
-  host.readFile = (name) => virtual.get(name) ?? readFile.call(host, name)
-  host.getSourceFile = (name, languageVersion, onError, shouldCreate) => {
-    const text = virtual.get(name)
-    return text !== undefined
-      ? ts.createSourceFile(name, text, languageVersion, true)
-      : getSourceFile.call(host, name, languageVersion, onError, shouldCreate)
-  }
-  const program = ts.createProgram([...virtual.keys()], options, host)
-  const errors: Array<string> = []
-  for (const block of blocks) {
-    const source = program.getSourceFile(virtualName(block))!
-    const diagnostics = [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)]
-    for (const diagnostic of diagnostics) {
-      const at = diagnostic.start === undefined
-        ? { line: 0, character: 0 }
-        : source.getLineAndCharacterOfPosition(diagnostic.start)
-      const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n    ")
-      errors.push(`${block.file}:${block.line + at.line}:${at.character + 1}: TS${diagnostic.code}: ${message}`)
-    }
-  }
-  return errors
-}
+/** Compiles every block in one Program (`compileSnippets`); returns one line per error, `file:line:column: message`. */
+const compileBlocks = (blocks: ReadonlyArray<Block>): Array<string> =>
+  compileSnippets(packageAt(root), blocks, ".docs-examples").map(({ code, column, line, message, snippet }) =>
+    `${snippet.file}:${snippet.line + line}:${column + 1}: TS${code}: ${message}`
+  )
 
 /** GitHub's anchor of a heading: lower case, punctuation but `-` and `_` dropped, spaces as `-`. */
 const slug = (heading: string): string =>

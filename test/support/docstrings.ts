@@ -275,24 +275,36 @@ export const missingExamples = (
   return { checked, internal, missing }
 }
 
-/** An example's virtual file: under the root, so that the package's `node_modules` resolve. */
-const virtualName = (pkg: Package, example: Example): string =>
-  path.join(pkg.root, ".docstring-examples", `${example.file.replace(/[/.]/g, "_")}_L${example.line}.mts`)
+/** A piece of code to compile as a module of its own: where it stands (file relative to the root, 1-based line). */
+export interface Snippet {
+  readonly file: string
+  readonly line: number
+  readonly code: string
+}
 
-/** A compiler error in an example. */
-export interface ExampleError {
-  readonly example: Example
-  /** `file:line: export: TSnnnn: message`, the line in the source file. */
-  readonly text: string
+/** A compiler error in a snippet: its 0-based line and column within the snippet, the TS code and message. */
+export interface SnippetError<S extends Snippet> {
+  readonly snippet: S
+  readonly line: number
+  readonly column: number
+  readonly code: number
+  readonly message: string
 }
 
 /**
- * Compiles every example as a module of its own (so that two may declare the same names) in one
- * Program, against the package's sources; returns every error.
+ * Compiles every snippet as a module of its own (so that two may declare the same names) in one
+ * Program, against the package's sources; returns every error. Each snippet is a virtual file in
+ * `folder` under the root, so that the package's `node_modules` and `"type": "module"` apply.
  */
-export const compileExamples = (pkg: Package, examples: ReadonlyArray<Example>): Array<ExampleError> => {
+export const compileSnippets = <S extends Snippet>(
+  pkg: Package,
+  snippets: ReadonlyArray<S>,
+  folder: string
+): Array<SnippetError<S>> => {
   const options = compilerOptions(pkg)
-  const virtual = new Map(examples.map((example) => [virtualName(pkg, example), `${example.code}\nexport {}\n`]))
+  const nameOf = (snippet: Snippet): string =>
+    path.join(pkg.root, folder, `${snippet.file.replace(/[/.]/g, "_")}_L${snippet.line}.mts`)
+  const virtual = new Map(snippets.map((snippet) => [nameOf(snippet), `${snippet.code}\nexport {}\n`]))
   const host = ts.createCompilerHost(options, true)
   const { fileExists, getSourceFile, readFile } = host
   host.fileExists = (name) => virtual.has(name) || fileExists.call(host, name)
@@ -304,18 +316,31 @@ export const compileExamples = (pkg: Package, examples: ReadonlyArray<Example>):
       : getSourceFile.call(host, name, languageVersion, onError, shouldCreate)
   }
   const program = ts.createProgram([...virtual.keys()], options, host)
-  const errors: Array<ExampleError> = []
-  for (const example of examples) {
-    const source = program.getSourceFile(virtualName(pkg, example))!
+  const errors: Array<SnippetError<S>> = []
+  for (const snippet of snippets) {
+    const source = program.getSourceFile(nameOf(snippet))!
     const diagnostics = [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)]
     for (const diagnostic of diagnostics) {
-      const at = diagnostic.start === undefined ? 0 : source.getLineAndCharacterOfPosition(diagnostic.start).line
+      const at = diagnostic.start === undefined
+        ? { line: 0, character: 0 }
+        : source.getLineAndCharacterOfPosition(diagnostic.start)
       const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n    ")
-      errors.push({
-        example,
-        text: `${example.file}:${example.line + at}: ${example.exportName}: TS${diagnostic.code}: ${message}`
-      })
+      errors.push({ snippet, line: at.line, column: at.character, code: diagnostic.code, message })
     }
   }
   return errors
 }
+
+/** A compiler error in an example. */
+export interface ExampleError {
+  readonly example: Example
+  /** `file:line: export: TSnnnn: message`, the line in the source file. */
+  readonly text: string
+}
+
+/** Compiles every example (`compileSnippets`, in `.docstring-examples`); returns every error. */
+export const compileExamples = (pkg: Package, examples: ReadonlyArray<Example>): Array<ExampleError> =>
+  compileSnippets(pkg, examples, ".docstring-examples").map(({ code, line, message, snippet }) => ({
+    example: snippet,
+    text: `${snippet.file}:${snippet.line + line}: ${snippet.exportName}: TS${code}: ${message}`
+  }))
