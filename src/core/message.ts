@@ -142,64 +142,64 @@ export const optionsProblem = (role: unknown, content: unknown, options: unknown
 }
 
 /**
- * A message's fields when they have the common shape, checked by hand:
+ * A message's final fields when they have the common shape, checked by hand:
  * string role and content, a string id and answered call id when given,
  * plain tool calls (string id and name, string or absent arguments), no
  * metadata; `undefined` for anything else (metadata, `null`s, a wrong
- * type), which each line's Schema decoder then decides and names. The tool
- * calls are plain objects (each line makes its `ToolCall`s of them), in the
- * Schema's field order: role, content, id, toolCalls, toolCallId. The fast
- * path of both lines' `Message.make`: a test checks that it agrees with the
- * decoder on every input it accepts.
+ * type), which each line's Schema decoder then decides and names. Built once,
+ * in the Schema's field order (role, content, id, toolCalls, toolCallId,
+ * metadata): each tool call made by the line's `makeToolCall`, `noCalls` for
+ * none, `metadata` the line's empty metadata; each line wraps the object in
+ * its `Message` prototype. The fast path of both lines' `Message.make`: a
+ * test checks that it agrees with the decoder on every input it accepts.
  *
  * @since 0.4.0
  */
-export const plainFields = (
+export const plainFields = <C, Meta, M extends object>(
   role: unknown,
   content: unknown,
-  options: unknown
-):
-  | {
-    readonly role: string
-    readonly content: string
-    readonly id?: string
-    readonly toolCalls: ReadonlyArray<ToolCallFields>
-    readonly toolCallId?: string
-  }
-  | undefined =>
-{
+  options: unknown,
+  prototype: M,
+  makeToolCall: (id: string, name: string, args: string) => C,
+  noCalls: ReadonlyArray<C>,
+  metadata: Meta
+): M | undefined => {
   if (typeof role !== "string" || typeof content !== "string") return undefined
-  if (options === undefined) return { role, content, toolCalls: noCalls }
-  if (typeof options !== "object" || options === null) return undefined
-  const { id, metadata, toolCallId, toolCalls } = options as Record<string, unknown>
-  if (metadata !== undefined) return undefined
-  if (id !== undefined && typeof id !== "string") return undefined
-  if (toolCallId !== undefined && typeof toolCallId !== "string") return undefined
-  let calls: ReadonlyArray<ToolCallFields> = noCalls
-  if (toolCalls !== undefined) {
-    if (!Array.isArray(toolCalls)) return undefined
-    if (toolCalls.length > 0) {
-      const out: Array<ToolCallFields> = []
-      for (let i = 0; i < toolCalls.length; i++) {
-        const call: unknown = toolCalls[i]
-        if (typeof call !== "object" || call === null) return undefined
-        const { arguments: args, id: callId, name } = call as Record<string, unknown>
-        if (typeof callId !== "string" || typeof name !== "string") return undefined
-        if (args !== undefined && typeof args !== "string") return undefined
-        out.push({ id: callId, name, arguments: args ?? "" })
+  let id: unknown
+  let toolCallId: unknown
+  let calls: ReadonlyArray<C> = noCalls
+  if (options !== undefined) {
+    if (typeof options !== "object" || options === null) return undefined
+    const given = options as Record<string, unknown>
+    if (given.metadata !== undefined) return undefined
+    id = given.id
+    toolCallId = given.toolCallId
+    if (id !== undefined && typeof id !== "string") return undefined
+    if (toolCallId !== undefined && typeof toolCallId !== "string") return undefined
+    const toolCalls = given.toolCalls
+    if (toolCalls !== undefined) {
+      if (!Array.isArray(toolCalls)) return undefined
+      if (toolCalls.length > 0) {
+        const out: Array<C> = []
+        for (let i = 0; i < toolCalls.length; i++) {
+          const call: unknown = toolCalls[i]
+          if (typeof call !== "object" || call === null) return undefined
+          const { arguments: args, id: callId, name } = call as Record<string, unknown>
+          if (typeof callId !== "string" || typeof name !== "string") return undefined
+          if (args !== undefined && typeof args !== "string") return undefined
+          out.push(makeToolCall(callId, name, args ?? ""))
+        }
+        calls = out
       }
-      calls = out
     }
   }
-  // the Schema's field order: role, content, id, toolCalls, toolCallId
-  if (id === undefined) {
-    return toolCallId === undefined
-      ? { role, content, toolCalls: calls }
-      : { role, content, toolCalls: calls, toolCallId }
-  }
-  return toolCallId === undefined
-    ? { role, content, id, toolCalls: calls }
-    : { role, content, id, toolCalls: calls, toolCallId }
+  // one object, its own properties in the Schema's field order: role, content, id, toolCalls, toolCallId, metadata
+  const fields = Object.create(prototype) as Record<string, unknown>
+  fields.role = role
+  fields.content = content
+  if (id !== undefined) fields.id = id
+  fields.toolCalls = calls
+  if (toolCallId !== undefined) fields.toolCallId = toolCallId
+  fields.metadata = metadata
+  return fields as M
 }
-
-const noCalls: ReadonlyArray<ToolCallFields> = Object.freeze([])

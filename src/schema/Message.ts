@@ -330,15 +330,6 @@ export interface MessageOptions {
 const unsafeToolCall = (id: string, name: string, args: string): ToolCall =>
   Object.assign(Object.create(ToolCall.prototype) as ToolCall, { id, name, arguments: args })
 
-const unsafeMessage = (fields: {
-  role: string
-  content: string
-  id?: string
-  toolCalls: ReadonlyArray<ToolCall>
-  toolCallId?: string
-  metadata: JsonObject
-}): Message => Object.assign(Object.create(Message.prototype) as Message, fields)
-
 /**
  * The keys {@link MessageOptions} may have.
  *
@@ -368,22 +359,8 @@ const optionsProblem = MessageCore.optionsProblem
  * which names the error, decides. A test checks that both agree on every
  * input this accepts.
  */
-const fastFields = (role: unknown, content: unknown, options: unknown): Message | undefined => {
-  if (options === undefined && typeof role === "string" && typeof content === "string") {
-    return unsafeMessage({ role, content, toolCalls: emptyToolCalls, metadata: emptyMetadata })
-  }
-  const plain = MessageCore.plainFields(role, content, options)
-  if (plain === undefined) return undefined
-  // the Schema's field order: role, content, id, toolCalls, toolCallId, metadata
-  const fields: Record<string, unknown> = { role: plain.role, content: plain.content }
-  if (plain.id !== undefined) fields.id = plain.id
-  fields.toolCalls = plain.toolCalls.length === 0
-    ? emptyToolCalls
-    : plain.toolCalls.map((c) => unsafeToolCall(c.id, c.name, c.arguments))
-  if (plain.toolCallId !== undefined) fields.toolCallId = plain.toolCallId
-  fields.metadata = emptyMetadata
-  return unsafeMessage(fields as Parameters<typeof unsafeMessage>[0])
-}
+const fastFields = (role: unknown, content: unknown, options: unknown): Message | undefined =>
+  MessageCore.plainFields(role, content, options, Message.prototype, unsafeToolCall, emptyToolCalls, emptyMetadata)
 
 /**
  * Builds a message from a role, content and options ({@link MessageOptions}).

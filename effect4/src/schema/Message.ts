@@ -262,18 +262,17 @@ export interface MessageOptions {
 export const make = (role: string, content: string, options?: MessageOptions): Message => {
   const problem = Core.optionsProblem(role, content, options)
   if (problem !== undefined) throw new InvalidMessageError({ description: problem })
-  const plain = Core.plainFields(role, content, options)
-  if (plain !== undefined) {
-    // the common shapes checked by hand (`core/message.ts`), as the Effect 3 line does; the Schema's field order
-    const fields: Record<string, unknown> = { role: plain.role, content: plain.content }
-    if (plain.id !== undefined) fields.id = plain.id
-    fields.toolCalls = plain.toolCalls.length === 0
-      ? emptyToolCalls
-      : plain.toolCalls.map((c) => trustedToolCall(c.id, c.name, c.arguments))
-    if (plain.toolCallId !== undefined) fields.toolCallId = plain.toolCallId
-    fields.metadata = emptyMetadata
-    return trusted(fields as Parameters<typeof trusted>[0])
-  }
+  // the common shapes checked by hand (`core/message.ts`), as the Effect 3 line does
+  const fast = Core.plainFields(
+    role,
+    content,
+    options,
+    Message.prototype,
+    trustedToolCall,
+    emptyToolCalls,
+    emptyMetadata
+  )
+  if (fast !== undefined) return fast
   const wire: Record<string, unknown> = { role, content }
   if (options?.id !== undefined) wire.id = options.id
   if (options?.toolCalls !== undefined) {
