@@ -1,42 +1,36 @@
 /**
- * Summary segments (`summary: "segments"`, docs/contract.md section 10.9):
- * the summary as append-only segments. A fold asks the summarizer for the
- * new segment alone (`request.mode: "segment"`, the earlier segments as
- * context) and appends it; when the segments together pass
- * `maxSummaryTokens`, one more call (`"consolidate"`) replaces them all with
- * one. Each segment is counted once, when it is made (or restored); nothing
- * is committed unless every call of the fold succeeded.
+ * Summary segments (`summary: "segments"`, docs/contract.md section 10.9) on
+ * the Effect 3 line: the shell of the pure core's fold in segments
+ * (`core/segments.ts`), which makes every decision (budgets, texts,
+ * consolidation, refusals). This module answers its summarizer calls and
+ * counts (at once while each answer is an `Exit`, so a synchronous fold
+ * stays one step) and commits what it says.
  *
  * @internal
  */
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import type { Plan } from "../../core/eviction.js"
-import { hasContent } from "../../core/fold.js"
-import * as Loops from "../../core/loops.js"
+import * as Core from "../../core/segments.js"
 import { type AddError, SummarizerError, SummaryBudgetError } from "../../Errors.js"
-import { SEGMENT_SEPARATOR } from "../../schema/MemoryState.js"
 import * as Message from "../../schema/Message.js"
 import type * as Summarizer from "../../services/Summarizer.js"
-import { archiveThen, chunksOf, type Core, countText, flatMapNow, mapNow, type SummaryRole } from "./core.js"
-import { driveChunks } from "./drive.js"
+import { archiveThen, chunksOf, type Core as MemoryCore, countText, flatMapNow, type SummaryRole } from "./core.js"
+import { matchNow } from "./drive.js"
 
 /**
- * A memory's segments, replaced whole by each commit (so a fold that fails
- * changes nothing): their texts, oldest first, each one's count, and the
- * messages they read back as.
+ * A memory's segments (`core/segments.ts` `Segments`), read back as this
+ * line's messages.
  *
  * @internal
  */
-export interface Segments {
-  readonly texts: ReadonlyArray<string>
-  readonly tokens: ReadonlyArray<number>
-  /** One `system` message per segment, or one `user` message holding them all (`summaryRole: "user"`). */
-  readonly messages: ReadonlyArray<Message.Message>
-}
+export type Segments = Core.Segments<Message.Message>
 
 /** No segment yet. @internal */
-export const noSegments: Segments = { texts: [], tokens: [], messages: [] }
+export const noSegments: Segments = Core.noSegments
+
+const make = (role: SummaryRole, text: string): Message.Message =>
+  role === "user" ? Message.user(text) : Message.system(text)
 
 /**
  * The segments of `texts` with their counts, read back with `role`; the
@@ -50,41 +44,7 @@ export const segmentsOf = (
   tokens: ReadonlyArray<number>,
   role: SummaryRole,
   previous: Segments = noSegments
-): Segments => {
-  if (texts.length === 0) return noSegments
-  if (role === "user") return { texts, tokens, messages: [Message.user(texts.join(SEGMENT_SEPARATOR))] }
-  const messages: Array<Message.Message> = []
-  for (let i = 0; i < texts.length; i++) {
-    const kept = previous.texts[i] === texts[i] && i < previous.messages.length ? previous.messages[i] : undefined
-    messages.push(kept ?? Message.system(texts[i]))
-  }
-  return { texts, tokens, messages }
-}
-
-const sum = (tokens: ReadonlyArray<number>): number => {
-  let total = 0
-  for (let i = 0; i < tokens.length; i++) total += tokens[i]
-  return total
-}
-
-/**
- * The budget a segment call is given: the room the earlier segments leave
- * in `maxSummaryTokens`, at least half of it (so a segment is never asked
- * for nothing; the consolidation then brings the whole back within it).
- *
- * @internal
- */
-export const segmentBudget = (max: number | undefined, used: number): number | undefined =>
-  max === undefined ? undefined : Math.max(max - used, Math.ceil(max / 2))
-
-/**
- * The budget a consolidation is given: half of `maxSummaryTokens`, so that
- * the next segments have room before the next consolidation (one that
- * filled the budget would be followed by another at the next fold).
- *
- * @internal
- */
-export const consolidationBudget = (max: number): number => Math.ceil(max / 2)
+): Segments => Core.segmentsOf(texts, tokens, role, make, previous)
 
 /** A summarizer call as a fold makes it: an `Exit` when the summarizer answers at once. */
 type Call = (
@@ -95,25 +55,22 @@ type Call = (
 
 const nonString = (): SummarizerError => new SummarizerError({ description: "summarizer returned a non-string" })
 
-interface Made {
-  readonly text: string
-  readonly tokens: number
-}
+const checkString = (text: string): Effect.Effect<string, SummarizerError> =>
+  typeof text !== "string" ? Exit.fail(nonString()) : Exit.succeed(text)
 
 /**
- * A fold in segments mode (docs/contract.md section 10.9), under the prune
- * lock or in the add's step: one segment call per chunk (one without
- * `maxSummarizerInputTokens`), each given the segments before it; then, when
- * the segments pass `maxSummaryTokens`, one consolidation; then the commit
- * (unless `clear` or another fold came first). A failure commits nothing;
- * when a later chunk fails, the chunks before it commit as one fold
- * (`narrowed` is told the plan now pending), and the add fails with the
- * chunk's error. The caller aborts the pending plan on failure.
+ * A fold in segments mode (docs/contract.md section 10.9, `core/segments.ts`
+ * `foldSegments`), under the prune lock or in the add's step: each call and
+ * count the core asks for answered with `call` and the memory's counter;
+ * then the commit (unless `clear` or another fold came first). A failure
+ * commits nothing; when a later chunk fails, the chunks before it commit as
+ * one fold (`narrowed` is told the plan now pending), and the add fails
+ * with the chunk's error. The caller aborts the pending plan on failure.
  *
  * @internal
  */
 export const foldSegments = (
-  core: Core,
+  core: MemoryCore,
   call: Call,
   plan: Plan<Message.Message>,
   narrowed: (plan: Plan<Message.Message>) => void
@@ -121,96 +78,51 @@ export const foldSegments = (
   const generation = core.generation
   const start = core.segments ?? noSegments
   const request = core.compactRequest ?? core.request
-  const max = core.maxSummaryTokens
   const count = countText(core.counter)
-  const chunks = chunksOf(core, plan)
-  const parts = chunks ?? [{ messages: plan.messages, units: plan.units.length }]
-
-  const segment = (
-    texts: ReadonlyArray<string>,
-    tokens: ReadonlyArray<number>,
-    messages: ReadonlyArray<Message.Message>
-  ): Effect.Effect<Made | undefined, AddError> =>
-    flatMapNow(
-      call(texts.join(SEGMENT_SEPARATOR), messages, {
+  const parts = chunksOf(core, plan) ?? [{ messages: plan.messages, units: plan.units.length }]
+  const folding = Core.foldSegments(core.index, plan, parts, start, core.maxSummaryTokens, narrowed)
+  // the error of the last answer that failed: the core's Failure "Answer"
+  let failed: AddError | undefined
+  const errorOf = (failure: Core.Failure): AddError =>
+    failure._tag === "Answer"
+      ? failed!
+      : failure._tag === "Refused"
+      ? new SummarizerError({ description: failure.description })
+      : new SummaryBudgetError({ tokens: failure.tokens, maxSummaryTokens: failure.maxSummaryTokens })
+  const answer = (ask: Core.Ask<Message.Message>): Effect.Effect<string | number, AddError> =>
+    ask._tag === "Count" ? count(ask.text) : flatMapNow(
+      call(ask.summary, ask.messages, {
         ...request,
-        mode: "segment",
-        segments: texts,
-        maxSummaryTokens: segmentBudget(max, sum(tokens))
+        mode: ask.mode,
+        segments: ask.segments,
+        maxSummaryTokens: ask.maxSummaryTokens
       }),
-      (text): Effect.Effect<Made | undefined, AddError> => {
-        if (typeof text !== "string") return Exit.fail(nonString())
-        // an empty segment adds nothing: refused for turns with content (docs/contract.md section 5)
-        if (text.trim() === "") {
-          return messages.some(hasContent)
-            ? Exit.fail(
-              new SummarizerError({
-                description: "summarizer returned an empty segment for evicted turns with content: nothing committed"
-              })
-            )
-            : Exit.succeed(undefined)
-        }
-        return mapNow(count(text), (n) => ({ text, tokens: n }))
-      }
+      checkString
     )
-
-  const finish = (
-    folded: Plan<Message.Message>,
-    texts: ReadonlyArray<string>,
-    tokens: ReadonlyArray<number>
-  ): Effect.Effect<void, AddError> => {
-    if (max === undefined || sum(tokens) <= max) {
-      return archiveThen(core, generation, folded, () => commitSegments(core, generation, folded, texts, tokens))
-    }
-    return flatMapNow(
-      call(texts.join(SEGMENT_SEPARATOR), noMessages, {
-        ...request,
-        mode: "consolidate",
-        segments: texts,
-        maxSummaryTokens: consolidationBudget(max)
-      }),
-      (text): Effect.Effect<void, AddError> => {
-        if (typeof text !== "string") return Exit.fail(nonString())
-        if (text.trim() === "") {
-          return Exit.fail(
-            new SummarizerError({
-              description:
-                "summarizer returned an empty consolidation of segments that were not empty: nothing committed"
-            })
-          )
-        }
-        return flatMapNow(count(text), (n): Effect.Effect<void, AddError> => {
-          if (n > max) return Exit.fail(new SummaryBudgetError({ tokens: n, maxSummaryTokens: max }))
-          return archiveThen(core, generation, folded, () => commitSegments(core, generation, folded, [text], [n]))
-        })
-      }
+  const end = (outcome: Core.Outcome<Message.Message>): Effect.Effect<void, AddError> => {
+    if (outcome._tag === "Fail") return Exit.fail(errorOf(outcome.failure))
+    const then = outcome.then === undefined ? undefined : errorOf(outcome.then)
+    const committed = archiveThen(
+      core,
+      generation,
+      outcome.plan,
+      () => commitSegments(core, generation, outcome.plan, outcome.texts, outcome.tokens)
     )
+    return then === undefined ? committed : flatMapNow(committed, () => Exit.fail(then))
   }
-
-  interface Folded {
-    readonly texts: ReadonlyArray<string>
-    readonly tokens: ReadonlyArray<number>
-  }
-  return driveChunks(
-    Loops.foldChunks<Message.Message, Folded>(core.index, plan, parts, { texts: start.texts, tokens: start.tokens }),
-    (ask) =>
-      mapNow(
-        segment(ask.state.texts, ask.state.tokens, ask.messages),
-        (made): Folded =>
-          made === undefined
-            ? ask.state
-            : { texts: [...ask.state.texts, made.text], tokens: [...ask.state.tokens, made.tokens] }
-      ),
-    (end, error): Effect.Effect<void, AddError> => {
-      if (end === undefined) return Exit.fail(error!)
-      if (!end.failed) return finish(end.plan, end.state.texts, end.state.tokens)
-      narrowed(end.plan)
-      return flatMapNow(finish(end.plan, end.state.texts, end.state.tokens), () => Exit.fail(error!))
-    }
-  )
+  const from = (
+    step: IteratorResult<Core.Ask<Message.Message>, Core.Outcome<Message.Message>>
+  ): Effect.Effect<void, AddError> =>
+    step.done === true ? end(step.value) : matchNow(
+      answer(step.value),
+      (error) => {
+        failed = error
+        return from(folding.next(undefined))
+      },
+      (value) => from(folding.next(value))
+    )
+  return from(folding.next())
 }
-
-const noMessages: ReadonlyArray<Message.Message> = []
 
 /**
  * Stores a fold's segments unless `clear` or another fold committed since it
@@ -220,7 +132,7 @@ const noMessages: ReadonlyArray<Message.Message> = []
  * (docs/contract.md section 17).
  */
 const commitSegments = (
-  core: Core,
+  core: MemoryCore,
   generation: number,
   plan: Plan<Message.Message>,
   texts: ReadonlyArray<string>,
@@ -229,21 +141,18 @@ const commitSegments = (
   if (core.generation === generation && core.index.commit(plan)) {
     core.generation++
     core.segments = segmentsOf(texts, tokens, core.summaryRole, core.segments)
-    core.summary = texts.join(SEGMENT_SEPARATOR)
-    core.summaryTokens = sum(tokens)
+    core.summary = Core.join(texts)
+    core.summaryTokens = Core.totalOf(tokens)
   }
 }
 
 /**
- * The segments a restored state gives a memory in segments mode: its
- * `segments`, or its summary as one segment (a state written without
- * segments), each counted once.
+ * The segments a restored state gives a memory in segments mode
+ * (`core/segments.ts` `restoredTexts`).
  *
  * @internal
  */
-export const restoredTexts = (
-  state: { readonly summary: string; readonly segments?: ReadonlyArray<string> | undefined }
-): ReadonlyArray<string> => state.segments ?? (state.summary === "" ? [] : [state.summary])
+export const restoredTexts = Core.restoredTexts
 
 /** The sum of a restored state's segment counts. @internal */
-export const totalOf = sum
+export const totalOf = Core.totalOf
