@@ -141,6 +141,35 @@ export const optionsProblem = (role: unknown, content: unknown, options: unknown
   return undefined
 }
 
+const kindOf = (u: unknown): string => u === null ? "null" : Array.isArray(u) ? "an array" : typeof u
+
+/**
+ * The messages of a facade's `addMessages` call, each object made a message
+ * by `each` (the line's check of one message, which may throw its own
+ * error), in order; or, for what is not an array of message objects
+ * (`"hi"`, `[null]`), the description of the first problem
+ * (`addMessages takes an array of messages, got string`,
+ * `message 0: expected a message object, got null`) before the next element
+ * is made. Both lines' facades throw it as `InvalidMessageError`.
+ *
+ * @since 0.4.0
+ */
+export const messagesOf = <M>(
+  messages: unknown,
+  each: (message: object) => M
+): { readonly messages: Array<M> } | { readonly problem: string } => {
+  if (!Array.isArray(messages)) return { problem: `addMessages takes an array of messages, got ${kindOf(messages)}` }
+  const out: Array<M> = []
+  for (let i = 0; i < messages.length; i++) {
+    const m: unknown = messages[i]
+    if (typeof m !== "object" || m === null || Array.isArray(m)) {
+      return { problem: `message ${i}: expected a message object, got ${kindOf(m)}` }
+    }
+    out.push(each(m))
+  }
+  return { messages: out }
+}
+
 /**
  * A message's final fields when they have the common shape, checked by hand:
  * string role and content, a string id and answered call id when given,

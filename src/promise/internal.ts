@@ -10,6 +10,7 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
+import * as MessageCore from "../core/message.js"
 import { restoreInputProblem } from "../core/state.js"
 import { InvalidMessageError, StateDecodeError, SummarizerError } from "../Errors.js"
 import * as MemoryState from "../schema/MemoryState.js"
@@ -165,24 +166,19 @@ export const stateOf = (restored: Restored | undefined): MemoryState.MemoryState
 const toMessage = (role: unknown, content: unknown, options?: MessageOptions): Message.Message =>
   Either.getOrThrowWith(Message.decodeFields(role, content, options), (e) => e)
 
-const kindOf = (u: unknown): string => u === null ? "null" : Array.isArray(u) ? "an array" : typeof u
-
 /**
  * The messages of an `addMessages` call, each checked as `addMessage`
  * checks one; throws `InvalidMessageError` for what is not an array of
- * message objects (`"hi"`, `[null]`), before anything is added.
+ * message objects (`"hi"`, `[null]`), before anything is added
+ * (`core/message.ts` `messagesOf`).
  */
 const toMessages = (messages: unknown): Array<Message.Message> => {
-  if (!Array.isArray(messages)) {
-    throw new InvalidMessageError({ description: `addMessages takes an array of messages, got ${kindOf(messages)}` })
-  }
-  return messages.map((m: unknown, i) => {
-    if (typeof m !== "object" || m === null || Array.isArray(m)) {
-      throw new InvalidMessageError({ description: `message ${i}: expected a message object, got ${kindOf(m)}` })
-    }
+  const made = MessageCore.messagesOf(messages, (m) => {
     const fields = m as Message.Message
     return toMessage(fields.role, fields.content, fields)
   })
+  if ("problem" in made) throw new InvalidMessageError({ description: made.problem })
+  return made.messages
 }
 
 /**

@@ -17,6 +17,7 @@
  * @since 1.0.0
  */
 import { Cause, Duration, Effect, Exit, Fiber, Layer, Option, Schedule, Schema, Scope } from "effect"
+import * as MessageCore from "../../../src/core/message.js"
 import * as Rules from "../../../src/core/options.js"
 import { restoreInputProblem } from "../../../src/core/state.js"
 import { ConfigError, InvalidMessageError, StateDecodeError, SummarizerError } from "../Errors.js"
@@ -230,26 +231,21 @@ const build = <A>(
     Effect.provideService(TokenCounter.TokenCounter, counter)
   )))
 
-const kindOf = (u: unknown): string => u === null ? "null" : Array.isArray(u) ? "an array" : typeof u
-
 /**
  * The messages of an `addMessages` call, each checked as `addMessage` checks
  * one (a message, or an object of its fields); throws `InvalidMessageError`
  * for what is not an array of message objects (`"hi"`, `[null]`), before
- * anything is added, as the Effect 3 facade does.
+ * anything is added, as the Effect 3 facade does (`core/message.ts`
+ * `messagesOf`).
  */
 const toMessages = (messages: unknown): Array<Message.Message> => {
-  if (!Array.isArray(messages)) {
-    throw new InvalidMessageError({ description: `addMessages takes an array of messages, got ${kindOf(messages)}` })
-  }
-  return messages.map((m: unknown, i) => {
-    if (typeof m !== "object" || m === null || Array.isArray(m)) {
-      throw new InvalidMessageError({ description: `message ${i}: expected a message object, got ${kindOf(m)}` })
-    }
+  const made = MessageCore.messagesOf(messages, (m) => {
     if (m instanceof Message.Message) return m
     const { content, role, ...options } = m as { readonly role: string; readonly content: string }
     return Message.make(role, content, options)
   })
+  if ("problem" in made) throw new InvalidMessageError({ description: made.problem })
+  return made.messages
 }
 
 /** What every facade memory shares: the reads, `clear`, usage, state and `dispose`. @since 1.0.0 */
