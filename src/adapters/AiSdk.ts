@@ -41,7 +41,6 @@
  * @since 0.2.0
  */
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import type * as Message from "../schema/Message.js"
@@ -281,7 +280,7 @@ const outputOf = (content: string): typeof ToolResultOutput.Type => {
     : { type: "json", value: parsed.value }
 }
 
-const render = (run: ReadonlyArray<Rendered>): Either.Either<Array<ModelMessage>, string> => {
+const render = (run: ReadonlyArray<Rendered>): Array<ModelMessage> | string => {
   const out: Array<ModelMessage> = []
   for (const r of run) {
     const m = r.message
@@ -319,9 +318,9 @@ const render = (run: ReadonlyArray<Rendered>): Either.Either<Array<ModelMessage>
         out.push({ role: m.role, content: m.content })
         continue
     }
-    return Either.left(`${messageLabel(r)}: the AI SDK has no such role (system, user, assistant, tool)`)
+    return `${messageLabel(r)}: the AI SDK has no such role (system, user, assistant, tool)`
   }
-  return Either.right(out)
+  return out
 }
 
 const estimate = (m: ModelMessage): number => {

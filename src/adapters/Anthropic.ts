@@ -307,11 +307,11 @@ const blocksOf = (r: Rendered): { readonly role: "user" | "assistant"; readonly 
 const isPlainText = (blocks: ReadonlyArray<Block>): boolean =>
   blocks.length === 1 && blocks[0].type === "text" && Object.keys(blocks[0]).length === 2
 
-const render = (run: ReadonlyArray<Rendered>): Either.Either<Array<MessageParam>, string> => {
+const render = (run: ReadonlyArray<Rendered>): Array<MessageParam> | string => {
   const out: Array<{ role: "user" | "assistant"; blocks: Array<Block> }> = []
   for (const r of run) {
     const b = blocksOf(r)
-    if (typeof b === "string") return Either.left(b)
+    if (typeof b === "string") return b
     const last = out[out.length - 1]
     if (last !== undefined && last.role === b.role) {
       // Merged turns: an empty text block is refused by the API and carries nothing.
@@ -319,10 +319,10 @@ const render = (run: ReadonlyArray<Rendered>): Either.Either<Array<MessageParam>
       last.blocks = [...last.blocks.filter(keep), ...b.blocks.filter(keep)]
     } else out.push({ role: b.role, blocks: b.blocks })
   }
-  return Either.right(out.map(({ blocks, role }) => ({
+  return out.map(({ blocks, role }) => ({
     role,
     content: isPlainText(blocks) ? (blocks[0] as { readonly text: string }).text : blocks
-  })))
+  }))
 }
 
 const blockTokens = (b: Block): number => {
@@ -366,7 +366,7 @@ const systemFormat: Format<TextBlock> = {
   name: "anthropic.system",
   item: TextBlock,
   derive: (group) => [{ role: "system", content: group[0].text }],
-  render: (run) => Either.right(run.map((r) => ({ type: "text" as const, text: r.message.content }))),
+  render: (run) => run.map((r) => ({ type: "text" as const, text: r.message.content })),
   estimate: () => 0
 }
 

@@ -230,18 +230,18 @@ const partsOf = (r: Rendered): { readonly role: "user" | "model"; readonly parts
   return `${messageLabel(r)}: Gemini has no such role (user, assistant as model; system first)`
 }
 
-const render = (run: ReadonlyArray<Rendered>): Either.Either<Array<Content>, string> => {
+const render = (run: ReadonlyArray<Rendered>): Array<Content> | string => {
   const out: Array<{ role: "user" | "model"; parts: Array<Part> }> = []
   for (const r of run) {
     const p = partsOf(r)
-    if (typeof p === "string") return Either.left(p)
+    if (typeof p === "string") return p
     const last = out[out.length - 1]
     if (last !== undefined && last.role === p.role) {
       const keep = (part: Part) => !(part.text === "" && Object.keys(part).length === 1)
       last.parts = [...last.parts.filter(keep), ...p.parts.filter(keep)]
     } else out.push({ role: p.role, parts: p.parts })
   }
-  return Either.right(out)
+  return out
 }
 
 const estimate = (c: Content): number => {
@@ -267,7 +267,7 @@ const systemFormat: Format<SystemPart> = {
   name: "gemini.system",
   item: SystemPart,
   derive: (group) => [{ role: "system", content: group[0].text }],
-  render: (run) => Either.right(run.map((r) => ({ text: r.message.content }))),
+  render: (run) => run.map((r) => ({ text: r.message.content })),
   estimate: () => 0
 }
 

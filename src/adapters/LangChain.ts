@@ -133,7 +133,7 @@ const typeOf = (role: string): StoredMessage["type"] =>
     ? role
     : "chat"
 
-const render = (run: ReadonlyArray<Rendered>): Either.Either<Array<StoredMessage>, string> => {
+const render = (run: ReadonlyArray<Rendered>): Array<StoredMessage> | string => {
   const out: Array<StoredMessage> = []
   for (const r of run) {
     const m = r.message
@@ -142,9 +142,7 @@ const render = (run: ReadonlyArray<Rendered>): Either.Either<Array<StoredMessage
     for (const call of m.toolCalls) {
       const args = call.arguments === "" ? {} : parseObject(call.arguments)
       if (args === undefined) {
-        return Either.left(
-          `${messageLabel(r)}: the arguments of tool call ${JSON.stringify(call.id)} are not a JSON object`
-        )
+        return `${messageLabel(r)}: the arguments of tool call ${JSON.stringify(call.id)} are not a JSON object`
       }
       toolCalls.push({ name: call.name, args, id: call.id, type: "tool_call" as const })
     }
@@ -158,7 +156,7 @@ const render = (run: ReadonlyArray<Rendered>): Either.Either<Array<StoredMessage
       }
     })
   }
-  return Either.right(out)
+  return out
 }
 
 const estimate = (m: StoredMessage): number => {

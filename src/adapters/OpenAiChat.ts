@@ -37,28 +37,12 @@
  *
  * @since 0.2.0
  */
-import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import type * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import * as Core from "../core/formats/openAiChat.js"
 import type * as Message from "../schema/Message.js"
 import type { AdapterError, CheckOptions, DecodeOptions } from "./AdapterError.js"
-import {
-  Arr,
-  type DeriveContext,
-  type Draft,
-  type DraftCall,
-  type Format,
-  joinText,
-  JsonRecord,
-  JsonSchema,
-  madeUpCall,
-  madeUpResult,
-  MEDIA_TOKENS,
-  messageLabel,
-  Opt,
-  type Rendered,
-  textEstimate
-} from "./internal/engine.js"
+import { Arr, type Format, JsonRecord, JsonSchema, Opt } from "./internal/engine.js"
 import * as engine from "./internal/engine.js"
 
 const TextPart = Schema.Struct({ type: Schema.Literal("text"), text: Schema.String })
@@ -152,94 +136,8 @@ export const ChatMessage = Schema.Union(
  */
 export type ChatMessage = typeof ChatMessage.Type
 
-const textOf = (content: string | ReadonlyArray<{ readonly type: string; readonly text?: string }>): string =>
-  typeof content === "string" ? content : joinText(content.flatMap((p) => p.type === "text" ? [p.text ?? ""] : []))
-
-const derive = (group: ReadonlyArray<ChatMessage>, ctx: DeriveContext): Array<Draft> => {
-  const m = group[0]
-  switch (m.role) {
-    case "system":
-    case "developer":
-    case "user":
-      return [{ role: m.role, content: textOf(m.content) }]
-    case "tool":
-      return [{ role: "tool", content: textOf(m.content), toolCallId: m.tool_call_id }]
-    case "function":
-      return [{
-        role: "function",
-        content: m.content ?? "",
-        toolCallId: madeUpResult(ctx, m.name, `function_result:${ctx.index}`)
-      }]
-    case "assistant": {
-      const content = m.content === undefined || m.content === null ? "" : textOf(m.content)
-      const toolCalls: Array<DraftCall> = (m.tool_calls ?? []).map((call) =>
-        call.type === "function"
-          ? { id: call.id, name: call.function.name, arguments: call.function.arguments }
-          : { id: call.id, name: call.custom.name, arguments: call.custom.input }
-      )
-      if (m.function_call !== undefined && m.function_call !== null) {
-        const name = m.function_call.name
-        toolCalls.push({
-          id: madeUpCall(ctx, name, `function_call:${ctx.index}`),
-          name,
-          arguments: m.function_call.arguments
-        })
-      }
-      return [{ role: "assistant", content, toolCalls }]
-    }
-  }
-}
-
-const renderOne = (r: Rendered): ChatMessage | string => {
-  const m: Message.Message = r.message
-  if (m.toolCalls.length > 0) {
-    return {
-      role: "assistant",
-      content: m.content === "" ? null : m.content,
-      tool_calls: m.toolCalls.map((call) => ({
-        id: call.id,
-        type: "function" as const,
-        function: { name: call.name, arguments: call.arguments }
-      }))
-    }
-  }
-  if (m.toolCallId !== undefined) return { role: "tool", content: m.content, tool_call_id: m.toolCallId }
-  switch (m.role) {
-    case "system":
-    case "developer":
-    case "user":
-    case "assistant":
-      return { role: m.role, content: m.content }
-  }
-  return `${messageLabel(r)}: OpenAI chat has no such role (system, developer, user, assistant, tool)`
-}
-
-const render = (run: ReadonlyArray<Rendered>): Either.Either<Array<ChatMessage>, string> => {
-  const out: Array<ChatMessage> = []
-  for (const r of run) {
-    const item = renderOne(r)
-    if (typeof item === "string") return Either.left(item)
-    out.push(item)
-  }
-  return Either.right(out)
-}
-
-const estimate = (m: ChatMessage): number => {
-  let tokens = 0
-  if (m.role === "assistant") {
-    if (typeof m.refusal === "string") tokens += textEstimate(m.refusal)
-    if (Array.isArray(m.content)) {
-      for (const p of m.content) if (p.type === "refusal") tokens += textEstimate(p.refusal)
-    }
-  }
-  if (m.role === "user" && Array.isArray(m.content)) {
-    for (const p of m.content) if (p.type !== "text") tokens += MEDIA_TOKENS
-  }
-  return tokens
-}
-
 /** @internal */
-export const format: Format<ChatMessage> = { name: "openai-chat", item: ChatMessage, derive, render, estimate }
+export const format: Format<ChatMessage> = { ...Core.format, item: ChatMessage }
 
 /**
  * Options of {@link encode}: `check` (see `CheckOptions`).

@@ -40,7 +40,6 @@
  * @since 0.2.0
  */
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import type * as Message from "../schema/Message.js"
 import type { AdapterError, CheckOptions, DecodeOptions } from "./AdapterError.js"
@@ -308,7 +307,7 @@ const derive = (group: ReadonlyArray<InputItem>): Array<Draft> => {
   }
 }
 
-const render = (run: ReadonlyArray<Rendered>): Either.Either<Array<InputItem>, string> => {
+const render = (run: ReadonlyArray<Rendered>): Array<InputItem> | string => {
   const out: Array<InputItem> = []
   for (const r of run) {
     const m = r.message
@@ -331,9 +330,9 @@ const render = (run: ReadonlyArray<Rendered>): Either.Either<Array<InputItem>, s
         out.push({ role: m.role, content: m.content })
         continue
     }
-    return Either.left(`${messageLabel(r)}: OpenAI Responses has no such role (system, developer, user, assistant)`)
+    return `${messageLabel(r)}: OpenAI Responses has no such role (system, developer, user, assistant)`
   }
-  return Either.right(out)
+  return out
 }
 
 const estimate = (item: InputItem): number => {

@@ -347,7 +347,7 @@ const outputOf = (content: string): Json => {
 
 const textParts = (content: string): Array<UIPart> => content === "" ? [] : [{ type: "text", text: content }]
 
-const render = (run: ReadonlyArray<Rendered>): Either.Either<Array<UIMessage>, string> => {
+const render = (run: ReadonlyArray<Rendered>): Array<UIMessage> | string => {
   const out: Array<UIMessage> = []
   // the assistant UIMessage of the current turn, and its tool parts by call id
   let turn: UIMessage | undefined
@@ -359,7 +359,7 @@ const render = (run: ReadonlyArray<Rendered>): Either.Either<Array<UIMessage>, s
     if (m.toolCallId !== undefined) {
       const at = turn === undefined ? undefined : calls.get(m.toolCallId)
       if (turn === undefined || at === undefined) {
-        return Either.left(`${messageLabel(r)}: a tool result without its call in the assistant turn before it`)
+        return `${messageLabel(r)}: a tool result without its call in the assistant turn before it`
       }
       const part = turn.parts[at] as ToolUIPart
       turn.parts[at] = {
@@ -400,9 +400,9 @@ const render = (run: ReadonlyArray<Rendered>): Either.Either<Array<UIMessage>, s
         continue
       }
     }
-    return Either.left(`${messageLabel(r)}: a UIMessage has no such role (system, user, assistant, tool)`)
+    return `${messageLabel(r)}: a UIMessage has no such role (system, user, assistant, tool)`
   }
-  return Either.right(out)
+  return out
 }
 
 const estimate = (m: UIMessage): number => {
