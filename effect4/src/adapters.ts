@@ -1,27 +1,39 @@
 /**
- * `rollmem/adapters` on the Effect 4 line: what of the Effect 3 line's
- * `rollmem/adapters` runs here, from the same pure code (`src/core/`). So
- * far the `conversation_search` tool in each provider's format
- * (`ConversationSearch`, docs/contract.md section 17.1); the provider
- * message formats (`toOpenAIChat`, `fromAnthropic`, ...) are the Effect 3
- * line's only.
+ * `rollmem/adapters` on the Effect 4 line: the provider message formats and
+ * the `conversation_search` tool, from the same pure code as the Effect 3
+ * line's (`src/core/`: one copy of every conversion, docs/contract.md
+ * section 15). So far:
+ *
+ * | provider | to the provider | from the provider | Effect API |
+ * |---|---|---|---|
+ * | OpenAI Chat Completions | {@link toOpenAIChat} | {@link fromOpenAIChat} | {@link OpenAiChat} |
+ *
+ * The plain functions throw {@link AdapterError}; the Effect API's `decode`
+ * and `encode` fail with it. Each `from…` keeps a key or part type it does
+ * not model verbatim under {@link METADATA_KEY} (`{ strict: true }` refuses
+ * it), and the same provider's `to…` writes it back while the message is
+ * unchanged; every `to…` refuses a context the provider would reject
+ * (`{ check: false }` writes it anyway). The other formats (OpenAI
+ * Responses, Anthropic Messages, the AI SDK's, Gemini, LangChain) are the
+ * Effect 3 line's only for now.
  *
  * @example
  * ```ts
- * import { ConversationSearch } from "rollmem/adapters"
- * import { Archive, AsyncRollingMemory } from "rollmem/promise"
+ * import { fromOpenAIChat, toOpenAIChat } from "rollmem/adapters"
+ * import { AsyncRollingMemory } from "rollmem/promise"
  *
- * const memory = new AsyncRollingMemory({ maxTokens: 8000, summarize: "drop", archive: Archive.memory() })
- * const tools = [ConversationSearch.openAIChatTool] // in the request's tools
- * // the model's call answered with the archived turns that match, as a tool message
- * const answer = await ConversationSearch.answerOpenAIChat(memory, {
- *   id: "call_1",
- *   function: { arguments: "{\"query\":\"invoice\"}" }
- * })
+ * const memory = new AsyncRollingMemory({ maxTokens: 4000, summarize: "drop" })
+ * await memory.addMessages(fromOpenAIChat([{ role: "user", content: "Weather in Rome?" }]))
+ * toOpenAIChat(memory.getMessages()) // [{ role: "user", content: "Weather in Rome?" }]
  * ```
  *
  * @since 1.0.0
  */
+import * as Core from "../../src/core/formats/engine.js"
+import { AdapterError, type Arrange, type CheckOptions, type DecodeOptions } from "./adapters/AdapterError.js"
+import { orThrow } from "./adapters/internal/engine.js"
+import * as OpenAiChat from "./adapters/OpenAiChat.js"
+import type * as Message from "./schema/Message.js"
 
 /**
  * The `conversation_search` tool (docs/contract.md section 17.1): its
@@ -39,3 +51,95 @@
  * @since 1.0.0
  */
 export * as ConversationSearch from "../../src/core/searchTools.js"
+
+export {
+  /** @since 1.0.0 */
+  AdapterError,
+  /** @since 1.0.0 */
+  type Arrange,
+  /** @since 1.0.0 */
+  type CheckOptions,
+  /** @since 1.0.0 */
+  type DecodeOptions,
+  /** @since 1.0.0 */
+  OpenAiChat
+}
+
+/**
+ * The metadata key under which a message keeps the provider items rollmem
+ * has no field for: `"rollmem.provider"`. Its value is `{ format, items,
+ * messages, tokens? }`: the provider format, the original items, how many
+ * consecutive messages they became, and the estimated tokens of the parts
+ * that are not text (docs/contract.md section 15).
+ *
+ * @example
+ * ```ts
+ * import { fromOpenAIChat, METADATA_KEY } from "rollmem/adapters"
+ *
+ * const [turn] = fromOpenAIChat([{ role: "user", content: "hi", name: "ada" }])
+ * turn.metadata[METADATA_KEY] !== undefined // true: the message with its name, kept for toOpenAIChat
+ * ```
+ *
+ * @since 1.0.0
+ * @category constants
+ */
+export const METADATA_KEY: "rollmem.provider" = Core.METADATA_KEY as "rollmem.provider"
+
+/**
+ * The tokens estimated for one part that is not text (an image, a file, an
+ * audio clip, a document): 1,000.
+ *
+ * @example
+ * ```ts
+ * import { MEDIA_TOKENS } from "rollmem/adapters"
+ *
+ * MEDIA_TOKENS // 1000: what an image or a file part counts for in a message's tokens
+ * ```
+ *
+ * @since 1.0.0
+ * @category constants
+ */
+export const MEDIA_TOKENS: number = Core.MEDIA_TOKENS
+
+/**
+ * OpenAI Chat Completions messages to rollmem messages (see
+ * {@link OpenAiChat}). Throws `AdapterError` naming the path of what it
+ * cannot read.
+ *
+ * @example
+ * ```ts
+ * import { fromOpenAIChat } from "rollmem/adapters"
+ *
+ * const messages = fromOpenAIChat([
+ *   { role: "user", content: "Weather in Rome?" },
+ *   { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "weather", arguments: "{}" } }] }
+ * ])
+ * messages[1].toolCalls[0].name // "weather"
+ * ```
+ *
+ * @since 1.0.0
+ * @category conversions
+ */
+export const fromOpenAIChat = (messages: unknown, options?: DecodeOptions): Array<Message.Message> =>
+  orThrow(OpenAiChat.decodeResult(messages, options))
+
+/**
+ * Rollmem messages (a memory's `messages`) as OpenAI Chat Completions
+ * messages (see {@link OpenAiChat}). Throws `AdapterError` for a role OpenAI
+ * has no place for or a context it refuses (`{ check: false }` writes it).
+ *
+ * @example
+ * ```ts
+ * import { Message } from "rollmem"
+ * import { toOpenAIChat } from "rollmem/adapters"
+ *
+ * toOpenAIChat([Message.user("Weather in Rome?")]) // [{ role: "user", content: "Weather in Rome?" }]
+ * ```
+ *
+ * @since 1.0.0
+ * @category conversions
+ */
+export const toOpenAIChat = (
+  messages: ReadonlyArray<Message.Message>,
+  options?: OpenAiChat.EncodeOptions
+): Array<OpenAiChat.ChatMessage> => orThrow(OpenAiChat.encodeResult(messages, options))
