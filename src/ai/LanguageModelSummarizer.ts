@@ -39,6 +39,7 @@ import * as Prompt from "@effect/ai/Prompt"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Rules from "../core/options.js"
+import { budgetOf } from "../core/summarizing.js"
 import { ConfigError, SummarizerError } from "../Errors.js"
 import * as Message from "../schema/Message.js"
 import * as OptionsSchema from "../schema/Options.js"
@@ -260,8 +261,7 @@ export const make = (
     return Summarizer.honouringMode(Summarizer.fromEffect(
       Effect.fn("LanguageModelSummarizer.summarize")(
         function*(summary: string, messages: ReadonlyArray<Message.Message>, request: Summarizer.Request) {
-          const max = request.maxSummaryTokens
-          const maxTokens = max === undefined ? ownBudget : Math.min(ownBudget, max)
+          const maxTokens = budgetOf(ownBudget, request.maxSummaryTokens)
           // A summary counts as its text (the memory counts it so), with the memory's counter.
           const measure = (text: string) => TokenCounter.countText(request.counter, text)
           const input: PromptInput = {

@@ -44,13 +44,11 @@ import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { isTransientStatus } from "../core/summarizing.js"
 import { SummarizerError } from "../Errors.js"
 import * as Summarizer from "../services/Summarizer.js"
 
 const MAX_DEPTH = 16
-
-const transientStatus = (status: number): boolean =>
-  status === 408 || status === 409 || status === 425 || status === 429 || status >= 500
 
 /**
  * Whether a failure may go away on a second try: a `TimeoutException`, an
@@ -85,7 +83,7 @@ export const isTransient = (error: unknown): boolean => {
     case "HttpRequestError":
       return current.reason === "Transport"
     case "HttpResponseError":
-      return current.reason === "StatusCode" && transientStatus(current.response.status)
+      return current.reason === "StatusCode" && isTransientStatus(current.response.status)
     default:
       return false
   }

@@ -14,27 +14,9 @@
  * @internal
  */
 
-const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" })
+import { graphemes, prefix } from "../core/text.js"
 
-/**
- * The longest prefix of `text` of at most `length` code units that ends on a
- * grapheme boundary; `text` itself when it fits. Cost: proportional to
- * `length`, whatever the text's size.
- *
- * @internal
- */
-export const prefix = (text: string, length: number): string => {
-  if (text.length <= length) return text
-  if (length <= 0) return ""
-  // Whether `length` is a boundary depends on the code point starting there
-  // (a combining mark, a low surrogate) and on what precedes it, never on more.
-  let end = 0
-  for (const { index } of graphemes.segment(text.slice(0, length + 2))) {
-    if (index > length) break
-    end = index
-  }
-  return text.slice(0, end)
-}
+export { prefix }
 
 /**
  * The shortest suffix of `text` of at most `length` code units that starts

@@ -14,9 +14,9 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Metric from "effect/Metric"
 import * as MetricLabel from "effect/MetricLabel"
+import * as Budget from "../../core/summarizing.js"
 import * as Usage from "../../core/usage.js"
 import { SummarizerError, type TokenCountError } from "../../Errors.js"
-import { prefix } from "../../internal/text.js"
 import type { Message } from "../../schema/Message.js"
 import * as Telemetry from "../../Telemetry.js"
 import type { ProviderUsage, Request, Service, ShippedSummarizer } from "../Summarizer.js"
@@ -69,13 +69,12 @@ export const summarizeSyncOf = (service: Service): SummarizeSync | undefined => 
   }
 }
 
-const ELLIPSIS = "…"
-
 /**
  * `text` when `count` puts it within `maxTokens`; otherwise its longest
  * prefix, cut between two graphemes and ending with `…`, that fits (`""`
  * when none does). The last resort of the summarizers rollmem ships
- * (docs/contract.md section 10.4): O(log n) counts.
+ * (docs/contract.md section 10.4): O(log n) counts, the loop of
+ * `core/summarizing.ts` driven with `count`.
  *
  * @internal
  */
@@ -85,16 +84,10 @@ export const fitToBudget = (
   count: (text: string) => Effect.Effect<number, TokenCountError>
 ): Effect.Effect<string, TokenCountError> =>
   Effect.gen(function*() {
-    if ((yield* count(text)) <= maxTokens) return text
-    let keep = 0
-    let longest = text.length - 1
-    while (keep < longest) {
-      const mid = Math.ceil((keep + longest) / 2)
-      if ((yield* count(`${prefix(text, mid).trimEnd()}${ELLIPSIS}`)) <= maxTokens) keep = mid
-      else longest = mid - 1
-    }
-    const part = prefix(text, keep).trimEnd()
-    return part === "" ? "" : `${part}${ELLIPSIS}`
+    const fit = Budget.fitToBudget(text, maxTokens)
+    let step = fit.next()
+    while (step.done !== true) step = fit.next(yield* count(step.value))
+    return step.value
   })
 
 /**
