@@ -103,6 +103,21 @@ const bundleOf = async (line: LinesBundle["line"], facade: string): Promise<Line
   }
 }
 
+/** What the bench uses of a line's facade `RollingMemory`: the constructor and `addMessage`. */
+type FacadeClass = new(options: {
+  readonly maxTokens: number
+  readonly summarize: typeof instantSummary
+  readonly tokenCounter: typeof countO200k
+}) => { addMessage(role: string, content: string, options?: E4.Message.MessageOptions): void }
+
+/** One replay of every conversation through a line's facade at `budget`, a memory per conversation. */
+const facadeReplay = (Facade: FacadeClass, conversations: ReadonlyArray<Conversation>, budget: number) => () => {
+  for (const c of conversations) {
+    const memory = new Facade({ maxTokens: budget, summarize: instantSummary, tokenCounter: countO200k })
+    for (const a of c.facade) memory.addMessage(a.role, a.content, a.options as E4.Message.MessageOptions)
+  }
+}
+
 export const runLines = async (
   conversations: ReadonlyArray<Conversation>,
   options: { readonly rounds: number; readonly warmUp: RunOptions; readonly perRound: RunOptions }
@@ -134,18 +149,8 @@ export const runLines = async (
         ),
       { discard: true }
     ).pipe(Effect4.provide(layer4))
-    const facade3 = () => {
-      for (const c of conversations) {
-        const memory = new Facade3({ maxTokens: budget, summarize: instantSummary, tokenCounter: countO200k })
-        for (const a of c.facade) memory.addMessage(a.role, a.content, a.options)
-      }
-    }
-    const facade4 = () => {
-      for (const c of conversations) {
-        const memory = new Facade4({ maxTokens: budget, summarize: instantSummary, tokenCounter: countO200k })
-        for (const a of c.facade) memory.addMessage(a.role, a.content, a.options as E4.Message.MessageOptions)
-      }
-    }
+    const facade3 = facadeReplay(Facade3, conversations, budget)
+    const facade4 = facadeReplay(Facade4, conversations, budget)
     const tasks = [
       { name: "effect3", fn: () => Effect3.runSync(program3), beforeEach: clearCaches },
       { name: "effect4", fn: () => Effect4.runSync(program4), beforeEach: clearCaches },
