@@ -53,7 +53,7 @@ describe("the Effect 4 facade's options", () => {
     )
     assert.strictEqual(
       refusal(() => new AsyncSummaryMemory({ summarize: async () => "", bogus: 1 } as never)),
-      "invalid option bogus: unknown option (known: summaryRole, summaryFraming, maxSummaryTokens, " +
+      "invalid option bogus: unknown option (known: summaryRole, summaryFraming, summary, maxSummaryTokens, " +
         "maxSummarizerInputTokens, ledger, archive, conversationId, summarize, tokenCounter, timeout)"
     )
     // the facade's own keys are taken

@@ -50,6 +50,29 @@ export {
   UsageError
 } from "../Errors.js"
 export { ASSISTANT, Message, SYSTEM, TOOL, ToolCall, USER } from "../schema/Message.js"
+export {
+  /**
+   * Declares that a `summarize` function honours `request.mode` (its fourth
+   * argument in the async classes, its third in the synchronous ones), which
+   * `summary: "segments"` needs (docs/contract.md section 10.9): the
+   * function it returns calls yours and carries `honoursMode: true`.
+   *
+   * @example
+   * ```ts
+   * import { honouringMode, RollingMemory } from "rollmem/promise"
+   * const memory = new RollingMemory({
+   *   maxTokens: 200,
+   *   summary: "segments",
+   *   summarize: honouringMode((_summary: string, turns: ReadonlyArray<{ readonly content: string }>) =>
+   *     turns.map((t) => t.content).join(" ")
+   *   )
+   * })
+   * ```
+   *
+   * @since 1.0.0
+   */
+  honouringMode
+} from "../services/Summarizer.js"
 
 /** A synchronous summarizer: the new summary from the current one and the evicted turns. @since 1.0.0 */
 export type Summarize = (
@@ -204,10 +227,9 @@ const summarizerOf = (
   if (summarize === Rules.DROP) return Summarizer.drop
   if (!async) return Summarizer.fromFunction(summarize as Summarize)
   const f = summarize as AsyncSummarize
-  return bounded(
-    Summarizer.fromPromise((summary, messages, signal, request) => f(summary, messages, signal, request)),
-    timeout
-  )
+  const call: AsyncSummarize = (summary, messages, signal, request) => f(summary, messages, signal, request)
+  // a function marked with honouringMode keeps its mark (docs/contract.md section 10.9)
+  return bounded(Summarizer.fromPromise(Summarizer.honoursMode(f) ? Summarizer.honouringMode(call) : call), timeout)
 }
 
 /** The facade's own keys: every class's, and the async classes' `timeout`. */

@@ -52,6 +52,8 @@ const boundary = optional(Rules.oneOf(Rules.boundaries))
 const pinSystem = optional(Rules.boolean)
 const summaryRole = optional(Rules.oneOf(Rules.summaryRoles))
 const summaryFraming = optional(Rules.summaryFraming)
+/** How the summary is kept (docs/contract.md section 10.9): RollingMemory, SummaryMemory. */
+const summary = optional(Rules.oneOf(Rules.summaryModes))
 /** The archive's options (docs/contract.md section 17): RollingMemory, WindowMemory, SummaryMemory. */
 const archive = optional(Rules.archive)
 const conversationId = optional(Rules.conversationId)
@@ -67,6 +69,7 @@ const rollingPolicyFields: Fields = {
   maxToolResultTokens: optional(Rules.positiveInteger),
   summaryRole,
   summaryFraming,
+  summary,
   maxSummaryTokens: optional(Rules.positiveInteger),
   maxSummarizerInputTokens: optional(Rules.positiveInteger),
   ledger
@@ -108,6 +111,7 @@ export const fieldsOf: { readonly [S in Rules.Strategy]: Fields } = {
   summary: {
     summaryRole,
     summaryFraming,
+    summary,
     maxSummaryTokens: rollingFields.maxSummaryTokens,
     maxSummarizerInputTokens: rollingFields.maxSummarizerInputTokens,
     ledger,
@@ -142,6 +146,20 @@ export interface PolicyOptions {
   } | undefined
 }
 
+/**
+ * How the summary is kept (docs/contract.md section 10.9): `"single"`, one
+ * text each fold rewrites, or `"segments"`, append-only summary segments.
+ *
+ * @example
+ * ```ts
+ * import type { Options } from "rollmem"
+ * const mode: Options.SummaryMode = "segments"
+ * ```
+ *
+ * @since 1.0.0
+ */
+export type SummaryMode = "single" | "segments"
+
 /** The artifact ledger's options (docs/contract.md section 14.2). @since 1.0.0 */
 export interface LedgerOptions {
   readonly maxTokens: number
@@ -163,6 +181,14 @@ export interface RollingOptions extends PolicyOptions, ArchiveOptions {
   readonly summaryRole?: "system" | "user" | undefined
   /** A line read back before the summary (docs/contract.md section 10.10): `true` for the default line, or the line. */
   readonly summaryFraming?: boolean | string | undefined
+  /**
+   * How the summary is kept (docs/contract.md section 10.9): `"single"`
+   * (default), one text each fold rewrites; `"segments"`, append-only
+   * segments (each fold appends one, written by a summarizer that honours
+   * `request.mode`; one consolidation when they pass `maxSummaryTokens`).
+   * Not with `ledger`.
+   */
+  readonly summary?: SummaryMode | undefined
   readonly maxSummaryTokens?: number | undefined
   readonly maxSummarizerInputTokens?: number | undefined
   readonly ledger?: LedgerOptions | undefined
@@ -210,6 +236,8 @@ export interface WindowOptions extends PolicyOptions, ArchiveOptions {
 export interface SummaryOptions extends ArchiveOptions {
   readonly summaryRole?: "system" | "user" | undefined
   readonly summaryFraming?: boolean | string | undefined
+  /** How the summary is kept (docs/contract.md section 10.9): `"single"` (default) or `"segments"`; not with `ledger`. */
+  readonly summary?: SummaryMode | undefined
   readonly maxSummaryTokens?: number | undefined
   readonly maxSummarizerInputTokens?: number | undefined
   readonly ledger?: LedgerOptions | undefined

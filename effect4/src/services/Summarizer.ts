@@ -21,6 +21,29 @@ export interface Request {
   readonly maxSummaryTokens: number | undefined
   readonly counter: TokenCounter.Service
   readonly focus?: string | undefined
+  /**
+   * What the fold asks for with summary segments on (`summary: "segments"`,
+   * docs/contract.md section 10.9); absent otherwise, when the summarizer
+   * returns the whole updated summary, as always:
+   *
+   * - `"segment"`: only the new segment, summarizing the evicted messages;
+   *   the earlier segments ({@link Request.segments}, joined with a blank
+   *   line as the `summary` argument) are context, never to be repeated;
+   * - `"consolidate"`: one text that replaces every segment
+   *   ({@link Request.segments}, joined as the `summary` argument; no
+   *   messages), within {@link Request.maxSummaryTokens}.
+   *
+   * Only a summarizer that declares it honours the mode
+   * ({@link Service.honoursMode}) is given one: any other is refused in
+   * segments mode.
+   */
+  readonly mode?: "segment" | "consolidate" | undefined
+  /**
+   * With {@link Request.mode}: the segments the call reads, oldest first
+   * (the earlier ones for `"segment"`, every one for `"consolidate"`);
+   * absent otherwise.
+   */
+  readonly segments?: ReadonlyArray<string> | undefined
 }
 
 /**
@@ -36,7 +59,77 @@ export interface Service {
     request: Request
   ) => Effect.Effect<string, SummarizerError>
   readonly drops?: true | undefined
+  /**
+   * `true` on a summarizer that honours {@link Request.mode} (returns only
+   * the new segment for `"segment"`, one replacing text for
+   * `"consolidate"`): {@link drop} and any marked with
+   * {@link honouringMode}, kept by {@link fromFunction}, {@link fromPromise}
+   * and {@link fromEffect}. A memory with summary segments on
+   * (`summary: "segments"`, docs/contract.md section 10.9) refuses any
+   * other with `ConfigError` (option `summary`): it would write the whole
+   * summary into every segment.
+   */
+  readonly honoursMode?: true | undefined
 }
+
+/**
+ * Whether `summarizer` declares it honours {@link Request.mode} (see
+ * {@link Service.honoursMode}): what a memory with summary segments on
+ * needs.
+ *
+ * @example
+ * ```ts
+ * import { Summarizer } from "rollmem"
+ *
+ * Summarizer.honoursMode(Summarizer.fromFunction((summary) => summary)) // false
+ * Summarizer.honoursMode(Summarizer.honouringMode(Summarizer.fromFunction((summary) => summary))) // true
+ * ```
+ *
+ * @since 1.0.0
+ */
+export const honoursMode = (summarizer: Service | ((...args: ReadonlyArray<never>) => unknown)): boolean =>
+  (summarizer as { readonly honoursMode?: unknown }).honoursMode === true
+
+/**
+ * Declares that a summarizer honours {@link Request.mode}: given a
+ * {@link Service}, the same service with `honoursMode: true`; given a
+ * function (for {@link fromFunction}, {@link fromPromise},
+ * {@link fromEffect}, or the Promise facade's `summarize`), a function that
+ * calls it, carrying `honoursMode: true`, which those constructors keep.
+ * Mark only a summarizer that returns the new segment alone when
+ * `request.mode` is `"segment"` and one replacing text when it is
+ * `"consolidate"` (docs/contract.md section 10.9).
+ *
+ * @example
+ * ```ts
+ * import { Summarizer } from "rollmem"
+ *
+ * const segmentAware = Summarizer.honouringMode(
+ *   (summary: string, turns: ReadonlyArray<{ readonly content: string }>, request: Summarizer.Request) =>
+ *     request.mode === "consolidate" ? summary.slice(0, 2000) : turns.map((t) => t.content).join(" ")
+ * )
+ * const summarizer = Summarizer.fromFunction(segmentAware) // honoursMode: true
+ * ```
+ *
+ * @since 1.0.0
+ */
+export function honouringMode<S extends Service>(summarizer: S): S & { readonly honoursMode: true }
+export function honouringMode<F extends (...args: ReadonlyArray<never>) => unknown>(
+  summarizer: F
+): F & { readonly honoursMode: true }
+export function honouringMode(summarizer: Service | ((...args: Array<unknown>) => unknown)): unknown {
+  if (typeof summarizer === "function") {
+    const f = summarizer
+    return Object.assign((...args: Array<unknown>) => f(...args), { honoursMode: true as const })
+  }
+  return { ...summarizer, honoursMode: true as const }
+}
+
+/** `service` with `honoursMode` when `source` (a function or a service) declares it. */
+const keepMode = <S extends Service>(source: unknown, service: S): S =>
+  (source as { readonly honoursMode?: unknown } | undefined)?.honoursMode === true
+    ? { ...service, honoursMode: true }
+    : service
 
 /**
  * The summarizer service a memory that folds reads when it is built.
@@ -85,25 +178,26 @@ const checkString = (result: unknown): Effect.Effect<string, SummarizerError> =>
  */
 export const fromFunction = (
   f: (summary: string, messages: ReadonlyArray<Message>, request: Request) => string
-): Service => ({
-  summarize: (summary, messages, request) =>
-    Effect.suspend(() => {
-      let result: unknown
-      try {
-        result = f(summary, messages, request)
-      } catch (cause) {
-        return Effect.fail(toError(cause))
-      }
-      if (isThenable(result)) {
-        result.then(undefined, () => undefined)
-        const cause = new TypeError(
-          "summarizer returned a Promise in a synchronous memory; use an async memory (AsyncRollingMemory) for an async summarizer"
-        )
-        return Effect.fail(new SummarizerError({ description: cause.message, cause }))
-      }
-      return checkString(result)
-    })
-})
+): Service =>
+  keepMode(f, {
+    summarize: (summary, messages, request) =>
+      Effect.suspend(() => {
+        let result: unknown
+        try {
+          result = f(summary, messages, request)
+        } catch (cause) {
+          return Effect.fail(toError(cause))
+        }
+        if (isThenable(result)) {
+          result.then(undefined, () => undefined)
+          const cause = new TypeError(
+            "summarizer returned a Promise in a synchronous memory; use an async memory (AsyncRollingMemory) for an async summarizer"
+          )
+          return Effect.fail(new SummarizerError({ description: cause.message, cause }))
+        }
+        return checkString(result)
+      })
+  })
 
 /** A summarizer from a function returning a promise (given an `AbortSignal` for interruption). @since 1.0.0 */
 export const fromPromise = (
@@ -113,32 +207,34 @@ export const fromPromise = (
     signal: AbortSignal,
     request: Request
   ) => string | PromiseLike<string>
-): Service => ({
-  summarize: (summary, messages, request) =>
-    Effect.flatMap(
-      Effect.tryPromise({
-        try: async (signal): Promise<unknown> => await f(summary, messages, signal, request),
-        catch: toError
-      }),
-      checkString
-    )
-})
+): Service =>
+  keepMode(f, {
+    summarize: (summary, messages, request) =>
+      Effect.flatMap(
+        Effect.tryPromise({
+          try: async (signal): Promise<unknown> => await f(summary, messages, signal, request),
+          catch: toError
+        }),
+        checkString
+      )
+  })
 
 /** A summarizer from an effect; its failure becomes `SummarizerError`. @since 1.0.0 */
 export const fromEffect = <E>(
   f: (summary: string, messages: ReadonlyArray<Message>, request: Request) => Effect.Effect<string, E>
-): Service => ({
-  summarize: (summary, messages, request) =>
-    Effect.flatMap(Effect.mapError(Effect.suspend(() => f(summary, messages, request)), toError), checkString)
-})
+): Service =>
+  keepMode(f, {
+    summarize: (summary, messages, request) =>
+      Effect.flatMap(Effect.mapError(Effect.suspend(() => f(summary, messages, request)), toError), checkString)
+  })
 
 /** A layer of {@link fromFunction}. @since 1.0.0 */
 export const layerFunction = (
   f: (summary: string, messages: ReadonlyArray<Message>, request: Request) => string
 ): Layer.Layer<Summarizer> => Layer.succeed(Summarizer, fromFunction(f))
 
-/** Dropping: evicted turns are dropped, the summarizer never called. @since 1.0.0 */
-export const drop: Service = { summarize: (summary) => Effect.succeed(summary), drops: true }
+/** Dropping: evicted turns are dropped, the summarizer never called (it honours `request.mode`: never called). @since 1.0.0 */
+export const drop: Service = { summarize: (summary) => Effect.succeed(summary), drops: true, honoursMode: true }
 
 /** A layer of {@link drop}. @since 1.0.0 */
 export const layerDrop: Layer.Layer<Summarizer> = Layer.succeed(Summarizer, drop)

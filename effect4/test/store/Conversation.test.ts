@@ -409,7 +409,7 @@ describe("Conversation.withMemory (Effect 4)", () => {
         [misspelt.option, misspelt.description],
         [
           "maxToken",
-          "unknown option for the rolling strategy (known: strategy, maxTokens, contextWindow, targetTokens, boundary, pinSystem, clearToolResults, maxToolResultTokens, summaryRole, summaryFraming, maxSummaryTokens, maxSummarizerInputTokens, ledger, archive, conversationId, retry)"
+          "unknown option for the rolling strategy (known: strategy, maxTokens, contextWindow, targetTokens, boundary, pinSystem, clearToolResults, maxToolResultTokens, summaryRole, summaryFraming, summary, maxSummaryTokens, maxSummarizerInputTokens, ledger, archive, conversationId, retry)"
         ]
       )
       const retry = (yield* Effect.flip(

@@ -19,6 +19,7 @@ import * as Loops from "../../../../src/core/loops.js"
 import * as MessageCore from "../../../../src/core/message.js"
 import * as Rules from "../../../../src/core/options.js"
 import type { Pruning } from "../../../../src/core/policy.js"
+import * as Segments from "../../../../src/core/segments.js"
 import * as UsageRatio from "../../../../src/core/usage.js"
 import {
   type AddError,
@@ -43,6 +44,9 @@ type M = Message.Message
 /** The role the summary reads back as. @internal */
 export type SummaryRole = "system" | "user"
 
+/** How the summary is kept: one text rewritten by each fold (default), or append-only segments. @internal */
+export type SummaryMode = "single" | "segments"
+
 /** A provider's usage figures for the last request (docs/contract.md section 16.4). @internal */
 export interface Usage {
   readonly inputTokens: number
@@ -56,6 +60,12 @@ export interface Core {
   readonly index: EvictionIndex<M>
   readonly counter: TokenCounter.Service
   summaryTokens: number
+  /**
+   * Summary segments (`summary: "segments"`, docs/contract.md section 10.9,
+   * `src/core/segments.ts`), `undefined` with the single summary. `summary`
+   * is then their join and `summaryTokens` the sum of their counts.
+   */
+  segments: Segments.Segments<M> | undefined
   readonly maxSummaryTokens: number | undefined
   readonly maxToolResultTokens: number | undefined
   readonly ledger: LedgerOf | undefined
@@ -101,6 +111,8 @@ export interface CoreOptions {
   readonly maxSummarizerInputTokens?: number | undefined
   readonly archive?: Archive.Service | undefined
   readonly conversationId?: string | undefined
+  /** `"segments"`: the summary as append-only segments (docs/contract.md section 10.9). */
+  readonly summary?: SummaryMode | undefined
 }
 
 /** Builds an empty core. @internal */
@@ -113,6 +125,7 @@ export const makeCore = (counter: TokenCounter.Service, options?: CoreOptions): 
     index: new EvictionIndex<M>(options?.index),
     counter,
     summaryTokens: 0,
+    segments: options?.summary === "segments" ? Segments.noSegments : undefined,
     maxSummaryTokens: max,
     maxToolResultTokens: options?.maxToolResultTokens,
     ledger,
@@ -184,7 +197,17 @@ const fillState = (core: Core, state: MemoryState.MemoryState | undefined): Effe
       const positions = state.positions
       if (state.nextPosition !== undefined) core.nextPosition = state.nextPosition
       else if (core.nextPosition !== undefined) core.nextPosition = state.buffer.length
-      core.summaryTokens = yield* TokenCounter.countText(core.counter, core.summary)
+      if (core.segments === undefined) {
+        core.summaryTokens = yield* TokenCounter.countText(core.counter, core.summary)
+      } else {
+        // segments mode (docs/contract.md section 10.9): the state's segments, or its summary as one, each counted once
+        const texts = Segments.restoredTexts(state)
+        const tokens: Array<number> = []
+        for (const text of texts) tokens.push(yield* TokenCounter.countText(core.counter, text))
+        core.segments = Segments.segmentsOf(texts, tokens, core.summaryRole, makeSummary)
+        core.summary = Segments.join(texts)
+        core.summaryTokens = Segments.totalOf(tokens)
+      }
       for (let k = 0; k < state.buffer.length; k++) {
         const message = state.buffer[k]
         const tokens = yield* TokenCounter.checkedCount(core.counter, message.tokenText)
@@ -444,6 +467,11 @@ export const fold = (core: Core, summarizer: Summarizer.Service, plan: Plan<M>):
   const generation = core.generation
   let pending = plan
   const run = Effect.gen(function*() {
+    if (core.segments !== undefined) {
+      return yield* foldSegments(core, summarizer, plan, (narrowed) => {
+        pending = narrowed
+      })
+    }
     const previous = bodyOf(core)
     const request = core.compactRequest ?? core.request
     const chunks = Loops.chunksOf(core.index, plan, core.maxSummarizerInputTokens)
@@ -480,6 +508,78 @@ export const fold = (core: Core, summarizer: Summarizer.Service, plan: Plan<M>):
     Effect.onExit(run, (exit) => Exit.isSuccess(exit) ? Effect.void : Effect.sync(() => core.index.abort(pending)))
   )
 }
+
+/** A summary message as it reads back: `system`, or `user` with `summaryRole: "user"`. */
+const makeSummary = (role: SummaryRole, text: string): M => role === "user" ? Message.user(text) : Message.system(text)
+
+/**
+ * A fold in segments mode (docs/contract.md section 10.9): the pure core's
+ * fold (`src/core/segments.ts` `foldSegments`), each summarizer call and
+ * count it asks for run here, then its outcome committed through the
+ * archive unless `clear` or another fold came first; a failure commits
+ * nothing. When a later chunk fails, the chunks before it commit as one
+ * fold (`narrowed` is told the plan now pending) and the fold fails with
+ * the chunk's error. The caller aborts the pending plan on failure.
+ */
+const foldSegments = (
+  core: Core,
+  summarizer: Summarizer.Service,
+  plan: Plan<M>,
+  narrowed: (plan: Plan<M>) => void
+): Effect.Effect<void, AddError> =>
+  Effect.gen(function*() {
+    const generation = core.generation
+    const request = core.compactRequest ?? core.request
+    const parts = Loops.chunksOf(core.index, plan, core.maxSummarizerInputTokens) ??
+      [{ messages: plan.messages, units: plan.units.length }]
+    const folding = Segments.foldSegments(
+      core.index,
+      plan,
+      parts,
+      core.segments ?? Segments.noSegments,
+      core.maxSummaryTokens,
+      narrowed
+    )
+    // the error of the last answer that failed: the core's Failure "Answer"
+    let failed: AddError | undefined
+    let step = folding.next()
+    while (step.done !== true) {
+      const ask = step.value
+      const asked: Effect.Effect<string | number, AddError> = ask._tag === "Count"
+        ? TokenCounter.countText(core.counter, ask.text)
+        : summarizeChecked(summarizer, ask.summary, ask.messages, {
+          ...request,
+          mode: ask.mode,
+          segments: ask.segments,
+          maxSummaryTokens: ask.maxSummaryTokens
+        })
+      const answer = yield* Effect.result(asked)
+      if (answer._tag === "Failure") {
+        failed = answer.failure
+        step = folding.next(undefined)
+      } else {
+        step = folding.next(answer.success)
+      }
+    }
+    const errorOf = (failure: Segments.Failure): AddError =>
+      failure._tag === "Answer"
+        ? failed!
+        : failure._tag === "Refused"
+        ? new SummarizerError({ description: failure.description })
+        : new SummaryBudgetError({ tokens: failure.tokens, maxSummaryTokens: failure.maxSummaryTokens })
+    const outcome = step.value
+    if (outcome._tag === "Fail") return yield* Effect.fail(errorOf(outcome.failure))
+    const then = outcome.then === undefined ? undefined : errorOf(outcome.then)
+    yield* archiveThen(core, generation, outcome.plan, () => {
+      if (core.generation === generation && core.index.commit(outcome.plan)) {
+        core.generation++
+        core.segments = Segments.segmentsOf(outcome.texts, outcome.tokens, core.summaryRole, makeSummary, core.segments)
+        core.summary = Segments.join(outcome.texts)
+        core.summaryTokens = Segments.totalOf(outcome.tokens)
+      }
+    })
+    if (then !== undefined) return yield* Effect.fail(then)
+  })
 
 /**
  * Commits a plan with no summarizer (a drop): the dropped messages counted
@@ -518,6 +618,8 @@ export const shortenSummary = (
   room: number
 ): Effect.Effect<void, AddError> =>
   Effect.gen(function*() {
+    // not with segments: a consolidation is their way to shrink (docs/contract.md section 16.1)
+    if (core.segments !== undefined) return
     const ledger = core.ledger
     const budget = Fold.shortenBudget({
       summary: core.summary,
@@ -623,10 +725,33 @@ const recall = (
   return archive.search(core.conversationId!, query, options)
 }
 
-/** The context a memory reads back: leading pinned messages, the summary, then the rest. @internal */
+/**
+ * The context a memory reads back: leading pinned messages, the summary
+ * (with segments, one `system` message per segment or one `user` message
+ * holding them, docs/contract.md section 10.9), then the rest.
+ *
+ * @internal
+ */
 export const contextOf = (core: Core): Array<M> => {
   const buffer = core.index.toArray()
   if (core.summary === "") return buffer
+  if (core.segments !== undefined) {
+    const messages = core.segments.messages
+    const lead: Array<M> = []
+    for (let i = 0; i < messages.length; i++) {
+      // the framing line opens the first segment's message (section 10.10)
+      lead.push(
+        i === 0 && core.framing !== undefined
+          ? makeSummary(
+            messages[i].role === "user" ? "user" : "system",
+            Rules.framed(core.framing, messages[i].content)
+          )
+          : messages[i]
+      )
+    }
+    buffer.splice(core.index.leadingPinned(), 0, ...lead)
+    return buffer
+  }
   const text = Rules.framed(core.framing, core.summary)
   const summary = core.summaryRole === "user" ? Message.user(text) : Message.system(text)
   buffer.splice(core.index.leadingPinned(), 0, summary)
@@ -640,7 +765,10 @@ export const makeMemory = <X extends Memory>(
   fields: Omit<X, Exclude<keyof Memory, "strategy">>
 ): X => {
   const state = Effect.sync((): MemoryState.MemoryState => {
-    const made = MemoryState.make(core.summary, core.index.toArray())
+    // with at least one segment: version 3's segments beside their join (docs/contract.md section 10.9)
+    const made: MemoryState.MemoryState = core.segments === undefined || core.segments.texts.length === 0
+      ? MemoryState.make(core.summary, core.index.toArray())
+      : { summary: core.summary, buffer: core.index.toArray(), segments: core.segments.texts }
     if (core.conversationId === undefined && core.nextPosition === undefined) {
       return core.usageRatio === undefined ? made : { ...made, usageRatio: core.usageRatio }
     }
@@ -674,6 +802,7 @@ export const makeMemory = <X extends Memory>(
       core.generation++
       core.summary = ""
       core.summaryTokens = 0
+      if (core.segments !== undefined) core.segments = Segments.noSegments
       core.usageRatio = undefined
       core.lastReadTokens = undefined
       core.index.clear()

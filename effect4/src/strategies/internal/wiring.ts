@@ -15,7 +15,7 @@ import { type AddError, ConfigError, type TokenCountError } from "../../Errors.j
 import type * as MemoryState from "../../schema/MemoryState.js"
 import type { Message } from "../../schema/Message.js"
 import type { BufferOptions, RollingOptions, SummaryOptions, WindowOptions } from "../../schema/Options.js"
-import type * as Summarizer from "../../services/Summarizer.js"
+import * as Summarizer from "../../services/Summarizer.js"
 import type * as TokenCounter from "../../services/TokenCounter.js"
 import { type Background, backgroundFolder } from "./background.js"
 import {
@@ -79,6 +79,18 @@ export interface Services {
   readonly summarizer: Summarizer.Service | undefined
 }
 
+/**
+ * Summary segments need a summarizer that honours `request.mode`
+ * (docs/contract.md section 10.9); dropping (no summarizer) needs none.
+ */
+const modeRefused = (
+  summary: "single" | "segments" | undefined,
+  summarizer: Summarizer.Service | undefined
+): ConfigError | undefined =>
+  summary === "segments" && summarizer !== undefined && !Summarizer.honoursMode(summarizer)
+    ? new ConfigError(Rules.segmentsNeedMode)
+    : undefined
+
 /** @internal `scope` owns background folds (`fold: "background"`, docs/contract.md section 5.1). */
 export const buildRolling = (
   services: Services,
@@ -97,6 +109,8 @@ export const buildRolling = (
   const { counter, summarizer } = services
   const refused = Rules.foldContext(options.fold, scope !== undefined, summarizer !== undefined)
   if (refused !== undefined) return Effect.fail(new ConfigError(refused))
+  const modeless = modeRefused(options.summary, summarizer)
+  if (modeless !== undefined) return Effect.fail(modeless)
   const background: Background | undefined = options.fold === "background" && scope !== undefined
     ? { scope, hardMax: Rules.hardMaxOf(maxTokens, options.hardMaxTokens), retry: options.foldRetry }
     : undefined
@@ -109,7 +123,8 @@ export const buildRolling = (
     maxSummarizerInputTokens: options.maxSummarizerInputTokens,
     summaryFraming: options.summaryFraming,
     archive: options.archive,
-    conversationId: options.conversationId
+    conversationId: options.conversationId,
+    summary: options.summary
   })
   if (background !== undefined && summarizer !== undefined) {
     return Effect.flatMap(fill(core, state), (core) => {
@@ -262,8 +277,10 @@ export const buildSummary = (
   services: Services & { readonly summarizer: Summarizer.Service },
   options: SummaryOptions,
   state: MemoryState.MemoryState | undefined
-): Effect.Effect<SummaryMemory, TokenCountError | ConfigError> =>
-  Effect.map(fill(makeCore(services.counter, options), state), (core) => {
+): Effect.Effect<SummaryMemory, TokenCountError | ConfigError> => {
+  const modeless = modeRefused(options.summary, services.summarizer)
+  if (modeless !== undefined) return Effect.fail(modeless)
+  return Effect.map(fill(makeCore(services.counter, options), state), (core) => {
     const foldPending = pruner(
       core,
       services.summarizer,
@@ -281,3 +298,4 @@ export const buildSummary = (
     }
     return makeMemory<SummaryMemory>(core, adding(core, foldPending), { strategy: "summary", compact })
   })
+}
