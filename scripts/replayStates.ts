@@ -11,17 +11,35 @@
 import { Effect, Layer } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { Memory, Message, Summarizer } from "../src/index.js"
+import { Memory, MemoryState, Message, Summarizer } from "../src/index.js"
 import { dataPath, hasData } from "../test/support/data.js"
-import { REPLAY_FILES, REPLAY_SETS, summarize } from "../test/support/replaySets.js"
+import { REPLAY_FILES, REPLAY_SETS, summarizeRequest } from "../test/support/replaySets.js"
 
 const summarizer = Layer.succeed(
   Summarizer.Summarizer,
-  Summarizer.fromFunction((summary, messages, request) => summarize(summary, messages, request.maxSummaryTokens))
+  Summarizer.fromFunction(Summarizer.honouringMode(summarizeRequest))
 )
 
 const out: Array<string> = []
-for (const file of REPLAY_FILES) {
+// `--restore FILE`: each line `{ set, state }` (a state JSON text the other line wrote) restored with the
+// set's options and written back, one line `{ state }` or `{ error }` each (docs/contract.md section 2.1)
+const restore = process.argv.indexOf("--restore")
+if (restore >= 0) {
+  const input = fs.readFileSync(process.argv[restore + 1], "utf8").split("\n").filter((line) => line !== "")
+  for (const line of input) {
+    const { set: name, state } = JSON.parse(line) as { readonly set: string; readonly state: string }
+    const set = REPLAY_SETS.find((s) => s.name === name)!
+    const result = Effect.runSync(Effect.either(
+      Effect.gen(function*() {
+        const restored = yield* MemoryState.fromJSON(JSON.parse(state))
+        const memory = yield* Memory.make({ strategy: set.strategy, ...set.options } as Memory.Options, restored)
+        return JSON.stringify(yield* memory.toJSON)
+      }).pipe(Effect.provide(summarizer))
+    ))
+    out.push(JSON.stringify(result._tag === "Right" ? { state: result.right } : { error: result.left._tag }))
+  }
+}
+for (const file of restore >= 0 ? [] : REPLAY_FILES) {
   if (!hasData(file)) continue
   const lines = fs.readFileSync(dataPath(file), "utf8").split("\n").filter((line) => line.trim() !== "")
   for (const set of REPLAY_SETS) {

@@ -5,17 +5,37 @@
  * line with byte for byte the state JSON the Effect 3 line writes. The
  * Effect 3 half runs as its own process (`scripts/replayStates.ts`, on the
  * repository's own `effect` 3 install); this file replays the Effect 4 half
- * and compares. Skipped when the transcripts are absent.
+ * and compares. The sets with summary segments (docs/contract.md section
+ * 10.9) also cross the lines: each Effect 3 state restored here writes the
+ * same JSON back, and each of this line's states restored by the Effect 3
+ * line (`scripts/replayStates.ts --restore`) too. Skipped when the
+ * transcripts are absent.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Result } from "effect"
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
+import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { dataPath, hasData } from "../../test/support/data.js"
-import { REPLAY_FILES, REPLAY_SETS, type ReplaySet, summarize } from "../../test/support/replaySets.js"
-import { BufferMemory, Message, RollingMemory, Summarizer, SummaryMemory, WindowMemory } from "../src/index.js"
+import {
+  keepsSegments,
+  REPLAY_FILES,
+  REPLAY_SETS,
+  type ReplaySet,
+  summarizeRequest
+} from "../../test/support/replaySets.js"
+import {
+  BufferMemory,
+  Memory,
+  MemoryState,
+  Message,
+  RollingMemory,
+  Summarizer,
+  SummaryMemory,
+  WindowMemory
+} from "../src/index.js"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..")
 
@@ -29,7 +49,7 @@ interface Line {
 
 const summarizer = Layer.succeed(
   Summarizer.Summarizer,
-  Summarizer.fromFunction((summary, messages, request) => summarize(summary, messages, request.maxSummaryTokens))
+  Summarizer.fromFunction(Summarizer.honouringMode(summarizeRequest))
 )
 
 const build = (set: ReplaySet) => {
@@ -57,6 +77,18 @@ const replay = (set: ReplaySet, messages: ReadonlyArray<Message.Message>): Line[
   return Result.isSuccess(exit) ? exit.success : `error:${exit.failure._tag}`
 }
 
+/** A state JSON text restored on this line with the set's options, written back (or the failure's tag). */
+const restoreHere = (set: ReplaySet, state: string): string => {
+  const exit = Effect.runSync(Effect.result(
+    Effect.gen(function*() {
+      const restored = yield* MemoryState.fromJSON(JSON.parse(state))
+      const memory = yield* Memory.make({ strategy: set.strategy, ...set.options } as Memory.Options, restored)
+      return JSON.stringify(yield* memory.toJSON)
+    }).pipe(Effect.provide(summarizer))
+  ))
+  return Result.isSuccess(exit) ? exit.success : `error:${exit.failure._tag}`
+}
+
 const present = REPLAY_FILES.every(hasData)
 
 describe("identical state on both lines", () => {
@@ -69,6 +101,9 @@ describe("identical state on both lines", () => {
     const expected = output.split("\n").filter((line) => line !== "").map((line) => JSON.parse(line) as Line)
     let compared = 0
     let k = 0
+    // this line's segment states, restored by the Effect 3 line below
+    const crossing: Array<{ readonly set: string; readonly state: string }> = []
+    let restoredHere = 0
     for (const file of REPLAY_FILES) {
       const lines = fs.readFileSync(dataPath(file), "utf8").split("\n").filter((line) => line.trim() !== "")
       const conversations = lines.map((line) =>
@@ -83,11 +118,41 @@ describe("identical state on both lines", () => {
           const theirs = line.state ?? `error:${line.error}`
           if (mine !== theirs) assert.strictEqual(mine, theirs, `${set.name} ${file}[${index}]`)
           compared++
+          if (keepsSegments(set) && line.state !== undefined) {
+            // the Effect 3 line's state restored here writes the same JSON back
+            const back = restoreHere(set, line.state)
+            if (back !== line.state) assert.strictEqual(back, line.state, `restored ${set.name} ${file}[${index}]`)
+            restoredHere++
+            crossing.push({ set: set.name, state: mine! })
+          }
         }
       }
     }
     assert.strictEqual(k, expected.length)
-    // every conversation of the four files, through the six option sets
+    // every conversation of the four files, through the eight option sets
     assert.strictEqual(compared, 515 * REPLAY_SETS.length)
+    assert.strictEqual(REPLAY_SETS.length, 8)
+    // this line's segment states restored by the Effect 3 line write the same JSON back
+    const input = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "rollmem-segments-")), "states.jsonl")
+    fs.writeFileSync(input, crossing.map((c) => JSON.stringify(c)).join("\n") + "\n")
+    const restored = execFileSync(
+      process.execPath,
+      ["--import", "tsx", "scripts/replayStates.ts", "--restore", input],
+      { cwd: root, maxBuffer: 1 << 30, encoding: "utf8" }
+    ).split("\n").filter((line) => line !== "").map((line) => JSON.parse(line) as { state?: string; error?: string })
+    fs.rmSync(path.dirname(input), { recursive: true, force: true })
+    assert.strictEqual(restored.length, crossing.length)
+    for (let i = 0; i < crossing.length; i++) {
+      if (restored[i].state !== crossing[i].state) {
+        assert.strictEqual(
+          restored[i].state ?? `error:${restored[i].error}`,
+          crossing[i].state,
+          `${crossing[i].set} #${i}`
+        )
+      }
+    }
+    // every conversation of both segment sets crossed both ways, and at least one state has segments
+    assert.strictEqual(restoredHere, 515 * 2)
+    assert.isTrue(crossing.some((c) => c.state.includes("\"segments\"")))
   }, 180_000)
 })

@@ -45,8 +45,28 @@ export const REPLAY_SETS: ReadonlyArray<ReplaySet> = [
   },
   { name: "window", strategy: "window", options: { maxMessages: 12, targetMessages: 8 } },
   { name: "summary", strategy: "summary", options: { maxSummaryTokens: 300 } },
-  { name: "buffer", strategy: "buffer", options: {} }
+  { name: "buffer", strategy: "buffer", options: {} },
+  {
+    name: "rolling-segments",
+    strategy: "rolling",
+    options: {
+      maxTokens: 500,
+      targetTokens: 300,
+      pinSystem: true,
+      summary: "segments",
+      maxSummaryTokens: 300,
+      maxSummarizerInputTokens: 150
+    }
+  },
+  {
+    name: "summary-segments",
+    strategy: "summary",
+    options: { summary: "segments", maxSummaryTokens: 200, summaryRole: "user" }
+  }
 ]
+
+/** Whether a set keeps summary segments (docs/contract.md section 10.9): its states are also restored across the lines. */
+export const keepsSegments = (set: ReplaySet): boolean => set.options.summary === "segments"
 
 const WORDS = /\S+/g
 
@@ -67,3 +87,20 @@ export const summarize = (
   const keep = Math.min(120, maxSummaryTokens ?? 120)
   return words.slice(-keep).join(" ")
 }
+
+/**
+ * {@link summarize} honouring `request.mode` (docs/contract.md section
+ * 10.9), what both lines mark with `Summarizer.honouringMode`: a segment is
+ * the evicted messages' words alone, a consolidation the segments' join
+ * shortened to its budget; without a mode, {@link summarize}.
+ */
+export const summarizeRequest = (
+  summary: string,
+  messages: ReadonlyArray<{ readonly role: string; readonly content: string }>,
+  request: { readonly maxSummaryTokens: number | undefined; readonly mode?: "segment" | "consolidate" | undefined }
+): string =>
+  request.mode === "segment"
+    ? summarize("", messages, request.maxSummaryTokens)
+    : request.mode === "consolidate"
+    ? summarize(summary, [], request.maxSummaryTokens)
+    : summarize(summary, messages, request.maxSummaryTokens)
