@@ -267,6 +267,21 @@ const isOwnError = (error: { readonly _tag: string }): boolean =>
  * Needs the `Sharding` of a runner or client; {@link layerRunner} and
  * {@link layerClient} include it.
  *
+ * @example
+ * ```ts
+ * import type { Sharding } from "@effect/cluster/Sharding"
+ * import { Effect, Layer } from "effect"
+ * import { Message } from "rollmem"
+ * import { ConversationCluster } from "rollmem/cluster"
+ * import { Conversation } from "rollmem/store"
+ *
+ * // over a Sharding built elsewhere (layerRunner and layerClient include this layer)
+ * declare const ShardingLive: Layer.Layer<Sharding>
+ * const WriterLive = ConversationCluster.layerWriter.pipe(Layer.provide(ShardingLive))
+ * const added = Conversation.withMemory("chat-42", { strategy: "buffer" }, (memory) =>
+ *   memory.add(Message.user("hello"))).pipe(Effect.provide(WriterLive))
+ * ```
+ *
  * @since 0.3.0
  * @category layers
  */
@@ -377,6 +392,21 @@ const sharding = (
  * shards to the other runners; unanswered persisted messages are delivered
  * to the new owners.
  *
+ * @example
+ * ```ts
+ * import { NodeRuntime } from "@effect/platform-node"
+ * import { Layer } from "effect"
+ * import { Summarizer } from "rollmem"
+ * import { ConversationCluster } from "rollmem/cluster"
+ *
+ * const RunnerLive = ConversationCluster.layerRunner({
+ *   url: "postgres://app@db:5432/app",
+ *   host: "10.0.0.5", // how the other runners reach this one
+ *   port: 34431
+ * }).pipe(Layer.provide(Summarizer.layerFunction((summary, turns) => `${summary} +${turns.length}`.trim())))
+ * Layer.launch(RunnerLive).pipe(NodeRuntime.runMain)
+ * ```
+ *
  * @since 0.3.0
  * @category layers
  */
@@ -408,6 +438,19 @@ export const layerRunner = (
  * `withMemory`'s services ({@link layerWriter}). Building it checks
  * `shardsPerGroup` against the cluster's ({@link checkShardsPerGroup}:
  * `ConfigError`) and connects to the database (`SqlError`).
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Message } from "rollmem"
+ * import { ConversationCluster } from "rollmem/cluster"
+ * import { Conversation } from "rollmem/store"
+ *
+ * const reply = Conversation.withMemory("chat-42", { strategy: "rolling", maxTokens: 2000 }, (memory) =>
+ *   memory.add(Message.user("Book me a flight to Rome"))).pipe(
+ *     Effect.provide(ConversationCluster.layerClient({ url: "postgres://app@db:5432/app" }))
+ *   )
+ * ```
  *
  * @since 0.3.0
  * @category layers

@@ -69,6 +69,13 @@ import {
  * message only while it is unanswered, so the window is far wider than any
  * redelivery.
  *
+ * @example
+ * ```ts
+ * import { ConversationEntity } from "rollmem/cluster"
+ *
+ * ConversationEntity.REQUEST_IDS_KEPT // 256
+ * ```
+ *
  * @since 0.3.0
  * @category constants
  */
@@ -81,6 +88,18 @@ const TokenCount = Schema.Int.pipe(Schema.nonNegative())
  * `{ _tag: "add", messages }` (messages in the wire format, docs/contract.md
  * section 1), `{ _tag: "clear" }`, `{ _tag: "compact", targetTokens?, focus? }`
  * or `{ _tag: "usage", inputTokens, overheadTokens, contextTokens }`.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { ConversationEntity } from "rollmem/cluster"
+ *
+ * const add = Schema.decodeUnknownSync(ConversationEntity.Operation)({
+ *   _tag: "add",
+ *   messages: [{ role: "user", content: "hi" }]
+ * })
+ * add._tag // "add"; its messages are Message instances
+ * ```
  *
  * @since 0.3.0
  * @category schemas
@@ -117,6 +136,15 @@ export type OperationEncoded =
  * The strategy options of a request: `strategy` and that strategy's options
  * as plain data (checked by the entity with `Conversation.checkOptions`).
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { ConversationEntity } from "rollmem/cluster"
+ *
+ * Schema.decodeUnknownSync(ConversationEntity.StrategyOptions)({ strategy: "rolling", maxTokens: 2000 })
+ * // { strategy: "rolling", maxTokens: 2000 }: the strategy's options are checked by the entity
+ * ```
+ *
  * @since 0.3.0
  * @category schemas
  */
@@ -127,6 +155,18 @@ export const StrategyOptions = Schema.Struct(
 
 /**
  * The errors an `Apply` can end with, as they travel back to the writer.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { ConfigError } from "rollmem"
+ * import { ConversationEntity } from "rollmem/cluster"
+ *
+ * const encoded = Schema.encodeSync(ConversationEntity.ApplyError)(
+ *   new ConfigError({ option: "maxTokens", description: "must be a positive integer, got 0" })
+ * )
+ * encoded._tag // "ConfigError"
+ * ```
  *
  * @since 0.3.0
  * @category schemas
@@ -142,6 +182,14 @@ export const ApplyError = Schema.Union(
 /**
  * A stored conversation as `Read` returns it (`null` when not stored).
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { ConversationEntity } from "rollmem/cluster"
+ *
+ * Schema.decodeUnknownSync(ConversationEntity.StoredSchema)(null) // null: not stored
+ * ```
+ *
  * @since 0.3.0
  * @category schemas
  */
@@ -155,6 +203,13 @@ export const StoredSchema = Schema.NullOr(Schema.Struct({
  * (`ClusterSchema.Persisted`): delivered at least once, even when the owner
  * dies. Replies with the revision that holds the request and whether it had
  * been applied before (`duplicate`).
+ *
+ * @example
+ * ```ts
+ * import { ConversationEntity } from "rollmem/cluster"
+ *
+ * ConversationEntity.Apply._tag // "Apply"
+ * ```
  *
  * @since 0.3.0
  * @category rpcs
@@ -173,6 +228,13 @@ export const Apply = Rpc.make("Apply", {
  * Reads the conversation as the entity holds it (appended requests included,
  * folds that have not finished excluded).
  *
+ * @example
+ * ```ts
+ * import { ConversationEntity } from "rollmem/cluster"
+ *
+ * ConversationEntity.Read._tag // "Read"
+ * ```
+ *
  * @since 0.3.0
  * @category rpcs
  */
@@ -184,6 +246,13 @@ export const Read = Rpc.make("Read", {
 /**
  * Deletes the conversation (`ConversationStore.delete`: a tombstone keeps
  * its revision). Persisted.
+ *
+ * @example
+ * ```ts
+ * import { ConversationEntity } from "rollmem/cluster"
+ *
+ * ConversationEntity.Delete._tag // "Delete"
+ * ```
  *
  * @since 0.3.0
  * @category rpcs
@@ -197,6 +266,18 @@ export const Delete = Rpc.make("Delete", {
  * with the RPCs {@link Apply}, {@link Read} and {@link Delete}. Runners serve
  * it with {@link layer}; any process of the cluster sends to it with
  * `ConversationEntity.client` (or the layers of `ConversationCluster`).
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { ConversationEntity } from "rollmem/cluster"
+ *
+ * // what ConversationCluster's layers do: a client of the entity, then a Read of one conversation
+ * const stored = Effect.gen(function*() {
+ *   const client = yield* ConversationEntity.ConversationEntity.client
+ *   return yield* client("chat-42").Read()
+ * })
+ * ```
  *
  * @since 0.3.0
  * @category entities
@@ -440,6 +521,23 @@ const makeHandlers = (services: Services) =>
  * An entity stops after `maxIdleTime` without a message (default: the
  * cluster's `entityMaxIdleTime`, one minute); its state is in the store, and
  * the next message loads it again.
+ *
+ * @example
+ * ```ts
+ * import type { Sharding } from "@effect/cluster/Sharding"
+ * import { Layer } from "effect"
+ * import { Summarizer } from "rollmem"
+ * import { ConversationEntity } from "rollmem/cluster"
+ * import { ConversationStore } from "rollmem/store"
+ *
+ * // what ConversationCluster.layerRunner builds, from parts given by hand
+ * declare const ShardingLive: Layer.Layer<Sharding>
+ * const EntitiesLive = ConversationEntity.layer({ maxIdleTime: "5 minutes" }).pipe(
+ *   Layer.provide(ConversationStore.layerMemory),
+ *   Layer.provide(Summarizer.layerDrop),
+ *   Layer.provide(ShardingLive)
+ * )
+ * ```
  *
  * @since 0.3.0
  * @category layers

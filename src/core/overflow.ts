@@ -37,7 +37,25 @@ export type Recognizer = (error: unknown) => Overflow | undefined
 const MAX_DEPTH = 5
 const MAX_TEXT = 4_000
 
-/** Every string and code an error carries, its causes and bodies included (bounded: depth 5, 4,000 characters each). */
+/**
+ * Every string and code an error carries, its causes and bodies included,
+ * in the order a recognizer reads them: `message`, `description`, `code`,
+ * `type`, `status`, `statusCode`, `responseBody`, `body`, then `error`,
+ * `cause`, `response`, `data`, `details`, depth first; a string that is a
+ * JSON object is read as well. Bounded: 5 levels deep, 4,000 characters a
+ * text, each object once.
+ *
+ * @example
+ * ```ts
+ * import { Overflow } from "rollmem"
+ *
+ * Overflow.textsOf({ status: 400, error: { message: "prompt is too long", type: "invalid_request_error" } })
+ * // ["400", "prompt is too long", "invalid_request_error"]
+ * ```
+ *
+ * @since 0.3.0
+ * @category utils
+ */
 export const textsOf = (error: unknown): ReadonlyArray<string> => {
   const out: Array<string> = []
   const seen = new Set<unknown>()

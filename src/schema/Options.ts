@@ -46,6 +46,17 @@ const checked = <A>(check: Rules.Check): Schema.Schema<A | undefined> =>
  * (`core/options.ts`), whose description is the message; `undefined` stands
  * for absent.
  *
+ * @example
+ * ```ts
+ * import { Either } from "effect"
+ * import { Options } from "rollmem"
+ *
+ * const label = (u: unknown) => typeof u === "string" ? undefined : `must be a string, got ${typeof u}`
+ * const Tagged = Options.struct({ tag: Options.optional<string>(label) }, undefined)
+ * Options.decode(Tagged, {}) // Either.right({})
+ * Options.decode(Tagged, { tag: 1 }) // Either.left(ConfigError: invalid option tag: must be a string, got number)
+ * ```
+ *
  * @since 0.4.0
  * @category constructors
  */
@@ -55,6 +66,15 @@ export const optional = <A>(check: Rules.Check) => Schema.optionalWith(checked<A
  * A required field of an options schema, checked by the rule `check`: absent
  * reads as the rule describes `undefined` (`must be a positive integer, got
  * undefined`).
+ *
+ * @example
+ * ```ts
+ * import { Options } from "rollmem"
+ *
+ * const positive = (u: unknown) => typeof u === "number" && u > 0 ? undefined : `must be positive, got ${String(u)}`
+ * const Budget = Options.struct({ budget: Options.required<number>(positive) }, undefined)
+ * Options.decode(Budget, {}) // Either.left(ConfigError: invalid option budget: must be positive, got undefined)
+ * ```
  *
  * @since 0.4.0
  * @category constructors
@@ -76,6 +96,14 @@ const choice = <A extends string>(choices: ReadonlyArray<A>) => optional<A>(Rule
  * tokens, a positive integer; default none), `exclude` (the names of tools
  * whose results are never cleared; default none).
  *
+ * @example
+ * ```ts
+ * import { Options } from "rollmem"
+ *
+ * Options.decode(Options.ClearToolResults, { keep: 3, until: "target" }) // Either.right({ keep: 3, until: "target" })
+ * Options.decode(Options.ClearToolResults, { keep: -1 }) // Either.left(ConfigError: invalid option keep: must be a non-negative integer, got -1)
+ * ```
+ *
  * @since 0.4.0
  * @category schemas
  */
@@ -96,6 +124,18 @@ export const ClearToolResults = Schema.Struct({
  * the summarizer gets the rest). `patterns` replaces the default patterns
  * (`Retention.defaultPatterns`; extend them by spreading them first).
  *
+ * @example
+ * ```ts
+ * import { Options, Retention } from "rollmem"
+ *
+ * Options.decode(Options.LedgerOptions, { maxTokens: 1000 }) // Either.right({ maxTokens: 1000 })
+ * // the default patterns and one more kind of artifact
+ * Options.decode(Options.LedgerOptions, {
+ *   maxTokens: 500,
+ *   patterns: [...Retention.defaultPatterns, { kind: "ticket", regex: /\bJIRA-\d+\b/g }]
+ * })
+ * ```
+ *
  * @since 0.4.0
  * @category schemas
  */
@@ -111,6 +151,16 @@ export const LedgerOptions = Schema.Struct({
  * sent apart, the answer; a non-negative integer below `tokens`; default 0,
  * as the command line's `--reserve`).
  *
+ * @example
+ * ```ts
+ * import { Options } from "rollmem"
+ *
+ * // the window's rules hold where it is used: the reserve is below the window
+ * Options.decode(Options.RollingOptions, { contextWindow: { tokens: 128000, reserveTokens: 200000 } })
+ * // Either.left(ConfigError: invalid option contextWindow.reserveTokens:
+ * //   must be less than contextWindow.tokens (128000), got 200000)
+ * ```
+ *
  * @since 0.3.0
  * @category schemas
  */
@@ -123,6 +173,13 @@ export const ContextWindow = Schema.Struct({
  * The fields of a RollingMemory that a stored conversation takes too (every
  * one but the background-folding ones), each documented on
  * {@link RollingOptions}.
+ *
+ * @example
+ * ```ts
+ * import { Options } from "rollmem"
+ *
+ * Object.keys(Options.rollingFields).length // 13: maxTokens, contextWindow, targetTokens, ..., ledger
+ * ```
  *
  * @since 0.4.0
  * @category schemas
@@ -218,6 +275,13 @@ export const rollingFields = {
  * The background-folding fields of a RollingMemory (`RollingMemory.makeScoped`
  * only, docs/contract.md section 5.1).
  *
+ * @example
+ * ```ts
+ * import { Options } from "rollmem"
+ *
+ * Object.keys(Options.backgroundFields) // ["fold", "hardMaxTokens", "foldRetry"]
+ * ```
+ *
  * @since 0.4.0
  * @category schemas
  */
@@ -245,6 +309,13 @@ export const backgroundFields = {
  * The archive's fields (docs/contract.md section 17), taken by RollingMemory,
  * WindowMemory and SummaryMemory.
  *
+ * @example
+ * ```ts
+ * import { Options } from "rollmem"
+ *
+ * Object.keys(Options.archiveFields) // ["archive", "conversationId"]
+ * ```
+ *
  * @since 0.4.0
  * @category schemas
  */
@@ -267,7 +338,20 @@ export const archiveFields = {
   conversationId: optional<string>(Rules.conversationId)
 }
 
-/** The fields of a WindowMemory, each documented on {@link WindowOptions}. @since 0.4.0 @category schemas */
+/**
+ * The fields of a WindowMemory, each documented on {@link WindowOptions}.
+ *
+ * @example
+ * ```ts
+ * import { Options } from "rollmem"
+ *
+ * Object.keys(Options.windowFields)
+ * // ["maxMessages", "targetMessages", "boundary", "pinSystem", "summaryRole", "summaryFraming"]
+ * ```
+ *
+ * @since 0.4.0
+ * @category schemas
+ */
 export const windowFields = {
   /** Most messages kept: a positive integer (required). */
   maxMessages: required<number>(Rules.positiveInteger),
@@ -279,13 +363,38 @@ export const windowFields = {
   summaryFraming: rollingFields.summaryFraming
 }
 
-/** The fields of a BufferMemory. @since 0.4.0 @category schemas */
+/**
+ * The fields of a BufferMemory.
+ *
+ * @example
+ * ```ts
+ * import { Options } from "rollmem"
+ *
+ * Object.keys(Options.bufferFields) // ["summaryRole", "summaryFraming"]
+ * ```
+ *
+ * @since 0.4.0
+ * @category schemas
+ */
 export const bufferFields = {
   summaryRole: rollingFields.summaryRole,
   summaryFraming: rollingFields.summaryFraming
 }
 
-/** The fields of a SummaryMemory. @since 0.4.0 @category schemas */
+/**
+ * The fields of a SummaryMemory.
+ *
+ * @example
+ * ```ts
+ * import { Options } from "rollmem"
+ *
+ * Object.keys(Options.summaryFields)
+ * // ["summaryRole", "summaryFraming", "summary", "maxSummaryTokens", "maxSummarizerInputTokens", "ledger"]
+ * ```
+ *
+ * @since 0.4.0
+ * @category schemas
+ */
 export const summaryFields = {
   summaryRole: rollingFields.summaryRole,
   summaryFraming: rollingFields.summaryFraming,
@@ -299,6 +408,13 @@ export const summaryFields = {
  * The fields a memory of each strategy takes, besides `strategy` (what
  * `Memory.make` and a stored conversation take: RollingMemory's without the
  * background-folding ones).
+ *
+ * @example
+ * ```ts
+ * import { Options } from "rollmem"
+ *
+ * Object.keys(Options.fieldsOf.buffer) // ["summaryRole", "summaryFraming"]
+ * ```
  *
  * @since 0.4.0
  * @category schemas
@@ -325,7 +441,21 @@ const windowRule: CrossRule = Rules.windowRule
 
 const summaryRule: CrossRule = Rules.summaryRule
 
-/** The cross-field rules of each strategy. @since 0.4.0 @category constants */
+/**
+ * The cross-field rules of each strategy.
+ *
+ * @example
+ * ```ts
+ * import { Options } from "rollmem"
+ *
+ * Options.rulesOf.window?.({ maxMessages: 10, targetMessages: 20 }, (option) => option)
+ * // { option: "targetMessages", description: "must be at most maxMessages (10), got 20" }
+ * Options.rulesOf.buffer // undefined: a BufferMemory's options have no cross-field rule
+ * ```
+ *
+ * @since 0.4.0
+ * @category constants
+ */
 export const rulesOf: { readonly [S in Rules.Strategy]: CrossRule | undefined } = {
   rolling: rollingRule,
   buffer: undefined,
@@ -336,6 +466,18 @@ export const rulesOf: { readonly [S in Rules.Strategy]: CrossRule | undefined } 
 /**
  * A struct of `fields` refined by `rule` (its problem reported on the
  * option it names), the descriptions naming options with `name`.
+ *
+ * @example
+ * ```ts
+ * import { Options } from "rollmem"
+ *
+ * const positive = (u: unknown) => typeof u === "number" && u > 0 ? undefined : `must be positive, got ${String(u)}`
+ * const Range = Options.struct(
+ *   { low: Options.required<number>(positive), high: Options.required<number>(positive) },
+ *   (o) => (o.low as number) <= (o.high as number) ? undefined : { option: "low", description: "must be at most high" }
+ * )
+ * Options.decode(Range, { low: 5, high: 2 }) // Either.left(ConfigError: invalid option low: must be at most high)
+ * ```
  *
  * @since 0.4.0
  * @category constructors
@@ -360,20 +502,64 @@ export const struct = <F extends Schema.Struct.Fields>(
  * rules `targetTokens <= maxTokens`, `hardMaxTokens >= maxTokens`, and the
  * background options needing `fold: "background"`.
  *
+ * @example
+ * ```ts
+ * import { Options } from "rollmem"
+ *
+ * Options.decode(Options.RollingOptions, { maxTokens: 4000, targetTokens: 2000 })
+ * // Either.right({ maxTokens: 4000, targetTokens: 2000 })
+ * Options.decode(Options.RollingOptions, { maxTokens: 1000, targetTokens: 2000 })
+ * // Either.left(ConfigError: invalid option targetTokens: must be at most maxTokens (1000), got 2000)
+ * ```
+ *
  * @since 0.4.0
  * @category schemas
  */
 export const RollingOptions = struct({ ...rollingFields, ...backgroundFields, ...archiveFields }, rollingRule)
 
-/** The options of a BufferMemory: `summaryRole`. @since 0.4.0 @category schemas */
+/**
+ * The options of a BufferMemory: `summaryRole`.
+ *
+ * @example
+ * ```ts
+ * import { Options } from "rollmem"
+ *
+ * Options.decode(Options.BufferOptions, { summaryRole: "tool" })
+ * // Either.left(ConfigError: invalid option summaryRole: must be "system" or "user", got "tool")
+ * ```
+ *
+ * @since 0.4.0
+ * @category schemas
+ */
 export const BufferOptions = struct(bufferFields, undefined)
 
-/** The options of a WindowMemory, with the rule `targetMessages <= maxMessages`. @since 0.4.0 @category schemas */
+/**
+ * The options of a WindowMemory, with the rule `targetMessages <= maxMessages`.
+ *
+ * @example
+ * ```ts
+ * import { Options } from "rollmem"
+ *
+ * Options.decode(Options.WindowOptions, { maxMessages: 10, targetMessages: 20 })
+ * // Either.left(ConfigError: invalid option targetMessages: must be at most maxMessages (10), got 20)
+ * ```
+ *
+ * @since 0.4.0
+ * @category schemas
+ */
 export const WindowOptions = struct({ ...windowFields, ...archiveFields }, windowRule)
 
 /**
  * The options of a SummaryMemory: `summaryRole`, `summary`,
  * `maxSummaryTokens`, `maxSummarizerInputTokens`, `ledger`.
+ *
+ * @example
+ * ```ts
+ * import { Options } from "rollmem"
+ *
+ * Options.decode(Options.SummaryOptions, { maxSummaryTokens: 0 })
+ * // Either.left(ConfigError: invalid option maxSummaryTokens: must be a positive integer, got 0)
+ * ```
  *
  * @since 0.4.0
  * @category schemas
@@ -427,6 +613,19 @@ export interface DecodeOptions {
  * by its path (`clearToolResults.keep`), described by the rule that refused
  * it; an unknown key lists the keys known where it was given.
  *
+ * @example
+ * ```ts
+ * import { Either, Schema } from "effect"
+ * import { Options } from "rollmem"
+ *
+ * const decoded = Schema.decodeUnknownEither(Options.RollingOptions)({ maxTokens: 10, targetTokens: 20 })
+ * if (Either.isLeft(decoded)) {
+ *   const error = Options.toConfigError(Options.RollingOptions, decoded.left)
+ *   error.option // "targetTokens"
+ *   error.description // "must be at most maxTokens (10), got 20"
+ * }
+ * ```
+ *
  * @since 0.4.0
  * @category combinators
  */
@@ -457,6 +656,19 @@ export const toConfigError = (
  * schema refuses). `undefined` decodes as `{}`. Options this decoded
  * already (the result of an earlier decode) are not decoded again.
  *
+ * @example
+ * ```ts
+ * import { Either } from "effect"
+ * import { Options } from "rollmem"
+ *
+ * const decoded = Options.decode(Options.RollingOptions, { maxTokens: 1000, maxToken: 3 })
+ * if (Either.isLeft(decoded)) {
+ *   decoded.left.option // "maxToken"
+ *   decoded.left.description // "unknown option (known: maxTokens, contextWindow, targetTokens, ...)"
+ * }
+ * Options.decode(Options.RollingOptions, null) // Either.left(ConfigError: invalid option options: must be an object, got null)
+ * ```
+ *
  * @since 0.4.0
  * @category decoding
  */
@@ -479,6 +691,15 @@ export const decode = <A, I>(
  * The options of a strategy as `Memory.make` and stored conversations take
  * them: `strategy` first, then the strategy's fields and `extra`.
  *
+ * @example
+ * ```ts
+ * import { Options } from "rollmem"
+ *
+ * const StoredBuffer = Options.strategySchema("buffer", {})
+ * Options.decode(StoredBuffer, { strategy: "buffer", summaryRole: "user" })
+ * // Either.right({ strategy: "buffer", summaryRole: "user" })
+ * ```
+ *
  * @since 0.4.0
  * @category constructors
  */
@@ -497,6 +718,15 @@ const strategySchemas = new Map<Schema.Struct.Fields, Map<Rules.Naming, Map<Rule
  * schema with the `extra` fields (the keys a wrapper takes besides, as
  * `retry`), unknown keys named `for the <strategy> strategy`. Pass the same
  * `extra` object every time: its schemas are built once.
+ *
+ * @example
+ * ```ts
+ * import { Options } from "rollmem"
+ *
+ * Options.decodeStrategy({ strategy: "rolling", maxTokens: 500 }) // Either.right({ strategy: "rolling", maxTokens: 500 })
+ * Options.decodeStrategy({ strategy: "sliding" })
+ * // Either.left(ConfigError: invalid option strategy: must be one of rolling, buffer, window, summary, got "sliding")
+ * ```
  *
  * @since 0.4.0
  * @category decoding
@@ -526,6 +756,13 @@ const noFields: Schema.Struct.Fields = {}
 /**
  * The option keys of each strategy, besides `strategy`, in the order the
  * schemas declare them (what `Memory.optionKeys` lists).
+ *
+ * @example
+ * ```ts
+ * import { Options } from "rollmem"
+ *
+ * Options.keysOf.buffer // ["summaryRole", "summaryFraming"]
+ * ```
  *
  * @since 0.4.0
  * @category constants
@@ -591,6 +828,15 @@ export interface Flag {
  * strategies take a flag is which strategies' fields hold its option. A new
  * option the command line sets is one row here: the parser, `--compare`,
  * the checks, the memory's options and the title follow from it.
+ *
+ * @example
+ * ```ts
+ * import { Options } from "rollmem"
+ *
+ * const row = Options.flags.find((f) => f.option === "maxTokens")
+ * row?.flag // "max-tokens"
+ * row?.kind // "integer"
+ * ```
  *
  * @since 0.4.0
  * @category constants
@@ -756,6 +1002,14 @@ export const flags: ReadonlyArray<Flag> = [
  * `clearToolResults.keep`: `clear-tool-results`), for naming it as the
  * command line does.
  *
+ * @example
+ * ```ts
+ * import { Options } from "rollmem"
+ *
+ * Options.flagOf("maxTokens") // "max-tokens"
+ * Options.flagOf("clearToolResults.until") // "clear-until"
+ * ```
+ *
  * @since 0.4.0
  * @category combinators
  */
@@ -766,6 +1020,15 @@ export const flagOf = (option: string): string =>
 /**
  * Whether `strategy`'s memory takes the option of `entry` (its top-level
  * field is one of the strategy's).
+ *
+ * @example
+ * ```ts
+ * import { Options } from "rollmem"
+ *
+ * const maxTokens = Options.flags.find((f) => f.option === "maxTokens")!
+ * Options.takes("rolling", maxTokens) // true
+ * Options.takes("buffer", maxTokens) // false
+ * ```
  *
  * @since 0.4.0
  * @category predicates
@@ -780,6 +1043,13 @@ export const takes = (strategy: Rules.Strategy, entry: Flag): boolean =>
  * function). Which strategy needs `summarize` is the rule
  * `core/options.ts` `storedSummarize`.
  *
+ * @example
+ * ```ts
+ * import { Options } from "rollmem"
+ *
+ * Object.keys(Options.promiseFields) // ["summarize", "tokenCounter"]
+ * ```
+ *
  * @since 0.4.0
  * @category schemas
  */
@@ -793,6 +1063,13 @@ export const promiseFields = {
  * summarizer call bounded by `timeout` (milliseconds), and, for
  * `AsyncRollingMemory`, background folds retried `foldRetries` times.
  *
+ * @example
+ * ```ts
+ * import { Options } from "rollmem"
+ *
+ * Object.keys(Options.asyncFields) // ["timeout"]
+ * ```
+ *
  * @since 0.4.0
  * @category schemas
  */
@@ -804,6 +1081,13 @@ export const asyncFields = {
  * The archive's fields in the Promise facade (docs/contract.md section 17):
  * `archive`, an archive of `rollmem/promise`'s `Archive` (`memory()`,
  * `sqlite(path)`, `postgres(url)`), and `conversationId`.
+ *
+ * @example
+ * ```ts
+ * import { Options } from "rollmem"
+ *
+ * Object.keys(Options.promiseArchiveFields) // ["archive", "conversationId"]
+ * ```
  *
  * @since 0.4.0
  * @category schemas
@@ -827,6 +1111,14 @@ const promiseRule = (rule: CrossRule | undefined): CrossRule => (o, name) =>
  * `BufferMemory`, `WindowMemory`, `SummaryMemory` and `AsyncSummaryMemory`:
  * the strategy's fields with the facade's ({@link promiseFields},
  * {@link asyncFields}), decoded once by the class's constructor.
+ *
+ * @example
+ * ```ts
+ * import { Options } from "rollmem"
+ *
+ * Options.decode(Options.PromiseOptions.buffer, { summaryRole: "user", x: 1 })
+ * // Either.left(ConfigError: invalid option x: unknown option (known: summaryRole, summaryFraming, tokenCounter))
+ * ```
  *
  * @since 0.4.0
  * @category schemas
