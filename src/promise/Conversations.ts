@@ -32,13 +32,13 @@
  */
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
+import * as Locations from "../core/location.js"
 import * as Rules from "../core/options.js"
 import { ConfigError } from "../Errors.js"
 import * as MemoryState from "../schema/MemoryState.js"
@@ -177,12 +177,7 @@ export class ConversationMemory extends AsyncMemory {
 
   private refuse(): DisposedError | undefined {
     return this.ended
-      ? new DisposedError({
-        object: "ConversationMemory",
-        description: `the memory of conversation ${
-          JSON.stringify(this.id)
-        } belongs to a use() call that has ended: what is added now would never be saved; add inside the use() callback`
-      })
+      ? new DisposedError({ object: "ConversationMemory", description: Locations.memoryAfterUse(this.id) })
       : undefined
   }
 
@@ -258,32 +253,11 @@ const conversationsFields = {
   ...OptionsSchema.promiseFields
 }
 
-// `{ sqlite: path }` or a location string; anything else is a ConfigError.
+// `{ sqlite: path }` or a location string (`core/location.ts`); anything else is a ConfigError.
 const checkStore = (store: unknown): ConversationStore.Location => {
-  if (typeof store === "string") return Either.getOrThrowWith(ConversationStore.parseLocation(store, "store"), (e) => e)
-  if (typeof store === "object" && store !== null && !Array.isArray(store)) {
-    const keys = Object.keys(store)
-    const filename = (store as { readonly sqlite?: unknown }).sqlite
-    if (keys.length === 1 && keys[0] === "sqlite") {
-      if (typeof filename === "string" && filename !== "") return { _tag: "Sqlite", filename }
-      throw new ConfigError({
-        option: "store.sqlite",
-        description: `must be the path of the database file, got ${
-          typeof filename === "string" ? "\"\"" : filename === null ? "null" : typeof filename
-        }`
-      })
-    }
-    throw new ConfigError({
-      option: "store",
-      description: `an object must be { sqlite: path }, got the keys ${keys.map((k) => JSON.stringify(k)).join(", ")}`
-    })
-  }
-  throw new ConfigError({
-    option: "store",
-    description: `expected "memory", sqlite:<path>, postgres://… or redis://…, got ${
-      store === null ? "null" : typeof store
-    }`
-  })
+  const parsed = Locations.storeLocation(store)
+  if (parsed._tag === "Refused") throw new ConfigError(parsed.problem)
+  return parsed.location
 }
 
 /**
@@ -339,7 +313,7 @@ export class Conversations {
     let storeLayer: Layer.Layer<ConversationStore.ConversationStore, unknown>
     if (Layer.isLayer(store)) {
       storeLayer = store as Layer.Layer<ConversationStore.ConversationStore, unknown>
-      this.storeName = "the store layer"
+      this.storeName = Locations.STORE_LAYER
     } else {
       const location = checkStore(store)
       storeLayer = ConversationStore.layerLocation(location)
@@ -365,21 +339,14 @@ export class Conversations {
   // opened again on the next call (ManagedRuntime keeps a failed build).
   private async run<A>(effect: Effect.Effect<A, unknown, Services>): Promise<A> {
     if (this.disposed) {
-      throw new DisposedError({
-        object: "Conversations",
-        description: "these Conversations were disposed: create a new Conversations to use the store again"
-      })
+      throw new DisposedError({ object: "Conversations", description: Locations.CONVERSATIONS_DISPOSED })
     }
     const runtime = this.runtime
     const built = await Effect.runPromiseExit(runtime.runtimeEffect)
     if (Exit.isFailure(built)) {
       if (this.runtime === runtime && !this.disposed) this.runtime = ManagedRuntime.make(this.layer)
       void runtime.dispose()
-      const error = Cause.squash(built.cause)
-      throw new ConfigError({
-        option: "store",
-        description: `cannot open ${this.storeName}: ${error instanceof Error ? error.message : String(error)}`
-      })
+      throw new ConfigError(Locations.cannotOpen(this.storeName, Cause.squash(built.cause)))
     }
     return squash(await Runtime.runPromiseExit(built.value)(effect))
   }
@@ -434,12 +401,7 @@ export class Conversations {
     return this.run(
       Effect.flatMap(ConversationStore.ConversationStore, (store) =>
         store.archive === undefined
-          ? Effect.fail(
-            new ConfigError({
-              option: "archive",
-              description: "this store keeps no archive: use a store of rollmem/store"
-            })
-          )
+          ? Effect.fail(new ConfigError(Locations.noArchive))
           : store.archive.search(id, query, options))
     )
   }

@@ -7,6 +7,7 @@
 import type { SqlError } from "@effect/sql/SqlError"
 import * as Either from "effect/Either"
 import type * as Layer from "effect/Layer"
+import * as Core from "../core/location.js"
 import { ConfigError } from "../Errors.js"
 import { layerMemory } from "./backends/Memory.js"
 import { layerRedis } from "./backends/Redis.js"
@@ -25,24 +26,14 @@ import type { ConversationStore, ConversationStoreError } from "./Service.js"
  * @since 0.2.0
  * @category models
  */
-export type Location =
-  | { readonly _tag: "Memory" }
-  | { readonly _tag: "Sqlite"; readonly filename: string }
-  | { readonly _tag: "Postgres"; readonly url: string }
-  | { readonly _tag: "Redis"; readonly url: string }
-
-const URL_SCHEMES: ReadonlyArray<readonly [string, "Postgres" | "Redis"]> = [
-  ["postgres://", "Postgres"],
-  ["postgresql://", "Postgres"],
-  ["redis://", "Redis"],
-  ["rediss://", "Redis"]
-]
+export type Location = Core.Location
 
 /**
  * Reads a {@link Location} from its string. Fails with `ConfigError`
  * (option `option`) for anything else: a bare word (`"redis"`), an empty
  * path, a URL that does not parse; and for `"memory"` when `allowMemory` is
- * false (a command whose process ends would lose it).
+ * false (a command whose process ends would lose it). The rules are
+ * `core/location.ts`'s, shared with the Effect 4 line.
  *
  * @example
  * ```ts
@@ -60,29 +51,8 @@ export const parseLocation = (
   option: string,
   allowMemory = true
 ): Either.Either<Location, ConfigError> => {
-  const refuse = (why: string) => Either.left(new ConfigError({ option, description: why }))
-  const EXPECTED = `expected ${allowMemory ? "\"memory\", " : ""}sqlite:<path>, postgres://… or redis://…`
-  if (text === "memory" && allowMemory) return Either.right({ _tag: "Memory" })
-  if (text.startsWith("sqlite:")) {
-    const filename = text.slice("sqlite:".length)
-    return filename === ""
-      ? refuse(`${EXPECTED}, got "sqlite:" with no path`)
-      : Either.right({ _tag: "Sqlite", filename })
-  }
-  const scheme = URL_SCHEMES.find(([prefix]) => text.startsWith(prefix))
-  if (scheme === undefined) return refuse(`${EXPECTED}, got ${JSON.stringify(text.slice(0, 200))}`)
-  if (!URL.canParse(text) || new URL(text).host === "") {
-    return refuse(`${JSON.stringify(redact(text))} is not a URL with a host (${scheme[0]}host:port/…)`)
-  }
-  return Either.right({ _tag: scheme[1], url: text })
-}
-
-/** A URL with its password replaced by `***`, for messages. */
-const redact = (text: string): string => {
-  if (!URL.canParse(text)) return text.replace(/:[^:@/]*@/, ":***@")
-  const url = new URL(text)
-  if (url.password !== "") url.password = "***"
-  return url.toString()
+  const parsed = Core.parseLocation(text, option, allowMemory)
+  return parsed._tag === "Location" ? Either.right(parsed.location) : Either.left(new ConfigError(parsed.problem))
 }
 
 /**
@@ -100,17 +70,7 @@ const redact = (text: string): string => {
  * @since 0.2.0
  * @category combinators
  */
-export const describeLocation = (location: Location): string => {
-  switch (location._tag) {
-    case "Memory":
-      return "memory"
-    case "Sqlite":
-      return `sqlite:${location.filename}`
-    case "Postgres":
-    case "Redis":
-      return redact(location.url)
-  }
-}
+export const describeLocation: (location: Location) => string = Core.describeLocation
 
 /**
  * The store layer of a {@link Location}, with the layer's own defaults
