@@ -77,13 +77,13 @@ export const describeLocation: (location: Location) => string = Core.describeLoc
  *
  * @example
  * ```ts
- * import { type Layer, Result } from "effect"
+ * import { Result } from "effect"
  * import { ConversationStore } from "rollmem/store"
  *
  * const location = ConversationStore.parseLocation(process.env.STORE ?? "memory", "STORE")
- * const StoreLive = Result.isSuccess(location)
- *   ? ConversationStore.layerLocation(location.success)
- *   : Layer.effect(ConversationStore.ConversationStore, location.asEffect())
+ * if (Result.isSuccess(location)) {
+ *   const StoreLive = ConversationStore.layerLocation(location.success) // a Layer of the ConversationStore
+ * }
  * ```
  *
  * @since 1.0.0
