@@ -183,8 +183,7 @@ describe("Promise facade (Effect 4): stored conversations", () => {
       [
         { store: "memory", strategy: "rolling", maxToken: 100 },
         "maxToken",
-        // the Effect 3 line's list but `summary` (summary segments are not on this line)
-        "unknown option for the rolling strategy (known: strategy, maxTokens, contextWindow, targetTokens, boundary, pinSystem, clearToolResults, maxToolResultTokens, summaryRole, summaryFraming, maxSummaryTokens, maxSummarizerInputTokens, ledger, retry, archive, store, summarize, tokenCounter)"
+        "unknown option for the rolling strategy (known: strategy, maxTokens, contextWindow, targetTokens, boundary, pinSystem, clearToolResults, maxToolResultTokens, summaryRole, summaryFraming, summary, maxSummaryTokens, maxSummarizerInputTokens, ledger, retry, archive, store, summarize, tokenCounter)"
       ],
       [
         { store: "memory", strategy: "buffer", maxTokens: 100 },
