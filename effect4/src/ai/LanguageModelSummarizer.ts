@@ -14,9 +14,10 @@
  * graphemes, ending with `…`), so the summary never fails the memory's
  * budget check.
  *
- * Unlike the Effect 3 line's, it has no `onUsage` and updates no
- * summarizer-usage counters (this line has none yet), and it knows no
- * summary segments (this line refuses `summary: "segments"`).
+ * It honours `request.mode` (summary segments, docs/contract.md section
+ * 10.9): the default prompts ask for the new segment or for the
+ * consolidation. Unlike the Effect 3 line's, it has no `onUsage` and
+ * updates no summarizer-usage counters (this line has none yet).
  *
  * @example
  * ```ts
@@ -73,6 +74,14 @@ export interface PromptInput {
   readonly maxTokens: number
   /** What to keep, when the fold was asked for with `compact({ focus })` (docs/contract.md section 16.2). */
   readonly focus?: string | undefined
+  /**
+   * With summary segments (docs/contract.md section 10.9), the fold's
+   * `Summarizer.Request.mode`: `"segment"` (`summary` holds the earlier
+   * segments, context only: reply with the new turns' segment) or
+   * `"consolidate"` (`summary` holds every segment, no turns: reply with one
+   * summary replacing them). A custom `prompt` must honour it too.
+   */
+  readonly mode?: "segment" | "consolidate" | undefined
 }
 
 /**
@@ -153,7 +162,7 @@ const decodeOptions = (given: unknown): Result.Result<Options, ConfigError> => {
  */
 export const defaultPrompt = (input: PromptInput): Prompt.Prompt =>
   Prompt.fromMessages([
-    Prompt.systemMessage({ content: SummaryPrompt.instructions(input.maxTokens) }),
+    Prompt.systemMessage({ content: SummaryPrompt.instructions(input.maxTokens, input.mode) }),
     Prompt.userMessage({ content: [Prompt.textPart({ text: SummaryPrompt.request(input) })] })
   ])
 
@@ -177,7 +186,7 @@ export const defaultPrompt = (input: PromptInput): Prompt.Prompt =>
  */
 export const defaultCompressPrompt = (input: CompressInput): Prompt.Prompt =>
   Prompt.fromMessages([
-    Prompt.systemMessage({ content: SummaryPrompt.instructions(input.maxTokens) }),
+    Prompt.systemMessage({ content: SummaryPrompt.instructions(input.maxTokens, input.mode) }),
     Prompt.userMessage({ content: [Prompt.textPart({ text: SummaryPrompt.compressRequest(input) })] })
   ])
 
@@ -235,7 +244,8 @@ export const make = (
         })
       )
 
-    return Summarizer.fromEffect(
+    // it honours request.mode (docs/contract.md section 10.9): the default prompts ask for a segment or a consolidation
+    return Summarizer.honouringMode(Summarizer.fromEffect(
       Effect.fn("LanguageModelSummarizer.summarize")(
         function*(summary: string, messages: ReadonlyArray<Message.Message>, request: Summarizer.Request) {
           const maxTokens = Budget.budgetOf(ownBudget, request.maxSummaryTokens)
@@ -246,7 +256,8 @@ export const make = (
             messages,
             transcript: SummaryPrompt.renderTranscript(messages),
             maxTokens,
-            ...(request.focus === undefined ? {} : { focus: request.focus })
+            ...(request.focus === undefined ? {} : { focus: request.focus }),
+            ...(request.mode === undefined ? {} : { mode: request.mode })
           }
           const draft = yield* ask(buildPrompt, input)
           const draftTokens = yield* measure(draft)
@@ -259,7 +270,7 @@ export const make = (
           return step.value
         }
       )
-    )
+    ))
   })
 
 /**

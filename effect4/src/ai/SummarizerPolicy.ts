@@ -96,7 +96,9 @@ export const isTransient = (error: unknown): boolean => {
  * `policy` receives each call's Effect and may fail with anything, which
  * becomes a `SummarizerError` carrying it (a `SummarizerError` the policy
  * fails with is passed on as it is). Over `Summarizer.drop` it provides
- * `drop` itself: there is no call to wrap, and the memory still drops.
+ * `drop` itself: there is no call to wrap, and the memory still drops. It
+ * keeps the inner summarizer's `honoursMode` (summary segments,
+ * docs/contract.md section 10.9).
  *
  * @example
  * ```ts
@@ -119,11 +121,12 @@ export const withPolicy = <E, R = never>(
     Effect.gen(function*() {
       const inner = yield* Summarizer.Summarizer
       const context = yield* Effect.context<R>()
-      return Summarizer.isDrop(inner) ?
-        inner :
-        Summarizer.fromEffect((summary, messages, request) =>
-          Effect.provideContext(policy(inner.summarize(summary, messages, request)), context)
-        )
+      if (Summarizer.isDrop(inner)) return inner
+      const wrapped = Summarizer.fromEffect((summary, messages, request) =>
+        Effect.provideContext(policy(inner.summarize(summary, messages, request)), context)
+      )
+      // the inner summarizer's honoursMode is kept (docs/contract.md section 10.9)
+      return Summarizer.honoursMode(inner) ? Summarizer.honouringMode(wrapped) : wrapped
     })
   )
 
@@ -131,7 +134,8 @@ export const withPolicy = <E, R = never>(
  * Wraps the summarizer in context so that a call that fails goes to the
  * summarizer of `fallback` instead (`Effect.orElse`), with the same summary,
  * messages and request. When both fail, the fallback's `SummarizerError` is
- * the result. `fallback` is built once, with this layer.
+ * the result. It honours `request.mode` (summary segments, docs/contract.md
+ * section 10.9) when both summarizers do. `fallback` is built once, with this layer.
  *
  * @example
  * ```ts
@@ -155,12 +159,16 @@ export const withFallback = <E, R>(
     Effect.gen(function*() {
       const primary = yield* Summarizer.Summarizer
       const secondary = Context.get(yield* Layer.build(fallback), Summarizer.Summarizer)
-      return Summarizer.Summarizer.of({
+      const service = Summarizer.Summarizer.of({
         summarize: (summary, messages, request) =>
           Effect.catch(
             primary.summarize(summary, messages, request),
             () => secondary.summarize(summary, messages, request)
           )
       })
+      // honoursMode when both summarizers have it (docs/contract.md section 10.9)
+      return Summarizer.honoursMode(primary) && Summarizer.honoursMode(secondary)
+        ? Summarizer.honouringMode(service)
+        : service
     })
   )

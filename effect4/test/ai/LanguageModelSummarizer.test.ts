@@ -264,4 +264,35 @@ describe("LanguageModelSummarizer", () => {
       )
       assert.strictEqual(notFunction.option, "prompt")
     }))
+
+  it.effect("honours request.mode: a memory with summary segments gets the segment and consolidation prompts", () =>
+    Effect.gen(function*() {
+      const model = yield* scriptedModel(["S1 x", "S2 x", "S3 x", "C"])
+      const layer = LanguageModelSummarizer.layer({ maxSummaryTokens: 50 }).pipe(Layer.provide(model.layer))
+      const summarizer = yield* Effect.provide(Effect.service(Summarizer.Summarizer), layer)
+      assert.isTrue(Summarizer.honoursMode(summarizer))
+      // word counts: 3 a message, two in the buffer; segments of 2 words pass 5 at the third: one consolidation
+      const memory = yield* RollingMemory.make({ maxTokens: 6, summary: "segments", maxSummaryTokens: 5 }).pipe(
+        Effect.provideService(Summarizer.Summarizer, summarizer)
+      )
+      for (let i = 1; i <= 5; i++) yield* memory.add(Message.user(`m${i} b c`))
+      assert.deepStrictEqual((yield* memory.state).segments, ["C"])
+      const sent = yield* Ref.get(model.prompts)
+      assert.strictEqual(sent.length, 4)
+      assert.strictEqual(systemText(sent[0]), SummaryPrompt.instructions(5, "segment"))
+      assert.strictEqual(
+        userText(sent[1]),
+        SummaryPrompt.request({
+          summary: "S1 x",
+          transcript: SummaryPrompt.renderTranscript([Message.user("m2 b c")]),
+          maxTokens: 3,
+          mode: "segment"
+        })
+      )
+      assert.strictEqual(systemText(sent[3]), SummaryPrompt.instructions(3, "consolidate"))
+      assert.strictEqual(
+        userText(sent[3]),
+        SummaryPrompt.request({ summary: "S1 x\n\nS2 x\n\nS3 x", transcript: "", maxTokens: 3, mode: "consolidate" })
+      )
+    }))
 })

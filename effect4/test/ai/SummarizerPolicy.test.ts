@@ -186,4 +186,26 @@ describe("policies on a LanguageModelSummarizer", () => {
       )
       assert.strictEqual(summarizer, Summarizer.drop)
     }))
+
+  it.effect("withPolicy keeps the inner summarizer's honoursMode; withFallback has it when both do", () =>
+    Effect.gen(function*() {
+      const plain = Summarizer.layerFunction((summary) => summary)
+      const marked = Layer.succeed(
+        Summarizer.Summarizer,
+        Summarizer.fromFunction(Summarizer.honouringMode((s: string) => s))
+      )
+      const get = (layer: Layer.Layer<Summarizer.Summarizer>) =>
+        Effect.provide(Effect.map(Effect.service(Summarizer.Summarizer), Summarizer.honoursMode), layer)
+      const policy = SummarizerPolicy.withPolicy((call) => Effect.retry(call, { times: 1 }))
+      assert.deepStrictEqual(
+        [
+          yield* get(Layer.provide(policy, marked)),
+          yield* get(Layer.provide(policy, plain)),
+          yield* get(Layer.provide(SummarizerPolicy.withFallback(marked), marked)),
+          yield* get(Layer.provide(SummarizerPolicy.withFallback(plain), marked)),
+          yield* get(Layer.provide(SummarizerPolicy.withFallback(marked), plain))
+        ],
+        [true, false, true, false, false]
+      )
+    }))
 })
