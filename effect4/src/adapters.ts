@@ -7,6 +7,7 @@
  * | provider | to the provider | from the provider | Effect API |
  * |---|---|---|---|
  * | OpenAI Chat Completions | {@link toOpenAIChat} | {@link fromOpenAIChat} | {@link OpenAiChat} |
+ * | Anthropic Messages | {@link toAnthropic} | {@link fromAnthropic} | {@link Anthropic} |
  *
  * The plain functions throw {@link AdapterError}; the Effect API's `decode`
  * and `encode` fail with it. Each `from…` keeps a key or part type it does
@@ -14,8 +15,8 @@
  * it), and the same provider's `to…` writes it back while the message is
  * unchanged; every `to…` refuses a context the provider would reject
  * (`{ check: false }` writes it anyway). The other formats (OpenAI
- * Responses, Anthropic Messages, the AI SDK's, Gemini, LangChain) are the
- * Effect 3 line's only for now.
+ * Responses, the AI SDK's, Gemini, LangChain) are the Effect 3 line's only
+ * for now.
  *
  * @example
  * ```ts
@@ -31,6 +32,7 @@
  */
 import * as Core from "../../src/core/formats/engine.js"
 import { AdapterError, type Arrange, type CheckOptions, type DecodeOptions } from "./adapters/AdapterError.js"
+import * as Anthropic from "./adapters/Anthropic.js"
 import { orThrow } from "./adapters/internal/engine.js"
 import * as OpenAiChat from "./adapters/OpenAiChat.js"
 import type * as Message from "./schema/Message.js"
@@ -55,6 +57,8 @@ export * as ConversationSearch from "../../src/core/searchTools.js"
 export {
   /** @since 1.0.0 */
   AdapterError,
+  /** @since 1.0.0 */
+  Anthropic,
   /** @since 1.0.0 */
   type Arrange,
   /** @since 1.0.0 */
@@ -143,3 +147,45 @@ export const toOpenAIChat = (
   messages: ReadonlyArray<Message.Message>,
   options?: OpenAiChat.EncodeOptions
 ): Array<OpenAiChat.ChatMessage> => orThrow(OpenAiChat.encodeResult(messages, options))
+
+/**
+ * An Anthropic Messages request's `{ system?, messages }` to rollmem
+ * messages (see {@link Anthropic}). Throws `AdapterError` naming the path of
+ * what it cannot read (a request key other than `system` and `messages`).
+ *
+ * @example
+ * ```ts
+ * import { fromAnthropic } from "rollmem/adapters"
+ *
+ * fromAnthropic({ system: "Be brief.", messages: [{ role: "user", content: "hi" }] }).map(String)
+ * // ["system: Be brief.", "user: hi"]
+ * ```
+ *
+ * @since 1.0.0
+ * @category conversions
+ */
+export const fromAnthropic = (request: unknown, options?: DecodeOptions): Array<Message.Message> =>
+  orThrow(Anthropic.decodeResult(request, options))
+
+/**
+ * Rollmem messages (a memory's `messages`) as an Anthropic request's
+ * `{ system?, messages }` (see {@link Anthropic}): spread it into
+ * `messages.create`. Throws `AdapterError` for a system message after the
+ * first turn, a role Anthropic has no place for, or a context it refuses.
+ *
+ * @example
+ * ```ts
+ * import { Message } from "rollmem"
+ * import { toAnthropic } from "rollmem/adapters"
+ *
+ * toAnthropic([Message.system("Be brief."), Message.user("hi")], { cacheControl: { pinned: 1 } })
+ * // { system: [{ type: "text", text: "Be brief.", cache_control: { type: "ephemeral" } }], messages: [...] }
+ * ```
+ *
+ * @since 1.0.0
+ * @category conversions
+ */
+export const toAnthropic = (
+  messages: ReadonlyArray<Message.Message>,
+  options?: Anthropic.EncodeOptions
+): Anthropic.Request => orThrow(Anthropic.encodeResult(messages, options))

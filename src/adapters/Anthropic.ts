@@ -48,29 +48,14 @@
  *
  * @since 0.2.0
  */
-import * as Effect from "effect/Effect"
+import type * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
+import * as Core from "../core/formats/anthropic.js"
 import type { Provider } from "../core/validity.js"
-import * as Message from "../schema/Message.js"
-import { AdapterError, type Arrange, type DecodeOptions } from "./AdapterError.js"
-import {
-  Arr,
-  type Draft,
-  type Format,
-  joinText,
-  JsonSchema,
-  markerOf,
-  MEDIA_TOKENS,
-  messageLabel,
-  METADATA_KEY,
-  Opt,
-  parseObject,
-  plain,
-  type Rendered,
-  stringify,
-  textEstimate
-} from "./internal/engine.js"
+import type * as Message from "../schema/Message.js"
+import type { AdapterError, Arrange, DecodeOptions } from "./AdapterError.js"
+import { Arr, type Format, JsonSchema, Opt } from "./internal/engine.js"
 import * as engine from "./internal/engine.js"
 
 const CacheControl = Schema.NullOr(
@@ -244,131 +229,12 @@ export interface EncodeOptions {
   } | undefined
 }
 
-// A `compaction` block (server-side compaction, kept verbatim) reads as its summary text.
-const textOfBlocks = (
-  blocks: ReadonlyArray<{ readonly type: string; readonly text?: string; readonly content?: unknown }>
-): string =>
-  joinText(
-    blocks.flatMap((b) =>
-      b.type === "text"
-        ? [b.text ?? ""]
-        : b.type === "compaction" && typeof b.content === "string"
-        ? [b.content]
-        : []
-    )
-  )
-
-const derive = (group: ReadonlyArray<MessageParam>): Array<Draft> => {
-  const m = group[0]
-  if (typeof m.content === "string") return [{ role: m.role, content: m.content }]
-  if (m.role === "assistant") {
-    const toolCalls = m.content.flatMap((b) =>
-      b.type === "tool_use" ? [{ id: b.id, name: b.name, arguments: stringify(b.input) }] : []
-    )
-    return [{ role: "assistant", content: textOfBlocks(m.content), toolCalls }]
-  }
-  const drafts: Array<Draft> = []
-  const rest: Array<ContentBlock> = []
-  for (const b of m.content) {
-    if (b.type === "tool_result") {
-      const content = b.content === undefined ? "" : typeof b.content === "string" ? b.content : textOfBlocks(b.content)
-      drafts.push({ role: "tool", content, toolCallId: b.tool_use_id })
-    } else rest.push(b)
-  }
-  if (rest.length > 0 || drafts.length === 0) drafts.push({ role: "user", content: textOfBlocks(rest) })
-  return drafts
-}
-
-type Block = ContentBlock
-
-const blocksOf = (r: Rendered): { readonly role: "user" | "assistant"; readonly blocks: Array<Block> } | string => {
-  const m = r.message
-  if (m.toolCalls.length > 0) {
-    const blocks: Array<Block> = m.content === "" ? [] : [{ type: "text", text: m.content }]
-    for (const call of m.toolCalls) {
-      const input = call.arguments === "" ? {} : parseObject(call.arguments)
-      if (input === undefined) {
-        return `${messageLabel(r)}: the arguments of tool call ${JSON.stringify(call.id)} are not a JSON object`
-      }
-      blocks.push({ type: "tool_use", id: call.id, name: call.name, input })
-    }
-    return { role: "assistant", blocks }
-  }
-  if (m.toolCallId !== undefined) {
-    return { role: "user", blocks: [{ type: "tool_result", tool_use_id: m.toolCallId, content: m.content }] }
-  }
-  if (m.role === "user" || m.role === "assistant") return { role: m.role, blocks: [{ type: "text", text: m.content }] }
-  if (m.role === "system" || m.role === "developer") {
-    return `${messageLabel(r)}: Anthropic takes system text only in \`system\`, before the first turn`
-  }
-  return `${messageLabel(r)}: Anthropic has no such role (user, assistant; system first)`
-}
-
-const isPlainText = (blocks: ReadonlyArray<Block>): boolean =>
-  blocks.length === 1 && blocks[0].type === "text" && Object.keys(blocks[0]).length === 2
-
-const render = (run: ReadonlyArray<Rendered>): Array<MessageParam> | string => {
-  const out: Array<{ role: "user" | "assistant"; blocks: Array<Block> }> = []
-  for (const r of run) {
-    const b = blocksOf(r)
-    if (typeof b === "string") return b
-    const last = out[out.length - 1]
-    if (last !== undefined && last.role === b.role) {
-      // Merged turns: an empty text block is refused by the API and carries nothing.
-      const keep = (block: Block) => !(block.type === "text" && block.text === "")
-      last.blocks = [...last.blocks.filter(keep), ...b.blocks.filter(keep)]
-    } else out.push({ role: b.role, blocks: b.blocks })
-  }
-  return out.map(({ blocks, role }) => ({
-    role,
-    content: isPlainText(blocks) ? (blocks[0] as { readonly text: string }).text : blocks
-  }))
-}
-
-const blockTokens = (b: Block): number => {
-  switch (b.type) {
-    case "image":
-    case "document":
-      return MEDIA_TOKENS
-    case "thinking":
-      return textEstimate(b.thinking)
-    case "redacted_thinking":
-      return textEstimate(b.data)
-    case "tool_result": {
-      let tokens = 0
-      if (Array.isArray(b.content)) { for (const c of b.content) tokens += blockTokens(c) }
-      return tokens
-    }
-    default:
-      return 0
-  }
-}
-
-const estimate = (m: MessageParam): number => {
-  let tokens = 0
-  if (typeof m.content !== "string") { for (const b of m.content) tokens += blockTokens(b) }
-  return tokens
-}
-
 /** @internal */
-export const format: Format<MessageParam> = {
-  name: "anthropic",
-  item: MessageParam,
-  derive,
-  render,
-  merges: (previous, next) => previous.role === next.role,
-  estimate
-}
+export const format: Format<MessageParam> = { ...Core.format, item: MessageParam }
 
 type TextBlock = typeof TextBlock.Type
 
-const systemFormat: Format<TextBlock> = {
-  name: "anthropic.system",
-  item: TextBlock,
-  derive: (group) => [{ role: "system", content: group[0].text }],
-  render: (run) => run.map((r) => ({ type: "text" as const, text: r.message.content })),
-  estimate: () => 0
-}
+const systemFormat: Format<TextBlock> = { ...Core.systemFormat, item: TextBlock }
 
 // The request's own keys: what is in them is read by the formats (lenient unless strict).
 const decodeRequest = engine.requestDecoder(
@@ -379,118 +245,25 @@ const decodeRequest = engine.requestDecoder(
   format.name
 )
 
-const withMarker = (message: Message.Message, items: ReadonlyArray<unknown>): Message.Message =>
-  Message.make(message.role, message.content, {
-    metadata: { ...message.metadata, [METADATA_KEY]: { format: systemFormat.name, items: plain(items), messages: 1 } }
-  })
+const lineFor = (options: DecodeOptions | undefined): Core.RequestLine<Message.Message> => ({
+  make: engine.make,
+  decodeSystem: (input) => engine.decodeOutcome(systemFormat, input, options, ["system"]),
+  decodeMessages: (input) => engine.decodeOutcome(format, input, options, ["messages"]),
+  encodeSystem: (messages) => engine.encodeOutcome(systemFormat, messages),
+  encodeMessages: (messages, offset) => engine.encodeOutcome(format, messages, offset)
+})
 
 const decodeSync = (input: unknown, options?: DecodeOptions): Either.Either<Array<Message.Message>, AdapterError> => {
   const request = decodeRequest(input)
   if (Either.isLeft(request)) return Either.left(request.left)
-  const { messages, system } = request.right
-  let head: Array<Message.Message> = []
-  if (typeof system === "string") head = [Message.system(system)]
-  else if (system !== undefined) {
-    const decoded = engine.decode(systemFormat, system, options, ["system"])
-    if (Either.isLeft(decoded)) {
-      return Either.left(new AdapterError({ format: format.name, description: decoded.left.description }))
-    }
-    head = decoded.right
-    // One plain block would be written back as a string: keep the array form.
-    if (head.length === 1 && markerOf(head[0], systemFormat.name) === undefined) head = [withMarker(head[0], system)]
-  }
-  return Either.map(engine.decode(format, messages, options, ["messages"]), (rest) => [...head, ...rest])
-}
-
-const withCache = (
-  block: Block,
-  ttl: "5m" | "1h" | undefined
-): Block => ({
-  ...block,
-  cache_control: ttl === undefined ? { type: "ephemeral" } : { type: "ephemeral", ttl }
-} as Block)
-
-/** Whether a message is a compaction block's assistant message as read (the block first), kept verbatim. */
-const isCompaction = (m: Message.Message): boolean => {
-  const first = markerOf(m, format.name)?.items[0] as { readonly content?: unknown } | undefined
-  return Array.isArray(first?.content) && (first.content[0] as { readonly type?: unknown } | undefined)?.type ===
-      "compaction"
-}
-
-/**
- * A memory's read-back holding a compaction (docs/contract.md section 15.6):
- * the compaction message, read back before the summary, goes after the
- * leading system messages (they go to `system`), first in `messages`.
- */
-const compactionFirst = (messages: ReadonlyArray<Message.Message>): ReadonlyArray<Message.Message> => {
-  const i = engine.leadingSystem(messages)
-  if (i >= messages.length || !isCompaction(messages[i])) return messages
-  const j = i + 1 + engine.leadingSystem(messages.slice(i + 1))
-  return j === i + 1
-    ? messages
-    : [...messages.slice(0, i), ...messages.slice(i + 1, j), messages[i], ...messages.slice(j)]
+  return engine.toEither(format.name, Core.fromRequest(request.right, lineFor(options)))
 }
 
 const encodeSync = (
   input: ReadonlyArray<Message.Message>,
   options?: EncodeOptions
-): Either.Either<Request, AdapterError> => {
-  const notMessages = engine.notMessages(format.name, input)
-  if (notMessages !== undefined) return Either.left(notMessages)
-  const messages = compactionFirst(engine.arrange(engine.uniqueCallIds(input), "anthropic", options))
-  // the API takes a compaction block first in `messages`: checked as the opening user turn would be
-  const n0 = engine.leadingSystem(messages)
-  const checked = n0 < messages.length && isCompaction(messages[n0])
-    ? [...messages.slice(0, n0), Message.user("compaction"), ...messages.slice(n0 + 1)]
-    : messages
-  const refused = engine.check(format.name, checked, "anthropic", options)
-  if (refused !== undefined) return Either.left(refused)
-  const n = engine.leadingSystem(messages)
-  const head = messages.slice(0, n)
-  const system = engine.encode(systemFormat, head)
-  if (Either.isLeft(system)) return Either.left(system.left)
-  const rest = engine.encode(format, messages.slice(n), n)
-  if (Either.isLeft(rest)) return Either.left(rest.left)
-  let systemBlocks: Array<TextBlock> = system.right
-  const out: Array<MessageParam> = rest.right
-  const cache = options?.cacheControl
-  if (cache !== undefined) {
-    const pinned = cache.pinned ?? 0
-    if (!Number.isInteger(pinned) || pinned < 0 || pinned > systemBlocks.length) {
-      return Either.left(
-        new AdapterError({
-          format: format.name,
-          description:
-            `cacheControl.pinned: ${pinned} is not a count of the ${systemBlocks.length} leading system messages`
-        })
-      )
-    }
-    // at most 3 of Anthropic's 4 breakpoints: the pinned prompt, the summary (its last segment), the last message
-    const marked = cache.summary === true && systemBlocks.length > pinned ? systemBlocks.length - 1 : -1
-    if (pinned > 0 || marked >= 0) {
-      systemBlocks = systemBlocks.map((b, i) =>
-        (pinned > 0 && i === pinned - 1) || i === marked ? withCache(b, cache.ttl) as TextBlock : b
-      )
-    }
-    const last = out[out.length - 1]
-    if ((cache.lastMessage ?? true) && last !== undefined) {
-      const blocks: Array<Block> = typeof last.content === "string"
-        ? [{ type: "text", text: last.content }]
-        : [...last.content]
-      if (blocks.length > 0) {
-        blocks[blocks.length - 1] = withCache(blocks[blocks.length - 1], cache.ttl)
-        out[out.length - 1] = { role: last.role, content: blocks }
-      }
-    }
-  }
-  const asString = head.length === 1 && markerOf(head[0], systemFormat.name) === undefined &&
-    !(cache?.pinned !== undefined && cache.pinned > 0) && cache?.summary !== true
-  return Either.right(
-    systemBlocks.length === 0
-      ? { messages: out }
-      : { system: asString ? systemBlocks[0].text : systemBlocks, messages: out }
-  )
-}
+): Either.Either<Request, AdapterError> =>
+  engine.toEither(format.name, Core.toRequest(input, options, lineFor(undefined)))
 
 /** {@link decode} as an `Either`. @internal */
 export const decodeEither = decodeSync

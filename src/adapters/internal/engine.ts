@@ -229,7 +229,8 @@ const build = (role: string, content: string, fields: Core.Fields): Message.Mess
   return Either.isLeft(built) ? built.left.description : built.right
 }
 
-const make: Core.Make<Message.Message> = (role, content, fields) => Message.make(role, content, fields)
+/** The core's message constructor on this line: `Message.make`. @internal */
+export const make: Core.Make<Message.Message> = (role, content, fields) => Message.make(role, content, fields)
 
 const lines = new WeakMap<Format<unknown>, Core.Line<unknown, Message.Message>>()
 
@@ -242,7 +243,8 @@ const cachedLine = <Item>(format: Format<Item>): Core.Line<Item, Message.Message
   return line as Core.Line<Item, Message.Message>
 }
 
-const toEither = <A>(format: string, outcome: Core.Outcome<A>): Either.Either<A, AdapterError> =>
+/** A core outcome as an `Either` of `AdapterError`. @internal */
+export const toEither = <A>(format: string, outcome: Core.Outcome<A>): Either.Either<A, AdapterError> =>
   Core.failed(outcome) ? Either.left(adapterError(format, outcome.error)) : Either.right(outcome.ok)
 
 /** The `AdapterError` of a core failure. @internal */
@@ -253,6 +255,21 @@ export const adapterError = (format: string, failure: Core.Failure): AdapterErro
     ...(failure.violations === undefined ? {} : { violations: failure.violations }),
     ...(failure.cause === undefined ? {} : { cause: failure.cause })
   })
+
+/** {@link decode}'s core outcome (for a request with several parts). @internal */
+export const decodeOutcome = <Item>(
+  format: Format<Item>,
+  input: unknown,
+  options?: DecodeOptions,
+  at: ReadonlyArray<string> = []
+): Core.Outcome<Array<Message.Message>> => Core.decode(format, cachedLine(format), input, options?.strict === true, at)
+
+/** {@link encode}'s core outcome (for a request with several parts). @internal */
+export const encodeOutcome = <Item>(
+  format: Format<Item>,
+  messages: ReadonlyArray<Message.Message>,
+  offset = 0
+): Core.Outcome<Array<Item>> => Core.encode(format, cachedLine(format).read, messages, offset)
 
 /**
  * Reads provider items into rollmem messages (see `core/formats/engine.ts`).

@@ -160,7 +160,8 @@ const build = (role: string, content: string, fields: Core.Fields): Message.Mess
   }
 }
 
-const make: Core.Make<Message.Message> = (role, content, fields) => Message.make(role, content, fields)
+/** The core's message constructor on this line: `Message.make`. @internal */
+export const make: Core.Make<Message.Message> = (role, content, fields) => Message.make(role, content, fields)
 
 const lines = new WeakMap<object, Core.Line<unknown, Message.Message>>()
 
@@ -188,6 +189,45 @@ export const adapterError = (format: string, failure: Core.Failure): AdapterErro
 /** A core outcome as a `Result`. @internal */
 export const toResult = <A>(format: string, outcome: Core.Outcome<A>): Result.Result<A, AdapterError> =>
   Core.failed(outcome) ? Result.fail(adapterError(format, outcome.error)) : Result.succeed(outcome.ok)
+
+/** {@link decode}'s core outcome (for a request with several parts). @internal */
+export const decodeOutcome = <Item>(
+  format: Format<Item>,
+  input: unknown,
+  options?: DecodeOptions,
+  at: ReadonlyArray<string> = []
+): Core.Outcome<Array<Message.Message>> => Core.decode(format, lineOf(format), input, options?.strict === true, at)
+
+/** {@link encode}'s core outcome (for a request with several parts). @internal */
+export const encodeOutcome = <Item>(
+  format: Format<Item>,
+  messages: ReadonlyArray<Message.Message>,
+  offset = 0
+): Core.Outcome<Array<Item>> => Core.encode(format, lineOf(format).read, messages, offset)
+
+/**
+ * A decoder of a request with several parts (`{ system?, messages }`) from
+ * any JSON input: other keys refused, what is wrong an `AdapterError` of
+ * `format` naming the path.
+ *
+ * @internal
+ */
+export const requestDecoder = <S extends Schema.Codec<unknown, unknown>>(schema: S, format: string) => {
+  const decodeUnknown = Schema.decodeUnknownResult(schema)
+  return (input: unknown): Result.Result<S["Type"], AdapterError> => {
+    const value = Core.plain(input)
+    const decoded = decodeUnknown(value, { onExcessProperty: "error" })
+    return Result.isFailure(decoded)
+      ? Result.fail(
+        new AdapterError({
+          format,
+          description: describe(decoded.failure.issue, "", { value }),
+          cause: decoded.failure
+        })
+      )
+      : Result.succeed(decoded.success)
+  }
+}
 
 /** Reads provider items into rollmem messages (`core/formats/engine.ts` `decode`). @internal */
 export const decode = <Item>(
