@@ -9,7 +9,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Folding, type Held, type Outcome } from "../../src/core/background.js"
 import type { Policy } from "../../src/core/eviction.js"
 
-const policy: Policy = { measure: "all", budget: 100, target: 50 }
+const policy: Policy = { measure: "tokens", budget: 100, target: 50 }
 
 /** A buffer measured by `tokens`; the budget's trigger is `tokens > budget`. */
 const buffer = () => {
