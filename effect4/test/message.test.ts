@@ -84,3 +84,30 @@ describe("Message.make on Effect 4", () => {
     assert.deepStrictEqual(withMetadata.toJSON(), { role: "user", content: "hi", metadata: { a: 1 } })
   })
 })
+
+describe("the Message class's own make on Effect 4 (contract 9)", () => {
+  it("takes role, content and options, or one object of the fields, and gives the module's message", () => {
+    const fields = { role: "tool", content: "42", toolCallId: "c1" } as const
+    const fromObject = Message.Message.make(fields)
+    const fromArgs = Message.Message.make("tool", "42", { toolCallId: "c1" })
+    assert.deepStrictEqual(fromObject.toJSON(), { role: "tool", content: "42", tool_call_id: "c1" })
+    assert.isTrue(Equal.equals(fromObject, Message.make("tool", "42", { toolCallId: "c1" })))
+    assert.isTrue(Equal.equals(fromArgs, fromObject))
+    assert.strictEqual(Object.getPrototypeOf(fromObject), Message.Message.prototype)
+    assert.deepStrictEqual(Message.Message.make({ role: "user", content: "hi" }).toJSON(), {
+      role: "user",
+      content: "hi"
+    })
+  })
+
+  it("refuses an unknown key or a wrong field with InvalidMessageError, as the module's make does", () => {
+    const unknownKey = () => Message.Message.make({ role: "tool", content: "42", toolCallID: "c1" } as never)
+    assert.throws(
+      unknownKey,
+      InvalidMessageError,
+      "unknown option \"toolCallID\"; the options are id, toolCalls, toolCallId, metadata"
+    )
+    const wrong = () => Message.Message.make({ role: "user", content: 7 } as never)
+    assert.throws(wrong, InvalidMessageError)
+  })
+})

@@ -70,6 +70,34 @@ export class Message extends Schema.Class<Message>("rollmem/Message")({
   toolCallId: Schema.optionalKey(Schema.String),
   metadata: Metadata
 }) {
+  /**
+   * Builds a message, checked, as the module's {@link make} does, from its
+   * role, content and options or from one object of its fields (the form
+   * `Schema.Class` gives every class, here with the message's defaults and
+   * checks): throws `InvalidMessageError` on a wrong field or an unknown
+   * option key, never Schema's error.
+   *
+   * @example
+   * ```ts
+   * import { Message } from "rollmem/promise"
+   *
+   * Message.make("tool", "42", { toolCallId: "c1" }) // a tool result for call c1
+   * Message.make({ role: "tool", content: "42", toolCallId: "c1" }) // the same message
+   * ```
+   *
+   * @since 1.0.0
+   */
+  static override make(role: string, content: string, options?: MessageOptions): Message
+  static override make(fields: { readonly role: string; readonly content: string } & MessageOptions): Message
+  static override make(...args: ReadonlyArray<unknown>): Message {
+    const [first, content, options] = args
+    if (typeof first === "object" && first !== null) {
+      const fields = first as { readonly role?: unknown; readonly content?: unknown }
+      return make(fields.role as string, fields.content as string, fields as MessageOptions)
+    }
+    return make(first as string, content as string, options as MessageOptions | undefined)
+  }
+
   /** The text a counter counts (docs/contract.md section 3). */
   get tokenText(): string {
     return Core.tokenText(this)
