@@ -56,7 +56,7 @@ import { BufferMemory, ConfigError, Message, MemoryState, RollingMemory, Summari
 import { RollingMemory as Facade, StateDecodeError } from "rollmem/promise"
 import { Conversation, ConversationStore } from "rollmem/store"
 import { ConversationSearch } from "rollmem/adapters"
-import { LanguageModelSummarizer, SummaryPrompt } from "rollmem/ai"
+import { AiPrompt, LanguageModelSummarizer, SummaryPrompt } from "rollmem/ai"
 import { Layer, Stream } from "effect"
 import { LanguageModel } from "effect/ai"
 const state = await Effect.runPromise(Effect.gen(function*() {
@@ -100,6 +100,8 @@ const folded = await Effect.runPromise(Effect.gen(function*() {
 if (folded !== "S1" || !SummaryPrompt.instructions(20).includes("must not exceed 20 tokens")) {
   throw new Error(`ai: ${folded}`)
 }
+const back = await Effect.runPromise(AiPrompt.fromPrompt(AiPrompt.toPrompt([Message.tool("18C", { toolCallId: "c1" })])))
+if (back.length !== 1 || back[0].toolCallId !== "c1" || back[0].content !== "18C") throw new Error("AiPrompt")
 console.log("effect4 program ok")
 JS
 "$node22" program.mjs

@@ -6,11 +6,14 @@
  * - {@link LanguageModelSummarizer}: a `Summarizer` backed by a `LanguageModel`;
  * - {@link SummarizerPolicy}: run calls through a policy, retry only transient failures, fall back to another summarizer;
  * - {@link TokenizerCounter}: a `TokenCounter` backed by a `Tokenizer`;
+ * - {@link AiPrompt}: `Message` to `Prompt` and back;
  * - {@link SummaryPrompt}: the summarization prompt as plain text, for any SDK.
  *
  * @since 1.0.0
  */
 
+/** @since 1.0.0 */
+export * as AiPrompt from "./ai/AiPrompt.js"
 /** @since 1.0.0 */
 export * as LanguageModelSummarizer from "./ai/LanguageModelSummarizer.js"
 /** @since 1.0.0 */

@@ -90,120 +90,29 @@
 import * as Prompt from "@effect/ai/Prompt"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Core from "../core/aiPrompt.js"
 import type { InvalidMessageError } from "../Errors.js"
-import type { JsonObject } from "../schema/Json.js"
 import * as Message from "../schema/Message.js"
 
-/**
- * The provider-options key under which rollmem keeps what `Prompt` cannot
- * hold: `"rollmem"`.
- *
- * @example
- * ```ts
- * import { Message } from "rollmem"
- * import { AiPrompt } from "rollmem/ai"
- *
- * const [message] = AiPrompt.toPrompt([Message.user("hi", { id: "m1" })]).content
- * message.options[AiPrompt.OPTIONS_KEY] // { id: "m1" }: what a Prompt message has no field for
- * ```
- *
- * @since 0.1.0
- * @category constants
- */
-export const OPTIONS_KEY = "rollmem"
+export { OPTIONS_KEY } from "../core/aiPrompt.js"
+export type { MessageOptions, ToolCallOptions, ToolResultOptions } from "../core/aiPrompt.js"
 
-/**
- * What a Prompt message carries under `options.rollmem`. Every field is
- * present only when needed.
- *
- * @since 0.1.0
- * @category models
- */
-export interface MessageOptions {
-  /** The message's id. */
-  readonly id?: string
-  /** The message's metadata, when not empty. */
-  readonly metadata?: JsonObject
-  /** The message's role, when the Prompt message's role differs from it. */
-  readonly role?: string
-  /** The tool call id of a message that also has tool calls. */
-  readonly toolCallId?: string
-}
-
-/**
- * What a `tool-call` part carries under `options.rollmem`.
- *
- * @since 0.1.0
- * @category models
- */
-export interface ToolCallOptions {
-  /** The exact `arguments` text, when it differs from `JSON.stringify(params)`. */
-  readonly arguments?: string
-}
-
-/**
- * What a `tool-result` part carries under `options.rollmem`.
- *
- * @since 0.1.0
- * @category models
- */
-export interface ToolResultOptions {
-  /** The exact content, when `result` was parsed from it and `JSON.stringify(result)` differs from it. */
-  readonly content?: string
-}
-
-/**
- * `JSON.parse`, or `undefined` for text that is not JSON. Text whose first
- * character cannot open a JSON value is refused without a throw (most tool
- * results are prose).
- */
-const parseJson = (text: string): { readonly value: unknown } | undefined => {
-  const first = text.trimStart().charCodeAt(0)
-  const opens = first === 0x7b || first === 0x5b || first === 0x22 || first === 0x2d ||
-    (first >= 0x30 && first <= 0x39) || first === 0x74 || first === 0x66 || first === 0x6e
-  if (!opens) return undefined
-  return Either.getOrUndefined(Either.try(() => ({ value: JSON.parse(text) as unknown })))
-}
-
-const parseArguments = (text: string): unknown => {
-  if (text === "") return {}
-  const parsed = parseJson(text)
-  return parsed === undefined ? text : parsed.value
-}
-
-const stringifyParams = (params: unknown): string => JSON.stringify(params) ?? ""
-
-const resultText = (result: unknown): string => typeof result === "string" ? result : stringifyParams(result)
-
-/** A tool result's content as a JSON value, unless it is not JSON or is a JSON string. */
-const parseResult = (content: string): unknown => {
-  const parsed = parseJson(content)
-  return parsed === undefined || typeof parsed.value === "string" ? content : parsed.value
-}
-
-const optionsOf = (rollmem: MessageOptions | ToolCallOptions | ToolResultOptions): Prompt.ProviderOptions =>
-  Object.keys(rollmem).length === 0 ? {} : { [OPTIONS_KEY]: rollmem as Record<string, unknown> }
-
-const messageOptions = (message: Message.Message, promptRole: string, withToolCallId: boolean): MessageOptions => {
-  const out: { -readonly [K in keyof MessageOptions]: MessageOptions[K] } = {}
-  if (message.id !== undefined) out.id = message.id
-  if (Object.keys(message.metadata).length > 0) out.metadata = message.metadata
-  if (message.role !== promptRole) out.role = message.role
-  if (withToolCallId && message.toolCallId !== undefined) out.toolCallId = message.toolCallId
-  return out
-}
+const optionsOf = (
+  rollmem: Core.MessageOptions | Core.ToolCallOptions | Core.ToolResultOptions
+): Prompt.ProviderOptions =>
+  Object.keys(rollmem).length === 0 ? {} : { [Core.OPTIONS_KEY]: rollmem as Record<string, unknown> }
 
 const textParts = (content: string): Array<Prompt.TextPart> =>
   content === "" ? [] : [Prompt.textPart({ text: content })]
 
 const toolCallPart = (call: Message.ToolCall): Prompt.ToolCallPart => {
-  const params = parseArguments(call.arguments)
+  const { params, rollmem } = Core.callPart(call)
   return Prompt.toolCallPart({
     id: call.id,
     name: call.name,
     params,
     providerExecuted: false,
-    options: optionsOf(stringifyParams(params) === call.arguments ? {} : { arguments: call.arguments })
+    options: optionsOf(rollmem)
   })
 }
 
@@ -225,44 +134,44 @@ const toolCallPart = (call: Message.ToolCall): Prompt.ToolCallPart => {
  * @category constructors
  */
 export const toPromptMessage = (message: Message.Message, toolName = ""): Prompt.Message => {
-  if (message.toolCalls.length > 0) {
-    return Prompt.assistantMessage({
-      content: [...textParts(message.content), ...message.toolCalls.map(toolCallPart)],
-      options: optionsOf(messageOptions(message, Message.ASSISTANT, true))
-    })
+  switch (Core.shapeOf(message)) {
+    case "calls":
+      return Prompt.assistantMessage({
+        content: [...textParts(message.content), ...message.toolCalls.map(toolCallPart)],
+        options: optionsOf(Core.messageOptions(message, Message.ASSISTANT, true))
+      })
+    case "result": {
+      const { result, rollmem } = Core.resultPart(message.content)
+      return Prompt.toolMessage({
+        content: [
+          Prompt.toolResultPart({
+            id: message.toolCallId ?? "",
+            name: toolName,
+            isFailure: false,
+            result,
+            providerExecuted: false,
+            options: optionsOf(rollmem)
+          })
+        ],
+        options: optionsOf(Core.messageOptions(message, Message.TOOL, false))
+      })
+    }
+    case "system":
+      return Prompt.systemMessage({
+        content: message.content,
+        options: optionsOf(Core.messageOptions(message, "system", false))
+      })
+    case "assistant":
+      return Prompt.assistantMessage({
+        content: textParts(message.content),
+        options: optionsOf(Core.messageOptions(message, Message.ASSISTANT, false))
+      })
+    case "user":
+      return Prompt.userMessage({
+        content: textParts(message.content),
+        options: optionsOf(Core.messageOptions(message, Message.USER, false))
+      })
   }
-  if (message.toolCallId !== undefined) {
-    const result = parseResult(message.content)
-    return Prompt.toolMessage({
-      content: [
-        Prompt.toolResultPart({
-          id: message.toolCallId,
-          name: toolName,
-          isFailure: false,
-          result,
-          providerExecuted: false,
-          options: optionsOf(resultText(result) === message.content ? {} : { content: message.content })
-        })
-      ],
-      options: optionsOf(messageOptions(message, Message.TOOL, false))
-    })
-  }
-  if (message.role === Message.SYSTEM) {
-    return Prompt.systemMessage({
-      content: message.content,
-      options: optionsOf(messageOptions(message, "system", false))
-    })
-  }
-  if (message.role === Message.ASSISTANT) {
-    return Prompt.assistantMessage({
-      content: textParts(message.content),
-      options: optionsOf(messageOptions(message, Message.ASSISTANT, false))
-    })
-  }
-  return Prompt.userMessage({
-    content: textParts(message.content),
-    options: optionsOf(messageOptions(message, Message.USER, false))
-  })
 }
 
 /**
@@ -296,28 +205,23 @@ export const toPrompt = (messages: Iterable<Message.Message>): Prompt.Prompt => 
   return Prompt.fromMessages(out)
 }
 
-const rollmemOptions = (options: Prompt.ProviderOptions): Record<string, unknown> => {
-  const value = options[OPTIONS_KEY]
-  return typeof value === "object" && value !== null ? value : {}
-}
-
-const resultContent = (part: Prompt.ToolResultPart): string => {
-  const exact = rollmemOptions(part.options).content
-  return typeof exact === "string" ? exact : resultText(part.result)
-}
-
 const textOf = (parts: ReadonlyArray<Prompt.Part>): string => {
   let text = ""
   for (const part of parts) if (part.type === "text") text += part.text
   return text
 }
 
-interface Draft {
-  readonly role: string
-  readonly content: string
-  readonly toolCalls?: ReadonlyArray<Prompt.ToolCallPart>
-  readonly toolCallId?: string
-}
+const callOf = (part: Prompt.ToolCallPart): { id: string; name: string; arguments: string } => ({
+  id: part.id,
+  name: part.name,
+  arguments: Core.callArguments(part.params, part.options)
+})
+
+const resultDraft = (part: Prompt.ToolResultPart): Core.Draft => ({
+  role: Message.TOOL,
+  content: Core.resultContent(part.result, part.options),
+  toolCallId: part.id
+})
 
 /**
  * The message a draft gives, through the decoder every message goes through
@@ -326,41 +230,25 @@ interface Draft {
  * nested too deep, or a huge wrong value gives a bounded `InvalidMessageError`.
  */
 const messageOf = (
-  draft: Draft,
+  draft: Core.Draft,
   extra: Record<string, unknown>
 ): Either.Either<Message.Message, InvalidMessageError> => {
-  const options: Record<string, unknown> = {}
-  if ("id" in extra) options.id = extra.id
-  const toolCallId = "toolCallId" in extra ? extra.toolCallId : draft.toolCallId
-  if (toolCallId !== undefined) options.toolCallId = toolCallId
-  if (draft.toolCalls !== undefined && draft.toolCalls.length > 0) {
-    options.toolCalls = draft.toolCalls.map((part) => {
-      const exact = rollmemOptions(part.options).arguments
-      return {
-        id: part.id,
-        name: part.name,
-        arguments: typeof exact === "string" ? exact : stringifyParams(part.params)
-      }
-    })
-  }
-  if ("metadata" in extra) options.metadata = extra.metadata
-  return Message.decodeFields("role" in extra ? extra.role : draft.role, draft.content, options)
+  const fields = Core.draftFields(draft, extra)
+  return Message.decodeFields(fields.role, fields.content, fields.options)
 }
 
-const draftsOf = (message: Prompt.Message): Array<Draft> => {
+const draftsOf = (message: Prompt.Message): Array<Core.Draft> => {
   switch (message.role) {
     case "system":
       return [{ role: Message.SYSTEM, content: message.content }]
     case "user":
       return [{ role: Message.USER, content: textOf(message.content) }]
     case "assistant": {
-      const calls: Array<Prompt.ToolCallPart> = []
-      const results: Array<Draft> = []
+      const calls: Array<{ id: string; name: string; arguments: string }> = []
+      const results: Array<Core.Draft> = []
       for (const part of message.content) {
-        if (part.type === "tool-call") calls.push(part)
-        else if (part.type === "tool-result") {
-          results.push({ role: Message.TOOL, content: resultContent(part), toolCallId: part.id })
-        }
+        if (part.type === "tool-call") calls.push(callOf(part))
+        else if (part.type === "tool-result") results.push(resultDraft(part))
       }
       const content = textOf(message.content)
       // Only provider-executed results and nothing else: no empty assistant turn before them.
@@ -368,7 +256,7 @@ const draftsOf = (message: Prompt.Message): Array<Draft> => {
       return [{ role: Message.ASSISTANT, content, toolCalls: calls }, ...results]
     }
     case "tool":
-      return message.content.map((part) => ({ role: Message.TOOL, content: resultContent(part), toolCallId: part.id }))
+      return message.content.map(resultDraft)
   }
 }
 
@@ -394,7 +282,7 @@ const draftsOf = (message: Prompt.Message): Array<Draft> => {
 export const fromPromptMessage = (
   message: Prompt.Message
 ): Either.Either<Array<Message.Message>, InvalidMessageError> => {
-  const extra = rollmemOptions(message.options)
+  const extra = Core.rollmemOptions(message.options)
   const out: Array<Message.Message> = []
   const drafts = draftsOf(message)
   for (let i = 0; i < drafts.length; i++) {
