@@ -7,6 +7,7 @@
  * | provider | to the provider | from the provider | Effect API |
  * |---|---|---|---|
  * | OpenAI Chat Completions | {@link toOpenAIChat} | {@link fromOpenAIChat} | {@link OpenAiChat} |
+ * | OpenAI Responses | {@link toOpenAIResponses} | {@link fromOpenAIResponses} | {@link OpenAiResponses} |
  * | Anthropic Messages | {@link toAnthropic} | {@link fromAnthropic} | {@link Anthropic} |
  *
  * The plain functions throw {@link AdapterError}; the Effect API's `decode`
@@ -14,9 +15,8 @@
  * not model verbatim under {@link METADATA_KEY} (`{ strict: true }` refuses
  * it), and the same provider's `to…` writes it back while the message is
  * unchanged; every `to…` refuses a context the provider would reject
- * (`{ check: false }` writes it anyway). The other formats (OpenAI
- * Responses, the AI SDK's, Gemini, LangChain) are the Effect 3 line's only
- * for now.
+ * (`{ check: false }` writes it anyway). The other formats (the AI
+ * SDK's, Gemini, LangChain) are the Effect 3 line's only for now.
  *
  * @example
  * ```ts
@@ -35,6 +35,7 @@ import { AdapterError, type Arrange, type CheckOptions, type DecodeOptions } fro
 import * as Anthropic from "./adapters/Anthropic.js"
 import { orThrow } from "./adapters/internal/engine.js"
 import * as OpenAiChat from "./adapters/OpenAiChat.js"
+import * as OpenAiResponses from "./adapters/OpenAiResponses.js"
 import type * as Message from "./schema/Message.js"
 
 /**
@@ -66,7 +67,9 @@ export {
   /** @since 1.0.0 */
   type DecodeOptions,
   /** @since 1.0.0 */
-  OpenAiChat
+  OpenAiChat,
+  /** @since 1.0.0 */
+  OpenAiResponses
 }
 
 /**
@@ -189,3 +192,48 @@ export const toAnthropic = (
   messages: ReadonlyArray<Message.Message>,
   options?: Anthropic.EncodeOptions
 ): Anthropic.Request => orThrow(Anthropic.encodeResult(messages, options))
+
+/**
+ * OpenAI Responses input items (or a response's `output`) to rollmem
+ * messages (see {@link OpenAiResponses}). Throws `AdapterError` naming the
+ * path of what it cannot read.
+ *
+ * @example
+ * ```ts
+ * import { fromOpenAIResponses } from "rollmem/adapters"
+ *
+ * const messages = fromOpenAIResponses([
+ *   { role: "user", content: "Weather in Rome?" },
+ *   { type: "function_call", call_id: "c1", name: "weather", arguments: "{}" },
+ *   { type: "function_call_output", call_id: "c1", output: "18C" }
+ * ])
+ * messages.map(String) // ["user: Weather in Rome?", "assistant:  [tool calls: weather({})]", "tool: 18C"]
+ * ```
+ *
+ * @since 1.0.0
+ * @category conversions
+ */
+export const fromOpenAIResponses = (items: unknown, options?: DecodeOptions): Array<Message.Message> =>
+  orThrow(OpenAiResponses.decodeResult(items, options))
+
+/**
+ * Rollmem messages (a memory's `messages`) as OpenAI Responses input items
+ * (the request's `input`, see {@link OpenAiResponses}). Throws
+ * `AdapterError` for a role the API has no place for or a context it
+ * refuses.
+ *
+ * @example
+ * ```ts
+ * import { Message } from "rollmem"
+ * import { toOpenAIResponses } from "rollmem/adapters"
+ *
+ * toOpenAIResponses([Message.user("Weather in Rome?")]) // [{ role: "user", content: "Weather in Rome?" }]
+ * ```
+ *
+ * @since 1.0.0
+ * @category conversions
+ */
+export const toOpenAIResponses = (
+  messages: ReadonlyArray<Message.Message>,
+  options?: OpenAiResponses.EncodeOptions
+): Array<OpenAiResponses.InputItem> => orThrow(OpenAiResponses.encodeResult(messages, options))

@@ -39,21 +39,12 @@
  *
  * @since 0.2.0
  */
-import * as Effect from "effect/Effect"
+import type * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import * as Core from "../core/formats/openAiResponses.js"
 import type * as Message from "../schema/Message.js"
 import type { AdapterError, CheckOptions, DecodeOptions } from "./AdapterError.js"
-import {
-  Arr,
-  type Draft,
-  type Format,
-  joinText,
-  MEDIA_TOKENS,
-  messageLabel,
-  Opt,
-  type Rendered,
-  textEstimate
-} from "./internal/engine.js"
+import { Arr, type Format, Opt } from "./internal/engine.js"
 import * as engine from "./internal/engine.js"
 
 const Status = Schema.Literal("in_progress", "completed", "incomplete")
@@ -219,149 +210,17 @@ export const InputItem = Schema.Union(
  */
 export type InputItem = typeof InputItem.Type
 
-/** The item types that make a message; the others (reasoning, and types rollmem does not model) go with the next. */
-const OWN: ReadonlySet<string | undefined> = new Set([
-  undefined,
-  "message",
-  "function_call",
-  "function_call_output",
-  "custom_tool_call",
-  "custom_tool_call_output",
-  "compaction"
-])
-
 // What reading takes besides: an output message passed back without `id` or `status` (the API takes it).
 const PassedBackMessage = Schema.Struct({ ...OutputMessage.fields, id: Opt(Schema.String), status: Opt(Status) })
 const ReadItem = engine.open(
   Schema.Union(...InputItem.members, PassedBackMessage).annotations({ identifier: "ResponseInputItem" })
 )
 
-const isAttached = (item: InputItem): boolean => !OWN.has("type" in item ? item.type : undefined)
-
-const isCall = (item: InputItem): boolean =>
-  "type" in item && (item.type === "function_call" || item.type === "custom_tool_call")
-
-const isAssistantMessage = (item: InputItem): boolean =>
-  "role" in item && item.role === "assistant" &&
-  (!("type" in item) || item.type === undefined || item.type === "message")
-
-/**
- * One group per message: the attached items (reasoning...) with the item
- * after them; an assistant message and the calls right after it, or
- * consecutive calls (parallel calls), make one group, one assistant message
- * with its tool calls, as the natural form writes it.
- */
-const groups = (items: ReadonlyArray<InputItem>): Array<ReadonlyArray<InputItem>> => {
-  const out: Array<Array<InputItem>> = []
-  let pending: Array<InputItem> = []
-  for (const item of items) {
-    const last = out[out.length - 1]
-    const tail = last?.[last.length - 1]
-    if (pending.length === 0 && isCall(item) && tail !== undefined && (isCall(tail) || isAssistantMessage(tail))) {
-      last.push(item)
-      continue
-    }
-    pending.push(item)
-    if (!isAttached(item)) {
-      out.push(pending)
-      pending = []
-    }
-  }
-  if (pending.length > 0) out.push(pending)
-  return out
-}
-
-const textOf = (content: string | ReadonlyArray<{ readonly type: string; readonly text?: string }>): string =>
-  typeof content === "string"
-    ? content
-    : joinText(content.flatMap((p) => p.type === "input_text" || p.type === "output_text" ? [p.text ?? ""] : []))
-
-const derive = (group: ReadonlyArray<InputItem>): Array<Draft> => {
-  const own = group.filter((item) => !isAttached(item))
-  const item = own[0]
-  // reasoning (or an item of another type) that nothing follows
-  if (item === undefined) return [{ role: "assistant", content: "" }]
-  if (own.length > 1 || isCall(item)) {
-    const content = isCall(item) ? "" : textOf((item as typeof EasyMessage.Type).content)
-    const toolCalls = own.flatMap((call) =>
-      !("type" in call)
-        ? []
-        : call.type === "function_call"
-        ? [{ id: call.call_id, name: call.name, arguments: call.arguments }]
-        : call.type === "custom_tool_call"
-        ? [{ id: call.call_id, name: call.name, arguments: call.input }]
-        : []
-    )
-    return [{ role: "assistant", content, toolCalls }]
-  }
-  if (!("type" in item) || item.type === undefined || item.type === "message") {
-    const m = item as typeof EasyMessage.Type
-    return [{ role: m.role, content: textOf(m.content) }]
-  }
-  switch (item.type) {
-    case "function_call_output":
-    case "custom_tool_call_output":
-      return [{ role: "tool", content: textOf(item.output), toolCallId: item.call_id }]
-    default:
-      return [{ role: "assistant", content: "" }]
-  }
-}
-
-const render = (run: ReadonlyArray<Rendered>): Array<InputItem> | string => {
-  const out: Array<InputItem> = []
-  for (const r of run) {
-    const m = r.message
-    if (m.toolCalls.length > 0) {
-      if (m.content !== "") out.push({ role: "assistant", content: m.content })
-      for (const call of m.toolCalls) {
-        out.push({ type: "function_call", call_id: call.id, name: call.name, arguments: call.arguments })
-      }
-      continue
-    }
-    if (m.toolCallId !== undefined) {
-      out.push({ type: "function_call_output", call_id: m.toolCallId, output: m.content })
-      continue
-    }
-    switch (m.role) {
-      case "system":
-      case "developer":
-      case "user":
-      case "assistant":
-        out.push({ role: m.role, content: m.content })
-        continue
-    }
-    return `${messageLabel(r)}: OpenAI Responses has no such role (system, developer, user, assistant)`
-  }
-  return out
-}
-
-const estimate = (item: InputItem): number => {
-  if ("type" in item && item.type === "reasoning") {
-    let tokens = 0
-    for (const s of item.summary) tokens += textEstimate(s.text)
-    for (const c of item.content ?? []) tokens += textEstimate(c.text)
-    return tokens
-  }
-  const parts = "content" in item ? item.content : "output" in item ? item.output : undefined
-  let tokens = 0
-  if (Array.isArray(parts)) {
-    for (const p of parts as ReadonlyArray<{ readonly type: string; readonly refusal?: string }>) {
-      if (p.type === "input_image" || p.type === "input_file") tokens += MEDIA_TOKENS
-      else if (p.type === "refusal") tokens += textEstimate(p.refusal ?? "")
-    }
-  }
-  return tokens
-}
-
 /** @internal */
 export const format: Format<InputItem> = {
-  name: "openai-responses",
+  ...Core.format,
   // a passed-back message is an output message without its `id` or `status`: written back as it came
-  item: ReadItem as unknown as typeof InputItem,
-  groups,
-  derive,
-  render,
-  estimate
+  item: ReadItem as unknown as typeof InputItem
 }
 
 /**
