@@ -12,7 +12,6 @@ import { collectExamples, compileExamples, missingExamples, packageAt } from "./
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
 
-
 describe("docstring examples", () => {
   const pkg = packageAt(root)
   const examples = collectExamples(pkg)

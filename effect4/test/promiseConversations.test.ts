@@ -220,13 +220,7 @@ describe("Promise facade (Effect 4): stored conversations", () => {
         "\"postgres://\" is not a URL with a host (postgres://host:port/…)"
       ],
       [{ store: "memory", strategy: "buffer", retry: 3 }, "retry", "must be a Schedule"],
-      [{ store: "memory", strategy: "buffer", archive: "yes" }, "archive", "must be a boolean, got \"yes\""],
-      [
-        { store: "memory", strategy: "buffer", archive: true },
-        "archive",
-        "stored conversations do not archive on this line yet (rollmem 1.0.0-next): leave archive out, or use " +
-        "rollmem 0.x; recall() reads what a store's archive holds"
-      ]
+      [{ store: "memory", strategy: "buffer", archive: "yes" }, "archive", "must be a boolean, got \"yes\""]
     ]
     for (const [options, option, description] of cases) {
       const error = configError(() => untyped(options))

@@ -185,3 +185,55 @@ export const lastByPosition = <A>(
     message: row.message
   }))
 }
+
+/**
+ * What a stored conversation's archive reads during a call (docs/contract.md
+ * section 17.2): the store's archived messages and the call's writes held
+ * until its save (`pending`, numbered fold 0 until then), a held position
+ * replacing a stored one, in position order.
+ *
+ * @since 0.4.0
+ */
+export const withHeld = <A>(
+  saved: ReadonlyArray<Archived<A>>,
+  pending: ReadonlyArray<Archived<A>>,
+  held: ReadonlySet<number>
+): Array<Archived<A>> =>
+  [...saved.filter((a) => !held.has(a.position)), ...pending.map((a) => ({ ...a, fold: 0 }))].sort((a, b) =>
+    a.position - b.position
+  )
+
+/**
+ * A search over the store's archive and a call's held writes as one
+ * (docs/contract.md section 17.2): both sides' matches, a held position
+ * replacing a stored one, held ones numbered fold 0, in one order (exact
+ * artifacts, then the query's terms held, then its words as written, then
+ * the score, then the newer: `recall.ts` `compare`), the first `limit`.
+ *
+ * @since 0.4.0
+ */
+export const searchWithHeld = <A extends Archivable>(
+  query: string,
+  saved: ReadonlyArray<Match<A>>,
+  pending: ReadonlyArray<Match<A>>,
+  held: ReadonlySet<number>,
+  limit: number = Recall.DEFAULT_LIMIT
+): Array<Match<A>> => {
+  const wanted = [...new Set(Recall.terms(query))]
+  const written = [...Recall.words(query)]
+  const hit = (match: Match<A>): Recall.Hit => {
+    const text = Artifacts.textOf(match.message)
+    const words = new Set(Recall.terms(text))
+    const forms = Recall.words(text)
+    return {
+      position: match.position,
+      score: match.score,
+      exact: match.exact,
+      terms: wanted.filter((t) => words.has(t)).length,
+      cased: written.filter((w) => forms.has(w)).length
+    }
+  }
+  const all = [...saved.filter((m) => !held.has(m.position)), ...pending.map((m) => ({ ...m, fold: 0 }))]
+  const byPosition = new Map(all.map((m) => [m.position, m]))
+  return all.map(hit).sort(Recall.compare).slice(0, limit).map((h) => byPosition.get(h.position)!)
+}

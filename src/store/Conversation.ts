@@ -59,9 +59,8 @@ import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import type * as Schema from "effect/Schema"
-import * as Artifacts from "../core/artifacts.js"
+import * as ArchiveCore from "../core/archive.js"
 import * as Rules from "../core/options.js"
-import * as Recall from "../core/recall.js"
 import { type AddError, ConfigError, type TokenCountError, type UsageError } from "../Errors.js"
 import * as MemoryState from "../schema/MemoryState.js"
 import type { Message } from "../schema/Message.js"
@@ -519,8 +518,7 @@ const staging = (stored: Archive.Service): Staging => {
     held.appendSync!(conversationId, fresh)
     return undefined
   }
-  // a held message is numbered by its save: until then its fold is 0
-  const unnumbered = <A extends Archive.Archived>(archived: A): A => ({ ...archived, fold: 0 })
+  // a held message is numbered by its save: until then its fold is 0 (core/archive.ts)
   return {
     writes,
     append: (conversationId, entries) => Effect.sync(() => appendSync(conversationId, entries)),
@@ -528,36 +526,12 @@ const staging = (stored: Archive.Service): Staging => {
     messages: (conversationId) =>
       Effect.map(
         Effect.zip(stored.messages(conversationId), held.messages(conversationId)),
-        ([saved, pending]) =>
-          [...saved.filter((a) => !positions.has(a.position)), ...pending.map(unnumbered)].sort((a, b) =>
-            a.position - b.position
-          )
+        ([saved, pending]) => ArchiveCore.withHeld(saved, pending, positions)
       ),
     search: (conversationId, query, options) =>
       writes.length === 0 ? stored.search(conversationId, query, options) : Effect.map(
         Effect.zip(stored.search(conversationId, query, options), held.search(conversationId, query, options)),
-        ([saved, pending]) => {
-          // one order over both: exact artifacts, then the query's terms held, then its words as written, then the score,
-          // then the newer
-          const wanted = [...new Set(Recall.terms(query))]
-          const written = [...Recall.words(query)]
-          const hit = (match: Archive.Match): Recall.Hit => {
-            const text = Artifacts.textOf(match.message)
-            const words = new Set(Recall.terms(text))
-            const forms = Recall.words(text)
-            return {
-              position: match.position,
-              score: match.score,
-              exact: match.exact,
-              terms: wanted.filter((t) => words.has(t)).length,
-              cased: written.filter((w) => forms.has(w)).length
-            }
-          }
-          const all = [...saved.filter((m) => !positions.has(m.position)), ...pending.map(unnumbered)]
-          const byPosition = new Map(all.map((m) => [m.position, m]))
-          return all.map(hit).sort(Recall.compare).slice(0, options?.limit ?? Recall.DEFAULT_LIMIT)
-            .map((h) => byPosition.get(h.position)!)
-        }
+        ([saved, pending]) => ArchiveCore.searchWithHeld(query, saved, pending, positions, options?.limit)
       )
   }
 }

@@ -107,9 +107,11 @@ export type ConversationsOptions = Conversation.StrategyOptions extends infer O
   ? O extends Conversation.StrategyOptions ? Omit<O, "archive" | "conversationId"> & SummarizeOption<O["strategy"]> & {
       readonly store: StoreOption
       /**
-       * Archive what leaves each conversation's buffer beside it: not on this
-       * line yet (`true` is a `ConfigError`, option `archive`); default
-       * `false`. {@link Conversations.recall} reads a store's archive all the same.
+       * Archive what leaves each conversation's buffer beside it, in the same
+       * store (docs/contract.md section 17.2): searched by the memory's
+       * `recall` inside `use()` and by {@link Conversations.recall}. Default
+       * `false`; a store without an archive (`"memory"`) refuses `true` with
+       * `ConfigError` at the first call.
        */
       readonly archive?: boolean | undefined
       /** Counts tokens; default: whitespace-separated words. */
@@ -256,13 +258,6 @@ const checkOptions = (options: unknown): void => {
   if (all.tokenCounter !== undefined) check("tokenCounter", Rules.isFunction, all.tokenCounter)
 }
 
-/** `archive: true`: this line's `withMemory` does not archive yet. */
-const archiveNotYet: Rules.Problem = {
-  option: "archive",
-  description: "stored conversations do not archive on this line yet (rollmem 1.0.0-next): " +
-    "leave archive out, or use rollmem 0.x; recall() reads what a store's archive holds"
-}
-
 /**
  * A set of stored conversations.
  *
@@ -273,7 +268,7 @@ const archiveNotYet: Rules.Problem = {
  * `summarize` or `tokenCounter` that is not a function (`summarize` may be
  * `"drop"`), the rolling strategy without `summarize` (a function, or
  * `"drop"` to drop evicted turns on purpose), the summary strategy without a
- * `summarize` function, and `archive: true` (not on this line yet).
+ * `summarize` function.
  *
  * The store is opened on first use. When it cannot be opened (a directory
  * that does not exist, a driver that is not installed, a server that does
@@ -326,8 +321,7 @@ export class Conversations {
     }
     const problem = Rules.storedSummarize(strategy.strategy, summarize)
     if (problem !== undefined) throw new ConfigError(problem)
-    if (archive === true) throw new ConfigError(archiveNotYet)
-    this.options = strategy as Conversation.Options
+    this.options = (archive === undefined ? strategy : { ...strategy, archive }) as Conversation.Options
     this.layer = Layer.mergeAll(
       storeLayer,
       // "drop" (or none, for the strategies that fold nothing): evicted turns are dropped, on purpose

@@ -17,11 +17,14 @@
  * @since 1.0.0
  */
 import { Cause, Context, Effect, Exit, Option, Result, Schedule } from "effect"
+import * as ArchiveCore from "../../../src/core/archive.js"
+import * as Rules from "../../../src/core/options.js"
 import type { AddError, TokenCountError, UsageError } from "../Errors.js"
 import { ConfigError } from "../Errors.js"
 import * as MemoryState from "../schema/MemoryState.js"
 import type { Message } from "../schema/Message.js"
 import * as OptionsSchema from "../schema/Options.js"
+import type * as Archive from "../services/Archive.js"
 import type * as Summarizer from "../services/Summarizer.js"
 import { type CompactOptions, samplerOf } from "../strategies/internal/engine.js"
 import * as Memory from "../strategies/Memory.js"
@@ -54,7 +57,19 @@ export type Retry = Schedule.Schedule<unknown, ConversationConflictError>
  *
  * @since 1.0.0
  */
-export type Options = StrategyOptions & { readonly retry?: Retry | undefined }
+export type Options =
+  & (StrategyOptions extends infer O ? O extends StrategyOptions ? Omit<O, "archive"> : never : never)
+  & {
+    readonly retry?: Retry | undefined
+    /**
+     * Archive what leaves the buffer in the store's archive, written with the
+     * state (docs/contract.md section 17.2); `recall` then searches it. The
+     * conversation id is the call's. Default `false`. A store without an
+     * archive, or a `Writer` in context (the conversation entity), refuses
+     * `true` with `ConfigError` (option `archive`).
+     */
+    readonly archive?: boolean | undefined
+  }
 
 /**
  * The default retry of {@link withMemory}: up to 40 re-applies after the
@@ -154,7 +169,17 @@ export const strategyKeys: { readonly [S in StrategyOptions["strategy"]]: Readon
  */
 export const checkOptions = (options: unknown): Effect.Effect<Options, ConfigError> =>
   Effect.suspend(() => {
-    const decoded = OptionsSchema.decodeStrategy(options, ["retry"])
+    const archive = Rules.options(options) === undefined
+      ? (options as { readonly archive?: unknown }).archive
+      : undefined
+    const wrongArchive = archive === undefined ? undefined : Rules.boolean(archive)
+    if (wrongArchive !== undefined) {
+      return Effect.fail(new ConfigError({ option: "archive", description: wrongArchive }))
+    }
+    const decoded = OptionsSchema.decodeStrategy(
+      archive === undefined ? options : { ...(options as object), archive: undefined },
+      ["retry"]
+    )
     if (Result.isFailure(decoded)) return Effect.fail(decoded.failure)
     const retry = (options as { readonly retry?: unknown }).retry
     if (retry !== undefined && !Schedule.isSchedule(retry)) {
@@ -253,7 +278,8 @@ const reapplyOne = (
   const keep = {
     SummarizerError: () => Effect.void,
     SummaryBudgetError: () => Effect.void,
-    ContextWindowError: () => Effect.void
+    ContextWindowError: () => Effect.void,
+    ArchiveError: () => Effect.void
   } as const
   switch (operation._tag) {
     case "clear":
@@ -279,17 +305,77 @@ const reapplyOne = (
 const revisionOf = (loaded: Option.Option<{ readonly revision: number }>): number =>
   Option.match(loaded, { onNone: () => NO_REVISION, onSome: (s) => s.revision })
 
-// Loads the newest state, re-applies the log to it and saves.
-const reapply = (store: Service, id: string, options: StrategyOptions, log: ReadonlyArray<Operation>) =>
+// Loads the newest state, re-applies the log to it and saves (the archive's writes held and saved with it).
+const reapply = (
+  store: Service,
+  id: string,
+  options: StrategyOptions,
+  log: ReadonlyArray<Operation>,
+  archived: Archive.Service | undefined
+) =>
   Effect.gen(function*() {
     const loaded = yield* store.load(id)
+    const staged = archived === undefined ? undefined : staging(archived)
     const memory = yield* Memory.build(
-      options,
+      withArchive(options, id, staged),
       Option.match(loaded, { onNone: () => emptyState, onSome: (s) => s.state })
     )
     for (const operation of log) yield* reapplyOne(memory, operation)
-    return yield* store.save(id, yield* memory.state, revisionOf(loaded))
+    return yield* store.save(id, yield* memory.state, revisionOf(loaded), saveOptions(staged))
   })
+
+/**
+ * An archive that holds a call's writes until its save (docs/contract.md
+ * section 17.2); `search` and `messages` read the store's archive and the
+ * writes held (`core/archive.ts` `withHeld`, `searchWithHeld`), which the
+ * save writes with the state.
+ */
+interface Staging extends Archive.Service {
+  readonly writes: ReadonlyArray<ReadonlyArray<Archive.Entry>>
+}
+
+const staging = (stored: Archive.Service): Staging => {
+  const writes: Array<ReadonlyArray<Archive.Entry>> = []
+  const held = ArchiveCore.makeStore<Message>()
+  const positions = new Set<number>()
+  return {
+    writes,
+    append: (conversationId, entries) =>
+      Effect.sync(() => {
+        const fresh = entries.filter((entry) => !positions.has(entry.position))
+        if (fresh.length === 0) return
+        for (const entry of fresh) positions.add(entry.position)
+        writes.push(fresh)
+        held.append(conversationId, fresh)
+      }),
+    messages: (conversationId) =>
+      Effect.map(
+        stored.messages(conversationId),
+        (saved) => ArchiveCore.withHeld(saved, held.messages(conversationId), positions)
+      ),
+    search: (conversationId, query, options) =>
+      writes.length === 0 ? stored.search(conversationId, query, options) : Effect.map(
+        stored.search(conversationId, query, options),
+        (saved) =>
+          ArchiveCore.searchWithHeld(
+            query,
+            saved,
+            held.search(conversationId, query, options),
+            positions,
+            options?.limit
+          )
+      )
+  }
+}
+
+// The strategy's options with the call's staging archive and the conversation's id (the buffer strategy evicts nothing).
+const withArchive = (options: StrategyOptions, id: string, staged: Staging | undefined): StrategyOptions =>
+  staged === undefined || options.strategy === "buffer"
+    ? options
+    : { ...options, archive: staged, conversationId: id } as StrategyOptions
+
+const saveOptions = (staged: Staging | undefined) =>
+  staged === undefined || staged.writes.length === 0 ? undefined : { archive: staged.writes.slice() }
 
 const isConflict = (error: unknown): error is ConversationConflictError =>
   typeof error === "object" && error !== null &&
@@ -306,6 +392,9 @@ const retryOnConflict = <A, E, R>(
   )
   return Effect.flatMap(Effect.retry(conflictsOnly, schedule), (result) => Effect.fromResult(result))
 }
+
+/** What a call of {@link withMemory} with options `O` needs besides the store: a `Summarizer` but for buffer and window. */
+type Requirements<O extends Options> = O["strategy"] extends "buffer" | "window" ? never : Summarizer.Summarizer
 
 /**
  * Loads conversation `id` from the `ConversationStore`, runs `f` on its
@@ -343,35 +432,45 @@ export const withMemory = <A, E, R, O extends Options = Options>(
   id: string,
   options: O,
   f: (memory: StoredMemory) => Effect.Effect<A, E, R>
-): Effect.Effect<A, E | WithMemoryError, R | ConversationStore | Memory.Requirements<O>> =>
+): Effect.Effect<A, E | WithMemoryError, R | ConversationStore | Requirements<O>> =>
   Effect.gen(function*() {
-    const { retry, ...strategy } = yield* checkOptions(options)
+    const { archive: archiving, retry, ...checked } = yield* checkOptions(options)
+    const strategy = checked as StrategyOptions
     const store = yield* ConversationStore
+    const writer = yield* Effect.serviceOption(Writer)
+    let archived: Archive.Service | undefined
+    if (archiving === true) {
+      if (Option.isSome(writer) || store.archive === undefined) {
+        return yield* new ConfigError({
+          option: "archive",
+          description: Option.isSome(writer)
+            ? "the conversation entity (rollmem/cluster) does not archive: use a store of rollmem/store"
+            : "this store keeps no archive: use a store of rollmem/store"
+        })
+      }
+      archived = store.archive
+    }
     const loaded = yield* store.load(id)
+    const staged = archived === undefined ? undefined : staging(archived)
     const memory = yield* Memory.build(
-      strategy as StrategyOptions,
+      withArchive(strategy, id, staged),
       Option.match(loaded, { onNone: () => emptyState, onSome: (s) => s.state })
     )
     const log: Array<Operation> = []
     const result = yield* f(recording(memory, log))
     if (log.length === 0) return result
-    const writer = yield* Effect.serviceOption(Writer)
     if (Option.isSome(writer)) {
-      yield* writer.value.apply(id, {
-        requestId: crypto.randomUUID(),
-        options: strategy as StrategyOptions,
-        operations: log.slice()
-      })
+      yield* writer.value.apply(id, { requestId: crypto.randomUUID(), options: strategy, operations: log.slice() })
       return result
     }
     yield* Effect.catchTag(
-      store.save(id, yield* memory.state, revisionOf(loaded)),
+      store.save(id, yield* memory.state, revisionOf(loaded), saveOptions(staged)),
       "ConversationConflictError",
-      () => retryOnConflict(reapply(store, id, strategy as StrategyOptions, log.slice()), retry ?? defaultRetry)
+      () => retryOnConflict(reapply(store, id, strategy, log.slice(), archived), retry ?? defaultRetry)
     )
     return result
   }).pipe(Effect.withSpan("Conversation.withMemory")) as Effect.Effect<
     A,
     E | WithMemoryError,
-    R | ConversationStore | Memory.Requirements<O>
+    R | ConversationStore | Requirements<O>
   >
