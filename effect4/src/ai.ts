@@ -7,6 +7,7 @@
  * - {@link SummarizerPolicy}: run calls through a policy, retry only transient failures, fall back to another summarizer;
  * - {@link TokenizerCounter}: a `TokenCounter` backed by a `Tokenizer`;
  * - {@link AiPrompt}: `Message` to `Prompt` and back;
+ * - {@link ConversationSearch}: the `conversation_search` tool as a `Toolkit` on a memory's `recall`;
  * - {@link SummaryPrompt}: the summarization prompt as plain text, for any SDK.
  *
  * @since 1.0.0
@@ -14,6 +15,8 @@
 
 /** @since 1.0.0 */
 export * as AiPrompt from "./ai/AiPrompt.js"
+/** @since 1.0.0 */
+export * as ConversationSearch from "./ai/ConversationSearch.js"
 /** @since 1.0.0 */
 export * as LanguageModelSummarizer from "./ai/LanguageModelSummarizer.js"
 /** @since 1.0.0 */
