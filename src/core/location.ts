@@ -96,19 +96,27 @@ export const parseLocation = (text: string, option: string, allowMemory = true):
 }
 
 /**
- * A URL with its password replaced by `***`, for messages.
+ * A URL with its password replaced by `***`, for messages: the password of
+ * its user part and the value of a `password` query parameter (which the
+ * PostgreSQL driver reads as well), whatever its case.
  *
  * @example
  * ```ts
  * redact("redis://:secret@cache:6379") // "redis://:***@cache:6379"
+ * redact("postgres://app@db/app?password=secret") // "postgres://app@db/app?password=***"
  * ```
  *
  * @since 0.4.0
  */
 export const redact = (text: string): string => {
-  if (!URL.canParse(text)) return text.replace(/:[^:@/]*@/, ":***@")
+  if (!URL.canParse(text)) {
+    return text.replace(/:[^:@/]*@/, ":***@").replace(/([?&]password=)[^&#]*/gi, "$1***")
+  }
   const url = new URL(text)
   if (url.password !== "") url.password = "***"
+  for (const key of [...url.searchParams.keys()]) {
+    if (key.toLowerCase() === "password") url.searchParams.set(key, "***")
+  }
   return url.toString()
 }
 
