@@ -91,7 +91,7 @@ import * as Prompt from "@effect/ai/Prompt"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Core from "../core/aiPrompt.js"
-import type { InvalidMessageError } from "../Errors.js"
+import { InvalidMessageError } from "../Errors.js"
 import * as Message from "../schema/Message.js"
 
 export { OPTIONS_KEY } from "../core/aiPrompt.js"
@@ -317,6 +317,8 @@ export const fromPrompt = (
   prompt: Prompt.Prompt
 ): Effect.Effect<Array<Message.Message>, InvalidMessageError> =>
   Effect.suspend(() => {
+    const problem = Core.promptProblem(prompt)
+    if (problem !== undefined) return Effect.fail(new InvalidMessageError({ description: problem }))
     const out: Array<Message.Message> = []
     for (const message of prompt.content) {
       const converted = fromPromptMessage(message)

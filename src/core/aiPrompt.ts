@@ -208,3 +208,46 @@ export const draftFields = (
   if ("metadata" in extra) options.metadata = extra.metadata
   return { role: "role" in extra ? extra.role : draft.role, content: draft.content, options }
 }
+
+const kindOf = (u: unknown): string => u === null ? "null" : Array.isArray(u) ? "an array" : typeof u
+
+/**
+ * Why a value is not a `Prompt` that `fromPrompt` can read, or `undefined`
+ * when it is one in shape: an object whose `content` is an array of messages,
+ * each an object with a role of `system` (content a string), `user`,
+ * `assistant` or `tool` (content an array of parts, each an object). Both
+ * lines' `fromPrompt` fail with it as `InvalidMessageError` (what a plain
+ * JavaScript caller passing `null` or an array of messages gets) instead of
+ * a defect.
+ *
+ * @since 0.4.0
+ */
+export const promptProblem = (prompt: unknown): string | undefined => {
+  const content = typeof prompt === "object" && prompt !== null && !Array.isArray(prompt)
+    ? (prompt as { readonly content?: unknown }).content
+    : undefined
+  if (!Array.isArray(content)) {
+    return `expected a Prompt (an object whose content is an array of messages), got ${
+      typeof prompt === "object" && prompt !== null && !Array.isArray(prompt) ? "an object without one" : kindOf(prompt)
+    }`
+  }
+  for (let i = 0; i < content.length; i++) {
+    const message: unknown = content[i]
+    if (typeof message !== "object" || message === null || Array.isArray(message)) {
+      return `prompt message ${i}: expected a message object, got ${kindOf(message)}`
+    }
+    const { content: parts, role } = message as { readonly role?: unknown; readonly content?: unknown }
+    if (role === "system") {
+      if (typeof parts !== "string") return `prompt message ${i}: a system message's content must be a string`
+    } else if (role === "user" || role === "assistant" || role === "tool") {
+      if (!Array.isArray(parts) || parts.some((part) => typeof part !== "object" || part === null)) {
+        return `prompt message ${i}: a ${role} message's content must be an array of parts`
+      }
+    } else {
+      return `prompt message ${i}: role must be "system", "user", "assistant" or "tool", got ${
+        typeof role === "string" ? JSON.stringify(role) : kindOf(role)
+      }`
+    }
+  }
+  return undefined
+}

@@ -291,6 +291,8 @@ export const fromPrompt = (
   prompt: Prompt.Prompt
 ): Effect.Effect<Array<Message.Message>, InvalidMessageError> =>
   Effect.suspend(() => {
+    const problem = Core.promptProblem(prompt)
+    if (problem !== undefined) return Effect.fail(new InvalidMessageError({ description: problem }))
     const out: Array<Message.Message> = []
     for (const message of prompt.content) {
       const converted = fromPromptMessage(message)

@@ -481,3 +481,35 @@ describe("AiPrompt with a Chat", () => {
       }).pipe(Effect.provide(Summarizer.layerDrop))
   )
 })
+
+describe("AiPrompt.fromPrompt on what is not a Prompt", () => {
+  const refusals: ReadonlyArray<readonly [unknown, string]> = [
+    [null, "expected a Prompt (an object whose content is an array of messages), got null"],
+    [
+      [{ role: "user", content: "hi" }],
+      "expected a Prompt (an object whose content is an array of messages), got an array"
+    ],
+    [
+      { messages: [] },
+      "expected a Prompt (an object whose content is an array of messages), got an object without one"
+    ],
+    [{ content: [null] }, "prompt message 0: expected a message object, got null"],
+    [
+      { content: [{ role: "user", content: "hi" }] },
+      "prompt message 0: a user message's content must be an array of parts"
+    ],
+    [{ content: [{ role: "system", content: [] }] }, "prompt message 0: a system message's content must be a string"],
+    [
+      { content: [{ role: "critic", content: [] }] },
+      "prompt message 0: role must be \"system\", \"user\", \"assistant\" or \"tool\", got \"critic\""
+    ]
+  ]
+  it.effect("fails with InvalidMessageError naming the problem, never a defect", () =>
+    Effect.gen(function*() {
+      for (const [input, description] of refusals) {
+        const error = yield* Effect.flip(AiPrompt.fromPrompt(input as never))
+        assert.instanceOf(error, InvalidMessageError)
+        assert.strictEqual(error.description, description)
+      }
+    }))
+})
