@@ -166,3 +166,24 @@ describe("another library's shape names the reader that takes it", () => {
     )
   })
 })
+
+describe("a known part type with wrong fields", () => {
+  it("is described by its wrong field and named as a known type, not as another type's part", () => {
+    const read = (f: () => unknown): string => {
+      try {
+        f()
+      } catch (error) {
+        return (error as Adapters.AdapterError).message
+      }
+      return "read"
+    }
+    assert.strictEqual(
+      read(() =>
+        Adapters.fromAnthropic({ messages: [{ role: "user", content: [{ type: "text", text: 5 }] }] } as never)
+      ),
+      "anthropic: messages[0].content: Expected string, actual [{\"type\":\"text\",\"text\":5}]; " +
+        "messages[0].content[0].text: Expected string, actual 5; " +
+        "messages[0].content[0].type: \"text\" is a known type: its fields are as above"
+    )
+  })
+})

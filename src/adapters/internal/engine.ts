@@ -107,7 +107,8 @@ const other = (known: ReadonlyArray<string | RegExp>): AST.AST =>
     {
       type: Schema.String.pipe(
         Schema.filter((t) => !known.some((k) => typeof k === "string" ? k === t : k.test(t)), {
-          message: (t) => `${JSON.stringify(t)} is a known type: its fields are as above`
+          message: (issue) =>
+            `${JSON.stringify((issue as ParseResult.Type).actual)} is a known type: its fields are as above`
         })
       )
     },
