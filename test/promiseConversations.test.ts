@@ -3,7 +3,13 @@ import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { ConfigError, Conversations, type ConversationsOptions, DisposedError } from "../src/promise/index.js"
+import {
+  ConfigError,
+  Conversations,
+  type ConversationsOptions,
+  DisposedError,
+  honouringMode
+} from "../src/promise/index.js"
 import { ConversationStoreError } from "../src/store/ConversationStore.js"
 import { servers } from "./store/layers.js"
 import { pgSchema, skipNote } from "./store/servers.js"
@@ -313,4 +319,47 @@ describe("Promise facade: stored conversations", () => {
     }`,
     () => roundTrip(servers.redis.url as `redis://${string}`)
   )
+})
+
+describe("Conversations with summary segments", () => {
+  const segmentsNeedMode = "\"segments\" needs a summarizer that honours request.mode (returns only the new segment, " +
+    "or one consolidation): mark one that does with Summarizer.honouringMode (honouringMode of rollmem/promise); " +
+    "this one would write the whole summary into every segment"
+
+  it("refuses a summarizer that does not honour request.mode in the constructor, not at the first call", () => {
+    try {
+      new Conversations({
+        store: "memory",
+        strategy: "rolling",
+        maxTokens: 5,
+        summary: "segments",
+        summarize: async () => "s"
+      })
+      assert.fail("constructed")
+    } catch (error) {
+      assert.instanceOf(error, ConfigError)
+      assert.deepStrictEqual([(error as ConfigError).option, (error as ConfigError).description], [
+        "summary",
+        segmentsNeedMode
+      ])
+    }
+  })
+
+  it("takes one marked with honouringMode and folds in segments", async () => {
+    const conversations = new Conversations({
+      store: "memory",
+      strategy: "rolling",
+      maxTokens: 2,
+      summary: "segments",
+      summarize: honouringMode(async (_summary: string, turns: ReadonlyArray<{ readonly content: string }>) =>
+        turns.map((turn) => turn.content).join(" ")
+      )
+    })
+    await conversations.use("c", async (memory) => {
+      for (const text of ["a", "b", "c"]) await memory.addUserMessage(text)
+    })
+    const state = await conversations.load("c") as { readonly segments?: ReadonlyArray<string> }
+    assert.deepStrictEqual(state.segments, ["a"])
+    await conversations.dispose()
+  })
 })

@@ -20,6 +20,7 @@ import {
   Conversations,
   type ConversationsOptions,
   DisposedError,
+  honouringMode,
   Message
 } from "../src/promise/index.js"
 import * as Messages from "../src/schema/Message.js"
@@ -522,4 +523,47 @@ describe("Promise facade (Effect 4): one store, both lines", () => {
       }
     }
   )
+})
+
+describe("Conversations with summary segments", () => {
+  const segmentsNeedMode = "\"segments\" needs a summarizer that honours request.mode (returns only the new segment, " +
+    "or one consolidation): mark one that does with Summarizer.honouringMode (honouringMode of rollmem/promise); " +
+    "this one would write the whole summary into every segment"
+
+  it("refuses a summarizer that does not honour request.mode in the constructor, not at the first call", () => {
+    try {
+      new Conversations({
+        store: "memory",
+        strategy: "rolling",
+        maxTokens: 5,
+        summary: "segments",
+        summarize: async () => "s"
+      })
+      assert.fail("constructed")
+    } catch (error) {
+      assert.instanceOf(error, ConfigError)
+      assert.deepStrictEqual([(error as ConfigError).option, (error as ConfigError).description], [
+        "summary",
+        segmentsNeedMode
+      ])
+    }
+  })
+
+  it("takes one marked with honouringMode and folds in segments", async () => {
+    const conversations = new Conversations({
+      store: "memory",
+      strategy: "rolling",
+      maxTokens: 2,
+      summary: "segments",
+      summarize: honouringMode(async (_summary: string, turns: ReadonlyArray<{ readonly content: string }>) =>
+        turns.map((turn) => turn.content).join(" ")
+      )
+    })
+    await conversations.use("c", async (memory) => {
+      for (const text of ["a", "b", "c"]) await memory.addUserMessage(text)
+    })
+    const state = await conversations.load("c") as { readonly segments?: ReadonlyArray<string> }
+    assert.deepStrictEqual(state.segments, ["a"])
+    await conversations.dispose()
+  })
 })

@@ -346,7 +346,8 @@ export const segmentsRules = (
 export const segmentsNeedMode: Problem = {
   option: "summary",
   description: "\"segments\" needs a summarizer that honours request.mode (returns only the new segment, or one " +
-    "consolidation): mark one that does with Summarizer.honouringMode; this one would write the whole summary into " +
+    "consolidation): mark one that does with Summarizer.honouringMode (honouringMode of rollmem/promise); this one " +
+    "would write the whole summary into " +
     "every segment"
 }
 

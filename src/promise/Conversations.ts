@@ -321,12 +321,18 @@ export class Conversations {
     }
     const problem = Rules.storedSummarize(strategy.strategy, summarize)
     if (problem !== undefined) throw new ConfigError(problem)
+    const summarizer = typeof summarize === "function" ? Summarizer.fromPromise(summarize) : undefined
+    // summary segments need a summarizer that honours request.mode: refused here, not at the first call
+    if (
+      (strategy as { readonly summary?: unknown }).summary === "segments" && summarizer !== undefined &&
+      !Summarizer.honoursMode(summarizer)
+    ) throw new ConfigError(Rules.segmentsNeedMode)
     this.options = strategy
     this.layer = Layer.mergeAll(
       storeLayer,
       // "drop" (or none, for the strategies that fold nothing): evicted turns are dropped, on purpose
       typeof summarize === "function"
-        ? Layer.succeed(Summarizer.Summarizer, Summarizer.fromPromise(summarize))
+        ? Layer.succeed(Summarizer.Summarizer, summarizer!)
         : Summarizer.layerDrop,
       tokenCounter === undefined
         ? TokenCounter.layerWordCount
