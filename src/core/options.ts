@@ -352,6 +352,19 @@ export const segmentsNeedMode: Problem = {
 }
 
 /**
+ * The facade's `Conversations` check of `summary: "segments"` against its
+ * summarizer, in its constructor (docs/contract.md section 10.9):
+ * {@link segmentsNeedMode} when segments are asked for and a summarizer that
+ * does not honour `request.mode` is given (`honours` is `undefined` when
+ * there is none: dropping needs no mode).
+ *
+ * @since 0.4.0
+ * @category rules
+ */
+export const storedSegments = (summary: unknown, honours: boolean | undefined): Problem | undefined =>
+  summary === "segments" && honours === false ? segmentsNeedMode : undefined
+
+/**
  * A compacting summarizer (docs/contract.md section 15.7) with summary
  * segments or folds in chunks: refused when the memory is built, naming
  * why (section 15.7). `undefined` when neither is set.

@@ -323,10 +323,11 @@ export class Conversations {
     if (problem !== undefined) throw new ConfigError(problem)
     const summarizer = typeof summarize === "function" ? Summarizer.fromPromise(summarize) : undefined
     // summary segments need a summarizer that honours request.mode: refused here, not at the first call
-    if (
-      (strategy as { readonly summary?: unknown }).summary === "segments" && summarizer !== undefined &&
-      !Summarizer.honoursMode(summarizer)
-    ) throw new ConfigError(Rules.segmentsNeedMode)
+    const segments = Rules.storedSegments(
+      (strategy as { readonly summary?: unknown }).summary,
+      summarizer === undefined ? undefined : Summarizer.honoursMode(summarizer)
+    )
+    if (segments !== undefined) throw new ConfigError(segments)
     this.options = strategy
     this.layer = Layer.mergeAll(
       storeLayer,
