@@ -9,6 +9,7 @@
  * | OpenAI Chat Completions | {@link toOpenAIChat} | {@link fromOpenAIChat} | {@link OpenAiChat} |
  * | OpenAI Responses | {@link toOpenAIResponses} | {@link fromOpenAIResponses} | {@link OpenAiResponses} |
  * | Anthropic Messages | {@link toAnthropic} | {@link fromAnthropic} | {@link Anthropic} |
+ * | Gemini `contents` | {@link toGemini} | {@link fromGemini} | {@link Gemini} |
  *
  * The plain functions throw {@link AdapterError}; the Effect API's `decode`
  * and `encode` fail with it. Each `from…` keeps a key or part type it does
@@ -16,7 +17,7 @@
  * it), and the same provider's `to…` writes it back while the message is
  * unchanged; every `to…` refuses a context the provider would reject
  * (`{ check: false }` writes it anyway). The other formats (the AI
- * SDK's, Gemini, LangChain) are the Effect 3 line's only for now.
+ * SDK's, LangChain) are the Effect 3 line's only for now.
  *
  * @example
  * ```ts
@@ -33,6 +34,7 @@
 import * as Core from "../../src/core/formats/engine.js"
 import { AdapterError, type Arrange, type CheckOptions, type DecodeOptions } from "./adapters/AdapterError.js"
 import * as Anthropic from "./adapters/Anthropic.js"
+import * as Gemini from "./adapters/Gemini.js"
 import { orThrow } from "./adapters/internal/engine.js"
 import * as OpenAiChat from "./adapters/OpenAiChat.js"
 import * as OpenAiResponses from "./adapters/OpenAiResponses.js"
@@ -66,6 +68,8 @@ export {
   type CheckOptions,
   /** @since 1.0.0 */
   type DecodeOptions,
+  /** @since 1.0.0 */
+  Gemini,
   /** @since 1.0.0 */
   OpenAiChat,
   /** @since 1.0.0 */
@@ -237,3 +241,51 @@ export const toOpenAIResponses = (
   messages: ReadonlyArray<Message.Message>,
   options?: OpenAiResponses.EncodeOptions
 ): Array<OpenAiResponses.InputItem> => orThrow(OpenAiResponses.encodeResult(messages, options))
+
+/**
+ * A Gemini `{ systemInstruction?, contents }` to rollmem messages (see
+ * {@link Gemini}). Throws `AdapterError` naming the path of what it cannot
+ * read (an unknown role, a malformed known field, a request key other than
+ * `systemInstruction` and `contents`; with `{ strict: true }`, any key it
+ * does not model).
+ *
+ * @example
+ * ```ts
+ * import { fromGemini } from "rollmem/adapters"
+ *
+ * const messages = fromGemini({
+ *   systemInstruction: { parts: [{ text: "You are a travel agent." }] },
+ *   contents: [{ role: "user", parts: [{ text: "Book me a flight to Rome" }] }]
+ * })
+ * messages.map(String) // ["system: You are a travel agent.", "user: Book me a flight to Rome"]
+ * ```
+ *
+ * @since 1.0.0
+ * @category conversions
+ */
+export const fromGemini = (request: unknown, options?: DecodeOptions): Array<Message.Message> =>
+  orThrow(Gemini.decodeResult(request, options))
+
+/**
+ * Rollmem messages (a memory's `messages`) as a Gemini `{ systemInstruction?,
+ * contents }` (see {@link Gemini}): pass `contents` as `contents` and
+ * `systemInstruction` in `config`. Throws `AdapterError` for a system
+ * message after the first turn, a role Gemini has no place for, tool call
+ * arguments that are not a JSON object, or a context Gemini refuses.
+ *
+ * @example
+ * ```ts
+ * import { Message } from "rollmem"
+ * import { toGemini } from "rollmem/adapters"
+ *
+ * const { contents, systemInstruction } = toGemini([Message.system("Be brief."), Message.user("Hi")])
+ * // contents: [{ role: "user", parts: [{ text: "Hi" }] }], systemInstruction: { parts: [{ text: "Be brief." }] }
+ * ```
+ *
+ * @since 1.0.0
+ * @category conversions
+ */
+export const toGemini = (
+  messages: ReadonlyArray<Message.Message>,
+  options?: Gemini.EncodeOptions
+): Gemini.Request => orThrow(Gemini.encodeResult(messages, options))

@@ -47,30 +47,13 @@
  *
  * @since 0.2.0
  */
-import * as Effect from "effect/Effect"
+import type * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
+import * as Core from "../core/formats/gemini.js"
 import type * as Message from "../schema/Message.js"
-import { AdapterError, type CheckOptions, type DecodeOptions } from "./AdapterError.js"
-import {
-  Arr,
-  type DeriveContext,
-  type Draft,
-  type DraftCall,
-  type Format,
-  joinText,
-  type Json,
-  JsonRecord,
-  madeUpCall,
-  madeUpResult,
-  MEDIA_TOKENS,
-  messageLabel,
-  Opt,
-  parseObject,
-  type Rendered,
-  stringify,
-  textEstimate
-} from "./internal/engine.js"
+import type { AdapterError, CheckOptions, DecodeOptions } from "./AdapterError.js"
+import { Arr, type Format, JsonRecord, Opt } from "./internal/engine.js"
 import * as engine from "./internal/engine.js"
 
 const OptionalString = Opt(Schema.String)
@@ -165,111 +148,10 @@ export const Request = Schema.Struct({
  */
 export type Request = typeof Request.Type
 
-const textOf = (parts: ReadonlyArray<Part>): string =>
-  joinText(parts.flatMap((p) => p.text !== undefined && p.thought !== true ? [p.text] : []))
-
-const responseText = (response: { readonly [key: string]: Json } | undefined): string => {
-  if (response === undefined) return ""
-  const keys = Object.keys(response)
-  if (keys.length === 1 && keys[0] === "output" && typeof response.output === "string") return response.output
-  return stringify(response)
-}
-
-const derive = (group: ReadonlyArray<Content>, ctx: DeriveContext): Array<Draft> => {
-  const c = group[0]
-  if (c.role === "model") {
-    const toolCalls = c.parts.flatMap((p, k): Array<DraftCall> => {
-      const call = p.functionCall
-      if (call === undefined) return []
-      const name = call.name ?? ""
-      const id = call.id ?? madeUpCall(ctx, name, `gemini:${ctx.index}:${k}`)
-      return [{ id, name, arguments: stringify(call.args ?? {}) }]
-    })
-    return [{ role: "assistant", content: textOf(c.parts), toolCalls }]
-  }
-  const drafts: Array<Draft> = []
-  const rest: Array<Part> = []
-  c.parts.forEach((p, k) => {
-    const response = p.functionResponse
-    if (response === undefined) {
-      rest.push(p)
-      return
-    }
-    const toolCallId = response.id ?? madeUpResult(ctx, response.name, `gemini:${ctx.index}:${k}`)
-    drafts.push({ role: "tool", content: responseText(response.response), toolCallId })
-  })
-  if (rest.length > 0 || drafts.length === 0) drafts.push({ role: "user", content: textOf(rest) })
-  return drafts
-}
-
-const partsOf = (r: Rendered): { readonly role: "user" | "model"; readonly parts: Array<Part> } | string => {
-  const m = r.message
-  if (m.toolCalls.length > 0) {
-    const parts: Array<Part> = m.content === "" ? [] : [{ text: m.content }]
-    for (const call of m.toolCalls) {
-      const args = call.arguments === "" ? {} : parseObject(call.arguments)
-      if (args === undefined) {
-        return `${messageLabel(r)}: the arguments of tool call ${JSON.stringify(call.id)} are not a JSON object`
-      }
-      parts.push({ functionCall: { id: call.id, name: call.name, args } })
-    }
-    return { role: "model", parts }
-  }
-  if (m.toolCallId !== undefined) {
-    const parsed = parseObject(m.content)
-    const response = parsed !== undefined && !(Object.keys(parsed).length === 1 && typeof parsed.output === "string")
-      ? parsed
-      : { output: m.content }
-    return { role: "user", parts: [{ functionResponse: { id: m.toolCallId, name: r.toolName, response } }] }
-  }
-  if (m.role === "user") return { role: "user", parts: [{ text: m.content }] }
-  if (m.role === "assistant") return { role: "model", parts: [{ text: m.content }] }
-  if (m.role === "system" || m.role === "developer") {
-    return `${messageLabel(r)}: Gemini takes system text only in \`systemInstruction\`, before the first turn`
-  }
-  return `${messageLabel(r)}: Gemini has no such role (user, assistant as model; system first)`
-}
-
-const render = (run: ReadonlyArray<Rendered>): Array<Content> | string => {
-  const out: Array<{ role: "user" | "model"; parts: Array<Part> }> = []
-  for (const r of run) {
-    const p = partsOf(r)
-    if (typeof p === "string") return p
-    const last = out[out.length - 1]
-    if (last !== undefined && last.role === p.role) {
-      const keep = (part: Part) => !(part.text === "" && Object.keys(part).length === 1)
-      last.parts = [...last.parts.filter(keep), ...p.parts.filter(keep)]
-    } else out.push({ role: p.role, parts: p.parts })
-  }
-  return out
-}
-
-const estimate = (c: Content): number => {
-  let tokens = 0
-  for (const p of c.parts) {
-    if (p.inlineData !== undefined || p.fileData !== undefined) tokens += MEDIA_TOKENS
-    if (p.thought === true && p.text !== undefined) tokens += textEstimate(p.text)
-  }
-  return tokens
-}
-
 /** @internal */
-export const format: Format<Content> = {
-  name: "gemini",
-  item: Content,
-  derive,
-  render,
-  merges: (previous, next) => (previous.role ?? "user") === (next.role ?? "user"),
-  estimate
-}
+export const format: Format<Content> = { ...Core.format, item: Content }
 
-const systemFormat: Format<SystemPart> = {
-  name: "gemini.system",
-  item: SystemPart,
-  derive: (group) => [{ role: "system", content: group[0].text }],
-  render: (run) => run.map((r) => ({ text: r.message.content })),
-  estimate: () => 0
-}
+const systemFormat: Format<SystemPart> = { ...Core.systemFormat, item: SystemPart }
 
 // The request's own keys: what is in them is read by the formats (lenient unless strict).
 const decodeRequest = engine.requestDecoder(
@@ -280,17 +162,18 @@ const decodeRequest = engine.requestDecoder(
   format.name
 )
 
+const lineFor = (options: DecodeOptions | undefined): Core.RequestLine<Message.Message> => ({
+  make: engine.make,
+  decodeSystem: (input) => engine.decodeOutcome(systemFormat, input, options, ["systemInstruction", "parts"]),
+  decodeContents: (input) => engine.decodeOutcome(format, input, options, ["contents"]),
+  encodeSystem: (messages) => engine.encodeOutcome(systemFormat, messages),
+  encodeContents: (messages, offset) => engine.encodeOutcome(format, messages, offset)
+})
+
 const decodeSync = (input: unknown, options?: DecodeOptions): Either.Either<Array<Message.Message>, AdapterError> => {
   const request = decodeRequest(input)
   if (Either.isLeft(request)) return Either.left(request.left)
-  const { contents, systemInstruction } = request.right
-  const head = systemInstruction === undefined
-    ? Either.right([])
-    : engine.decode(systemFormat, systemInstruction.parts, options, ["systemInstruction", "parts"])
-  if (Either.isLeft(head)) {
-    return Either.left(new AdapterError({ format: format.name, description: head.left.description }))
-  }
-  return Either.map(engine.decode(format, contents, options, ["contents"]), (rest) => [...head.right, ...rest])
+  return engine.toEither(format.name, Core.fromRequest(request.right, lineFor(options)))
 }
 
 /**
@@ -304,21 +187,8 @@ export type EncodeOptions = CheckOptions
 const encodeSync = (
   input: ReadonlyArray<Message.Message>,
   options?: EncodeOptions
-): Either.Either<Request, AdapterError> => {
-  const notMessages = engine.notMessages(format.name, input)
-  if (notMessages !== undefined) return Either.left(notMessages)
-  const messages = engine.arrange(engine.uniqueCallIds(input), "gemini", options)
-  const refused = engine.check(format.name, messages, "gemini", options)
-  if (refused !== undefined) return Either.left(refused)
-  const n = engine.leadingSystem(messages)
-  const system = engine.encode(systemFormat, messages.slice(0, n))
-  if (Either.isLeft(system)) return Either.left(system.left)
-  const contents = engine.encode(format, messages.slice(n), n)
-  if (Either.isLeft(contents)) return Either.left(contents.left)
-  return Either.right(
-    n === 0 ? { contents: contents.right } : { systemInstruction: { parts: system.right }, contents: contents.right }
-  )
-}
+): Either.Either<Request, AdapterError> =>
+  engine.toEither(format.name, Core.toRequest(input, options, lineFor(undefined)))
 
 const codec = engine.codec(decodeSync, encodeSync)
 
