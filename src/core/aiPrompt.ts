@@ -209,6 +209,193 @@ export const draftFields = (
   return { role: "role" in extra ? extra.role : draft.role, content: draft.content, options }
 }
 
+/** Provider options as both lines' `Prompt` values hold them: an object keyed by provider. @internal */
+export type ProviderOptions = { readonly [key: string]: unknown }
+
+/**
+ * The constructors of one line's `Prompt` values (`@effect/ai` on the
+ * Effect 3 line, `effect/ai` on the Effect 4 line) that {@link toPromptMessage}
+ * builds with: `M` a Prompt message, `P` a part. `options` are the
+ * `"rollmem"` entry's fields ({@link MessageOptions}, {@link ToolCallOptions},
+ * {@link ToolResultOptions}), `{}` when there are none.
+ *
+ * @internal
+ */
+export interface PromptBuilder<M, P> {
+  readonly text: (text: string) => P
+  readonly toolCall: (part: {
+    readonly id: string
+    readonly name: string
+    readonly params: unknown
+    readonly options: ToolCallOptions
+  }) => P
+  readonly toolResult: (part: {
+    readonly id: string
+    readonly name: string
+    readonly result: unknown
+    readonly options: ToolResultOptions
+  }) => P
+  readonly system: (content: string, options: MessageOptions) => M
+  readonly user: (content: Array<P>, options: MessageOptions) => M
+  readonly assistant: (content: Array<P>, options: MessageOptions) => M
+  readonly tool: (content: Array<P>, options: MessageOptions) => M
+}
+
+/**
+ * The Prompt message a rollmem message becomes ({@link shapeOf}), built with
+ * a line's constructors. `toolName` names the call a tool result answers
+ * (`""` when unknown).
+ *
+ * @internal
+ */
+export const toPromptMessage = <M, P>(build: PromptBuilder<M, P>, message: MessageFields, toolName: string): M => {
+  const text = (content: string): Array<P> => content === "" ? [] : [build.text(content)]
+  switch (shapeOf(message)) {
+    case "calls": {
+      const content = text(message.content)
+      for (const call of message.toolCalls) {
+        const { params, rollmem } = callPart(call)
+        content.push(build.toolCall({ id: call.id, name: call.name, params, options: rollmem }))
+      }
+      return build.assistant(content, messageOptions(message, "assistant", true))
+    }
+    case "result": {
+      const { result, rollmem } = resultPart(message.content)
+      return build.tool(
+        [build.toolResult({ id: message.toolCallId ?? "", name: toolName, result, options: rollmem })],
+        messageOptions(message, "tool", false)
+      )
+    }
+    case "system":
+      return build.system(message.content, messageOptions(message, "system", false))
+    case "assistant":
+      return build.assistant(text(message.content), messageOptions(message, "assistant", false))
+    case "user":
+      return build.user(text(message.content), messageOptions(message, "user", false))
+  }
+}
+
+/**
+ * Messages (oldest first) as Prompt messages, each tool result named after
+ * the latest earlier call with its id.
+ *
+ * @internal
+ */
+export const toPromptMessages = <M, P>(build: PromptBuilder<M, P>, messages: Iterable<MessageFields>): Array<M> => {
+  const names = new Map<string, string>()
+  const out: Array<M> = []
+  for (const message of messages) {
+    out.push(
+      toPromptMessage(build, message, message.toolCallId === undefined ? "" : names.get(message.toolCallId) ?? "")
+    )
+    for (const call of message.toolCalls) names.set(call.id, call.name)
+  }
+  return out
+}
+
+/** A part of a Prompt message as both lines' `Prompt` values have it, read by its `type`. @internal */
+export interface PromptPart {
+  readonly type: string
+}
+
+/** A Prompt message as both lines' `Prompt` values have it. @internal */
+export type PromptMessage =
+  | { readonly role: "system"; readonly content: string; readonly options: ProviderOptions }
+  | {
+    readonly role: "user" | "assistant" | "tool"
+    readonly content: ReadonlyArray<PromptPart>
+    readonly options: ProviderOptions
+  }
+
+interface TextPart extends PromptPart {
+  readonly type: "text"
+  readonly text: string
+}
+
+interface ToolCallPart extends PromptPart {
+  readonly type: "tool-call"
+  readonly id: string
+  readonly name: string
+  readonly params: unknown
+  readonly options: ProviderOptions
+}
+
+interface ToolResultPart extends PromptPart {
+  readonly type: "tool-result"
+  readonly id: string
+  readonly result: unknown
+  readonly options: ProviderOptions
+}
+
+const textOf = (parts: ReadonlyArray<PromptPart>): string => {
+  let text = ""
+  for (const part of parts) if (part.type === "text") text += (part as TextPart).text
+  return text
+}
+
+const callOf = (part: ToolCallPart): ToolCallFields => ({
+  id: part.id,
+  name: part.name,
+  arguments: callArguments(part.params, part.options)
+})
+
+const resultDraft = (part: ToolResultPart): Draft => ({
+  role: "tool",
+  content: resultContent(part.result, part.options),
+  toolCallId: part.id
+})
+
+/**
+ * The messages to be of one Prompt message: a system or user message one;
+ * an assistant message one with its text and calls, then one per
+ * `tool-result` part (a provider-executed tool; no empty assistant turn
+ * when it holds nothing else); a tool message one per `tool-result` part.
+ * Other parts (files, reasoning, approvals) are left out.
+ *
+ * @internal
+ */
+export const draftsOf = (message: PromptMessage): Array<Draft> => {
+  switch (message.role) {
+    case "system":
+      return [{ role: "system", content: message.content }]
+    case "user":
+      return [{ role: "user", content: textOf(message.content) }]
+    case "assistant": {
+      const calls: Array<ToolCallFields> = []
+      const results: Array<Draft> = []
+      for (const part of message.content) {
+        if (part.type === "tool-call") calls.push(callOf(part as ToolCallPart))
+        else if (part.type === "tool-result") results.push(resultDraft(part as ToolResultPart))
+      }
+      const content = textOf(message.content)
+      if (content === "" && calls.length === 0 && results.length > 0) return results
+      return [{ role: "assistant", content, toolCalls: calls }, ...results]
+    }
+    case "tool": {
+      const results: Array<Draft> = []
+      for (const part of message.content) {
+        if (part.type === "tool-result") results.push(resultDraft(part as ToolResultPart))
+      }
+      return results
+    }
+  }
+}
+
+/**
+ * The fields (`Message.make`'s role, content and options) of the messages
+ * one Prompt message gives ({@link draftsOf}), the message's `"rollmem"`
+ * options applied to the first ({@link draftFields}); each line decodes
+ * them with its own message decoder.
+ *
+ * @internal
+ */
+export const promptMessageFields = (
+  message: PromptMessage
+): Array<ReturnType<typeof draftFields>> => {
+  const extra = rollmemOptions(message.options)
+  return draftsOf(message).map((draft, i) => draftFields(draft, i === 0 ? extra : {}))
+}
+
 const kindOf = (u: unknown): string => u === null ? "null" : Array.isArray(u) ? "an array" : typeof u
 
 /**

@@ -76,18 +76,23 @@ const optionsOf = (
 ): Prompt.ProviderOptions =>
   Object.keys(rollmem).length === 0 ? {} : { [Core.OPTIONS_KEY]: rollmem as Prompt.ProviderOptions }
 
-const textParts = (content: string): Array<Prompt.TextPart> =>
-  content === "" ? [] : [Prompt.textPart({ text: content })]
-
-const toolCallPart = (call: Message.ToolCall): Prompt.ToolCallPart => {
-  const { params, rollmem } = Core.callPart(call)
-  return Prompt.toolCallPart({
-    id: call.id,
-    name: call.name,
-    params,
-    providerExecuted: false,
-    options: optionsOf(rollmem)
-  })
+/** `effect/ai`'s constructors, for the shared mapping (`src/core/aiPrompt.ts` `toPromptMessage`). */
+const build: Core.PromptBuilder<Prompt.Message, Prompt.TextPart | Prompt.ToolCallPart | Prompt.ToolResultPart> = {
+  text: (text) => Prompt.textPart({ text }),
+  toolCall: ({ id, name, options, params }) =>
+    Prompt.toolCallPart({ id, name, params, providerExecuted: false, options: optionsOf(options) }),
+  toolResult: ({ id, name, options, result }) =>
+    Prompt.toolResultPart({ id, name, isFailure: false, result, providerExecuted: false, options: optionsOf(options) }),
+  system: (content, options) => Prompt.systemMessage({ content, options: optionsOf(options) }),
+  user: (content, options) =>
+    Prompt.userMessage({ content: content as Array<Prompt.TextPart>, options: optionsOf(options) }),
+  assistant: (content, options) =>
+    Prompt.assistantMessage({
+      content: content as Array<Prompt.TextPart | Prompt.ToolCallPart>,
+      options: optionsOf(options)
+    }),
+  tool: (content, options) =>
+    Prompt.toolMessage({ content: content as Array<Prompt.ToolResultPart>, options: optionsOf(options) })
 }
 
 /**
@@ -106,46 +111,8 @@ const toolCallPart = (call: Message.ToolCall): Prompt.ToolCallPart => {
  *
  * @since 1.0.0
  */
-export const toPromptMessage = (message: Message.Message, toolName = ""): Prompt.Message => {
-  switch (Core.shapeOf(message)) {
-    case "calls":
-      return Prompt.assistantMessage({
-        content: [...textParts(message.content), ...message.toolCalls.map(toolCallPart)],
-        options: optionsOf(Core.messageOptions(message, Message.ASSISTANT, true))
-      })
-    case "result": {
-      const { result, rollmem } = Core.resultPart(message.content)
-      return Prompt.toolMessage({
-        content: [
-          Prompt.toolResultPart({
-            id: message.toolCallId ?? "",
-            name: toolName,
-            isFailure: false,
-            result,
-            providerExecuted: false,
-            options: optionsOf(rollmem)
-          })
-        ],
-        options: optionsOf(Core.messageOptions(message, Message.TOOL, false))
-      })
-    }
-    case "system":
-      return Prompt.systemMessage({
-        content: message.content,
-        options: optionsOf(Core.messageOptions(message, Message.SYSTEM, false))
-      })
-    case "assistant":
-      return Prompt.assistantMessage({
-        content: textParts(message.content),
-        options: optionsOf(Core.messageOptions(message, Message.ASSISTANT, false))
-      })
-    case "user":
-      return Prompt.userMessage({
-        content: textParts(message.content),
-        options: optionsOf(Core.messageOptions(message, Message.USER, false))
-      })
-  }
-}
+export const toPromptMessage = (message: Message.Message, toolName = ""): Prompt.Message =>
+  Core.toPromptMessage(build, message, toolName)
 
 /**
  * Converts messages (a memory's `messages`, oldest first) to a `Prompt`,
@@ -166,73 +133,23 @@ export const toPromptMessage = (message: Message.Message, toolName = ""): Prompt
  *
  * @since 1.0.0
  */
-export const toPrompt = (messages: Iterable<Message.Message>): Prompt.Prompt => {
-  const names = new Map<string, string>()
-  const out: Array<Prompt.Message> = []
-  for (const message of messages) {
-    out.push(toPromptMessage(message, message.toolCallId === undefined ? "" : names.get(message.toolCallId) ?? ""))
-    for (const call of message.toolCalls) names.set(call.id, call.name)
-  }
-  return Prompt.fromMessages(out)
-}
-
-const textOf = (parts: ReadonlyArray<Prompt.Part>): string => {
-  let text = ""
-  for (const part of parts) if (part.type === "text") text += part.text
-  return text
-}
-
-const callOf = (part: Prompt.ToolCallPart): { id: string; name: string; arguments: string } => ({
-  id: part.id,
-  name: part.name,
-  arguments: Core.callArguments(part.params, part.options)
-})
-
-const resultDraft = (part: Prompt.ToolResultPart): Core.Draft => ({
-  role: Message.TOOL,
-  content: Core.resultContent(part.result, part.options),
-  toolCallId: part.id
-})
+export const toPrompt = (messages: Iterable<Message.Message>): Prompt.Prompt =>
+  Prompt.fromMessages(Core.toPromptMessages(build, messages))
 
 /**
- * The message a draft gives, through `Message.make` (the decoder every
+ * The message of a draft's fields (`Core.promptMessageFields`), through `Message.make` (the decoder every
  * message goes through): the `"rollmem"` options of the Prompt message
  * (`extra`) are untrusted, so a wrong type, metadata that is not JSON or is
  * nested too deep, or a huge wrong value gives a bounded `InvalidMessageError`.
  */
 const messageOf = (
-  draft: Core.Draft,
-  extra: Record<string, unknown>
+  fields: ReturnType<typeof Core.draftFields>
 ): Result.Result<Message.Message, InvalidMessageError> => {
-  const fields = Core.draftFields(draft, extra)
   try {
     return Result.succeed(Message.make(fields.role as string, fields.content, fields.options as Message.MessageOptions))
   } catch (error) {
     if (error instanceof InvalidMessageError) return Result.fail(error)
     throw error
-  }
-}
-
-const draftsOf = (message: Prompt.Message): Array<Core.Draft> => {
-  switch (message.role) {
-    case "system":
-      return [{ role: Message.SYSTEM, content: message.content }]
-    case "user":
-      return [{ role: Message.USER, content: textOf(message.content) }]
-    case "assistant": {
-      const calls: Array<{ id: string; name: string; arguments: string }> = []
-      const results: Array<Core.Draft> = []
-      for (const part of message.content) {
-        if (part.type === "tool-call") calls.push(callOf(part))
-        else if (part.type === "tool-result") results.push(resultDraft(part))
-      }
-      const content = textOf(message.content)
-      // Only provider-executed results and nothing else: no empty assistant turn before them.
-      if (content === "" && calls.length === 0 && results.length > 0) return results
-      return [{ role: Message.ASSISTANT, content, toolCalls: calls }, ...results]
-    }
-    case "tool":
-      return message.content.flatMap((part) => part.type === "tool-result" ? [resultDraft(part)] : [])
   }
 }
 
@@ -257,11 +174,9 @@ const draftsOf = (message: Prompt.Message): Array<Core.Draft> => {
 export const fromPromptMessage = (
   message: Prompt.Message
 ): Result.Result<Array<Message.Message>, InvalidMessageError> => {
-  const extra = Core.rollmemOptions(message.options)
   const out: Array<Message.Message> = []
-  const drafts = draftsOf(message)
-  for (let i = 0; i < drafts.length; i++) {
-    const decoded = messageOf(drafts[i], i === 0 ? extra : {})
+  for (const fields of Core.promptMessageFields(message)) {
+    const decoded = messageOf(fields)
     if (Result.isFailure(decoded)) return Result.fail(decoded.failure)
     out.push(decoded.success)
   }
