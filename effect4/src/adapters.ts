@@ -10,6 +10,7 @@
  * | OpenAI Responses | {@link toOpenAIResponses} | {@link fromOpenAIResponses} | {@link OpenAiResponses} |
  * | Anthropic Messages | {@link toAnthropic} | {@link fromAnthropic} | {@link Anthropic} |
  * | Gemini `contents` | {@link toGemini} | {@link fromGemini} | {@link Gemini} |
+ * | AI SDK `ModelMessage` | {@link toAiSdk} | {@link fromAiSdk} | {@link AiSdk} |
  *
  * The plain functions throw {@link AdapterError}; the Effect API's `decode`
  * and `encode` fail with it. Each `from…` keeps a key or part type it does
@@ -17,7 +18,7 @@
  * it), and the same provider's `to…` writes it back while the message is
  * unchanged; every `to…` refuses a context the provider would reject
  * (`{ check: false }` writes it anyway). The other formats (the AI
- * SDK's, LangChain) are the Effect 3 line's only for now.
+ * SDK's `UIMessage`, LangChain) are the Effect 3 line's only for now.
  *
  * @example
  * ```ts
@@ -33,6 +34,7 @@
  */
 import * as Core from "../../src/core/formats/engine.js"
 import { AdapterError, type Arrange, type CheckOptions, type DecodeOptions } from "./adapters/AdapterError.js"
+import * as AiSdk from "./adapters/AiSdk.js"
 import * as Anthropic from "./adapters/Anthropic.js"
 import * as Gemini from "./adapters/Gemini.js"
 import { orThrow } from "./adapters/internal/engine.js"
@@ -60,6 +62,8 @@ export * as ConversationSearch from "../../src/core/searchTools.js"
 export {
   /** @since 1.0.0 */
   AdapterError,
+  /** @since 1.0.0 */
+  AiSdk,
   /** @since 1.0.0 */
   Anthropic,
   /** @since 1.0.0 */
@@ -289,3 +293,48 @@ export const toGemini = (
   messages: ReadonlyArray<Message.Message>,
   options?: Gemini.EncodeOptions
 ): Gemini.Request => orThrow(Gemini.encodeResult(messages, options))
+
+/**
+ * AI SDK `ModelMessage`s (`generateText`'s `messages`, a result's
+ * `response.messages`) to rollmem messages (see {@link AiSdk}). Throws
+ * `AdapterError` for what it cannot place (an unknown role, a malformed
+ * known field; with `{ strict: true }`, any key or type it does not model).
+ *
+ * @example
+ * ```ts
+ * import { fromAiSdk } from "rollmem/adapters"
+ *
+ * const messages = fromAiSdk([
+ *   { role: "user", content: "Weather in Rome?" },
+ *   { role: "assistant", content: [{ type: "text", text: "18C and sunny." }] }
+ * ])
+ * messages.map(String) // ["user: Weather in Rome?", "assistant: 18C and sunny."]
+ * ```
+ *
+ * @since 1.0.0
+ * @category conversions
+ */
+export const fromAiSdk = (messages: unknown, options?: DecodeOptions): Array<Message.Message> =>
+  orThrow(AiSdk.decodeResult(messages, options))
+
+/**
+ * Rollmem messages (a memory's `messages`) as AI SDK `ModelMessage`s (see
+ * {@link AiSdk}), for `generateText` / `streamText`. Throws `AdapterError`
+ * for a role the AI SDK has no place for or a context the provider refuses
+ * (`{ check: false }` writes it).
+ *
+ * @example
+ * ```ts
+ * import { Message } from "rollmem"
+ * import { toAiSdk } from "rollmem/adapters"
+ *
+ * toAiSdk([Message.user("Weather in Rome?")]) // [{ role: "user", content: "Weather in Rome?" }]
+ * ```
+ *
+ * @since 1.0.0
+ * @category conversions
+ */
+export const toAiSdk = (
+  messages: ReadonlyArray<Message.Message>,
+  options?: AiSdk.EncodeOptions
+): Array<AiSdk.ModelMessage> => orThrow(AiSdk.encodeResult(messages, options))

@@ -40,44 +40,25 @@
  *
  * @since 0.2.0
  */
-import * as Effect from "effect/Effect"
+import type * as Effect from "effect/Effect"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import * as Core from "../core/formats/aiSdk.js"
 import type * as Message from "../schema/Message.js"
 import type { AdapterError, CheckOptions, DecodeOptions } from "./AdapterError.js"
-import {
-  Arr,
-  type Draft,
-  type Format,
-  joinText,
-  type Json,
-  JsonRecord,
-  JsonSchema,
-  MEDIA_TOKENS,
-  messageLabel,
-  Opt,
-  parseJson,
-  type Rendered,
-  stringify,
-  textEstimate
-} from "./internal/engine.js"
+import { Arr, type Format, JsonRecord, JsonSchema, Opt } from "./internal/engine.js"
 import * as engine from "./internal/engine.js"
 
 const ProviderOptions = Opt(Schema.Record({ key: Schema.String, value: JsonRecord }))
-
-const isBinary = (u: unknown): u is Uint8Array | ArrayBuffer => u instanceof Uint8Array || u instanceof ArrayBuffer
 
 /** `DataContent | URL` read as a string: base64 for bytes, `href` for a URL. */
 const DataContent = Schema.transformOrFail(Schema.Unknown, Schema.String, {
   strict: true,
   decode: (u, _, ast) => {
-    if (typeof u === "string") return ParseResult.succeed(u)
-    if (isBinary(u)) {
-      const bytes = u instanceof Uint8Array ? u : new Uint8Array(u)
-      return ParseResult.succeed(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64"))
-    }
-    if (u instanceof URL) return ParseResult.succeed(u.href)
-    return ParseResult.fail(new ParseResult.Type(ast, u, "expected a string, bytes or a URL"))
+    const s = Core.dataContent(u)
+    return s === undefined
+      ? ParseResult.fail(new ParseResult.Type(ast, u, "expected a string, bytes or a URL"))
+      : ParseResult.succeed(s)
   },
   encode: (s) => ParseResult.succeed(s)
 }).annotations({ identifier: "DataContent" })
@@ -217,134 +198,8 @@ export const ModelMessage = Schema.Union(SystemMessage, UserMessage, AssistantMe
  */
 export type ModelMessage = typeof ModelMessage.Type
 
-type ToolResult = typeof ToolResultPart.Type
-
-const textOf = (content: string | ReadonlyArray<{ readonly type: string; readonly text?: string }>): string =>
-  typeof content === "string" ? content : joinText(content.flatMap((p) => p.type === "text" ? [p.text ?? ""] : []))
-
-const resultContent = (part: ToolResult): string => {
-  const output = part.output
-  switch (output.type) {
-    case "text":
-    case "error-text":
-      return output.value
-    case "json":
-    case "error-json":
-      return stringify(output.value)
-    case "execution-denied":
-      return output.reason ?? ""
-    case "content":
-      return textOf(output.value)
-    default:
-      // an output type rollmem does not model (kept verbatim)
-      return ""
-  }
-}
-
-const derive = (group: ReadonlyArray<ModelMessage>): Array<Draft> => {
-  const m = group[0]
-  switch (m.role) {
-    case "system":
-      return [{ role: "system", content: m.content }]
-    case "user":
-      return [{ role: "user", content: textOf(m.content) }]
-    case "assistant": {
-      if (typeof m.content === "string") return [{ role: "assistant", content: m.content }]
-      const toolCalls = m.content.flatMap((p) =>
-        p.type === "tool-call" ? [{ id: p.toolCallId, name: p.toolName, arguments: stringify(p.input) }] : []
-      )
-      const results = m.content.flatMap((p): Array<Draft> =>
-        p.type === "tool-result" ? [{ role: "tool", content: resultContent(p), toolCallId: p.toolCallId }] : []
-      )
-      return [{ role: "assistant", content: textOf(m.content), toolCalls }, ...results]
-    }
-    case "tool": {
-      const results = m.content.flatMap((p): Array<Draft> =>
-        p.type === "tool-result" ? [{ role: "tool", content: resultContent(p), toolCallId: p.toolCallId }] : []
-      )
-      return results.length === 0 ? [{ role: "tool", content: "" }] : results
-    }
-  }
-}
-
-const inputOf = (args: string): Json => {
-  if (args === "") return {}
-  const parsed = parseJson(args)
-  return parsed === undefined ? args : parsed.value
-}
-
-const outputOf = (content: string): typeof ToolResultOutput.Type => {
-  const parsed = parseJson(content)
-  return parsed === undefined || typeof parsed.value === "string"
-    ? { type: "text", value: content }
-    : { type: "json", value: parsed.value }
-}
-
-const render = (run: ReadonlyArray<Rendered>): Array<ModelMessage> | string => {
-  const out: Array<ModelMessage> = []
-  for (const r of run) {
-    const m = r.message
-    if (m.toolCalls.length > 0) {
-      out.push({
-        role: "assistant",
-        content: [
-          ...(m.content === "" ? [] : [{ type: "text" as const, text: m.content }]),
-          ...m.toolCalls.map((call) => ({
-            type: "tool-call" as const,
-            toolCallId: call.id,
-            toolName: call.name,
-            input: inputOf(call.arguments)
-          }))
-        ]
-      })
-      continue
-    }
-    if (m.toolCallId !== undefined) {
-      const part = {
-        type: "tool-result" as const,
-        toolCallId: m.toolCallId,
-        toolName: r.toolName,
-        output: outputOf(m.content)
-      }
-      const last = out[out.length - 1]
-      if (last !== undefined && last.role === "tool") last.content.push(part)
-      else out.push({ role: "tool", content: [part] })
-      continue
-    }
-    switch (m.role) {
-      case "system":
-      case "user":
-      case "assistant":
-        out.push({ role: m.role, content: m.content })
-        continue
-    }
-    return `${messageLabel(r)}: the AI SDK has no such role (system, user, assistant, tool)`
-  }
-  return out
-}
-
-const estimate = (m: ModelMessage): number => {
-  let tokens = 0
-  if (typeof m.content === "string") return 0
-  for (const p of m.content) {
-    if (p.type === "image" || p.type === "file") tokens += MEDIA_TOKENS
-    else if (p.type === "reasoning") tokens += textEstimate(p.text)
-    else if (p.type === "tool-result" && p.output.type === "content") {
-      for (const c of p.output.value) if (c.type !== "text") tokens += MEDIA_TOKENS
-    }
-  }
-  return tokens
-}
-
 /** @internal */
-export const format: Format<ModelMessage> = {
-  name: "ai-sdk",
-  item: ModelMessage,
-  derive,
-  render,
-  merges: (previous, next) => previous.role === "tool" && next.role === "tool",
-  estimate
-}
+export const format: Format<ModelMessage> = { ...Core.format, item: ModelMessage }
 
 /**
  * Options of {@link encode}: `check` (see `CheckOptions`).
