@@ -349,7 +349,15 @@ describe("Promise facade (Effect 4): stored conversations", () => {
   })
 
   it("a store layer is taken as the store; recall() on a store without an archive is a ConfigError", async () => {
-    const conversations = new Conversations({ store: ConversationStore.layerMemory, strategy: "buffer" })
+    // the memory store without its archive: a store of one's own that keeps none
+    const noArchive = Layer.effect(
+      ConversationStore.ConversationStore,
+      Effect.gen(function*() {
+        const { archive: _, ...store } = yield* ConversationStore.ConversationStore
+        return store
+      })
+    ).pipe(Layer.provide(ConversationStore.layerMemory))
+    const conversations = new Conversations({ store: noArchive, strategy: "buffer" })
     await conversations.use("c", (memory) => memory.addUserMessage("kept"))
     assert.deepStrictEqual(await conversations.load("c"), {
       version: 2,

@@ -2,20 +2,22 @@
  * The facade's stored conversations with `archive: true` on the Effect 4 line
  * (docs/contract.md section 17.2), as the Effect 3 suite has them: archived
  * beside the conversation, found by the memory's `recall` inside `use()` and
- * by `Conversations.recall`. This line's memory store keeps no archive: it
- * refuses `archive: true` at the first call.
+ * by `Conversations.recall`, on the memory store as on SQLite. A store
+ * layer that keeps no archive refuses `archive: true` at the first call.
  */
 import { afterAll, assert, describe, it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { ConfigError } from "../src/Errors.js"
 import { Conversations } from "../src/promise/index.js"
+import * as ConversationStore from "../src/store/ConversationStore.js"
 
 const dir = mkdtempSync(join(tmpdir(), "rollmem-conversations-archive-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-for (const store of [`sqlite:${join(dir, "c.db")}`] as const) {
+for (const store of ["memory", `sqlite:${join(dir, "c.db")}`] as const) {
   describe(store.split(":")[0], () => {
     it("archives what leaves the window and finds it", async () => {
       const conversations = new Conversations({ store, strategy: "window", maxMessages: 2, archive: true })
@@ -40,8 +42,17 @@ for (const store of [`sqlite:${join(dir, "c.db")}`] as const) {
   })
 }
 
+// the memory store without its archive: a store of one's own that keeps none
+const noArchive = Layer.effect(
+  ConversationStore.ConversationStore,
+  Effect.gen(function*() {
+    const { archive: _, ...store } = yield* ConversationStore.ConversationStore
+    return store
+  })
+).pipe(Layer.provide(ConversationStore.layerMemory))
+
 it("a store without an archive refuses archive: true at the first call, saving nothing", async () => {
-  const conversations = new Conversations({ store: "memory", strategy: "window", maxMessages: 2, archive: true })
+  const conversations = new Conversations({ store: noArchive, strategy: "window", maxMessages: 2, archive: true })
   try {
     const error = await conversations.use("chat-1", (memory) => memory.addUserMessage("lost")).then(
       () => undefined,

@@ -4,8 +4,10 @@
  * store layer; rows saved with the state, none doubled after a conflict's
  * re-apply, removed with the conversation.
  */
+import { KeyValueStore } from "@effect/platform"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
+import * as MemoryState from "../../src/schema/MemoryState.js"
 import * as Message from "../../src/schema/Message.js"
 import * as Summarizer from "../../src/services/Summarizer.js"
 import * as Conversation from "../../src/store/Conversation.js"
@@ -138,4 +140,76 @@ describe("refused", () => {
       assert.strictEqual(error.option, "archive")
       assert.strictEqual(error.description, "must be a boolean, got \"yes\"")
     }))
+})
+
+// The key-value log, record by record, as the Effect 4 line's effect4/test/store/archiveStore.test.ts has it:
+// an archive written by either line reads in the other.
+const LOG_KEYS = ["#0", "#1", "#2", "#3"].map((write) => `rollmem-archive:rollmem-conversation:c${write}`)
+const LOG_RECORDS = [
+  `{"writes":3,"folds":3}`,
+  `[{"position":0,"fold":1,"message":{"role":"user","content":"order 4411"}}]`,
+  `[{"position":1,"fold":2,"message":{"role":"assistant","content":"refund for 4411"}},` +
+  `{"position":2,"fold":2,"message":{"role":"user","content":"thanks"}}]`,
+  `[{"position":3,"fold":3,"message":{"role":"system","content":"refund policy"}}]`
+]
+
+describe("the key-value archive's records", () => {
+  it.effect("are the Effect 4 line's: a head, then each write's rows; read, searched and deleted with them", () =>
+    Effect.gen(function*() {
+      const kv = yield* KeyValueStore.KeyValueStore
+      const store = yield* ConversationStore.makeKeyValueStore()
+      const state = MemoryState.make("", [Message.user("now")])
+      yield* store.save("c", state, 0, {
+        archive: [[{ position: 0, message: Message.user("order 4411") }], [], [
+          { position: 1, message: Message.assistant("refund for 4411") },
+          { position: 2, message: Message.user("thanks") }
+        ]]
+      })
+      yield* store.archive!.append("c", [{ position: 3, message: Message.system("refund policy") }])
+      assert.deepStrictEqual(
+        (yield* Effect.forEach(LOG_KEYS, (key) => kv.get(key))).map(Option.getOrUndefined),
+        LOG_RECORDS
+      )
+      const messages = yield* store.archive!.messages("c")
+      assert.deepStrictEqual(messages.map((a) => [a.position, a.fold, a.message.role, a.message.content]), [
+        [0, 1, "user", "order 4411"],
+        [1, 2, "assistant", "refund for 4411"],
+        [2, 2, "user", "thanks"],
+        [3, 3, "system", "refund policy"]
+      ])
+      const found = yield* store.archive!.search("c", "refund 4411", { neighbours: 1 })
+      assert.deepStrictEqual(found.map((m) => [m.position, m.neighbours.map((n) => n.position)]), [
+        [1, [0, 2]],
+        [3, [2]],
+        [0, [1]]
+      ])
+      yield* store.delete("c")
+      assert.deepStrictEqual((yield* Effect.forEach(LOG_KEYS, (key) => kv.get(key))).map(Option.getOrUndefined), [
+        undefined,
+        undefined,
+        undefined,
+        undefined
+      ])
+      assert.deepStrictEqual(yield* store.archive!.messages("c"), [])
+    }).pipe(Effect.provide(KeyValueStore.layerMemory)))
+
+  it.effect("a log written by the Effect 4 line reads here; a head that does not decode is an ArchiveError", () =>
+    Effect.gen(function*() {
+      const kv = yield* KeyValueStore.KeyValueStore
+      yield* Effect.forEach(LOG_KEYS, (key, i) => kv.set(key, LOG_RECORDS[i]))
+      const store = yield* ConversationStore.makeKeyValueStore()
+      const messages = yield* store.archive!.messages("c")
+      assert.deepStrictEqual(messages.map((a) => [a.position, a.fold, a.message.content]), [
+        [0, 1, "order 4411"],
+        [1, 2, "refund for 4411"],
+        [2, 2, "thanks"],
+        [3, 3, "refund policy"]
+      ])
+      yield* kv.set(LOG_KEYS[0], "{\"writes\":\"x\"}")
+      const error = yield* Effect.flip(store.archive!.messages("c"))
+      assert.deepStrictEqual([error._tag, error.message], [
+        "ArchiveError",
+        "archive failed: archive read: the head of \"c\" does not decode"
+      ])
+    }).pipe(Effect.provide(KeyValueStore.layerMemory)))
 })

@@ -110,8 +110,9 @@ export type ConversationsOptions = Conversation.StrategyOptions extends infer O
        * Archive what leaves each conversation's buffer beside it, in the same
        * store (docs/contract.md section 17.2): searched by the memory's
        * `recall` inside `use()` and by {@link Conversations.recall}. Default
-       * `false`; a store without an archive (`"memory"`) refuses `true` with
-       * `ConfigError` at the first call.
+       * `false`; every location's store keeps one (`"memory"` included); a
+       * store layer without one refuses `true` with `ConfigError` at the
+       * first call.
        */
       readonly archive?: boolean | undefined
       /** Counts tokens; default: whitespace-separated words. */
@@ -386,7 +387,7 @@ export class Conversations {
    * archived, ranked as `recall` ranks (`limit`, default 5; `before`;
    * `roles`; `neighbours`). Resolves with `[]` for a conversation with
    * nothing archived. Rejects with `ConfigError` for a wrong option or a
-   * store without an archive (`"memory"`), `ArchiveError` when the store
+   * store layer without an archive, `ArchiveError` when the store
    * fails.
    *
    * @example

@@ -18,7 +18,10 @@
  * `id`, `revision`, `state`, `request_ids`) and keep its archive beside them
  * (`rollmem_archive`), so both lines may share one database; the Redis layer
  * writes its hashes (`prefix + id`: `revision`, `state`, `requestIds`, the
- * archive's `archive:<position>` fields), so both lines may share one server.
+ * archive's `archive:<position>` fields), so both lines may share one server;
+ * the memory and key-value layers write its records and archive log
+ * (`rollmem-archive:<prefix><id>#<n>`), so a `KeyValueStore` moves between
+ * the lines.
  *
  * @since 1.0.0
  */

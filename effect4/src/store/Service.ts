@@ -36,7 +36,8 @@ export interface Stored {
  * - `archive`: messages to archive beside the conversation
  *   (docs/contract.md section 17.2), one array per archive write (each the
  *   conversation's next fold), written only with the state: in the same
- *   transaction (the SQL stores) or the same script (Redis). Only a store
+ *   transaction (the SQL stores), the same script (Redis), or under the
+ *   store's lock before the state (memory, key-value). Only a store
  *   with a {@link Service.archive} takes them; the others ignore them.
  *   Default: none.
  *

@@ -11,6 +11,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Log from "../../core/archiveLog.js"
 import type * as MemoryState from "../../schema/MemoryState.js"
 import * as Archive from "../../services/Archive.js"
 import * as ArchiveLog from "../internal/archiveLog.js"
@@ -82,9 +83,6 @@ export type KeyValues = Pick<KeyValueStore.KeyValueStore, "get" | "set" | "remov
 
 const decodeRecord = decodeWith(RecordJson)
 
-/** Where the key-value stores keep a conversation's archive: before the store's prefix (docs/contract.md section 17.2). */
-const ARCHIVE_PREFIX = "rollmem-archive:"
-
 /**
  * The key-value store over `kv`'s `get`, `set` and `remove`.
  *
@@ -94,26 +92,19 @@ export const makeOn = (kv: KeyValues, options: KeyValueOptions | undefined): Eff
   Effect.gen(function*() {
     const prefix = options?.prefix ?? DEFAULT_PREFIX
     const lock = yield* Effect.makeSemaphore(1)
-    // The archive (docs/contract.md section 17.2): per conversation a head `{"writes":n,"folds":f}` under
-    // `rollmem-archive:<prefix><id>#0` and each write's rows under `...#1`, `...#2`, ... (the last of a position wins).
-    const archiveKey = (id: string, write: number) => `${ARCHIVE_PREFIX}${prefix}${id}#${write}`
+    // The archive (docs/contract.md section 17.2, core/archiveLog.ts): per conversation a head
+    // `{"writes":n,"folds":f}` under `rollmem-archive:<prefix><id>#0` and each write's rows under `...#1`, `...#2`, ...
+    const archiveKey = (id: string, write: number) => Log.archiveKey(prefix, id, write)
     const archiveFailed = (what: string) => (cause: unknown) =>
       Archive.failed(`${what}: ${cause instanceof Error ? cause.message : String(cause)}`, cause)
     const readHead = (id: string) =>
       Effect.flatMap(
         Effect.mapError(kv.get(archiveKey(id, 0)), archiveFailed("archive read")),
         Option.match({
-          onNone: () => Effect.succeed({ writes: 0, folds: 0 }),
+          onNone: () => Effect.succeed(Log.EMPTY_HEAD),
           onSome: (json) => {
-            try {
-              const head = JSON.parse(json) as { writes?: unknown; folds?: unknown }
-              if (Number.isSafeInteger(head.writes) && Number.isSafeInteger(head.folds)) {
-                return Effect.succeed({ writes: head.writes as number, folds: head.folds as number })
-              }
-            } catch {
-              // refused below
-            }
-            return Effect.fail(Archive.failed(`archive read: the head of ${JSON.stringify(id)} does not decode`))
+            const head = Log.parseHead(json)
+            return head === undefined ? Effect.fail(Archive.failed(Log.headProblem(id))) : Effect.succeed(head)
           }
         })
       )
@@ -131,21 +122,16 @@ export const makeOn = (kv: KeyValues, options: KeyValueOptions | undefined): Eff
     // Each write its rows (the next fold), then the head: a crash between leaves rows the next write replaces.
     const writeArchive = (id: string, writes: ReadonlyArray<ReadonlyArray<Archive.Entry>>) =>
       Effect.gen(function*() {
-        const nonEmpty = writes.filter((entries) => entries.length > 0)
-        if (nonEmpty.length === 0) return
-        let head = yield* readHead(id)
-        for (const entries of nonEmpty) {
-          const write = head.writes + 1
-          const fold = head.folds + 1
-          const rows = entries.map(({ message, position }) => ArchiveLog.encodeRow({ position, fold, message }))
-          yield* Effect.mapError(kv.set(archiveKey(id, write), `[${rows.join(",")}]`), archiveFailed("archive write"))
-          head = { writes: write, folds: fold }
+        if (writes.every((entries) => entries.length === 0)) return
+        const plan = Log.planWrites(yield* readHead(id), writes, ArchiveLog.wire)
+        for (const { text, write } of plan.records) {
+          yield* Effect.mapError(kv.set(archiveKey(id, write), text), archiveFailed("archive write"))
         }
-        yield* Effect.mapError(kv.set(archiveKey(id, 0), JSON.stringify(head)), archiveFailed("archive write"))
+        yield* Effect.mapError(kv.set(archiveKey(id, 0), JSON.stringify(plan.head)), archiveFailed("archive write"))
       })
     const removeArchive = (id: string) =>
       Effect.gen(function*() {
-        const head = yield* Effect.orElseSucceed(readHead(id), () => ({ writes: 0, folds: 0 }))
+        const head = yield* Effect.orElseSucceed(readHead(id), () => Log.EMPTY_HEAD)
         for (let write = head.writes; write >= 0; write--) {
           yield* kv.remove(archiveKey(id, write)).pipe(
             Effect.catchIf((error) => error._tag === "SystemError" && error.reason === "NotFound", () => Effect.void)

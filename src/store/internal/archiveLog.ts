@@ -1,51 +1,40 @@
 /**
- * The archive a store without a full-text search keeps beside its
- * conversations (docs/contract.md section 17.2): a plain log of archived
- * messages, read whole and ranked in this process (`core/recall.ts`, through
- * the in-memory archive). Shared by the key-value and Redis backends.
+ * The Effect shell of the archive a store without a full-text search keeps
+ * beside its conversations (docs/contract.md section 17.2): the plain log of
+ * `core/archiveLog.ts`, read whole and ranked in this process. Shared by
+ * the key-value, memory and Redis backends.
  *
  * @internal
  */
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
-import * as Store from "../../core/archive.js"
+import * as Log from "../../core/archiveLog.js"
 import type { ArchiveError, ConfigError } from "../../Errors.js"
 import * as Messages from "../../schema/Message.js"
 import * as Archive from "../../services/Archive.js"
 
-/** A logged row as JSON: `{"position":3,"fold":1,"message":{...wire message...}}`. */
-export interface Row {
-  readonly position: number
-  readonly fold: number
-  readonly message: Messages.Message
-}
+/** A logged row: `{"position":3,"fold":1,"message":{...wire message...}}` as JSON. */
+export type Row = Log.Row<Messages.Message>
 
 const encodeMessage = Schema.encodeSync(Messages.Message)
 
-/** One row as its JSON text. @internal */
-export const encodeRow = (row: Row): string =>
-  JSON.stringify({ position: row.position, fold: row.fold, message: encodeMessage(row.message) })
+/** A message's wire form, as the log stores it. @internal */
+export const wire = (message: Messages.Message): unknown => encodeMessage(message)
+
+const decodeMessage = (input: unknown): Log.Decoded<Messages.Message> => {
+  const decoded = Messages.decodeUnknown(input)
+  return Either.isLeft(decoded)
+    ? { problem: decoded.left.message, cause: decoded.left }
+    : { message: decoded.right }
+}
 
 /** Rows read back from JSON (an object, or an array of them); a wrong one is an `ArchiveError`. @internal */
 export const decodeRows = (text: string, what: string): Either.Either<Array<Row>, ArchiveError> => {
-  try {
-    const parsed: unknown = JSON.parse(text)
-    const list = Array.isArray(parsed) ? parsed : [parsed]
-    const rows: Array<Row> = []
-    for (const item of list) {
-      const { fold, message, position } = item as { position?: unknown; fold?: unknown; message?: unknown }
-      if (!Number.isSafeInteger(position) || !Number.isSafeInteger(fold)) {
-        return Either.left(Archive.failed(`${what}: a row without its position and fold`))
-      }
-      const decoded = Messages.decodeUnknown(message)
-      if (Either.isLeft(decoded)) return Either.left(Archive.failed(`${what}: ${decoded.left.message}`, decoded.left))
-      rows.push({ position: position as number, fold: fold as number, message: decoded.right })
-    }
-    return Either.right(rows)
-  } catch (cause) {
-    return Either.left(Archive.failed(`${what}: ${cause instanceof Error ? cause.message : String(cause)}`, cause))
-  }
+  const decoded = Log.decodeRows(text, what, decodeMessage)
+  return "problem" in decoded
+    ? Either.left(Archive.failed(decoded.problem, decoded.cause))
+    : Either.right(decoded.rows)
 }
 
 /**
@@ -56,7 +45,7 @@ export const decodeRows = (text: string, what: string): Either.Either<Array<Row>
  * @internal
  */
 export const lastByPosition = (conversationId: string, rows: ReadonlyArray<Row>): Array<Archive.Archived> =>
-  Store.lastByPosition(conversationId, rows)
+  Log.archivedOf(conversationId, rows)
 
 /**
  * An `Archive.Service` over a log: `read` gives a conversation's archived
@@ -76,9 +65,6 @@ export const make = (
       Effect.suspend((): Effect.Effect<ReadonlyArray<Archive.Match>, ArchiveError | ConfigError> => {
         const refused = Archive.checkOptions(options)
         if (refused !== undefined) return Effect.fail(refused)
-        return Effect.flatMap(
-          read(conversationId),
-          (archived) => Archive.makeMemoryOf(archived).search(conversationId, query, options)
-        )
+        return Effect.map(read(conversationId), (archived) => Log.search(conversationId, archived, query, options))
       })
   })

@@ -8,8 +8,12 @@
  */
 import { Effect, Layer, Option, Semaphore } from "effect"
 import { KeyValueStore } from "effect/persistence"
+import * as Log from "../../../../src/core/archiveLog.js"
 import * as Rules from "../../../../src/core/store.js"
+import type { ArchiveError } from "../../Errors.js"
 import type * as MemoryState from "../../schema/MemoryState.js"
+import * as Archive from "../../services/Archive.js"
+import * as ArchiveLog from "../internal/archiveLog.js"
 import {
   checkingIds,
   conflict,
@@ -51,7 +55,9 @@ export interface KeyValues {
  * `{"revision":n,"state":null}` (its tombstone). The compare-and-set (read,
  * compare, write) and the reads run under a lock of this store: safe for
  * any number of fibers on this one store, not across processes or two
- * stores on one backend.
+ * stores on one backend. Its archive (docs/contract.md section 17.2) is the
+ * Effect 3 line's log (`core/archiveLog.ts`): a head under
+ * `rollmem-archive:<prefix><id>#0`, each write's rows under `...#1`, ...
  *
  * @internal
  */
@@ -68,11 +74,54 @@ export const makeOn = (kv: KeyValues, options: KeyValueOptions | undefined): Ser
     lock.withPermits(1)(
       Effect.map(read(id, "load"), (record) => record === undefined ? Option.none() : live(record))
     )
+  const archiveKey = (id: string, write: number) => Log.archiveKey(prefix, id, write)
+  const readHead = (id: string): Effect.Effect<Log.Head, ArchiveError> =>
+    Effect.flatMap(Effect.mapError(kv.get(archiveKey(id, 0)), ArchiveLog.failedWith("archive read")), (json) => {
+      if (json === undefined) return Effect.succeed(Log.EMPTY_HEAD)
+      const head = Log.parseHead(json)
+      return head === undefined ? Effect.fail(Archive.failed(Log.headProblem(id))) : Effect.succeed(head)
+    })
+  const readArchive = (id: string) =>
+    Effect.gen(function*() {
+      const head = yield* readHead(id)
+      const rows: Array<ArchiveLog.Row> = []
+      for (let write = 1; write <= head.writes; write++) {
+        const json = yield* Effect.mapError(kv.get(archiveKey(id, write)), ArchiveLog.failedWith("archive read"))
+        if (json === undefined) continue
+        rows.push(...yield* Effect.fromResult(ArchiveLog.decodeRows(json, "archive read")))
+      }
+      return Log.archivedOf(id, rows)
+    })
+  // Each write its rows (the next fold), then the head: a crash between leaves rows the next write replaces.
+  const writeArchive = (id: string, writes: ReadonlyArray<ReadonlyArray<Archive.Entry>>) =>
+    Effect.gen(function*() {
+      if (writes.every((entries) => entries.length === 0)) return
+      const plan = Log.planWrites(yield* readHead(id), writes, ArchiveLog.wire)
+      for (const { text, write } of plan.records) {
+        yield* Effect.mapError(kv.set(archiveKey(id, write), text), ArchiveLog.failedWith("archive write"))
+      }
+      yield* Effect.mapError(
+        kv.set(archiveKey(id, 0), JSON.stringify(plan.head)),
+        ArchiveLog.failedWith("archive write")
+      )
+    })
+  const removeArchive = (id: string) =>
+    Effect.gen(function*() {
+      const head = yield* Effect.orElseSucceed(readHead(id), () => Log.EMPTY_HEAD)
+      for (let write = head.writes; write >= 0; write--) yield* kv.remove(archiveKey(id, write))
+    })
+  const archive = ArchiveLog.make(
+    (id) => lock.withPermits(1)(readArchive(id)),
+    (id, entries) => lock.withPermits(1)(writeArchive(id, [entries]))
+  )
   const save = (id: string, state: MemoryState.MemoryState, expectedRevision: number, options?: SaveOptions) =>
     lock.withPermits(1)(Effect.gen(function*() {
       const stored = yield* read(id, "save")
       const revision = Rules.nextRevision(held(stored), expectedRevision)
       if (revision === undefined) return yield* conflict(id, expectedRevision)
+      if (options?.archive !== undefined) {
+        yield* Effect.mapError(writeArchive(id, options.archive), storeError(id, "save"))
+      }
       const record: Record = options?.requestIds === undefined
         ? { revision, state }
         : { revision, state, requestIds: options.requestIds }
@@ -82,6 +131,7 @@ export const makeOn = (kv: KeyValues, options: KeyValueOptions | undefined): Ser
   // A record that does not decode is removed as it is: nothing to keep a revision of.
   const remove = (id: string) =>
     lock.withPermits(1)(Effect.gen(function*() {
+      yield* Effect.mapError(removeArchive(id), storeError(id, "delete"))
       const stored = yield* Effect.result(read(id, "delete"))
       if (stored._tag === "Success" && stored.success !== undefined) {
         const tombstone = Rules.tombstoneRevision(held(stored.success))
@@ -94,7 +144,7 @@ export const makeOn = (kv: KeyValues, options: KeyValueOptions | undefined): Ser
       if (stored._tag === "Success") return
       yield* Effect.mapError(kv.remove(prefix + id), storeError(id, "delete"))
     }))
-  return checkingIds({ load, save, delete: remove })
+  return checkingIds({ load, save, delete: remove, archive })
 }
 
 /**

@@ -6,14 +6,15 @@
  *
  * @since 1.0.0
  */
-import { Effect, Layer, Redacted, Result } from "effect"
-import * as Store from "../../../../src/core/archive.js"
+import { Effect, Layer, Redacted } from "effect"
+import * as Log from "../../../../src/core/archiveLog.js"
 import * as Scripts from "../../../../src/core/redisStore.js"
 import * as Rules from "../../../../src/core/store.js"
-import type { ArchiveError, ConfigError } from "../../Errors.js"
+import type { ArchiveError } from "../../Errors.js"
 import type * as MemoryState from "../../schema/MemoryState.js"
 import * as Messages from "../../schema/Message.js"
 import * as Archive from "../../services/Archive.js"
+import * as ArchiveLog from "../internal/archiveLog.js"
 import { importModule } from "../internal/peers.js"
 import {
   checkingIds,
@@ -62,36 +63,6 @@ interface RedisCommands {
 }
 
 const encodeMessage = (message: Messages.Message): string => JSON.stringify(Messages.toWire(message))
-
-const archiveFailed = (what: string) => (cause: unknown): ArchiveError =>
-  Archive.failed(`${what}: ${cause instanceof Error ? cause.message : String(cause)}`, cause)
-
-interface LogRow {
-  readonly position: number
-  readonly fold: number
-  readonly message: Messages.Message
-}
-
-/** An archive field's row (`{"position":p,"fold":f,"message":{...}}`), or the `ArchiveError` saying what is wrong. */
-const decodeLogRow = (text: string): Result.Result<LogRow, ArchiveError> => {
-  try {
-    const { fold, message, position } = JSON.parse(text) as {
-      readonly position?: unknown
-      readonly fold?: unknown
-      readonly message?: unknown
-    }
-    if (!Number.isSafeInteger(position) || !Number.isSafeInteger(fold)) {
-      return Result.fail(Archive.failed("archive read: a row without its position and fold"))
-    }
-    const decoded = Messages.decodeUnknown(message)
-    if (Result.isFailure(decoded)) {
-      return Result.fail(Archive.failed(`archive read: ${decoded.failure.message}`, decoded.failure))
-    }
-    return Result.succeed({ position: position as number, fold: fold as number, message: decoded.success })
-  } catch (cause) {
-    return Result.fail(archiveFailed("archive read")(cause))
-  }
-}
 
 /** The stored hash's fields as the record they hold (`revision` a decimal string, `state` and `requestIds` JSON). */
 const decodeFields = (
@@ -219,34 +190,26 @@ export const layerRedis = (options?: RedisOptions): Layer.Layer<ConversationStor
         )
       const messages = (id: string): Effect.Effect<Array<Archive.Archived>, ArchiveError> =>
         Effect.gen(function*() {
-          const rows: Array<LogRow> = []
+          const rows: Array<ArchiveLog.Row> = []
           let cursor = "0"
           do {
             const [next, page] = yield* Effect.tryPromise({
               try: () => commands.hscan(prefix + id, cursor, "MATCH", Scripts.ARCHIVE_FIELDS, "COUNT", 1000),
-              catch: archiveFailed("archive read")
+              catch: ArchiveLog.failedWith("archive read")
             })
-            for (let i = 1; i < page.length; i += 2) rows.push(yield* Effect.fromResult(decodeLogRow(page[i])))
+            for (let i = 1; i < page.length; i += 2) {
+              rows.push(...yield* Effect.fromResult(ArchiveLog.decodeRows(page[i], "archive read")))
+            }
             cursor = next
           } while (cursor !== "0")
-          return Store.lastByPosition(id, rows)
+          return Log.archivedOf(id, rows)
         })
-      const archive: Archive.Service = {
-        append: (id, entries) =>
-          entries.length === 0 ? Effect.void : Effect.asVoid(Effect.tryPromise({
-            try: () =>
-              commands.rollmemArchive(prefix + id, "", "", "", ...Scripts.archiveArgs([entries], encodeMessage)),
-            catch: archiveFailed("archive write")
-          })),
-        messages,
-        // the log read whole and ranked here (core/archive.ts over core/recall.ts), as the Effect 3 line does
-        search: (id, query, options) =>
-          Effect.suspend((): Effect.Effect<ReadonlyArray<Archive.Match>, ArchiveError | ConfigError> => {
-            const refused = Archive.checkOptions(options)
-            if (refused !== undefined) return Effect.fail(refused)
-            return Effect.map(messages(id), (archived) => Store.makeStore(archived).search(id, query, options))
-          })
-      }
+      // the log read whole and ranked here (core/archiveLog.ts over core/recall.ts), as the Effect 3 line does
+      const archive = ArchiveLog.make(messages, (id, entries) =>
+        Effect.asVoid(Effect.tryPromise({
+          try: () => commands.rollmemArchive(prefix + id, "", "", "", ...Scripts.archiveArgs([entries], encodeMessage)),
+          catch: ArchiveLog.failedWith("archive write")
+        })))
       return checkingIds({ load, save, delete: remove, archive })
     })
   )
