@@ -17,7 +17,7 @@ import * as Message from "../schema/Message.js"
 import type * as Archives from "../services/Archive.js"
 import { refusals, thrownAsIs } from "../services/internal/summarizing.js"
 import type * as Summarizer from "../services/Summarizer.js"
-import type { Memory, Usage } from "../strategies/internal/engine.js"
+import { type Memory, stepOf, type Usage } from "../strategies/internal/engine.js"
 
 /** A synchronous summarizer: the new summary from the current one and the evicted turns. @since 1.0.0 */
 export type Summarize = (
@@ -197,12 +197,19 @@ export abstract class BaseMemory {
   }
 }
 
+/** What an add made now gave: its `Exit`, or the rest of the add run to its `Exit`. */
+const exitOf = <A, E>(effect: Effect.Effect<A, E>): Exit.Exit<A, E> =>
+  Exit.isExit(effect) ? effect as Exit.Exit<A, E> : Effect.runSyncExit(effect)
+
 /** A memory whose adds complete in the caller's step (a synchronous summarizer). @since 1.0.0 */
 export abstract class SyncMemory extends BaseMemory {
+  /** The memory's add made now (`engine.ts` `stepOf`): no fiber when it answers at once. */
+  private readonly step = stepOf(this.memory)
+
   /** Adds a message; throws the add's typed error, or the summarizer's own error (docs/contract.md section 9). */
   add(message: Message.Message): void {
     this.assertLive()
-    squash(Effect.runSyncExit(this.memory.add(message)))
+    squash(exitOf(this.step(message)))
   }
 
   /** Adds several messages, pruning once. */

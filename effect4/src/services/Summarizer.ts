@@ -7,7 +7,7 @@
 import { Context, Effect, Layer } from "effect"
 import { SummarizerError } from "../Errors.js"
 import type { Message } from "../schema/Message.js"
-import { refusals, thrownAsIs } from "./internal/summarizing.js"
+import { answersAtOnce, refusals, thrownAsIs } from "./internal/summarizing.js"
 import type * as TokenCounter from "./TokenCounter.js"
 
 /**
@@ -151,15 +151,17 @@ const isThenable = (u: unknown): u is PromiseLike<unknown> =>
   typeof u === "object" && u !== null && typeof (u as { then?: unknown }).then === "function"
 
 // A result that is not a string is rollmem's refusal: the facade throws this SummarizerError whole.
-const checkString = (result: unknown): Effect.Effect<string, SummarizerError> => {
-  if (typeof result === "string") return Effect.succeed(result)
+const refusedResult = (result: unknown): SummarizerError => {
   const error = new SummarizerError({
     description: `summarizer returned ${result === null ? "null" : typeof result}, not a string`,
     cause: new TypeError(`summarizer must return a string, got ${result === null ? "null" : typeof result}`)
   })
   refusals.add(error)
-  return Effect.fail(error)
+  return error
 }
+
+const checkString = (result: unknown): Effect.Effect<string, SummarizerError> =>
+  typeof result === "string" ? Effect.succeed(result) : Effect.fail(refusedResult(result))
 
 /**
  * A summarizer from a plain function; a throw becomes `SummarizerError`. A
@@ -178,26 +180,32 @@ const checkString = (result: unknown): Effect.Effect<string, SummarizerError> =>
  */
 export const fromFunction = (
   f: (summary: string, messages: ReadonlyArray<Message>, request: Request) => string
-): Service =>
-  keepMode(f, {
-    summarize: (summary, messages, request) =>
-      Effect.suspend(() => {
-        let result: unknown
-        try {
-          result = f(summary, messages, request)
-        } catch (cause) {
-          return Effect.fail(toError(cause))
-        }
-        if (isThenable(result)) {
-          result.then(undefined, () => undefined)
-          const cause = new TypeError(
-            "summarizer returned a Promise in a synchronous memory; use an async memory (AsyncRollingMemory) for an async summarizer"
-          )
-          return Effect.fail(new SummarizerError({ description: cause.message, cause }))
-        }
-        return checkString(result)
-      })
-  })
+): Service => {
+  const now = (summary: string, messages: ReadonlyArray<Message>, request: Request): string | SummarizerError => {
+    let result: unknown
+    try {
+      result = f(summary, messages, request)
+    } catch (cause) {
+      return toError(cause)
+    }
+    if (isThenable(result)) {
+      result.then(undefined, () => undefined)
+      const cause = new TypeError(
+        "summarizer returned a Promise in a synchronous memory; use an async memory (AsyncRollingMemory) for an async summarizer"
+      )
+      return new SummarizerError({ description: cause.message, cause })
+    }
+    return typeof result === "string" ? result : refusedResult(result)
+  }
+  const summarize: Service["summarize"] = (summary, messages, request) =>
+    Effect.suspend(() => {
+      const result = now(summary, messages, request)
+      return typeof result === "string" ? Effect.succeed(result) : Effect.fail(result)
+    })
+  // the call at once, keyed by this `summarize`: a service that replaces it (a timeout) has none
+  answersAtOnce.set(summarize, now)
+  return keepMode(f, { summarize })
+}
 
 /** A summarizer from a function returning a promise (given an `AbortSignal` for interruption). @since 1.0.0 */
 export const fromPromise = (

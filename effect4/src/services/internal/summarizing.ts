@@ -6,6 +6,8 @@
  * @internal
  */
 import type { SummarizerError } from "../../Errors.js"
+import type { Message } from "../../schema/Message.js"
+import type { Request, Service } from "../Summarizer.js"
 
 /**
  * The `SummarizerError`s a summarizer function threw or rejected with itself,
@@ -26,3 +28,28 @@ export const thrownAsIs = new WeakSet<SummarizerError>()
  * @internal
  */
 export const refusals = new WeakSet<SummarizerError>()
+
+/**
+ * A summarizer's call made at once: the new summary, or the
+ * `SummarizerError` its service's effect would fail with.
+ *
+ * @internal
+ */
+export type SummarizeNow = (
+  summary: string,
+  messages: ReadonlyArray<Message>,
+  request: Request
+) => string | SummarizerError
+
+/**
+ * The calls at once of the summarizers built from a plain function
+ * (`Summarizer.fromFunction`), keyed by their service's `summarize`: a
+ * service that replaces `summarize` (a timeout, a hand-written wrapper) has
+ * none, so it always runs as its effect.
+ *
+ * @internal
+ */
+export const answersAtOnce = new WeakMap<Service["summarize"], SummarizeNow>()
+
+/** The call at once of `service`, if it has one (see {@link answersAtOnce}). @internal */
+export const summarizeNowOf = (service: Service): SummarizeNow | undefined => answersAtOnce.get(service.summarize)

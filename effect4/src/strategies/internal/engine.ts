@@ -20,6 +20,7 @@ import * as MessageCore from "../../../../src/core/message.js"
 import * as Rules from "../../../../src/core/options.js"
 import type { Pruning } from "../../../../src/core/policy.js"
 import * as Segments from "../../../../src/core/segments.js"
+import * as Tokens from "../../../../src/core/tokens.js"
 import * as UsageRatio from "../../../../src/core/usage.js"
 import {
   type AddError,
@@ -28,16 +29,17 @@ import {
   ContextWindowError,
   SummarizerError,
   SummaryBudgetError,
-  type TokenCountError,
+  TokenCountError,
   UsageError
 } from "../../Errors.js"
 import * as MemoryState from "../../schema/MemoryState.js"
 import * as Message from "../../schema/Message.js"
 import type { LedgerOptions } from "../../schema/Options.js"
 import type * as Archive from "../../services/Archive.js"
+import { type SummarizeNow, summarizeNowOf } from "../../services/internal/summarizing.js"
 import type * as Summarizer from "../../services/Summarizer.js"
 import * as TokenCounter from "../../services/TokenCounter.js"
-import { observeDrop, observeFold, observeUsageRatio } from "./observe.js"
+import { observeDrop, observeFold, observeFoldNow, observeUsageRatio } from "./observe.js"
 
 type M = Message.Message
 
@@ -234,9 +236,9 @@ interface Counted {
  * attempt counted once.
  */
 const counted = (core: Core, message: M): Effect.Effect<Counted, TokenCountError> =>
-  Effect.flatMap(TokenCounter.checkedCount(core.counter, message.tokenText), (tokens) => {
+  flatMapNow(countNow(core.counter, message.tokenText), (tokens) => {
     const max = core.maxToolResultTokens
-    if (!Loops.needsCut(message, tokens, max)) return Effect.succeed({ message, tokens })
+    if (!Loops.needsCut(message, tokens, max)) return Exit.succeed({ message, tokens })
     return Effect.map(
       driveCounting(
         Loops.cutToolResult(message, tokens, max, Message.withContent),
@@ -246,6 +248,66 @@ const counted = (core: Core, message: M): Effect.Effect<Counted, TokenCountError
         cut === undefined ? { message, tokens } : { message: cut.item, tokens: cut.tokens, original: message }
     )
   })
+
+/**
+ * `Effect.flatMap`, applied at once when `self` is already an `Exit` (an
+ * `Exit` is an `Effect`; `Effect.succeed` and `Effect.fail` make one), so
+ * the result is `f`'s: an add whose counts and fold answer at once stays one
+ * step, an `Exit` the Promise facade reads without running a fiber (as the
+ * Effect 3 line's `flatMapNow`).
+ *
+ * @internal
+ */
+export const flatMapNow = <A, B, E, E2>(
+  self: Effect.Effect<A, E>,
+  f: (a: A) => Effect.Effect<B, E2>
+): Effect.Effect<B, E | E2> => {
+  if (!Exit.isExit(self)) return Effect.flatMap(self, f)
+  const exit = self as Exit.Exit<A, E>
+  return Exit.isSuccess(exit) ? f(exit.value) : exit as Exit.Exit<never, E>
+}
+
+/**
+ * {@link TokenCounter.checkedCount} made now: an `Exit` with a counter that
+ * counts at once (`countSync`), else the counter's effect. Call it inside a
+ * step (an add's, a suspended effect's), never when building an effect.
+ *
+ * @internal
+ */
+export const countNow = (counter: TokenCounter.Service, text: string): Effect.Effect<number, TokenCountError> => {
+  const countSync = counter.countSync
+  if (countSync === undefined) return TokenCounter.checkedCount(counter, text)
+  const n: unknown = countSync(text)
+  return Tokens.isCount(n) ? Exit.succeed(n) : Exit.fail(n instanceof TokenCountError ? n : invalidCount(n))
+}
+
+const invalidCount = (n: unknown): TokenCountError => new TokenCountError({ description: Tokens.invalidCount(n) })
+
+/** {@link countNow} of a text that may be empty: `""` is 0 tokens without calling the counter. @internal */
+const countTextNow = (counter: TokenCounter.Service, text: string): Effect.Effect<number, TokenCountError> =>
+  text === "" ? Exit.succeed(0) : countNow(counter, text)
+
+/**
+ * Runs a core {@link Loops.Counting} now with `count` (one of
+ * {@link countNow}, `countTextNow`): an `Exit` while every count is one,
+ * else the effect that counts the rest.
+ */
+const driveCountingNow = <R>(
+  counting: Loops.Counting<R>,
+  count: (text: string) => Effect.Effect<number, TokenCountError>
+): Effect.Effect<R, TokenCountError> => {
+  const from = (step: IteratorResult<string, R>): Effect.Effect<R, TokenCountError> => {
+    while (step.done !== true) {
+      const n = count(step.value)
+      if (!Exit.isExit(n)) return Effect.flatMap(n, (n) => from(counting.next(n)))
+      const exit = n as Exit.Exit<number, TokenCountError>
+      if (Exit.isFailure(exit)) return exit as Exit.Exit<never, TokenCountError>
+      step = counting.next(exit.value)
+    }
+    return Exit.succeed(step.value)
+  }
+  return from(counting.next())
+}
 
 /**
  * Runs a core {@link Loops.Counting} (`src/core/loops.ts`), each text it
@@ -299,9 +361,11 @@ export const adding = (core: Core, afterAppend: () => Effect.Effect<void, AddErr
   }
   const then = (): Effect.Effect<void, AddError> =>
     core.pendingOriginals.length === 0 ? afterAppend() : Effect.flatMap(flushOriginals(core), afterAppend)
+  const step = (message: M): Effect.Effect<void, AddError> =>
+    flatMapNow(counted(core, message), (c) => admit([c], () => append(c), then))
   return {
-    add: (message: M): Effect.Effect<void, AddError> =>
-      Effect.flatMap(counted(core, message), (c) => admit([c], () => append(c), then)),
+    step,
+    add: (message: M): Effect.Effect<void, AddError> => Effect.suspend(() => step(message)),
     addMessages: (messages: ReadonlyArray<M>): Effect.Effect<void, AddError> =>
       messages.length === 0 ? Effect.void : Effect.flatMap(
         Effect.forEach(messages, (message) => counted(core, message)),
@@ -386,16 +450,31 @@ const entriesOf = (core: Core, plan: Plan<M>): Array<Archive.Entry> => {
 export const startPrune = (
   core: Core,
   pruning: Pruning
-): Effect.Effect<Plan<M> | undefined, TokenCountError> =>
-  Effect.suspend(() => {
-    const index = core.index
-    const pass = Loops.startPrune(index, pruning, Message.withContent, core.archive !== undefined)
-    if (pass === undefined) return Effect.undefined
+): Effect.Effect<Plan<M> | undefined, TokenCountError> => Effect.suspend(() => startPruneNow(core, pruning))
+
+/**
+ * {@link startPrune} made now (call it inside a step): an `Exit` when the
+ * counter counts at once.
+ *
+ * @internal
+ */
+export const startPruneNow = (
+  core: Core,
+  pruning: Pruning
+): Effect.Effect<Plan<M> | undefined, TokenCountError> => {
+  const index = core.index
+  const pass = Loops.startPrune(index, pruning, Message.withContent, core.archive !== undefined)
+  if (pass === undefined) return Exit.succeed(undefined)
+  const counting = driveCountingNow(pass, (text) => countNow(core.counter, text))
+  if (!Exit.isExit(counting)) {
     return Effect.onExit(
-      driveCounting(pass, (text) => TokenCounter.checkedCount(core.counter, text)),
+      counting,
       (exit) => Exit.isSuccess(exit) ? Effect.void : Effect.sync(() => index.undoClearings())
     )
-  })
+  }
+  if (Exit.isFailure(counting as Exit.Exit<Plan<M> | undefined, TokenCountError>)) index.undoClearings()
+  return counting
+}
 
 const nonString = (): SummarizerError => new SummarizerError({ description: "summarizer returned a non-string" })
 
@@ -507,6 +586,78 @@ export const fold = (core: Core, summarizer: Summarizer.Service, plan: Plan<M>):
     plan,
     Effect.onExit(run, (exit) => Exit.isSuccess(exit) ? Effect.void : Effect.sync(() => core.index.abort(pending)))
   )
+}
+
+/**
+ * A fold made in the add's own step (docs/contract.md section 5): for a
+ * summarizer that answers at once (`Summarizer.fromFunction`) and a counter
+ * that counts at once, with no archive and no summary segments. `undefined`
+ * when it cannot be (then {@link fold} runs under the prune lock): the
+ * summarizer or counter answers as an effect, an archive writes, segments,
+ * `maxSummarizerInputTokens` asks for chunks, or a tracer records the fold's
+ * span. Otherwise the fold's `Exit`, observed as {@link fold} is (its
+ * metrics, outcome), the plan aborted on failure. Its steps are `fold`'s:
+ * the summarizer's call, `complete`'s refusal, ledger and fit, the commit.
+ *
+ * @internal
+ */
+export const foldNow = (
+  core: Core,
+  summarize: SummarizeNow,
+  plan: Plan<M>
+): Exit.Exit<void, AddError> | undefined => {
+  if (plan.messages.length === 0 || core.segments !== undefined || core.archive !== undefined) return undefined
+  if (core.counter.countSync === undefined) return undefined
+  if (Loops.chunksOf(core.index, plan, core.maxSummarizerInputTokens) !== undefined) return undefined
+  return observeFoldNow(core, plan, (): Exit.Exit<void, AddError> => {
+    const generation = core.generation
+    const previous = bodyOf(core)
+    const result = summarize(previous.body, plan.messages, core.compactRequest ?? core.request)
+    if (typeof result !== "string") return Exit.fail(result)
+    const empty = refuseEmpty(previous.body, plan.messages, result)
+    if (empty !== undefined) return Exit.fail(empty)
+    const ledger = core.ledger
+    const entries = ledger === undefined ? [] : Ledger.merge(previous.entries, ledger.mentioned(plan.messages))
+    const max = core.maxSummaryTokens
+    const fitted = driveCountingNow(
+      Loops.fitSummary(result, entries, ledger === undefined ? 0 : ledger.maxTokens, max),
+      (text) => countTextNow(core.counter, text)
+    ) as Exit.Exit<Loops.Fit, TokenCountError>
+    if (Exit.isFailure(fitted)) return fitted as Exit.Exit<never, TokenCountError>
+    const fit = fitted.value
+    if (!fit.fits) return Exit.fail(new SummaryBudgetError({ tokens: fit.tokens, maxSummaryTokens: max! }))
+    commit(core, generation, plan, fit.summary, fit.tokens)
+    return Exit.void
+  }, () => core.index.abort(plan))
+}
+
+/**
+ * What prunes in an add's step for a summarizer that answers at once: the
+ * prune started now, then {@link foldNow} when it can, else {@link fold}
+ * under the prune lock (`locked`). With `lock.held` (a locked fold, compact
+ * or summary-only fold in flight on another fiber) the whole prune waits for
+ * the lock, as any other.
+ *
+ * @internal
+ */
+export const prunerNow = (
+  core: Core,
+  summarizer: Summarizer.Service,
+  start: () => Effect.Effect<Plan<M> | undefined, TokenCountError>,
+  lock: PruneLock
+): (() => Effect.Effect<void, AddError>) | undefined => {
+  const now = summarizeNowOf(summarizer)
+  if (now === undefined || core.archive !== undefined || core.segments !== undefined) return undefined
+  const locked = lock.locked(
+    Effect.flatMap(Effect.suspend(start), (plan) => plan === undefined ? Effect.void : fold(core, summarizer, plan))
+  )
+  return () => {
+    if (lock.held > 0) return locked
+    return flatMapNow(start(), (plan) => {
+      if (plan === undefined) return Exit.void
+      return foldNow(core, now, plan) ?? lock.locked(fold(core, summarizer, plan))
+    })
+  }
 }
 
 /** A summary message as it reads back: `system`, or `user` with `summaryRole: "user"`. */
@@ -657,7 +808,7 @@ export const pruner = (
   core: Core,
   summarizer: Summarizer.Service | undefined,
   start: () => Effect.Effect<Plan<M> | undefined, TokenCountError>,
-  semaphore: Semaphore.Semaphore
+  lock: PruneLock
 ): () => Effect.Effect<void, AddError> => {
   if (summarizer === undefined) {
     const dropping = Effect.flatMap(
@@ -665,10 +816,12 @@ export const pruner = (
       (plan) => plan === undefined ? Effect.void : drop(core, plan)
     )
     // with an archive a drop writes first (an effect that may suspend): under the lock, as a fold
-    const guarded = core.archive === undefined ? dropping : semaphore.withPermits(1)(dropping)
+    const guarded = core.archive === undefined ? dropping : lock.locked(dropping)
     return () => guarded
   }
-  const locked = semaphore.withPermits(1)(
+  const now = prunerNow(core, summarizer, start, lock)
+  if (now !== undefined) return now
+  const locked = lock.locked(
     Effect.flatMap(Effect.suspend(start), (plan) => plan === undefined ? Effect.void : fold(core, summarizer, plan))
   )
   return () => locked
@@ -761,7 +914,11 @@ export const contextOf = (core: Core): Array<M> => {
 /** The memory of a core: the read side, `clear`, usage, with its add steps and own fields. @internal */
 export const makeMemory = <X extends Memory>(
   core: Core,
-  steps: { readonly add: Memory["add"]; readonly addMessages: Memory["addMessages"] },
+  steps: {
+    readonly add: Memory["add"]
+    readonly addMessages: Memory["addMessages"]
+    readonly step?: Memory["add"] | undefined
+  },
   fields: Omit<X, Exclude<keyof Memory, "strategy">>
 ): X => {
   const state = Effect.sync((): MemoryState.MemoryState => {
@@ -833,6 +990,7 @@ export const makeMemory = <X extends Memory>(
     })
   const made = Object.assign(memory, fields) as unknown as X
   samplers.set(made, sample)
+  if (steps.step !== undefined) steppers.set(made, steps.step)
   return made
 }
 
@@ -857,6 +1015,18 @@ export type Sampler = (
 
 const samplers = new WeakMap<Memory, Sampler>()
 
+const steppers = new WeakMap<Memory, Memory["add"]>()
+
+/**
+ * A memory's add made now (`adding`'s step): an `Exit` when the add's counts
+ * and fold answer at once, else the effect that runs the rest; `memory.add`
+ * when there is none. Call it when the add is to run (the Promise facade's
+ * synchronous adds), never to build an effect for later.
+ *
+ * @internal
+ */
+export const stepOf = (memory: Memory): Memory["add"] => steppers.get(memory) ?? memory.add
+
 /** The usage recorder of a memory built here. @internal */
 export const samplerOf = (memory: Memory): Sampler | undefined => samplers.get(memory)
 
@@ -866,8 +1036,36 @@ export const compactProblem = (options: unknown): ConfigError | undefined => {
   return problem === undefined ? undefined : new ConfigError(problem)
 }
 
-/** A one-permit semaphore: the prune lock. @internal */
-export const pruneLock = (): Semaphore.Semaphore => Semaphore.makeUnsafe(1)
+/**
+ * The prune lock: a one-permit semaphore, and how many effects hold it or
+ * wait for it (`held`), which a fold made in an add's step
+ * ({@link prunerNow}) reads: it folds at once only when none does.
+ *
+ * @internal
+ */
+export interface PruneLock {
+  readonly locked: <A, E>(effect: Effect.Effect<A, E>) => Effect.Effect<A, E>
+  readonly held: number
+}
+
+/** A new {@link PruneLock}. @internal */
+export const pruneLock = (): PruneLock => {
+  const semaphore = Semaphore.makeUnsafe(1)
+  const lock = {
+    held: 0,
+    locked: <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+      Effect.suspend(() => {
+        lock.held++
+        return Effect.ensuring(
+          semaphore.withPermits(1)(effect),
+          Effect.sync(() => {
+            lock.held--
+          })
+        )
+      })
+  }
+  return lock
+}
 
 /** The context window's overflow check (docs/contract.md section 16.1). @internal */
 export const windowError = (

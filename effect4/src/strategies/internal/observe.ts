@@ -8,7 +8,7 @@
  *
  * @internal
  */
-import { Cause, Clock, Context, Effect, Exit, Metric, Option, References, Tracer } from "effect"
+import { Cause, Clock, Context, Effect, Exit, Fiber, Metric, Option, References, Tracer } from "effect"
 import { type Plan, plannedTokens } from "../../../../src/core/eviction.js"
 import type * as Message from "../../schema/Message.js"
 import * as Telemetry from "../../Telemetry.js"
@@ -157,6 +157,36 @@ export const observeFold = <E>(core: Observed, plan: Plan<M>, fold: Effect.Effec
       )
     })
   })
+
+/**
+ * {@link observeFold} of a fold made at once (`engine.ts` `foldNow`): runs
+ * `fold` now, calls `aborted` when it fails, then records the fold's metrics
+ * and outcome with the context of the fiber running the add (the defaults
+ * when none runs: the Promise facade's synchronous adds). `undefined`
+ * without running anything when that context records spans: the fold then
+ * runs as an effect under {@link observeFold}.
+ *
+ * @internal
+ */
+export const observeFoldNow = <E>(
+  core: Observed,
+  plan: Plan<M>,
+  fold: () => Exit.Exit<void, E>,
+  aborted: () => void
+): Exit.Exit<void, E> | undefined => {
+  const context = Fiber.getCurrent()?.context ?? noContext
+  if (Context.get(context, Tracer.Tracer) !== Tracer.nativeTracer && Context.get(context, References.TracerEnabled)) {
+    return undefined
+  }
+  const clock = Context.get(context, Clock.Clock)
+  const start = clock.currentTimeNanosUnsafe()
+  const exit = fold()
+  if (Exit.isFailure(exit)) aborted()
+  end(core, plan, start, clock, context, undefined, exit)
+  return exit
+}
+
+const noContext: Context.Context<never> = Context.empty()
 
 /**
  * Counts the messages a prune without a summarizer dropped

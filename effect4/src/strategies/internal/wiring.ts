@@ -6,7 +6,7 @@
  *
  * @internal
  */
-import { Effect, Option, type Scope } from "effect"
+import { Effect, Exit, Option, type Scope } from "effect"
 import * as MessageCore from "../../../../src/core/message.js"
 import * as Rules from "../../../../src/core/options.js"
 import { indexConfig, pruningOf } from "../../../../src/core/policy.js"
@@ -33,6 +33,7 @@ import {
   pruner,
   shortenSummary,
   startPrune,
+  startPruneNow,
   windowError
 } from "./engine.js"
 
@@ -173,13 +174,13 @@ export const buildRolling = (
       live.budget = Math.max(1, whole - fixed)
       live.target = Math.max(1, Math.min(live.budget, low - fixed))
     }
-    const semaphore = pruneLock()
+    const lock = pruneLock()
     const prune = pruner(core, summarizer, () => {
       refresh()
-      return startPrune(core, livePruning)
-    }, semaphore)
+      return startPruneNow(core, livePruning)
+    }, lock)
     // nothing left to evict and still over: a summary-only fold into the room the rest leaves (section 16.1)
-    const shorten = summarizer === undefined ? Effect.void : semaphore.withPermits(1)(
+    const shorten = summarizer === undefined ? Effect.void : lock.locked(
       Effect.suspend(() =>
         shortenSummary(
           core,
@@ -222,7 +223,7 @@ export const buildRolling = (
         core.compactRequest = focus === undefined ? undefined : { ...core.request, focus }
         return Effect.ensuring(fold(core, summarizer, plan), Effect.sync(() => core.compactRequest = undefined))
       })
-      return summarizer === undefined ? run : semaphore.withPermits(1)(run)
+      return summarizer === undefined ? run : lock.locked(run)
     }
     return makeMemory<RollingMemory>(core, adding(core, afterAppend), {
       strategy: "rolling",
@@ -284,7 +285,7 @@ export const buildSummary = (
     const foldPending = pruner(
       core,
       services.summarizer,
-      () => Effect.sync(() => core.index.planAll()),
+      () => Exit.succeed(core.index.planAll()),
       pruneLock()
     )
     const compact = (options?: CompactOptions): Effect.Effect<void, AddError | ConfigError> => {
