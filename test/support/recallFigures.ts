@@ -63,8 +63,21 @@ export interface RecallFigures {
   readonly artifacts: Figure & { readonly byKind: { readonly [kind: string]: Figure } }
   readonly threeWords: Figure & { readonly skipped: number }
   /** The queries asked, for latency measurements: artifacts first, then three-word queries. */
-  readonly queries: { readonly artifacts: ReadonlyArray<string>; readonly threeWords: ReadonlyArray<string> }
+  readonly queries: {
+    readonly artifacts: ReadonlyArray<string>
+    readonly threeWords: ReadonlyArray<string>
+    /** Every query with its conversation and what counts as found, to ask another archive the same. */
+    readonly cases: ReadonlyArray<Case>
+  }
 }
+
+/**
+ * One query of the figures: its conversation, and what counts as found in
+ * the top 5 (a turn naming `artifact`, or the turn at `position`).
+ */
+export type Case =
+  | { readonly id: string; readonly query: string; readonly artifact: string }
+  | { readonly id: string; readonly query: string; readonly position: number }
 
 /** A message's text as the archive ranks it: content, then each tool call's `name(arguments)`. */
 export const textOf = (message: Msg): string =>
@@ -116,6 +129,7 @@ export const measureRecall = async (
   let skipped = 0
   const artifactQueries: Array<string> = []
   const wordQueries: Array<string> = []
+  const cases: Array<Case> = []
   for (let c = 0; c < conversations.length; c++) {
     const conversation = conversations[c]
     const memory = library.memory(conversation.id, maxTokens)
@@ -141,6 +155,7 @@ export const measureRecall = async (
         k.found++
       }
       artifactQueries.push(artifact)
+      cases.push({ id: conversation.id, query: artifact, artifact })
     }
     for (const { message, position } of archived) {
       const query = threeWordQuery(textOf(message), c, position)
@@ -151,6 +166,7 @@ export const measureRecall = async (
       wordsAsked++
       if (memory.recall(query, { limit: TOP }).some((m) => m.position === position)) wordsFound++
       wordQueries.push(query)
+      cases.push({ id: conversation.id, query, position })
     }
   }
   const kinds: { [kind: string]: Figure } = {}
@@ -160,9 +176,35 @@ export const measureRecall = async (
     archived: archivedCount,
     artifacts: { asked: artifactsAsked, found: artifactsFound, byKind: kinds },
     threeWords: { asked: wordsAsked, found: wordsFound, skipped },
-    queries: { artifacts: artifactQueries, threeWords: wordQueries }
+    queries: { artifacts: artifactQueries, threeWords: wordQueries, cases }
   }
 }
 
 /** `found / asked`, or 1 when nothing was asked. */
 export const share = (figure: Figure): number => figure.asked === 0 ? 1 : figure.found / figure.asked
+
+/**
+ * The figures' queries (`queries.cases`) asked of another archive holding
+ * the same archived turns (`search`: its top 5 in a conversation): found /
+ * asked for the artifacts and the three-word queries, counted as
+ * {@link measureRecall} counts them.
+ */
+export const askCases = async (
+  cases: ReadonlyArray<Case>,
+  search: (id: string, query: string) => Promise<ReadonlyArray<{ readonly position: number; readonly message: Msg }>>,
+  extract: Library["extract"]
+): Promise<{ readonly artifacts: Figure; readonly threeWords: Figure }> => {
+  const artifacts = { asked: 0, found: 0 }
+  const threeWords = { asked: 0, found: 0 }
+  for (const c of cases) {
+    const matches = await search(c.id, c.query)
+    if ("artifact" in c) {
+      artifacts.asked++
+      if (matches.some((m) => extract(textOf(m.message)).some((a) => a.text === c.artifact))) artifacts.found++
+    } else {
+      threeWords.asked++
+      if (matches.some((m) => m.position === c.position)) threeWords.found++
+    }
+  }
+  return { artifacts, threeWords }
+}
