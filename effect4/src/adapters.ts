@@ -11,6 +11,7 @@
  * | Anthropic Messages | {@link toAnthropic} | {@link fromAnthropic} | {@link Anthropic} |
  * | Gemini `contents` | {@link toGemini} | {@link fromGemini} | {@link Gemini} |
  * | AI SDK `ModelMessage` | {@link toAiSdk} | {@link fromAiSdk} | {@link AiSdk} |
+ * | AI SDK `UIMessage` (`useChat`) | {@link toUIMessages} | {@link fromUIMessages} | {@link UiMessages} |
  *
  * The plain functions throw {@link AdapterError}; the Effect API's `decode`
  * and `encode` fail with it. Each `from…` keeps a key or part type it does
@@ -18,7 +19,7 @@
  * it), and the same provider's `to…` writes it back while the message is
  * unchanged; every `to…` refuses a context the provider would reject
  * (`{ check: false }` writes it anyway). The other formats (the AI
- * SDK's `UIMessage`, LangChain) are the Effect 3 line's only for now.
+ * LangChain is the Effect 3 line's only for now.
  *
  * @example
  * ```ts
@@ -40,6 +41,7 @@ import * as Gemini from "./adapters/Gemini.js"
 import { orThrow } from "./adapters/internal/engine.js"
 import * as OpenAiChat from "./adapters/OpenAiChat.js"
 import * as OpenAiResponses from "./adapters/OpenAiResponses.js"
+import * as UiMessages from "./adapters/UiMessages.js"
 import type * as Message from "./schema/Message.js"
 
 /**
@@ -77,7 +79,9 @@ export {
   /** @since 1.0.0 */
   OpenAiChat,
   /** @since 1.0.0 */
-  OpenAiResponses
+  OpenAiResponses,
+  /** @since 1.0.0 */
+  UiMessages
 }
 
 /**
@@ -338,3 +342,52 @@ export const toAiSdk = (
   messages: ReadonlyArray<Message.Message>,
   options?: AiSdk.EncodeOptions
 ): Array<AiSdk.ModelMessage> => orThrow(AiSdk.encodeResult(messages, options))
+
+/**
+ * AI SDK `UIMessage`s (what `useChat` sends and applications persist) to
+ * rollmem messages (see {@link UiMessages}): per assistant step, the
+ * assistant message with its tool calls and a tool message per result; data,
+ * reasoning, file and source parts kept verbatim, so {@link toUIMessages}
+ * gives them back. Throws `AdapterError` for what it cannot place (an
+ * unknown role, a malformed known field; with `{ strict: true }`, any key or
+ * type it does not model).
+ *
+ * @example
+ * ```ts
+ * import { fromUIMessages } from "rollmem/adapters"
+ *
+ * fromUIMessages([{ id: "m1", role: "user", parts: [{ type: "text", text: "Weather in Rome?" }] }])
+ * // [Message { role: "user", content: "Weather in Rome?", id: "m1" }]
+ * ```
+ *
+ * @since 1.0.0
+ * @category conversions
+ */
+export const fromUIMessages = (messages: unknown, options?: DecodeOptions): Array<Message.Message> =>
+  orThrow(UiMessages.decodeResult(messages, options))
+
+/**
+ * Rollmem messages (a memory's `messages`) as AI SDK `UIMessage`s (see
+ * {@link UiMessages}), for `convertToModelMessages` or a chat UI: one per
+ * system or user message, one per assistant turn (its steps, tool parts with
+ * their outputs; the last turn's calls still awaiting their results in state
+ * `input-available`). Throws `AdapterError` for a role a `UIMessage` has no
+ * place for, a tool result without its call, or a context the provider
+ * refuses (`check`).
+ *
+ * @example
+ * ```ts
+ * import { Message } from "rollmem"
+ * import { toUIMessages } from "rollmem/adapters"
+ *
+ * toUIMessages([Message.user("hi", { id: "m1" })])
+ * // [{ id: "m1", role: "user", parts: [{ type: "text", text: "hi" }] }]
+ * ```
+ *
+ * @since 1.0.0
+ * @category conversions
+ */
+export const toUIMessages = (
+  messages: ReadonlyArray<Message.Message>,
+  options?: UiMessages.EncodeOptions
+): Array<UiMessages.UIMessage> => orThrow(UiMessages.encodeResult(messages, options))

@@ -66,27 +66,12 @@
  * @since 0.4.0
  */
 import type * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import type * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
-import * as Message from "../schema/Message.js"
+import * as Core from "../core/formats/uiMessages.js"
+import type * as Message from "../schema/Message.js"
 import type { AdapterError, CheckOptions, DecodeOptions } from "./AdapterError.js"
-import {
-  Arr,
-  type Draft,
-  type DraftCall,
-  type Format,
-  joinText,
-  type Json,
-  JsonRecord,
-  JsonSchema,
-  MEDIA_TOKENS,
-  messageLabel,
-  Opt,
-  parseJson,
-  type Rendered,
-  stringify,
-  textEstimate
-} from "./internal/engine.js"
+import { Arr, type Format, JsonRecord, JsonSchema, Opt } from "./internal/engine.js"
 import * as engine from "./internal/engine.js"
 
 const ProviderMetadata = Opt(Schema.Record({ key: Schema.String, value: JsonRecord }))
@@ -271,157 +256,8 @@ export const UIMessage = Schema.Struct({
  */
 export type UIMessage = typeof UIMessage.Type
 
-type UIPart = UIMessage["parts"][number]
-type ToolUIPart = Extract<UIPart, { readonly toolCallId: string }>
-
-const isTool = (p: UIPart): p is ToolUIPart =>
-  "toolCallId" in p && typeof p.toolCallId === "string" && "state" in p &&
-  (p.type === "dynamic-tool" || p.type.startsWith("tool-"))
-
-const toolName = (p: ToolUIPart): string => p.type === "dynamic-tool" ? p.toolName : p.type.slice("tool-".length)
-
-const texts = (parts: ReadonlyArray<UIPart>): Array<string> =>
-  parts.flatMap((p) => p.type === "text" && "text" in p && typeof p.text === "string" ? [p.text] : [])
-
-/** The result a tool part holds, as a tool message's content, or `undefined` (no result yet). */
-const resultOf = (p: ToolUIPart): string | undefined => {
-  switch (p.state) {
-    case "output-available":
-      return typeof p.output === "string" ? p.output : stringify(p.output)
-    case "output-error":
-      return p.errorText
-    case "output-denied":
-      return p.approval.reason ?? "Tool call execution denied."
-    default:
-      return undefined
-  }
-}
-
-const step = (block: ReadonlyArray<UIPart>, id: string | undefined): Array<Draft> => {
-  const tools = block.filter(isTool)
-  const toolCalls: Array<DraftCall> = tools.flatMap((p) =>
-    p.state === "input-streaming"
-      ? []
-      : [{ id: p.toolCallId, name: toolName(p), arguments: p.input === undefined ? "" : stringify(p.input) }]
-  )
-  const results = tools.flatMap((p): Array<Draft> => {
-    const content = resultOf(p)
-    return content === undefined ? [] : [{ role: "tool", content, toolCallId: p.toolCallId }]
-  })
-  return [
-    { role: "assistant", content: joinText(texts(block)), toolCalls, ...(id === undefined ? {} : { id }) },
-    ...results
-  ]
-}
-
-const derive = (group: ReadonlyArray<UIMessage>): Array<Draft> => {
-  const m = group[0]
-  switch (m.role) {
-    case "system":
-      return [{ role: "system", content: texts(m.parts).join(""), id: m.id }]
-    case "user":
-      return [{ role: "user", content: joinText(texts(m.parts)), id: m.id }]
-    case "assistant": {
-      const blocks: Array<Array<UIPart>> = [[]]
-      for (const p of m.parts) {
-        if (p.type === "step-start") blocks.push([])
-        else blocks[blocks.length - 1].push(p)
-      }
-      const steps = blocks.filter((b) => b.length > 0)
-      if (steps.length === 0) return [{ role: "assistant", content: "", id: m.id }]
-      return steps.flatMap((b, i) => step(b, i === 0 ? m.id : undefined))
-    }
-  }
-}
-
-const inputOf = (args: string): Json => {
-  if (args === "") return {}
-  const parsed = parseJson(args)
-  return parsed === undefined ? args : parsed.value
-}
-
-const outputOf = (content: string): Json => {
-  const parsed = parseJson(content)
-  return parsed === undefined || typeof parsed.value === "string" ? content : parsed.value
-}
-
-const textParts = (content: string): Array<UIPart> => content === "" ? [] : [{ type: "text", text: content }]
-
-const render = (run: ReadonlyArray<Rendered>): Array<UIMessage> | string => {
-  const out: Array<UIMessage> = []
-  // the assistant UIMessage of the current turn, and its tool parts by call id
-  let turn: UIMessage | undefined
-  let calls = new Map<string, number>()
-  let afterResult = false
-  for (const r of run) {
-    const m = r.message
-    const id = m.id ?? `rollmem-${r.index}`
-    if (m.toolCallId !== undefined) {
-      const at = turn === undefined ? undefined : calls.get(m.toolCallId)
-      if (turn === undefined || at === undefined) {
-        return `${messageLabel(r)}: a tool result without its call in the assistant turn before it`
-      }
-      const part = turn.parts[at] as ToolUIPart
-      turn.parts[at] = {
-        type: part.type as `tool-${string}`,
-        toolCallId: m.toolCallId,
-        state: "output-available",
-        input: part.input ?? {},
-        output: outputOf(m.content)
-      }
-      calls.delete(m.toolCallId)
-      afterResult = true
-      continue
-    }
-    switch (m.role) {
-      case "system":
-      case "user":
-        out.push({ id, role: m.role, parts: textParts(m.content) })
-        turn = undefined
-        afterResult = false
-        continue
-      case "assistant": {
-        if (turn === undefined || !afterResult || m.id !== undefined) {
-          turn = { id, role: "assistant", parts: [] }
-          calls = new Map()
-          out.push(turn)
-        }
-        turn.parts.push({ type: "step-start" }, ...textParts(m.content))
-        for (const call of m.toolCalls) {
-          calls.set(call.id, turn.parts.length)
-          turn.parts.push({
-            type: `tool-${call.name}`,
-            toolCallId: call.id,
-            state: "input-available",
-            input: inputOf(call.arguments)
-          })
-        }
-        afterResult = false
-        continue
-      }
-    }
-    return `${messageLabel(r)}: a UIMessage has no such role (system, user, assistant, tool)`
-  }
-  return out
-}
-
-const estimate = (m: UIMessage): number => {
-  let tokens = 0
-  for (const p of m.parts) {
-    if (p.type === "file") tokens += MEDIA_TOKENS
-    else if (p.type === "reasoning" && "text" in p && typeof p.text === "string") tokens += textEstimate(p.text)
-  }
-  return tokens
-}
-
 /** @internal */
-export const format: Format<UIMessage> = {
-  name: "ai-sdk-ui",
-  item: UIMessage,
-  derive,
-  render,
-  estimate
-}
+export const format: Format<UIMessage> = { ...Core.format, item: UIMessage }
 
 /**
  * Options of {@link encode}: `check` (see `CheckOptions`).
@@ -433,36 +269,17 @@ export type EncodeOptions = CheckOptions
 
 /**
  * The ids of the calls still awaiting their results at the end of
- * `messages`: the unanswered calls of the last message, an assistant one,
- * that makes calls, when only tool results follow it (a tool running, an
- * approval asked for). A UI shows them as tool parts in state
- * `input-available` (docs/contract.md section 15.3).
+ * `messages` (see `core/formats/uiMessages.ts`).
  *
  * @internal
  */
-export const pendingCalls = (messages: ReadonlyArray<Message.Message>): ReadonlyArray<string> => {
-  let i = messages.length - 1
-  while (i >= 0 && messages[i].toolCallId !== undefined && messages[i].toolCalls.length === 0) i--
-  if (i < 0 || messages[i].role !== "assistant" || messages[i].toolCalls.length === 0) return []
-  const answered = new Set(messages.slice(i + 1).map((m) => m.toolCallId))
-  return messages[i].toolCalls.flatMap((call) => answered.has(call.id) ? [] : [call.id])
-}
+export const pendingCalls: (messages: ReadonlyArray<Message.Message>) => ReadonlyArray<string> = Core.pendingCalls
 
 const encodeSync = (
   input: ReadonlyArray<Message.Message>,
   options?: EncodeOptions
-): Either.Either<Array<UIMessage>, AdapterError> => {
-  const refused = engine.notMessages(format.name, input)
-  if (refused !== undefined) return Either.left(refused)
-  const messages = engine.arrange(engine.uniqueCallIds(input), "openai", options)
-  // the pending calls are a UI's state, not a fault: checked as if answered, written in state input-available
-  const pending = pendingCalls(messages)
-  const checked = pending.length === 0
-    ? messages
-    : [...messages, ...pending.map((id) => Message.make("tool", "", { toolCallId: id }))]
-  const error = engine.check(format.name, checked, "openai", options)
-  return error === undefined ? engine.encode(format, messages) : Either.left(error)
-}
+): Either.Either<Array<UIMessage>, AdapterError> =>
+  engine.toEither(format.name, Core.toUIMessages(engine.readOf(format), engine.make, input, options))
 
 const codec = engine.codec((input, options?: DecodeOptions) => engine.decode(format, input, options), encodeSync)
 

@@ -7,7 +7,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Adapters from "../../src/adapters.js"
 import { AdapterError } from "../../src/adapters/AdapterError.js"
 import * as Message from "../../src/schema/Message.js"
-import { aiSdk, aiSdkBinary, json, type Line, runCases } from "../support/adapterCases.js"
+import { aiSdk, aiSdkBinary, json, type Line, runCases, uiMessages } from "../support/adapterCases.js"
 import { throughMemory } from "./support.js"
 
 const line = (
@@ -23,6 +23,7 @@ const line = (
 })
 
 runCases(aiSdk, line(Adapters.fromAiSdk, Adapters.toAiSdk), { assert, describe, it })
+runCases(uiMessages, line(Adapters.fromUIMessages, Adapters.toUIMessages), { assert, describe, it })
 
 describe("ai-sdk binary data (effect3)", () => {
   it("reads bytes as base64 and a URL as its href", () => {

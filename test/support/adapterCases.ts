@@ -563,3 +563,282 @@ export const runCases = <M extends LineMessage>(
     })
   })
 }
+
+/** A persisted `useChat` conversation: steps, reasoning, a tool call with its output, a data part, a file. */
+const uiChat = [
+  { id: "s1", role: "system", parts: [{ type: "text", text: "Be brief." }] },
+  {
+    id: "u1",
+    role: "user",
+    metadata: { createdAt: 1767225600000 },
+    parts: [
+      { type: "text", text: "Weather in Rome?" },
+      { type: "file", mediaType: "image/png", url: "data:image/png;base64,iVBORw0KGgo=", filename: "sky.png" }
+    ]
+  },
+  {
+    id: "a1",
+    role: "assistant",
+    parts: [
+      { type: "step-start" },
+      { type: "reasoning", text: "The user wants the weather; call the tool.", state: "done" },
+      {
+        type: "tool-weather",
+        toolCallId: "call_1",
+        state: "output-available",
+        input: { city: "Rome" },
+        output: { celsius: 21 },
+        callProviderMetadata: { openai: { itemId: "fc_1" } }
+      },
+      { type: "data-weather", id: "d1", data: { city: "Rome", status: "done" } },
+      { type: "step-start" },
+      { type: "text", text: "21 °C and sunny.", state: "done" },
+      { type: "source-url", sourceId: "src_1", url: "https://example.com/rome", title: "Rome" }
+    ]
+  }
+]
+
+/** A tool part in every state, static and dynamic. */
+const uiStates = [
+  { id: "u", role: "user", parts: [{ type: "text", text: "go" }] },
+  {
+    id: "a",
+    role: "assistant",
+    parts: [
+      { type: "tool-t", toolCallId: "c0", state: "input-streaming", input: { q: "pa" }, rawInput: "{\"q\":\"pa" },
+      { type: "tool-t", toolCallId: "c1", state: "input-available", input: { q: 1 } },
+      { type: "tool-t", toolCallId: "c2", state: "approval-requested", input: { q: 2 }, approval: { id: "ap2" } },
+      {
+        type: "tool-t",
+        toolCallId: "c3",
+        state: "approval-responded",
+        input: { q: 3 },
+        approval: { id: "ap3", approved: true }
+      },
+      { type: "tool-t", toolCallId: "c4", state: "output-available", input: { q: 4 }, output: "four" },
+      { type: "tool-t", toolCallId: "c5", state: "output-error", errorText: "bad input" },
+      {
+        type: "tool-t",
+        toolCallId: "c6",
+        state: "output-denied",
+        input: { q: 6 },
+        approval: { id: "ap6", approved: false, reason: "not allowed" }
+      },
+      {
+        type: "tool-t",
+        toolCallId: "c7",
+        state: "output-denied",
+        input: { q: 7 },
+        approval: { id: "ap7", approved: false }
+      },
+      {
+        type: "dynamic-tool",
+        toolName: "mcp_search",
+        toolCallId: "c8",
+        state: "output-available",
+        input: { q: 8 },
+        output: [1, 2],
+        providerExecuted: true
+      }
+    ]
+  }
+]
+
+const t = (id: string, q: number) => ({ id, name: "t", arguments: `{"q":${q}}` })
+
+const uiTurn: ReadonlyArray<CaseMessage> = [
+  { role: "system", content: "Be brief." },
+  { role: "user", content: "Weather in Rome and Paris?", options: { id: "u1" } },
+  {
+    role: "assistant",
+    content: "Checking.",
+    options: { toolCalls: [weatherCall, { id: "c2", name: "weather", arguments: "" }] }
+  },
+  { role: "tool", content: "{\"celsius\":21}", options: { toolCallId: "c1" } },
+  { role: "tool", content: "\"rainy\"", options: { toolCallId: "c2" } },
+  { role: "assistant", content: "Rome 21 °C; Paris rainy." },
+  { role: "user", content: "Thanks" }
+]
+
+/** The AI SDK's `UIMessage` (`fromUIMessages`, `toUIMessages`, `UiMessages`; contract 15.3). */
+export const uiMessages: FormatCases = {
+  format: "ai-sdk-ui",
+  reads: [
+    {
+      name: "each assistant step a message with its calls, then one tool message per result; the rest kept",
+      input: uiChat,
+      messages: [
+        { role: "system", content: "Be brief.", id: "s1" },
+        { role: "user", content: "Weather in Rome?", id: "u1" },
+        {
+          role: "assistant",
+          content: "",
+          id: "a1",
+          tool_calls: [{ id: "call_1", name: "weather", arguments: "{\"city\":\"Rome\"}" }]
+        },
+        { role: "tool", content: "{\"celsius\":21}", tool_call_id: "call_1" },
+        { role: "assistant", content: "21 °C and sunny." }
+      ],
+      kept: [undefined, { messages: 1, tokens: 1000 }, { messages: 3, tokens: 11 }, undefined, undefined]
+    },
+    {
+      name: "a tool part in every state: streaming no call, awaiting a call, output, error and denial a result",
+      input: uiStates,
+      messages: [
+        { role: "user", content: "go", id: "u" },
+        {
+          role: "assistant",
+          content: "",
+          id: "a",
+          tool_calls: [
+            t("c1", 1),
+            t("c2", 2),
+            t("c3", 3),
+            t("c4", 4),
+            { id: "c5", name: "t", arguments: "" },
+            t("c6", 6),
+            t("c7", 7),
+            { id: "c8", name: "mcp_search", arguments: "{\"q\":8}" }
+          ]
+        },
+        { role: "tool", content: "four", tool_call_id: "c4" },
+        { role: "tool", content: "bad input", tool_call_id: "c5" },
+        { role: "tool", content: "not allowed", tool_call_id: "c6" },
+        { role: "tool", content: "Tool call execution denied.", tool_call_id: "c7" },
+        { role: "tool", content: "[1,2]", tool_call_id: "c8" }
+      ],
+      kept: [undefined, { messages: 6 }, undefined, undefined, undefined, undefined, undefined]
+    },
+    {
+      name: "a part of a type added since: kept, no text",
+      input: [{ id: "u", role: "user", parts: [{ type: "x-future", a: 1 }] }],
+      messages: [{ role: "user", content: "", id: "u" }],
+      kept: [{ messages: 1 }]
+    }
+  ],
+  writes: [
+    {
+      name: "one UIMessage per system and user message, one per assistant turn, its steps opened by step-start",
+      messages: uiTurn,
+      output: [
+        { id: "rollmem-0", role: "system", parts: [{ type: "text", text: "Be brief." }] },
+        { id: "u1", role: "user", parts: [{ type: "text", text: "Weather in Rome and Paris?" }] },
+        {
+          id: "rollmem-2",
+          role: "assistant",
+          parts: [
+            { type: "step-start" },
+            { type: "text", text: "Checking." },
+            {
+              type: "tool-weather",
+              toolCallId: "c1",
+              state: "output-available",
+              input: { city: "Rome" },
+              output: { celsius: 21 }
+            },
+            { type: "tool-weather", toolCallId: "c2", state: "output-available", input: {}, output: "\"rainy\"" },
+            { type: "step-start" },
+            { type: "text", text: "Rome 21 °C; Paris rainy." }
+          ]
+        },
+        { id: "rollmem-6", role: "user", parts: [{ type: "text", text: "Thanks" }] }
+      ]
+    },
+    {
+      name: "the last turn's call awaiting its result: input-available, not refused",
+      messages: [
+        { role: "user", content: "Weather in Rome?", options: { id: "u1" } },
+        { role: "assistant", content: "Checking.", options: { toolCalls: [weatherCall] } }
+      ],
+      output: [
+        { id: "u1", role: "user", parts: [{ type: "text", text: "Weather in Rome?" }] },
+        {
+          id: "rollmem-1",
+          role: "assistant",
+          parts: [
+            { type: "step-start" },
+            { type: "text", text: "Checking." },
+            { type: "tool-weather", toolCallId: "c1", state: "input-available", input: { city: "Rome" } }
+          ]
+        }
+      ]
+    },
+    {
+      name: "parallel calls partly answered: the answered one output-available, the other input-available",
+      messages: [
+        { role: "user", content: "Weather in Rome?", options: { id: "u1" } },
+        {
+          role: "assistant",
+          content: "",
+          options: { toolCalls: [weatherCall, { id: "c2", name: "time", arguments: "{}" }] }
+        },
+        { role: "tool", content: "{\"temp\":21}", options: { toolCallId: "c1" } }
+      ],
+      output: [
+        { id: "u1", role: "user", parts: [{ type: "text", text: "Weather in Rome?" }] },
+        {
+          id: "rollmem-1",
+          role: "assistant",
+          parts: [
+            { type: "step-start" },
+            {
+              type: "tool-weather",
+              toolCallId: "c1",
+              state: "output-available",
+              input: { city: "Rome" },
+              output: { temp: 21 }
+            },
+            { type: "tool-time", toolCallId: "c2", state: "input-available", input: {} }
+          ]
+        }
+      ]
+    },
+    {
+      name: "a call left unanswered before a later turn",
+      messages: [
+        { role: "user", content: "Weather in Rome?" },
+        { role: "assistant", content: "", options: { toolCalls: [weatherCall] } },
+        { role: "user", content: "and?" }
+      ],
+      refused: "the provider would refuse this context: "
+    },
+    {
+      name: "a tool result without its call in the turn before it",
+      messages: [{ role: "user", content: "hi" }, { role: "tool", content: "r", options: { toolCallId: "c9" } }],
+      options: { check: false },
+      refused: "message 1 (role \"tool\"): a tool result without its call in the assistant turn before it"
+    },
+    {
+      name: "a role a UIMessage has no place for",
+      messages: [{ role: "developer", content: "x" }],
+      options: { check: false },
+      refused: "message 0 (role \"developer\"): a UIMessage has no such role (system, user, assistant, tool)"
+    }
+  ],
+  refusals: [
+    {
+      name: "an unknown role",
+      input: [{ id: "t", role: "tool", parts: [] }],
+      effect3: "[0].role: Expected \"system\", actual \"tool\"",
+      effect4: "[0].role: Expected \"system\" | \"user\" | \"assistant\", actual \"tool\""
+    },
+    {
+      name: "a known part type with a field of the wrong type (a tool part), also when lenient",
+      input: [{
+        id: "a",
+        role: "assistant",
+        parts: [{ type: "tool-t", toolCallId: 7, state: "input-available", input: {} }]
+      }],
+      effect3: "[0].parts[0]",
+      effect4: "[0].parts[0]"
+    },
+    {
+      name: "strict: an unmodelled key",
+      input: [{ id: "u", role: "user", parts: [], x_future: 1 }],
+      strict: true,
+      effect3: "[0].x_future: is unexpected",
+      effect4: "[0].x_future: Expected no excess property"
+    }
+  ],
+  forward: [uiChat]
+}

@@ -5,7 +5,7 @@
  * messages, kept metadata, written items and refusals.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { aiSdk, aiSdkBinary, json, type Line, runCases } from "../../../test/support/adapterCases.js"
+import { aiSdk, aiSdkBinary, json, type Line, runCases, uiMessages } from "../../../test/support/adapterCases.js"
 import * as Adapters from "../../src/adapters.js"
 import { AdapterError } from "../../src/adapters.js"
 import { BufferMemory } from "../../src/promise/index.js"
@@ -31,6 +31,7 @@ const line = (
 })
 
 runCases(aiSdk, line(Adapters.fromAiSdk, Adapters.toAiSdk), { assert, describe, it })
+runCases(uiMessages, line(Adapters.fromUIMessages, Adapters.toUIMessages), { assert, describe, it })
 
 describe("ai-sdk binary data (effect4)", () => {
   it("reads bytes as base64 and a URL as its href", () => {

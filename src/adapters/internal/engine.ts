@@ -214,6 +214,9 @@ const decodeItems = <Item>(
   })
 }
 
+/** The core's `read` of `format`'s items (its Schema, lenient unless `strict`). @internal */
+export const readOf = <Item>(format: Format<Item>): Core.Line<Item, Message.Message>["read"] => cachedLine(format).read
+
 /** The core's line for `format`: its items read with its Schema, messages built with `Message.decodeFields`. */
 const lineOf = <Item>(format: Format<Item>): Core.Line<Item, Message.Message> => ({
   read: (input, strict, at) => {

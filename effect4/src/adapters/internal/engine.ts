@@ -40,12 +40,19 @@ export const Opt = <S extends Schema.Top>(schema: S) => Schema.optionalKey(schem
  */
 export type Open = <const Members extends ReadonlyArray<Schema.Top>>(
   members: Members,
-  types: ReadonlyArray<string>
+  types: ReadonlyArray<string | RegExp>
 ) => Schema.Union<Members>
+
+/** A part type as a Schema's identifier names it: a literal quoted, a pattern (`/^tool-/`) as written. */
+const typeName = (t: string | RegExp): string => typeof t === "string" ? JSON.stringify(t) : String(t)
+
+/** Whether part type `t` is one of `types` (a literal, or a pattern: `tool-<name>`, `data-<name>`). */
+const known = (types: ReadonlyArray<string | RegExp>, t: string): boolean =>
+  types.some((k) => typeof k === "string" ? k === t : k.test(t))
 
 /** The strict reader's {@link Open}: only the listed part types. @internal */
 export const closed: Open = (members, types) =>
-  Schema.Union(members).annotate({ identifier: `a part of type ${types.map((t) => JSON.stringify(t)).join(" | ")}` })
+  Schema.Union(members).annotate({ identifier: `a part of type ${types.map(typeName).join(" | ")}` })
 
 const opened: Open = (members, types) =>
   Schema.Union([
@@ -54,12 +61,12 @@ const opened: Open = (members, types) =>
       Schema.Struct({
         type: Schema.String.check(
           Schema.makeFilter((t: string) =>
-            types.includes(t) ? `${JSON.stringify(t)} is a known type: its fields are as above` : true
+            known(types, t) ? `${JSON.stringify(t)} is a known type: its fields are as above` : true
           )
         )
       }),
       [JsonRecord]
-    ).annotate({ identifier: `a part of another type than ${types.map((t) => JSON.stringify(t)).join(", ")}` })
+    ).annotate({ identifier: `a part of another type than ${types.map(typeName).join(", ")}` })
   ]) as unknown as Schema.Union<typeof members>
 
 /** A message to render, with the name of the call its tool call id answers. @internal */
@@ -176,6 +183,9 @@ const lineOf = <Item>(format: Format<Item>): Core.Line<Item, Message.Message> =>
   }
   return line as Core.Line<Item, Message.Message>
 }
+
+/** The core's `read` of `format`'s items (its Schema, lenient unless `strict`). @internal */
+export const readOf = <Item>(format: Format<Item>): Core.Line<Item, Message.Message>["read"] => lineOf(format).read
 
 /** The `AdapterError` of a core failure. @internal */
 export const adapterError = (format: string, failure: Core.Failure): AdapterError =>
