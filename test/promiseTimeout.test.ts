@@ -6,7 +6,13 @@
  * never sleeps.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { AsyncRollingMemory, AsyncSummaryMemory, ConfigError, RollingMemory } from "../src/promise/index.js"
+import {
+  AsyncRollingMemory,
+  AsyncSummaryMemory,
+  ConfigError,
+  Conversations,
+  RollingMemory
+} from "../src/promise/index.js"
 import { rejection } from "./support/promises.js"
 
 /** A summarizer that never settles, keeping the signal of each call. */
@@ -114,5 +120,102 @@ describe("the async facade's timeout option", () => {
       ConfigError,
       "timeout"
     )
+  })
+})
+
+describe("Conversations' timeout option (docs/contract.md section 12.2)", () => {
+  it("an add inside use() rejects with TimeoutError, the signal is aborted, nothing of the call is saved", async () => {
+    const { signals, summarize } = hanging()
+    const conversations = new Conversations({
+      store: "memory",
+      strategy: "rolling",
+      maxTokens: 3,
+      summarize,
+      timeout: 20
+    })
+    try {
+      await conversations.use("c", (memory) => memory.addUserMessage("a b"))
+      const error = await rejection(conversations.use("c", async (memory) => {
+        await memory.addUserMessage("kept in memory only")
+        await memory.addAssistantMessage("c d")
+      }))
+      assertTimeout(error, 20)
+      assert.strictEqual(signals.length, 1)
+      assert.isTrue(signals[0].aborted)
+      assert.deepStrictEqual(await conversations.load("c"), {
+        version: 2,
+        summary: "",
+        buffer: [{ role: "user", content: "a b" }]
+      })
+    } finally {
+      await conversations.dispose()
+    }
+  })
+
+  it("a callback that catches the rejection saves its turns unfolded: the failed fold committed nothing", async () => {
+    const { summarize } = hanging()
+    const conversations = new Conversations({
+      store: "memory",
+      strategy: "rolling",
+      maxTokens: 3,
+      summarize,
+      timeout: 15
+    })
+    try {
+      await conversations.use("c", (memory) => memory.addUserMessage("a b"))
+      const caught = await conversations.use(
+        "c",
+        (memory) => memory.addAssistantMessage("c d").catch((e: unknown) => e)
+      )
+      assertTimeout(caught, 15)
+      assert.deepStrictEqual(await conversations.load("c"), {
+        version: 2,
+        summary: "",
+        buffer: [{ role: "user", content: "a b" }, { role: "assistant", content: "c d" }]
+      })
+    } finally {
+      await conversations.dispose()
+    }
+  })
+
+  it("a summarizer that settles in time folds and saves as usual", async () => {
+    const conversations = new Conversations({
+      store: "memory",
+      strategy: "rolling",
+      maxTokens: 3,
+      timeout: 60_000,
+      summarize: async (summary, messages) => `${summary}[${messages.map((m) => m.content).join(",")}]`
+    })
+    try {
+      await conversations.use("c", (memory) => memory.addUserMessage("a b"))
+      await conversations.use("c", (memory) => memory.addAssistantMessage("c d"))
+      assert.deepStrictEqual(await conversations.load("c"), {
+        version: 2,
+        summary: "[a b]",
+        buffer: [{ role: "assistant", content: "c d" }]
+      })
+    } finally {
+      await conversations.dispose()
+    }
+  })
+
+  it("a timeout that is not a positive integer, or without a summarize function, is a ConfigError naming it", () => {
+    const { summarize } = hanging()
+    for (const timeout of [0, -5, 1.5, "10", null]) {
+      assert.throws(
+        () => new Conversations({ store: "memory", strategy: "rolling", summarize, timeout: timeout as number }),
+        ConfigError,
+        `timeout: must be a positive integer (milliseconds), got ${
+          typeof timeout === "string" ? `"${timeout}"` : String(timeout)
+        }`
+      )
+    }
+    for (const summarize of ["drop", undefined] as const) {
+      assert.throws(
+        () => new Conversations({ store: "memory", strategy: "window", maxMessages: 2, summarize, timeout: 10 }),
+        ConfigError,
+        "timeout: needs a summarize function: without one, no call is made to bound"
+      )
+    }
   })
 })

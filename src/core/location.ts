@@ -242,8 +242,15 @@ export const noArchive: Problem = {
 /**
  * The keys `Conversations` takes besides a strategy's own, in the order its
  * refusal of an unknown key lists them (after the strategy's): `retry`,
- * `archive`, `store`, `summarize`, `tokenCounter`.
+ * `archive`, `store`, `summarize`, `tokenCounter`, `timeout`.
  *
  * @since 0.4.0
  */
-export const CONVERSATIONS_KEYS: ReadonlyArray<string> = ["retry", "archive", "store", "summarize", "tokenCounter"]
+export const CONVERSATIONS_KEYS: ReadonlyArray<string> = [
+  "retry",
+  "archive",
+  "store",
+  "summarize",
+  "tokenCounter",
+  "timeout"
+]

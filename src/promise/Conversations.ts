@@ -57,6 +57,7 @@ import {
   type CountTokens,
   DisposedError,
   type MessageOptions,
+  promiseSummarizer,
   squash,
   wrapped
 } from "./internal.js"
@@ -128,6 +129,16 @@ export type ConversationsOptions = Conversation.StrategyOptions extends infer O
       readonly archive?: boolean | undefined
       /** Counts tokens; default: whitespace-separated words. */
       readonly tokenCounter?: CountTokens | undefined
+      /**
+       * How long one summarizer call may take, in milliseconds (a positive
+       * integer; default: no limit; needs a `summarize` function), as the
+       * async memory classes' `timeout` (docs/contract.md section 12.2): a
+       * call that has not settled by then is abandoned (the `AbortSignal`
+       * passed to `summarize` is aborted), the add inside `use()` rejects
+       * with a `DOMException` named `"TimeoutError"`, and when the callback
+       * lets that rejection out, nothing of the call is saved.
+       */
+      readonly timeout?: number | undefined
     }
   : never
   : never
@@ -250,7 +261,8 @@ const conversationsFields = {
   ...Conversation.retryField,
   ...Conversation.archiveField,
   store: Schema.optional(Schema.Unknown),
-  ...OptionsSchema.promiseFields
+  ...OptionsSchema.promiseFields,
+  ...OptionsSchema.asyncFields
 }
 
 // `{ sqlite: path }` or a location string (`core/location.ts`); anything else is a ConfigError.
@@ -309,7 +321,7 @@ export class Conversations {
 
   constructor(options: ConversationsOptions) {
     const checked = squash(Effect.runSyncExit(Conversation.checkOptions(options, conversationsFields)))
-    const { store, summarize, tokenCounter, ...strategy } = checked as ConversationsOptions
+    const { store, summarize, timeout, tokenCounter, ...strategy } = checked as ConversationsOptions
     let storeLayer: Layer.Layer<ConversationStore.ConversationStore, unknown>
     if (Layer.isLayer(store)) {
       storeLayer = store as Layer.Layer<ConversationStore.ConversationStore, unknown>
@@ -321,7 +333,10 @@ export class Conversations {
     }
     const problem = Rules.storedSummarize(strategy.strategy, summarize)
     if (problem !== undefined) throw new ConfigError(problem)
-    const summarizer = typeof summarize === "function" ? Summarizer.fromPromise(summarize) : undefined
+    // `timeout` needs a summarize function (not "drop"): without one, no call is made to bound
+    const needs = Rules.promiseNeeds({ summarize, timeout }, Rules.camel)
+    if (needs !== undefined) throw new ConfigError(needs)
+    const summarizer = typeof summarize === "function" ? promiseSummarizer(summarize, timeout) : undefined
     // summary segments need a summarizer that honours request.mode: refused here, not at the first call
     const segments = Rules.storedSegments(
       (strategy as { readonly summary?: unknown }).summary,

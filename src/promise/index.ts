@@ -32,7 +32,6 @@
  *
  * @since 0.1.0
  */
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
@@ -42,7 +41,7 @@ import type * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as Rules from "../core/options.js"
 import * as Overflow from "../core/overflow.js"
-import { ConfigError, ContextOverflowError, SummarizerError } from "../Errors.js"
+import { ConfigError, ContextOverflowError } from "../Errors.js"
 import { markDecoded } from "../internal/decoded.js"
 import type { Message } from "../schema/Message.js"
 import * as OptionsSchema from "../schema/Options.js"
@@ -60,6 +59,7 @@ import {
   type AsyncSummarize,
   type CountTokens,
   decodeOrThrow,
+  promiseSummarizer,
   type Restored,
   squash,
   stateOf,
@@ -321,32 +321,6 @@ export interface AsyncSummaryOptions extends Omit<EffectSummary.Options, "archiv
 // Decodes a class's options once with its schema (`Options.PromiseOptions`); throws the ConfigError.
 const decodeOptions = <A, I>(schema: Schema.Schema<A, I>, options: unknown): A =>
   Either.getOrThrowWith(OptionsSchema.decode(schema, options), (error) => error)
-
-// The async classes' summarizer: `summarize` as a Promise function, each call bounded by `timeout` when given.
-const promiseSummarizer = (summarize: AsyncSummarize, millis: number | undefined): Summarizer.Service => {
-  const summarizer = Summarizer.fromPromise(summarize)
-  if (millis === undefined) return summarizer
-  const duration = Duration.millis(millis)
-  // Interrupting the call aborts its AbortSignal (Effect.tryPromise).
-  const onTimeout = () =>
-    new SummarizerError({
-      description: `no summary within ${millis} ms (the timeout option)`,
-      cause: new DOMException(`the summarizer did not settle within ${millis} ms`, "TimeoutError")
-    })
-  return {
-    summarize: (summary, messages, request) =>
-      Effect.timeoutFail(summarizer.summarize(summary, messages, request), { duration, onTimeout }),
-    // a provider compaction (docs/contract.md section 15.7) is bounded the same way
-    ...(summarizer.compact === undefined ? {} : {
-      compact: (summary: string, messages: ReadonlyArray<Message>, request: Summarizer.Request) =>
-        Effect.timeoutFail(summarizer.compact!(summary, messages, request), { duration, onTimeout })
-    }),
-    // a timeout changes no answer: the function's honoursMode is kept (docs/contract.md section 10.9)
-    ...(summarizer.honoursMode === true ? { honoursMode: true } : {}),
-    // nor what it returns: a compacting one stays marked (docs/contract.md section 15.7)
-    ...(summarizer.compacts === true ? { compacts: true } : {})
-  }
-}
 
 /**
  * The Effect API's archive of a facade `archive` option (docs/contract.md

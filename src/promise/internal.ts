@@ -4,6 +4,7 @@
  * @internal
  */
 import * as Cause from "effect/Cause"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
@@ -516,5 +517,39 @@ export abstract class AsyncMemory extends BaseMemory {
   /** Adds a `tool` result; `toolCallId` links it to its call. */
   addToolMessage(content: string, options?: MessageOptions): Promise<void> {
     return this.addMessage(Message.TOOL, content, options)
+  }
+}
+
+/**
+ * The async classes' and `Conversations`' summarizer: `summarize` as a
+ * Promise function, each call bounded by `timeout` (milliseconds) when
+ * given: a call that has not settled by then is interrupted (its
+ * `AbortSignal` aborts) and fails with a `SummarizerError` whose cause is a
+ * `DOMException` named `"TimeoutError"`, which the facade throws.
+ *
+ * @internal
+ */
+export const promiseSummarizer = (summarize: AsyncSummarize, millis: number | undefined): Summarizer.Service => {
+  const summarizer = Summarizer.fromPromise(summarize)
+  if (millis === undefined) return summarizer
+  const duration = Duration.millis(millis)
+  // Interrupting the call aborts its AbortSignal (Effect.tryPromise).
+  const onTimeout = () =>
+    new SummarizerError({
+      description: `no summary within ${millis} ms (the timeout option)`,
+      cause: new DOMException(`the summarizer did not settle within ${millis} ms`, "TimeoutError")
+    })
+  return {
+    summarize: (summary, messages, request) =>
+      Effect.timeoutFail(summarizer.summarize(summary, messages, request), { duration, onTimeout }),
+    // a provider compaction (docs/contract.md section 15.7) is bounded the same way
+    ...(summarizer.compact === undefined ? {} : {
+      compact: (summary: string, messages: ReadonlyArray<Message.Message>, request: Summarizer.Request) =>
+        Effect.timeoutFail(summarizer.compact!(summary, messages, request), { duration, onTimeout })
+    }),
+    // a timeout changes no answer: the function's honoursMode is kept (docs/contract.md section 10.9)
+    ...(summarizer.honoursMode === true ? { honoursMode: true } : {}),
+    // nor what it returns: a compacting one stays marked (docs/contract.md section 15.7)
+    ...(summarizer.compacts === true ? { compacts: true } : {})
   }
 }

@@ -48,7 +48,15 @@ import * as Conversation from "../store/Conversation.js"
 import { layerLocation } from "../store/Location.js"
 import { ConversationStore } from "../store/Service.js"
 import type { CompactOptions, Usage } from "../strategies/internal/engine.js"
-import { AsyncMemory, type AsyncSummarize, check, type CountTokens, DisposedError, squash } from "./internal.js"
+import {
+  AsyncMemory,
+  type AsyncSummarize,
+  bounded,
+  check,
+  type CountTokens,
+  DisposedError,
+  squash
+} from "./internal.js"
 
 /**
  * Where conversations are stored:
@@ -117,6 +125,16 @@ export type ConversationsOptions = Conversation.StrategyOptions extends infer O
       readonly archive?: boolean | undefined
       /** Counts tokens; default: whitespace-separated words. */
       readonly tokenCounter?: CountTokens | undefined
+      /**
+       * How long one summarizer call may take, in milliseconds (a positive
+       * integer; default: no limit; needs a `summarize` function), as the
+       * async memory classes' `timeout` (docs/contract.md section 12.2): a
+       * call that has not settled by then is abandoned (the `AbortSignal`
+       * passed to `summarize` is aborted), the add inside `use()` rejects
+       * with a `DOMException` named `"TimeoutError"`, and when the callback
+       * lets that rejection out, nothing of the call is saved.
+       */
+      readonly timeout?: number | undefined
     }
   : never
   : never
@@ -257,6 +275,7 @@ const checkOptions = (options: unknown): void => {
   if (all.archive !== undefined) check("archive", Rules.boolean, all.archive)
   if (all.summarize !== undefined) check("summarize", Rules.summarizeOrDrop, all.summarize)
   if (all.tokenCounter !== undefined) check("tokenCounter", Rules.isFunction, all.tokenCounter)
+  if (all.timeout !== undefined) check("timeout", Rules.milliseconds, all.timeout)
 }
 
 /**
@@ -307,7 +326,7 @@ export class Conversations {
 
   constructor(options: ConversationsOptions) {
     checkOptions(options)
-    const { archive, store, summarize, tokenCounter, ...strategy } = options as ConversationsOptions & {
+    const { archive, store, summarize, timeout, tokenCounter, ...strategy } = options as ConversationsOptions & {
       readonly tokenCounter?: CountTokens | undefined
     }
     let storeLayer: Layer.Layer<ConversationStore, unknown>
@@ -322,7 +341,12 @@ export class Conversations {
     }
     const problem = Rules.storedSummarize(strategy.strategy, summarize)
     if (problem !== undefined) throw new ConfigError(problem)
-    const summarizer = typeof summarize === "function" ? Summarizer.fromPromise(summarize) : undefined
+    // `timeout` needs a summarize function (not "drop"): without one, no call is made to bound
+    const needs = Rules.promiseNeeds({ summarize, timeout }, Rules.camel)
+    if (needs !== undefined) throw new ConfigError(needs)
+    const summarizer = typeof summarize === "function"
+      ? bounded(Summarizer.fromPromise(summarize), timeout)
+      : undefined
     // summary segments need a summarizer that honours request.mode: refused here, not at the first call
     const segments = Rules.storedSegments(
       (strategy as { readonly summary?: unknown }).summary,

@@ -17,10 +17,10 @@
  *
  * @since 1.0.0
  */
-import { Duration, Effect, Layer, Option, Schedule, Scope } from "effect"
+import { Effect, Layer, Option, Schedule, Scope } from "effect"
 import * as Rules from "../../../src/core/options.js"
 import { restoreInputProblem } from "../../../src/core/state.js"
-import { ConfigError, StateDecodeError, SummarizerError } from "../Errors.js"
+import { ConfigError, StateDecodeError } from "../Errors.js"
 import * as MemoryState from "../schema/MemoryState.js"
 import { keysOf } from "../schema/Options.js"
 import type * as Archives from "../services/Archive.js"
@@ -35,6 +35,7 @@ import * as PromiseArchive from "./Archive.js"
 import {
   AsyncMemory,
   type AsyncSummarize,
+  bounded,
   check,
   type CountTokens,
   squash,
@@ -154,29 +155,6 @@ const timeoutOf = (own: { readonly [key: string]: unknown }, fold: unknown): num
   const needs = Rules.promiseNeeds({ summarize: own.summarize, timeout: own.timeout, fold }, Rules.camel)
   if (needs !== undefined) throw new ConfigError(needs)
   return own.timeout as number | undefined
-}
-
-/**
- * Each call of `summarizer` bounded by `millis`: a call that has not settled
- * by then is interrupted (its `AbortSignal` aborts) and fails with a
- * `SummarizerError` whose cause is a `DOMException` named `"TimeoutError"`,
- * which the add throws.
- */
-const bounded = (summarizer: Summarizer.Service, millis: number | undefined): Summarizer.Service => {
-  if (millis === undefined) return summarizer
-  const duration = Duration.millis(millis)
-  const orElse = () =>
-    Effect.fail(
-      new SummarizerError({
-        description: `no summary within ${millis} ms (the timeout option)`,
-        cause: new DOMException(`the summarizer did not settle within ${millis} ms`, "TimeoutError")
-      })
-    )
-  return {
-    ...summarizer,
-    summarize: (summary, messages, request) =>
-      Effect.timeoutOrElse(summarizer.summarize(summary, messages, request), { duration, orElse })
-  }
 }
 
 const summarizerOf = (

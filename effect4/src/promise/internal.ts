@@ -8,7 +8,7 @@
  *
  * @internal
  */
-import { Cause, Effect, Exit, Fiber, Schema, Scope } from "effect"
+import { Cause, Duration, Effect, Exit, Fiber, Schema, Scope } from "effect"
 import * as MessageCore from "../../../src/core/message.js"
 import type * as Rules from "../../../src/core/options.js"
 import { ConfigError, InvalidMessageError, SummarizerError } from "../Errors.js"
@@ -328,5 +328,30 @@ export abstract class AsyncMemory extends BaseMemory {
    */
   recall(query: string, options?: Archives.SearchOptions): Promise<ReadonlyArray<Archives.Match>> {
     return Effect.runPromiseExit(this.memory.recall(query, options)).then(squash)
+  }
+}
+
+/**
+ * Each call of `summarizer` bounded by `millis`: a call that has not settled
+ * by then is interrupted (its `AbortSignal` aborts) and fails with a
+ * `SummarizerError` whose cause is a `DOMException` named `"TimeoutError"`,
+ * which the add throws. The async classes' and `Conversations`' `timeout`.
+ *
+ * @internal
+ */
+export const bounded = (summarizer: Summarizer.Service, millis: number | undefined): Summarizer.Service => {
+  if (millis === undefined) return summarizer
+  const duration = Duration.millis(millis)
+  const orElse = () =>
+    Effect.fail(
+      new SummarizerError({
+        description: `no summary within ${millis} ms (the timeout option)`,
+        cause: new DOMException(`the summarizer did not settle within ${millis} ms`, "TimeoutError")
+      })
+    )
+  return {
+    ...summarizer,
+    summarize: (summary, messages, request) =>
+      Effect.timeoutOrElse(summarizer.summarize(summary, messages, request), { duration, orElse })
   }
 }
