@@ -12,14 +12,15 @@
  * | Gemini `contents` | {@link toGemini} | {@link fromGemini} | {@link Gemini} |
  * | AI SDK `ModelMessage` | {@link toAiSdk} | {@link fromAiSdk} | {@link AiSdk} |
  * | AI SDK `UIMessage` (`useChat`) | {@link toUIMessages} | {@link fromUIMessages} | {@link UiMessages} |
+ * | LangChain messages | {@link toLangChain} (stored), {@link toLangChainMessages} (instances) | {@link fromLangChain} (both) | {@link LangChain} |
  *
  * The plain functions throw {@link AdapterError}; the Effect API's `decode`
  * and `encode` fail with it. Each `from…` keeps a key or part type it does
  * not model verbatim under {@link METADATA_KEY} (`{ strict: true }` refuses
  * it), and the same provider's `to…` writes it back while the message is
  * unchanged; every `to…` refuses a context the provider would reject
- * (`{ check: false }` writes it anyway). The other formats (the AI
- * LangChain is the Effect 3 line's only for now.
+ * (`{ check: false }` writes it anyway); LangChain's writing checks nothing,
+ * as on the Effect 3 line.
  *
  * @example
  * ```ts
@@ -33,12 +34,14 @@
  *
  * @since 1.0.0
  */
+import { Effect, Result } from "effect"
 import * as Core from "../../src/core/formats/engine.js"
 import { AdapterError, type Arrange, type CheckOptions, type DecodeOptions } from "./adapters/AdapterError.js"
 import * as AiSdk from "./adapters/AiSdk.js"
 import * as Anthropic from "./adapters/Anthropic.js"
 import * as Gemini from "./adapters/Gemini.js"
 import { orThrow } from "./adapters/internal/engine.js"
+import * as LangChain from "./adapters/LangChain.js"
 import * as OpenAiChat from "./adapters/OpenAiChat.js"
 import * as OpenAiResponses from "./adapters/OpenAiResponses.js"
 import * as UiMessages from "./adapters/UiMessages.js"
@@ -76,6 +79,8 @@ export {
   type DecodeOptions,
   /** @since 1.0.0 */
   Gemini,
+  /** @since 1.0.0 */
+  LangChain,
   /** @since 1.0.0 */
   OpenAiChat,
   /** @since 1.0.0 */
@@ -391,3 +396,73 @@ export const toUIMessages = (
   messages: ReadonlyArray<Message.Message>,
   options?: UiMessages.EncodeOptions
 ): Array<UiMessages.UIMessage> => orThrow(UiMessages.encodeResult(messages, options))
+
+/**
+ * LangChain messages to rollmem messages (see {@link LangChain}): message
+ * instances (`HumanMessage`, `AIMessage`, ..., read by their `toDict()`) or
+ * their stored form (`{ type, data }`). Throws `AdapterError` naming the
+ * path of what it cannot read (an unknown `type`, a malformed known field;
+ * with `{ strict: true }`, any key it does not model).
+ *
+ * @example
+ * ```ts
+ * import { fromLangChain } from "rollmem/adapters"
+ *
+ * // LangChain's stored form (mapChatMessagesToStoredMessages)
+ * const messages = fromLangChain([{ type: "human", data: { content: "Weather in Rome?" } }])
+ * messages.map(String) // ["user: Weather in Rome?"]
+ * ```
+ *
+ * @since 1.0.0
+ * @category conversions
+ */
+export const fromLangChain = (messages: unknown, options?: DecodeOptions): Array<Message.Message> =>
+  orThrow(LangChain.decodeResult(messages, options))
+
+/**
+ * Rollmem messages (a memory's `messages`) as stored LangChain messages (see
+ * {@link LangChain}), for `mapStoredMessagesToChatMessages`. Throws
+ * `AdapterError` for tool call arguments that are not a JSON object.
+ *
+ * @example
+ * ```ts
+ * import { Message } from "rollmem"
+ * import { toLangChain } from "rollmem/adapters"
+ *
+ * const stored = toLangChain([Message.user("Weather in Rome?")])
+ * stored[0].type // "human"
+ * ```
+ *
+ * @since 1.0.0
+ * @category conversions
+ */
+export const toLangChain = (messages: ReadonlyArray<Message.Message>): Array<LangChain.StoredMessage> =>
+  orThrow(LangChain.encodeResult(messages))
+
+/**
+ * Rollmem messages as LangChain message instances (`HumanMessage`,
+ * `AIMessage`, `ToolMessage`, ...; see {@link LangChain.encodeInstances}),
+ * loading the optional peer `@langchain/core` on the first call (nothing
+ * to install unless you call this). Rejects with `AdapterError` when it is
+ * not installed or for tool call arguments that are not a JSON object.
+ * Name `BaseMessage` as `M` to get the instances as LangChain types them.
+ *
+ * @example
+ * ```ts
+ * import { Message } from "rollmem"
+ * import { fromLangChain, toLangChainMessages } from "rollmem/adapters"
+ *
+ * const instances = await toLangChainMessages([Message.user("Weather in Rome?")])
+ * fromLangChain(instances).map(String) // ["user: Weather in Rome?"]
+ * ```
+ *
+ * @since 1.0.0
+ * @category conversions
+ */
+export const toLangChainMessages = <M extends LangChain.Instance = LangChain.Instance>(
+  messages: ReadonlyArray<Message.Message>
+): Promise<Array<M>> =>
+  Effect.runPromise(Effect.result(LangChain.encodeInstances<M>(messages))).then((result) => {
+    if (Result.isFailure(result)) throw result.failure
+    return result.success
+  })

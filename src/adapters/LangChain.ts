@@ -28,25 +28,10 @@
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
+import * as Core from "../core/formats/langChain.js"
 import type * as Message from "../schema/Message.js"
 import { AdapterError, type DecodeOptions } from "./AdapterError.js"
-import {
-  Arr,
-  type DeriveContext,
-  type Draft,
-  type DraftCall,
-  type Format,
-  joinText,
-  JsonRecord,
-  JsonSchema,
-  madeUpCall,
-  MEDIA_TOKENS,
-  messageLabel,
-  Opt,
-  parseObject,
-  type Rendered,
-  stringify
-} from "./internal/engine.js"
+import { Arr, type Format, JsonRecord, JsonSchema, Opt } from "./internal/engine.js"
 import * as engine from "./internal/engine.js"
 
 const OptionalNullString = Opt(Schema.NullOr(Schema.String))
@@ -103,71 +88,8 @@ export const StoredMessage = Schema.Struct({
  */
 export type StoredMessage = typeof StoredMessage.Type
 
-const roles = { human: "user", ai: "assistant", system: "system", tool: "tool", function: "function" } as const
-
-const derive = (group: ReadonlyArray<StoredMessage>, ctx: DeriveContext): Array<Draft> => {
-  const { data, type } = group[0]
-  const content = typeof data.content === "string"
-    ? data.content
-    : joinText(data.content.flatMap((b) => b.type === "text" && typeof b.text === "string" ? [b.text] : []))
-  const role = type === "chat" || type === "generic" ? data.role ?? type : roles[type]
-  const toolCalls = (data.tool_calls ?? []).map((call, k): DraftCall => ({
-    id: call.id ?? madeUpCall(ctx, call.name, `langchain:${ctx.index}:${k}`),
-    name: call.name,
-    arguments: stringify(call.args)
-  }))
-  return [{
-    role,
-    content,
-    toolCalls,
-    ...(data.tool_call_id !== undefined && data.tool_call_id !== null ? { toolCallId: data.tool_call_id } : {})
-  }]
-}
-
-const typeOf = (role: string): StoredMessage["type"] =>
-  role === "user"
-    ? "human"
-    : role === "assistant"
-    ? "ai"
-    : role === "system" || role === "tool" || role === "function"
-    ? role
-    : "chat"
-
-const render = (run: ReadonlyArray<Rendered>): Array<StoredMessage> | string => {
-  const out: Array<StoredMessage> = []
-  for (const r of run) {
-    const m = r.message
-    const type = typeOf(m.role)
-    const toolCalls = []
-    for (const call of m.toolCalls) {
-      const args = call.arguments === "" ? {} : parseObject(call.arguments)
-      if (args === undefined) {
-        return `${messageLabel(r)}: the arguments of tool call ${JSON.stringify(call.id)} are not a JSON object`
-      }
-      toolCalls.push({ name: call.name, args, id: call.id, type: "tool_call" as const })
-    }
-    out.push({
-      type,
-      data: {
-        content: m.content,
-        ...(type === "chat" ? { role: m.role } : {}),
-        ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
-        ...(m.toolCallId !== undefined ? { tool_call_id: m.toolCallId } : {})
-      }
-    })
-  }
-  return out
-}
-
-const estimate = (m: StoredMessage): number => {
-  if (typeof m.data.content === "string") return 0
-  let tokens = 0
-  for (const b of m.data.content) if (b.type !== "text") tokens += MEDIA_TOKENS
-  return tokens
-}
-
 /** @internal */
-export const format: Format<StoredMessage> = { name: "langchain", item: StoredMessage, derive, render, estimate }
+export const format: Format<StoredMessage> = { ...Core.format, item: StoredMessage }
 
 /**
  * What reading takes of a LangChain message instance (`HumanMessage`,
@@ -177,20 +99,10 @@ export const format: Format<StoredMessage> = { name: "langchain", item: StoredMe
  * @since 0.4.0
  * @category models
  */
-export interface Instance {
-  readonly toDict: () => { readonly type: string; readonly data: object }
-}
-
-const isInstance = (u: unknown): u is Instance =>
-  typeof u === "object" && u !== null && typeof (u as { readonly toDict?: unknown }).toDict === "function" &&
-  "lc_kwargs" in u
-
-/** Instances as their stored form (`toDict()`); stored messages as they are. */
-const stored = (input: unknown): unknown =>
-  Array.isArray(input) && input.some(isInstance) ? input.map((u) => isInstance(u) ? u.toDict() : u) : input
+export type Instance = Core.Instance
 
 const codec = engine.codec(
-  (input, options) => engine.decode(format, stored(input), options),
+  (input, options) => engine.decode(format, Core.stored(input), options),
   (messages) => {
     const refused = engine.notMessages(format.name, messages)
     return refused === undefined ? engine.encode(format, messages) : Either.left(refused)
@@ -243,42 +155,6 @@ export const encode: (
   messages: ReadonlyArray<Message.Message>
 ) => Effect.Effect<Array<StoredMessage>, AdapterError> = codec.encode
 
-/** The part of `@langchain/core/messages` that {@link encodeInstances} uses. */
-interface MessagesModule {
-  readonly mapStoredMessagesToChatMessages: (messages: Array<StoredMessage>) => Array<unknown>
-}
-
-/**
- * `import(specifier)` out of a bundler's sight (a computed specifier, marked
- * for webpack and Vite): bundling `rollmem/adapters` without
- * `@langchain/core` installed succeeds, and nothing loads it until
- * {@link encodeInstances} runs.
- */
-const load = (specifier: string): Promise<unknown> => import(/* webpackIgnore: true */ /* @vite-ignore */ specifier)
-
-let messagesModule: Promise<MessagesModule> | undefined
-
-const loadMessages = (): Promise<MessagesModule> => {
-  if (messagesModule === undefined) {
-    const loading = load("@langchain/core/messages").then((module) => {
-      const m = module as Partial<MessagesModule>
-      if (typeof m.mapStoredMessagesToChatMessages !== "function") {
-        throw new Error("the module `@langchain/core/messages` has no mapStoredMessagesToChatMessages")
-      }
-      return m as MessagesModule
-    })
-    messagesModule = loading
-    // a failed load is tried again on the next call (the peer may be installed since)
-    loading.catch(() => {
-      if (messagesModule === loading) messagesModule = undefined
-    })
-  }
-  return messagesModule
-}
-
-/** LangChain.js revives a custom role as `generic` (Python's `chat`). */
-const forJs = (m: StoredMessage): StoredMessage => m.type === "chat" ? { type: "generic", data: m.data } : m
-
 /**
  * Writes rollmem messages as LangChain message instances (`HumanMessage`,
  * `AIMessage` with its `tool_calls`, `ToolMessage`, `SystemMessage`,
@@ -314,11 +190,6 @@ export const encodeInstances = <M extends Instance = Instance>(
 ): Effect.Effect<Array<M>, AdapterError> =>
   Effect.flatMap(encode(messages), (storedMessages) =>
     Effect.tryPromise({
-      try: () => loadMessages(),
-      catch: (cause) =>
-        new AdapterError({
-          format: format.name,
-          description: "LangChain message instances need @langchain/core, an optional peer: npm i @langchain/core",
-          cause
-        })
-    }).pipe(Effect.map((m) => m.mapStoredMessagesToChatMessages(storedMessages.map(forJs)) as Array<M>)))
+      try: () => Core.loadMessages(),
+      catch: (cause) => new AdapterError({ format: format.name, description: Core.NEEDS_CORE, cause })
+    }).pipe(Effect.map((m) => Core.instances(m, storedMessages) as Array<M>)))
