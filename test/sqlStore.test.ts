@@ -2,12 +2,10 @@
  * The PostgreSQL archive's statements (`core/sqlStore.ts`, docs/contract.md
  * section 17), exact: the schema statements that create the table or adopt
  * one deployed before, and a search's one statement (its tiers gated on the
- * ones before, the artifacts' phrases checked on the rows the index gives);
- * the ranking of the candidates either database returns (the contenders by
- * artifacts and terms, then their words as written).
+ * ones before, the artifacts' phrases checked on the rows the index gives).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { contenders, pgArchiveSchema, pgSearch, rankByWords, searchPlan } from "../src/core/sqlStore.js"
+import { pgArchiveSchema, pgSearch, searchPlan } from "../src/core/sqlStore.js"
 
 const vector = "(a.tsv || array_to_tsvector(ARRAY['#' || hashtext(a.conversation_id)::text]))"
 const conversation = "quote_literal('#' || hashtext($1::text)::text)::tsquery"
@@ -93,48 +91,5 @@ describe("pgSearch", () => {
       text.endsWith("OFFSET 0) s WHERE v @@ to_tsquery('simple', $11) ORDER BY rank DESC, position DESC LIMIT $3)")
     )
     assert.deepStrictEqual(pgSearch("t", "c", searchPlan("x", "pg"), { roles: [] }).text.includes(" AND 1 = 0 "), true)
-  })
-})
-
-describe("contenders and rankByWords", () => {
-  const plan = searchPlan("Read USER spotter ABC-123", "sqlite")
-  const rows = [
-    { position: 1, rank: 9, terms: "read user spotter", artifacts: "" },
-    { position: 2, rank: 5, terms: "read user spotter abc 123", artifacts: "ABC-123" },
-    { position: 3, rank: 4, terms: "read user spotter abc", artifacts: "" },
-    { position: 1, rank: 1, terms: "read user spotter", artifacts: "" },
-    { position: 4, rank: 8, terms: "read user", artifacts: "" },
-    { position: 5, rank: 2, terms: "read user spotter", artifacts: "" }
-  ]
-  const texts = new Map([
-    [1, "read user spotter"],
-    [2, "Read USER spotter ABC-123"],
-    [3, "Read USER spotter abc"],
-    [5, "Read USER spotter"]
-  ])
-  const at = (hits: ReadonlyArray<{ position: number; terms: number; cased?: number | undefined }>) =>
-    hits.map((hit) => [hit.position, hit.terms, hit.cased ?? null])
-
-  it("keeps every hit ranked as high as the limit-th by artifacts and terms, best first by the database's rank", () => {
-    assert.deepStrictEqual(plan.words, ["Read", "USER", "spotter", "ABC", "123"])
-    assert.deepStrictEqual(at(contenders(plan, rows, 1)), [[2, 5, null]])
-    assert.deepStrictEqual(at(contenders(plan, rows, 2)), [[2, 5, null], [3, 4, null]])
-    assert.deepStrictEqual(at(contenders(plan, rows, 3)), [[2, 5, null], [3, 4, null], [1, 3, null], [5, 3, null]])
-    assert.deepStrictEqual(contenders(plan, rows, 9).map((hit) => hit.position), [2, 3, 1, 5, 4])
-  })
-
-  it("ranks the contenders by their words as written after their terms, passing over a position without text", () => {
-    const text = (position: number) => texts.get(position)
-    assert.deepStrictEqual(at(rankByWords(plan, contenders(plan, rows, 3), text, 3)), [
-      [2, 5, 5],
-      [3, 4, 3],
-      [5, 3, 3]
-    ])
-    assert.deepStrictEqual(at(rankByWords(plan, contenders(plan, rows, 9), text, 9)), [
-      [2, 5, 5],
-      [3, 4, 3],
-      [5, 3, 3],
-      [1, 3, 1]
-    ])
   })
 })

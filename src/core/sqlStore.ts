@@ -199,7 +199,7 @@ export interface Tier {
 
 /**
  * A search's query parts: `terms` (the query's distinct terms; none: no
- * search), `words` (its words as written), `any` (matching any of them, in the dialect's syntax), `wanted`
+ * search), `any` (matching any of them, in the dialect's syntax), `wanted`
  * (the artifacts the query names), `tiers` (the rows holding all the
  * terms, then at least one fewer, down to any; a tier listing more than
  * {@link ARCHIVE_MAX_CLAUSES} conjunctions passed over) and `phrases` (what
@@ -214,8 +214,6 @@ export interface Tier {
  */
 export interface SearchPlan {
   readonly terms: ReadonlyArray<string>
-  /** The query's words as written (`core/recall.ts` `words`), which the candidates' texts are searched for. */
-  readonly words: ReadonlyArray<string>
   readonly any: string
   readonly wanted: ReadonlyArray<Artifacts.Artifact>
   readonly tiers: ReadonlyArray<Tier>
@@ -269,14 +267,7 @@ export const searchPlan = (
     const match = atLeast(quoted, held, pg)
     if (match !== undefined) tiers.push({ match, held })
   }
-  return {
-    terms,
-    words: [...Recall.words(query)],
-    any,
-    wanted,
-    tiers,
-    phrases: phrases.map((phrase) => pg ? `(${phrase}) & (${any})` : phrase)
-  }
+  return { terms, any, wanted, tiers, phrases: phrases.map((phrase) => pg ? `(${phrase}) & (${any})` : phrase) }
 }
 
 /**
@@ -297,30 +288,14 @@ export interface Candidate {
 }
 
 /**
- * The hits of a search's candidates (the tier's, then each phrase's; a
- * position's first candidate kept) that can still be among the best
- * `limit` once their words as written are counted, best first by what is
- * known before their texts are read: those naming the query's artifacts
- * exactly first, then those holding more of its terms, then the database's
- * rank, then the newer (`core/recall.ts`'s order without the words). Every
- * hit ranked at least as high as the `limit`-th by its artifacts and terms
- * is kept; {@link rankByWords} ranks them once their texts are read.
- *
- * @example
- * ```ts
- * import { contenders, searchPlan } from "./sqlStore.js"
- * const plan = searchPlan("deploy script", "sqlite")
- * const rows = [
- *   { position: 1, rank: 2, terms: "deploy the script", artifacts: "" },
- *   { position: 2, rank: 3, terms: "deploy script now", artifacts: "" },
- *   { position: 3, rank: 9, terms: "deploy", artifacts: "" }
- * ]
- * contenders(plan, rows, 1).map((hit) => hit.position) // [2, 1]: both hold the two terms
- * ```
+ * The best `limit` hits of a search's candidates (the tier's, then each
+ * phrase's; a position's first candidate kept): those naming the query's
+ * artifacts exactly first, then those holding more of its terms, then the
+ * database's rank, then the newer (`core/recall.ts`'s order).
  *
  * @since 0.4.0
  */
-export const contenders = (
+export const rankCandidates = (
   plan: SearchPlan,
   candidates: ReadonlyArray<Candidate>,
   limit: number
@@ -338,48 +313,7 @@ export const contenders = (
     hits.push({ position, score: Number(row.rank), exact, terms: held })
   }
   hits.sort(Recall.compare)
-  if (hits.length <= limit) return hits
-  const last = hits[limit - 1]
-  let end = limit
-  while (end < hits.length && hits[end].exact === last.exact && hits[end].terms === last.terms) end++
-  return hits.slice(0, end)
-}
-
-/**
- * The best `limit` of a search's {@link contenders}, their words as written
- * counted in their texts (`text`: a position's message text, as
- * `Artifacts.textOf` reads it; a position without one is passed over): the
- * in-memory archive's order (`core/recall.ts` `compare`: artifacts, terms,
- * words as written, then the database's rank, then the newer).
- *
- * @example
- * ```ts
- * import { contenders, rankByWords, searchPlan } from "./sqlStore.js"
- * const plan = searchPlan("Deploy script", "sqlite")
- * const texts = new Map([[1, "Deploy the script"], [2, "deploy script now"]])
- * const rows = [
- *   { position: 1, rank: 2, terms: "deploy the script", artifacts: "" },
- *   { position: 2, rank: 3, terms: "deploy script now", artifacts: "" }
- * ]
- * rankByWords(plan, contenders(plan, rows, 1), (p) => texts.get(p), 1).map((hit) => hit.position) // [1]
- * ```
- *
- * @since 0.4.0
- */
-export const rankByWords = (
-  plan: SearchPlan,
-  hits: ReadonlyArray<Recall.Hit>,
-  text: (position: number) => string | undefined,
-  limit: number
-): Array<Recall.Hit> => {
-  const ranked: Array<Recall.Hit> = []
-  for (const hit of hits) {
-    const found = text(hit.position)
-    if (found === undefined) continue
-    const forms = Recall.words(found)
-    ranked.push({ ...hit, cased: plan.words.filter((w) => forms.has(w)).length })
-  }
-  return ranked.sort(Recall.compare).slice(0, limit)
+  return hits.slice(0, limit)
 }
 
 /**

@@ -4,8 +4,7 @@
  * `test/store/sqlStores.test.ts`: the table created race-free by many
  * layers built at once, a table of an earlier layout migrated, archive rows
  * written in the save's transaction (none when the save conflicts), removed
- * with the conversation, searched by the database (ranked by the query's words
- * as written after its terms, as the in-memory archive).
+ * with the conversation, searched by the database.
  */
 import { PgClient } from "@effect/sql-pg"
 import { assert, describe, it } from "@effect/vitest"
@@ -107,34 +106,6 @@ describe.skipIf(servers.pg.unreachable !== undefined)("layerPg (Effect 4)", () =
         other: [],
         after: []
       })
-    }).pipe(Effect.scoped))
-
-  it.effect("the archive ranks by the query's words as written after its terms, as the in-memory one", () =>
-    Effect.gen(function*() {
-      const { url } = yield* pgSchema()
-      const found = yield* Effect.provide(
-        Effect.gen(function*() {
-          const store = yield* Store
-          const archive = store.archive!
-          yield* store.save("w", state, 0, {
-            archive: [[
-              { position: 0, message: Message.user("read user spotter notes") },
-              { position: 1, message: Message.user("Read USER spotter") },
-              { position: 2, message: Message.user("read user Spotter") },
-              { position: 3, message: Message.user("user notes") }
-            ]]
-          })
-          const at = (query: string, options?: { readonly limit?: number }) =>
-            Effect.map(archive.search("w", query, options), (matches) => matches.map((m) => m.position))
-          return [
-            yield* at("Read USER spotter"),
-            yield* at("Read USER spotter", { limit: 1 }),
-            yield* at("read user Spotter", { limit: 2 })
-          ]
-        }),
-        Layer.orDie(ConversationStore.layerPg({ url }))
-      )
-      assert.deepStrictEqual(found, [[1, 0, 2, 3], [1], [2, 0]])
     }).pipe(Effect.scoped))
 
   it.effect("a server that does not answer fails the layer with the SqlError, not a defect", () =>

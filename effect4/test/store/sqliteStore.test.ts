@@ -2,9 +2,8 @@
  * The SQLite store of the Effect 4 line (over `node:sqlite`) beyond the
  * conformance suite: a table of the first layout migrated as the Effect 3
  * line migrates it, archive rows with the save that wrote them and searched
- * through FTS5 (ranked by the query's words as written after its terms), a
- * file that cannot be opened, and a save while another connection holds the
- * write lock (a conflict once the busy timeout ends).
+ * through FTS5, a file that cannot be opened, and a save while another
+ * connection holds the write lock (a conflict once the busy timeout ends).
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
@@ -70,34 +69,6 @@ describe("layerSqlite (Effect 4, node:sqlite)", () => {
         found: [1, 0],
         after: []
       })
-    }).pipe(Effect.scoped))
-
-  it.effect("the archive ranks by the query's words as written after its terms, as the in-memory one", () =>
-    Effect.gen(function*() {
-      const dir = yield* tempDirectory
-      const found = yield* Effect.provide(
-        Effect.gen(function*() {
-          const store = yield* Store
-          const archive = store.archive!
-          yield* store.save("w", state, 0, {
-            archive: [[
-              { position: 0, message: Message.user("read user spotter notes") },
-              { position: 1, message: Message.user("Read USER spotter") },
-              { position: 2, message: Message.user("read user Spotter") },
-              { position: 3, message: Message.user("user notes") }
-            ]]
-          })
-          const at = (query: string, options?: { readonly limit?: number }) =>
-            Effect.map(archive.search("w", query, options), (matches) => matches.map((m) => m.position))
-          return [
-            yield* at("Read USER spotter"),
-            yield* at("Read USER spotter", { limit: 1 }),
-            yield* at("read user Spotter", { limit: 2 })
-          ]
-        }),
-        Layer.orDie(ConversationStore.layerSqlite({ filename: `${dir}/c.db` }))
-      )
-      assert.deepStrictEqual(found, [[1, 0, 2, 3], [1], [2, 0]])
     }).pipe(Effect.scoped))
 
   it.effect("a file that cannot be opened fails the layer with an SqlError naming it", () =>

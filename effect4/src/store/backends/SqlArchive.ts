@@ -234,19 +234,14 @@ export const makeOn = (sql: SqlClient.SqlClient, name: string): {
       return Effect.gen(function*() {
         yield* ensure
         const rows = yield* candidatesOf(conversationId, plan, options)
-        const hits = SqlRules.contenders(plan, rows, limit)
-        if (hits.length === 0) return []
-        // the contenders' messages, whose words as written rank them after their terms (core/recall.ts's order)
+        const top = SqlRules.rankCandidates(plan, rows, limit)
+        if (top.length === 0) return []
         const stored = yield* sql<Row>`SELECT position, fold, message FROM ${table}
-            WHERE conversation_id = ${conversationId} AND position IN ${sql.in(hits.map((hit) => hit.position))}`
-        const byPosition = new Map(stored.map((row) => [Number(row.position), archived(conversationId, row)]))
-        const top = SqlRules.rankByWords(plan, hits, (position) => {
-          const found = byPosition.get(position)
-          return found === undefined ? undefined : Artifacts.textOf(found.message)
-        }, limit)
+            WHERE conversation_id = ${conversationId} AND position IN ${sql.in(top.map((hit) => hit.position))}`
+        const byPosition = new Map(stored.map((row) => [Number(row.position), row]))
         const around = options?.neighbours ?? 0
         return yield* Effect.forEach(top, (hit) => {
-          const found = byPosition.get(hit.position)!
+          const found = archived(conversationId, byPosition.get(hit.position)!)
           const match = { ...found, score: hit.score, exact: hit.exact }
           return around === 0
             ? Effect.succeed({ ...match, neighbours: [] })
