@@ -25,8 +25,10 @@
  *   89.5% with the terms alone.)
  *
  * An added message is extracted and indexed once (O(its terms)); a search
- * reads the postings of the query's terms and the messages naming its
- * artifacts only.
+ * reads the postings of the query's terms, rarest first, only until `limit`
+ * messages hold more of its terms than a message in the postings not read
+ * can (a three-word query with one rare word reads that word's postings),
+ * and the messages naming its artifacts.
  *
  * @example
  * ```ts
@@ -234,27 +236,46 @@ export const index = (extractor: Artifacts.Extractor = defaultExtractor): Index 
       (before === undefined || entry.position < before) && (roles === undefined || roles.has(entry.role))
     const n = entries.size
     const average = n === 0 ? 0 : totalLength / n
-    const scores = new Map<Entry, { score: number; exact: number; terms: number }>()
-    const at = (entry: Entry) => {
-      let found = scores.get(entry)
-      if (found === undefined) scores.set(entry, found = { score: 0, exact: 0, terms: 0 })
-      return found
-    }
-    for (const word of new Set(terms(query))) {
+    // the query's terms found in the archive with their idf, in the query's order (a score sums them in it), and
+    // rarest first (the order their postings are read in)
+    const found = [...new Set(terms(query))].flatMap((word) => {
       const list = postings.get(word)
-      if (list === undefined) continue
-      const idf = Math.log(1 + (n - list.length + 0.5) / (list.length + 0.5))
-      for (const entry of list) {
-        if (!keeps(entry)) continue
-        const tf = entry.tf.get(word)!
-        const hit = at(entry)
+      return list === undefined
+        ? []
+        : [{ word, list, idf: Math.log(1 + (n - list.length + 0.5) / (list.length + 0.5)) }]
+    })
+    const lists = [...found].sort((a, b) => a.list.length - b.list.length)
+    const scores = new Map<Entry, { score: number; exact: number; terms: number }>()
+    // a match's terms and score, over every term of the query (not only the lists walked)
+    const scoreOf = (entry: Entry) => {
+      let hit = scores.get(entry)
+      if (hit !== undefined) return hit
+      hit = { score: 0, exact: 0, terms: 0 }
+      for (const { idf, word } of found) {
+        const tf = entry.tf.get(word)
+        if (tf === undefined) continue
         hit.score += idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * entry.length / average))
         hit.terms++
       }
+      scores.set(entry, hit)
+      return hit
+    }
+    // the lists walked rarest first: once the first w are walked, every message holding more than k - w of the k
+    // terms has been seen (it misses fewer than w lists); when `limit` seen ones hold that many, a message not seen
+    // holds fewer than each of them and cannot be among the best `limit` (unless it names an artifact, added below)
+    const holding = new Array<number>(lists.length + 1).fill(0)
+    for (let w = 0; w < lists.length; w++) {
+      for (const entry of lists[w].list) {
+        if (scores.has(entry) || !keeps(entry)) continue
+        holding[scoreOf(entry).terms]++
+      }
+      let seen = 0
+      for (let held = lists.length - w; held <= lists.length; held++) seen += holding[held]
+      if (seen >= limit) break
     }
     for (const artifact of extractor.extract(query)) {
       for (const entry of byArtifact.get(artifact.text) ?? noEntries) {
-        if (keeps(entry)) at(entry).exact++
+        if (keeps(entry)) scoreOf(entry).exact++
       }
     }
     // the best `limit`, kept sorted as they come: O(matches x limit) at worst, no sort of every match

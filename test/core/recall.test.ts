@@ -4,6 +4,7 @@
  * exact orders and scores on a small conversation.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as Artifacts from "../../src/core/artifacts.js"
 import * as Recall from "../../src/core/recall.js"
 
 const documents: ReadonlyArray<Recall.Document> = [
@@ -113,5 +114,118 @@ describe("search", () => {
     assert.isFalse(index.add({ position: 0, role: "user", text: "beta" }))
     assert.strictEqual(index.size(), 1)
     assert.deepStrictEqual(index.search("beta"), [])
+  })
+})
+
+describe("reading the postings rarest first", () => {
+  // every message ranked by the contract's rule, the whole archive read: what the index must return
+  const reference = (docs: ReadonlyArray<Recall.Document>, query: string, filter: Recall.Filter): Array<Recall.Hit> => {
+    const extractor = Artifacts.extractor()
+    const wanted = [...new Set(Recall.terms(query))]
+    const written = [...Recall.words(query)]
+    const artifacts = extractor.extract(query).map((a) => a.text)
+    const tfs = docs.map((d) => {
+      const tf = new Map<string, number>()
+      for (const t of Recall.terms(d.text)) tf.set(t, (tf.get(t) ?? 0) + 1)
+      return tf
+    })
+    const lengths = docs.map((d) => Recall.terms(d.text).length)
+    const average = lengths.reduce((a, b) => a + b, 0) / docs.length
+    const df = (t: string) => tfs.filter((tf) => tf.has(t)).length
+    const hits: Array<Recall.Hit> = []
+    docs.forEach((d, i) => {
+      if (filter.before !== undefined && d.position >= filter.before) return
+      if (filter.roles !== undefined && !filter.roles.includes(d.role)) return
+      let score = 0
+      let terms = 0
+      for (const t of wanted) {
+        const tf = tfs[i].get(t)
+        if (tf === undefined) continue
+        const idf = Math.log(1 + (docs.length - df(t) + 0.5) / (df(t) + 0.5))
+        score += idf * tf * (1.2 + 1) / (tf + 1.2 * (1 - 1 + 1 * lengths[i] / average))
+        terms++
+      }
+      const named = new Set(extractor.extract(d.text).map((a) => a.text))
+      const exact = artifacts.filter((a) => named.has(a)).length
+      if (terms === 0 && exact === 0) return
+      const forms = Recall.words(d.text)
+      hits.push({ position: d.position, score, exact, terms, cased: written.filter((w) => forms.has(w)).length })
+    })
+    return hits.sort(Recall.compare).slice(0, filter.limit ?? 5)
+  }
+
+  it("returns what ranking every message returns: the same hits, scores and order", () => {
+    // 400 messages over a small vocabulary (common, middling and rare words, some capitalized, some artifacts)
+    let seed = 7
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2147483648
+      return seed / 2147483648
+    }
+    const vocabulary = [
+      "the",
+      "the",
+      "the",
+      "a",
+      "a",
+      "and",
+      "deploy",
+      "Deploy",
+      "script",
+      "build",
+      "test",
+      "fail",
+      "Rome",
+      "rome",
+      "flight",
+      "USER",
+      "user",
+      "spotter",
+      "Spotter",
+      "cache",
+      "zebra",
+      "quartz",
+      "src/cli/Measure.ts",
+      "ABC-123"
+    ]
+    const docs: Array<Recall.Document> = Array.from({ length: 400 }, (_, position) => ({
+      position,
+      role: position % 3 === 0 ? "tool" : "user",
+      text: Array.from(
+        { length: 1 + Math.floor(random() * 12) },
+        () => vocabulary[Math.floor(random() * vocabulary.length)]
+      ).join(" ")
+    }))
+    const index = Recall.index()
+    for (const d of docs) index.add(d)
+    const queries = [
+      "the",
+      "deploy script",
+      "Deploy the script",
+      "zebra quartz",
+      "the a and zebra",
+      "USER spotter cache",
+      "src/cli/Measure.ts",
+      "ABC-123 fail",
+      "flight Rome the build test fail",
+      "nothing",
+      "quartz"
+    ]
+    const filters: ReadonlyArray<Recall.Filter> = [
+      {},
+      { limit: 1 },
+      { limit: 20 },
+      { before: 200 },
+      { roles: ["tool"], limit: 3 },
+      { limit: 400 }
+    ]
+    for (const query of queries) {
+      for (const filter of filters) {
+        assert.deepStrictEqual(
+          index.search(query, filter),
+          reference(docs, query, filter),
+          `${query} ${JSON.stringify(filter)}`
+        )
+      }
+    }
   })
 })
