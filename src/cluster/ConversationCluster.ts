@@ -65,6 +65,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Rules from "../core/cluster.js"
 import { ConfigError } from "../Errors.js"
 import { withCreationLock } from "../internal/creationLock.js"
 import type * as Summarizer from "../services/Summarizer.js"
@@ -165,9 +166,6 @@ export const defaultSharding: Partial<ShardingConfig.ShardingConfig["Type"]> = {
   runnerHealthCheckInterval: Duration.seconds(5)
 }
 
-/** The default `shardsPerGroup` of `@effect/cluster`. */
-const DEFAULT_SHARDS_PER_GROUP = 300
-
 /**
  * The table recording the cluster's settings that every process must share.
  *
@@ -181,7 +179,7 @@ const DEFAULT_SHARDS_PER_GROUP = 300
  * @since 0.3.0
  * @category constants
  */
-export const CONFIG_TABLE = "rollmem_cluster_config"
+export const CONFIG_TABLE: string = Rules.CONFIG_TABLE
 
 /**
  * Records `shardsPerGroup` in {@link CONFIG_TABLE} if no process has, and
@@ -222,25 +220,16 @@ export const checkShardsPerGroup = (
         return yield* sql<{ readonly value: string }>`SELECT value FROM ${table} WHERE name = 'shardsPerGroup'`
       })
     )
-    const recorded = Number(stored[0]?.value)
-    if (recorded !== shardsPerGroup) {
-      return yield* new ConfigError({
-        option: "shardsPerGroup",
-        description:
-          `is ${shardsPerGroup} in this process but ${recorded} in the cluster (recorded in ${CONFIG_TABLE}` +
-          ` by the first process): every runner and client must use the same value, or messages to the shards` +
-          ` a runner does not know wait forever. To change it, stop every process and run DELETE FROM ${CONFIG_TABLE}`
-      })
-    }
+    const description = Rules.shardsMismatch(shardsPerGroup, Number(stored[0]?.value))
+    if (description !== undefined) return yield* new ConfigError({ option: "shardsPerGroup", description })
   })
 
 const checkedShards = (options: Options): Effect.Effect<number, ConfigError> => {
-  const shards = options.shardsPerGroup ?? options.sharding?.shardsPerGroup ?? DEFAULT_SHARDS_PER_GROUP
-  return Number.isSafeInteger(shards) && shards > 0
+  const shards = options.shardsPerGroup ?? options.sharding?.shardsPerGroup ?? Rules.DEFAULT_SHARDS_PER_GROUP
+  const description = Rules.shardsPerGroupProblem(shards)
+  return description === undefined
     ? Effect.succeed(shards)
-    : Effect.fail(
-      new ConfigError({ option: "shardsPerGroup", description: `must be a positive integer, got ${String(shards)}` })
-    )
+    : Effect.fail(new ConfigError({ option: "shardsPerGroup", description }))
 }
 
 const pg = (options: Options) =>

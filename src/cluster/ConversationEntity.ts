@@ -47,7 +47,7 @@ import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import * as Usage from "../core/usage.js"
+import * as Rules from "../core/cluster.js"
 import { ConfigError, TokenCountError } from "../Errors.js"
 import * as MemoryState from "../schema/MemoryState.js"
 import { Message } from "../schema/Message.js"
@@ -79,7 +79,7 @@ import {
  * @since 0.3.0
  * @category constants
  */
-export const REQUEST_IDS_KEPT = 256
+export const REQUEST_IDS_KEPT: number = Rules.REQUEST_IDS_KEPT
 
 const TokenCount = Schema.Int.pipe(Schema.nonNegative())
 
@@ -299,62 +299,9 @@ interface Current {
 
 const EMPTY: Current = { revision: NO_REVISION, state: MemoryState.empty, requestIds: [] }
 
-/**
- * A compaction a request asked for, waiting for the fold: its options, and
- * where it stands as the number of buffered messages appended after it
- * (a fold changes only the buffer's head, so this count stays true).
- */
-interface Pending {
-  readonly options: { readonly targetTokens?: number | undefined; readonly focus?: string | undefined }
-  readonly after: number
-}
-
 /** A state with `usageRatio` set, or without it when `undefined`. */
 const withRatio = (state: MemoryState.MemoryState, usageRatio: number | undefined): MemoryState.MemoryState =>
   usageRatio === undefined ? state : { ...state, usageRatio }
-
-/**
- * A request's operations applied as they are: adds appended, clears emptying
- * summary and buffer (and the usage ratio), usages moving the ratio by their
- * sample (docs/contract.md section 16.4), compactions left to the fold
- * (`compactions`, after the request's last clear).
- */
-const applyRaw = (state: MemoryState.MemoryState, operations: ReadonlyArray<Conversation.Operation>) => {
-  let summary = state.summary
-  let buffer: Array<Message> = state.buffer.slice()
-  let usageRatio = state.usageRatio
-  let cleared = false
-  let compactions: Array<{ readonly options: Pending["options"]; readonly at: number }> = []
-  for (const operation of operations) {
-    switch (operation._tag) {
-      case "clear":
-        summary = ""
-        buffer = []
-        usageRatio = undefined
-        cleared = true
-        compactions = []
-        break
-      case "add":
-        buffer.push(...operation.messages)
-        break
-      case "compact": {
-        const { _tag: _, ...options } = operation
-        compactions.push({ options, at: buffer.length })
-        break
-      }
-      case "usage":
-        if (operation.inputTokens - operation.overheadTokens > 0 && operation.contextTokens > 0) {
-          usageRatio = Usage.nextRatio(
-            usageRatio,
-            operation.inputTokens - operation.overheadTokens,
-            operation.contextTokens
-          )
-        }
-    }
-  }
-  const pending: Array<Pending> = compactions.map((c) => ({ options: c.options, after: buffer.length - c.at }))
-  return { state: withRatio(MemoryState.make(summary, buffer), usageRatio), cleared, pending }
-}
 
 /** Whether a fold may change the state: only a buffer is ever pruned. */
 const mayFold = (current: Current): boolean => current.state.buffer.length > 0
@@ -377,7 +324,7 @@ const makeHandlers = (services: Services) =>
     let folding: Fiber.RuntimeFiber<void> | undefined
     let again = false
     // The compactions requested and not yet folded, oldest first; dropped with a clear or a reload.
-    let pending: Array<Pending> = []
+    let pending: Array<Rules.Pending> = []
 
     const reload = Effect.gen(function*() {
       const loaded = yield* store.load(id)
@@ -397,20 +344,17 @@ const makeHandlers = (services: Services) =>
       Effect.gen(function*() {
         for (let attempt = 0;; attempt++) {
           const before = yield* loadedState
-          if (before.requestIds.includes(payload.requestId)) {
+          if (Rules.isDuplicate(before.requestIds, payload.requestId)) {
             return { revision: before.revision, duplicate: true }
           }
-          const raw = applyRaw(before.state, payload.operations)
-          const { cleared, state } = raw
-          const requestIds = [...before.requestIds, payload.requestId].slice(-REQUEST_IDS_KEPT)
+          const raw = Rules.append(before.state, payload.operations)
+          const { cleared } = raw
+          const state = withRatio(MemoryState.make(raw.summary, raw.buffer), raw.usageRatio)
+          const requestIds = Rules.withRequestId(before.requestIds, payload.requestId)
           const saved = yield* Effect.either(store.save(id, state, before.revision, { requestIds }))
           if (saved._tag === "Right") {
             if (cleared) epoch++
-            const appended = state.buffer.length - (cleared ? 0 : before.state.buffer.length)
-            pending = [
-              ...(cleared ? [] : pending.map((p) => ({ ...p, after: p.after + appended }))),
-              ...raw.pending
-            ]
+            pending = Rules.pendingAfter(pending, before.state.buffer.length, raw)
             current = { revision: saved.right, state, requestIds }
             return { revision: saved.right, duplicate: false }
           }
@@ -436,8 +380,9 @@ const makeHandlers = (services: Services) =>
         withRatio(MemoryState.make(snapshot.state.summary, []), snapshot.state.usageRatio)
       )
       let from = 0
-      for (const compaction of compactions) {
-        const at = Math.max(from, buffer.length - compaction.after)
+      const places = Rules.compactionPlaces(buffer.length, compactions)
+      for (const [i, compaction] of compactions.entries()) {
+        const at = places[i]
         yield* memory.addMessages(buffer.slice(from, at))
         from = at
         const compact = (memory as Partial<Conversation.StoredMemory>).compact
@@ -450,7 +395,7 @@ const makeHandlers = (services: Services) =>
         const now = current
         if (now === undefined || epoch !== startEpoch) return
         const state = withRatio(
-          MemoryState.make(folded.summary, [...folded.buffer, ...now.state.buffer.slice(buffer.length)]),
+          MemoryState.make(folded.summary, Rules.keptAfterFold(folded.buffer, now.state.buffer, buffer.length)),
           now.state.usageRatio
         )
         const saved = yield* Effect.either(store.save(id, state, now.revision, { requestIds: now.requestIds }))

@@ -4,6 +4,7 @@
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Schedule from "effect/Schedule"
+import * as Rules from "../../core/cluster.js"
 
 /** A request the cluster ended with an interruption the caller did not ask for. */
 class HandedOver {
@@ -40,27 +41,10 @@ export const resendOnHandover = <A, E, R>(request: Effect.Effect<A, E, R>): Effe
 
 /**
  * Whether `error` is `@effect/cluster`'s refusal of a request whose message
- * id another process generated too: PostgreSQL's unique violation (`23505`)
- * on the messages table's primary key. A client-only process draws its
- * Snowflake machine id at random among 1,024 (runners get theirs from the
- * runners table), so two clients share one now and then (8 clients: about
- * 2.7% of starts), and two requests they send in the same millisecond with
- * the same sequence number get the same id: the second is refused before it
- * is stored or delivered.
+ * id another process generated too (`core/cluster.ts`, the rule both lines
+ * share).
  */
-export const isMessageIdCollision = (error: unknown): boolean => {
-  if (typeof error !== "object" || error === null || (error as { _tag?: unknown })._tag !== "PersistenceError") {
-    return false
-  }
-  const seen = new Set<unknown>()
-  for (let cause: unknown = error; typeof cause === "object" && cause !== null && !seen.has(cause);) {
-    seen.add(cause)
-    const { code, constraint } = cause as { readonly code?: unknown; readonly constraint?: unknown }
-    if (code === "23505") return typeof constraint === "string" && constraint.endsWith("_messages_pkey")
-    cause = (cause as { readonly cause?: unknown }).cause
-  }
-  return false
-}
+export const isMessageIdCollision: (error: unknown) => boolean = Rules.isMessageIdCollision
 
 /**
  * Sends `request` again, at once and at most 5 times, while the cluster
