@@ -20,7 +20,9 @@
  * it), and the same provider's `to…` writes it back while the message is
  * unchanged; every `to…` refuses a context the provider would reject
  * (`{ check: false }` writes it anyway); LangChain's writing checks nothing,
- * as on the Effect 3 line.
+ * as on the Effect 3 line. {@link fromProviderHistory} turns a history
+ * holding a provider's compaction item (Anthropic block, OpenAI Responses
+ * item) into a memory state, everything before it folded.
  *
  * @example
  * ```ts
@@ -39,6 +41,7 @@ import * as Core from "../../src/core/formats/engine.js"
 import { AdapterError, type Arrange, type CheckOptions, type DecodeOptions } from "./adapters/AdapterError.js"
 import * as AiSdk from "./adapters/AiSdk.js"
 import * as Anthropic from "./adapters/Anthropic.js"
+import { compactionOf, fromProviderHistory } from "./adapters/Compaction.js"
 import * as Gemini from "./adapters/Gemini.js"
 import { orThrow } from "./adapters/internal/engine.js"
 import * as LangChain from "./adapters/LangChain.js"
@@ -76,7 +79,11 @@ export {
   /** @since 1.0.0 */
   type CheckOptions,
   /** @since 1.0.0 */
+  compactionOf,
+  /** @since 1.0.0 */
   type DecodeOptions,
+  /** @since 1.0.0 */
+  fromProviderHistory,
   /** @since 1.0.0 */
   Gemini,
   /** @since 1.0.0 */

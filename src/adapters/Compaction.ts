@@ -10,42 +10,11 @@
  * @since 0.4.0
  */
 import * as Either from "effect/Either"
+import * as Core from "../core/formats/compaction.js"
 import * as MemoryState from "../schema/MemoryState.js"
 import type * as Message from "../schema/Message.js"
 import { AdapterError } from "./AdapterError.js"
 import * as Anthropic from "./Anthropic.js"
-import { type Json, markerOf, METADATA_KEY } from "./internal/engine.js"
-
-type JsonObject = { [key: string]: Json }
-
-const isObject = (u: unknown): u is JsonObject => typeof u === "object" && u !== null && !Array.isArray(u)
-
-/**
- * Where a message holds a provider's compaction item: the state's
- * `compaction` field, and what the message holds after it (an Anthropic
- * assistant message's blocks after the compaction block), or `undefined`.
- */
-const found = (
-  message: Message.Message
-): { readonly compaction: MemoryState.Compaction; readonly after: ReadonlyArray<Json> } | undefined => {
-  const anthropic = markerOf(message, "anthropic")
-  if (anthropic !== undefined && anthropic.messages === 1) {
-    const item = anthropic.items[0]
-    const blocks = isObject(item) && item.role === "assistant" && Array.isArray(item.content) ? item.content : []
-    const at = blocks.findIndex((b) => isObject(b) && b.type === "compaction")
-    if (at >= 0) {
-      const block = blocks[at] as JsonObject
-      const content = typeof block.content === "string" ? block.content : ""
-      return { compaction: { format: "anthropic", item: block, content }, after: blocks.slice(at + 1) }
-    }
-  }
-  const responses = markerOf(message, "openai-responses")
-  if (responses !== undefined && responses.messages === 1) {
-    const item = responses.items.find((i) => isObject(i) && i.type === "compaction")
-    if (isObject(item)) return { compaction: { format: "openai-responses", item, content: "" }, after: [] }
-  }
-  return undefined
-}
 
 /**
  * The provider compaction item a message holds (as `fromAnthropic` /
@@ -63,7 +32,8 @@ const found = (
  * @since 0.4.0
  * @category getters
  */
-export const compactionOf = (message: Message.Message): MemoryState.Compaction | undefined => found(message)?.compaction
+export const compactionOf = (message: Message.Message): MemoryState.Compaction | undefined =>
+  Core.found(message)?.compaction
 
 /**
  * A provider history (messages read by `fromAnthropic` or
@@ -97,26 +67,13 @@ export const compactionOf = (message: Message.Message): MemoryState.Compaction |
  * @category constructors
  */
 export const fromProviderHistory = (messages: ReadonlyArray<Message.Message>): MemoryState.Encoded => {
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const at = found(messages[i])
-    if (at === undefined) continue
-    const rest = messages.slice(i + 1)
-    let buffer: ReadonlyArray<Message.Message> = rest
-    if (at.after.length > 0) {
-      const read = Either.getOrThrowWith(
-        Either.mapLeft(
-          Anthropic.decodeEither({ messages: [{ role: "assistant", content: at.after }] }),
-          (e) => new AdapterError({ format: "anthropic", description: `after the compaction block: ${e.description}` })
-        ),
-        (e) => e
-      )
-      buffer = [...read, ...rest]
-    }
-    return MemoryState.toJSON({ summary: "", buffer, compaction: at.compaction })
-  }
-  return MemoryState.toJSON({ summary: "", buffer: messages })
+  const state = Core.fromProviderHistory(messages, (request) => {
+    const read = Anthropic.decodeEither(request)
+    return Either.isLeft(read) ? { error: { description: read.left.description } } : { ok: read.right }
+  })
+  if ("error" in state) throw new AdapterError({ format: "anthropic", description: state.error.description })
+  return MemoryState.toJSON(state.ok)
 }
 
 /** @internal */
-export const isCompactionMessage = (message: Message.Message): boolean =>
-  message.metadata[METADATA_KEY] !== undefined && found(message) !== undefined
+export const isCompactionMessage = (message: Message.Message): boolean => Core.isCompactionMessage(message)

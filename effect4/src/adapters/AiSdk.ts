@@ -201,15 +201,18 @@ const modelMessage = (open: Open) => {
  * @since 1.0.0
  * @category schemas
  */
-export const ModelMessage = modelMessage(engine.closed)
+export const ModelMessage: Schema.Codec<ModelMessage, unknown> = modelMessage(engine.closed) as unknown as Schema.Codec<
+  ModelMessage,
+  unknown
+>
 
 /**
- * One AI SDK `ModelMessage`.
+ * One AI SDK `ModelMessage` (`core/formats/aiSdk.ts`).
  *
  * @since 1.0.0
  * @category models
  */
-export type ModelMessage = typeof ModelMessage.Type
+export type ModelMessage = Core.ModelMessage
 
 /** @internal */
 export const format: Format<ModelMessage> = {

@@ -247,7 +247,10 @@ const uiMessage = (open: Open) =>
  * @since 1.0.0
  * @category schemas
  */
-export const UIMessage = uiMessage(engine.closed)
+export const UIMessage: Schema.Codec<UIMessage, unknown> = uiMessage(engine.closed) as unknown as Schema.Codec<
+  UIMessage,
+  unknown
+>
 
 /**
  * One AI SDK `UIMessage`, as written (`core/formats/uiMessages.ts`).
