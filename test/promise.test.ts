@@ -753,3 +753,53 @@ describe("a summarizer that throws null or undefined (one rule)", () => {
     })
   }
 })
+
+describe("add(message): one Message, as on the Effect 4 line's facade (contract section 9)", () => {
+  const hint =
+    "addMessage takes (role, content, options) and got a message object as its role: add one message with add(message), several with addMessages(messages)"
+
+  it("a sync memory adds a Message as addMessage adds its fields, and checks a plain object as addMessages does", () => {
+    const memory = new BufferMemory()
+    memory.add(new Message({ role: "user", content: "hi", id: "m1" }))
+    memory.add({ role: "assistant", content: "hello" } as never)
+    assert.deepStrictEqual(memory.toJSON(), {
+      version: 2,
+      summary: "",
+      buffer: [{ role: "user", content: "hi", id: "m1" }, { role: "assistant", content: "hello" }]
+    })
+    let thrown: unknown
+    try {
+      memory.add({ role: "user", content: 5 } as never)
+    } catch (error) {
+      thrown = error
+    }
+    assert.instanceOf(thrown, InvalidMessageError)
+    assert.strictEqual((thrown as InvalidMessageError).description, "content: Expected string, actual 5")
+    assert.strictEqual(memory.buffer.length, 2)
+  })
+
+  it("a Message given to addMessage is refused with what to call instead, nothing added", () => {
+    const memory = new BufferMemory()
+    let thrown: unknown
+    try {
+      memory.addMessage(new Message({ role: "user", content: "hi" }) as never, "")
+    } catch (error) {
+      thrown = error
+    }
+    assert.instanceOf(thrown, InvalidMessageError)
+    assert.strictEqual((thrown as InvalidMessageError).description, hint)
+    assert.strictEqual(memory.buffer.length, 0)
+  })
+
+  it("an async memory's add resolves once the message is added; a bad one rejects", async () => {
+    const memory = new AsyncRollingMemory({ maxTokens: 100, summarize: async (summary) => summary })
+    await memory.add(new Message({ role: "user", content: "hi" }))
+    const rejected = await memory.addMessage(new Message({ role: "user", content: "x" }) as never, "").then(
+      () => undefined,
+      (e) => e
+    )
+    assert.instanceOf(rejected, InvalidMessageError)
+    assert.strictEqual((rejected as InvalidMessageError).description, hint)
+    assert.deepStrictEqual(memory.buffer.map(String), ["user: hi"])
+  })
+})

@@ -327,3 +327,30 @@ describe("addMessages checks its messages as addMessage does (the Effect 3 facad
     assert.strictEqual(later.buffer.length, 0)
   })
 })
+
+describe("add(message) and addMessage(message) as on the Effect 3 line's facade (contract section 9)", () => {
+  const hint =
+    "addMessage takes (role, content, options) and got a message object as its role: add one message with add(message), several with addMessages(messages)"
+
+  it("add checks a plain object as addMessages does; a Message given to addMessage is refused with what to call instead", async () => {
+    const memory = new BufferMemory()
+    memory.add(Messages.user("hi", { id: "m1" }))
+    memory.add({ role: "assistant", content: "hello" } as never)
+    const bad = thrownBy(() => memory.add({ role: "user", content: 5 } as never))
+    assert.instanceOf(bad, InvalidMessageError)
+    assert.strictEqual((bad as InvalidMessageError).description, "content: Expected string, actual 5")
+    const misused = thrownBy(() => memory.addMessage(Messages.user("x") as never, ""))
+    assert.instanceOf(misused, InvalidMessageError)
+    assert.strictEqual((misused as InvalidMessageError).description, hint)
+    assert.deepStrictEqual(memory.toJSON(), {
+      version: 2,
+      summary: "",
+      buffer: [{ role: "user", content: "hi", id: "m1" }, { role: "assistant", content: "hello" }]
+    })
+    const rolling = new AsyncRollingMemory({ maxTokens: 100, summarize: async (summary: string) => summary })
+    const rejected = await rolling.addMessage(Messages.user("x") as never, "").then(() => undefined, (e: unknown) => e)
+    assert.instanceOf(rejected, InvalidMessageError)
+    assert.strictEqual((rejected as InvalidMessageError).description, hint)
+    assert.deepStrictEqual(rolling.buffer.length, 0)
+  })
+})

@@ -144,6 +144,19 @@ export const optionsProblem = (role: unknown, content: unknown, options: unknown
 const kindOf = (u: unknown): string => u === null ? "null" : Array.isArray(u) ? "an array" : typeof u
 
 /**
+ * Why a facade's `addMessage(role, content, options)` cannot take its
+ * first argument: a message object passed as the role (`addMessage(msg)`),
+ * with what to call instead; `undefined` otherwise (the role's own checks
+ * follow). Both lines' facades throw it as `InvalidMessageError`.
+ *
+ * @since 0.4.0
+ */
+export const roleArgumentProblem = (role: unknown): string | undefined =>
+  typeof role === "object" && role !== null
+    ? "addMessage takes (role, content, options) and got a message object as its role: add one message with add(message), several with addMessages(messages)"
+    : undefined
+
+/**
  * The messages of a facade's `addMessages` call, each object made a message
  * by `each` (the line's check of one message, which may throw its own
  * error), in order; or, for what is not an array of message objects

@@ -164,8 +164,15 @@ export const decodeOrThrow = (data: unknown): Restored => {
 export const stateOf = (restored: Restored | undefined): MemoryState.MemoryState | undefined =>
   restored instanceof Restored ? restored.state : undefined
 
-const toMessage = (role: unknown, content: unknown, options?: MessageOptions): Message.Message =>
-  Either.getOrThrowWith(Message.decodeFields(role, content, options), (e) => e)
+const toMessage = (role: unknown, content: unknown, options?: MessageOptions): Message.Message => {
+  const problem = MessageCore.roleArgumentProblem(role)
+  if (problem !== undefined) throw new InvalidMessageError({ description: problem })
+  return Either.getOrThrowWith(Message.decodeFields(role, content, options), (e) => e)
+}
+
+/** The message of an `add` call: a `Message` as it is, any other value checked as one of `addMessages`. */
+const toOne = (message: unknown): Message.Message =>
+  message instanceof Message.Message ? message : toMessages([message])[0]
 
 /**
  * The messages of an `addMessages` call, each checked as `addMessage`
@@ -389,6 +396,15 @@ export abstract class BaseMemory {
  */
 export abstract class SyncMemory extends BaseMemory {
   /**
+   * Adds one message (a `Message`, or an object of its fields checked as
+   * `addMessages` checks one). Throws as `addMessage`.
+   */
+  add(message: Message.Message): void {
+    this.assertLive()
+    const rest = this.step(toOne(message))
+    if (rest !== Exit.void) squash(Exit.isExit(rest) ? rest : Effect.runSyncExit(rest))
+  }
+  /**
    * Adds a message. Throws `InvalidMessageError` on bad fields,
    * `TokenCountError`, the summarizer's own error (the turn stays), or
    * {@link DisposedError} once disposed.
@@ -452,6 +468,14 @@ export abstract class SyncMemory extends BaseMemory {
  * @category models
  */
 export abstract class AsyncMemory extends BaseMemory {
+  /**
+   * Adds one message (a `Message`, or an object of its fields checked as
+   * `addMessages` checks one). Rejects as `addMessage`.
+   */
+  async add(message: Message.Message): Promise<void> {
+    this.assertLive()
+    return this.run(this.step(toOne(message)))
+  }
   /**
    * Adds a message; resolves once its prune is done (with background folds:
    * once its turn is appended). Rejects with `InvalidMessageError`,

@@ -81,6 +81,17 @@ export const check = (option: string, rule: Rules.Check, value: unknown): void =
  * anything is added, as the Effect 3 facade does (`core/message.ts`
  * `messagesOf`).
  */
+/** A message from `addMessage`'s arguments: a message object as the role refused with what to call instead. */
+const toMessage = (role: unknown, content: string, options?: Message.MessageOptions): Message.Message => {
+  const problem = MessageCore.roleArgumentProblem(role)
+  if (problem !== undefined) throw new InvalidMessageError({ description: problem })
+  return Message.make(role as string, content, options)
+}
+
+/** The message of an `add` call: a `Message` as it is, any other value checked as one of `addMessages`. */
+const toOne = (message: unknown): Message.Message =>
+  message instanceof Message.Message ? message : toMessages([message])[0]
+
 const toMessages = (messages: unknown): Array<Message.Message> => {
   const made = MessageCore.messagesOf(messages, (m) => {
     if (m instanceof Message.Message) return m
@@ -209,7 +220,7 @@ export abstract class SyncMemory extends BaseMemory {
   /** Adds a message; throws the add's typed error, or the summarizer's own error (docs/contract.md section 9). */
   add(message: Message.Message): void {
     this.assertLive()
-    squash(exitOf(this.step(message)))
+    squash(exitOf(this.step(toOne(message))))
   }
 
   /** Adds several messages, pruning once. */
@@ -220,7 +231,7 @@ export abstract class SyncMemory extends BaseMemory {
 
   /** Adds a message from its role, content and options. */
   addMessage(role: string, content: string, options?: Message.MessageOptions): void {
-    this.add(Message.make(role, content, options))
+    this.add(toMessage(role, content, options))
   }
 
   /** Adds a user message. */
@@ -276,7 +287,13 @@ export abstract class AsyncMemory extends BaseMemory {
 
   /** Adds a message; rejects with the add's typed error, or the summarizer's own error (docs/contract.md section 9). */
   add(message: Message.Message): Promise<void> {
-    return this.run(this.memory.add(message))
+    let checked: Message.Message
+    try {
+      checked = toOne(message)
+    } catch (error) {
+      return Promise.reject(error)
+    }
+    return this.run(this.memory.add(checked))
   }
 
   /** Adds several messages, pruning once. */
@@ -304,7 +321,7 @@ export abstract class AsyncMemory extends BaseMemory {
   /** Adds a message from its role, content and options; rejects with `InvalidMessageError` on a wrong one. */
   addMessage(role: string, content: string, options?: Message.MessageOptions): Promise<void> {
     try {
-      return this.add(Message.make(role, content, options))
+      return this.add(toMessage(role, content, options))
     } catch (error) {
       return Promise.reject(error)
     }
