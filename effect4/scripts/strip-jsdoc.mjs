@@ -11,7 +11,9 @@ const files = (dir) =>
   fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
     entry.isDirectory()
       ? files(path.join(dir, entry.name))
-      : entry.name.endsWith(".js") ? [path.join(dir, entry.name)] : []
+      : entry.name.endsWith(".js")
+      ? [path.join(dir, entry.name)]
+      : []
   )
 
 let before = 0
