@@ -132,3 +132,49 @@ export const restoreInputProblem = (data: unknown): string | undefined =>
   typeof data === "string" || (typeof data === "object" && data !== null)
     ? undefined
     : `expected a state object or its JSON text, got ${data === null ? "null" : typeof data}`
+
+/**
+ * Why a value given where a decoded state is expected (a strategy's
+ * `fromState`, `Memory.make`'s state) is not one, or `undefined` when it
+ * is: an object with a string `summary` and a `buffer` array whose every
+ * element `isMessage` accepts (each line passes its `Message` class's
+ * check). A saved state document (a `version`, wire fields) is told to go
+ * through `fromJSON`; both lines fail with it as `StateDecodeError`, never
+ * a defect or a counter's error (docs/contract.md section 2).
+ *
+ * @example
+ * ```ts
+ * decodedStateProblem({ version: 2, summary: "", buffer: [] }, () => true)
+ * // "expected a decoded MemoryState and got a state document (version 2): restore it with fromJSON, or decode it with MemoryState.fromJSON first"
+ * decodedStateProblem({ summary: "", buffer: [] }, () => true) // undefined
+ * ```
+ *
+ * @since 0.4.0
+ */
+export const decodedStateProblem = (state: unknown, isMessage: (u: unknown) => boolean): string | undefined => {
+  if (typeof state !== "object" || state === null || Array.isArray(state)) {
+    return `expected a decoded MemoryState (summary and buffer of Message values), got ${
+      state === null ? "null" : Array.isArray(state) ? "an array" : typeof state
+    }`
+  }
+  const { buffer, summary, version } = state as {
+    readonly summary?: unknown
+    readonly buffer?: unknown
+    readonly version?: unknown
+  }
+  if (version !== undefined) {
+    return `expected a decoded MemoryState and got a state document (version ${
+      typeof version === "number" ? version : JSON.stringify(version) ?? typeof version
+    }): restore it with fromJSON, or decode it with MemoryState.fromJSON first`
+  }
+  if (typeof summary !== "string") return "summary: expected a string"
+  if (!Array.isArray(buffer)) return "buffer: expected an array of Message values"
+  for (let i = 0; i < buffer.length; i++) {
+    if (!isMessage(buffer[i])) {
+      return `buffer[${i}]: expected a Message value, got ${
+        buffer[i] === null ? "null" : typeof buffer[i]
+      }: build messages with Message.make (or user, assistant, ...), or decode a saved state with MemoryState.fromJSON`
+    }
+  }
+  return undefined
+}

@@ -61,7 +61,7 @@ import * as Schedule from "effect/Schedule"
 import type * as Schema from "effect/Schema"
 import * as ArchiveCore from "../core/archive.js"
 import * as Rules from "../core/options.js"
-import { type AddError, ConfigError, type TokenCountError, type UsageError } from "../Errors.js"
+import { type AddError, ConfigError, type StateDecodeError, type TokenCountError, type UsageError } from "../Errors.js"
 import * as MemoryState from "../schema/MemoryState.js"
 import type { Message } from "../schema/Message.js"
 import * as OptionsSchema from "../schema/Options.js"
@@ -303,13 +303,15 @@ export class Writer extends Context.Tag("rollmem/Conversation/Writer")<Writer, {
 export const restoreMemory = (
   options: StrategyOptions,
   state: MemoryState.MemoryState
-): Effect.Effect<Memory.Memory, ConfigError | TokenCountError, Summarizer.Summarizer> => Memory.make(options, state)
+): Effect.Effect<Memory.Memory, ConfigError | TokenCountError | StateDecodeError, Summarizer.Summarizer> =>
+  Memory.make(options, state)
 
 // A memory of options already decoded (by `checkOptions`), holding `state`.
 const restore = (
   options: StrategyOptions,
   state: MemoryState.MemoryState
-): Effect.Effect<Memory.Memory, ConfigError | TokenCountError, Summarizer.Summarizer> => buildStrategy(options, state)
+): Effect.Effect<Memory.Memory, ConfigError | TokenCountError | StateDecodeError, Summarizer.Summarizer> =>
+  buildStrategy(options, state)
 
 /**
  * The option keys of each strategy besides `strategy` (and `retry`, which

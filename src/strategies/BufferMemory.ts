@@ -83,7 +83,9 @@ const build = <E>(fill: Fill<E>, options?: Options): Effect.Effect<BufferMemory,
 export const make = (options?: Options): Effect.Effect<BufferMemory, ConfigError> => build(fillEmpty, options)
 
 /**
- * Builds a BufferMemory holding a state. Fails with `TokenCountError`.
+ * Builds a BufferMemory holding a state. Fails with `TokenCountError`, or
+ * `StateDecodeError` when `state` is not a decoded state (a parsed document:
+ * use {@link fromJSON}).
  *
  * @example
  * ```ts
@@ -102,7 +104,7 @@ export const make = (options?: Options): Effect.Effect<BufferMemory, ConfigError
 export const fromState = (
   state: MemoryState.MemoryState,
   options?: Options
-): Effect.Effect<BufferMemory, ConfigError | TokenCountError> => build(fillState(state), options)
+): Effect.Effect<BufferMemory, ConfigError | TokenCountError | StateDecodeError> => build(fillState(state), options)
 
 /**
  * Restores a BufferMemory from a parsed JSON state (any strategy's). Fails
@@ -154,7 +156,7 @@ export const makeStepper = (
   options: Options | undefined,
   services: { readonly counter: TokenCounter.Service },
   state?: MemoryState.MemoryState
-): Effect.Effect<Memory.Stepper<BufferMemory>, ConfigError | TokenCountError> => {
+): Effect.Effect<Memory.Stepper<BufferMemory>, ConfigError | TokenCountError | StateDecodeError> => {
   const decoded = OptionsSchema.decode(OptionsSchema.BufferOptions, options)
   if (Either.isLeft(decoded)) return Exit.fail(decoded.left)
   return buildBuffer({ counter: services.counter, summarizer: undefined }, fillWith(state), decoded.right)

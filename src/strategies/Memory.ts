@@ -28,6 +28,7 @@ import {
   type ArchiveError,
   ConfigError,
   ContextOverflowError,
+  type StateDecodeError,
   type TokenCountError,
   type UsageError
 } from "../Errors.js"
@@ -274,7 +275,9 @@ export type Requirements<O extends { readonly strategy: Options["strategy"] }> =
  * {@link optionKeys}), an option the strategy refuses, an unknown
  * strategy (`option: "strategy"`, listing the known ones) or a `summary`
  * strategy given `Summarizer.drop` (`option: "summarizer"`), and
- * with `TokenCountError` when a restored message cannot be counted.
+ * with `TokenCountError` when a restored message cannot be counted, and
+ * with `StateDecodeError` when `state` is not a decoded state (a parsed
+ * document: decode it with `MemoryState.fromJSON` first).
  *
  * @example
  * ```ts
@@ -294,11 +297,11 @@ export function make<O extends Options>(options: O): Effect.Effect<Memory, Confi
 export function make<O extends Options>(
   options: O,
   state: MemoryState.MemoryState | undefined
-): Effect.Effect<Memory, ConfigError | TokenCountError, Requirements<O>>
+): Effect.Effect<Memory, ConfigError | TokenCountError | StateDecodeError, Requirements<O>>
 export function make(
   options: Options,
   state?: MemoryState.MemoryState
-): Effect.Effect<Memory, ConfigError | TokenCountError, Summarizer.Summarizer> {
+): Effect.Effect<Memory, ConfigError | TokenCountError | StateDecodeError, Summarizer.Summarizer> {
   const decoded = OptionsSchema.decodeStrategy<Options>(options)
   if (Either.isLeft(decoded)) return Effect.fail(decoded.left)
   return buildStrategy(decoded.right, state)

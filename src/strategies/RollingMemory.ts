@@ -215,15 +215,19 @@ export const make = (options?: Options): Effect.Effect<RollingMemory, ConfigErro
 export const makeScoped = (
   options?: Options,
   state?: MemoryState.MemoryState
-): Effect.Effect<RollingMemory, ConfigError | TokenCountError, Scope.Scope | Summarizer.Summarizer> =>
-  Effect.flatMap(Effect.scope, (scope) => build(options, fillWith(state), scope))
+): Effect.Effect<
+  RollingMemory,
+  ConfigError | TokenCountError | StateDecodeError,
+  Scope.Scope | Summarizer.Summarizer
+> => Effect.flatMap(Effect.scope, (scope) => build(options, fillWith(state), scope))
 
 /**
  * Builds a RollingMemory holding a state. The buffer is restored verbatim
  * and not pruned: the budget applies again on the next add. Each message is
  * counted once.
  *
- * Fails with `ConfigError` or `TokenCountError`.
+ * Fails with `ConfigError`, `TokenCountError`, or `StateDecodeError` when
+ * `state` is not a decoded state (a parsed document: use {@link fromJSON}).
  *
  * @example
  * ```ts
@@ -243,7 +247,7 @@ export const makeScoped = (
 export const fromState = (
   state: MemoryState.MemoryState,
   options?: Options
-): Effect.Effect<RollingMemory, ConfigError | TokenCountError, Summarizer.Summarizer> =>
+): Effect.Effect<RollingMemory, ConfigError | TokenCountError | StateDecodeError, Summarizer.Summarizer> =>
   build(options, fillState(state))
 
 /**
@@ -302,7 +306,7 @@ export const makeStepper = (
   options: Options | undefined,
   services: Memory.Services,
   restore?: { readonly state?: MemoryState.MemoryState | undefined; readonly scope?: Scope.Scope | undefined }
-): Effect.Effect<Memory.Stepper<RollingMemory>, ConfigError | TokenCountError> => {
+): Effect.Effect<Memory.Stepper<RollingMemory>, ConfigError | TokenCountError | StateDecodeError> => {
   const decoded = OptionsSchema.decode(OptionsSchema.RollingOptions, options)
   if (Either.isLeft(decoded)) return Exit.fail(decoded.left)
   return buildRolling(servicesOf(services), decoded.right, fillWith(restore?.state), restore?.scope)

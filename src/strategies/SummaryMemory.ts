@@ -106,7 +106,8 @@ export const make = (options?: Options): Effect.Effect<SummaryMemory, ConfigErro
 
 /**
  * Builds a SummaryMemory holding a state; restored turns are pending and are
- * folded by the next add. Fails with `TokenCountError`.
+ * folded by the next add. Fails with `TokenCountError`, or `StateDecodeError`
+ * when `state` is not a decoded state (a parsed document: use {@link fromJSON}).
  *
  * @example
  * ```ts
@@ -124,7 +125,7 @@ export const make = (options?: Options): Effect.Effect<SummaryMemory, ConfigErro
 export const fromState = (
   state: MemoryState.MemoryState,
   options?: Options
-): Effect.Effect<SummaryMemory, ConfigError | TokenCountError, Summarizer.Summarizer> =>
+): Effect.Effect<SummaryMemory, ConfigError | TokenCountError | StateDecodeError, Summarizer.Summarizer> =>
   build(fillState(state), options)
 
 /**
@@ -180,7 +181,7 @@ export const makeStepper = (
   options: Options | undefined,
   services: Memory.Services,
   state?: MemoryState.MemoryState
-): Effect.Effect<Memory.Stepper<SummaryMemory>, ConfigError | TokenCountError> => {
+): Effect.Effect<Memory.Stepper<SummaryMemory>, ConfigError | TokenCountError | StateDecodeError> => {
   const decoded = OptionsSchema.decode(OptionsSchema.SummaryOptions, options)
   if (Either.isLeft(decoded)) return Exit.fail(decoded.left)
   if (Summarizer.isDrop(services.summarizer)) return Exit.fail(new ConfigError(Rules.summaryNeedsSummarizer))

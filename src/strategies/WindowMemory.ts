@@ -99,7 +99,8 @@ export const make = (options: Options): Effect.Effect<WindowMemory, ConfigError>
 
 /**
  * Builds a WindowMemory holding a state, restored verbatim (not pruned).
- * Fails with `ConfigError` or `TokenCountError`.
+ * Fails with `ConfigError`, `TokenCountError`, or `StateDecodeError` when
+ * `state` is not a decoded state (a parsed document: use {@link fromJSON}).
  *
  * @example
  * ```ts
@@ -117,7 +118,7 @@ export const make = (options: Options): Effect.Effect<WindowMemory, ConfigError>
 export const fromState = (
   state: MemoryState.MemoryState,
   options: Options
-): Effect.Effect<WindowMemory, ConfigError | TokenCountError> => build(options, fillState(state))
+): Effect.Effect<WindowMemory, ConfigError | TokenCountError | StateDecodeError> => build(options, fillState(state))
 
 /**
  * Restores a WindowMemory from a parsed JSON state (any strategy's). Fails
@@ -167,7 +168,7 @@ export const makeStepper = (
   options: Options,
   services: { readonly counter: TokenCounter.Service },
   state?: MemoryState.MemoryState
-): Effect.Effect<Memory.Stepper<WindowMemory>, ConfigError | TokenCountError> => {
+): Effect.Effect<Memory.Stepper<WindowMemory>, ConfigError | TokenCountError | StateDecodeError> => {
   const decoded = OptionsSchema.decode(OptionsSchema.WindowOptions, options)
   if (Either.isLeft(decoded)) return Exit.fail(decoded.left)
   return buildWindow({ counter: services.counter, summarizer: undefined }, decoded.right, fillWith(state))

@@ -19,7 +19,7 @@
 import { Cause, Context, Effect, Exit, Option, Result, Schedule } from "effect"
 import * as ArchiveCore from "../../../src/core/archive.js"
 import * as Rules from "../../../src/core/options.js"
-import type { AddError, TokenCountError, UsageError } from "../Errors.js"
+import type { AddError, StateDecodeError, TokenCountError, UsageError } from "../Errors.js"
 import { ConfigError } from "../Errors.js"
 import * as MemoryState from "../schema/MemoryState.js"
 import type { Message } from "../schema/Message.js"
@@ -198,7 +198,8 @@ export const checkOptions = (options: unknown): Effect.Effect<Options, ConfigErr
 export const restoreMemory = (
   options: StrategyOptions,
   state: MemoryState.MemoryState
-): Effect.Effect<Memory.Memory, ConfigError | TokenCountError, Summarizer.Summarizer> => Memory.make(options, state)
+): Effect.Effect<Memory.Memory, ConfigError | StateDecodeError | TokenCountError, Summarizer.Summarizer> =>
+  Memory.make(options, state)
 
 const emptyState = MemoryState.empty
 

@@ -32,10 +32,10 @@ export type Options = BufferOptions
  * @since 1.0.0
  */
 export const make = (options?: Options): Effect.Effect<BufferMemory, ConfigError | TokenCountError> =>
-  fromState(undefined, options)
+  restore(undefined, options)
 
-/** A BufferMemory holding `state`. @since 1.0.0 */
-export const fromState = (
+// the memory of `state` (none: empty), options decoded
+const restore = (
   state: MemoryState.MemoryState | undefined,
   options?: Options
 ): Effect.Effect<BufferMemory, ConfigError | TokenCountError> =>
@@ -43,6 +43,13 @@ export const fromState = (
     Context.options("buffer", options),
     (decoded) => Effect.flatMap(Context.counting, (services) => buildBuffer(services, decoded, state))
   )
+
+/** A BufferMemory holding `state`. @since 1.0.0 */
+export const fromState = (
+  state: MemoryState.MemoryState | undefined,
+  options?: Options
+): Effect.Effect<BufferMemory, ConfigError | StateDecodeError | TokenCountError> =>
+  Effect.andThen(Context.checkState(state), restore(state, options))
 
 /** A BufferMemory holding the state read from JSON. @since 1.0.0 */
 export const fromJSON = (

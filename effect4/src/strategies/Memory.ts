@@ -7,7 +7,7 @@
  * @since 1.0.0
  */
 import { Effect, Result } from "effect"
-import type { ConfigError, TokenCountError } from "../Errors.js"
+import type { ConfigError, StateDecodeError, TokenCountError } from "../Errors.js"
 import type * as MemoryState from "../schema/MemoryState.js"
 import * as OptionsSchema from "../schema/Options.js"
 import type * as Summarizer from "../services/Summarizer.js"
@@ -104,8 +104,10 @@ export const build = (
 export const make = <O extends Options>(
   options: O,
   state?: MemoryState.MemoryState | undefined
-): Effect.Effect<Memory, ConfigError | TokenCountError, Requirements<O>> =>
+): Effect.Effect<Memory, ConfigError | StateDecodeError | TokenCountError, Requirements<O>> =>
   Effect.suspend(() => {
     const decoded = OptionsSchema.decodeStrategy(options)
-    return Result.isFailure(decoded) ? Effect.fail(decoded.failure) : build(decoded.success, state)
-  }) as Effect.Effect<Memory, ConfigError | TokenCountError, Requirements<O>>
+    return Result.isFailure(decoded)
+      ? Effect.fail(decoded.failure)
+      : Effect.andThen(Context.checkState(state), build(decoded.success, state))
+  }) as Effect.Effect<Memory, ConfigError | StateDecodeError | TokenCountError, Requirements<O>>

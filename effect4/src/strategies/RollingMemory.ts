@@ -40,10 +40,10 @@ export type Options = RollingOptions
  */
 export const make = (
   options?: Options
-): Effect.Effect<RollingMemory, ConfigError | TokenCountError, Summarizer.Summarizer> => fromState(undefined, options)
+): Effect.Effect<RollingMemory, ConfigError | TokenCountError, Summarizer.Summarizer> => restore(undefined, options)
 
-/** A RollingMemory holding `state` (counted once, never pruned). @since 1.0.0 */
-export const fromState = (
+// the memory of `state` (none: empty), options decoded
+const restore = (
   state: MemoryState.MemoryState | undefined,
   options?: Options
 ): Effect.Effect<RollingMemory, ConfigError | TokenCountError, Summarizer.Summarizer> =>
@@ -51,6 +51,13 @@ export const fromState = (
     Context.options("rolling", options),
     (decoded) => Effect.flatMap(Context.services, (services) => buildRolling(services, decoded, state))
   )
+
+/** A RollingMemory holding `state` (counted once, never pruned). @since 1.0.0 */
+export const fromState = (
+  state: MemoryState.MemoryState | undefined,
+  options?: Options
+): Effect.Effect<RollingMemory, ConfigError | StateDecodeError | TokenCountError, Summarizer.Summarizer> =>
+  Effect.andThen(Context.checkState(state), restore(state, options))
 
 /**
  * A RollingMemory whose folds may run in the background (`fold:
@@ -83,9 +90,13 @@ export const fromState = (
 export const makeScoped = (
   options?: Options,
   state?: MemoryState.MemoryState
-): Effect.Effect<RollingMemory, ConfigError | TokenCountError, Scope.Scope | Summarizer.Summarizer> =>
+): Effect.Effect<
+  RollingMemory,
+  ConfigError | StateDecodeError | TokenCountError,
+  Scope.Scope | Summarizer.Summarizer
+> =>
   Effect.flatMap(
-    Context.options("rolling", options),
+    Effect.andThen(Context.checkState(state), Context.options("rolling", options)),
     (decoded) =>
       Effect.flatMap(
         Effect.scope,

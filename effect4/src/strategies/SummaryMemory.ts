@@ -33,10 +33,10 @@ export type Options = SummaryOptions
  */
 export const make = (
   options?: Options
-): Effect.Effect<SummaryMemory, ConfigError | TokenCountError, Summarizer.Summarizer> => fromState(undefined, options)
+): Effect.Effect<SummaryMemory, ConfigError | TokenCountError, Summarizer.Summarizer> => restore(undefined, options)
 
-/** A SummaryMemory holding `state`. @since 1.0.0 */
-export const fromState = (
+// the memory of `state` (none: empty), options decoded
+const restore = (
   state: MemoryState.MemoryState | undefined,
   options?: Options
 ): Effect.Effect<SummaryMemory, ConfigError | TokenCountError, Summarizer.Summarizer> =>
@@ -44,6 +44,13 @@ export const fromState = (
     Context.options("summary", options),
     (decoded) => Effect.flatMap(Context.summarizing, (services) => buildSummary(services, decoded, state))
   )
+
+/** A SummaryMemory holding `state`. @since 1.0.0 */
+export const fromState = (
+  state: MemoryState.MemoryState | undefined,
+  options?: Options
+): Effect.Effect<SummaryMemory, ConfigError | StateDecodeError | TokenCountError, Summarizer.Summarizer> =>
+  Effect.andThen(Context.checkState(state), restore(state, options))
 
 /** A SummaryMemory holding the state read from JSON. @since 1.0.0 */
 export const fromJSON = (

@@ -28,10 +28,10 @@ export type Options = WindowOptions
  * @since 1.0.0
  */
 export const make = (options: Options): Effect.Effect<WindowMemory, ConfigError | TokenCountError> =>
-  fromState(undefined, options)
+  restore(undefined, options)
 
-/** A WindowMemory holding `state`. @since 1.0.0 */
-export const fromState = (
+// the memory of `state` (none: empty), options decoded
+const restore = (
   state: MemoryState.MemoryState | undefined,
   options: Options
 ): Effect.Effect<WindowMemory, ConfigError | TokenCountError> =>
@@ -39,6 +39,13 @@ export const fromState = (
     Context.options("window", options),
     (decoded) => Effect.flatMap(Context.counting, (services) => buildWindow(services, decoded, state))
   )
+
+/** A WindowMemory holding `state`. @since 1.0.0 */
+export const fromState = (
+  state: MemoryState.MemoryState | undefined,
+  options: Options
+): Effect.Effect<WindowMemory, ConfigError | StateDecodeError | TokenCountError> =>
+  Effect.andThen(Context.checkState(state), restore(state, options))
 
 /** A WindowMemory holding the state read from JSON. @since 1.0.0 */
 export const fromJSON = (

@@ -17,7 +17,13 @@ import type * as Scope from "effect/Scope"
 import type { Entry, Plan } from "../../core/eviction.js"
 import * as Rules from "../../core/options.js"
 import * as Usage from "../../core/usage.js"
-import { type AddError, ConfigError, ContextWindowError, type TokenCountError } from "../../Errors.js"
+import {
+  type AddError,
+  ConfigError,
+  ContextWindowError,
+  type StateDecodeError,
+  type TokenCountError
+} from "../../Errors.js"
 import type * as MemoryState from "../../schema/MemoryState.js"
 import type { Message } from "../../schema/Message.js"
 import type * as Archive from "../../services/Archive.js"
@@ -481,7 +487,7 @@ export const buildSummary = <E>(
 export const buildStrategy = (
   options: Memory.Options,
   state: MemoryState.MemoryState | undefined
-): Effect.Effect<Memory.Memory, ConfigError | TokenCountError, Summarizer.Summarizer> => {
+): Effect.Effect<Memory.Memory, ConfigError | TokenCountError | StateDecodeError, Summarizer.Summarizer> => {
   const fill = fillWith(state)
   switch (options.strategy) {
     case "rolling": {

@@ -20,11 +20,13 @@ import * as LedgerRecorder from "../../core/ledgerRecorder.js"
 import * as Loops from "../../core/loops.js"
 import * as MessageCore from "../../core/message.js"
 import * as Rules from "../../core/options.js"
+import { decodedStateProblem } from "../../core/state.js"
 import * as UsageRatio from "../../core/usage.js"
 import {
   type AddError,
   type ArchiveError,
   ConfigError,
+  StateDecodeError,
   SummarizerError,
   SummaryBudgetError,
   type TokenCountError,
@@ -583,7 +585,10 @@ export const fillEmpty: Fill<never> = (core) => {
  *
  * @internal
  */
-export const fillState = (state: MemoryState.MemoryState): Fill<TokenCountError> => (core) => {
+export const fillState = (state: MemoryState.MemoryState): Fill<TokenCountError | StateDecodeError> => (core) => {
+  // a value typed as a state that is none (a parsed document, a hand-made object): StateDecodeError, never a defect
+  const problem = decodedStateProblem(state, isMessage)
+  if (problem !== undefined) return Exit.fail(new StateDecodeError({ description: problem }))
   core.summary = state.summary
   core.usageRatio = state.usageRatio
   // docs/contract.md section 17: the option's conversation id wins; an archive without one makes one
@@ -628,6 +633,8 @@ export const fillState = (state: MemoryState.MemoryState): Fill<TokenCountError>
     )
   )
 }
+
+const isMessage = (u: unknown): boolean => u instanceof Message.Message
 
 /** A new conversation id (docs/contract.md section 17): a random UUID. @internal */
 export const newConversationId = (): string => globalThis.crypto.randomUUID()
@@ -692,7 +699,7 @@ export const leadTokens = (core: Core): number =>
   core.compactionTokens + core.summaryTokens + (core.summary === "" ? 0 : core.framingTokens)
 
 /** {@link fillEmpty} without a state, else {@link fillState}. @internal */
-export const fillWith = (state: MemoryState.MemoryState | undefined): Fill<TokenCountError> =>
+export const fillWith = (state: MemoryState.MemoryState | undefined): Fill<TokenCountError | StateDecodeError> =>
   state === undefined ? fillEmpty : fillState(state)
 
 const nonString = (): SummarizerError => new SummarizerError({ description: "summarizer returned a non-string" })

@@ -6,8 +6,10 @@
  */
 import { Effect } from "effect"
 import * as Rules from "../../../../src/core/options.js"
-import { ConfigError, type StateDecodeError } from "../../Errors.js"
+import { decodedStateProblem } from "../../../../src/core/state.js"
+import { ConfigError, StateDecodeError } from "../../Errors.js"
 import * as MemoryState from "../../schema/MemoryState.js"
+import * as Message from "../../schema/Message.js"
 import * as Options from "../../schema/Options.js"
 import * as Summarizer from "../../services/Summarizer.js"
 import * as TokenCounter from "../../services/TokenCounter.js"
@@ -48,3 +50,18 @@ export const options = <S extends Rules.Strategy>(
 /** A state read from JSON (an object or its text). @internal */
 export const stateOf = (json: unknown): Effect.Effect<MemoryState.MemoryState, StateDecodeError> =>
   typeof json === "string" ? MemoryState.fromString(json) : MemoryState.fromJSON(json)
+
+const isMessage = (u: unknown): boolean => u instanceof Message.Message
+
+/**
+ * A state given to a constructor checked to be a decoded one
+ * (`core/state.ts` `decodedStateProblem`): a parsed document or a hand-made
+ * object is a `StateDecodeError` saying what to call, never a defect or a
+ * counter's error. `undefined` (no state) passes. @internal
+ */
+export const checkState = (state: MemoryState.MemoryState | undefined): Effect.Effect<void, StateDecodeError> =>
+  Effect.suspend(() => {
+    if (state === undefined) return Effect.void
+    const problem = decodedStateProblem(state, isMessage)
+    return problem === undefined ? Effect.void : Effect.fail(new StateDecodeError({ description: problem }))
+  })
