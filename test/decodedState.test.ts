@@ -1,49 +1,40 @@
 /**
  * A value typed as a state that is none (a parsed document, a hand-made
  * object) given to a constructor fails with `StateDecodeError` saying what
- * to call, never a defect or a counter's error (docs/contract.md section 2);
- * the same cases run on the Effect 4 line (`effect4/test/decodedState.test.ts`).
+ * to call, never a defect or a counter's error (docs/contract.md section 2):
+ * the cases of `test/support/decodedStateCases.ts`, which the Effect 4 line
+ * runs too.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Exit } from "effect"
+import { Cause, Effect, Exit, Option } from "effect"
 import { StateDecodeError } from "../src/Errors.js"
 import { BufferMemory, Memory, MemoryState, Message, RollingMemory, Summarizer, WindowMemory } from "../src/index.js"
-import { decodedStateCases } from "./support/decodedStateCases.js"
+import { runDecodedStateCases } from "./support/decodedStateCases.js"
 
-const failureOf = <A, E>(effect: Effect.Effect<A, E, Summarizer.Summarizer>): unknown => {
+const refusal = (effect: Effect.Effect<unknown, unknown, Summarizer.Summarizer>): string | undefined => {
   const exit = Effect.runSyncExit(Effect.provide(effect, Summarizer.layerDrop))
-  if (Exit.isSuccess(exit)) return assert.fail("it succeeded")
-  const failure = exit.cause._tag === "Fail" ? exit.cause.error : assert.fail(`not a failure: ${exit.cause}`)
-  return failure
+  if (Exit.isSuccess(exit)) return undefined
+  const failure = Option.getOrUndefined(Cause.failureOption(exit.cause))
+  return failure instanceof StateDecodeError ? failure.description : undefined
 }
 
-describe("a state that is not decoded is refused with StateDecodeError", () => {
-  for (const c of decodedStateCases) {
-    it(c.name, () => {
-      const state = c.input() as MemoryState.MemoryState
-      for (
-        const build of [
-          () => RollingMemory.fromState(state, { maxTokens: 100 }),
-          () => BufferMemory.fromState(state),
-          () => WindowMemory.fromState(state, { maxMessages: 4 }),
-          () => Memory.make({ strategy: "buffer" }, state),
-          () => Effect.scoped(RollingMemory.makeScoped({ maxTokens: 100 }, state))
-        ]
-      ) {
-        const error = failureOf(build() as Effect.Effect<unknown, unknown, Summarizer.Summarizer>)
-        assert.instanceOf(error, StateDecodeError)
-        assert.strictEqual((error as StateDecodeError).description, c.description)
-      }
-    })
-  }
-
-  it("a decoded state restores as before", () => {
-    const memory = Effect.runSync(
+runDecodedStateCases({
+  name: "Effect 3",
+  refusals: (input) => {
+    const state = input as MemoryState.MemoryState
+    return [
+      RollingMemory.fromState(state, { maxTokens: 100 }),
+      BufferMemory.fromState(state),
+      WindowMemory.fromState(state, { maxMessages: 4 }),
+      Memory.make({ strategy: "buffer" }, state),
+      Effect.scoped(RollingMemory.makeScoped({ maxTokens: 100 }, state))
+    ].map((effect) => refusal(effect as Effect.Effect<unknown, unknown, Summarizer.Summarizer>))
+  },
+  restored: () =>
+    Effect.runSync(
       RollingMemory.fromState(MemoryState.make("s", [Message.user("hi")]), { maxTokens: 100 }).pipe(
         Effect.flatMap((m) => m.toJSON),
         Effect.provide(Summarizer.layerDrop)
       )
     )
-    assert.deepStrictEqual(memory, { version: 2, summary: "s", buffer: [{ role: "user", content: "hi" }] })
-  })
-})
+}, { assert, describe, it })

@@ -50,3 +50,47 @@ export const decodedStateCases: ReadonlyArray<DecodedStateCase> = [
     description: "expected a decoded MemoryState (summary and buffer of Message values), got null"
   }
 ]
+
+/** What {@link runDecodedStateCases} needs of a line's test tooling. */
+export interface Vitest {
+  readonly describe: (name: string, body: () => void) => void
+  readonly it: (name: string, body: () => void) => void
+  readonly assert: {
+    strictEqual: (actual: unknown, expected: unknown, message?: string) => void
+    deepStrictEqual: (actual: unknown, expected: unknown, message?: string) => void
+  }
+}
+
+/** A line's side of the cases: its constructors and how it reads their outcome. */
+export interface Line {
+  readonly name: string
+  /**
+   * For a state: the description of the `StateDecodeError` each constructor
+   * that takes one fails with (`fromState` of RollingMemory, BufferMemory and
+   * WindowMemory, `Memory.make`, `RollingMemory.makeScoped`), in that order;
+   * `undefined` for a constructor that succeeded or failed otherwise.
+   */
+  readonly refusals: (state: unknown) => ReadonlyArray<string | undefined>
+  /** The state JSON of a RollingMemory restored from `MemoryState.make("s", [user "hi"])`. */
+  readonly restored: () => unknown
+}
+
+/** Runs {@link decodedStateCases} against one line. */
+export const runDecodedStateCases = (line: Line, { assert, describe, it }: Vitest): void => {
+  describe(`a state that is not decoded is refused with StateDecodeError (${line.name})`, () => {
+    for (const c of decodedStateCases) {
+      it(c.name, () => {
+        assert.deepStrictEqual(line.refusals(c.input()), [
+          c.description,
+          c.description,
+          c.description,
+          c.description,
+          c.description
+        ])
+      })
+    }
+    it("a decoded state restores as before", () => {
+      assert.deepStrictEqual(line.restored(), { version: 2, summary: "s", buffer: [{ role: "user", content: "hi" }] })
+    })
+  })
+}
