@@ -8,7 +8,7 @@
  * cannot be placed refused with a typed `AdapterError`.
  */
 import { assert, it } from "@effect/vitest"
-import { Effect, Exit } from "effect"
+import { Effect } from "effect"
 import * as Adapters from "../../src/adapters.js"
 import * as Message from "../../src/schema/Message.js"
 import { describeFormat, json } from "./formatCases.js"
@@ -314,8 +314,10 @@ it.effect("Gemini.decode and Gemini.encode: the same conversions as effects, fai
     const messages = yield* Adapters.Gemini.decode(request)
     assert.deepStrictEqual(messages.map(String), ["user: hi"])
     assert.deepStrictEqual(json(yield* Adapters.Gemini.encode(messages)), request)
-    const exit = yield* Effect.exit(Adapters.Gemini.decode({ contents: [{ role: "tool", parts: [] }] }))
-    assert.isTrue(Exit.isFailure(exit))
+    const refused = yield* Effect.flip(Adapters.Gemini.decode({ contents: [{ role: "tool", parts: [] }] }))
+    assert.instanceOf(refused, Adapters.AdapterError)
+    assert.strictEqual(refused.format, "gemini")
+    assert.strictEqual(refused.description, "contents[0].role: Expected \"user\" | \"model\", actual \"tool\"")
     const error = yield* Effect.flip(Adapters.Gemini.encode([Message.assistant("hello")]))
     assert.instanceOf(error, Adapters.AdapterError)
     assert.strictEqual(error.format, "gemini")
