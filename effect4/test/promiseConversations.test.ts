@@ -14,6 +14,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import { rejection } from "../../test/support/promises.js"
 import {
   ConfigError,
   type ConversationMemory,
@@ -38,16 +39,6 @@ const configError = (f: () => unknown): ConfigError => {
     return error as ConfigError
   }
   return assert.fail("no ConfigError thrown")
-}
-
-/** What `promise` rejects with; fails the test when it resolves. */
-const rejection = async (promise: Promise<unknown>): Promise<unknown> => {
-  try {
-    await promise
-  } catch (error) {
-    return error
-  }
-  return assert.fail("the promise resolved")
 }
 
 // Plain JavaScript may pass anything: these casts stand for it.

@@ -7,6 +7,7 @@
  * never sleeps. (Background folds are not on this line yet.)
  */
 import { assert, describe, it } from "@effect/vitest"
+import { rejection } from "../../test/support/promises.js"
 import {
   AsyncRollingMemory,
   AsyncSummaryMemory,
@@ -14,16 +15,6 @@ import {
   Conversations,
   RollingMemory
 } from "../src/promise/index.js"
-
-/** What `promise` rejects with; fails the test when it resolves. */
-const rejection = async (promise: Promise<unknown>): Promise<unknown> => {
-  try {
-    await promise
-  } catch (error) {
-    return error
-  }
-  return assert.fail("the promise resolved")
-}
 
 /** A summarizer that never settles, keeping the signal of each call. */
 const hanging = () => {
