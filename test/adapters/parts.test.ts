@@ -123,7 +123,8 @@ describe("OpenAI chat", () => {
       assert.instanceOf(orphan.left, AdapterError)
       assert.strictEqual(
         orphan.left.description,
-        "the provider would refuse this context: message 1: tool result \"c9\" does not follow its call"
+        "the provider would refuse this context: message 1: tool result \"c9\" does not follow its call" +
+          " (a memory with boundary: \"turn\" never gives an orphaned tool result: docs/guides/context-policies.md)"
       )
     }
     const custom = either(Adapters.OpenAiChat.encode([Message.make("critic", "meh")]))

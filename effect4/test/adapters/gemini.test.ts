@@ -282,7 +282,9 @@ describeFormat("Gemini on Effect 4", {
       name: "an assistant turn first",
       run: () => Adapters.toGemini([Message.assistant("hello"), Message.user("hi")]),
       description:
-        "the provider would refuse this context: message 0: the first turn is an assistant message, not a user turn"
+        "the provider would refuse this context: message 0: the first turn is an assistant message, not a user turn" +
+        " (a memory with boundary: \"turn\" opens on a user turn when it holds one, with summaryRole: \"user\" when" +
+        " it holds none: docs/guides/context-policies.md)"
     },
     {
       name: "a role Gemini has no place for",

@@ -494,7 +494,8 @@ describe("OpenAI chat on Effect 4", () => {
     assert.instanceOf(orphan, AdapterError)
     assert.strictEqual(
       (orphan as AdapterError).message,
-      "openai-chat: the provider would refuse this context: message 1: tool result \"c9\" does not follow its call"
+      "openai-chat: the provider would refuse this context: message 1: tool result \"c9\" does not follow its call" +
+        " (a memory with boundary: \"turn\" never gives an orphaned tool result: docs/guides/context-policies.md)"
     )
     assert.deepStrictEqual((orphan as AdapterError).violations, [
       new Validity.OrphanedToolResult({ index: 1, toolCallId: "c9" })

@@ -685,9 +685,38 @@ export const check = (
   const found = Validity.violations(messages, { provider: options?.provider ?? provider })
   if (found.length === 0) return undefined
   return {
-    description: `the provider would refuse this context: ${found.map((v) => v.description).join("; ")}`,
+    description: `the provider would refuse this context: ${found.map((v) => v.description).join("; ")}${
+      memoryHint(found)
+    }`,
     violations: found
   }
+}
+
+/**
+ * The fix a refusal of {@link check} names when a memory's option gives no
+ * such context (docs/contract.md section 15.2): `boundary: "turn"` for an
+ * orphaned tool result and a first turn that is not the user's
+ * (`summaryRole: "user"` for a context that holds no user turn), after a
+ * space; `""` when no violation is of these.
+ *
+ * @example
+ * ```ts
+ * memoryHint([new Validity.OrphanedToolResult({ index: 0, toolCallId: "c1" })])
+ * // ' (a memory with boundary: "turn" never gives an orphaned tool result: docs/guides/context-policies.md)'
+ * ```
+ *
+ * @since 1.0.0
+ */
+export const memoryHint = (found: ReadonlyArray<Validity.Violation>): string => {
+  const fixes = [
+    ...(found.some((v) => v._tag === "OrphanedToolResult") ? ["never gives an orphaned tool result"] : []),
+    ...(found.some((v) => v._tag === "FirstTurnNotUser")
+      ? ["opens on a user turn when it holds one, with summaryRole: \"user\" when it holds none"]
+      : [])
+  ]
+  return fixes.length === 0
+    ? ""
+    : ` (a memory with boundary: "turn" ${fixes.join(" and ")}: docs/guides/context-policies.md)`
 }
 
 /**
