@@ -1,14 +1,16 @@
 /**
  * The archive kept beside stored conversations on the Effect 4 line
- * (docs/contract.md section 17.2), the Effect 3 suite's
- * (`test/store/archiveStore.test.ts`): `Conversation.withMemory(id, { ...,
+ * (docs/contract.md section 17.2): `Conversation.withMemory(id, { ...,
  * archive: true })` on every store layer, the memory and key-value stores
  * included; rows saved with the state, none doubled after a conflict's
- * re-apply, removed with the conversation.
+ * re-apply, removed with the conversation. The Effect 3 line's cases with
+ * its exact values (`test/support/archiveStoreCases.ts`); this file gives
+ * the Effect 4 line's stores and services.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Layer, ManagedRuntime, Option } from "effect"
 import { KeyValueStore } from "effect/persistence"
+import { type CaseMessage, runArchiveStoreCases, type StoreSession } from "../../../test/support/archiveStoreCases.js"
 import * as MemoryState from "../../src/schema/MemoryState.js"
 import * as Message from "../../src/schema/Message.js"
 import * as Summarizer from "../../src/services/Summarizer.js"
@@ -18,197 +20,68 @@ import { reportUnreachable, stores } from "./layers.js"
 
 reportUnreachable()
 
-const options = { strategy: "rolling", maxTokens: 6, archive: true } as const
+const message = (m: CaseMessage) => Message.make(m.role, m.content)
 
-// each turn is 2 words: a budget of 6 keeps the newest 3 turns in the buffer
-const turn = (id: string, text: string) =>
-  Conversation.withMemory(id, options, (memory) => memory.add(Message.user(text)))
-
-const archivedOf = (id: string) =>
-  Effect.flatMap(
-    ConversationStore.ConversationStore,
-    (store) =>
-      Effect.map(
-        store.archive!.messages(id),
-        (rows) => rows.map((row) => [row.position, row.fold, row.message.content])
-      )
-  )
-
-for (const store of stores) {
-  describe(store.name, () => {
-    it.effect("archives what leaves the buffer beside the conversation, each write one fold", () =>
-      Effect.gen(function*() {
-        for (const word of ["alpha", "bravo", "charlie", "delta", "echo"]) yield* turn("c1", `word ${word}`)
-        assert.deepStrictEqual(yield* archivedOf("c1"), [[0, 1, "word alpha"], [1, 2, "word bravo"]])
-        const stored = yield* Effect.flatMap(ConversationStore.ConversationStore, (s) => s.load("c1"))
-        const state = Option.getOrThrow(stored).state
-        assert.strictEqual(state.conversationId, "c1")
-        assert.deepStrictEqual(state.positions, [2, 3, 4])
-        assert.strictEqual(state.nextPosition, 5)
-        // a recall inside a call sees what is stored and what this call archived, before its save
-        const found = yield* Conversation.withMemory("c1", options, (memory) =>
-          Effect.gen(function*() {
-            yield* memory.add(Message.user("word foxtrot"))
-            return [...yield* memory.recall("charlie"), ...yield* memory.recall("alpha")]
-          }))
-        assert.deepStrictEqual(found.map((m) => [m.position, m.fold, m.message.content]), [
-          [2, 0, "word charlie"],
-          [0, 1, "word alpha"]
-        ])
-        assert.deepStrictEqual(
-          (yield* Effect.flatMap(ConversationStore.ConversationStore, (s) => s.archive!.search("c1", "charlie"))).map((
-            m
-          ) => m.fold),
-          [3]
-        )
-        // delete removes the archive with the conversation
-        yield* Effect.flatMap(ConversationStore.ConversationStore, (s) => s.delete("c1"))
-        assert.deepStrictEqual(yield* archivedOf("c1"), [])
-      }).pipe(Effect.provide(store.layer), Effect.provide(Summarizer.layerDrop)))
-
-    it.effect("a conflict's re-apply archives the newer positions, none doubled or lost", () =>
-      Effect.gen(function*() {
-        for (const word of ["alpha", "bravo", "charlie"]) yield* turn("c2", `word ${word}`)
-        // A loads, B saves meanwhile, A's save conflicts and is re-applied on B's state
-        const interleaved = yield* Conversation.withMemory("c2", options, (memory) =>
-          Effect.gen(function*() {
-            yield* memory.add(Message.user("word delta"))
-            yield* turn("c2", "word echo")
-            return yield* memory.messages
-          }))
-        assert.deepStrictEqual(interleaved.map((m) => m.content), ["word bravo", "word charlie", "word delta"])
-        assert.deepStrictEqual(yield* archivedOf("c2"), [[0, 1, "word alpha"], [1, 2, "word bravo"]])
-        const stored = Option.getOrThrow(
-          yield* Effect.flatMap(ConversationStore.ConversationStore, (s) => s.load("c2"))
-        ).state
-        assert.deepStrictEqual(stored.buffer.map((m) => m.content), ["word charlie", "word echo", "word delta"])
-        assert.deepStrictEqual(stored.positions, [2, 3, 4])
-      }).pipe(Effect.provide(store.layer), Effect.provide(Summarizer.layerDrop)))
-
-    it.effect("a save that conflicts writes none of its rows: its positions are the newer state's", () =>
-      Effect.gen(function*() {
-        for (const word of ["alpha", "bravo", "charlie"]) yield* turn("c4", `word ${word}`)
-        // A's call archives its own first turn at position 3, which B's turn takes meanwhile
-        yield* Conversation.withMemory("c4", options, (memory) =>
-          Effect.gen(function*() {
-            yield* memory.addMessages(["d1", "d2", "d3", "d4"].map((w) => Message.user(`word ${w}`)))
-            yield* turn("c4", "word echo")
-          }))
-        assert.deepStrictEqual(yield* archivedOf("c4"), [
-          [0, 1, "word alpha"],
-          [1, 2, "word bravo"],
-          [2, 2, "word charlie"],
-          [3, 2, "word echo"],
-          [4, 2, "word d1"]
-        ])
-      }).pipe(Effect.provide(store.layer), Effect.provide(Summarizer.layerDrop)))
-
-    it.effect("without archive: true nothing is archived and the state stays version 2", () =>
-      Effect.gen(function*() {
-        for (const word of ["alpha", "bravo", "charlie", "delta"]) {
-          yield* Conversation.withMemory("c3", { strategy: "rolling", maxTokens: 6 }, (memory) =>
-            memory.add(Message.user(`word ${word}`)))
-        }
-        assert.deepStrictEqual(yield* archivedOf("c3"), [])
-        const stored = Option.getOrThrow(
-          yield* Effect.flatMap(ConversationStore.ConversationStore, (s) =>
-            s.load("c3"))
-        ).state
-        assert.strictEqual(stored.positions, undefined)
-      }).pipe(Effect.provide(store.layer), Effect.provide(Summarizer.layerDrop)))
-  })
+/** A session on `layer`: one runtime (the store built once) for the whole test. */
+const open = (layer: Layer.Layer<ConversationStore.ConversationStore>) => async (): Promise<StoreSession> => {
+  const runtime = ManagedRuntime.make(Layer.merge(layer, Summarizer.layerDrop))
+  const store = await runtime.runPromise(Effect.service(ConversationStore.ConversationStore))
+  return {
+    withMemory: (id, options, body) =>
+      runtime.runPromise(Conversation.withMemory(id, options, (memory) =>
+        Effect.promise(() =>
+          body({
+            add: (text) => runtime.runPromise(memory.add(Message.user(text))),
+            addUsers: (texts) => runtime.runPromise(memory.addMessages(texts.map((text) => Message.user(text)))),
+            recall: (query) => runtime.runPromise(memory.recall(query)),
+            messages: () => runtime.runPromise(memory.messages)
+          })
+        ))),
+    archived: (id) => runtime.runPromise(store.archive!.messages(id)),
+    load: (id) => runtime.runPromise(Effect.map(store.load(id), (stored) => Option.getOrThrow(stored).state)),
+    search: (id, query) => runtime.runPromise(store.archive!.search(id, query)),
+    delete: (id) => runtime.runPromise(store.delete(id)),
+    close: () => runtime.dispose()
+  }
 }
 
-describe("refused", () => {
-  it.effect("the conversation entity's writer refuses archive: true before anything is loaded", () =>
-    Effect.gen(function*() {
-      const error = yield* Effect.flip(turn("c5", "word alpha"))
-      assert.deepStrictEqual([error._tag, (error as { option?: string }).option, error.message], [
-        "ConfigError",
-        "archive",
-        "invalid option archive: the conversation entity (rollmem/cluster) does not archive: use a store of rollmem/store"
-      ])
-    }).pipe(
-      Effect.provide(ConversationStore.layerMemory),
-      Effect.provide(Layer.succeed(Conversation.Writer, { apply: () => Effect.die("not sent") })),
-      Effect.provide(Summarizer.layerDrop)
-    ))
-
-  it.effect("archive must be a boolean", () =>
-    Effect.gen(function*() {
-      const error = yield* Effect.flip(
-        Conversation.checkOptions({ strategy: "rolling", archive: "yes" })
+runArchiveStoreCases({
+  other: "Effect 3",
+  stores: stores.map((store) => ({ name: store.name, open: open(store.layer) })),
+  entityRefusal: (id, options, text) =>
+    Effect.runPromise(
+      Effect.flip(Conversation.withMemory(id, options, (memory) => memory.add(Message.user(text)))).pipe(
+        Effect.map((error) => [error._tag, (error as { option?: string }).option, error.message]),
+        Effect.provide(ConversationStore.layerMemory),
+        Effect.provide(Layer.succeed(Conversation.Writer, { apply: () => Effect.die("not sent") })),
+        Effect.provide(Summarizer.layerDrop)
       )
-      assert.strictEqual(error.option, "archive")
-      assert.strictEqual(error.description, "must be a boolean, got \"yes\"")
-    }))
-})
-
-// The key-value log, record by record, as the Effect 3 line's test/store/archiveStore.test.ts has it:
-// an archive written by either line reads in the other.
-const LOG_KEYS = ["#0", "#1", "#2", "#3"].map((write) => `rollmem-archive:rollmem-conversation:c${write}`)
-const LOG_RECORDS = [
-  `{"writes":3,"folds":3}`,
-  `[{"position":0,"fold":1,"message":{"role":"user","content":"order 4411"}}]`,
-  `[{"position":1,"fold":2,"message":{"role":"assistant","content":"refund for 4411"}},` +
-  `{"position":2,"fold":2,"message":{"role":"user","content":"thanks"}}]`,
-  `[{"position":3,"fold":3,"message":{"role":"system","content":"refund policy"}}]`
-]
-
-describe("the key-value archive's records", () => {
-  it.effect("are the Effect 3 line's: a head, then each write's rows; read, searched and deleted with them", () =>
-    Effect.gen(function*() {
-      const kv = yield* KeyValueStore.KeyValueStore
-      const store = yield* ConversationStore.makeKeyValueStore()
-      const state = MemoryState.make("", [Message.user("now")])
-      yield* store.save("c", state, 0, {
-        archive: [[{ position: 0, message: Message.user("order 4411") }], [], [
-          { position: 1, message: Message.assistant("refund for 4411") },
-          { position: 2, message: Message.user("thanks") }
-        ]]
-      })
-      yield* store.archive!.append("c", [{ position: 3, message: Message.system("refund policy") }])
-      assert.deepStrictEqual(yield* Effect.forEach(LOG_KEYS, (key) => kv.get(key)), LOG_RECORDS)
-      const messages = yield* store.archive!.messages("c")
-      assert.deepStrictEqual(messages.map((a) => [a.position, a.fold, a.message.role, a.message.content]), [
-        [0, 1, "user", "order 4411"],
-        [1, 2, "assistant", "refund for 4411"],
-        [2, 2, "user", "thanks"],
-        [3, 3, "system", "refund policy"]
-      ])
-      const found = yield* store.archive!.search("c", "refund 4411", { neighbours: 1 })
-      assert.deepStrictEqual(found.map((m) => [m.position, m.neighbours.map((n) => n.position)]), [
-        [1, [0, 2]],
-        [3, [2]],
-        [0, [1]]
-      ])
-      yield* store.delete("c")
-      assert.deepStrictEqual(yield* Effect.forEach(LOG_KEYS, (key) => kv.get(key)), [
-        undefined,
-        undefined,
-        undefined,
-        undefined
-      ])
-      assert.deepStrictEqual(yield* store.archive!.messages("c"), [])
-    }).pipe(Effect.provide(KeyValueStore.layerMemory)))
-
-  it.effect("a log written by the Effect 3 line reads here; a head that does not decode is an ArchiveError", () =>
-    Effect.gen(function*() {
-      const kv = yield* KeyValueStore.KeyValueStore
-      yield* Effect.forEach(LOG_KEYS, (key, i) => kv.set(key, LOG_RECORDS[i]))
-      const store = yield* ConversationStore.makeKeyValueStore()
-      const messages = yield* store.archive!.messages("c")
-      assert.deepStrictEqual(messages.map((a) => [a.position, a.fold, a.message.content]), [
-        [0, 1, "order 4411"],
-        [1, 2, "refund for 4411"],
-        [2, 2, "thanks"],
-        [3, 3, "refund policy"]
-      ])
-      yield* kv.set(LOG_KEYS[0], "{\"writes\":\"x\"}")
-      const error = yield* Effect.flip(store.archive!.messages("c"))
-      assert.deepStrictEqual([error._tag, error.message], [
-        "ArchiveError",
-        "archive failed: archive read: the head of \"c\" does not decode"
-      ])
-    }).pipe(Effect.provide(KeyValueStore.layerMemory)))
-})
+    ),
+  optionRefusal: (options) =>
+    Effect.runPromise(Effect.map(Effect.flip(Conversation.checkOptions(options)), (e) => [e.option, e.description])),
+  keyValue: async () => {
+    const { kv, store } = await Effect.runPromise(
+      Effect.gen(function*() {
+        return { kv: yield* KeyValueStore.KeyValueStore, store: yield* ConversationStore.makeKeyValueStore() }
+      }).pipe(Effect.provide(KeyValueStore.layerMemory))
+    )
+    const rows = (all: ReadonlyArray<{ readonly position: number; readonly message: CaseMessage }>) =>
+      all.map((row) => ({ position: row.position, message: message(row.message) }))
+    return {
+      get: (key) => Effect.runPromise(kv.get(key)),
+      set: (key, value) => Effect.runPromise(kv.set(key, value)),
+      save: (id, buffer, expected, archive) =>
+        Effect.runPromise(
+          Effect.asVoid(
+            store.save(id, MemoryState.make("", buffer.map(message)), expected, { archive: archive.map(rows) })
+          )
+        ),
+      append: (id, all) => Effect.runPromise(store.archive!.append(id, rows(all))),
+      messages: (id) => Effect.runPromise(store.archive!.messages(id)),
+      messagesFailure: (id) =>
+        Effect.runPromise(Effect.map(Effect.flip(store.archive!.messages(id)), (error) => [error._tag, error.message])),
+      search: (id, query, neighbours) => Effect.runPromise(store.archive!.search(id, query, { neighbours })),
+      delete: (id) => Effect.runPromise(store.delete(id))
+    }
+  }
+}, { assert, describe, it })
