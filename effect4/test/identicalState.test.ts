@@ -9,7 +9,10 @@
  * 10.9) also cross the lines: each Effect 3 state restored here writes the
  * same JSON back, and each of this line's states restored by the Effect 3
  * line (`scripts/replayStates.ts --restore`) too. Skipped when the
- * transcripts are absent.
+ * transcripts are absent. A state holding a provider's compaction
+ * (docs/contract.md section 15.6, the states of
+ * `test/support/compactionCases.ts`) crosses both ways too, with no
+ * transcript needed.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Result } from "effect"
@@ -18,6 +21,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import { compactionCases } from "../../test/support/compactionCases.js"
 import { dataPath, hasData } from "../../test/support/data.js"
 import {
   keepsSegments,
@@ -155,4 +159,28 @@ describe("identical state on both lines", () => {
     assert.strictEqual(restoredHere, 515 * 2)
     assert.isTrue(crossing.some((c) => c.state.includes("\"segments\"")))
   }, 180_000)
+
+  it("a state holding a provider compaction crosses the lines both ways byte for byte", () => {
+    // the states both lines write in test/support/compactionCases.ts, restored with a set of their strategy
+    const states = compactionCases.filter((c) => c.expected.state.includes("\"compaction\"")).map((c) => ({
+      set: c.options.summary === "segments" ? "rolling-segments" : c.strategy,
+      state: c.expected.state
+    }))
+    assert.strictEqual(states.length, 7)
+    for (const { set, state } of states) {
+      assert.strictEqual(restoreHere(REPLAY_SETS.find((s) => s.name === set)!, state), state, set)
+    }
+    const input = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "rollmem-compaction-")), "states.jsonl")
+    fs.writeFileSync(input, states.map((c) => JSON.stringify(c)).join("\n") + "\n")
+    const restored = execFileSync(
+      process.execPath,
+      ["--import", "tsx", "scripts/replayStates.ts", "--restore", input],
+      { cwd: root, maxBuffer: 1 << 30, encoding: "utf8" }
+    ).split("\n").filter((line) => line !== "").map((line) => JSON.parse(line) as { state?: string; error?: string })
+    fs.rmSync(path.dirname(input), { recursive: true, force: true })
+    assert.deepStrictEqual(
+      restored.map((r) => r.state ?? `error:${r.error}`),
+      states.map((c) => c.state)
+    )
+  }, 60_000)
 })

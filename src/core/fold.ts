@@ -58,11 +58,13 @@ export const requestBudget = (
  * the context; less the ledger's budget with a ledger), capped by the
  * request's own budget; `undefined` when no such fold is due: an empty
  * summary, one already within `room`, one a summary-only fold could not
- * shorten before (`unshortened`), or no room for a body.
+ * shorten before (`unshortened`), a memory holding a provider's compaction
+ * item (`compacted`, section 15.6), or no room for a body.
  *
  * @since 0.4.0
  */
 export const shortenBudget = (options: {
+  readonly compacted?: boolean | undefined
   readonly summary: string
   readonly summaryTokens: number
   readonly room: number
@@ -71,7 +73,11 @@ export const shortenBudget = (options: {
   readonly unshortened: string | undefined
 }): number | undefined => {
   const { room, summary } = options
-  if (summary === "" || room >= options.summaryTokens || options.unshortened === summary) return undefined
+  if (
+    options.compacted === true || summary === "" || room >= options.summaryTokens || options.unshortened === summary
+  ) {
+    return undefined
+  }
   const body = room - (options.ledgerTokens ?? 0)
   return body < 1 ? undefined : Math.min(body, options.requestBudget ?? body)
 }

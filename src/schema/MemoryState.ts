@@ -26,6 +26,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { compactionFields } from "../core/context.js"
 import * as StateRules from "../core/state.js"
 import * as UsageRatio from "../core/usage.js"
 import { StateDecodeError } from "../Errors.js"
@@ -104,18 +105,10 @@ export interface Compaction {
  * @since 0.4.0
  * @category constructors
  */
-export const compactionMessage = (compaction: Compaction): Message =>
-  makeMessage("assistant", compaction.content, {
-    metadata: {
-      "rollmem.provider": {
-        format: compaction.format,
-        items: compaction.format === "anthropic"
-          ? [{ role: "assistant", content: [compaction.item] }]
-          : [compaction.item],
-        messages: 1
-      }
-    }
-  })
+export const compactionMessage = (compaction: Compaction): Message => {
+  const fields = compactionFields(compaction)
+  return makeMessage(fields.role, fields.content, { metadata: fields.metadata as Message["metadata"] })
+}
 
 const CompactionSchema = Schema.Struct({
   format: Schema.Literal("anthropic", "openai-responses"),

@@ -13,6 +13,7 @@ import * as Exit from "effect/Exit"
 import type * as Fiber from "effect/Fiber"
 import * as MetricLabel from "effect/MetricLabel"
 import * as Retention from "../../core/artifacts.js"
+import * as Lead from "../../core/context.js"
 import { type Chunk, type Config, type Entry, EvictionIndex, type Plan } from "../../core/eviction.js"
 import * as Fold from "../../core/fold.js"
 import * as Ledger from "../../core/ledger.js"
@@ -695,8 +696,7 @@ export const frame = <E>(fill: Fill<E>): Fill<E | ConfigError> => (core) =>
  *
  * @internal
  */
-export const leadTokens = (core: Core): number =>
-  core.compactionTokens + core.summaryTokens + (core.summary === "" ? 0 : core.framingTokens)
+export const leadTokens = (core: Core): number => Lead.leadTokens(core)
 
 /** {@link fillEmpty} without a state, else {@link fillState}. @internal */
 export const fillWith = (state: MemoryState.MemoryState | undefined): Fill<TokenCountError | StateDecodeError> =>
@@ -787,9 +787,10 @@ export const shortenSummary = (
   ) => Effect.Effect<string, SummarizerError>,
   room: number
 ): Effect.Effect<void, AddError> => {
-  if (core.segments !== undefined || core.compaction !== undefined) return done
+  if (core.segments !== undefined) return done
   const ledger = core.ledger
   const budget = Fold.shortenBudget({
+    compacted: core.compaction !== undefined,
     summary: core.summary,
     summaryTokens: core.summaryTokens,
     room,
@@ -1153,21 +1154,19 @@ const completeNow = (
  * @internal
  */
 export const contextOf = (core: Core): Array<Message.Message> => {
-  const buffer = core.index.toArray()
-  if (core.summary === "" && core.compaction === undefined) return buffer
-  const lead: Array<Message.Message> = core.compaction === undefined ? [] : [compactionMessage(core.compaction)]
+  const summary: Array<Message.Message> = []
   if (core.segments !== undefined) {
     const messages = core.segments.messages
     for (let i = 0; i < messages.length; i++) {
       // the framing line opens the first segment's message (section 10.10)
-      lead.push(i === 0 && core.framing !== undefined ? framedMessage(core, messages[i]) : messages[i])
+      summary.push(i === 0 && core.framing !== undefined ? framedMessage(core, messages[i]) : messages[i])
     }
   } else if (core.summary !== "") {
     const text = Rules.framed(core.framing, core.summary)
-    lead.push(core.summaryRole === "user" ? Message.user(text) : Message.system(text))
+    summary.push(core.summaryRole === "user" ? Message.user(text) : Message.system(text))
   }
-  buffer.splice(core.index.leadingPinned(), 0, ...lead)
-  return buffer
+  const compaction = core.compaction === undefined ? undefined : compactionMessage(core.compaction)
+  return Lead.withLead(core.index.toArray(), core.index.leadingPinned(), compaction, summary)
 }
 
 /** A segment's message with the framing line before its content. */

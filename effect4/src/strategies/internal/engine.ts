@@ -11,6 +11,7 @@
  * @internal
  */
 import { Effect, Exit, Semaphore } from "effect"
+import * as Lead from "../../../../src/core/context.js"
 import { type Config, EvictionIndex, type Plan, type Policy } from "../../../../src/core/eviction.js"
 import * as Fold from "../../../../src/core/fold.js"
 import * as Ledger from "../../../../src/core/ledger.js"
@@ -68,6 +69,13 @@ export interface Core {
    * is then their join and `summaryTokens` the sum of their counts.
    */
   segments: Segments.Segments<M> | undefined
+  /**
+   * A provider's own compaction item (version 3 `compaction`, docs/contract.md
+   * section 15.6): read back before the summary, kept until `clear`.
+   */
+  compaction: MemoryState.Compaction | undefined
+  /** The tokens of the compaction's readable content, counted once when it is restored. */
+  compactionTokens: number
   readonly maxSummaryTokens: number | undefined
   readonly maxToolResultTokens: number | undefined
   readonly ledger: LedgerOf | undefined
@@ -128,6 +136,8 @@ export const makeCore = (counter: TokenCounter.Service, options?: CoreOptions): 
     counter,
     summaryTokens: 0,
     segments: options?.summary === "segments" ? Segments.noSegments : undefined,
+    compaction: undefined,
+    compactionTokens: 0,
     maxSummaryTokens: max,
     maxToolResultTokens: options?.maxToolResultTokens,
     ledger,
@@ -176,12 +186,13 @@ const frame = (core: Core): Effect.Effect<Core, ConfigError> =>
   )
 
 /**
- * What the context holds besides the buffer, in tokens: the summary and,
- * with a summary, its framing line (docs/contract.md section 10.10).
+ * What the context holds besides the buffer, in tokens: the provider's
+ * compaction item, the summary and, with a summary, its framing line
+ * (docs/contract.md sections 10.10, 15.6; `core/context.ts`).
  *
  * @internal
  */
-export const leadTokens = (core: Core): number => core.summaryTokens + (core.summary === "" ? 0 : core.framingTokens)
+export const leadTokens = (core: Core): number => Lead.leadTokens(core)
 
 const fillState = (core: Core, state: MemoryState.MemoryState | undefined): Effect.Effect<Core, TokenCountError> =>
   state === undefined
@@ -199,6 +210,11 @@ const fillState = (core: Core, state: MemoryState.MemoryState | undefined): Effe
       const positions = state.positions
       if (state.nextPosition !== undefined) core.nextPosition = state.nextPosition
       else if (core.nextPosition !== undefined) core.nextPosition = state.buffer.length
+      // a provider's compaction item (docs/contract.md section 15.6): its content counted once
+      core.compaction = state.compaction
+      if (state.compaction !== undefined && state.compaction.content !== "") {
+        core.compactionTokens = yield* TokenCounter.countText(core.counter, state.compaction.content)
+      }
       if (core.segments === undefined) {
         core.summaryTokens = yield* TokenCounter.countText(core.counter, core.summary)
       } else {
@@ -773,6 +789,7 @@ export const shortenSummary = (
     if (core.segments !== undefined) return
     const ledger = core.ledger
     const budget = Fold.shortenBudget({
+      compacted: core.compaction !== undefined,
       summary: core.summary,
       summaryTokens: core.summaryTokens,
       room,
@@ -879,21 +896,20 @@ const recall = (
 }
 
 /**
- * The context a memory reads back: leading pinned messages, the summary
- * (with segments, one `system` message per segment or one `user` message
- * holding them, docs/contract.md section 10.9), then the rest.
+ * The context a memory reads back (`core/context.ts` `withLead`): leading
+ * pinned messages, a provider's compaction item (docs/contract.md section
+ * 15.6), the summary (with segments, one `system` message per segment or
+ * one `user` message holding them, section 10.9), then the rest.
  *
  * @internal
  */
 export const contextOf = (core: Core): Array<M> => {
-  const buffer = core.index.toArray()
-  if (core.summary === "") return buffer
+  const summary: Array<M> = []
   if (core.segments !== undefined) {
     const messages = core.segments.messages
-    const lead: Array<M> = []
     for (let i = 0; i < messages.length; i++) {
       // the framing line opens the first segment's message (section 10.10)
-      lead.push(
+      summary.push(
         i === 0 && core.framing !== undefined
           ? makeSummary(
             messages[i].role === "user" ? "user" : "system",
@@ -902,13 +918,18 @@ export const contextOf = (core: Core): Array<M> => {
           : messages[i]
       )
     }
-    buffer.splice(core.index.leadingPinned(), 0, ...lead)
-    return buffer
+  } else if (core.summary !== "") {
+    const text = Rules.framed(core.framing, core.summary)
+    summary.push(core.summaryRole === "user" ? Message.user(text) : Message.system(text))
   }
-  const text = Rules.framed(core.framing, core.summary)
-  const summary = core.summaryRole === "user" ? Message.user(text) : Message.system(text)
-  buffer.splice(core.index.leadingPinned(), 0, summary)
-  return buffer
+  const compaction = core.compaction === undefined ? undefined : compactionMessage(core.compaction)
+  return Lead.withLead(core.index.toArray(), core.index.leadingPinned(), compaction, summary)
+}
+
+/** How a provider's compaction item reads back (docs/contract.md section 15.6, `core/context.ts`). */
+const compactionMessage = (compaction: MemoryState.Compaction): M => {
+  const fields = Lead.compactionFields(compaction)
+  return Message.make(fields.role, fields.content, { metadata: fields.metadata as Message.Message["metadata"] })
 }
 
 /** The memory of a core: the read side, `clear`, usage, with its add steps and own fields. @internal */
@@ -926,11 +947,12 @@ export const makeMemory = <X extends Memory>(
     const made: MemoryState.MemoryState = core.segments === undefined || core.segments.texts.length === 0
       ? MemoryState.make(core.summary, core.index.toArray())
       : { summary: core.summary, buffer: core.index.toArray(), segments: core.segments.texts }
-    if (core.conversationId === undefined && core.nextPosition === undefined) {
+    if (core.conversationId === undefined && core.nextPosition === undefined && core.compaction === undefined) {
       return core.usageRatio === undefined ? made : { ...made, usageRatio: core.usageRatio }
     }
     return {
       ...made,
+      ...(core.compaction === undefined ? {} : { compaction: core.compaction }),
       ...(core.conversationId === undefined ? {} : { conversationId: core.conversationId }),
       ...(core.nextPosition === undefined
         ? {}
@@ -959,6 +981,8 @@ export const makeMemory = <X extends Memory>(
       core.generation++
       core.summary = ""
       core.summaryTokens = 0
+      core.compaction = undefined
+      core.compactionTokens = 0
       if (core.segments !== undefined) core.segments = Segments.noSegments
       core.usageRatio = undefined
       core.lastReadTokens = undefined

@@ -1,0 +1,74 @@
+/**
+ * What a memory reads back beside its buffer (docs/contract.md sections
+ * 10.10 and 15.6), pure, once for both lines: a provider's compaction item
+ * first, then the summary's messages, after the pinned messages that come
+ * first; and the tokens they take.
+ *
+ * @since 0.4.0
+ */
+import { METADATA_KEY } from "./formats/engine.js"
+
+/**
+ * The fields of the message a state's compaction reads back as
+ * (docs/contract.md section 15.6): an `assistant` message holding its
+ * readable `content`, the item kept under `"rollmem.provider"` as its
+ * provider's reader keeps it (an Anthropic assistant message whose one
+ * block is the compaction block; the OpenAI Responses item itself), so that
+ * provider's writer writes it verbatim. Each line builds its `Message` of them.
+ *
+ * @since 0.4.0
+ */
+export const compactionFields = (compaction: {
+  readonly format: "anthropic" | "openai-responses"
+  readonly item: unknown
+  readonly content: string
+}): {
+  readonly role: "assistant"
+  readonly content: string
+  readonly metadata: { readonly [METADATA_KEY]: unknown }
+} => ({
+  role: "assistant",
+  content: compaction.content,
+  metadata: {
+    [METADATA_KEY]: {
+      format: compaction.format,
+      items: compaction.format === "anthropic"
+        ? [{ role: "assistant", content: [compaction.item] }]
+        : [compaction.item],
+      messages: 1
+    }
+  }
+})
+
+/**
+ * What the context holds besides the buffer, in tokens (docs/contract.md
+ * sections 10.10 and 15.6): the compaction's content, the summary and, with
+ * a summary, its framing line.
+ *
+ * @since 0.4.0
+ */
+export const leadTokens = (lead: {
+  readonly compactionTokens: number
+  readonly summaryTokens: number
+  readonly summary: string
+  readonly framingTokens: number
+}): number => lead.compactionTokens + lead.summaryTokens + (lead.summary === "" ? 0 : lead.framingTokens)
+
+/**
+ * The context read back (docs/contract.md sections 5, 10.3 and 15.6):
+ * `buffer` (a fresh array, changed in place and returned) with, after its
+ * `leadingPinned` first messages, the compaction's message (when there is
+ * one), then the summary's messages.
+ *
+ * @since 0.4.0
+ */
+export const withLead = <M>(
+  buffer: Array<M>,
+  leadingPinned: number,
+  compaction: M | undefined,
+  summary: ReadonlyArray<M>
+): Array<M> => {
+  if (compaction === undefined && summary.length === 0) return buffer
+  buffer.splice(leadingPinned, 0, ...(compaction === undefined ? summary : [compaction, ...summary]))
+  return buffer
+}
