@@ -34,14 +34,11 @@
  */
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Schema from "effect/Schema"
-import * as SummaryPrompt from "../ai/SummaryPrompt.js"
-import * as Rules from "../core/options.js"
-import { SummarizerError } from "../Errors.js"
+import * as Core from "../core/readySummarizers.js"
+import { ConfigError, SummarizerError } from "../Errors.js"
 import * as MemoryState from "../schema/MemoryState.js"
 import * as Message from "../schema/Message.js"
-import * as Options from "../schema/Options.js"
-import { fitToBudget, providerUsage, reportUsage } from "../services/internal/summarizing.js"
+import { reportUsage } from "../services/internal/summarizing.js"
 import * as Summarizer from "../services/Summarizer.js"
 import * as SummarizerService from "../services/Summarizer.js"
 import * as TokenCounter from "../services/TokenCounter.js"
@@ -55,10 +52,7 @@ import * as OpenAiResponses from "./OpenAiResponses.js"
  * @since 0.2.0
  * @category models
  */
-export type SummarizeRequest = AbortSignal | {
-  readonly signal?: AbortSignal | undefined
-  readonly maxSummaryTokens?: number | undefined
-} | undefined
+export type SummarizeRequest = Core.SummarizeRequest
 
 /**
  * A `summarize` function for the async facade classes: the facade passes the
@@ -109,23 +103,7 @@ export interface SummarizerOptions {
  * @since 0.2.0
  * @category models
  */
-export interface OpenAIChatClient {
-  readonly chat: {
-    readonly completions: {
-      readonly create: (
-        body: {
-          model: string
-          max_completion_tokens: number
-          messages: Array<{ role: "system" | "user"; content: string }>
-        },
-        options?: { signal?: AbortSignal }
-      ) => PromiseLike<{
-        readonly choices: ReadonlyArray<{ readonly message: { readonly content: string | null } }>
-        readonly usage?: unknown
-      }>
-    }
-  }
-}
+export type OpenAIChatClient = Core.OpenAIChatClient
 
 /**
  * The part of an `@anthropic-ai/sdk` client `anthropicSummarizer` calls.
@@ -133,102 +111,33 @@ export interface OpenAIChatClient {
  * @since 0.2.0
  * @category models
  */
-export interface AnthropicClient {
-  readonly messages: {
-    readonly create: (
-      body: {
-        model: string
-        max_tokens: number
-        system: string
-        messages: Array<{ role: "user"; content: string }>
-        stream?: false
-      },
-      options?: { signal?: AbortSignal }
-    ) => PromiseLike<{
-      readonly content: ReadonlyArray<{ readonly type: string; readonly text?: string }>
-      readonly usage?: unknown
-    }>
-  }
-}
-
-const DEFAULT_SUMMARY_TOKENS = 400
-
-const modelName: Rules.Check = (u) => typeof u === "string" && u !== "" ? undefined : "a model name is required"
-
-const aiSdkModel: Rules.Check = (u) =>
-  (typeof u === "string" ? u !== "" : typeof u === "object" && u !== null)
-    ? undefined
-    : "an AI SDK model (or a gateway model id) is required"
-
-/** The fields every ready summarizer takes beside its model (docs/contract.md section 14.3). */
-const commonFields = {
-  maxSummaryTokens: Options.optional<number>(Rules.positiveInteger),
-  prompt: Options.optional<string>(Rules.string),
-  onUsage: Options.optional<(usage: SummarizerService.ProviderUsage) => void>(Rules.isFunction)
-}
-
-/** The options of `openAIChatSummarizer`, `anthropicSummarizer` and the compacting summarizers, as a schema. */
-const ModelOptions = Options.struct({ model: Options.required<string>(modelName), ...commonFields }, undefined)
-
-/** The options of `aiSdkSummarizer`, as a schema. */
-const AiSdkOptions = Options.struct({
-  model: Options.required<AiSdkModel>(aiSdkModel),
-  ...commonFields,
-  maxRetries: Options.optional<number>(Rules.nonNegativeInteger)
-}, undefined)
+export type AnthropicClient = Core.AnthropicClient
 
 /**
- * The options decoded with `schema` (docs/contract.md section 14.3): a
+ * The options decoded (docs/contract.md section 14.3, `core/readySummarizers.ts`): a
  * `ConfigError` thrown naming the first wrong one, an unknown key with the
  * known ones (`unknown option for openAIChatSummarizer (known: model,
  * maxSummaryTokens, prompt, onUsage)`).
  */
-const decodeOptions = <A, I>(schema: Schema.Schema<A, I>, options: unknown, owner: string): A =>
-  Either.getOrThrowWith(Options.decode(schema, options, { owner }), (error) => error)
-
-/** The summary budget of decoded options: `maxSummaryTokens`, default 400. */
-const budgetOf = (options: { readonly maxSummaryTokens?: number | undefined }): number =>
-  options.maxSummaryTokens ?? DEFAULT_SUMMARY_TOKENS
-
-const smaller = (budget: number, max: number | undefined): number => max === undefined ? budget : Math.min(budget, max)
-
-const split = (third: SummarizeRequest, fourth: Summarizer.Request | undefined, budget: number) => {
-  const own = smaller(budget, fourth?.maxSummaryTokens)
-  if (third === undefined) return { signal: undefined, budget: own }
-  if (typeof AbortSignal !== "undefined" && third instanceof AbortSignal) return { signal: third, budget: own }
-  const r = third as { readonly signal?: AbortSignal; readonly maxSummaryTokens?: number }
-  return { signal: r.signal, budget: smaller(own, r.maxSummaryTokens) }
+const decodeOptions = <A>(given: A, fields: ReadonlyArray<Core.Field>, owner: string): A => {
+  const problem = Core.optionsProblem(given, fields, owner)
+  if (problem !== undefined) throw new ConfigError(problem)
+  return given
 }
 
-// The reply within `max` tokens of the memory's counter (the word count without a request).
-const fit = (text: string, max: number, request: Summarizer.Request | undefined): Promise<string> => {
-  const counter = request?.counter ?? TokenCounter.wordCounter
-  return Effect.runPromise(
-    Effect.mapError(
-      fitToBudget(text, max, (t) => TokenCounter.countText(counter, t)),
+/** What this line gives the ready summarizers of `core/readySummarizers.ts`. */
+const line: Core.Line<Summarizer.Request> = {
+  fail: (description, cause) => new SummarizerError(cause === undefined ? { description } : { description, cause }),
+  count: (text, request) =>
+    Effect.runPromise(Effect.mapError(
+      TokenCounter.countText(request?.counter ?? TokenCounter.wordCounter, text),
       (cause) => new SummarizerError({ description: cause.message, cause })
-    )
-  )
+    )),
+  report: reportUsage
 }
 
-const prompts = (
-  options: SummarizerOptions,
-  summary: string,
-  messages: ReadonlyArray<Message.Message>,
-  max: number,
-  request: Summarizer.Request | undefined
-) => ({
-  system: options.prompt ?? SummaryPrompt.instructions(max, request?.mode),
-  user: SummaryPrompt.request({
-    summary,
-    transcript: SummaryPrompt.renderTranscript(messages),
-    maxTokens: max,
-    focus: request?.focus,
-    mode: request?.mode
-  })
-})
-
-const noText = (): SummarizerError => new SummarizerError({ description: "the model's reply holds no text" })
+const budgetOf = (options: { readonly maxSummaryTokens?: number | undefined }): number =>
+  options.maxSummaryTokens ?? Core.DEFAULT_SUMMARY_TOKENS
 
 /**
  * A summarizer over your OpenAI client's Chat Completions (`openai` 6):
@@ -258,23 +167,10 @@ const noText = (): SummarizerError => new SummarizerError({ description: "the mo
 export const openAIChatSummarizer = (
   client: OpenAIChatClient,
   given: SummarizerOptions
-): PromiseSummarize & { readonly honoursMode: true } => {
-  const options = decodeOptions(ModelOptions, given, "openAIChatSummarizer")
-  const budget = budgetOf(options)
-  return Summarizer.honouringMode<PromiseSummarize>(async (summary, messages, third, request) => {
-    const { budget: max, signal } = split(third, request, budget)
-    const { system, user } = prompts(options, summary, messages, max, request)
-    const completion = await client.chat.completions.create({
-      model: options.model,
-      max_completion_tokens: max,
-      messages: [{ role: "system", content: system }, { role: "user", content: user }]
-    }, signal === undefined ? undefined : { signal })
-    reportUsage(providerUsage("openai-chat", options.model, completion.usage), options.onUsage)
-    const text = completion.choices[0]?.message.content
-    if (typeof text !== "string" || text.trim() === "") throw noText()
-    return fit(text.trim(), max, request)
-  })
-}
+): PromiseSummarize & { readonly honoursMode: true } =>
+  Summarizer.honouringMode<PromiseSummarize>(
+    Core.openAIChat(client, decodeOptions(given, Core.MODEL_FIELDS, "openAIChatSummarizer"), line)
+  )
 
 /**
  * A summarizer over your Anthropic client's Messages API
@@ -301,24 +197,10 @@ export const openAIChatSummarizer = (
 export const anthropicSummarizer = (
   client: AnthropicClient,
   given: SummarizerOptions
-): PromiseSummarize & { readonly honoursMode: true } => {
-  const options = decodeOptions(ModelOptions, given, "anthropicSummarizer")
-  const budget = budgetOf(options)
-  return Summarizer.honouringMode<PromiseSummarize>(async (summary, messages, third, request) => {
-    const { budget: max, signal } = split(third, request, budget)
-    const { system, user } = prompts(options, summary, messages, max, request)
-    const reply = await client.messages.create({
-      model: options.model,
-      max_tokens: max,
-      system,
-      messages: [{ role: "user", content: user }]
-    }, signal === undefined ? undefined : { signal })
-    reportUsage(providerUsage("anthropic", options.model, reply.usage), options.onUsage)
-    const text = reply.content.flatMap((b) => b.type === "text" && typeof b.text === "string" ? [b.text] : []).join("")
-    if (text.trim() === "") throw noText()
-    return fit(text.trim(), max, request)
-  })
-}
+): PromiseSummarize & { readonly honoursMode: true } =>
+  Summarizer.honouringMode<PromiseSummarize>(
+    Core.anthropic(client, decodeOptions(given, Core.MODEL_FIELDS, "anthropicSummarizer"), line)
+  )
 
 /**
  * The model `aiSdkSummarizer` calls: an AI SDK `LanguageModel` (a provider's
@@ -328,11 +210,7 @@ export const anthropicSummarizer = (
  * @since 0.4.0
  * @category models
  */
-export type AiSdkModel = string | {
-  readonly specificationVersion: string
-  readonly provider: string
-  readonly modelId: string
-}
+export type AiSdkModel = Core.AiSdkModel
 
 /**
  * Options of {@link aiSdkSummarizer}: those of the other ready summarizers
@@ -354,47 +232,6 @@ export interface AiSdkSummarizerOptions {
 }
 
 /** The part of the `ai` package `aiSdkSummarizer` calls. */
-interface AiModule {
-  readonly generateText: (options: {
-    model: AiSdkModel
-    system: string
-    prompt: string
-    maxOutputTokens: number
-    abortSignal?: AbortSignal
-    maxRetries?: number
-  }) => PromiseLike<{ readonly text: string; readonly usage?: unknown }>
-}
-
-/**
- * `import(specifier)` out of a bundler's sight (a computed specifier, marked
- * for webpack and Vite), as the store's optional peers are loaded: bundling
- * `rollmem/adapters` without `ai` installed succeeds.
- */
-const load = (specifier: string): Promise<unknown> => import(/* webpackIgnore: true */ /* @vite-ignore */ specifier)
-
-let ai: Promise<AiModule> | undefined
-
-/** The `ai` package, loaded on the first call (a missing peer is a `SummarizerError` naming it). */
-const loadAi = (): Promise<AiModule> => {
-  if (ai === undefined) {
-    const loading = load("ai").then((module) => {
-      const m = module as Partial<AiModule>
-      if (typeof m.generateText !== "function") throw new Error("the module `ai` has no generateText")
-      return m as AiModule
-    })
-    ai = loading
-    // a failed load is retried on the next call (the peer may be installed since)
-    loading.catch(() => {
-      if (ai === loading) ai = undefined
-    })
-  }
-  return ai.catch((cause: unknown) => {
-    throw new SummarizerError({
-      description: "aiSdkSummarizer needs the AI SDK, an optional peer: npm i ai@6",
-      cause
-    })
-  })
-}
 
 /**
  * A summarizer over the AI SDK's `generateText` (`ai` 6, an optional peer,
@@ -431,30 +268,10 @@ const loadAi = (): Promise<AiModule> => {
  */
 export const aiSdkSummarizer = (
   given: AiSdkSummarizerOptions
-): PromiseSummarize & { readonly honoursMode: true } => {
-  const options = decodeOptions(AiSdkOptions, given, "aiSdkSummarizer")
-  const model = options.model
-  const budget = budgetOf(options)
-  const modelName = typeof model === "string" ? model : typeof model.modelId === "string" ? model.modelId : undefined
-  const retries = options.maxRetries
-  return Summarizer.honouringMode<PromiseSummarize>(async (summary, messages, third, request) => {
-    const { budget: max, signal } = split(third, request, budget)
-    const { generateText } = await loadAi()
-    const { system, user } = prompts({ ...options, model: "ai-sdk" }, summary, messages, max, request)
-    const result = await generateText({
-      model,
-      system,
-      prompt: user,
-      maxOutputTokens: max,
-      ...(signal === undefined ? {} : { abortSignal: signal }),
-      ...(retries === undefined ? {} : { maxRetries: retries })
-    })
-    reportUsage(providerUsage("ai-sdk", modelName, result.usage), options.onUsage)
-    const text = result.text
-    if (typeof text !== "string" || text.trim() === "") throw noText()
-    return fit(text.trim(), max, request)
-  })
-}
+): PromiseSummarize & { readonly honoursMode: true } =>
+  Summarizer.honouringMode<PromiseSummarize>(
+    Core.aiSdk(decodeOptions(given, Core.AI_SDK_FIELDS, "aiSdkSummarizer"), line)
+  )
 
 /**
  * A `summarize` function for the async facade classes that may return a
@@ -588,10 +405,10 @@ export const anthropicCompactionSummarizer = (
   client: AnthropicCompactionClient,
   given: CompactionSummarizerOptions
 ): PromiseCompact & { readonly compacts: true } => {
-  const options = decodeOptions(ModelOptions, given, "anthropicCompactionSummarizer")
+  const options = decodeOptions(given, Core.MODEL_FIELDS, "anthropicCompactionSummarizer")
   const budget = budgetOf(options)
   return SummarizerService.compacting<PromiseCompact>(async (summary, messages, third, request) => {
-    const { budget: max, signal } = split(third, request, budget)
+    const { budget: max, signal } = Core.split(third, request, budget)
     const context = orThrow(Effect.runSync(Effect.either(
       Anthropic.encode(contextOf("anthropic", summary, messages, request), { check: false, arrange: true })
     )))
@@ -601,7 +418,7 @@ export const anthropicCompactionSummarizer = (
       ...context,
       compaction: { type: "summarize", ...(options.prompt === undefined ? {} : { instructions: options.prompt }) }
     }, signal === undefined ? undefined : { signal })
-    reportUsage(providerUsage("anthropic-compaction", options.model, reply.usage), options.onUsage)
+    reportUsage(Core.providerUsage("anthropic-compaction", options.model, reply.usage), options.onUsage)
     const block = reply.content.find((b) => b.type === "compaction") as
       | { readonly type: string; readonly content?: unknown }
       | undefined
@@ -646,10 +463,10 @@ export const openAIResponsesCompactSummarizer = (
   client: OpenAIResponsesCompactClient,
   given: CompactionSummarizerOptions
 ): PromiseCompact & { readonly compacts: true } => {
-  const options = decodeOptions(ModelOptions, given, "openAIResponsesCompactSummarizer")
+  const options = decodeOptions(given, Core.MODEL_FIELDS, "openAIResponsesCompactSummarizer")
   const budget = budgetOf(options)
   return SummarizerService.compacting<PromiseCompact>(async (summary, messages, third, request) => {
-    const { signal } = split(third, request, budget)
+    const { signal } = Core.split(third, request, budget)
     const input = orThrow(Effect.runSync(Effect.either(
       OpenAiResponses.encode(contextOf("openai-responses", summary, messages, request), { check: false })
     )))
@@ -658,7 +475,7 @@ export const openAIResponsesCompactSummarizer = (
       input,
       ...(options.prompt === undefined ? {} : { instructions: options.prompt })
     }, signal === undefined ? undefined : { signal })
-    reportUsage(providerUsage("openai-responses-compact", options.model, response.usage), options.onUsage)
+    reportUsage(Core.providerUsage("openai-responses-compact", options.model, response.usage), options.onUsage)
     const item = response.output.find((i) => i.type === "compaction")
     if (item === undefined) throw new SummarizerError({ description: "the output holds no compaction item" })
     return SummarizerService.compacted({ format: "openai-responses", item: asJson(item), content: "" })

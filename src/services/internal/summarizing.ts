@@ -14,12 +14,12 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Metric from "effect/Metric"
 import * as MetricLabel from "effect/MetricLabel"
+import * as Core from "../../core/readySummarizers.js"
 import * as Budget from "../../core/summarizing.js"
-import * as Usage from "../../core/usage.js"
 import { SummarizerError, type TokenCountError } from "../../Errors.js"
 import type { Message } from "../../schema/Message.js"
 import * as Telemetry from "../../Telemetry.js"
-import type { ProviderUsage, Request, Service, ShippedSummarizer } from "../Summarizer.js"
+import type { ProviderUsage, Request, Service } from "../Summarizer.js"
 
 /** The checked synchronous form of a summarizer: never throws. @internal */
 export type SummarizeSync = (
@@ -97,14 +97,7 @@ export const fitToBudget = (
  *
  * @internal
  */
-export const providerUsage = (
-  summarizer: ShippedSummarizer,
-  model: string | undefined,
-  raw: unknown
-): ProviderUsage | undefined => {
-  const read = Usage.requestUsage(raw)
-  return read === undefined ? undefined : { summarizer, model, ...read }
-}
+export const providerUsage = Core.providerUsage
 
 /**
  * Reports one request's usage outside a fiber (the Promise summarizers):
