@@ -24,6 +24,10 @@
  * holding a provider's compaction item (Anthropic block, OpenAI Responses
  * item) into a memory state, everything before it folded.
  *
+ * Ready summarizers for the Promise facade (or `Summarizer.fromPromise`)
+ * over your own client, as on the Effect 3 line: {@link openAIChatSummarizer}
+ * and {@link anthropicSummarizer}.
+ *
  * @example
  * ```ts
  * import { fromOpenAIChat, toOpenAIChat } from "rollmem/adapters"
@@ -47,6 +51,15 @@ import { orThrow } from "./adapters/internal/engine.js"
 import * as LangChain from "./adapters/LangChain.js"
 import * as OpenAiChat from "./adapters/OpenAiChat.js"
 import * as OpenAiResponses from "./adapters/OpenAiResponses.js"
+import {
+  type AnthropicClient,
+  anthropicSummarizer,
+  type OpenAIChatClient,
+  openAIChatSummarizer,
+  type PromiseSummarize,
+  type SummarizeRequest,
+  type SummarizerOptions
+} from "./adapters/Summarizers.js"
 import * as UiMessages from "./adapters/UiMessages.js"
 import type * as Message from "./schema/Message.js"
 
@@ -75,6 +88,10 @@ export {
   /** @since 1.0.0 */
   Anthropic,
   /** @since 1.0.0 */
+  type AnthropicClient,
+  /** @since 1.0.0 */
+  anthropicSummarizer,
+  /** @since 1.0.0 */
   type Arrange,
   /** @since 1.0.0 */
   type CheckOptions,
@@ -91,7 +108,17 @@ export {
   /** @since 1.0.0 */
   OpenAiChat,
   /** @since 1.0.0 */
+  type OpenAIChatClient,
+  /** @since 1.0.0 */
+  openAIChatSummarizer,
+  /** @since 1.0.0 */
   OpenAiResponses,
+  /** @since 1.0.0 */
+  type PromiseSummarize,
+  /** @since 1.0.0 */
+  type SummarizeRequest,
+  /** @since 1.0.0 */
+  type SummarizerOptions,
   /** @since 1.0.0 */
   UiMessages
 }

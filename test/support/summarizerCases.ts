@@ -7,7 +7,7 @@
  * each line must send the same, read the replies the same and refuse the
  * same options with the same `ConfigError`.
  */
-import type { OpenAIChatClient } from "../../src/core/readySummarizers.js"
+import type { OpenAIChatClient, SummarizeRequest } from "../../src/core/readySummarizers.js"
 import * as SummaryPrompt from "../../src/core/summaryPrompt.js"
 import { rejection } from "./promises.js"
 
@@ -15,8 +15,8 @@ import { rejection } from "./promises.js"
 export type Summarize<M> = (
   summary: string,
   messages: ReadonlyArray<M>,
-  third?: unknown,
-  fourth?: unknown
+  third?: SummarizeRequest,
+  fourth?: never
 ) => Promise<string>
 
 /** The facade memory the cases fold with (`AsyncRollingMemory`). */
@@ -204,7 +204,7 @@ export const runSummarizerCases = <M>(line: SummarizerLine<M>, { assert, describ
         "A.",
         [line.user("hi")],
         undefined,
-        line.request({ maxSummaryTokens: 30, focus: "the dates", mode: "segment" })
+        line.request({ maxSummaryTokens: 30, focus: "the dates", mode: "segment" }) as never
       )
       assert.deepStrictEqual(calls[0].body, {
         model: "m",
@@ -363,7 +363,7 @@ export const runSummarizerCases = <M>(line: SummarizerLine<M>, { assert, describ
         "A.",
         [line.user("hi")],
         undefined,
-        line.request({ maxSummaryTokens: 600, focus: "the dates", mode: "consolidate" })
+        line.request({ maxSummaryTokens: 600, focus: "the dates", mode: "consolidate" }) as never
       )
       assert.deepStrictEqual(calls[1].body, {
         model: "claude-x",

@@ -5,6 +5,7 @@
  * @since 1.0.0
  */
 import { Context, Effect, Layer } from "effect"
+import type * as Core from "../../../src/core/readySummarizers.js"
 import { SummarizerError } from "../Errors.js"
 import type { Message } from "../schema/Message.js"
 import { answersAtOnce, refusals, thrownAsIs } from "./internal/summarizing.js"
@@ -45,6 +46,27 @@ export interface Request {
    */
   readonly segments?: ReadonlyArray<string> | undefined
 }
+
+/**
+ * The model summarizers rollmem ships, as {@link ProviderUsage} names them
+ * (docs/contract.md section 16.5).
+ *
+ * @since 1.0.0
+ */
+export type ShippedSummarizer = Core.ShippedSummarizer
+
+/**
+ * What one request of a ready summarizer of `rollmem/adapters` cost, as the
+ * provider's response reported it (docs/contract.md section 16.5), given to
+ * its `onUsage`: `summarizer`, `model` (the option's model name, an AI SDK
+ * model's `modelId`), `inputTokens` (the whole prompt, cache reads and
+ * writes included), `outputTokens` (`undefined` when not reported). The
+ * summarizer's own request, not the memory's context: not a `recordUsage`
+ * sample.
+ *
+ * @since 1.0.0
+ */
+export type ProviderUsage = Core.ProviderUsage
 
 /**
  * A summarizer: `summarize(summary, messages, request)`, the new summary or

@@ -1,0 +1,172 @@
+/**
+ * Ready summarizers over your own OpenAI or Anthropic client on the Effect 4
+ * line: the Effect 3 line's (the same options, requests, replies and errors,
+ * `src/core/readySummarizers.ts`, docs/contract.md sections 14.3 and 16.5).
+ * Each returns a `summarize` function for `AsyncRollingMemory` /
+ * `AsyncSummaryMemory` (or `Summarizer.fromPromise`): one request per fold,
+ * with the instructions and request of `SummaryPrompt`, the summary budget
+ * as the instructions' word limit and the request's output token cap, and
+ * the facade's `AbortSignal` passed to the SDK (`{ signal }`) so an
+ * interrupted, timed-out or disposed fold cancels its request. The clients
+ * are typed structurally: nothing is imported from the SDKs. `onUsage` gets
+ * each request's usage; this line keeps no summarizer-usage counters.
+ *
+ * @example
+ * ```ts
+ * import { openAIChatSummarizer, type OpenAIChatClient } from "rollmem/adapters"
+ * import { AsyncRollingMemory } from "rollmem/promise"
+ *
+ * declare const client: OpenAIChatClient // new OpenAI() of `openai` 6
+ * const memory = new AsyncRollingMemory({
+ *   maxTokens: 4000,
+ *   summarize: openAIChatSummarizer(client, { model: "gpt-4o-mini", maxSummaryTokens: 300 })
+ * })
+ * ```
+ *
+ * @since 1.0.0
+ */
+import { Effect } from "effect"
+import * as Core from "../../../src/core/readySummarizers.js"
+import { ConfigError, SummarizerError } from "../Errors.js"
+import type * as Message from "../schema/Message.js"
+import * as Summarizer from "../services/Summarizer.js"
+import * as TokenCounter from "../services/TokenCounter.js"
+
+/**
+ * What the facade passes a summarizer beside the summary and the turns: an
+ * `AbortSignal`, or a request `{ signal, maxSummaryTokens }`.
+ *
+ * @since 1.0.0
+ */
+export type SummarizeRequest = Core.SummarizeRequest
+
+/**
+ * A `summarize` function for the async facade classes (and
+ * `Summarizer.fromPromise`): the `AbortSignal` third, the memory's
+ * `Summarizer.Request` fourth.
+ *
+ * @since 1.0.0
+ */
+export type PromiseSummarize = (
+  summary: string,
+  messages: ReadonlyArray<Message.Message>,
+  signal?: SummarizeRequest,
+  request?: Summarizer.Request
+) => Promise<string>
+
+/**
+ * Options of the ready summarizers, as on the Effect 3 line: `model`
+ * (required); `maxSummaryTokens` (default 400: the instructions' word limit
+ * and the request's output cap; a smaller budget in the memory's request
+ * wins; the reply is counted with the memory's counter and, as a last
+ * resort, cut to fit); `prompt` (replaces the instructions); `onUsage`
+ * (each request's usage when the response reports it, before the reply is
+ * read; a throw rejects the call).
+ *
+ * @since 1.0.0
+ */
+export interface SummarizerOptions {
+  readonly model: string
+  readonly maxSummaryTokens?: number | undefined
+  readonly prompt?: string | undefined
+  readonly onUsage?: ((usage: Summarizer.ProviderUsage) => void) | undefined
+}
+
+/**
+ * The part of an `openai` client `openAIChatSummarizer` calls.
+ *
+ * @since 1.0.0
+ */
+export type OpenAIChatClient = Core.OpenAIChatClient
+
+/**
+ * The part of an `@anthropic-ai/sdk` client `anthropicSummarizer` calls.
+ *
+ * @since 1.0.0
+ */
+export type AnthropicClient = Core.AnthropicClient
+
+/** The options checked (docs/contract.md section 14.3): a `ConfigError` thrown naming the first wrong one. */
+const decodeOptions = <A>(given: A, fields: ReadonlyArray<Core.Field>, owner: string): A => {
+  const problem = Core.optionsProblem(given, fields, owner)
+  if (problem !== undefined) throw new ConfigError(problem)
+  return given
+}
+
+/** What this line gives the ready summarizers of `core/readySummarizers.ts`: no usage counters. */
+const line: Core.Line<Summarizer.Request> = {
+  fail: (description, cause) => new SummarizerError(cause === undefined ? { description } : { description, cause }),
+  count: (text, request) =>
+    Effect.runPromise(Effect.mapError(
+      TokenCounter.countText(request?.counter ?? TokenCounter.wordCounter, text),
+      (cause) => new SummarizerError({ description: cause.message, cause })
+    )),
+  report: (usage, onUsage) => {
+    if (usage !== undefined) onUsage?.(usage)
+  }
+}
+
+/**
+ * A summarizer over your OpenAI client's Chat Completions (`openai` 6):
+ * `client.chat.completions.create({ model, max_completion_tokens, messages:
+ * [system instructions, user request] }, { signal })`. Throws `ConfigError`
+ * for a missing model, a budget that is not a positive integer or an
+ * unknown key; a call rejects with the SDK's own error when the request
+ * fails and with `SummarizerError` when the reply holds no text.
+ *
+ * @example
+ * ```ts
+ * import { openAIChatSummarizer, type OpenAIChatClient } from "rollmem/adapters"
+ * import { AsyncRollingMemory } from "rollmem/promise"
+ *
+ * declare const client: OpenAIChatClient // new OpenAI() of `openai` 6
+ * const memory = new AsyncRollingMemory({
+ *   maxTokens: 4000,
+ *   summarize: openAIChatSummarizer(client, {
+ *     model: "gpt-4o-mini",
+ *     maxSummaryTokens: 300,
+ *     onUsage: (usage) => console.log(usage) // each request's tokens
+ *   })
+ * })
+ * ```
+ *
+ * @since 1.0.0
+ */
+export const openAIChatSummarizer = (
+  client: OpenAIChatClient,
+  given: SummarizerOptions
+): PromiseSummarize & { readonly honoursMode: true } =>
+  Summarizer.honouringMode<PromiseSummarize>(
+    Core.openAIChat(client, decodeOptions(given, Core.MODEL_FIELDS, "openAIChatSummarizer"), line)
+  )
+
+/**
+ * A summarizer over your Anthropic client's Messages API
+ * (`@anthropic-ai/sdk`): `client.messages.create({ model, max_tokens,
+ * system: instructions, messages: [user request] }, { signal })`, the
+ * reply's text blocks joined. Throws `ConfigError` for a missing model, a
+ * budget that is not a positive integer or an unknown key; a call rejects
+ * with the SDK's own error when the request fails and with
+ * `SummarizerError` when the reply holds no text.
+ *
+ * @example
+ * ```ts
+ * import { anthropicSummarizer, type AnthropicClient } from "rollmem/adapters"
+ * import { AsyncRollingMemory } from "rollmem/promise"
+ *
+ * declare const client: AnthropicClient // new Anthropic() of `@anthropic-ai/sdk`
+ * const memory = new AsyncRollingMemory({
+ *   maxTokens: 4000,
+ *   summarize: anthropicSummarizer(client, { model: "claude-haiku-4-5", maxSummaryTokens: 300 })
+ * })
+ * ```
+ *
+ * @since 1.0.0
+ */
+export const anthropicSummarizer = (
+  client: AnthropicClient,
+  given: SummarizerOptions
+): PromiseSummarize & { readonly honoursMode: true } =>
+  Summarizer.honouringMode<PromiseSummarize>(
+    Core.anthropic(client, decodeOptions(given, Core.MODEL_FIELDS, "anthropicSummarizer"), line)
+  )
