@@ -1,13 +1,13 @@
 /**
  * The conversation entity in one process (`@effect/cluster`'s `TestRunner`:
  * in-memory sharding, messages serialized as between runners), over the
- * in-memory store: `withMemory` through the entity, requests applied once,
- * appends committed before the fold, a clear during a fold, and the store's
- * compare-and-set as a fencing guard.
+ * in-memory store: the cases of `test/support/conversationEntityCases.ts`,
+ * which the Effect 4 line runs too (this file gives the Effect 3 line's
+ * cluster), and the Promise facade over the entity.
  */
 import * as TestRunner from "@effect/cluster/TestRunner"
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Deferred, Effect, Layer, Option, Queue, Stream, SubscriptionRef } from "effect"
+import { Context, Effect, Layer, ManagedRuntime, Option, Stream, SubscriptionRef } from "effect"
 import { ConversationCluster, ConversationEntity } from "../../src/cluster.js"
 import { Conversations } from "../../src/promise/Conversations.js"
 import * as MemoryState from "../../src/schema/MemoryState.js"
@@ -15,7 +15,13 @@ import * as Message from "../../src/schema/Message.js"
 import * as Summarizer from "../../src/services/Summarizer.js"
 import * as Conversation from "../../src/store/Conversation.js"
 import * as ConversationStore from "../../src/store/ConversationStore.js"
-import { fold } from "../store/fold.js"
+import {
+  entityOptions,
+  type EntitySession,
+  fold,
+  runConversationEntityCases,
+  type SummarizerCase
+} from "../support/conversationEntityCases.js"
 
 const Entity = ConversationEntity.ConversationEntity
 
@@ -55,132 +61,67 @@ const cluster = (summarizer: Layer.Layer<Summarizer.Summarizer>) =>
 
 const folding = Summarizer.layerFunction((summary, messages) => fold(summary, messages))
 
-const contents = (state: MemoryState.MemoryState) => state.buffer.map((m) => m.content)
+const summarizerOf = (summarizer: SummarizerCase): Layer.Layer<Summarizer.Summarizer> =>
+  summarizer === "folding"
+    ? folding
+    : summarizer === "identity"
+    ? Summarizer.layerFunction((s) => s)
+    : Summarizer.layerEffect((summary, messages) =>
+      Effect.as(
+        Effect.async<void>((resume) => {
+          void summarizer(summary, messages.map((m) => m.content)).then(() => resume(Effect.void))
+        }),
+        fold(summary, messages)
+      )
+    )
 
-const add = (id: string, text: string) =>
-  // the memory handed to the callback is the writer's: the runner's summarizer folds, the writer's local one never saves
-  Conversation.withMemory(id, { strategy: "rolling", maxTokens: 3 }, (memory) => memory.add(Message.user(text))).pipe(
-    Effect.provide(Summarizer.layerDrop)
+/** `withMemory` with the writer's own summarizer dropping: the runner's summarizer folds. */
+const withMemory = <A, E, R>(id: string, f: (memory: Conversation.StoredMemory) => Effect.Effect<A, E, R>) =>
+  Conversation.withMemory(id, entityOptions, f).pipe(Effect.provide(Summarizer.layerDrop))
+
+const operations = (
+  users: ReadonlyArray<string>
+) => [{ _tag: "add" as const, messages: users.map((user) => Message.user(user)) }]
+
+const open = async (summarizer: SummarizerCase): Promise<EntitySession> => {
+  const runtime = ManagedRuntime.make(cluster(summarizerOf(summarizer)))
+  const [raw, saved, client, store] = await runtime.runPromise(
+    Effect.all([Store, Saved, Entity.client, ConversationStore.ConversationStore])
   )
-
-/** The state the entity holds, through its `Read`. */
-const read = (id: string) =>
-  Effect.flatMap(Entity.client, (client) => client(id).Read()).pipe(
-    Effect.map((stored) => stored === null ? MemoryState.empty : stored.state)
-  )
-
-/** Waits until the store saved a state satisfying `done` (the fold runs in the background): the saves signal it. */
-const storedWhen = (id: string, done: (state: MemoryState.MemoryState) => boolean) =>
-  Effect.flatMap(Saved, (saved) =>
-    saved.changes.pipe(
-      Stream.filterMap((all) => Option.filter(Option.fromNullable(all.get(id)), done)),
-      Stream.runHead,
-      Effect.map(Option.getOrThrow)
-    ))
-
-const apply = (id: string, requestId: string, operations: ReadonlyArray<Conversation.Operation>) =>
-  Effect.flatMap(
-    Entity.client,
-    (client) => client(id).Apply({ requestId, options: { strategy: "rolling", maxTokens: 3 }, operations })
-  )
+  const apply = (id: string, requestId: string, options: unknown, users: ReadonlyArray<string>) =>
+    client(id).Apply({ requestId, options: options as Conversation.Options, operations: operations(users) })
+  return {
+    add: (id, text) => runtime.runPromise(withMemory(id, (memory) => memory.add(Message.user(text)))),
+    context: (id) => runtime.runPromise(withMemory(id, (memory) => memory.context)),
+    clearThenAdd: (id, text) =>
+      runtime.runPromise(withMemory(id, (memory) => Effect.zipRight(memory.clear, memory.add(Message.user(text))))),
+    read: (id) =>
+      runtime.runPromise(Effect.map(client(id).Read(), (stored) => stored === null ? MemoryState.empty : stored.state)),
+    storedWhen: (id, done) =>
+      runtime.runPromise(saved.changes.pipe(
+        Stream.filterMap((all) => Option.filter(Option.fromNullable(all.get(id)), done)),
+        Stream.runHead,
+        Effect.map(Option.getOrThrow)
+      )),
+    apply: (id, requestId, options, users) => runtime.runPromise(apply(id, requestId, options, users)),
+    applyFailure: (id, requestId, options, users) =>
+      runtime.runPromise(Effect.map(Effect.flip(apply(id, requestId, options, users)), (error) => error._tag)),
+    rawLoad: (id) => runtime.runPromise(Effect.map(raw.load(id), Option.getOrUndefined)),
+    rawSave: (id, buffer, expected, requestIds) =>
+      runtime.runPromise(Effect.asVoid(raw.save(
+        id,
+        MemoryState.make("", buffer.map((m) => Message.make(m.role, m.content))),
+        expected,
+        requestIds && { requestIds }
+      ))),
+    load: (id) => runtime.runPromise(Effect.map(store.load(id), Option.getOrUndefined)),
+    delete: (id) => runtime.runPromise(store.delete(id)),
+    close: () => runtime.dispose()
+  }
+}
 
 describe("ConversationEntity", () => {
-  it.scopedLive("withMemory writes through the entity; the entity folds with its runner's summarizer", () =>
-    Effect.gen(function*() {
-      for (const text of ["a", "b", "c", "d", "e"]) yield* add("c1", text)
-      const state = yield* storedWhen("c1", (s) => s.summary !== "" && s.buffer.length <= 3)
-      assert.deepStrictEqual(contents(state), ["c", "d", "e"])
-      assert.deepStrictEqual(state.summary.match(/[a-e]/g), ["a", "b"])
-      const loaded = yield* Conversation.withMemory("c1", { strategy: "rolling", maxTokens: 3 }, (m) => m.context)
-      assert.strictEqual(loaded, `system: ${state.summary}\nuser: c\nuser: d\nuser: e`)
-    }).pipe(Effect.provide(Summarizer.layerDrop)).pipe(Effect.provide(cluster(folding))))
-
-  it.scopedLive("a request delivered twice is applied once: the second reply says duplicate", () =>
-    Effect.gen(function*() {
-      const operations = [{ _tag: "add" as const, messages: [Message.user("once")] }]
-      const first = yield* apply("c2", "req-1", operations)
-      const second = yield* apply("c2", "req-1", operations)
-      assert.deepStrictEqual(first, { revision: 1, duplicate: false })
-      assert.deepStrictEqual(second, { revision: 1, duplicate: true })
-      const stored = Option.getOrThrow(yield* Effect.flatMap(Store, (s) => s.load("c2")))
-      assert.deepStrictEqual(contents(stored.state), ["once"])
-      assert.deepStrictEqual(stored.requestIds, ["req-1"])
-    }).pipe(Effect.provide(cluster(folding))))
-
-  it.scopedLive("a request id stored before a restart is still known: a redelivery after a crash is applied once", () =>
-    Effect.gen(function*() {
-      // The store already holds the request (the owner saved it, then died before replying).
-      const store = yield* Store
-      yield* store.save("c3", MemoryState.make("", [Message.user("saved")]), 0, { requestIds: ["req-9"] })
-      const again = yield* apply("c3", "req-9", [{ _tag: "add", messages: [Message.user("saved")] }])
-      assert.deepStrictEqual(again, { revision: 1, duplicate: true })
-      assert.deepStrictEqual(contents(yield* read("c3")), ["saved"])
-    }).pipe(Effect.provide(cluster(folding))))
-
-  it.scopedLive("a slow summarizer holds no writer: appends are stored while it runs, and kept after its fold", () => {
-    const release = Deferred.unsafeMake<void>(undefined as never)
-    const started = Deferred.unsafeMake<void>(undefined as never)
-    const slow = Summarizer.layerEffect((summary, messages) =>
-      Effect.zipRight(
-        Effect.zipRight(Deferred.succeed(started, undefined), Deferred.await(release)),
-        Effect.succeed(fold(summary, messages))
-      )
-    )
-    return Effect.gen(function*() {
-      for (const text of ["a", "b", "c", "d"]) yield* add("c4", text)
-      yield* Deferred.await(started)
-      // The fold of [a] waits; writers go on.
-      yield* add("c4", "e")
-      yield* add("c4", "f")
-      assert.deepStrictEqual(contents(yield* read("c4")), ["a", "b", "c", "d", "e", "f"])
-      yield* Deferred.succeed(release, undefined)
-      const state = yield* storedWhen("c4", (s) => s.buffer.length <= 3)
-      const all = [...state.summary.match(/[a-f]/g)!, ...contents(state)]
-      assert.deepStrictEqual(all, ["a", "b", "c", "d", "e", "f"])
-    }).pipe(Effect.provide(cluster(slow)))
-  })
-
-  it.scopedLive("a clear while a fold runs wins: the fold is discarded", () => {
-    const release = Deferred.unsafeMake<void>(undefined as never)
-    const calls = Effect.runSync(Queue.unbounded<{ readonly summary: string; readonly turns: Array<string> }>())
-    // The first call waits for `release`; each call is reported, so the test knows when the next fold started.
-    const slow = Summarizer.layerEffect((summary, messages) =>
-      Effect.zipRight(
-        Queue.offer(calls, { summary, turns: messages.map((m) => m.content) }),
-        Effect.as(Deferred.await(release), fold(summary, messages))
-      )
-    )
-    return Effect.gen(function*() {
-      for (const text of ["a", "b", "c", "d"]) yield* add("c5", text)
-      assert.deepStrictEqual(yield* Queue.take(calls), { summary: "", turns: ["a"] })
-      yield* Conversation.withMemory(
-        "c5",
-        { strategy: "rolling", maxTokens: 3 },
-        (m) => Effect.zipRight(m.clear, m.add(Message.user("x")))
-      ).pipe(Effect.provide(Summarizer.layerDrop))
-      yield* Deferred.succeed(release, undefined)
-      // Folds run one at a time: the next fold's call comes after the discarded one ended, and sees no summary.
-      for (const text of ["y", "z", "w"]) yield* add("c5", text)
-      assert.deepStrictEqual(yield* Queue.take(calls), { summary: "", turns: ["x"] })
-      const state = yield* storedWhen("c5", (s) => s.summary !== "")
-      assert.deepStrictEqual(state.summary.match(/[a-z]/g), ["x"])
-      assert.deepStrictEqual(contents(state), ["y", "z", "w"])
-    }).pipe(Effect.provide(cluster(slow)))
-  })
-
-  it.scopedLive("another writer's save (a second owner) is never overwritten: the entity reloads and applies on top", () =>
-    Effect.gen(function*() {
-      yield* add("c6", "a")
-      const store = yield* Store
-      const stored = Option.getOrThrow(yield* store.load("c6"))
-      yield* store.save(
-        "c6",
-        MemoryState.make("", [...stored.state.buffer, Message.user("elsewhere")]),
-        stored.revision
-      )
-      yield* add("c6", "b")
-      assert.deepStrictEqual(contents(Option.getOrThrow(yield* store.load("c6")).state), ["a", "elsewhere", "b"])
-    }).pipe(Effect.provide(Summarizer.layerDrop)).pipe(Effect.provide(cluster(Summarizer.layerFunction((s) => s)))))
+  runConversationEntityCases({ open }, { assert, it })
 
   it.live("Conversations (the Promise facade) works unchanged over the entity: store is the client layer", () =>
     Effect.promise(async () => {
@@ -204,18 +145,4 @@ describe("ConversationEntity", () => {
         await conversations.dispose()
       }
     }))
-
-  it.scopedLive("bad strategy options are a ConfigError from the entity; nothing is applied", () =>
-    Effect.gen(function*() {
-      const error = yield* Effect.flip(
-        Effect.flatMap(Entity.client, (client) =>
-          client("c7").Apply({
-            requestId: "r",
-            options: { strategy: "rolling", maxTokens: -1 },
-            operations: [{ _tag: "add", messages: [Message.user("no")] }]
-          }))
-      )
-      assert.strictEqual(error._tag, "ConfigError")
-      assert.isTrue(Option.isNone(yield* Effect.flatMap(Store, (s) => s.load("c7"))))
-    }).pipe(Effect.provide(cluster(folding))))
 })

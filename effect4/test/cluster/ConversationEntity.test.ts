@@ -1,16 +1,20 @@
 /**
  * The conversation entity on the Effect 4 line in one process
  * (`effect/cluster`'s `TestRunner`: in-memory sharding, messages serialized
- * as between runners), over the in-memory store: the Effect 3 suite's
- * behaviours (test/cluster/ConversationEntity.test.ts) with its exact
- * values: `withMemory` through the entity, requests applied once, appends
- * committed before the fold, a clear during a fold, and the store's
- * compare-and-set as a fencing guard. Waits on the store's saves and on
- * Deferreds, never sleeps.
+ * as between runners), over the in-memory store: the Effect 3 line's cases
+ * with its exact values (`test/support/conversationEntityCases.ts`); this
+ * file gives the Effect 4 line's cluster.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Deferred, Effect, Layer, Option, Queue, Stream, SubscriptionRef } from "effect"
+import { Context, Effect, Layer, ManagedRuntime, Option, Stream, SubscriptionRef } from "effect"
 import { TestRunner } from "effect/cluster"
+import {
+  entityOptions,
+  type EntitySession,
+  fold,
+  runConversationEntityCases,
+  type SummarizerCase
+} from "../../../test/support/conversationEntityCases.js"
 import { ConversationCluster, ConversationEntity } from "../../src/cluster.js"
 import * as MemoryState from "../../src/schema/MemoryState.js"
 import * as Message from "../../src/schema/Message.js"
@@ -28,14 +32,6 @@ class Saved extends Context.Service<
   Saved,
   SubscriptionRef.SubscriptionRef<ReadonlyMap<string, MemoryState.MemoryState>>
 >()("test/Saved") {}
-
-/** Appends the folded turns to the summary as one bracketed group (the Effect 3 suite's `fold`). */
-const fold = (summary: string, messages: ReadonlyArray<Message.Message>): string =>
-  `${summary}[${messages.map((m) => m.content).join(",")}]`
-
-const layerEffect = <E>(
-  f: (summary: string, messages: ReadonlyArray<Message.Message>) => Effect.Effect<string, E>
-): Layer.Layer<Summarizer.Summarizer> => Layer.succeed(Summarizer.Summarizer, Summarizer.fromEffect(f))
 
 /** The entity on a test runner, with `withMemory`'s services over it, and the store it persists to. */
 const cluster = (summarizer: Layer.Layer<Summarizer.Summarizer>) =>
@@ -65,159 +61,78 @@ const cluster = (summarizer: Layer.Layer<Summarizer.Summarizer>) =>
     ).pipe(Layer.provideMerge(TestRunner.layer))
   }))
 
-const folding = Summarizer.layerFunction((summary, messages) => fold(summary, messages))
+const summarizerOf = (summarizer: SummarizerCase): Layer.Layer<Summarizer.Summarizer> =>
+  summarizer === "folding"
+    ? Summarizer.layerFunction((summary, messages) => fold(summary, messages))
+    : summarizer === "identity"
+    ? Summarizer.layerFunction((s) => s)
+    : Layer.succeed(
+      Summarizer.Summarizer,
+      Summarizer.fromEffect((summary, messages) =>
+        Effect.as(
+          Effect.callback<void>((resume) => {
+            void summarizer(summary, messages.map((m) => m.content)).then(() => resume(Effect.void))
+          }),
+          fold(summary, messages)
+        )
+      )
+    )
 
-const contents = (state: MemoryState.MemoryState) => state.buffer.map((m) => m.content)
+/** `withMemory` with the writer's own summarizer dropping: the runner's summarizer folds. */
+const withMemory = <A, E, R>(id: string, f: (memory: Conversation.StoredMemory) => Effect.Effect<A, E, R>) =>
+  Conversation.withMemory(id, entityOptions, f).pipe(Effect.provide(Summarizer.layerDrop))
 
-const add = (id: string, text: string) =>
-  // the memory handed to the callback is the writer's: the runner's summarizer folds, the writer's local one never saves
-  Conversation.withMemory(id, { strategy: "rolling", maxTokens: 3 }, (memory) => memory.add(Message.user(text))).pipe(
-    Effect.provide(Summarizer.layerDrop)
-  )
+const operations = (users: ReadonlyArray<string>) => [
+  { _tag: "add" as const, messages: users.map((user) => Message.user(user)) }
+]
 
-/** The state the entity holds, through its `Read`. */
-const read = (id: string) =>
-  Effect.flatMap(Entity.client, (client) => client(id).Read(undefined)).pipe(
-    Effect.map((stored) => stored === null ? MemoryState.empty : stored.state)
-  )
-
-/** Waits until the store saved a state satisfying `done` (the fold runs in the background): the saves signal it. */
-const storedWhen = (id: string, done: (state: MemoryState.MemoryState) => boolean) =>
-  Effect.flatMap(Effect.service(Saved), (saved) =>
-    SubscriptionRef.changes(saved).pipe(
-      Stream.map((all) => all.get(id)),
-      Stream.filter((state): state is MemoryState.MemoryState => state !== undefined && done(state)),
-      Stream.runHead,
-      Effect.map(Option.getOrThrow)
-    ))
-
-const apply = (id: string, requestId: string, operations: ReadonlyArray<Conversation.Operation>) =>
-  Effect.flatMap(
-    Entity.client,
-    (client) => client(id).Apply({ requestId, options: { strategy: "rolling", maxTokens: 3 }, operations })
-  )
+const open = async (summarizer: SummarizerCase): Promise<EntitySession> => {
+  const runtime = ManagedRuntime.make(cluster(summarizerOf(summarizer)))
+  const { client, raw, saved, store } = await runtime.runPromise(Effect.gen(function*() {
+    return {
+      raw: yield* Effect.service(Store),
+      saved: yield* Effect.service(Saved),
+      client: yield* Entity.client,
+      store: yield* Effect.service(ConversationStore.ConversationStore)
+    }
+  }))
+  const apply = (id: string, requestId: string, options: unknown, users: ReadonlyArray<string>) =>
+    client(id).Apply({ requestId, options: options as Conversation.Options, operations: operations(users) })
+  return {
+    add: (id, text) => runtime.runPromise(withMemory(id, (memory) => memory.add(Message.user(text)))),
+    context: (id) => runtime.runPromise(withMemory(id, (memory) => memory.context)),
+    clearThenAdd: (id, text) =>
+      runtime.runPromise(withMemory(id, (memory) => Effect.andThen(memory.clear, memory.add(Message.user(text))))),
+    read: (id) =>
+      runtime.runPromise(
+        Effect.map(client(id).Read(undefined), (stored) => stored === null ? MemoryState.empty : stored.state)
+      ),
+    storedWhen: (id, done) =>
+      runtime.runPromise(
+        SubscriptionRef.changes(saved).pipe(
+          Stream.map((all) => all.get(id)),
+          Stream.filter((state): state is MemoryState.MemoryState => state !== undefined && done(state)),
+          Stream.runHead,
+          Effect.map(Option.getOrThrow)
+        )
+      ),
+    apply: (id, requestId, options, users) => runtime.runPromise(apply(id, requestId, options, users)),
+    applyFailure: (id, requestId, options, users) =>
+      runtime.runPromise(Effect.map(Effect.flip(apply(id, requestId, options, users)), (error) => error._tag)),
+    rawLoad: (id) => runtime.runPromise(Effect.map(raw.load(id), Option.getOrUndefined)),
+    rawSave: (id, buffer, expected, requestIds) =>
+      runtime.runPromise(Effect.asVoid(raw.save(
+        id,
+        MemoryState.make("", buffer.map((m) => Message.make(m.role, m.content))),
+        expected,
+        requestIds && { requestIds }
+      ))),
+    load: (id) => runtime.runPromise(Effect.map(store.load(id), Option.getOrUndefined)),
+    delete: (id) => runtime.runPromise(store.delete(id)),
+    close: () => runtime.dispose()
+  }
+}
 
 describe("ConversationEntity (Effect 4)", () => {
-  it.live("withMemory writes through the entity; the entity folds with its runner's summarizer", () =>
-    Effect.gen(function*() {
-      for (const text of ["a", "b", "c", "d", "e"]) yield* add("c1", text)
-      const state = yield* storedWhen("c1", (s) => s.summary !== "" && s.buffer.length <= 3)
-      assert.deepStrictEqual(contents(state), ["c", "d", "e"])
-      assert.deepStrictEqual(state.summary.match(/[a-e]/g), ["a", "b"])
-      const loaded = yield* Conversation.withMemory("c1", { strategy: "rolling", maxTokens: 3 }, (m) => m.context)
-      assert.strictEqual(loaded, `system: ${state.summary}\nuser: c\nuser: d\nuser: e`)
-    }).pipe(Effect.provide(Summarizer.layerDrop), Effect.provide(cluster(folding))))
-
-  it.live("a request delivered twice is applied once: the second reply says duplicate", () =>
-    Effect.gen(function*() {
-      const operations = [{ _tag: "add" as const, messages: [Message.user("once")] }]
-      const first = yield* apply("c2", "req-1", operations)
-      const second = yield* apply("c2", "req-1", operations)
-      assert.deepStrictEqual(first, { revision: 1, duplicate: false })
-      assert.deepStrictEqual(second, { revision: 1, duplicate: true })
-      const stored = Option.getOrThrow(yield* Effect.flatMap(Effect.service(Store), (s) => s.load("c2")))
-      assert.deepStrictEqual(contents(stored.state), ["once"])
-      assert.deepStrictEqual(stored.requestIds, ["req-1"])
-    }).pipe(Effect.provide(cluster(folding))))
-
-  it.live("a request id stored before a restart is still known: a redelivery after a crash is applied once", () =>
-    Effect.gen(function*() {
-      // The store already holds the request (the owner saved it, then died before replying).
-      const store = yield* Store
-      yield* store.save("c3", MemoryState.make("", [Message.user("saved")]), 0, { requestIds: ["req-9"] })
-      const again = yield* apply("c3", "req-9", [{ _tag: "add", messages: [Message.user("saved")] }])
-      assert.deepStrictEqual(again, { revision: 1, duplicate: true })
-      assert.deepStrictEqual(contents(yield* read("c3")), ["saved"])
-    }).pipe(Effect.provide(cluster(folding))))
-
-  it.live("a slow summarizer holds no writer: appends are stored while it runs, and kept after its fold", () =>
-    Effect.gen(function*() {
-      const release = yield* Deferred.make<void>()
-      const started = yield* Deferred.make<void>()
-      const slow = layerEffect((summary, messages) =>
-        Deferred.succeed(started, undefined).pipe(
-          Effect.andThen(Deferred.await(release)),
-          Effect.as(fold(summary, messages))
-        )
-      )
-      yield* Effect.gen(function*() {
-        for (const text of ["a", "b", "c", "d"]) yield* add("c4", text)
-        yield* Deferred.await(started)
-        // The fold of [a] waits; writers go on.
-        yield* add("c4", "e")
-        yield* add("c4", "f")
-        assert.deepStrictEqual(contents(yield* read("c4")), ["a", "b", "c", "d", "e", "f"])
-        yield* Deferred.succeed(release, undefined)
-        const state = yield* storedWhen("c4", (s) => s.buffer.length <= 3)
-        const all = [...state.summary.match(/[a-f]/g)!, ...contents(state)]
-        assert.deepStrictEqual(all, ["a", "b", "c", "d", "e", "f"])
-      }).pipe(Effect.provide(cluster(slow)))
-    }))
-
-  it.live("a clear while a fold runs wins: the fold is discarded", () =>
-    Effect.gen(function*() {
-      const release = yield* Deferred.make<void>()
-      const calls = yield* Queue.unbounded<{ readonly summary: string; readonly turns: Array<string> }>()
-      // The first call waits for `release`; each call is reported, so the test knows when the next fold started.
-      const slow = layerEffect((summary, messages) =>
-        Queue.offer(calls, { summary, turns: messages.map((m) => m.content) }).pipe(
-          Effect.andThen(Deferred.await(release)),
-          Effect.as(fold(summary, messages))
-        )
-      )
-      yield* Effect.gen(function*() {
-        for (const text of ["a", "b", "c", "d"]) yield* add("c5", text)
-        assert.deepStrictEqual(yield* Queue.take(calls), { summary: "", turns: ["a"] })
-        yield* Conversation.withMemory(
-          "c5",
-          { strategy: "rolling", maxTokens: 3 },
-          (m) => Effect.andThen(m.clear, m.add(Message.user("x")))
-        ).pipe(Effect.provide(Summarizer.layerDrop))
-        yield* Deferred.succeed(release, undefined)
-        // Folds run one at a time: the next fold's call comes after the discarded one ended, and sees no summary.
-        for (const text of ["y", "z", "w"]) yield* add("c5", text)
-        assert.deepStrictEqual(yield* Queue.take(calls), { summary: "", turns: ["x"] })
-        const state = yield* storedWhen("c5", (s) => s.summary !== "")
-        assert.deepStrictEqual(state.summary.match(/[a-z]/g), ["x"])
-        assert.deepStrictEqual(contents(state), ["y", "z", "w"])
-      }).pipe(Effect.provide(cluster(slow)))
-    }))
-
-  it.live("another writer's save (a second owner) is never overwritten: the entity reloads and applies on top", () =>
-    Effect.gen(function*() {
-      yield* add("c6", "a")
-      const store = yield* Store
-      const stored = Option.getOrThrow(yield* store.load("c6"))
-      yield* store.save(
-        "c6",
-        MemoryState.make("", [...stored.state.buffer, Message.user("elsewhere")]),
-        stored.revision
-      )
-      yield* add("c6", "b")
-      assert.deepStrictEqual(contents(Option.getOrThrow(yield* store.load("c6")).state), ["a", "elsewhere", "b"])
-    }).pipe(Effect.provide(Summarizer.layerDrop), Effect.provide(cluster(Summarizer.layerFunction((s) => s)))))
-
-  it.live("bad strategy options are a ConfigError from the entity; nothing is applied", () =>
-    Effect.gen(function*() {
-      const error = yield* Effect.flip(
-        Effect.flatMap(Entity.client, (client) =>
-          client("c7").Apply({
-            requestId: "r",
-            options: { strategy: "rolling", maxTokens: -1 },
-            operations: [{ _tag: "add", messages: [Message.user("no")] }]
-          }))
-      )
-      assert.strictEqual(error._tag, "ConfigError")
-      assert.isTrue(Option.isNone(yield* Effect.flatMap(Effect.service(Store), (s) => s.load("c7"))))
-    }).pipe(Effect.provide(cluster(folding))))
-
-  it.live("a Delete through the store over the entity leaves nothing to read", () =>
-    Effect.gen(function*() {
-      yield* add("c8", "a")
-      yield* Effect.flatMap(Effect.service(ConversationStore.ConversationStore), (s) => s.delete("c8"))
-      assert.isTrue(
-        Option.isNone(yield* Effect.flatMap(Effect.service(ConversationStore.ConversationStore), (s) => s.load("c8")))
-      )
-      assert.isTrue(Option.isNone(yield* Effect.flatMap(Effect.service(Store), (s) => s.load("c8"))))
-    }).pipe(Effect.provide(Summarizer.layerDrop), Effect.provide(cluster(folding))))
+  runConversationEntityCases({ open }, { assert, it })
 })
