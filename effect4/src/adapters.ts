@@ -26,7 +26,8 @@
  *
  * Ready summarizers for the Promise facade (or `Summarizer.fromPromise`)
  * over your own client, as on the Effect 3 line: {@link openAIChatSummarizer}
- * and {@link anthropicSummarizer}.
+ * and {@link anthropicSummarizer}; over the AI SDK's `generateText` (the
+ * optional peer `ai`, loaded on the first call): {@link aiSdkSummarizer}.
  *
  * @example
  * ```ts
@@ -52,6 +53,8 @@ import * as LangChain from "./adapters/LangChain.js"
 import * as OpenAiChat from "./adapters/OpenAiChat.js"
 import * as OpenAiResponses from "./adapters/OpenAiResponses.js"
 import {
+  aiSdkSummarizer,
+  type AiSdkSummarizerOptions,
   type AnthropicClient,
   anthropicSummarizer,
   type OpenAIChatClient,
@@ -85,6 +88,10 @@ export {
   AdapterError,
   /** @since 1.0.0 */
   AiSdk,
+  /** @since 1.0.0 */
+  aiSdkSummarizer,
+  /** @since 1.0.0 */
+  type AiSdkSummarizerOptions,
   /** @since 1.0.0 */
   Anthropic,
   /** @since 1.0.0 */

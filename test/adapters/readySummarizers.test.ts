@@ -18,6 +18,7 @@ runSummarizerCases<Message.Message>({
   name: "effect3",
   openAIChatSummarizer: Adapters.openAIChatSummarizer,
   anthropicSummarizer: Adapters.anthropicSummarizer,
+  aiSdkSummarizer: Adapters.aiSdkSummarizer,
   user: (content) => Message.user(content),
   request: ({ focus, maxSummaryTokens, mode }) => ({
     ...Summarizer.request({ maxSummaryTokens }),

@@ -4,17 +4,17 @@
  * summarizer-usage counters, never recorded as the memory's usage sample
  * (the request is the summarizer's, not the memory's context); and their
  * options decoded as the memories' are: an unknown key is a ConfigError (14.3).
+ * The ready summarizers openAIChatSummarizer, anthropicSummarizer and
+ * aiSdkSummarizer are held to test/support/summarizerCases.ts on both lines.
  */
 import * as LanguageModel from "@effect/ai/LanguageModel"
 import type * as Response from "@effect/ai/Response"
 import { assert, describe, it } from "@effect/vitest"
-import { MockLanguageModelV3 } from "ai/test"
 import { Effect, Layer, Metric, Stream } from "effect"
 import * as Adapters from "../../src/adapters.js"
 import * as LanguageModelSummarizer from "../../src/ai/LanguageModelSummarizer.js"
 import * as Usage from "../../src/core/usage.js"
-import { ConfigError, type SummarizerError } from "../../src/Errors.js"
-import { AsyncRollingMemory } from "../../src/promise/index.js"
+import { ConfigError } from "../../src/Errors.js"
 import * as Message from "../../src/schema/Message.js"
 import * as Summarizer from "../../src/services/Summarizer.js"
 import * as Telemetry from "../../src/Telemetry.js"
@@ -108,120 +108,8 @@ describe("Usage.requestUsage (contract 16.5)", () => {
   })
 })
 
+// openAIChatSummarizer, anthropicSummarizer and aiSdkSummarizer: test/support/summarizerCases.ts, on both lines
 describe("the ready summarizers report their requests' usage (contract 16.5)", () => {
-  it("openAIChatSummarizer: onUsage once per request and the counters; the memory's ratio is not moved", async () => {
-    const seen: Array<Summarizer.ProviderUsage> = []
-    const client: Adapters.OpenAIChatClient = {
-      chat: {
-        completions: {
-          create: () =>
-            Promise.resolve({
-              choices: [{ message: { content: "S1" } }],
-              usage: { prompt_tokens: 812, completion_tokens: 95, total_tokens: 907 }
-            })
-        }
-      }
-    }
-    const summarize = Adapters.openAIChatSummarizer(client, { model: "gpt-x", onUsage: (u) => seen.push(u) })
-    const memory = new AsyncRollingMemory({ maxTokens: 3, summarize })
-    const counted = await growth("openai-chat", async () => {
-      await memory.addUserMessage("one two")
-      await memory.addAssistantMessage("three four")
-    })
-    assert.strictEqual(memory.summary, "S1")
-    assert.deepStrictEqual(seen, [{ summarizer: "openai-chat", model: "gpt-x", inputTokens: 812, outputTokens: 95 }])
-    assert.deepStrictEqual(counted, [812, 95])
-    assert.strictEqual(memory.usageRatio, 1)
-  })
-
-  it("anthropicSummarizer: the cache reads and writes are input; a reply then refused was still reported", async () => {
-    const seen: Array<Summarizer.ProviderUsage> = []
-    let content = [{ type: "text", text: "S2" }]
-    const client: Adapters.AnthropicClient = {
-      messages: {
-        create: () =>
-          Promise.resolve({
-            content,
-            usage: { input_tokens: 10, cache_read_input_tokens: 800, cache_creation_input_tokens: 5, output_tokens: 40 }
-          })
-      }
-    }
-    const summarize = Adapters.anthropicSummarizer(client, { model: "claude-x", onUsage: (u) => seen.push(u) })
-    const counted = await growth("anthropic", async () => {
-      assert.strictEqual(await summarize("", [Message.user("hi")]), "S2")
-      content = []
-      const error = await summarize("", [Message.user("hi")]).then(() => undefined, (e: unknown) => e)
-      assert.strictEqual((error as SummarizerError).description, "the model's reply holds no text")
-    })
-    const one: Summarizer.ProviderUsage = {
-      summarizer: "anthropic",
-      model: "claude-x",
-      inputTokens: 815,
-      outputTokens: 40
-    }
-    assert.deepStrictEqual(seen, [one, one])
-    assert.deepStrictEqual(counted, [1630, 80])
-  })
-
-  it("no usage in the response, or a malformed one: no call, the counters unchanged", async () => {
-    const seen: Array<Summarizer.ProviderUsage> = []
-    let usage: unknown = undefined
-    const client: Adapters.OpenAIChatClient = {
-      chat: { completions: { create: () => Promise.resolve({ choices: [{ message: { content: "S" } }], usage }) } }
-    }
-    const summarize = Adapters.openAIChatSummarizer(client, { model: "gpt-x", onUsage: (u) => seen.push(u) })
-    const counted = await growth("openai-chat", async () => {
-      await summarize("", [Message.user("hi")])
-      usage = { prompt_tokens: "812" }
-      await summarize("", [Message.user("hi")])
-    })
-    assert.deepStrictEqual(seen, [])
-    assert.deepStrictEqual(counted, [0, 0])
-  })
-
-  it("a throw from onUsage rejects the call: the memory's fold fails and commits nothing", async () => {
-    const client: Adapters.OpenAIChatClient = {
-      chat: {
-        completions: {
-          create: () => Promise.resolve({ choices: [{ message: { content: "S" } }], usage: { prompt_tokens: 4 } })
-        }
-      }
-    }
-    const summarize = Adapters.openAIChatSummarizer(client, {
-      model: "gpt-x",
-      onUsage: () => {
-        throw new Error("meter down")
-      }
-    })
-    const memory = new AsyncRollingMemory({ maxTokens: 3, summarize })
-    await memory.addUserMessage("one two")
-    const error = await memory.addAssistantMessage("three four").then(() => undefined, (e: unknown) => e)
-    assert.strictEqual((error as Error).message, "meter down")
-    assert.strictEqual(memory.summary, "")
-    assert.strictEqual(memory.getMessages().length, 2)
-  })
-
-  it("aiSdkSummarizer: generateText's usage, the model's modelId", async () => {
-    const seen: Array<Summarizer.ProviderUsage> = []
-    const mock = new MockLanguageModelV3({
-      modelId: "mock-model",
-      doGenerate: () =>
-        Promise.resolve({
-          content: [{ type: "text", text: "S3" }],
-          finishReason: { unified: "stop", raw: "stop" },
-          usage: {
-            inputTokens: { total: 120, noCache: 20, cacheRead: 100, cacheWrite: 0 },
-            outputTokens: { total: 6, text: 6, reasoning: 0 }
-          },
-          warnings: []
-        })
-    })
-    const summarize = Adapters.aiSdkSummarizer({ model: mock, onUsage: (u) => seen.push(u) })
-    const counted = await growth("ai-sdk", () => summarize("", [Message.user("hi")]))
-    assert.deepStrictEqual(seen, [{ summarizer: "ai-sdk", model: "mock-model", inputTokens: 120, outputTokens: 6 }])
-    assert.deepStrictEqual(counted, [120, 6])
-  })
-
   it("the compacting summarizers: Anthropic's compaction iteration added, OpenAI's compact usage", async () => {
     const seen: Array<Summarizer.ProviderUsage> = []
     const anthropic: Adapters.AnthropicCompactionClient = {
@@ -345,13 +233,8 @@ describe("LanguageModelSummarizer reports each request's usage (contract 16.5)",
     }))
 })
 
+// openAIChatSummarizer, anthropicSummarizer and aiSdkSummarizer: test/support/summarizerCases.ts, on both lines
 describe("the ready summarizers' options are decoded: unknown keys refused (contract 14.3)", () => {
-  const chat: Adapters.OpenAIChatClient = {
-    chat: { completions: { create: () => Promise.resolve({ choices: [{ message: { content: "S" } }] }) } }
-  }
-  const anthropic: Adapters.AnthropicClient = {
-    messages: { create: () => Promise.resolve({ content: [{ type: "text", text: "S" }] }) }
-  }
   const compaction: Adapters.AnthropicCompactionClient = {
     beta: { messages: { create: () => Promise.resolve({ content: [] }) } }
   }
@@ -369,16 +252,8 @@ describe("the ready summarizers' options are decoded: unknown keys refused (cont
   }
   const known = "model, maxSummaryTokens, prompt, onUsage"
 
-  it("a misspelt key is a ConfigError naming it and the known ones, for each summarizer", () => {
-    const wrong = { model: "m", maxTokns: 300 } as unknown as Adapters.SummarizerOptions
-    assert.deepStrictEqual(refusal(() => Adapters.openAIChatSummarizer(chat, wrong)), [
-      "maxTokns",
-      `unknown option for openAIChatSummarizer (known: ${known})`
-    ])
-    assert.deepStrictEqual(refusal(() => Adapters.anthropicSummarizer(anthropic, wrong)), [
-      "maxTokns",
-      `unknown option for anthropicSummarizer (known: ${known})`
-    ])
+  it("a misspelt key is a ConfigError naming it and the known ones, for the compacting summarizers", () => {
+    const wrong = { model: "m", maxTokns: 300 } as unknown as Adapters.CompactionSummarizerOptions
     assert.deepStrictEqual(refusal(() => Adapters.anthropicCompactionSummarizer(compaction, wrong)), [
       "maxTokns",
       `unknown option for anthropicCompactionSummarizer (known: ${known})`
@@ -387,57 +262,6 @@ describe("the ready summarizers' options are decoded: unknown keys refused (cont
       "maxTokns",
       `unknown option for openAIResponsesCompactSummarizer (known: ${known})`
     ])
-    assert.deepStrictEqual(
-      refusal(() =>
-        Adapters.aiSdkSummarizer({ model: "openai/gpt-x", maxRetry: 1 } as unknown as Adapters.AiSdkSummarizerOptions)
-      ),
-      ["maxRetry", "unknown option for aiSdkSummarizer (known: model, maxSummaryTokens, prompt, onUsage, maxRetries)"]
-    )
-  })
-
-  it("a wrong value names the option and the rule; not an object is the options", () => {
-    assert.deepStrictEqual(refusal(() => Adapters.openAIChatSummarizer(chat, { model: "" })), [
-      "model",
-      "a model name is required"
-    ])
-    assert.deepStrictEqual(refusal(() => Adapters.openAIChatSummarizer(chat, { model: "m", maxSummaryTokens: 0 })), [
-      "maxSummaryTokens",
-      "must be a positive integer, got 0"
-    ])
-    assert.deepStrictEqual(
-      refusal(() => Adapters.anthropicSummarizer(anthropic, { model: "m", prompt: 3 as unknown as string })),
-      ["prompt", "must be a string, got 3"]
-    )
-    assert.deepStrictEqual(
-      refusal(() =>
-        Adapters.openAIChatSummarizer(chat, {
-          model: "m",
-          onUsage: "log" as unknown as Adapters.SummarizerOptions["onUsage"]
-        })
-      ),
-      ["onUsage", "must be a function, got string"]
-    )
-    assert.deepStrictEqual(refusal(() => Adapters.aiSdkSummarizer({ model: "" })), [
-      "model",
-      "an AI SDK model (or a gateway model id) is required"
-    ])
-    assert.deepStrictEqual(refusal(() => Adapters.aiSdkSummarizer({ model: "x", maxRetries: -1 })), [
-      "maxRetries",
-      "must be a non-negative integer, got -1"
-    ])
-    assert.deepStrictEqual(
-      refusal(() => Adapters.openAIChatSummarizer(chat, null as unknown as Adapters.SummarizerOptions)),
-      ["options", "must be an object, got null"]
-    )
-  })
-
-  it("keys given as undefined are absent, as everywhere", async () => {
-    const summarize = Adapters.openAIChatSummarizer(chat, {
-      model: "m",
-      maxSummaryTokens: undefined,
-      prompt: undefined
-    })
-    assert.strictEqual(await summarize("", [Message.user("hi")]), "S")
   })
 
   it.effect("LanguageModelSummarizer.make: an unknown key, a prompt that is not a function", () =>

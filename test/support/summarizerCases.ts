@@ -25,6 +25,7 @@ export interface FacadeMemory {
   readonly addAssistantMessage: (content: string) => Promise<unknown>
   readonly summary: string
   readonly summaryTokens: number
+  readonly usageRatio: number
   readonly getMessages: () => ReadonlyArray<unknown>
   readonly dispose: () => Promise<void>
 }
@@ -34,6 +35,7 @@ export interface SummarizerLine<M> {
   readonly name: "effect3" | "effect4"
   readonly openAIChatSummarizer: (client: never, options: never) => Summarize<M>
   readonly anthropicSummarizer: (client: never, options: never) => Summarize<M>
+  readonly aiSdkSummarizer: (options: never) => Summarize<M>
   readonly user: (content: string) => M
   /** The memory's request (`Summarizer.Request`, the word counter) with these fields. */
   readonly request: (fields: {
@@ -96,6 +98,53 @@ export const anthropicClient = (reply: (call: Call) => Reply | Promise<Reply>) =
   return { calls, client: { messages: { create } } }
 }
 
+/**
+ * A fake AI SDK model (`LanguageModelV3`: what the real `generateText` of
+ * `ai` calls): each `doGenerate` call's options recorded, answered with
+ * `reply(options)` (a text, or a promise that may reject).
+ */
+export const aiSdkModel = (reply: (options: AiCall) => string | Promise<string>) => {
+  const calls: Array<AiCall> = []
+  const model = {
+    specificationVersion: "v3",
+    provider: "fake",
+    modelId: "fake-model",
+    supportedUrls: {},
+    doGenerate: async (options: AiCall) => {
+      calls.push(options)
+      const text = await reply(options)
+      return {
+        content: text === "" ? [] : [{ type: "text", text }],
+        finishReason: { unified: "stop", raw: "stop" },
+        usage: {
+          inputTokens: { total: 120, noCache: 20, cacheRead: 100, cacheWrite: 0 },
+          outputTokens: { total: 6, text: 6, reasoning: 0 }
+        },
+        warnings: []
+      }
+    },
+    doStream: () => Promise.reject(new Error("not used"))
+  }
+  return { calls, model }
+}
+
+/** The options `generateText` gives the model (those a ready summarizer sets). */
+export interface AiCall {
+  readonly maxOutputTokens?: number
+  readonly prompt: unknown
+  readonly abortSignal?: AbortSignal
+}
+
+/** What rollmem asked of the model: `maxOutputTokens` and the prompt, as JSON. */
+const asked = (call: AiCall) =>
+  JSON.parse(JSON.stringify({ maxOutputTokens: call.maxOutputTokens, prompt: call.prompt }))
+
+/** The prompt `generateText` gives the model for `system` and the request `user`. */
+const aiPrompt = (system: string, user: string) => [
+  { role: "system", content: system },
+  { role: "user", content: [{ type: "text", text: user }] }
+]
+
 const chatReply = (content: string | null, usage?: unknown) => ({
   choices: [{ message: { content } }],
   ...(usage === undefined ? {} : { usage })
@@ -118,6 +167,7 @@ const KNOWN = "model, maxSummaryTokens, prompt, onUsage"
 export const runSummarizerCases = <M>(line: SummarizerLine<M>, { assert, describe, it }: Vitest) => {
   const chat = (client: OpenAIChatClient, options: unknown) =>
     line.openAIChatSummarizer(client as never, options as never)
+  const aiSdk = (options: unknown) => line.aiSdkSummarizer(options as never)
   const anthropic = (client: unknown, options: unknown) => line.anthropicSummarizer(client as never, options as never)
   const memory = (summarize: Summarize<M>, maxSummaryTokens?: number) =>
     line.memory({
@@ -151,10 +201,12 @@ export const runSummarizerCases = <M>(line: SummarizerLine<M>, { assert, describ
 
   describe(`openAIChatSummarizer (${line.name})`, () => {
     it("one request per fold: the instructions, the request, the budget, the facade's signal; the reply trimmed", async () => {
-      const { calls, client } = openAIChatClient(() => chatReply(" S1 "))
+      const { calls, client } = openAIChatClient(() => chatReply(" S1 ", { prompt_tokens: 812, completion_tokens: 95 }))
       const m = memory(chat(client, { model: "gpt-4o-mini", maxSummaryTokens: 50 }))
       await fold(m)
       assert.strictEqual(m.summary, "S1")
+      // the summarizer's own usage is not the memory's usage sample (contract 16.5)
+      assert.strictEqual(m.usageRatio, 1)
       assert.strictEqual(calls.length, 1)
       assert.deepStrictEqual(calls[0].body, {
         model: "gpt-4o-mini",
@@ -409,6 +461,137 @@ export const runSummarizerCases = <M>(line: SummarizerLine<M>, { assert, describ
       const { calls, client } = anthropicClient(() => anthropicReply([{ type: "text", text: "S" }]))
       await anthropic(client, { model: "m" })("", [line.user("hi")], aborted)
       assert.strictEqual((calls[0].options as { signal: AbortSignal }).signal, aborted)
+    })
+  })
+
+  describe(`aiSdkSummarizer (${line.name})`, () => {
+    it("one generateText call per fold: the instructions as system, the request, the budget, the facade's signal", async () => {
+      const seen: Array<unknown> = []
+      const { calls, model } = aiSdkModel(() => " S1 ")
+      const m = memory(aiSdk({ model, maxSummaryTokens: 50, onUsage: (u: unknown) => seen.push(u) }))
+      const counted = await growth("ai-sdk", () => fold(m))
+      assert.strictEqual(m.summary, "S1")
+      assert.strictEqual(calls.length, 1)
+      assert.deepStrictEqual(asked(calls[0]), {
+        maxOutputTokens: 50,
+        prompt: aiPrompt(SummaryPrompt.instructions(50), request("", "[user]\none two", 50))
+      })
+      assert.strictEqual(calls[0].abortSignal instanceof AbortSignal, true)
+      assert.deepStrictEqual(seen, [{ summarizer: "ai-sdk", model: "fake-model", inputTokens: 120, outputTokens: 6 }])
+      if (counted !== undefined) assert.deepStrictEqual(counted, [120, 6])
+    })
+
+    it("called directly: the default budget, no abortSignal without a signal; a custom prompt, a smaller budget, the reply fitted", async () => {
+      const { calls, model } = aiSdkModel(() => "one two three four five")
+      assert.strictEqual(await aiSdk({ model })("S0", [line.user("hi")]), "one two three four five")
+      assert.deepStrictEqual(asked(calls[0]), {
+        maxOutputTokens: 400,
+        prompt: aiPrompt(SummaryPrompt.instructions(400), request("S0", "[user]\nhi", 400))
+      })
+      assert.strictEqual(calls[0].abortSignal, undefined)
+      const summarize = aiSdk({ model, maxSummaryTokens: 300, prompt: "Sum.", maxRetries: 0 })
+      assert.strictEqual(await summarize("", [line.user("hi")], { maxSummaryTokens: 3 }), "one two three…")
+      assert.deepStrictEqual(asked(calls[1]), {
+        maxOutputTokens: 3,
+        prompt: aiPrompt("Sum.", request("", "[user]\nhi", 3))
+      })
+    })
+
+    it("the memory's request: its focus and its mode are sent", async () => {
+      const { calls, model } = aiSdkModel(() => "S")
+      await aiSdk({ model })(
+        "A.",
+        [line.user("hi")],
+        undefined,
+        line.request({ maxSummaryTokens: 30, focus: "the dates", mode: "segment" }) as never
+      )
+      assert.deepStrictEqual(asked(calls[0]), {
+        maxOutputTokens: 30,
+        prompt: aiPrompt(
+          SummaryPrompt.instructions(30, "segment"),
+          request("A.", "[user]\nhi", 30, { focus: "the dates", mode: "segment" })
+        )
+      })
+    })
+
+    it("a reply without text is a SummarizerError; the fold fails and commits nothing", async () => {
+      const { model } = aiSdkModel(() => "")
+      const summarize = aiSdk({ model })
+      assert.strictEqual(await describedFailure(summarize("", [line.user("hi")])), "the model's reply holds no text")
+      const m = memory(summarize)
+      await m.addUserMessage("one two")
+      assert.strictEqual(await describedFailure(m.addAssistantMessage("three four")), "the model's reply holds no text")
+      assert.strictEqual(m.summary, "")
+      assert.strictEqual(m.getMessages().length, 2)
+    })
+
+    it("a failed request rejects with the AI SDK's error; maxRetries 0 asks once", async () => {
+      const down = new Error("model down")
+      const { calls, model } = aiSdkModel(() => Promise.reject(down))
+      assert.strictEqual(await rejection(aiSdk({ model, maxRetries: 0 })("", [line.user("hi")])), down)
+      assert.strictEqual(calls.length, 1)
+    })
+
+    it("the facade's signal is the abortSignal: the memory's dispose aborts the request in flight", async () => {
+      let started = (): void => undefined
+      const start = new Promise<void>((resolve) => started = resolve)
+      const { calls, model } = aiSdkModel(({ abortSignal }) => {
+        started()
+        return new Promise((_, reject) =>
+          abortSignal?.addEventListener("abort", () => reject(abortSignal.reason), { once: true })
+        )
+      })
+      const m = memory(aiSdk({ model, maxRetries: 0 }))
+      await m.addUserMessage("one two")
+      const pending = rejection(m.addAssistantMessage("three four"))
+      await start
+      await m.dispose()
+      const cancelled = (await pending) as Error
+      assert.deepStrictEqual([cancelled.name, cancelled.message], [
+        "AbortError",
+        "the add's summarizer call was cancelled by dispose()"
+      ])
+      assert.strictEqual(calls[0].abortSignal?.aborted, true)
+    })
+
+    it("an aborted signal rejects with its reason and the model sees it aborted", async () => {
+      let started = (): void => undefined
+      const start = new Promise<void>((resolve) => started = resolve)
+      const { calls, model } = aiSdkModel(({ abortSignal }) => {
+        started()
+        return new Promise((_, reject) =>
+          abortSignal?.addEventListener("abort", () => reject(abortSignal.reason), { once: true })
+        )
+      })
+      const controller = new AbortController()
+      const pending = rejection(aiSdk({ model, maxRetries: 0 })("", [line.user("hi")], controller.signal))
+      await start
+      const reason = new DOMException("stop", "AbortError")
+      controller.abort(reason)
+      assert.strictEqual(await pending, reason)
+      assert.strictEqual(calls[0].abortSignal?.aborted, true)
+    })
+
+    it("its options: an AI SDK model, maxRetries a non-negative integer, an unknown key names maxRetries too", () => {
+      const { model } = aiSdkModel(() => "S")
+      const cases: ReadonlyArray<readonly [unknown, readonly [string, string]]> = [
+        [{ model: "openai/gpt-x", maxRetry: 1 }, [
+          "maxRetry",
+          "unknown option for aiSdkSummarizer (known: model, maxSummaryTokens, prompt, onUsage, maxRetries)"
+        ]],
+        [{ model: "" }, ["model", "an AI SDK model (or a gateway model id) is required"]],
+        [{ model: null, maxRetries: -1 }, ["model", "an AI SDK model (or a gateway model id) is required"]],
+        [{ model: 3 }, ["model", "an AI SDK model (or a gateway model id) is required"]],
+        [{ model, maxRetries: -1, maxSummaryTokens: 0 }, ["maxSummaryTokens", "must be a positive integer, got 0"]],
+        [{ model, maxRetries: -1 }, ["maxRetries", "must be a non-negative integer, got -1"]],
+        [{ model, maxRetries: 1.5 }, ["maxRetries", "must be a non-negative integer, got 1.5"]],
+        [{ model, onUsage: 1 }, ["onUsage", "must be a function, got number"]],
+        [null, ["options", "must be an object, got null"]]
+      ]
+      for (const [options, expected] of cases) {
+        assert.deepStrictEqual(refusal(() => aiSdk(options)), expected, JSON.stringify(options))
+      }
+      aiSdk({ model: "openai/gpt-x", maxRetries: 0, maxSummaryTokens: undefined, prompt: undefined })
     })
   })
 

@@ -170,3 +170,64 @@ export const anthropicSummarizer = (
   Summarizer.honouringMode<PromiseSummarize>(
     Core.anthropic(client, decodeOptions(given, Core.MODEL_FIELDS, "anthropicSummarizer"), line)
   )
+
+/**
+ * The model `aiSdkSummarizer` calls: an AI SDK `LanguageModel` (a provider's
+ * model, `openai("gpt-4o-mini")`, or a gateway model id string), typed
+ * structurally so that nothing is imported from `ai` at run time.
+ *
+ * @since 1.0.0
+ */
+export type AiSdkModel = Core.AiSdkModel
+
+/**
+ * Options of {@link aiSdkSummarizer}, as on the Effect 3 line: those of the
+ * other ready summarizers (`maxSummaryTokens`, default 400: the
+ * instructions' word limit and `generateText`'s `maxOutputTokens`; `prompt`;
+ * `onUsage`, with the model's `modelId`, or the gateway id, as `model`) with
+ * an AI SDK model in place of a model name, and `maxRetries` (passed to
+ * `generateText`, whose default is 2).
+ *
+ * @since 1.0.0
+ */
+export interface AiSdkSummarizerOptions {
+  readonly model: AiSdkModel
+  readonly maxSummaryTokens?: number | undefined
+  readonly prompt?: string | undefined
+  readonly maxRetries?: number | undefined
+  readonly onUsage?: ((usage: Summarizer.ProviderUsage) => void) | undefined
+}
+
+/**
+ * A summarizer over the AI SDK's `generateText` (`ai` 6, an optional peer,
+ * loaded on the first call, never when `rollmem/adapters` is imported):
+ * `generateText({ model, system: instructions, prompt: request,
+ * maxOutputTokens, abortSignal, maxRetries? })`. The facade's `AbortSignal`
+ * (an interrupted or disposed fold, the facade's `timeout`) is
+ * `abortSignal`. Throws `ConfigError` for a missing model, a budget or
+ * `maxRetries` out of range or an unknown key; a call rejects with
+ * `SummarizerError` when `ai` is not installed (naming `npm i ai@6`) or the
+ * reply holds no text, and with the AI SDK's own error when the request
+ * fails.
+ *
+ * @example
+ * ```ts
+ * import { aiSdkSummarizer, type AiSdkSummarizerOptions } from "rollmem/adapters"
+ * import { AsyncRollingMemory } from "rollmem/promise"
+ *
+ * declare const model: AiSdkSummarizerOptions["model"] // e.g. openai("gpt-4o-mini") from @ai-sdk/openai
+ * const memory = new AsyncRollingMemory({
+ *   maxTokens: 4000,
+ *   timeout: 30_000,
+ *   summarize: aiSdkSummarizer({ model, maxSummaryTokens: 300 })
+ * })
+ * ```
+ *
+ * @since 1.0.0
+ */
+export const aiSdkSummarizer = (
+  given: AiSdkSummarizerOptions
+): PromiseSummarize & { readonly honoursMode: true } =>
+  Summarizer.honouringMode<PromiseSummarize>(
+    Core.aiSdk(decodeOptions(given, Core.AI_SDK_FIELDS, "aiSdkSummarizer"), line)
+  )

@@ -16,6 +16,7 @@ runSummarizerCases<Message.Message>({
   name: "effect4",
   openAIChatSummarizer: Adapters.openAIChatSummarizer,
   anthropicSummarizer: Adapters.anthropicSummarizer,
+  aiSdkSummarizer: Adapters.aiSdkSummarizer,
   user: (content) => Message.user(content),
   request: ({ focus, maxSummaryTokens, mode }) => ({
     maxSummaryTokens,
