@@ -161,12 +161,12 @@ describe("Promise facade: stored conversations", () => {
       [
         { store: "memory", strategy: "rolling", maxToken: 100 },
         "maxToken",
-        "unknown option for the rolling strategy (known: strategy, maxTokens, contextWindow, targetTokens, boundary, pinSystem, clearToolResults, maxToolResultTokens, summaryRole, summaryFraming, summary, maxSummaryTokens, maxSummarizerInputTokens, ledger, retry, archive, store, summarize, tokenCounter, timeout)"
+        "unknown option for the rolling strategy (known: strategy, maxTokens, contextWindow, targetTokens, boundary, pinSystem, clearToolResults, maxToolResultTokens, summaryRole, summaryFraming, summary, maxSummaryTokens, maxSummarizerInputTokens, ledger, retry, archive, store, table, archiveTable, prefix, summarize, tokenCounter, timeout)"
       ],
       [
         { store: "memory", strategy: "buffer", maxTokens: 100 },
         "maxTokens",
-        "unknown option for the buffer strategy (known: strategy, summaryRole, summaryFraming, retry, archive, store, summarize, tokenCounter, timeout)"
+        "unknown option for the buffer strategy (known: strategy, summaryRole, summaryFraming, retry, archive, store, table, archiveTable, prefix, summarize, tokenCounter, timeout)"
       ],
       [{ store: "memory", strategy: "rolling", maxTokens: 0 }, "maxTokens", "must be a positive integer, got 0"],
       [{ store: "memory", strategy: "window", maxMessages: 1.5 }, "maxMessages", "must be a positive integer, got 1.5"],

@@ -180,6 +180,83 @@ export const storeLocation = (store: unknown): Parsed => {
 }
 
 /**
+ * The names a store keeps its conversations under, besides its location:
+ * an SQL store's (`sqlite:PATH`, `postgres://…`) `table` (default
+ * `rollmem_conversations`) and `archiveTable` (the archive kept beside the
+ * conversations, default `rollmem_archive`), a Redis store's key `prefix`
+ * (default `rollmem-conversation:`). The store layers' own options of
+ * these names (`layerSqlite`, `layerPg`, `layerRedis`).
+ *
+ * @since 0.4.0
+ */
+export interface StoreNames {
+  readonly table?: string | undefined
+  readonly archiveTable?: string | undefined
+  readonly prefix?: string | undefined
+}
+
+/**
+ * The keys of {@link StoreNames}, in the order refusals list them.
+ *
+ * @since 0.4.0
+ */
+export const STORE_NAME_KEYS: ReadonlyArray<keyof StoreNames> = ["table", "archiveTable", "prefix"]
+
+const SQL_NAMES = "applies to an SQL store (sqlite:PATH, postgres://…)"
+const REDIS_NAMES = "applies to a Redis store (redis://…)"
+
+/**
+ * The refusal of {@link StoreNames} given with a store, if any (a
+ * `ConfigError`'s option and description), one rule for
+ * `ConversationStore.layerLocation` and the facade's `Conversations` (both
+ * lines), in the order of {@link STORE_NAME_KEYS}: a name that is
+ * not a non-empty string (`must be a non-empty string, got ""`); a table
+ * given for a store that is not SQL, a prefix for one that is not Redis
+ * (`applies to an SQL store (sqlite:PATH, postgres://…), not to
+ * redis://cache:6379`); any of them with a store layer (`undefined`), which
+ * takes its names in its own options. `names` may be any value (the facade
+ * checks untyped options); a key absent or `undefined` is not given.
+ *
+ * @example
+ * ```ts
+ * storeNamesProblem({ _tag: "Redis", url: "redis://cache:6379" }, { table: "chat" })
+ * // { option: "table", description: "applies to an SQL store (sqlite:PATH, postgres://…), not to redis://cache:6379" }
+ * storeNamesProblem({ _tag: "Sqlite", filename: "c.db" }, { table: "chat", archiveTable: "chat_archive" }) // undefined
+ * ```
+ *
+ * @since 0.4.0
+ */
+export const storeNamesProblem = (
+  store: Location | undefined,
+  names: { readonly [K in keyof StoreNames]?: unknown },
+  option: (key: keyof StoreNames) => string = (key) => key
+): Problem | undefined => {
+  for (const key of STORE_NAME_KEYS) {
+    const value = names[key]
+    if (value === undefined) continue
+    if (typeof value !== "string" || value === "") {
+      return {
+        option: option(key),
+        description: `must be a non-empty string, got ${
+          value === "" ? "\"\"" : value === null ? "null" : Array.isArray(value) ? "an array" : typeof value
+        }`
+      }
+    }
+    const sql = key !== "prefix"
+    const where = store === undefined ? STORE_LAYER : describeLocation(store)
+    if (store === undefined) {
+      return {
+        option: option(key),
+        description: `applies to a store given as a location, not to ${where}: give it to the layer's own options`
+      }
+    }
+    const fits = sql ? store._tag === "Sqlite" || store._tag === "Postgres" : store._tag === "Redis"
+    if (!fits) return { option: option(key), description: `${sql ? SQL_NAMES : REDIS_NAMES}, not to ${where}` }
+  }
+  return undefined
+}
+
+/**
  * What `Conversations` calls a store layer given as its `store` option, in messages.
  *
  * @since 0.4.0
@@ -242,7 +319,8 @@ export const noArchive: Problem = {
 /**
  * The keys `Conversations` takes besides a strategy's own, in the order its
  * refusal of an unknown key lists them (after the strategy's): `retry`,
- * `archive`, `store`, `summarize`, `tokenCounter`, `timeout`.
+ * `archive`, `store`, `table`, `archiveTable`, `prefix`, `summarize`,
+ * `tokenCounter`, `timeout`.
  *
  * @since 0.4.0
  */
@@ -250,6 +328,7 @@ export const CONVERSATIONS_KEYS: ReadonlyArray<string> = [
   "retry",
   "archive",
   "store",
+  ...STORE_NAME_KEYS,
   "summarize",
   "tokenCounter",
   "timeout"

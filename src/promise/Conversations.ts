@@ -121,6 +121,25 @@ export type ConversationsOptions = Conversation.StrategyOptions extends infer O
   ? O extends Conversation.StrategyOptions ? O & SummarizeOption<O["strategy"]> & {
       readonly store: StoreOption
       /**
+       * The table of the conversations in an SQL store (`sqlite:PATH`,
+       * `{ sqlite: PATH }`, `postgres://…`); default
+       * `rollmem_conversations`. Created if missing; `schema.table` names a
+       * table of another schema. Refused (`ConfigError`) for another store.
+       */
+      readonly table?: string | undefined
+      /**
+       * The table of the archive kept beside the conversations in an SQL
+       * store (`archive: true`); default `rollmem_archive`. Refused for
+       * another store.
+       */
+      readonly archiveTable?: string | undefined
+      /**
+       * The key prefix of the conversations in a Redis store
+       * (`redis://…`), archive included; default `rollmem-conversation:`.
+       * Refused for another store.
+       */
+      readonly prefix?: string | undefined
+      /**
        * Archive what leaves each conversation's buffer beside it, in the same
        * store (docs/contract.md section 17.2): searched by the memory's
        * `recall` inside `use()` and by {@link Conversations.recall}. Default
@@ -261,6 +280,9 @@ const conversationsFields = {
   ...Conversation.retryField,
   ...Conversation.archiveField,
   store: Schema.optional(Schema.Unknown),
+  table: Schema.optional(Schema.Unknown),
+  archiveTable: Schema.optional(Schema.Unknown),
+  prefix: Schema.optional(Schema.Unknown),
   ...OptionsSchema.promiseFields,
   ...OptionsSchema.asyncFields
 }
@@ -321,14 +343,20 @@ export class Conversations {
 
   constructor(options: ConversationsOptions) {
     const checked = squash(Effect.runSyncExit(Conversation.checkOptions(options, conversationsFields)))
-    const { store, summarize, timeout, tokenCounter, ...strategy } = checked as ConversationsOptions
+    const { archiveTable, prefix, store, summarize, table, timeout, tokenCounter, ...strategy } =
+      checked as ConversationsOptions
+    const names = { table, archiveTable, prefix }
     let storeLayer: Layer.Layer<ConversationStore.ConversationStore, unknown>
     if (Layer.isLayer(store)) {
+      const refused = Locations.storeNamesProblem(undefined, names)
+      if (refused !== undefined) throw new ConfigError(refused)
       storeLayer = store as Layer.Layer<ConversationStore.ConversationStore, unknown>
       this.storeName = Locations.STORE_LAYER
     } else {
       const location = checkStore(store)
-      storeLayer = ConversationStore.layerLocation(location)
+      const refused = Locations.storeNamesProblem(location, names)
+      if (refused !== undefined) throw new ConfigError(refused)
+      storeLayer = ConversationStore.layerLocation(location, names)
       this.storeName = ConversationStore.describeLocation(location)
     }
     const problem = Rules.storedSummarize(strategy.strategy, summarize)

@@ -86,7 +86,7 @@ export {
   type SqlOptions
 } from "./backends/Sql.js"
 export { isTransientSqlError } from "./backends/SqlErrors.js"
-export { describeLocation, layerLocation, type Location, parseLocation } from "./Location.js"
+export { describeLocation, layerLocation, type Location, parseLocation, type StoreNames } from "./Location.js"
 export {
   ConversationConflictError,
   ConversationDecodeError,

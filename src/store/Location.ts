@@ -6,7 +6,7 @@
  */
 import type { SqlError } from "@effect/sql/SqlError"
 import * as Either from "effect/Either"
-import type * as Layer from "effect/Layer"
+import * as Layer from "effect/Layer"
 import * as Core from "../core/location.js"
 import { ConfigError } from "../Errors.js"
 import { layerMemory } from "./backends/Memory.js"
@@ -73,10 +73,32 @@ export const parseLocation = (
 export const describeLocation: (location: Location) => string = Core.describeLocation
 
 /**
+ * The names a store of a {@link Location} keeps its conversations under:
+ * an SQL store's `table` and `archiveTable`, a Redis store's key `prefix`
+ * (the layers' options of these names; `core/location.ts`).
+ *
+ * @example
+ * ```ts
+ * import type { ConversationStore } from "rollmem/store"
+ *
+ * const names: ConversationStore.StoreNames = { table: "support_conversations", archiveTable: "support_archive" }
+ * ```
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export type StoreNames = Core.StoreNames
+
+/**
  * The store layer of a {@link Location}, with the layer's own defaults
- * (table `rollmem_conversations`, key prefix `rollmem-conversation:`).
- * Fails as that layer does: `SqlError` (SQLite, PostgreSQL),
- * {@link ConversationStoreError} (Redis).
+ * (table `rollmem_conversations`, archive table `rollmem_archive`, key
+ * prefix `rollmem-conversation:`) or the {@link StoreNames} given: `table`
+ * and `archiveTable` for SQLite and PostgreSQL, `prefix` for Redis. Fails
+ * as that layer does: `SqlError` (SQLite, PostgreSQL),
+ * {@link ConversationStoreError} (Redis); and with `ConfigError` naming the
+ * option for a name that is not a non-empty string or does not apply to
+ * the location (a `table` for Redis, a `prefix` for SQLite, any for
+ * `"memory"`), before anything is opened.
  *
  * @example
  * ```ts
@@ -85,7 +107,7 @@ export const describeLocation: (location: Location) => string = Core.describeLoc
  *
  * const location = ConversationStore.parseLocation(process.env.STORE ?? "memory", "STORE")
  * const StoreLive = Either.isRight(location)
- *   ? ConversationStore.layerLocation(location.right)
+ *   ? ConversationStore.layerLocation(location.right, { table: "support_conversations" }) // a table for SQL stores
  *   : Layer.fail(location.left)
  * ```
  *
@@ -93,16 +115,19 @@ export const describeLocation: (location: Location) => string = Core.describeLoc
  * @category layers
  */
 export const layerLocation = (
-  location: Location
-): Layer.Layer<ConversationStore, SqlError | ConversationStoreError> => {
+  location: Location,
+  names?: StoreNames
+): Layer.Layer<ConversationStore, SqlError | ConversationStoreError | ConfigError> => {
+  const problem = Core.storeNamesProblem(location, names ?? {})
+  if (problem !== undefined) return Layer.fail(new ConfigError(problem))
   switch (location._tag) {
     case "Memory":
       return layerMemory
     case "Sqlite":
-      return layerSqlite({ filename: location.filename })
+      return layerSqlite({ filename: location.filename, table: names?.table, archiveTable: names?.archiveTable })
     case "Postgres":
-      return layerPg({ url: location.url })
+      return layerPg({ url: location.url, table: names?.table, archiveTable: names?.archiveTable })
     case "Redis":
-      return layerRedis({ url: location.url })
+      return layerRedis({ url: location.url, prefix: names?.prefix })
   }
 }

@@ -114,6 +114,12 @@ export type SummarizeOption<S extends Conversation.StrategyOptions["strategy"]> 
 export type ConversationsOptions = Conversation.StrategyOptions extends infer O
   ? O extends Conversation.StrategyOptions ? Omit<O, "archive" | "conversationId"> & SummarizeOption<O["strategy"]> & {
       readonly store: StoreOption
+      /** The table of the conversations in an SQL store; default `rollmem_conversations`. Refused for another store. */
+      readonly table?: string | undefined
+      /** The table of the archive beside them in an SQL store; default `rollmem_archive`. Refused for another store. */
+      readonly archiveTable?: string | undefined
+      /** The key prefix of the conversations in a Redis store; default `rollmem-conversation:`. Refused for another store. */
+      readonly prefix?: string | undefined
       /**
        * Archive what leaves each conversation's buffer beside it, in the same
        * store (docs/contract.md section 17.2): searched by the memory's
@@ -326,17 +332,24 @@ export class Conversations {
 
   constructor(options: ConversationsOptions) {
     checkOptions(options)
-    const { archive, store, summarize, timeout, tokenCounter, ...strategy } = options as ConversationsOptions & {
-      readonly tokenCounter?: CountTokens | undefined
-    }
+    const { archive, archiveTable, prefix, store, summarize, table, timeout, tokenCounter, ...strategy } = options as
+      & ConversationsOptions
+      & {
+        readonly tokenCounter?: CountTokens | undefined
+      }
+    const names = { table, archiveTable, prefix }
     let storeLayer: Layer.Layer<ConversationStore, unknown>
     if (Layer.isLayer(store)) {
+      const refused = Locations.storeNamesProblem(undefined, names)
+      if (refused !== undefined) throw new ConfigError(refused)
       storeLayer = store as Layer.Layer<ConversationStore, unknown>
       this.storeName = Locations.STORE_LAYER
     } else {
       const parsed = Locations.storeLocation(store)
       if (parsed._tag === "Refused") throw new ConfigError(parsed.problem)
-      storeLayer = layerLocation(parsed.location)
+      const refused = Locations.storeNamesProblem(parsed.location, names)
+      if (refused !== undefined) throw new ConfigError(refused)
+      storeLayer = layerLocation(parsed.location, names)
       this.storeName = Locations.describeLocation(parsed.location)
     }
     const problem = Rules.storedSummarize(strategy.strategy, summarize)

@@ -38,7 +38,7 @@ export {
   type SqlOptions
 } from "./backends/Sql.js"
 export { layerSqlite, type SqliteOptions } from "./backends/Sqlite.js"
-export { describeLocation, layerLocation, type Location, parseLocation } from "./Location.js"
+export { describeLocation, layerLocation, type Location, parseLocation, type StoreNames } from "./Location.js"
 export {
   ConversationConflictError,
   ConversationDecodeError,

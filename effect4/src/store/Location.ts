@@ -6,7 +6,7 @@
  *
  * @since 1.0.0
  */
-import { type Layer, Result } from "effect"
+import { Effect, Layer, Result } from "effect"
 import type { SqlError } from "effect/sql"
 import * as Core from "../../../src/core/location.js"
 import { ConfigError } from "../Errors.js"
@@ -14,7 +14,7 @@ import { layerMemory } from "./backends/Memory.js"
 import { layerRedis } from "./backends/Redis.js"
 import { layerPg } from "./backends/Sql.js"
 import { layerSqlite } from "./backends/Sqlite.js"
-import type { ConversationStore, ConversationStoreError } from "./Service.js"
+import { ConversationStore, type ConversationStoreError } from "./Service.js"
 
 /**
  * Where conversations are stored, as one string names it (the Promise
@@ -69,8 +69,29 @@ export const parseLocation = (
 export const describeLocation: (location: Location) => string = Core.describeLocation
 
 /**
+ * The names a store of a {@link Location} keeps its conversations under:
+ * an SQL store's `table` and `archiveTable`, a Redis store's key `prefix`
+ * (the layers' options of these names; `core/location.ts`).
+ *
+ * @example
+ * ```ts
+ * import type { ConversationStore } from "rollmem/store"
+ *
+ * const names: ConversationStore.StoreNames = { table: "support_conversations", archiveTable: "support_archive" }
+ * ```
+ *
+ * @since 1.0.0
+ */
+export type StoreNames = Core.StoreNames
+
+/**
  * The store layer of a {@link Location}, with the layer's own defaults
- * (table `rollmem_conversations`, key prefix `rollmem-conversation:`). Its
+ * (table `rollmem_conversations`, archive table `rollmem_archive`, key
+ * prefix `rollmem-conversation:`) or the {@link StoreNames} given (`table`
+ * and `archiveTable` for SQLite and PostgreSQL, `prefix` for Redis; a name
+ * that is not a non-empty string or does not apply to the location fails
+ * the layer with `ConfigError` naming the option, the Effect 3 line's
+ * rule, `core/location.ts`). Its
  * driver is loaded when the layer is built (`@effect/sql-pg`, `ioredis`;
  * SQLite is Node's own `node:sqlite`). Fails as that layer does: `SqlError`
  * (SQLite, PostgreSQL), `ConversationStoreError` (Redis).
@@ -82,23 +103,26 @@ export const describeLocation: (location: Location) => string = Core.describeLoc
  *
  * const location = ConversationStore.parseLocation(process.env.STORE ?? "memory", "STORE")
  * if (Result.isSuccess(location)) {
- *   const StoreLive = ConversationStore.layerLocation(location.success) // a Layer of the ConversationStore
+ *   const StoreLive = ConversationStore.layerLocation(location.success, { prefix: "support:" }) // a prefix for Redis
  * }
  * ```
  *
  * @since 1.0.0
  */
 export const layerLocation = (
-  location: Location
-): Layer.Layer<ConversationStore, SqlError.SqlError | ConversationStoreError> => {
+  location: Location,
+  names?: StoreNames
+): Layer.Layer<ConversationStore, SqlError.SqlError | ConversationStoreError | ConfigError> => {
+  const problem = Core.storeNamesProblem(location, names ?? {})
+  if (problem !== undefined) return Layer.effect(ConversationStore, Effect.fail(new ConfigError(problem)))
   switch (location._tag) {
     case "Memory":
       return layerMemory
     case "Sqlite":
-      return layerSqlite({ filename: location.filename })
+      return layerSqlite({ filename: location.filename, table: names?.table, archiveTable: names?.archiveTable })
     case "Postgres":
-      return layerPg({ url: location.url })
+      return layerPg({ url: location.url, table: names?.table, archiveTable: names?.archiveTable })
     case "Redis":
-      return layerRedis({ url: location.url })
+      return layerRedis({ url: location.url, prefix: names?.prefix })
   }
 }
