@@ -81,3 +81,23 @@ export const shortenBudget = (options: {
   const body = room - (options.ledgerTokens ?? 0)
   return body < 1 ? undefined : Math.min(body, options.requestBudget ?? body)
 }
+
+/**
+ * Whether a fold counts the summary it commits (docs/contract.md section
+ * 10.4): only when something needs the count at that moment: a summary
+ * budget (`maxSummaryTokens`, checked at every fold), a context window (the
+ * buffer's budget is the window less the reserve, the pinned messages and the
+ * summary, read at every add), or summary segments (each segment's count
+ * decides their consolidation). Otherwise the summary is committed
+ * uncounted, and counted once when its count is first read
+ * (`summaryTokens`, `contextTokens`, a usage against the context last read),
+ * the count kept until the summary changes. A restored summary is counted
+ * when it is restored, as before. Both Effect lines' folds call it.
+ *
+ * @since 0.4.0
+ */
+export const countsSummaryAtFold = (options: {
+  readonly maxSummaryTokens: number | undefined
+  readonly contextWindow: boolean
+  readonly segments: boolean
+}): boolean => options.maxSummaryTokens !== undefined || options.contextWindow || options.segments

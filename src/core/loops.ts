@@ -165,7 +165,7 @@ export const needsCut = (
  * @since 0.4.0
  */
 export type Fit =
-  | { readonly fits: true; readonly summary: string; readonly tokens: number }
+  | { readonly fits: true; readonly summary: string; readonly tokens: number | undefined }
   | { readonly fits: false; readonly tokens: number }
 
 /**
@@ -174,7 +174,10 @@ export type Fit =
  * section fits `ledgerTokens` (a binary search: sections grow with their
  * entries), then as many of them as keep the whole summary within
  * `maxSummaryTokens` (the join may count a token more than its parts). An
- * empty summary is 0 tokens without a count.
+ * empty summary is 0 tokens without a count. Without `maxSummaryTokens` the
+ * summary is counted only when `count` is true (`fold.ts`
+ * `countsSummaryAtFold`); otherwise its `tokens` is `undefined`, counted
+ * when first read (docs/contract.md section 10.4).
  *
  * @since 0.4.0
  */
@@ -182,7 +185,8 @@ export function* fitSummary(
   result: string,
   entries: ReadonlyArray<string>,
   ledgerTokens: number,
-  maxSummaryTokens: number | undefined
+  maxSummaryTokens: number | undefined,
+  count: boolean = true
 ): Counting<Fit> {
   let lo = 0
   let hi = entries.length
@@ -194,6 +198,7 @@ export function* fitSummary(
   }
   for (let n = lo;; n--) {
     const summary = entries.length === 0 ? result : Ledger.join(result, Ledger.render(entries, n))
+    if (maxSummaryTokens === undefined && !count) return { fits: true, summary, tokens: summary === "" ? 0 : undefined }
     const tokens: number = summary === "" ? 0 : yield summary
     if (maxSummaryTokens === undefined || tokens <= maxSummaryTokens) return { fits: true, summary, tokens }
     if (n <= 0) return { fits: false, tokens }
