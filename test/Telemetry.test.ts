@@ -94,7 +94,8 @@ const foldAttributes = (
   outcome: string,
   before: number,
   after: number,
-  summary: number,
+  // undefined: the summary was not counted (no budget needs its count, docs/contract.md section 11)
+  summary: number | undefined,
   extra: Record<string, unknown> = {}
 ) => ({
   "rollmem.strategy": "rolling",
@@ -103,7 +104,7 @@ const foldAttributes = (
   "rollmem.buffer_tokens_before": before,
   "rollmem.outcome": outcome,
   "rollmem.buffer_tokens_after": after,
-  "rollmem.summary_tokens": summary,
+  ...(summary === undefined ? {} : { "rollmem.summary_tokens": summary }),
   ...extra
 })
 
@@ -118,7 +119,8 @@ describe("Telemetry", () => {
     const { exporter, layer, reader } = otel()
     return Effect.gen(function*() {
       const before = yield* collect(reader)
-      const memory = yield* RollingMemory.make({ maxTokens: 10 })
+      // a summary budget: each fold counts its summary, so the span and the histogram record it
+      const memory = yield* RollingMemory.make({ maxTokens: 10, maxSummaryTokens: 100 })
       yield* Effect.forEach(turns("u1", "a1", "u2", "a2", "u3", "a3"), (m) => memory.add(m), { discard: true }).pipe(
         Effect.withSpan("replay")
       )
@@ -146,6 +148,31 @@ describe("Telemetry", () => {
     }).pipe(Effect.provide(Summarizer.layerFunction(firstWords)), Effect.provide(layer))
   })
 
+  it.effect("without a summary budget a fold's summary is not counted: no rollmem_summary_tokens, no span attribute", () => {
+    const { exporter, layer, reader } = otel()
+    return Effect.gen(function*() {
+      const before = yield* collect(reader)
+      const memory = yield* RollingMemory.make({ maxTokens: 10 })
+      yield* Effect.forEach(turns("u1", "a1", "u2", "a2", "u3", "a3"), (m) => memory.add(m), { discard: true }).pipe(
+        Effect.withSpan("replay")
+      )
+      const spans = exporter.getFinishedSpans()
+      assert.deepStrictEqual(spans.map((s) => s.name), ["rollmem.fold", "rollmem.fold", "replay"])
+      assert.deepStrictEqual(spans.slice(0, 2).map(spanAttributes), [
+        foldAttributes("committed", 12, 4, undefined),
+        foldAttributes("committed", 12, 4, undefined)
+      ])
+      // a read counts the summary (docs/contract.md section 10.4); the folds' metrics stay as they ended
+      assert.strictEqual(yield* memory.summaryTokens, 4)
+      assert.deepStrictEqual(delta(before, yield* collect(reader)), {
+        "rollmem_folds{outcome=committed,strategy=rolling}": 2,
+        "rollmem_evicted_messages{outcome=committed,strategy=rolling}": 4,
+        "rollmem_buffer_tokens{outcome=committed,strategy=rolling}": { count: 2, sum: 8 },
+        "rollmem_fold_duration{outcome=committed,strategy=rolling,time_unit=milliseconds}": { count: 2, sum: 0 }
+      })
+    }).pipe(Effect.provide(Summarizer.layerFunction(firstWords)), Effect.provide(layer))
+  })
+
   it.effect("an effect summarizer's spans nest in the fold's; a failed fold is an error span and a failure", () => {
     const { exporter, layer, reader } = otel()
     const summarizer = Summarizer.layerEffect((summary, messages) =>
@@ -155,7 +182,7 @@ describe("Telemetry", () => {
     )
     return Effect.gen(function*() {
       const before = yield* collect(reader)
-      const memory = yield* RollingMemory.make({ maxTokens: 10 })
+      const memory = yield* RollingMemory.make({ maxTokens: 10, maxSummaryTokens: 100 })
       const error = yield* Effect.forEach(turns("u1", "a1", "u2", "boom", "u3"), (m) => memory.add(m), {
         discard: true
       }).pipe(Effect.withSpan("replay"), Effect.flip)
@@ -283,7 +310,8 @@ describe("Telemetry", () => {
         [turn.spanContext().spanId, { "rollmem.link": "started by" }]
       ])
       assert.deepStrictEqual(parentOf(summarize), fold.spanContext().spanId)
-      assert.deepStrictEqual(spanAttributes(fold), foldAttributes("committed", 12, 4, 2))
+      // no summary budget: the committed summary is not counted, so not recorded
+      assert.deepStrictEqual(spanAttributes(fold), foldAttributes("committed", 12, 4, undefined))
     }).pipe(Effect.provide(layer))
   })
 
@@ -301,7 +329,10 @@ describe("Telemetry", () => {
       assert.deepStrictEqual(spans.map((s) => s.name), ["rollmem.fold", "caller"])
       const fold = spans[0]
       assert.deepStrictEqual(parentOf(fold), spans[1].spanContext().spanId)
-      assert.deepStrictEqual(spanAttributes(fold), { tenant: "acme", ...foldAttributes("committed", 12, 4, 2) })
+      assert.deepStrictEqual(spanAttributes(fold), {
+        tenant: "acme",
+        ...foldAttributes("committed", 12, 4, undefined)
+      })
       assert.deepStrictEqual(fold.links.map((l) => [l.context.spanId, l.attributes]), [[linked.spanId, {
         why: "test"
       }]])

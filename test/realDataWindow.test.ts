@@ -90,24 +90,27 @@ describe.skipIf(absent)("real data: the context window's agentic goal (contract 
         // The replay reads `messages` at each request point: look at the memory then.
         const watched = (id: string, memory: Memory.Memory): Memory.Memory => ({
           ...memory,
-          messages: Effect.flatMap(Effect.all([memory.contextTokens, memory.buffer]), ([tokens, buffer]) => {
-            tally.points++
-            tally.largest = Math.max(tally.largest, tokens)
-            if (tokens > BUDGET) {
-              const sizes = newestSizes(buffer, tokensOf)
-              if (sizes.alone > BUDGET) tally.newestUnit++
-              else if (sizes.withRequest > BUDGET) tally.withRequest++
-              else {
-                // the summary (and pinned messages) beside a buffer holding only what no prune may evict
-                let buffered = 0
-                for (const m of buffer) buffered += tokensOf(m)
-                if (buffered === sizes.withRequest) {
-                  tally.besideSummary.push(`${id}: ${tokens} = ${tokens - buffered} + ${sizes.withRequest}`)
-                } else tally.over.push(`${id}: ${tokens} tokens`)
+          messages: Effect.flatMap(
+            Effect.all([Effect.orDie(memory.contextTokens), memory.buffer]),
+            ([tokens, buffer]) => {
+              tally.points++
+              tally.largest = Math.max(tally.largest, tokens)
+              if (tokens > BUDGET) {
+                const sizes = newestSizes(buffer, tokensOf)
+                if (sizes.alone > BUDGET) tally.newestUnit++
+                else if (sizes.withRequest > BUDGET) tally.withRequest++
+                else {
+                  // the summary (and pinned messages) beside a buffer holding only what no prune may evict
+                  let buffered = 0
+                  for (const m of buffer) buffered += tokensOf(m)
+                  if (buffered === sizes.withRequest) {
+                    tally.besideSummary.push(`${id}: ${tokens} = ${tokens - buffered} + ${sizes.withRequest}`)
+                  } else tally.over.push(`${id}: ${tokens} tokens`)
+                }
               }
+              return memory.messages
             }
-            return memory.messages
-          })
+          )
         })
         for (const conversation of agentic) {
           yield* Replay.replayConversation(

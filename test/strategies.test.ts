@@ -229,7 +229,7 @@ describe.each(subjects)("conformance: $name", (subject) => {
       yield* runAgainstModel(memory, subject.model(labels), calls, SpecModel.empty, conversation.slice(0, 4))
     }))
 
-  it.effect("counts each message's token text once, when it is added (or restored), and each committed summary once", () =>
+  it.effect("counts each message's token text once, when it is added (or restored), and a committed summary only when its count is read, once", () =>
     Effect.gen(function*() {
       const texts: Array<string> = []
       const counter = TokenCounter.layerFunction((text) => {
@@ -241,17 +241,22 @@ describe.each(subjects)("conformance: $name", (subject) => {
         version: 2,
         buffer: wire([Message.tool("r", { toolCallId: "c9" })])
       })
-      const summaries: Array<string> = []
-      for (const m of conversation) {
-        const calls = summarizer.calls.length
-        yield* memory.add(m)
-        const made = summarizer.calls.slice(calls).flatMap((c) =>
-          c.result === undefined || c.result === "" ? [] : [c.result]
-        )
-        summaries.push(m.tokenText, ...made)
-      }
-      assert.deepStrictEqual(texts, ["r\nc9", ...summaries])
-      assert.strictEqual(yield* memory.summaryTokens, TokenCounter.wordCount(yield* memory.summary))
+      for (const m of conversation) yield* memory.add(m)
+      // no budget reads the summary's count (docs/contract.md section 10.4): its folds commit it uncounted
+      assert.deepStrictEqual(texts, ["r\nc9", ...conversation.map((m) => m.tokenText)])
+      const summary = yield* memory.summary
+      // the first read counts it (an empty summary is 0, uncounted), later reads and contextTokens take the kept count
+      assert.strictEqual(yield* memory.summaryTokens, TokenCounter.wordCount(summary))
+      assert.strictEqual(yield* memory.summaryTokens, TokenCounter.wordCount(summary))
+      assert.strictEqual(
+        yield* memory.contextTokens,
+        TokenCounter.wordCount(summary) + (yield* memory.bufferTokens) + (yield* memory.pinnedTokens)
+      )
+      assert.deepStrictEqual(texts, [
+        "r\nc9",
+        ...conversation.map((m) => m.tokenText),
+        ...(summary === "" ? [] : [summary])
+      ])
     }))
 
   it.effect("a counter returning NaN, a negative, a fraction or a non-number (or throwing) fails typed and appends nothing", () =>

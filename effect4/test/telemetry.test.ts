@@ -40,7 +40,8 @@ describe("telemetry (contract 11)", () => {
     withRegistry(
       Effect.gen(function*() {
         const { spans, tracer } = recordingTracer()
-        const memory = yield* RollingMemory.make({ maxTokens: 4 })
+        // a summary budget: each fold counts its summary, so the span and the histogram record it
+        const memory = yield* RollingMemory.make({ maxTokens: 4, maxSummaryTokens: 100 })
         yield* memory.add(Message.user("a b"))
         yield* memory.add(Message.assistant("c d"))
         assert.strictEqual(spans.length, 0)
@@ -68,6 +69,32 @@ describe("telemetry (contract 11)", () => {
           yield* histogramCount(Telemetry.foldDuration, { ...committed, time_unit: "milliseconds" }),
           1
         )
+      }).pipe(Effect.provideService(Summarizer.Summarizer, joined))
+    ))
+
+  it.effect("without a summary budget a fold's summary is not counted: no rollmem.summary_tokens, no histogram update", () =>
+    withRegistry(
+      Effect.gen(function*() {
+        const { spans, tracer } = recordingTracer()
+        const memory = yield* RollingMemory.make({ maxTokens: 4 })
+        yield* memory.add(Message.user("a b"))
+        yield* memory.add(Message.assistant("c d"))
+        yield* memory.add(Message.user("e f")).pipe(Effect.withSpan("chat.turn"), Effect.withTracer(tracer))
+        assert.deepStrictEqual(spans.map((s) => s.name), ["chat.turn", Telemetry.FOLD_SPAN])
+        assert.deepStrictEqual(Object.fromEntries(spans[1].attributes), {
+          "rollmem.strategy": "rolling",
+          "rollmem.evicted_messages": 2,
+          "rollmem.evicted_tokens": 4,
+          "rollmem.buffer_tokens_before": 6,
+          "rollmem.outcome": "committed",
+          "rollmem.buffer_tokens_after": 2
+        })
+        const committed = { strategy: "rolling", outcome: "committed" }
+        assert.strictEqual(yield* count(Telemetry.folds, committed), 1)
+        assert.strictEqual(yield* histogramCount(Telemetry.bufferTokens, committed), 1)
+        // a read counts the summary (docs/contract.md section 10.4); the fold's metrics stay as they ended
+        assert.strictEqual(yield* memory.summaryTokens, 3)
+        assert.strictEqual(yield* histogramCount(Telemetry.summaryTokens, committed), 0)
       }).pipe(Effect.provideService(Summarizer.Summarizer, joined))
     ))
 

@@ -52,7 +52,21 @@ export const leadTokens = (lead: {
   readonly summaryTokens: number
   readonly summary: string
   readonly framingTokens: number
-}): number => lead.compactionTokens + lead.summaryTokens + (lead.summary === "" ? 0 : lead.framingTokens)
+}): number => besideSummary(lead) + lead.summaryTokens
+
+/**
+ * What the context holds besides the buffer and the summary's own count
+ * (docs/contract.md sections 10.4, 10.10 and 15.6): the compaction's content
+ * and, with a summary, its framing line; what a read adds to a summary's
+ * count, made when it is first read.
+ *
+ * @since 0.4.0
+ */
+export const besideSummary = (lead: {
+  readonly compactionTokens: number
+  readonly summary: string
+  readonly framingTokens: number
+}): number => lead.compactionTokens + (lead.summary === "" ? 0 : lead.framingTokens)
 
 /**
  * The context read back (docs/contract.md sections 5, 10.3 and 15.6):

@@ -289,17 +289,21 @@ export abstract class BaseMemory {
     return Effect.runSync(this.memory.pinnedTokens)
   }
 
-  /** The summary's tokens, counted once when a fold commits or a state is restored (docs/contract.md section 10.4). */
+  /**
+   * The summary's tokens (docs/contract.md section 10.4): counted once per
+   * summary, at its fold when a budget needs it, else on the first read and
+   * kept. A first read whose count fails throws the `TokenCountError`.
+   */
   get summaryTokens(): number {
-    return Effect.runSync(this.memory.summaryTokens)
+    return squash(Effect.runSyncExit(this.memory.summaryTokens))
   }
 
   /**
    * Tokens of what `getMessages()` returns: `pinnedTokens + summaryTokens + bufferTokens`, plus a provider
-   * compaction item's content.
+   * compaction item's content. Throws `TokenCountError` as `summaryTokens` does.
    */
   get contextTokens(): number {
-    return Effect.runSync(this.memory.contextTokens)
+    return squash(Effect.runSyncExit(this.memory.contextTokens))
   }
 
   /**

@@ -84,17 +84,24 @@ export interface Memory {
   /** Tokens of the pinned messages (`pinSystem`, docs/contract.md section 10.3), outside the budget; 0 without. O(1). */
   readonly pinnedTokens: Effect.Effect<number>
   /**
-   * The summary's tokens, with the memory's counter: counted once when a fold
-   * commits or a state is restored, never on read (O(1)). 0 without a summary.
+   * The summary's tokens, with the memory's counter (docs/contract.md section
+   * 10.4): counted once per summary, when a fold commits it if something
+   * needs the count then (`maxSummaryTokens`, a `contextWindow`, summary
+   * segments), when a state is restored, or else on the first read, then
+   * kept until the summary changes: every read after the first is O(1). 0
+   * without a summary. The first read of a summary not counted yet fails
+   * with `TokenCountError` when the counter fails on it.
    */
-  readonly summaryTokens: Effect.Effect<number>
+  readonly summaryTokens: Effect.Effect<number, TokenCountError>
   /**
    * Tokens of what {@link Memory.messages} sends, without any per-message
    * overhead of a provider: pinned messages, summary and buffer
    * (`pinnedTokens + summaryTokens + bufferTokens`), plus the content of a
-   * provider's compaction item when the state holds one. O(1).
+   * provider's compaction item when the state holds one. O(1), the summary
+   * counted first as {@link Memory.summaryTokens} says (and failing as it
+   * does).
    */
-  readonly contextTokens: Effect.Effect<number>
+  readonly contextTokens: Effect.Effect<number, TokenCountError>
   /**
    * What to send the model: the buffer, preceded by a message holding the
    * summary when it is not empty (role `system`, or `user` with

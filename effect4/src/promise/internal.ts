@@ -143,14 +143,18 @@ export abstract class BaseMemory {
     return Effect.runSync(this.memory.pinnedTokens)
   }
 
-  /** The summary's tokens. */
+  /**
+   * The summary's tokens (docs/contract.md section 10.4): counted once per
+   * summary, at its fold when a budget needs it, else on the first read and
+   * kept. A first read whose count fails throws the `TokenCountError`.
+   */
   get summaryTokens(): number {
-    return Effect.runSync(this.memory.summaryTokens)
+    return squash(Effect.runSyncExit(this.memory.summaryTokens))
   }
 
-  /** The whole context's tokens: pinned messages, summary and buffer. */
+  /** The whole context's tokens: pinned messages, summary and buffer. Throws `TokenCountError` as `summaryTokens` does. */
   get contextTokens(): number {
-    return Effect.runSync(this.memory.contextTokens)
+    return squash(Effect.runSyncExit(this.memory.contextTokens))
   }
 
   /** What the model is sent: leading pinned messages, the summary, then the buffer. */

@@ -195,7 +195,8 @@ export const buildRolling = <E>(
     maxSummarizerInputTokens: options.maxSummarizerInputTokens,
     archive: options.archive,
     conversationId: options.conversationId,
-    summary: options.summary
+    summary: options.summary,
+    contextWindow: window !== undefined
   }
   const fields = (policy: { readonly target: number }) => ({
     strategy: "rolling" as const,

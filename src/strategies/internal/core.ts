@@ -153,8 +153,16 @@ export interface Core {
   generation: number
   readonly index: EvictionIndex<Message.Message>
   readonly counter: TokenCounter.Service
-  /** The summary's tokens, counted once per committed fold or restore (docs/contract.md section 10.4). */
-  summaryTokens: number
+  /**
+   * The summary's tokens (docs/contract.md section 10.4), `undefined` while
+   * the summary is not counted: a fold counts the summary it commits only
+   * when {@link countsAtFold}; otherwise the first read counts it
+   * ({@link summaryTokensOf}) and the count is kept until the summary
+   * changes. A restored summary is counted when restored.
+   */
+  summaryTokens: number | undefined
+  /** Whether each fold counts the summary it commits (`core/fold.ts` `countsSummaryAtFold`). */
+  readonly countsAtFold: boolean
   /**
    * Summary segments (`summary: "segments"`, docs/contract.md section 10.9),
    * `undefined` with the single summary. `summary` is then their join and
@@ -183,8 +191,14 @@ export interface Core {
    * kept in the state (version 3 `usageRatio`), reset by `clear`.
    */
   usageRatio: number | undefined
-  /** The memory's own count of the context it last read back (pinned, summary, buffer): what a usage is compared with. */
+  /**
+   * The memory's own count of the context it last read back (pinned,
+   * summary, buffer): what a usage is compared with; without the summary's
+   * count when that summary was not counted yet ({@link lastReadSummary}).
+   */
   lastReadTokens: number | undefined
+  /** The summary the last read context held while uncounted: counted (once) when a usage is recorded against it. */
+  lastReadSummary: string | undefined
   /** A context window's reserve (docs/contract.md section 16.1), else 0: the default overhead of a recorded usage. */
   reserveTokens: number
   /** The request of the fold `compact` runs (its `focus`), read by that fold only (docs/contract.md section 16.2). */
@@ -270,6 +284,8 @@ export interface CoreOptions {
   readonly conversationId?: string | undefined
   /** `"segments"`: the summary as append-only segments (docs/contract.md section 10.9). */
   readonly summary?: SummaryMode | undefined
+  /** A context window (docs/contract.md section 16.1): its budget reads the summary's count at every add. */
+  readonly contextWindow?: boolean | undefined
 }
 
 /** How the summary is kept: one text rewritten by each fold (default), or append-only segments. @internal */
@@ -538,6 +554,11 @@ export const makeCore = (counter: TokenCounter.Service, options?: CoreOptions): 
     index: new EvictionIndex(options?.index),
     counter,
     summaryTokens: 0,
+    countsAtFold: Fold.countsSummaryAtFold({
+      maxSummaryTokens: max,
+      contextWindow: options?.contextWindow === true,
+      segments: options?.summary === "segments"
+    }),
     segments: options?.summary === "segments" ? noSegments : undefined,
     maxSummaryTokens: max,
     maxToolResultTokens: options?.maxToolResultTokens,
@@ -551,6 +572,7 @@ export const makeCore = (counter: TokenCounter.Service, options?: CoreOptions): 
     compaction: undefined,
     compactionTokens: 0,
     lastReadTokens: undefined,
+    lastReadSummary: undefined,
     compactRequest: undefined,
     reserveTokens: 0,
     afterClear: undefined,
@@ -692,11 +714,40 @@ export const frame = <E>(fill: Fill<E>): Fill<E | ConfigError> => (core) =>
 /**
  * What the context holds besides the buffer, in tokens: the provider's
  * compaction item, the summary and, with a summary, its framing line
- * (docs/contract.md sections 10.10, 15.6).
+ * (docs/contract.md sections 10.10, 15.6). Only where the summary's count
+ * is kept at every fold (`countsAtFold`: a context window's checks); reads
+ * go through {@link summaryTokensOf}.
  *
  * @internal
  */
-export const leadTokens = (core: Core): number => Lead.leadTokens(core)
+export const leadTokens = (core: Core): number => besideSummary(core) + (core.summaryTokens ?? 0)
+
+/** What the context holds besides the buffer and the summary's own count: the compaction item and the framing line. */
+const besideSummary = (core: Core): number => Lead.besideSummary(core)
+
+/**
+ * The summary's count (docs/contract.md section 10.4): the kept count, or,
+ * for a summary a fold committed uncounted, a count made now with the
+ * memory's counter and kept until the summary changes (a failed count keeps
+ * nothing: the next read counts again). An `Exit` when the counter counts at
+ * once.
+ *
+ * @internal
+ */
+export const summaryTokensOf = (core: Core): Effect.Effect<number, TokenCountError> => {
+  const known = core.summaryTokens
+  if (known !== undefined) return Exit.succeed(known)
+  const summary = core.summary
+  return mapNow(countText(core.counter)(summary), (tokens) => {
+    // the same text has the same count: kept unless the summary changed meanwhile
+    if (core.summaryTokens === undefined && core.summary === summary) core.summaryTokens = tokens
+    return tokens
+  })
+}
+
+/** `contextTokens` (docs/contract.md section 10.3): the lead, the summary's count ({@link summaryTokensOf}), the buffer. */
+const contextTokensOf = (core: Core): Effect.Effect<number, TokenCountError> =>
+  mapNow(summaryTokensOf(core), (tokens) => besideSummary(core) + tokens + core.index.tokens)
 
 /** {@link fillEmpty} without a state, else {@link fillState}. @internal */
 export const fillWith = (state: MemoryState.MemoryState | undefined): Fill<TokenCountError | StateDecodeError> =>
@@ -706,7 +757,13 @@ const nonString = (): SummarizerError => new SummarizerError({ description: "sum
 
 // Stores a fold's result unless `clear` or another fold committed since it
 // started (the index then holds the plan void and evicts nothing).
-const commit = (core: Core, generation: number, plan: Plan<Message.Message>, summary: string, tokens: number): void => {
+const commit = (
+  core: Core,
+  generation: number,
+  plan: Plan<Message.Message>,
+  summary: string,
+  tokens: number | undefined
+): void => {
   if (core.generation === generation && core.index.commit(plan)) {
     core.generation++
     core.summary = summary
@@ -754,7 +811,13 @@ const complete = (
   if (empty !== undefined) return Exit.fail(empty)
   const ledger = core.ledger
   const entries = ledger === undefined ? noEntries : Ledger.merge(previous.entries, ledger.mentioned(plan.messages))
-  const fit = Loops.fitSummary(result, entries, ledger === undefined ? 0 : ledger.maxTokens, core.maxSummaryTokens)
+  const fit = Loops.fitSummary(
+    result,
+    entries,
+    ledger === undefined ? 0 : ledger.maxTokens,
+    core.maxSummaryTokens,
+    core.countsAtFold
+  )
   return flatMapNow(driveCounting(fit, recountOf(core.counter)), (fitted): Effect.Effect<void, AddError> => {
     if (!fitted.fits) {
       return Exit.fail(new SummaryBudgetError({ tokens: fitted.tokens, maxSummaryTokens: core.maxSummaryTokens! }))
@@ -788,11 +851,25 @@ export const shortenSummary = (
   room: number
 ): Effect.Effect<void, AddError> => {
   if (core.segments !== undefined) return done
+  // a context window keeps the count at every fold (countsAtFold); counted here should it not be
+  return flatMapNow(summaryTokensOf(core), (summaryTokens) => shortenCounted(core, summarize, room, summaryTokens))
+}
+
+const shortenCounted = (
+  core: Core,
+  summarize: (
+    summary: string,
+    messages: ReadonlyArray<Message.Message>,
+    request: Summarizer.Request
+  ) => Effect.Effect<string, SummarizerError>,
+  room: number,
+  summaryTokens: number
+): Effect.Effect<void, AddError> => {
   const ledger = core.ledger
   const budget = Fold.shortenBudget({
     compacted: core.compaction !== undefined,
     summary: core.summary,
-    summaryTokens: core.summaryTokens,
+    summaryTokens,
     room,
     ledgerTokens: ledger?.maxTokens,
     requestBudget: core.request.maxSummaryTokens,
@@ -812,7 +889,7 @@ export const shortenSummary = (
     const fit = Loops.fitSummary(result, previous.entries, ledger === undefined ? 0 : ledger.maxTokens, room)
     return mapNow(driveCounting(fit, recountOf(core.counter)), (fitted) => {
       if (core.generation !== generation) return
-      if (fitted.fits && fitted.tokens < core.summaryTokens) {
+      if (fitted.fits && fitted.tokens !== undefined && fitted.tokens < summaryTokens) {
         core.generation++
         core.summary = fitted.summary
         core.summaryTokens = fitted.tokens
@@ -824,6 +901,10 @@ export const shortenSummary = (
 }
 
 const noMessages: ReadonlyArray<Message.Message> = []
+
+/** A compaction's summary text counted when the fold needs its count (`countsAtFold`), else left uncounted. */
+const countCompacted = (core: Core, summary: string): Effect.Effect<number | undefined, TokenCountError> =>
+  summary === "" ? Exit.succeed(0) : core.countsAtFold ? countText(core.counter)(summary) : Exit.succeed(undefined)
 
 /**
  * A fold's provider compaction committed (docs/contract.md section 15.7):
@@ -841,12 +922,12 @@ const completeCompacted = (
   return flatMapNow(
     content === "" ? Exit.succeed(0) : count(content),
     (compactionTokens) =>
-      flatMapNow(result.summary === "" ? Exit.succeed(0) : count(result.summary), (tokens): Effect.Effect<
+      flatMapNow(countCompacted(core, result.summary), (tokens): Effect.Effect<
         void,
         AddError
       > => {
         const max = core.maxSummaryTokens
-        if (max !== undefined && tokens > max) {
+        if (max !== undefined && tokens !== undefined && tokens > max) {
           return Exit.fail(new SummaryBudgetError({ tokens, maxSummaryTokens: max }))
         }
         return archiveThen(core, generation, plan, () => {
@@ -1237,7 +1318,10 @@ export const makeMemory = <M extends Memory>(
     }
   })
   const messages = Effect.sync(() => {
-    core.lastReadTokens = leadTokens(core) + core.index.tokens
+    // an uncounted summary is remembered, counted only if a usage is recorded against this read
+    const known = core.summaryTokens
+    core.lastReadTokens = besideSummary(core) + (known ?? 0) + core.index.tokens
+    core.lastReadSummary = known === undefined ? core.summary : undefined
     return contextOf(core)
   })
   const memory = {
@@ -1247,8 +1331,8 @@ export const makeMemory = <M extends Memory>(
     buffer: Effect.sync(() => core.index.toArray()),
     bufferTokens: Effect.sync(() => core.index.measure("tokens")),
     pinnedTokens: Effect.sync(() => core.index.pinnedTokens),
-    summaryTokens: Effect.sync(() => core.summaryTokens),
-    contextTokens: Effect.sync(() => leadTokens(core) + core.index.tokens),
+    summaryTokens: Effect.suspend(() => summaryTokensOf(core)),
+    contextTokens: Effect.suspend(() => contextTokensOf(core)),
     messages,
     context: Effect.map(messages, (all) => all.map(String).join("\n")),
     clear: Effect.sync(() => {
@@ -1260,13 +1344,14 @@ export const makeMemory = <M extends Memory>(
       if (core.segments !== undefined) core.segments = noSegments
       core.usageRatio = undefined
       core.lastReadTokens = undefined
+      core.lastReadSummary = undefined
       core.index.clear()
       core.afterClear?.()
     }),
     state,
     toJSON: Effect.map(state, MemoryState.toJSON),
     recordUsage: (usage: Usage): Effect.Effect<void, UsageError> =>
-      Effect.suspend(() => Exit.asVoid(recordSample(core, usage, undefined))),
+      Effect.suspend(() => Effect.asVoid(recordSample(core, usage, undefined))),
     usageRatio: Effect.sync(() => core.usageRatio ?? 1),
     recall: (query: string, options?: Archive.SearchOptions) => recall(core, query, options)
   }
@@ -1335,10 +1420,47 @@ const recordSample = (
   core: Core,
   usage: Usage,
   contextTokens: number | undefined
-): Exit.Exit<UsageSample | undefined, UsageError> => {
+): Effect.Effect<UsageSample | undefined, UsageError> => {
   const problem = Rules.usage(usage)
   if (problem !== undefined) return Exit.fail(new UsageError({ description: problem }))
-  const counted = contextTokens ?? core.lastReadTokens ?? leadTokens(core) + core.index.tokens
+  if (contextTokens !== undefined) return applySample(core, usage, contextTokens)
+  const lastRead = core.lastReadTokens
+  const pending = core.lastReadSummary
+  if (lastRead !== undefined && pending === undefined) return applySample(core, usage, lastRead)
+  // the context last read (or, without a read, the context now) with a summary not counted yet: counted now
+  const summaryCount = lastRead === undefined || pending === core.summary
+    ? summaryTokensOf(core)
+    : countText(core.counter)(pending!)
+  return flatMapNow(
+    mapErrorNow(summaryCount, uncountedUsage),
+    (tokens) =>
+      applySample(
+        core,
+        usage,
+        lastRead === undefined ? besideSummary(core) + tokens + core.index.tokens : lastRead + tokens
+      )
+  )
+}
+
+/**
+ * The `UsageError` of a usage recorded against a context whose summary the
+ * counter could not count (docs/contract.md section 16.4): the ratio is not
+ * moved.
+ */
+const uncountedUsage = (error: TokenCountError): UsageError =>
+  new UsageError({
+    description: `the summary of the context it is compared with could not be counted: ${error.message}`
+  })
+
+/** `Effect.mapError`, applied at once to an `Exit`. */
+const mapErrorNow = <A, E, E2>(self: Effect.Effect<A, E>, f: (e: E) => E2): Effect.Effect<A, E2> =>
+  Exit.isExit(self) ? Exit.mapError(self as Exit.Exit<A, E>, f) : Effect.mapError(self, f)
+
+const applySample = (
+  core: Core,
+  usage: Usage,
+  counted: number
+): Exit.Exit<UsageSample | undefined, UsageError> => {
   const overhead = usage.overheadTokens ?? core.reserveTokens
   const measured = usage.inputTokens - overhead
   // a sample with a size that is not positive changes nothing (docs/contract.md section 16.4)

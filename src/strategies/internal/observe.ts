@@ -150,13 +150,15 @@ const end = (
   Telemetry.folds.unsafeUpdate(1, byOutcome)
   Telemetry.evictedMessages.unsafeUpdate(plan.messages.length, byOutcome)
   Telemetry.bufferTokens.unsafeUpdate(after, byOutcome)
-  Telemetry.summaryTokens.unsafeUpdate(core.summaryTokens, byOutcome)
+  // only a counted summary is recorded: a fold counts it only when something needs it (docs/contract.md section 11)
+  const summaryTokens = core.summaryTokens
+  if (summaryTokens !== undefined) Telemetry.summaryTokens.unsafeUpdate(summaryTokens, byOutcome)
   Telemetry.foldDuration.unsafeUpdate(Number(now - start) / 1e6, labels.duration[outcome])
   if (error !== undefined) Telemetry.summarizerFailures.unsafeUpdate(1, failureLabels(labels, error))
   if (span !== undefined) {
     span.attribute("rollmem.outcome", outcome)
     span.attribute("rollmem.buffer_tokens_after", after)
-    span.attribute("rollmem.summary_tokens", core.summaryTokens)
+    if (summaryTokens !== undefined) span.attribute("rollmem.summary_tokens", summaryTokens)
     if (error !== undefined) span.attribute("rollmem.error", error)
   }
 }

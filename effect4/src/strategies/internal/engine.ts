@@ -62,7 +62,15 @@ export interface Core {
   generation: number
   readonly index: EvictionIndex<M>
   readonly counter: TokenCounter.Service
-  summaryTokens: number
+  /**
+   * The summary's tokens (docs/contract.md section 10.4), `undefined` while
+   * the summary is not counted: a fold counts the summary it commits only
+   * when {@link countsAtFold}; otherwise the first read counts it
+   * ({@link summaryTokensOf}) and keeps the count until the summary changes.
+   */
+  summaryTokens: number | undefined
+  /** Whether each fold counts the summary it commits (`src/core/fold.ts` `countsSummaryAtFold`). */
+  readonly countsAtFold: boolean
   /**
    * Summary segments (`summary: "segments"`, docs/contract.md section 10.9,
    * `src/core/segments.ts`), `undefined` with the single summary. `summary`
@@ -89,7 +97,10 @@ export interface Core {
   /** The summary a summary-only fold could not bring within its room: not asked again until it changes. */
   unshortened: string | undefined
   usageRatio: number | undefined
+  /** The count of the context last read back; without the summary's when that was not counted ({@link lastReadSummary}). */
   lastReadTokens: number | undefined
+  /** The summary the last read context held while uncounted: counted (once) when a usage is recorded against it. */
+  lastReadSummary: string | undefined
   reserveTokens: number
   compactRequest: Summarizer.Request | undefined
   /** The strategy whose core this is, set by {@link makeMemory}: the telemetry's label (section 11). */
@@ -123,6 +134,8 @@ export interface CoreOptions {
   readonly conversationId?: string | undefined
   /** `"segments"`: the summary as append-only segments (docs/contract.md section 10.9). */
   readonly summary?: SummaryMode | undefined
+  /** A context window (docs/contract.md section 16.1): its budget reads the summary's count at every add. */
+  readonly contextWindow?: boolean | undefined
 }
 
 /** Builds an empty core. @internal */
@@ -135,6 +148,11 @@ export const makeCore = (counter: TokenCounter.Service, options?: CoreOptions): 
     index: new EvictionIndex<M>(options?.index),
     counter,
     summaryTokens: 0,
+    countsAtFold: Fold.countsSummaryAtFold({
+      maxSummaryTokens: max,
+      contextWindow: options?.contextWindow === true,
+      segments: options?.summary === "segments"
+    }),
     segments: options?.summary === "segments" ? Segments.noSegments : undefined,
     compaction: undefined,
     compactionTokens: 0,
@@ -149,6 +167,7 @@ export const makeCore = (counter: TokenCounter.Service, options?: CoreOptions): 
     unshortened: undefined,
     usageRatio: undefined,
     lastReadTokens: undefined,
+    lastReadSummary: undefined,
     reserveTokens: 0,
     compactRequest: undefined,
     strategy: "rolling",
@@ -188,11 +207,35 @@ const frame = (core: Core): Effect.Effect<Core, ConfigError> =>
 /**
  * What the context holds besides the buffer, in tokens: the provider's
  * compaction item, the summary and, with a summary, its framing line
- * (docs/contract.md sections 10.10, 15.6; `core/context.ts`).
+ * (docs/contract.md sections 10.10, 15.6; `core/context.ts`). Only where
+ * the summary's count is kept at every fold (`countsAtFold`: a context
+ * window's checks); reads go through {@link summaryTokensOf}.
  *
  * @internal
  */
-export const leadTokens = (core: Core): number => Lead.leadTokens(core)
+export const leadTokens = (core: Core): number => besideSummary(core) + (core.summaryTokens ?? 0)
+
+/** What the context holds besides the buffer and the summary's own count: the compaction item and the framing line. */
+const besideSummary = (core: Core): number => Lead.besideSummary(core)
+
+/**
+ * The summary's count (docs/contract.md section 10.4): the kept count, or,
+ * for a summary a fold committed uncounted, a count made now and kept until
+ * the summary changes (a failed count keeps nothing). An `Exit` when the
+ * counter counts at once.
+ *
+ * @internal
+ */
+export const summaryTokensOf = (core: Core): Effect.Effect<number, TokenCountError> => {
+  const known = core.summaryTokens
+  if (known !== undefined) return Exit.succeed(known)
+  const summary = core.summary
+  return flatMapNow(countTextNow(core.counter, summary), (tokens) => {
+    // the same text has the same count: kept unless the summary changed meanwhile
+    if (core.summaryTokens === undefined && core.summary === summary) core.summaryTokens = tokens
+    return Exit.succeed(tokens)
+  })
+}
 
 const fillState = (core: Core, state: MemoryState.MemoryState | undefined): Effect.Effect<Core, TokenCountError> =>
   state === undefined
@@ -502,7 +545,7 @@ const refuseEmpty = (previous: string, messages: ReadonlyArray<M>, result: strin
 const bodyOf = (core: Core): Ledger.Parsed =>
   core.ledger === undefined ? { body: core.summary, entries: [] } : Ledger.parse(core.summary)
 
-const commit = (core: Core, generation: number, plan: Plan<M>, summary: string, tokens: number): void => {
+const commit = (core: Core, generation: number, plan: Plan<M>, summary: string, tokens: number | undefined): void => {
   if (core.generation === generation && core.index.commit(plan)) {
     core.generation++
     core.summary = summary
@@ -529,7 +572,7 @@ const complete = (
     const entries = ledger === undefined ? [] : Ledger.merge(previous.entries, ledger.mentioned(plan.messages))
     const max = core.maxSummaryTokens
     const fit = yield* driveCounting(
-      Loops.fitSummary(result, entries, ledger === undefined ? 0 : ledger.maxTokens, max),
+      Loops.fitSummary(result, entries, ledger === undefined ? 0 : ledger.maxTokens, max, core.countsAtFold),
       (text) => TokenCounter.countText(core.counter, text)
     )
     if (!fit.fits) return yield* new SummaryBudgetError({ tokens: fit.tokens, maxSummaryTokens: max! })
@@ -636,7 +679,7 @@ export const foldNow = (
     const entries = ledger === undefined ? [] : Ledger.merge(previous.entries, ledger.mentioned(plan.messages))
     const max = core.maxSummaryTokens
     const fitted = driveCountingNow(
-      Loops.fitSummary(result, entries, ledger === undefined ? 0 : ledger.maxTokens, max),
+      Loops.fitSummary(result, entries, ledger === undefined ? 0 : ledger.maxTokens, max, core.countsAtFold),
       (text) => countTextNow(core.counter, text)
     ) as Exit.Exit<Loops.Fit, TokenCountError>
     if (Exit.isFailure(fitted)) return fitted as Exit.Exit<never, TokenCountError>
@@ -788,10 +831,12 @@ export const shortenSummary = (
     // not with segments: a consolidation is their way to shrink (docs/contract.md section 16.1)
     if (core.segments !== undefined) return
     const ledger = core.ledger
+    // a context window keeps the count at every fold (countsAtFold); counted here should it not be
+    const summaryTokens = yield* summaryTokensOf(core)
     const budget = Fold.shortenBudget({
       compacted: core.compaction !== undefined,
       summary: core.summary,
-      summaryTokens: core.summaryTokens,
+      summaryTokens,
       room,
       ledgerTokens: ledger?.maxTokens,
       requestBudget: core.request.maxSummaryTokens,
@@ -811,7 +856,7 @@ export const shortenSummary = (
       (text) => TokenCounter.countText(core.counter, text)
     )
     if (core.generation !== generation) return
-    if (fitted.fits && fitted.tokens < core.summaryTokens) {
+    if (fitted.fits && fitted.tokens !== undefined && fitted.tokens < summaryTokens) {
       core.generation++
       core.summary = fitted.summary
       core.summaryTokens = fitted.tokens
@@ -859,8 +904,8 @@ export interface Memory {
   readonly buffer: Effect.Effect<ReadonlyArray<M>>
   readonly bufferTokens: Effect.Effect<number>
   readonly pinnedTokens: Effect.Effect<number>
-  readonly summaryTokens: Effect.Effect<number>
-  readonly contextTokens: Effect.Effect<number>
+  readonly summaryTokens: Effect.Effect<number, TokenCountError>
+  readonly contextTokens: Effect.Effect<number, TokenCountError>
   readonly messages: Effect.Effect<ReadonlyArray<M>>
   readonly context: Effect.Effect<string>
   readonly clear: Effect.Effect<void>
@@ -961,7 +1006,10 @@ export const makeMemory = <X extends Memory>(
     }
   })
   const messages = Effect.sync(() => {
-    core.lastReadTokens = leadTokens(core) + core.index.tokens
+    // an uncounted summary is remembered, counted only if a usage is recorded against this read
+    const known = core.summaryTokens
+    core.lastReadTokens = besideSummary(core) + (known ?? 0) + core.index.tokens
+    core.lastReadSummary = known === undefined ? core.summary : undefined
     return contextOf(core)
   })
   core.strategy = fields.strategy
@@ -973,8 +1021,10 @@ export const makeMemory = <X extends Memory>(
     buffer: Effect.sync(() => core.index.toArray()),
     bufferTokens: Effect.sync(() => core.index.measure("tokens")),
     pinnedTokens: Effect.sync(() => core.index.pinnedTokens),
-    summaryTokens: Effect.sync(() => core.summaryTokens),
-    contextTokens: Effect.sync(() => leadTokens(core) + core.index.tokens),
+    summaryTokens: Effect.suspend(() => summaryTokensOf(core)),
+    contextTokens: Effect.suspend(() =>
+      flatMapNow(summaryTokensOf(core), (tokens) => Exit.succeed(besideSummary(core) + tokens + core.index.tokens))
+    ),
     messages,
     context: Effect.map(messages, (all) => all.map(String).join("\n")),
     clear: Effect.sync(() => {
@@ -986,6 +1036,7 @@ export const makeMemory = <X extends Memory>(
       if (core.segments !== undefined) core.segments = Segments.noSegments
       core.usageRatio = undefined
       core.lastReadTokens = undefined
+      core.lastReadSummary = undefined
       core.index.clear()
       core.afterClear?.()
     }),
@@ -999,7 +1050,22 @@ export const makeMemory = <X extends Memory>(
     Effect.suspend(() => {
       const problem = Rules.usage(usage)
       if (problem !== undefined) return Effect.fail(new UsageError({ description: problem }))
-      const counted = contextTokens ?? core.lastReadTokens ?? leadTokens(core) + core.index.tokens
+      if (contextTokens !== undefined) return apply(usage, contextTokens)
+      const lastRead = core.lastReadTokens
+      const pending = core.lastReadSummary
+      if (lastRead !== undefined && pending === undefined) return apply(usage, lastRead)
+      // the context last read (or, without a read, the context now) with a summary not counted yet: counted now
+      const summaryCount = lastRead === undefined || pending === core.summary
+        ? summaryTokensOf(core)
+        : countTextNow(core.counter, pending!)
+      return Effect.flatMap(
+        Effect.mapError(summaryCount, uncountedUsage),
+        (tokens) =>
+          apply(usage, lastRead === undefined ? besideSummary(core) + tokens + core.index.tokens : lastRead + tokens)
+      )
+    })
+  const apply = (usage: Usage, counted: number): Effect.Effect<UsageSample | undefined> =>
+    Effect.suspend(() => {
       const overhead = usage.overheadTokens ?? core.reserveTokens
       const measured = usage.inputTokens - overhead
       // a sample with a size that is not positive changes nothing (docs/contract.md section 16.4)
@@ -1017,6 +1083,16 @@ export const makeMemory = <X extends Memory>(
   if (steps.step !== undefined) steppers.set(made, steps.step)
   return made
 }
+
+/**
+ * The `UsageError` of a usage recorded against a context whose summary the
+ * counter could not count (docs/contract.md section 16.4): the ratio is not
+ * moved.
+ */
+const uncountedUsage = (error: TokenCountError): UsageError =>
+  new UsageError({
+    description: `the summary of the context it is compared with could not be counted: ${error.message}`
+  })
 
 /**
  * A recorded usage as a stored conversation re-applies it: the provider's

@@ -18,7 +18,7 @@ type M = Message.Message
 /** What the telemetry reads of a core. @internal */
 export interface Observed {
   readonly strategy: string
-  readonly summaryTokens: number
+  readonly summaryTokens: number | undefined
   readonly index: {
     readonly lastCommitted: number
     measure(measure: "tokens"): number
@@ -115,13 +115,15 @@ const end = (
   series.folds.updateUnsafe(1, context)
   series.evicted.updateUnsafe(plan.messages.length, context)
   series.buffer.updateUnsafe(after, context)
-  series.summary.updateUnsafe(core.summaryTokens, context)
+  // only a counted summary is recorded: a fold counts it only when something needs it (docs/contract.md section 11)
+  const summaryTokens = core.summaryTokens
+  if (summaryTokens !== undefined) series.summary.updateUnsafe(summaryTokens, context)
   series.duration.updateUnsafe(Number(now - start) / 1e6, context)
   if (error !== undefined) failureOf(labels, core.strategy, error).updateUnsafe(1, context)
   if (span !== undefined) {
     span.attribute("rollmem.outcome", outcome)
     span.attribute("rollmem.buffer_tokens_after", after)
-    span.attribute("rollmem.summary_tokens", core.summaryTokens)
+    if (summaryTokens !== undefined) span.attribute("rollmem.summary_tokens", summaryTokens)
     if (error !== undefined) span.attribute("rollmem.error", error)
   }
 }

@@ -125,7 +125,8 @@ export const buildRolling = (
     summaryFraming: options.summaryFraming,
     archive: options.archive,
     conversationId: options.conversationId,
-    summary: options.summary
+    summary: options.summary,
+    contextWindow: window !== undefined
   })
   if (background !== undefined && summarizer !== undefined) {
     return Effect.flatMap(fill(core, state), (core) => {
