@@ -5,6 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { EvictionIndex } from "../../src/core/eviction.js"
+import * as Fold from "../../src/core/fold.js"
 import * as Loops from "../../src/core/loops.js"
 import { entryOf } from "../../src/core/message.js"
 import { pruningOf } from "../../src/core/policy.js"
@@ -87,6 +88,48 @@ describe("fitSummary (contract 14.2)", () => {
       fits: false,
       tokens: 5
     })
+  })
+})
+
+describe("fitSummary with count false (contract 10.4)", () => {
+  it("without maxSummaryTokens the summary is not counted; a ledger's section still is", () => {
+    assert.deepStrictEqual(recorded(Loops.fitSummary("a b c", [], 0, undefined, false)), {
+      asked: [],
+      value: { fits: true, summary: "a b c", tokens: undefined }
+    })
+    assert.deepStrictEqual(recorded(Loops.fitSummary("", [], 0, undefined, false)), {
+      asked: [],
+      value: { fits: true, summary: "", tokens: 0 }
+    })
+    const { asked, value } = recorded(Loops.fitSummary("body", ["a.ts", "b.ts", "c.ts"], 4, undefined, false))
+    // the search alone: 2 entries (4 words) fit, 3 (5) do not
+    assert.deepStrictEqual(asked.map(wordCount), [4, 5])
+    assert.deepStrictEqual(value, {
+      fits: true,
+      summary: "body\n\n<artifacts>\na.ts b.ts\n</artifacts>",
+      tokens: undefined
+    })
+  })
+
+  it("with maxSummaryTokens the summary is counted whatever the flag", () => {
+    assert.deepStrictEqual(recorded(Loops.fitSummary("a b c", [], 0, 5, false)), {
+      asked: ["a b c"],
+      value: { fits: true, summary: "a b c", tokens: 3 }
+    })
+  })
+})
+
+describe("Fold.countsSummaryAtFold (contract 10.4)", () => {
+  it("a summary budget, a context window or segments: counted at the fold; otherwise not", () => {
+    const cases: Array<[number | undefined, boolean, boolean, boolean]> = [
+      [undefined, false, false, false],
+      [400, false, false, true],
+      [undefined, true, false, true],
+      [undefined, false, true, true]
+    ]
+    for (const [maxSummaryTokens, contextWindow, segments, expected] of cases) {
+      assert.strictEqual(Fold.countsSummaryAtFold({ maxSummaryTokens, contextWindow, segments }), expected)
+    }
   })
 })
 
