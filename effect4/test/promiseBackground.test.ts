@@ -1,10 +1,12 @@
 /**
- * The Promise facade's background folds and dispose() on the Effect 4 line,
- * as the Effect 3 line's test/promiseBackground.test.ts and the facade cases
- * of test/background.test.ts and test/promiseTimeout.test.ts run them, with
- * their exact values (docs/contract.md sections 5.1 and 5.2).
+ * The Promise facade's background folds and dispose() on the Effect 4 line:
+ * the Effect 3 line's cases with their exact values
+ * (`test/support/promiseBackgroundCases.ts`), then the facade cases of
+ * test/background.test.ts and test/promiseTimeout.test.ts
+ * (docs/contract.md sections 5.1 and 5.2).
  */
 import { assert, describe, it } from "@effect/vitest"
+import { outcome, runPromiseBackgroundCases } from "../../test/support/promiseBackgroundCases.js"
 import {
   AsyncRollingMemory,
   ConfigError,
@@ -13,126 +15,7 @@ import {
   type RollingOptions
 } from "../src/promise/index.js"
 
-// A summarizer that never answers: its call ends only when its signal is aborted (rejecting with the
-// signal's reason). `started` resolves at the first call.
-const hanging = () => {
-  const signals: Array<AbortSignal> = []
-  let onStart: () => void = () => {}
-  const started = new Promise<void>((resolve) => (onStart = resolve))
-  const summarize = (_summary: string, _messages: ReadonlyArray<unknown>, signal: AbortSignal) => {
-    signals.push(signal)
-    onStart()
-    return new Promise<string>((_, reject) => signal.addEventListener("abort", () => reject(signal.reason)))
-  }
-  return { signals, started, summarize }
-}
-
-// What an add's Promise settles with: "resolved", or the rejection reason.
-const outcome = (add: Promise<void>): Promise<unknown> => add.then(() => "resolved", (error: unknown) => error)
-
-const contents = (memory: AsyncRollingMemory) => memory.buffer.map((m) => m.content)
-
-describe("AsyncRollingMemory: dispose()", () => {
-  it("background folds: the fold in flight is interrupted, commits nothing; the held-back adds are appended in order and resolve", async () => {
-    const { signals, started, summarize } = hanging()
-    // cap 40 (twice the budget); each turn is 4 words
-    const memory = new AsyncRollingMemory({ maxTokens: 20, fold: "background", summarize })
-    const turns = Array.from({ length: 14 }, (_, i) => `turn ${i} a b`)
-    const settled: Array<boolean> = turns.map(() => false)
-    const adds = turns.map((turn, i) =>
-      outcome(
-        memory.addUserMessage(turn).finally(() => {
-          settled[i] = true
-        })
-      )
-    )
-    // the first 10 fill the buffer up to the cap; the 6th, over the budget, started a fold
-    assert.deepStrictEqual(await Promise.all(adds.slice(0, 10)), Array(10).fill("resolved"))
-    await started
-    assert.strictEqual(signals.length, 1)
-    assert.deepStrictEqual(contents(memory), turns.slice(0, 10))
-    assert.strictEqual(memory.bufferTokens, 40)
-    // the last 4 would pass the cap: held back, not appended, still pending
-    assert.deepStrictEqual(settled.slice(10), [false, false, false, false])
-
-    await memory.dispose()
-    assert.isTrue(signals[0].aborted, "the fold's summarizer call was cancelled")
-    // the held-back turns are in the buffer, in arrival order, once dispose resolves; their adds resolve
-    assert.deepStrictEqual(contents(memory), turns)
-    assert.strictEqual(memory.bufferTokens, 56)
-    assert.deepStrictEqual(await Promise.all(adds.slice(10)), Array(4).fill("resolved"))
-    // nothing committed, no failure recorded
-    assert.strictEqual(memory.summary, "")
-    assert.strictEqual(memory.summaryTokens, 0)
-    assert.isUndefined(memory.lastFoldFailure)
-
-    // after dispose: adds are refused (DisposedError, nothing appended) and no fold starts
-    const late = await outcome(memory.addUserMessage("turn 14 a b"))
-    assert.instanceOf(late, DisposedError)
-    assert.strictEqual((late as DisposedError).object, "AsyncRollingMemory")
-    assert.instanceOf(await outcome(memory.addMessages([])), DisposedError)
-    assert.deepStrictEqual(contents(memory), turns)
-    assert.strictEqual(signals.length, 1)
-    await memory.dispose() // again: nothing to stop
-    assert.strictEqual(memory.summary, "")
-  })
-
-  it("background folds: a held-back addMessages batch is appended whole and resolves", async () => {
-    const { signals, started, summarize } = hanging()
-    const memory = new AsyncRollingMemory({ maxTokens: 4, hardMaxTokens: 6, fold: "background", summarize })
-    assert.strictEqual(await outcome(memory.addUserMessage("a b c")), "resolved")
-    assert.strictEqual(await outcome(memory.addAssistantMessage("d e")), "resolved") // 5 > 4: a fold starts
-    await started
-    const batch = outcome(memory.addMessages([
-      { role: "user", content: "f" },
-      { role: "assistant", content: "g" }
-    ] as never))
-    const single = outcome(memory.addUserMessage("h"))
-    assert.deepStrictEqual(contents(memory), ["a b c", "d e"]) // 5 + 2 > 6: both held back
-    await memory.dispose()
-    assert.deepStrictEqual([await batch, await single], ["resolved", "resolved"])
-    assert.deepStrictEqual(contents(memory), ["a b c", "d e", "f", "g", "h"])
-    assert.strictEqual(memory.summary, "")
-    assert.strictEqual(signals.length, 1)
-    assert.isTrue(signals[0].aborted)
-  })
-
-  it("blocking folds: the add in a summarizer call and the add waiting behind it reject with AbortError; the turns stay", async () => {
-    const { signals, started, summarize } = hanging()
-    const memory = new AsyncRollingMemory({ maxTokens: 2, summarize })
-    assert.strictEqual(await outcome(memory.addUserMessage("a b")), "resolved")
-    const calling = outcome(memory.addAssistantMessage("c d")) // over the budget: its prune calls the summarizer
-    await started
-    const waiting = outcome(memory.addUserMessage("e f")) // its prune waits for the one in flight
-    assert.deepStrictEqual(contents(memory), ["a b", "c d", "e f"])
-    await memory.dispose()
-    assert.isTrue(signals[0].aborted)
-    for (const error of [await calling, await waiting]) {
-      assert.instanceOf(error, DOMException)
-      assert.strictEqual((error as DOMException).name, "AbortError")
-      assert.strictEqual((error as DOMException).message, "the add's summarizer call was cancelled by dispose()")
-    }
-    // one call, cancelled: nothing committed, every turn kept
-    assert.strictEqual(signals.length, 1)
-    assert.strictEqual(memory.summary, "")
-    assert.deepStrictEqual(contents(memory), ["a b", "c d", "e f"])
-  })
-})
-
-describe("AsyncRollingMemory: background options, in the facade's terms", () => {
-  it("foldRetries without fold: \"background\", and fold: \"background\" without summarize, are ConfigErrors", () => {
-    assert.throws(
-      () => new AsyncRollingMemory({ summarize: () => "", foldRetries: 2 }),
-      ConfigError,
-      "invalid option foldRetries: needs fold: \"background\""
-    )
-    assert.throws(
-      () => new AsyncRollingMemory({ fold: "background", summarize: "drop" }),
-      ConfigError,
-      "invalid option fold: \"background\" needs a summarize function: without one, evicted turns are dropped at once"
-    )
-  })
-})
+runPromiseBackgroundCases({ AsyncRollingMemory, ConfigError, DisposedError }, { assert, describe, it })
 
 describe("AsyncRollingMemory with fold: \"background\" (the Effect 3 line's test/background.test.ts)", () => {
   it("an add resolves before its fold; dispose() cancels the fold in flight and commits nothing", async () => {
