@@ -1177,6 +1177,22 @@ describe("rollmem replay --provider", () => {
 })
 
 describe("rollmem replay --help", () => {
+  it.effect("the command-line guide's usage block names every option the help lists", () =>
+    Effect.gen(function*() {
+      const r = yield* run(["--help"])
+      assert.isTrue(Exit.isSuccess(r.exit))
+      const listed = helpEntries(r.stdout).flatMap(([heading]) => heading.match(/--[a-z-]+/g) ?? [])
+        .filter((flag) => flag !== "--summary-tokens") // the older name of --max-summary-tokens (the guide says so)
+      assert.strictEqual(listed.length, 31)
+      const guide = fs.readFileSync(path.join(repoRoot, "docs/guides/command-line.md"), "utf8")
+      const usage = guide.slice(
+        guide.indexOf("```sh\nnpx rollmem replay"),
+        guide.indexOf("\n```\n", guide.indexOf("```sh"))
+      )
+      const inUsage = new Set(usage.match(/--[a-z-]+/g) ?? [])
+      assert.deepStrictEqual(listed.filter((flag) => !inUsage.has(flag)), [])
+    }))
+
   it.effect("names the type of every option: its choices, or an integer", () =>
     Effect.gen(function*() {
       const r = yield* run(["--help"])
