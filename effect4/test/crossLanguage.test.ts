@@ -80,7 +80,11 @@ describe("state files written by Python, on Effect 4", () => {
       const v3 = yield* Effect.flip(MemoryState.fromJSON({ version: 2, summary: "", buffer: [], usageRatio: 1 }))
       assert.strictEqual(v3.description, "usageRatio: is a version 3 field, in a version 2 state")
       const extra = yield* Effect.flip(MemoryState.fromJSON({ version: 2, extra: 1 }))
-      assert.strictEqual(extra.description, "extra: is unexpected")
+      assert.strictEqual(
+        extra.description,
+        "extra: is unexpected, expected: \"version\" | \"summary\" | \"buffer\" | \"segments\" | \"compaction\" | " +
+          "\"conversationId\" | \"nextPosition\" | \"positions\" | \"unarchived\" | \"usageRatio\""
+      )
     }))
 
   it("messages are checked where they are made", () => {

@@ -78,7 +78,7 @@ describe("Message.make on Effect 4", () => {
     )
     assert.strictEqual(
       Effect.runSync(Effect.flip(MemoryState.fromJSON({ version: 9, summary: "", buffer: [] }))).message,
-      "cannot read memory state: version: Expected 1 | 2 | 3, actual 9"
+      "cannot read memory state: version: unsupported version 9, expected 1, 2 or 3"
     )
     const withMetadata = Message.make("user", "hi", { metadata: { a: 1 } })
     assert.deepStrictEqual(withMetadata.toJSON(), { role: "user", content: "hi", metadata: { a: 1 } })

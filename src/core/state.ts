@@ -24,6 +24,30 @@ export const VERSION_3_FIELDS = [
   "usageRatio"
 ] as const
 
+/** The top-level keys of a state document, in the order a refusal of another lists them. @since 0.4.0 */
+export const STATE_KEYS: ReadonlyArray<string> = ["version", "summary", "buffer", ...VERSION_3_FIELDS]
+
+/**
+ * The refusal of a top-level key no state has (docs/contract.md section
+ * 2.1), after its path: `is unexpected, expected: "version" | "summary" | ...`.
+ *
+ * @since 0.4.0
+ */
+export const UNEXPECTED_STATE_KEY = `is unexpected, expected: ${STATE_KEYS.map((k) => JSON.stringify(k)).join(" | ")}`
+
+/**
+ * The refusal of a `version` that is not 1, 2 or 3, after its path;
+ * `actual` the value as messages print it (`core/format.ts` `formatValue`).
+ *
+ * @example
+ * ```ts
+ * unsupportedVersion("9") // "unsupported version 9, expected 1, 2 or 3"
+ * ```
+ *
+ * @since 0.4.0
+ */
+export const unsupportedVersion = (actual: string): string => `unsupported version ${actual}, expected 1, 2 or 3`
+
 /** What joins a version 3 state's segments into its summary: a blank line. @since 0.4.0 */
 export const SEGMENT_SEPARATOR = "\n\n"
 

@@ -124,7 +124,7 @@ const Wire = Schema.Struct({
   version: Schema.Literal(1, 2, 3).annotations({
     message: (issue) => ({
       // bounded: a version may be a 10 MB string
-      message: `unsupported version ${formatValue(issue.actual)}, expected 1, 2 or 3`,
+      message: StateRules.unsupportedVersion(formatValue(issue.actual)),
       override: true
     })
   }),

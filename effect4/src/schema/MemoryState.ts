@@ -8,6 +8,7 @@
  * @since 1.0.0
  */
 import { Effect, Result, Schema } from "effect"
+import { formatValue } from "../../../src/core/format.js"
 import { copyJson, isPlainObject, type JsonObject } from "../../../src/core/json.js"
 import * as StateRules from "../../../src/core/state.js"
 import * as UsageRatio from "../../../src/core/usage.js"
@@ -55,7 +56,7 @@ const JsonItem = Schema.Unknown.check(
 
 const NonNegativeInt = Schema.Number.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(0))
 
-const KNOWN_KEYS = new Set<string>(["version", "summary", "buffer", ...StateRules.VERSION_3_FIELDS])
+const KNOWN_KEYS = new Set<string>(StateRules.STATE_KEYS)
 
 /**
  * The state file's schema: the fields of every version, then
@@ -103,8 +104,19 @@ export const decode = (input: unknown, prefix = ""): Result.Result<MemoryState, 
   if (isPlainObject(input)) {
     for (const key of Object.keys(input)) {
       if (!KNOWN_KEYS.has(key)) {
-        return Result.fail(new StateDecodeError({ description: `${under(prefix, key)}: is unexpected` }))
+        return Result.fail(
+          new StateDecodeError({ description: `${under(prefix, key)}: ${StateRules.UNEXPECTED_STATE_KEY}` })
+        )
       }
+    }
+    // the version's refusal worded as on the Effect 3 line (core/state.ts), not as this Schema's literal
+    const version = (input as { readonly version?: unknown }).version
+    if (Object.hasOwn(input, "version") && version !== 1 && version !== 2 && version !== 3) {
+      return Result.fail(
+        new StateDecodeError({
+          description: `${under(prefix, "version")}: ${StateRules.unsupportedVersion(formatValue(version))}`
+        })
+      )
     }
   }
   const decoded = decodeWire(input, { errors: "all" })

@@ -282,7 +282,7 @@ const conformance = ({ layer, raw }: StoreUnderTest) => {
     }).pipe(Effect.provide(raw))
 
   it.effect("a state with an unknown version gives ConversationDecodeError naming the conversation", () =>
-    corrupt(1, `{"version":4,"summary":"","buffer":[]}`, "state.version: Expected 1 | 2 | 3, actual 4"))
+    corrupt(1, `{"version":4,"summary":"","buffer":[]}`, "state.version: unsupported version 4, expected 1, 2 or 3"))
 
   it.effect("a state of the wrong shape gives ConversationDecodeError naming the path", () =>
     corrupt(
@@ -295,7 +295,12 @@ const conformance = ({ layer, raw }: StoreUnderTest) => {
     corrupt(0, `{"version":2}`, "revision: Expected a value greater than 0"))
 
   it.effect("a state with a key the wire format does not have gives ConversationDecodeError", () =>
-    corrupt(1, `{"version":2,"summary":"","buffer":[],"extra":1}`, "state.extra: is unexpected"))
+    corrupt(
+      1,
+      `{"version":2,"summary":"","buffer":[],"extra":1}`,
+      "state.extra: is unexpected, expected: \"version\" | \"summary\" | \"buffer\" | \"segments\" | " +
+        "\"compaction\" | \"conversationId\" | \"nextPosition\" | \"positions\" | \"unarchived\" | \"usageRatio\""
+    ))
 }
 
 describe("ConversationStore conformance (Effect 4)", () => {
