@@ -10,6 +10,7 @@ import {
   TokenCounter,
   TokenCountError
 } from "../src/index.js"
+import * as Tokenizers from "../src/tokenizers.js"
 import * as Arbitraries from "./support/arbitraries.js"
 import * as Model from "./support/extractiveModel.js"
 
@@ -240,9 +241,14 @@ describe("ExtractiveSummarizer cuts between characters (emoji, CJK, combining ma
   const result = (content: string) => Message.tool(content, { toolCallId: "c1" })
 
   it("a tool result of emoji is cut after a whole emoji, not inside its surrogate pair", () => {
+    // each emoji counts as a word of the 30-word cap (contract 13): cut after the 30th
     const [, line] = gists([weather, result("😀".repeat(100))])
-    assert.strictEqual(line, `tool weather: ${"😀".repeat(59)}…`)
+    assert.strictEqual(line, `tool weather: ${"😀".repeat(30)}…`)
     assert.isTrue(wellFormed(line))
+    // the character caps cut after a whole emoji: a JSON value at 30 characters
+    const [, json] = gists([weather, result(JSON.stringify({ mood: "😀".repeat(100) }))])
+    assert.strictEqual(json, `tool weather: mood=${"😀".repeat(14)}…`)
+    assert.isTrue(wellFormed(json))
   })
 
   it("emoji sequences (ZWJ families, skin tones) stay whole", () => {
@@ -251,7 +257,11 @@ describe("ExtractiveSummarizer cuts between characters (emoji, CJK, combining ma
   })
 
   it("CJK is cut between any two characters", () => {
-    assert.strictEqual(gists([weather, result("東京".repeat(100))])[1], `tool weather: ${"東京".repeat(59)}東…`)
+    // each CJK character counts as a word of the 30-word cap (contract 13): cut after the 30th
+    assert.strictEqual(gists([weather, result("東京".repeat(100))])[1], `tool weather: ${"東京".repeat(15)}…`)
+    // the character caps cut between any two: a JSON value at 30 characters
+    const json = gists([weather, result(JSON.stringify({ city: "東京".repeat(20) }))])[1]
+    assert.strictEqual(json, `tool weather: city=${"東京".repeat(14)}東…`)
   })
 
   it("a combining accent stays with its letter", () => {
@@ -364,6 +374,11 @@ describe("ExtractiveSummarizer.gists on long input", () => {
     "{",
     "}",
     "😀",
+    "東",
+    "あ",
+    "👨‍👩‍👧",
+    "🇫🇷",
+    "™",
     "e\u0301",
     "x".repeat(45)
   )
@@ -396,4 +411,78 @@ describe("ExtractiveSummarizer.gists on long input", () => {
       `user: ${words.split(" ").slice(0, 30).join(" ")}… [n1, n2, n3, n4, n5, n6, n7, n8]`
     )
   })
+})
+
+describe("ExtractiveSummarizer on scripts written without spaces (contract 13)", () => {
+  const line = (content: string) => gists([Message.user(content)])[0]
+
+  it("a CJK sentence is cut after its 30th grapheme, each counted as one word", () => {
+    assert.strictEqual(line("完了しました" + "漢字".repeat(400)), `user: 完了しました${"漢字".repeat(12)}…`)
+    assert.strictEqual(line("漢".repeat(30)), `user: ${"漢".repeat(30)}`)
+    assert.strictEqual(line("漢".repeat(31)), `user: ${"漢".repeat(30)}…`)
+    assert.strictEqual(line("ข".repeat(31)), `user: ${"ข".repeat(30)}…`)
+  })
+
+  it("an emoji sequence (ZWJ family, skin tone, flag) is one grapheme and one word", () => {
+    assert.strictEqual(line("👨‍👩‍👧".repeat(40)), `user: ${"👨‍👩‍👧".repeat(30)}…`)
+    assert.strictEqual(line("👨‍👩‍👧".repeat(30)), `user: ${"👨‍👩‍👧".repeat(30)}`)
+    assert.strictEqual(line("👍🏽🇫🇷".repeat(20)), `user: ${"👍🏽🇫🇷".repeat(15)}…`)
+    assert.strictEqual(line(`Done ✅ ${"🙂".repeat(500)}`), `user: Done ✅ ${"🙂".repeat(28)}…`)
+  })
+
+  it("mixed CJK and Latin: each grapheme of CJK is a word, each run of other characters between them one", () => {
+    assert.strictEqual(line(`${"a ".repeat(28)}東京Tower`), `user: ${"a ".repeat(28)}東京…`)
+    assert.strictEqual(line(`${"a ".repeat(27)}東京Tower`), `user: ${"a ".repeat(27)}東京Tower`)
+    assert.strictEqual(
+      line(`Ticket for 新幹線のぞみ to 京都 ${"then ".repeat(20)}`),
+      `user: Ticket for 新幹線のぞみ to 京都 ${"then ".repeat(19).trimEnd()}…`
+    )
+    assert.strictEqual(line("東京Tower🇫🇷 👨‍👩‍👧x café"), "user: 東京Tower🇫🇷 👨‍👩‍👧x café")
+  })
+
+  it("text with spaces counts its words as before: Latin with ™ and ©, Korean", () => {
+    const latin = Array.from({ length: 30 }, (_, i) => `Acme™${i}`).join(" ")
+    assert.strictEqual(line(`${latin} ©`), `user: ${latin}…`)
+    assert.strictEqual(line(latin), `user: ${latin}`)
+    const korean = Array.from({ length: 31 }, () => "안녕하세요").join(" ")
+    assert.strictEqual(line(korean), `user: ${korean.split(" ").slice(0, 30).join(" ")}…`)
+  })
+
+  it("a turn of megabytes of CJK or emoji gives a line of 30 graphemes", () => {
+    assert.strictEqual(line("漢".repeat(8_000_000)), `user: ${"漢".repeat(30)}…`)
+    assert.strictEqual(line("漢 ".repeat(4_000_000)), `user: ${"漢 ".repeat(30).trimEnd()}…`)
+    assert.strictEqual(line("🙂".repeat(4_000_000)), `user: ${"🙂".repeat(30)}…`)
+  })
+
+  const conversation = (big: string) => [
+    Message.user("Please book flight AZ611 to Rome."),
+    Message.assistant("Booked AZ611 for May 3."),
+    Message.user("Also a hotel near Termini."),
+    Message.assistant(big),
+    Message.user("Thanks, what about a car?"),
+    Message.assistant("Car booked at FCO, code X7."),
+    Message.user(
+      "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty twenty-one"
+    ),
+    Message.assistant("ok")
+  ]
+  const replay = (big: string) =>
+    Effect.gen(function*() {
+      const memory = yield* RollingMemory.make({ maxTokens: 60, maxSummaryTokens: 400 })
+      for (const message of conversation(big)) yield* memory.add(message)
+      return [yield* memory.summary, yield* memory.summaryTokens] as const
+    }).pipe(Effect.provide(Layer.merge(ExtractiveSummarizer.layer(), Tokenizers.layerByName("o200k_base"))))
+
+  it.effect("one CJK or emoji turn keeps every older line of the summary", () =>
+    Effect.gen(function*() {
+      const older = "user: Please book flight AZ611 to Rome.\nassistant: Booked AZ611 for May 3.\nuser: Also a hotel near Termini."
+      assert.deepStrictEqual(yield* replay("完了しました" + "漢字".repeat(400)), [
+        `${older}\nassistant: 完了しました${"漢字".repeat(12)}…`,
+        60
+      ])
+      assert.deepStrictEqual(yield* replay(`Done ✅ ${"🙂".repeat(500)}`), [
+        `${older}\nassistant: Done ✅ ${"🙂".repeat(28)}…`,
+        63
+      ])
+    }))
 })

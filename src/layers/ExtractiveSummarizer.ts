@@ -7,7 +7,11 @@
  *
  * - the role, then the first sentence of the content (with the next ones while
  *   it is under 6 words, cut at 30 words and at 1,000 characters: a "word" of
- *   megabytes, a line with no space, is cut between two graphemes);
+ *   megabytes, a line with no space, is cut between two graphemes). Each
+ *   grapheme of a script written without spaces (Han, Hiragana, Katakana,
+ *   Thai, Lao, Khmer, Myanmar) and each emoji (a ZWJ family, a flag: one
+ *   grapheme) counts as one word, so a line of CJK or emoji keeps at most 30
+ *   of them, as a spaced line keeps 30 words;
  * - up to 8 key terms from the rest of the content: words with digits (order
  *   numbers, prices, dates), identifiers (`omar_rossi_1241`), all-caps codes
  *   (`SEA`) and capitalized names that do not open a sentence;
@@ -24,7 +28,8 @@
  * `maxSummaryTokens`, counted with the memory's token counter: both come in
  * the fold's `Summarizer.Request`), the oldest line is dropped; a single line still over budget is cut at a word
  * boundary, or between two characters inside a word longer than 40
- * characters or a line of one word (a CJK sentence has no spaces). The
+ * characters, a word of CJK or emoji or a line of one word (a CJK sentence
+ * has no spaces). The
  * summary therefore never exceeds the budget, and never fails the memory's
  * `maxSummaryTokens` check. Every cut falls between two
  * characters as a reader sees them (grapheme boundaries): never half of an
@@ -60,6 +65,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Rules from "../core/options.js"
 import { ConfigError, SummarizerError, TokenCountError } from "../Errors.js"
+import { graphemes } from "../core/text.js"
 import { clip, prefix } from "../internal/text.js"
 import type { Message } from "../schema/Message.js"
 import * as Summarizer from "../services/Summarizer.js"
@@ -174,25 +180,65 @@ const MIN_HEAD_WORDS = 6
 const HEAD_CHARS = 1000
 
 /**
+ * A grapheme of a script written without spaces between words (Han, with
+ * the kana, Thai, Lao, Khmer and Myanmar: `Script_Extensions`, so the
+ * kana's `ー` and the CJK full stop count too) or an emoji (a pictograph
+ * shown as an emoji, a flag): each counts as one word toward the 30-word
+ * cap, as a spaced word does. Korean is written with spaces: its words
+ * count as any other. `©`, `®` and `™` shown as text are not emoji.
+ */
+const UNSPACED =
+  /[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Thai}\p{scx=Lao}\p{scx=Khmer}\p{scx=Myanmar}\p{Emoji_Presentation}\p{Regional_Indicator}]|\p{Extended_Pictographic}\uFE0F/u
+
+/**
  * The first sentence of `content` (followed by the next ones while it is
  * shorter than 6 words: "Great!" alone says little), cut to 30 words and
- * 1,000 characters, and the text after it. Only the words kept are read.
+ * 1,000 characters, and the text after it. A word holding graphemes of
+ * {@link UNSPACED} counts each of them as one word, and each run of other
+ * characters between them as one (`東京Tower` is 3): a line of CJK or emoji
+ * is cut after its 30th such grapheme, as a spaced line after its 30th
+ * word. Only the words kept are read; a word is read no further than its
+ * first 1,003 characters.
  */
 const firstSentence = (content: string): { readonly head: string; readonly rest: string } => {
   let rest = content.replace(/^\s*(?:#{1,6}[ \t]+)?/, "")
   const kept: Array<string> = []
-  while (/\S/.test(rest) && kept.length < MIN_HEAD_WORDS) {
+  // words counted so far; whether a word past the 30th says the sentence was cut
+  let count = 0
+  let cut = false
+  while (/\S/.test(rest) && count < MIN_HEAD_WORDS) {
     const [first, after] = splitFirstSentence(rest)
     for (const word of words(first)) {
-      // one word past the 30th says the sentence was cut
-      if (kept.length > SENTENCE_WORDS) break
-      kept.push(word.length > HEAD_CHARS ? word.slice(0, HEAD_CHARS + 3) : word)
+      if (count >= SENTENCE_WORDS) {
+        cut = true
+        break
+      }
+      const short = word.length > HEAD_CHARS ? word.slice(0, HEAD_CHARS + 3) : word
+      if (!UNSPACED.test(short)) {
+        kept.push(short)
+        count++
+        continue
+      }
+      let text = ""
+      let inRun = false
+      for (const { segment } of graphemes.segment(short)) {
+        const alone = UNSPACED.test(segment)
+        if (alone || !inRun) {
+          if (count >= SENTENCE_WORDS) {
+            cut = true
+            break
+          }
+          count++
+        }
+        inRun = !alone
+        text += segment
+      }
+      kept.push(text)
+      if (cut) break
     }
     rest = after
   }
-  const head = kept.length > SENTENCE_WORDS
-    ? `${kept.slice(0, SENTENCE_WORDS).join(" ")}${ELLIPSIS}`
-    : kept.join(" ")
+  const head = cut ? `${kept.join(" ")}${ELLIPSIS}` : kept.join(" ")
   return { head: clipChars(head, HEAD_CHARS), rest }
 }
 
@@ -366,8 +412,8 @@ export const gists = (messages: ReadonlyArray<Message>): Array<string> => {
  * The lines of `existing` (a summary, one gist per line) followed by
  * `added`, with the oldest lines dropped while the summary is over
  * `maxTokens`, and a last line still over budget cut at a word boundary or,
- * inside a word longer than 40 characters or a line of one word,
- * between two graphemes.
+ * inside a word longer than 40 characters, a word holding CJK or emoji
+ * ({@link UNSPACED}) or a line of one word, between two graphemes.
  */
 const fit = (
   counter: TokenCounter.Service,
@@ -396,7 +442,7 @@ const fit = (
     // then keep its longest prefix that fits, cut between two graphemes.
     const kept = words.slice(0, low).join(" ")
     const next = words[low]
-    if (words.length === 1 || next.length > TERM_CHARS) {
+    if (words.length === 1 || next.length > TERM_CHARS || UNSPACED.test(next)) {
       const lead = kept === "" ? "" : `${kept} `
       let keep = 0
       let longest = next.length - 1

@@ -2,7 +2,9 @@
  * The extractive summarizer's gist lines as first written (0.1.0): every
  * text flattened and split whole. The model the streaming implementation in
  * src/layers/ExtractiveSummarizer.ts must equal, byte for byte, on every
- * input whose opening sentence is within 1,000 characters.
+ * input whose opening sentence is within 1,000 characters; since 0.4.0 a
+ * grapheme of a script written without spaces, or an emoji, counts as one
+ * word toward the 30-word cap (0.1.0's lines on text without them).
  */
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -48,16 +50,41 @@ const MIN_HEAD_WORDS = 6
  */
 const firstSentence = (content: string): { readonly head: string; readonly rest: string } => {
   let rest = content.replace(/^\s*(?:#{1,6}[ \t]+)?/, "")
-  const words: Array<string> = []
+  // each counted word with what joins it to the one before: " " between spaced words, "" inside a word
+  const words: Array<{ readonly join: string; readonly text: string }> = []
   while (rest.trim() !== "" && words.length < MIN_HEAD_WORDS) {
     const [first, after] = splitFirstSentence(rest)
-    for (const word of flatten(first).split(" ")) if (word !== "") words.push(word)
+    for (const word of flatten(first).split(" ")) if (word !== "") words.push(...counted(word, words.length === 0 ? "" : " "))
     rest = after
   }
-  const head = words.length > SENTENCE_WORDS
-    ? `${words.slice(0, SENTENCE_WORDS).join(" ")}${ELLIPSIS}`
-    : words.join(" ")
-  return { head, rest }
+  const kept = words.slice(0, SENTENCE_WORDS).map(({ join, text }) => `${join}${text}`).join("")
+  return { head: words.length > SENTENCE_WORDS ? `${kept}${ELLIPSIS}` : kept, rest }
+}
+
+/**
+ * A grapheme of a script written without spaces (Han, kana, Thai, Lao,
+ * Khmer, Myanmar) or shown as an emoji: one word each (0.4.0; 0.1.0 counted
+ * a spaced word whole).
+ */
+const UNSPACED =
+  /(?:[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Thai}\p{scx=Lao}\p{scx=Khmer}\p{scx=Myanmar}\p{Emoji_Presentation}\p{Regional_Indicator}]|\p{Extended_Pictographic}\uFE0F)/u
+const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" })
+
+/** The counted words of one spaced word: each grapheme of {@link UNSPACED}, each run of other graphemes. */
+const counted = (word: string, join: string): Array<{ readonly join: string; readonly text: string }> => {
+  const units: Array<{ join: string; text: string }> = []
+  let run: { join: string; text: string } | undefined
+  for (const { segment } of segmenter.segment(word)) {
+    if (UNSPACED.test(segment)) {
+      units.push({ join: units.length === 0 ? join : "", text: segment })
+      run = undefined
+    } else if (run !== undefined) run.text += segment
+    else {
+      run = { join: units.length === 0 ? join : "", text: segment }
+      units.push(run)
+    }
+  }
+  return units
 }
 
 const TRAILING = /^[("'[{<]+|[)"'\]}>,.;:!?]+$/g
