@@ -475,7 +475,8 @@ describe("ExtractiveSummarizer on scripts written without spaces (contract 13)",
 
   it.effect("one CJK or emoji turn keeps every older line of the summary", () =>
     Effect.gen(function*() {
-      const older = "user: Please book flight AZ611 to Rome.\nassistant: Booked AZ611 for May 3.\nuser: Also a hotel near Termini."
+      const older =
+        "user: Please book flight AZ611 to Rome.\nassistant: Booked AZ611 for May 3.\nuser: Also a hotel near Termini."
       assert.deepStrictEqual(yield* replay("完了しました" + "漢字".repeat(400)), [
         `${older}\nassistant: 完了しました${"漢字".repeat(12)}…`,
         60

@@ -54,7 +54,9 @@ const firstSentence = (content: string): { readonly head: string; readonly rest:
   const words: Array<{ readonly join: string; readonly text: string }> = []
   while (rest.trim() !== "" && words.length < MIN_HEAD_WORDS) {
     const [first, after] = splitFirstSentence(rest)
-    for (const word of flatten(first).split(" ")) if (word !== "") words.push(...counted(word, words.length === 0 ? "" : " "))
+    for (const word of flatten(first).split(" ")) {
+      if (word !== "") words.push(...counted(word, words.length === 0 ? "" : " "))
+    }
     rest = after
   }
   const kept = words.slice(0, SENTENCE_WORDS).map(({ join, text }) => `${join}${text}`).join("")
