@@ -4,7 +4,10 @@
  * (the in-memory archive, any key-value store), docs/contract.md section 17.
  *
  * - A text's *terms* are its runs of letters and digits, lower-cased
- *   (`src/cli/Measure.ts` is `src`, `cli`, `measure`, `ts`).
+ *   (`src/cli/Measure.ts` is `src`, `cli`, `measure`, `ts`), after NFKC
+ *   normalization (`e` + U+0301 is `é`, fullwidth `ＡＢＣ` is `abc`); in
+ *   the scripts written without spaces (Han, Hiragana, Katakana, Hangul)
+ *   each letter is a term of its own (`漢字を` is `漢`, `字`, `を`).
  * - *BM25* (k1 = 1.2, b = 1) scores a message by the query's distinct
  *   terms: `idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * len / avglen))`
  *   with `idf = ln(1 + (N - df + 0.5) / (df + 0.5))`, over the
@@ -110,7 +113,28 @@ export const DEFAULT_LIMIT = 5
 
 const K1 = 1.2
 const B = 1
-const TERM = /[\p{L}\p{N}]+/gu
+// a letter of a script written without spaces (Han, Hiragana, Katakana, Hangul): a term of its own
+const UNSPACED = "(?=[\\p{L}\\p{N}])[\\p{scx=Han}\\p{scx=Hiragana}\\p{scx=Katakana}\\p{scx=Hangul}]"
+// a term: one such letter, or a run of the other letters and digits
+const TERM = new RegExp(`${UNSPACED}|(?:(?!${UNSPACED})[\\p{L}\\p{N}])+`, "gu")
+
+/**
+ * A text as its terms are read from: NFKC-normalized (composed, and the
+ * compatibility forms, fullwidth letters, half-width katakana, ligatures,
+ * folded to their usual ones), so every backend indexes and queries the same
+ * terms.
+ *
+ * @example
+ * ```ts
+ * import { Recall } from "rollmem"
+ *
+ * Recall.normalize("cafe\u0301 ＡＢＣ") // "café ABC"
+ * ```
+ *
+ * @since 0.4.0
+ * @category combinators
+ */
+export const normalize = (text: string): string => text.normalize("NFKC")
 
 /**
  * The words of a text as written: its distinct runs of letters and digits,
@@ -129,19 +153,21 @@ const TERM = /[\p{L}\p{N}]+/gu
  */
 export const words = (text: string): Set<string> => {
   const out = new Set<string>()
-  for (const match of text.matchAll(TERM)) out.add(match[0])
+  for (const match of normalize(text).matchAll(TERM)) out.add(match[0])
   return out
 }
 
 /**
- * The terms of a text: its runs of letters and digits, lower-cased, in order
- * (repeats kept).
+ * The terms of a text ({@link normalize}d): its runs of letters and digits,
+ * lower-cased, in order (repeats kept); in Han, Hiragana, Katakana and Hangul
+ * each letter is a term of its own.
  *
  * @example
  * ```ts
  * import { Recall } from "rollmem"
  *
  * Recall.terms("See src/cli/Measure.ts") // ["see", "src", "cli", "measure", "ts"]
+ * Recall.terms("漢字を read") // ["漢", "字", "を", "read"]
  * ```
  *
  * @since 0.4.0
@@ -149,7 +175,7 @@ export const words = (text: string): Set<string> => {
  */
 export const terms = (text: string): Array<string> => {
   const out: Array<string> = []
-  for (const match of text.toLowerCase().matchAll(TERM)) out.push(match[0])
+  for (const match of normalize(text).toLowerCase().matchAll(TERM)) out.push(match[0])
   return out
 }
 

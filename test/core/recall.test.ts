@@ -35,6 +35,47 @@ describe("terms", () => {
       "één"
     ])
   })
+  it("are read from the NFKC form: composed accents, fullwidth letters and half-width katakana folded", () => {
+    assert.deepStrictEqual(Recall.terms("e\u0301cole \u00e9cole ＡＢＣ１２ ｶﾅ ﬁle"), [
+      "école",
+      "école",
+      "abc12",
+      "カ",
+      "ナ",
+      "file"
+    ])
+    assert.deepStrictEqual([...Recall.words("Cafe\u0301 Café")], ["Café"])
+    assert.strictEqual(Recall.normalize("cafe\u0301 ＡＢＣ"), "café ABC")
+  })
+  it("are each letter in Han, Hiragana, Katakana and Hangul, whatever is around it", () => {
+    assert.deepStrictEqual(Recall.terms("漢字を読む abc漢字123 한국어 ラーメン"), [
+      "漢",
+      "字",
+      "を",
+      "読",
+      "む",
+      "abc",
+      "漢",
+      "字",
+      "123",
+      "한",
+      "국",
+      "어",
+      "ラ",
+      "ー",
+      "メ",
+      "ン"
+    ])
+  })
+  it("find a word inside a run of Han: each of its letters is a term, the message holding all of them first", () => {
+    const index = Recall.index()
+    index.add({ position: 0, role: "tool", text: "漢字".repeat(600) })
+    index.add({ position: 1, role: "user", text: "字 alone" })
+    index.add({ position: 2, role: "user", text: "nothing here" })
+    assert.deepStrictEqual(positions(index.search("漢字")), [0, 1])
+    assert.deepStrictEqual(index.search("漢字").map((hit) => hit.terms), [2, 1])
+    assert.deepStrictEqual(positions(index.search("字")), [0, 1])
+  })
 })
 
 describe("search", () => {

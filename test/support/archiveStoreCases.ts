@@ -237,6 +237,28 @@ export const runArchiveStoreCases = (line: Line, { assert, describe, it }: Vites
       )
 
       it(
+        "finds a word inside a run of Han or kana, and text by its NFKC form, on every backend",
+        session(store.open, async (s) => {
+          const texts = [
+            "word 漢字漢字漢字",
+            "word カタカナです",
+            "word e\u0301cole",
+            "word delta",
+            "word alpha",
+            "word bravo"
+          ]
+          for (const text of texts) await turn(s, "c6", text)
+          assert.deepStrictEqual((await s.archived("c6")).map((m) => m.position), [0, 1, 2])
+          const found = async (query: string) => (await s.search("c6", query)).map((m) => m.position)
+          assert.deepStrictEqual(await found("字"), [0])
+          assert.deepStrictEqual(await found("漢字"), [0])
+          assert.deepStrictEqual(await found("カナ"), [1])
+          assert.deepStrictEqual(await found("\u00e9cole"), [2])
+          assert.deepStrictEqual(await found("e\u0301cole"), [2])
+        })
+      )
+
+      it(
         "without archive: true nothing is archived and the state stays version 2",
         session(store.open, async (s) => {
           for (const word of ["alpha", "bravo", "charlie", "delta"]) {
