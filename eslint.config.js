@@ -27,5 +27,18 @@ export default tseslint.config(
     files: ["src/**/*.ts"],
     ignores: ["src/bin.ts", "src/cli/**"],
     rules: { "no-console": "error" }
+  },
+  {
+    // esbuild keeps every export of a namespace re-exported by `effect`'s index: all of Effect 4's Schema
+    // in the facade's bundle (effect4/test/bundle.test.ts)
+    files: ["effect4/src/**/*.ts"],
+    rules: {
+      "no-restricted-imports": ["error", {
+        paths: [{
+          name: "effect",
+          message: "import a module by its own path: import * as Schema from \"effect/Schema\""
+        }]
+      }]
+    }
   }
 )

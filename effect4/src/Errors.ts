@@ -5,7 +5,7 @@
  *
  * @since 1.0.0
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /**
  * An option refused (docs/contract.md section 9): `option` names it, `description` says what is wrong.

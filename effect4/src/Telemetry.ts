@@ -30,7 +30,7 @@
  *
  * @since 1.0.0
  */
-import { Metric } from "effect"
+import * as Metric from "effect/Metric"
 
 /**
  * The name of the span of a fold: `"rollmem.fold"`, a child of the span

@@ -5,7 +5,7 @@
  *
  * @since 1.0.0
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import * as Validity from "../../../src/core/validity.js"
 
 const isViolation = (u: unknown): u is Validity.Violation =>

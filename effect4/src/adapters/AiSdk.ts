@@ -39,8 +39,9 @@
  *
  * @since 1.0.0
  */
-import { Schema, SchemaGetter } from "effect"
-import type { Effect } from "effect"
+import type * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import * as SchemaGetter from "effect/SchemaGetter"
 import * as Core from "../../../src/core/formats/aiSdk.js"
 import type * as Message from "../schema/Message.js"
 import type { AdapterError, CheckOptions, DecodeOptions } from "./AdapterError.js"

@@ -34,8 +34,9 @@
  *
  * @since 1.0.0
  */
-import { Result, Schema } from "effect"
-import type { Effect } from "effect"
+import type * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import * as Core from "../../../src/core/formats/anthropic.js"
 import type * as Message from "../schema/Message.js"
 import type { AdapterError, DecodeOptions } from "./AdapterError.js"

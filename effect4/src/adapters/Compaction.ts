@@ -8,7 +8,7 @@
  *
  * @since 1.0.0
  */
-import { Result } from "effect"
+import * as Result from "effect/Result"
 import * as Core from "../../../src/core/formats/compaction.js"
 import * as MemoryState from "../schema/MemoryState.js"
 import type * as Message from "../schema/Message.js"

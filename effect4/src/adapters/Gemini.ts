@@ -40,8 +40,9 @@
  *
  * @since 1.0.0
  */
-import { Result, Schema } from "effect"
-import type { Effect } from "effect"
+import type * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import * as Core from "../../../src/core/formats/gemini.js"
 import type * as Message from "../schema/Message.js"
 import type { AdapterError, CheckOptions, DecodeOptions } from "./AdapterError.js"

@@ -37,7 +37,9 @@
  *
  * @since 1.0.0
  */
-import { Effect, Result, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import * as Core from "../../../src/core/formats/langChain.js"
 import type * as Message from "../schema/Message.js"
 import { AdapterError, type DecodeOptions } from "./AdapterError.js"

@@ -26,8 +26,8 @@
  *
  * @since 1.0.0
  */
-import { Schema } from "effect"
-import type { Effect } from "effect"
+import type * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import * as Core from "../../../src/core/formats/openAiResponses.js"
 import type * as Message from "../schema/Message.js"
 import type { AdapterError, CheckOptions, DecodeOptions } from "./AdapterError.js"

@@ -25,7 +25,7 @@
  *
  * @since 1.0.0
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import * as Core from "../../../src/core/readySummarizers.js"
 import { ConfigError, SummarizerError } from "../Errors.js"
 import type * as Message from "../schema/Message.js"

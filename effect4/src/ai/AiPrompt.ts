@@ -62,8 +62,9 @@
  *
  * @since 1.0.0
  */
-import { Effect, Result } from "effect"
 import { Prompt } from "effect/ai"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
 import * as Core from "../../../src/core/aiPrompt.js"
 import { InvalidMessageError } from "../Errors.js"
 import * as Message from "../schema/Message.js"

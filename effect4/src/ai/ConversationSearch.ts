@@ -27,8 +27,10 @@
  *
  * @since 1.0.0
  */
-import { Effect, type Layer, Schema } from "effect"
 import { Tool, Toolkit } from "effect/ai"
+import * as Effect from "effect/Effect"
+import type * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import * as Core from "../../../src/core/conversationSearch.js"
 import { wordCount } from "../../../src/core/tokens.js"
 import type { ArchiveError, ConfigError } from "../Errors.js"

@@ -33,8 +33,10 @@
  *
  * @since 1.0.0
  */
-import { Effect, Layer, Result } from "effect"
 import { LanguageModel, Prompt } from "effect/ai"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Result from "effect/Result"
 import * as Rules from "../../../src/core/options.js"
 import * as Budget from "../../../src/core/summarizing.js"
 import * as SummaryPrompt from "../../../src/core/summaryPrompt.js"

@@ -41,8 +41,11 @@
  *
  * @since 1.0.0
  */
-import { Cause, Context, Effect, Layer } from "effect"
 import { AiError } from "effect/ai"
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { isTransientStatus } from "../../../src/core/summarizing.js"
 import { SummarizerError } from "../Errors.js"
 import * as Summarizer from "../services/Summarizer.js"

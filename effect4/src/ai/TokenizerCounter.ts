@@ -21,8 +21,9 @@
  *
  * @since 1.0.0
  */
-import { Effect, Layer } from "effect"
 import { type AiError, Tokenizer } from "effect/ai"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { TokenCountError } from "../Errors.js"
 import * as TokenCounter from "../services/TokenCounter.js"
 

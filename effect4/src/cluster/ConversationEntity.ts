@@ -56,9 +56,18 @@
  *
  * @since 1.0.0
  */
-import { Cause, Effect, type Fiber, Layer, Option, Result, Schema, SchemaGetter, SchemaIssue, Semaphore } from "effect"
+import * as Cause from "effect/Cause"
 import { ClusterSchema, Entity, type Sharding } from "effect/cluster"
+import * as Effect from "effect/Effect"
+import type * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import { Rpc } from "effect/rpc"
+import * as Schema from "effect/Schema"
+import * as SchemaGetter from "effect/SchemaGetter"
+import * as SchemaIssue from "effect/SchemaIssue"
+import * as Semaphore from "effect/Semaphore"
 import * as Rules from "../../../src/core/cluster.js"
 import { ConfigError, TokenCountError } from "../Errors.js"
 import * as MemoryState from "../schema/MemoryState.js"

@@ -21,7 +21,13 @@
  *
  * @since 1.0.0
  */
-import { Cause, Context, Effect, Exit, Layer, ManagedRuntime, Redacted } from "effect"
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Redacted from "effect/Redacted"
 import { SqlClient } from "effect/sql"
 import { DEFAULT_ARCHIVE_TABLE } from "../../../src/core/sqlStore.js"
 import * as Archives from "../services/Archive.js"

@@ -34,7 +34,13 @@
  *
  * @since 1.0.0
  */
-import { Cause, Effect, Exit, Layer, ManagedRuntime, Option, Schedule } from "effect"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Option from "effect/Option"
+import * as Schedule from "effect/Schedule"
 import * as Locations from "../../../src/core/location.js"
 import * as Rules from "../../../src/core/options.js"
 import { ConfigError } from "../Errors.js"

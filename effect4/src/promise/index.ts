@@ -17,7 +17,11 @@
  *
  * @since 1.0.0
  */
-import { Effect, Layer, Option, Schedule, Scope } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schedule from "effect/Schedule"
+import * as Scope from "effect/Scope"
 import * as Rules from "../../../src/core/options.js"
 import { restoreInputProblem } from "../../../src/core/state.js"
 import { ConfigError, StateDecodeError } from "../Errors.js"

@@ -8,7 +8,13 @@
  *
  * @internal
  */
-import { Cause, Duration, Effect, Exit, Fiber, Schema, Scope } from "effect"
+import * as Cause from "effect/Cause"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Schema from "effect/Schema"
+import * as Scope from "effect/Scope"
 import * as MessageCore from "../../../src/core/message.js"
 import type * as Rules from "../../../src/core/options.js"
 import { ConfigError, InvalidMessageError, SummarizerError } from "../Errors.js"

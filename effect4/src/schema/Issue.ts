@@ -4,7 +4,7 @@
  *
  * @since 1.0.0
  */
-import { SchemaIssue } from "effect"
+import * as SchemaIssue from "effect/SchemaIssue"
 import { formatKey, formatValue, MAX_DESCRIPTION_LENGTH, MAX_ISSUE_LENGTH } from "../../../src/core/format.js"
 import { findCycle, findTooDeep, MAX_DEPTH } from "../../../src/core/json.js"
 

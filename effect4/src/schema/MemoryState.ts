@@ -7,7 +7,9 @@
  *
  * @since 1.0.0
  */
-import { Effect, Result, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import { formatValue } from "../../../src/core/format.js"
 import { copyJson, isPlainObject, type JsonObject } from "../../../src/core/json.js"
 import * as StateRules from "../../../src/core/state.js"

@@ -7,7 +7,11 @@
  *
  * @since 1.0.0
  */
-import { Equal, Hash, Result, Schema, SchemaGetter } from "effect"
+import * as Equal from "effect/Equal"
+import * as Hash from "effect/Hash"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import * as SchemaGetter from "effect/SchemaGetter"
 import { copyJson, isPlainObject, jsonEquals, type JsonObject } from "../../../src/core/json.js"
 import * as Core from "../../../src/core/message.js"
 import { InvalidMessageError } from "../Errors.js"

@@ -7,7 +7,8 @@
  *
  * @since 1.0.0
  */
-import { Result, Schedule } from "effect"
+import * as Result from "effect/Result"
+import * as Schedule from "effect/Schedule"
 import type { Pattern } from "../../../src/core/artifacts.js"
 import type { Boundary } from "../../../src/core/eviction.js"
 import * as Rules from "../../../src/core/options.js"

@@ -19,7 +19,9 @@
  *
  * @since 1.0.0
  */
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Store from "../../../src/core/archive.js"
 import * as Rules from "../../../src/core/options.js"
 import { ArchiveError, ConfigError } from "../Errors.js"

@@ -4,7 +4,9 @@
  *
  * @since 1.0.0
  */
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import type * as Core from "../../../src/core/readySummarizers.js"
 import { SummarizerError } from "../Errors.js"
 import type { Message } from "../schema/Message.js"

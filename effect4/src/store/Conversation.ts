@@ -16,7 +16,13 @@
  *
  * @since 1.0.0
  */
-import { Cause, Context, Effect, Exit, Option, Result, Schedule } from "effect"
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import * as Result from "effect/Result"
+import * as Schedule from "effect/Schedule"
 import * as ArchiveCore from "../../../src/core/archive.js"
 import * as Rules from "../../../src/core/options.js"
 import type { AddError, StateDecodeError, TokenCountError, UsageError } from "../Errors.js"

@@ -6,7 +6,9 @@
  *
  * @since 1.0.0
  */
-import { Effect, Layer, Result } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Result from "effect/Result"
 import type { SqlError } from "effect/sql"
 import * as Core from "../../../src/core/location.js"
 import { ConfigError } from "../Errors.js"

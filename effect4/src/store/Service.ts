@@ -8,7 +8,10 @@
  *
  * @since 1.0.0
  */
-import { Context, type Effect, type Option, Schema } from "effect"
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import * as Rules from "../../../src/core/store.js"
 import type * as MemoryState from "../schema/MemoryState.js"
 import type * as Archive from "../services/Archive.js"

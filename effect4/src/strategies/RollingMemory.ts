@@ -7,7 +7,8 @@
  *
  * @since 1.0.0
  */
-import { Effect, type Scope } from "effect"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
 import type { ConfigError, StateDecodeError, TokenCountError } from "../Errors.js"
 import type * as MemoryState from "../schema/MemoryState.js"
 import type { RollingOptions } from "../schema/Options.js"

@@ -8,7 +8,10 @@
  *
  * @internal
  */
-import { Effect, Result, Schema, SchemaIssue } from "effect"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import * as SchemaIssue from "effect/SchemaIssue"
 import { formatValue } from "../../../../src/core/format.js"
 import * as Core from "../../../../src/core/formats/engine.js"
 import type * as Validity from "../../../../src/core/validity.js"

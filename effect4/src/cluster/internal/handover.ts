@@ -5,7 +5,9 @@
  *
  * @internal
  */
-import { Cause, Effect, Schedule } from "effect"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Schedule from "effect/Schedule"
 import * as Rules from "../../../../src/core/cluster.js"
 
 /** A request the cluster ended with an interruption the caller did not ask for. */

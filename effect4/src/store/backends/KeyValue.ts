@@ -6,8 +6,11 @@
  *
  * @since 1.0.0
  */
-import { Effect, Layer, Option, Semaphore } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { KeyValueStore } from "effect/persistence"
+import * as Semaphore from "effect/Semaphore"
 import * as Log from "../../../../src/core/archiveLog.js"
 import * as Rules from "../../../../src/core/store.js"
 import type { ArchiveError } from "../../Errors.js"

@@ -3,7 +3,8 @@
  *
  * @since 1.0.0
  */
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { ConversationStore } from "../Service.js"
 import { makeOn } from "./KeyValue.js"
 

@@ -6,7 +6,9 @@
  *
  * @since 1.0.0
  */
-import { Effect, Layer, Redacted } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
 import * as Log from "../../../../src/core/archiveLog.js"
 import * as Scripts from "../../../../src/core/redisStore.js"
 import * as Rules from "../../../../src/core/store.js"

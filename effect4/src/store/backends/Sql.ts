@@ -7,7 +7,10 @@
  *
  * @since 1.0.0
  */
-import { Cause, Effect, Layer, Redacted } from "effect"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
 import { SqlClient, SqlError } from "effect/sql"
 import * as SqlRules from "../../../../src/core/sqlStore.js"
 import * as Rules from "../../../../src/core/store.js"

@@ -12,7 +12,8 @@
  *
  * @internal
  */
-import { Effect, Result } from "effect"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
 import type { SqlClient, SqlError } from "effect/sql"
 import * as Artifacts from "../../../../src/core/artifacts.js"
 import * as Recall from "../../../../src/core/recall.js"

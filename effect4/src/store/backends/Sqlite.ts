@@ -14,9 +14,13 @@
  *
  * @since 1.0.0
  */
-import { Effect, Layer, type Scope, Semaphore, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { Reactivity } from "effect/reactivity"
+import type * as Scope from "effect/Scope"
+import * as Semaphore from "effect/Semaphore"
 import { SqlClient, type SqlConnection, SqlError, Statement } from "effect/sql"
+import * as Stream from "effect/Stream"
 import type * as NodeSqlite from "node:sqlite"
 import { ConversationStore } from "../Service.js"
 import { layerSql, openFailure, type SqlOptions } from "./Sql.js"

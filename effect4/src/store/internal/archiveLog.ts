@@ -7,7 +7,8 @@
  *
  * @internal
  */
-import { Effect, Result } from "effect"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
 import * as Log from "../../../../src/core/archiveLog.js"
 import type { ArchiveError, ConfigError } from "../../Errors.js"
 import * as Messages from "../../schema/Message.js"

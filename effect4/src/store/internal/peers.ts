@@ -11,7 +11,7 @@
  * @internal
  */
 import type * as PgClient from "@effect/sql-pg/PgClient"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type * as IORedis from "ioredis"
 import * as Peers from "../../../../src/core/peers.js"
 

@@ -5,7 +5,10 @@
  *
  * @internal
  */
-import { Effect, Option, Result, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import * as Rules from "../../../../src/core/store.js"
 import { describe } from "../../schema/Issue.js"
 import * as MemoryState from "../../schema/MemoryState.js"

@@ -15,7 +15,13 @@
  *
  * @internal
  */
-import { Cause, Deferred, Effect, Exit, Option, type Schedule, Scope } from "effect"
+import * as Cause from "effect/Cause"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import type * as Schedule from "effect/Schedule"
+import * as Scope from "effect/Scope"
 import { Folding, type Held } from "../../../../src/core/background.js"
 import type { Plan, Policy } from "../../../../src/core/eviction.js"
 import type { AddError, TokenCountError } from "../../Errors.js"

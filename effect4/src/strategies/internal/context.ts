@@ -4,7 +4,7 @@
  *
  * @internal
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import * as Rules from "../../../../src/core/options.js"
 import { decodedStateProblem } from "../../../../src/core/state.js"
 import { ConfigError, StateDecodeError } from "../../Errors.js"

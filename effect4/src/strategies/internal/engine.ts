@@ -10,7 +10,9 @@
  *
  * @internal
  */
-import { Effect, Exit, Semaphore } from "effect"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Semaphore from "effect/Semaphore"
 import * as Lead from "../../../../src/core/context.js"
 import { type Config, EvictionIndex, type Plan, type Policy } from "../../../../src/core/eviction.js"
 import * as Fold from "../../../../src/core/fold.js"

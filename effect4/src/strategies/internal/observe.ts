@@ -8,7 +8,16 @@
  *
  * @internal
  */
-import { Cause, Clock, Context, Effect, Exit, Fiber, Metric, Option, References, Tracer } from "effect"
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Metric from "effect/Metric"
+import * as Option from "effect/Option"
+import * as References from "effect/References"
+import * as Tracer from "effect/Tracer"
 import { type Plan, plannedTokens } from "../../../../src/core/eviction.js"
 import type * as Message from "../../schema/Message.js"
 import * as Telemetry from "../../Telemetry.js"

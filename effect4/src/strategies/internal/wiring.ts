@@ -6,7 +6,10 @@
  *
  * @internal
  */
-import { Effect, Exit, Option, type Scope } from "effect"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
 import * as MessageCore from "../../../../src/core/message.js"
 import * as Rules from "../../../../src/core/options.js"
 import { indexConfig, pruningOf } from "../../../../src/core/policy.js"
