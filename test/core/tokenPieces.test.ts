@@ -141,15 +141,23 @@ describe("countInPieces", () => {
     fc.assert(
       fc.property(run, fc.integer({ min: 1, max: 9 }), (t, size) => {
         const calls: Array<string> = []
-        countInPieces((piece) => {
-          calls.push(piece)
-          return piece.length
-        }, t, PIECE_CHARS, size)
+        countInPieces(
+          (piece) => {
+            calls.push(piece)
+            return piece.length
+          },
+          t,
+          PIECE_CHARS,
+          size
+        )
         assert.strictEqual(calls.join(""), t)
         let at = 0
         for (const piece of calls.slice(0, -1)) {
           at += piece.length
-          assert.isFalse(isHigh(t.charCodeAt(at - 1)) && isLow(t.charCodeAt(at)), `${JSON.stringify(t)} / ${size}: cut at ${at}`)
+          assert.isFalse(
+            isHigh(t.charCodeAt(at - 1)) && isLow(t.charCodeAt(at)),
+            `${JSON.stringify(t)} / ${size}: cut at ${at}`
+          )
         }
       }),
       { numRuns: 1_000 }
