@@ -112,10 +112,20 @@ describe("rollmem recall", () => {
         [[4, 3, "assistant", 1]]
       )
       assert.strictEqual(json.matches[0].message.tool_calls[0].name, "lookup_customer")
-      assert.strictEqual(
-        succeeded(yield* runCli(["recall", "nobody", "tent", "--store", `sqlite:${db}`])),
-        `No archived turn of nobody in sqlite:${db} matches "tent".`
+      assertOneLineFailure(
+        yield* runCli(["recall", "nobody", "tent", "--store", `sqlite:${db}`]),
+        `rollmem: conversation nobody has no archived turns in sqlite:${db} (not stored, or stored without --archive)`
       )
+      assert.strictEqual(
+        succeeded(yield* runCli(["recall", "support-chat", "zzzqx", "--store", `sqlite:${db}`])),
+        `No archived turn of support-chat in sqlite:${db} matches "zzzqx".`
+      )
+      for (const query of ["", "   "]) {
+        assertOneLineFailure(
+          yield* runCli(["recall", "support-chat", query, "--store", `sqlite:${db}`]),
+          "rollmem: invalid option query: is empty: give the words to search for"
+        )
+      }
     }))
 
   it.effect("no --store, a missing file, a limit below 1: one line each", () =>

@@ -881,9 +881,10 @@ export interface RecallArgs {
  * matches }`.
  *
  * Fails with {@link CliFailure} after printing one line `rollmem: ...` on
- * stderr: no `--store`, a `--store` value that is not a store, a database
- * file that does not exist (never created), a `--limit` that is not a
- * positive integer, a store that fails.
+ * stderr: no `--store`, an empty query, a `--store` value that is not a
+ * store, a database file that does not exist (never created), a `--limit`
+ * that is not a positive integer, a conversation with no archived turn in
+ * the store (unknown, or stored without `--archive`), a store that fails.
  *
  * @since 0.4.0
  * @category constructors
@@ -896,9 +897,23 @@ export const runRecall = (args: RecallArgs): Effect.Effect<void, CliFailure, Fil
         description: "is required (sqlite:<path>, postgres://… or redis://…)"
       })
     }
+    if (args.query.trim() === "") {
+      return yield* new ConfigError({ option: "query", description: "is empty: give the words to search for" })
+    }
     const store = yield* Store.parse(args.store.value)
     yield* Store.requireFile(store)
-    const matches = yield* Store.recall(args.id, args.query, args.limit).pipe(Effect.provide(Store.layer(store)))
+    const [matches, archived] = yield* Effect.flatMap(
+      Store.recall(args.id, args.query, args.limit),
+      (matches) =>
+        matches.length > 0 ?
+          Effect.succeed([matches, true] as const) :
+          Effect.map(Store.hasArchive(args.id), (held) => [matches, held] as const)
+    ).pipe(Effect.provide(Store.layer(store)))
+    if (!archived) {
+      return yield* fail(
+        `conversation ${args.id} has no archived turns in ${store.label} (not stored, or stored without --archive)`
+      )
+    }
     yield* Console.log(
       args.format === "json"
         ? Render.recallJson(args.id, args.query, matches)

@@ -151,6 +151,20 @@ export const recall = (id: string, query: string, limit: number) =>
       ))
 
 /**
+ * Whether conversation `id` has any archived turn in the store in context
+ * (`rollmem recall` tells a conversation it cannot search from a query
+ * that matches nothing). Fails with `ArchiveError` when the store fails.
+ *
+ * @since 0.4.0
+ * @category constructors
+ */
+export const hasArchive = (id: string) =>
+  Effect.flatMap(ConversationStore.ConversationStore, (store) =>
+    store.archive === undefined
+      ? Effect.succeed(false)
+      : Effect.map(store.archive.messages(id), (archived) => archived.length > 0))
+
+/**
  * A stored conversation as `rollmem show` prints it.
  *
  * @since 0.1.0
