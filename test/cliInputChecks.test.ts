@@ -144,6 +144,36 @@ describe("rollmem replay of an input with no conversation", () => {
     }))
 })
 
+describe("rollmem replay of a conversation whose id is an empty string", () => {
+  it.effect("refuses it as an input that could not be read, naming file:line (or file[i]); the others replay, exit code 1", () =>
+    Effect.gen(function*() {
+      const lines = write(
+        "emptyid.jsonl",
+        [line("", [{ role: "user", content: "empty id" }]), line("b", [{ role: "user", content: "kept" }])].join("\n")
+      )
+      const doc = write("emptyid.json", JSON.stringify([{ id: "", messages: [{ role: "user", content: "x" }] }]))
+      const r = yield* runCli(["replay", lines, doc, "--tokenizer", "words", "--format", "json"])
+      assert.isTrue(Exit.isFailure(r.exit))
+      assert.instanceOf(failureOf(r), CliFailure)
+      assert.strictEqual(
+        r.stderr,
+        [
+          `rollmem: ${lines}:1: a conversation id must be a non-empty string, got ""`,
+          `rollmem: ${doc}[0]: a conversation id must be a non-empty string, got ""`,
+          "rollmem: skipped 2 inputs that could not be read (see above)"
+        ].join("\n")
+      )
+      const report = JSON.parse(r.stdout) as { conversations: ReadonlyArray<{ id: string }> }
+      assert.deepStrictEqual(report.conversations.map((c) => c.id), ["b"])
+      // alone, as any input that could not be read alone: that line, no report, exit code 1
+      const alone = write("emptyid-alone.jsonl", line("", [{ role: "user", content: "empty id" }]) + "\n")
+      const a = yield* runCli(["replay", alone, "--tokenizer", "words"])
+      assert.isTrue(Exit.isFailure(a.exit))
+      assert.strictEqual(a.stdout, "")
+      assert.strictEqual(a.stderr, `rollmem: ${alone}:1: a conversation id must be a non-empty string, got ""`)
+    }))
+})
+
 describe("rollmem replay of a conversation with no message", () => {
   it.effect("alone it is nothing to replay (exit code 1); beside others it is a warning naming where, and skipped", () =>
     Effect.gen(function*() {

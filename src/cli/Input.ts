@@ -20,7 +20,9 @@
  * section 2), see `Formats.ts`. A message the format does not define (an
  * unknown key, an unknown part type, a tool call that cannot be read) refuses
  * its conversation with a problem naming `file:line` and the field; nothing
- * is dropped silently.
+ * is dropped silently. So does an `id` that is an empty string (`""`, which
+ * `--show` and `--store` could not name): `file:line: a conversation id must
+ * be a non-empty string, got ""`.
  *
  * Nothing here fails: a file that cannot be read, a malformed line or
  * document becomes a one-line {@link Inputs.problems problem} and is skipped.
@@ -34,6 +36,7 @@ import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
+import { idProblem } from "../core/store.js"
 import * as Usage from "../core/usage.js"
 import type { Message } from "../schema/Message.js"
 import { formatParseError, formatValue } from "../schema/ParseIssue.js"
@@ -237,6 +240,11 @@ const readDocument = (file: string, id: string, value: unknown, format: Formats.
     const into = emptyInto()
     value.forEach((item, i) => {
       const where = `${file}[${i}]`
+      const badId = "id" in item && typeof item.id === "string" ? idProblem(item.id) : undefined
+      if (badId !== undefined) {
+        into.problems.push(`${where}: ${badId}`)
+        return
+      }
       Either.match(Formats.decode(item, format), {
         onLeft: (problem) => into.problems.push(`${where}: ${problem}`),
         onRight: (decoded) =>
@@ -282,6 +290,8 @@ const readLine = (
   }
   const id = decodeId(value)
   if (Either.isLeft(id)) return into.problems.push(`${where}: ${describe(id.left)}`)
+  const badId = id.right.id === undefined ? undefined : idProblem(id.right.id)
+  if (badId !== undefined) return into.problems.push(`${where}: ${badId}`)
   Either.match(Formats.decode(value, format), {
     onLeft: (problem) => into.problems.push(`${where}: ${problem}`),
     onRight: (decoded) => pushConversation(into, where, { id: id.right.id ?? where, messages: decoded.messages })
