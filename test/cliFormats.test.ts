@@ -275,11 +275,16 @@ describe("rollmem replay --output-format", () => {
         "orphan.jsonl",
         `${JSON.stringify({ id: "o", messages: [{ role: "tool", content: "r", tool_call_id: "c9" }] })}\n`
       )
-      // the option is valid, the context is refused: said so, with every violation naming its message
+      // the option is valid, the context is refused: the report and the context as read are printed all the
+      // same, then the refusal, with every violation naming its message, and exit code 1
       const r = yield* replay([orphan, "--strategy", "buffer", "--show", "o", "--output-format", "anthropic"])
       assert.isTrue(Exit.isFailure(r.exit))
       assert.instanceOf(failureOf(r), CliFailure)
-      assert.strictEqual(r.stdout, "")
+      const plain = yield* replay([orphan, "--strategy", "buffer", "--show", "o"])
+      assert.isTrue(Exit.isSuccess(plain.exit), plain.stderr)
+      assert.strictEqual(r.stdout, plain.stdout)
+      assert.match(r.stdout, /^o +1 /m)
+      assert.include(r.stdout, "\ntool: r")
       assert.strictEqual(
         r.stderr,
         "rollmem: the context of o cannot be written as anthropic: message 0: the first turn is a tool message, " +
@@ -297,7 +302,11 @@ describe("rollmem replay --output-format", () => {
         "json"
       ])
       assert.isTrue(Exit.isFailure(json.exit))
-      assert.strictEqual(json.stdout, "")
+      const plainJson = yield* replay([orphan, "--strategy", "buffer", "--show", "o", "--format", "json"])
+      assert.strictEqual(json.stdout, plainJson.stdout)
+      const document = JSON.parse(json.stdout) as { conversations: ReadonlyArray<{ id: string }>; show: object }
+      assert.deepStrictEqual(document.conversations.map((c) => c.id), ["o"])
+      assert.deepStrictEqual(Object.keys(document.show), ["id", "context", "messages"])
       assert.strictEqual(
         json.stderr,
         "rollmem: the context of o cannot be written as openai: message 0: tool result \"c9\" does not follow its call"

@@ -610,9 +610,11 @@ export const runReplay = (
     }
     const unit = args.tokenizer === "words" ? "words" : "tokens"
     const title = describeConfig(args, config, counts.conversations)
-    const request = outputFormat === undefined || outcome.shown === undefined
+    // a context the provider would refuse is said after the report, which is printed all the same
+    const written = outputFormat === undefined || outcome.shown === undefined
       ? undefined
-      : yield* providerRequest(outcome.shown, outputFormat)
+      : providerRequest(outcome.shown, outputFormat)
+    const request = written !== undefined && Either.isRight(written) ? written.right : undefined
     if (format === "json") {
       yield* Console.log(Render.json(outcome, request))
     } else {
@@ -643,6 +645,10 @@ export const runReplay = (
     }
     if (reportPath !== undefined) {
       yield* writeReport(reportPath, outcome, undefined, { title, unit, config, format, archived: archiving })
+    }
+    if (written !== undefined && Either.isLeft(written)) {
+      yield* Effect.ignore(skippedInputs)
+      return yield* fail(written.left)
     }
     return yield* skippedInputs
   }).pipe(
@@ -686,16 +692,20 @@ const writeReport = (
   })
 
 /**
- * The shown final context in a provider's request shape. The option is
- * valid, the context is refused: prints `rollmem: the context of ID cannot
- * be written as anthropic: message 0: ...` naming why that provider would
- * refuse it (an orphaned tool result, a first turn that is not the user's)
- * and fails with `CliFailure`.
+ * The shown final context in a provider's request shape, or, when the
+ * option is valid and the context is refused, the reason: `the context of ID
+ * cannot be written as anthropic: message 0: ...` naming why that provider
+ * would refuse it (an orphaned tool result, a first turn that is not the
+ * user's), which the command says after the report and fails with
+ * `CliFailure`.
  */
-const providerRequest = (shown: FinalContext, format: Formats.OutputFormat) =>
+const providerRequest = (
+  shown: FinalContext,
+  format: Formats.OutputFormat
+): Either.Either<{ readonly format: Formats.OutputFormat; readonly body: unknown }, string> =>
   Either.match(Formats.encode(shown.messages, format), {
-    onLeft: (description) => fail(`the context of ${shown.id} cannot be written as ${format}: ${description}`),
-    onRight: (body) => Effect.succeed({ format, body })
+    onLeft: (description) => Either.left(`the context of ${shown.id} cannot be written as ${format}: ${description}`),
+    onRight: (body) => Either.right({ format, body })
   })
 
 /**
