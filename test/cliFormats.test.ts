@@ -234,7 +234,36 @@ describe("rollmem replay reads hand-made transcripts of every provider", () => {
       const file = write("legacy.jsonl", `${JSON.stringify(line)}\n`)
       const r = yield* replay([file])
       assert.isTrue(Exit.isFailure(r.exit))
-      assert.strictEqual(r.stderr.split("\n")[0], `rollmem: ${file}:1: openai-chat: [1].tool_calls[0].type: is missing`)
+      assert.strictEqual(r.stderr.split("\n")[0], `rollmem: ${file}:1: openai: [1].tool_calls[0].type: is missing`)
+    }))
+
+  it.effect("a content that is neither text nor parts is named plainly, under the command line's format name", () =>
+    Effect.gen(function*() {
+      const file = write(
+        "nullcontent.jsonl",
+        `${JSON.stringify({ id: "e", messages: [{ role: "user", content: null }] })}\n`
+      )
+      const said = (format: string, got: string) =>
+        `rollmem: ${file}:1: ${format}: [0].content: must be a string or an array of content parts, got ${got}`
+      for (const extra of [[], ["--input-format", "openai"]]) {
+        const r = yield* replay([file, ...extra])
+        assert.isTrue(Exit.isFailure(r.exit))
+        assert.strictEqual(r.stdout, "")
+        assert.strictEqual(r.stderr, said("openai", "null"))
+      }
+      // the same in every format, whose adapter lists the part types (cut short with "…")
+      assert.deepStrictEqual(
+        Formats.decode({ messages: [{ role: "user", content: 7 }] }, "ai-sdk"),
+        Either.left(
+          "ai-sdk: [0].content: must be a string or an array of content parts, got 7"
+        )
+      )
+      assert.deepStrictEqual(
+        Formats.decode({ messages: [{ role: "user", content: null }] }, "anthropic"),
+        Either.left(
+          "anthropic: messages[0].content: must be a string or an array of content parts, got null"
+        )
+      )
     }))
 })
 

@@ -123,9 +123,33 @@ const decodeWire = Schema.decodeUnknownEither(
   Schema.Struct({ messages: Schema.Array(Message.annotations({ identifier: "Message" })) })
 )
 
-/** The adapters' plain functions throw their `AdapterError`, whose message names the format and the path. */
-const adapt = (read: () => ReadonlyArray<Message>): Either.Either<ReadonlyArray<Message>, string> =>
-  Either.try({ try: read, catch: (error) => error instanceof Error ? error.message : String(error) })
+/**
+ * What is wrong at a path, said plainly: a value that is neither a string
+ * nor an array of parts (the adapters' schemas list every part type the
+ * array takes, cut with `…` when long) is `[0].content: must be a string or
+ * an array of content parts, got null`; any other description is kept.
+ */
+const plainly = (description: string): string =>
+  description.replace(
+    /^(\S+): Expected string, actual (.+?); \1: Expected ReadonlyArray<.*(?:>, actual \2|\u2026)$/s,
+    (_, path: string, actual: string) => `${path}: must be a string or an array of content parts, got ${actual}`
+  )
+
+/**
+ * The adapters' plain functions throw their `AdapterError`, which names the
+ * adapter's format (`openai-chat`) and the path: the line names the command
+ * line's format (`openai: [0].content: ...`, as `--input-format` does).
+ */
+const adapt = (format: Format, read: () => ReadonlyArray<Message>): Either.Either<ReadonlyArray<Message>, string> =>
+  Either.try({
+    try: read,
+    catch: (error) =>
+      error instanceof AdapterError
+        ? `${format}: ${plainly(error.description)}`
+        : error instanceof Error
+        ? error.message
+        : String(error)
+  })
 
 /** Only the keys a request has: `{ system: undefined }` would be refused as a wrong `system`. */
 const pick = (conversation: Conversation, keys: ReadonlyArray<string>): Conversation => {
@@ -143,10 +167,10 @@ const readers: { readonly [F in Format]: (c: Conversation) => Either.Either<Read
       onLeft: (error) => `wire format: ${formatParseError(error)}`,
       onRight: (wire) => wire.messages
     }),
-  openai: (c) => adapt(() => fromOpenAIChat(c.messages, strict)),
-  anthropic: (c) => adapt(() => fromAnthropic(pick(c, ["system", "messages"]), strict)),
-  "ai-sdk": (c) => adapt(() => fromAiSdk(c.messages, strict)),
-  gemini: (c) => adapt(() => fromGemini(pick(c, ["systemInstruction", "contents"]), strict))
+  openai: (c) => adapt("openai", () => fromOpenAIChat(c.messages, strict)),
+  anthropic: (c) => adapt("anthropic", () => fromAnthropic(pick(c, ["system", "messages"]), strict)),
+  "ai-sdk": (c) => adapt("ai-sdk", () => fromAiSdk(c.messages, strict)),
+  gemini: (c) => adapt("gemini", () => fromGemini(pick(c, ["systemInstruction", "contents"]), strict))
 }
 
 const anthropicBlocks = new Set(["tool_use", "tool_result", "thinking", "redacted_thinking", "document"])
@@ -271,7 +295,7 @@ const readWithUsage = (format: Format, conversation: Conversation): Either.Eithe
 /**
  * Reads a conversation object in `format` (`auto`: detected, see the module
  * docs). Fails with one line naming the format, the path and what is wrong
- * there (`openai-chat: [2].tool_calls[0].type: is missing`): a turn that
+ * there (`openai: [2].tool_calls[0].type: is missing`): a turn that
  * cannot be read refuses its conversation, never replayed without its tool
  * calls.
  *
