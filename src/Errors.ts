@@ -8,6 +8,7 @@
  */
 import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import * as Context from "./core/context.js"
 import * as Usage from "./core/usage.js"
 import { describeParseError } from "./schema/Json.js"
 
@@ -235,6 +236,11 @@ export class SummaryBudgetError extends Schema.TaggedError<SummaryBudgetError>("
  * add's fold (the buffer is down to its newest unit), pinned + summary are
  * still over the window less the reserve, so no request built from this
  * memory would fit. The add's turn stays appended, as when a fold fails.
+ * With `messageTokens`, the add's pinned message would take the pinned
+ * messages (with a provider's compaction item) alone over it: the add
+ * failed before it changed anything (not appended, no prune, no summarizer
+ * call). When the pinned messages are over already (a state restored into
+ * a smaller window), the add's turn is appended and it fails before any prune.
  * Counts are the memory's own tokens, corrected by its usage ratio.
  *
  * @example
@@ -262,6 +268,10 @@ export class ContextWindowError extends Schema.TaggedError<ContextWindowError>("
     pinnedTokens: Schema.Number,
     /** Tokens of the summary, with its framing line (`summaryFraming`) and a provider's compaction item. */
     summaryTokens: Schema.Number,
+    /** Tokens of the pinned message(s) the add refused, when it refused one (nothing changed). */
+    messageTokens: Schema.optional(Schema.Number),
+    /** Tokens of a provider's compaction item held, beside a refused pinned message. */
+    compactionTokens: Schema.optional(Schema.Number),
     /**
      * The usage ratio the budget was divided by (`recordUsage`, section
      * 16.4), when one was learnt and is not 1: the room in the memory's own
@@ -271,11 +281,10 @@ export class ContextWindowError extends Schema.TaggedError<ContextWindowError>("
   }
 ) {
   override get message(): string {
-    const room = this.windowTokens - this.reserveTokens
-    const corrected = this.usageRatio === undefined || this.usageRatio === 1
-      ? ""
-      : `; ${Usage.inCounterTokens(room, this.usageRatio)} in the memory's tokens at the usage ratio ${this.usageRatio}`
-    return `pinned messages (${this.pinnedTokens} tokens) and summary (${this.summaryTokens}) exceed the context window less the reserve (${this.windowTokens} - ${this.reserveTokens} = ${room}${corrected})`
+    return Context.contextWindowMessage({
+      ...this,
+      room: Usage.inCounterTokens(this.windowTokens - this.reserveTokens, this.usageRatio)
+    })
   }
 }
 

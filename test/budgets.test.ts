@@ -104,12 +104,13 @@ describe("contextWindow (contract 16.1)", () => {
       }
     }))
 
-  it.effect("pinned messages alone over the window: ContextWindowError naming the numbers, the turn kept", () =>
+  it.effect("a pinned message alone over the window: ContextWindowError naming the numbers, nothing changed", () =>
     Effect.gen(function*() {
+      const { calls, layer } = recording(1)
       const memory = yield* RollingMemory.make({ contextWindow: { tokens: 12, reserveTokens: 2 }, pinSystem: true })
-        .pipe(
-          Effect.provide(Summarizer.layerDrop)
-        )
+        .pipe(Effect.provide(layer))
+      yield* memory.add(u(4, "u"))
+      const before = yield* memory.toJSON
       const error = yield* Effect.flip(memory.add(Message.system(words(11, "p"))))
       assert.instanceOf(error, ContextWindowError)
       assert.deepStrictEqual(
@@ -117,15 +118,23 @@ describe("contextWindow (contract 16.1)", () => {
           window: error.windowTokens,
           reserve: error.reserveTokens,
           pinned: error.pinnedTokens,
-          summary: error.summaryTokens
+          summary: error.summaryTokens,
+          message: error.messageTokens,
+          compaction: error.compactionTokens
         },
-        { window: 12, reserve: 2, pinned: 11, summary: 0 }
+        { window: 12, reserve: 2, pinned: 0, summary: 0, message: 11, compaction: 0 }
       )
       assert.strictEqual(
         error.message,
-        "pinned messages (11 tokens) and summary (0) exceed the context window less the reserve (12 - 2 = 10)"
+        "pinned message (11 tokens) cannot fit: with the pinned messages held (0) it would exceed the context window less the reserve (12 - 2 = 10); not added"
       )
-      assert.strictEqual((yield* memory.buffer).length, 1)
+      // not appended, no prune, no summarizer call; the memory goes on
+      assert.deepStrictEqual(yield* memory.toJSON, before)
+      assert.strictEqual(calls.length, 0)
+      yield* memory.add(Message.system(words(2, "p")))
+      yield* memory.add(u(4, "v"))
+      assert.deepStrictEqual([yield* memory.pinnedTokens, yield* memory.bufferTokens], [2, 8])
+      assert.strictEqual(calls.length, 0)
     }))
 
   it.effect("with a usage ratio learnt: the error names it and the room in the memory's tokens", () =>
@@ -136,14 +145,25 @@ describe("contextWindow (contract 16.1)", () => {
       yield* memory.messages
       // the provider counts 12 where the memory counts 6: the ratio 2, the room 10 / 2 = 5
       yield* memory.recordUsage({ inputTokens: 12, overheadTokens: 0 })
+      // the pinned messages are over already: the turn stays appended, no prune
+      const over = yield* Effect.flip(memory.add(Message.user("q")))
+      assert.instanceOf(over, ContextWindowError)
+      assert.strictEqual(over.usageRatio, 2)
+      assert.strictEqual(
+        over.message,
+        "pinned messages (6 tokens) and summary (0) exceed the context window less the reserve " +
+          "(12 - 2 = 10; 5 in the memory's tokens at the usage ratio 2)"
+      )
+      assert.strictEqual((yield* memory.buffer).length, 2)
       const error = yield* Effect.flip(memory.add(Message.system(words(1, "q"))))
       assert.instanceOf(error, ContextWindowError)
       assert.strictEqual(error.usageRatio, 2)
       assert.strictEqual(
         error.message,
-        "pinned messages (7 tokens) and summary (0) exceed the context window less the reserve " +
-          "(12 - 2 = 10; 5 in the memory's tokens at the usage ratio 2)"
+        "pinned message (1 tokens) cannot fit: with the pinned messages held (6) it would exceed the context window " +
+          "less the reserve (12 - 2 = 10; 5 in the memory's tokens at the usage ratio 2); not added"
       )
+      assert.strictEqual((yield* memory.buffer).length, 2)
     }))
 })
 

@@ -419,8 +419,8 @@ describe("rollmem replay of a conversation whose memory fails", () => {
     { role: "assistant", content: "hello" }
   ])
   const failure =
-    "conversation \"big\": pinned messages (200 tokens) and summary (0) exceed the context window less the reserve " +
-    "(100 - 0 = 100)"
+    "conversation \"big\": pinned message (200 tokens) cannot fit: with the pinned messages held (0) it would exceed " +
+    "the context window less the reserve (100 - 0 = 100); not added"
   const args = ["--tokenizer", "words", "--context-window", "100", "--pin-system"]
 
   it.effect("is named with file:line, left out, and the others are still replayed; exit code 1 at the end", () =>

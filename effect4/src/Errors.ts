@@ -6,6 +6,7 @@
  * @since 1.0.0
  */
 import * as Schema from "effect/Schema"
+import * as Context from "../../src/core/context.js"
 
 /**
  * An option refused (docs/contract.md section 9): `option` names it, `description` says what is wrong.
@@ -128,7 +129,11 @@ export class ContextWindowError extends Schema.TaggedError<ContextWindowError>("
     windowTokens: Schema.Number,
     reserveTokens: Schema.Number,
     pinnedTokens: Schema.Number,
-    summaryTokens: Schema.Number
+    summaryTokens: Schema.Number,
+    /** Tokens of the pinned message(s) the add refused, when it refused one (nothing changed). */
+    messageTokens: Schema.optional(Schema.Number),
+    /** Tokens of a provider's compaction item held, beside a refused pinned message. */
+    compactionTokens: Schema.optional(Schema.Number)
   }
 ) {
   /** Its tag, as the Effect 3 line names its errors (`error.name`, docs/contract.md section 9). */
@@ -136,9 +141,7 @@ export class ContextWindowError extends Schema.TaggedError<ContextWindowError>("
     return this._tag
   }
   override get message(): string {
-    return `pinned messages (${this.pinnedTokens} tokens) and summary (${this.summaryTokens}) exceed the context window less the reserve (${this.windowTokens} - ${this.reserveTokens} = ${
-      this.windowTokens - this.reserveTokens
-    })`
+    return Context.contextWindowMessage(this)
   }
 }
 

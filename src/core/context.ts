@@ -86,3 +86,60 @@ export const withLead = <M>(
   buffer.splice(leadingPinned, 0, ...(compaction === undefined ? summary : [compaction, ...summary]))
   return buffer
 }
+
+/**
+ * The context window's rule for the pinned messages (docs/contract.md
+ * section 16.1), checked before an add appends anything: no prune can evict
+ * a pinned message, so once the pinned messages (with a provider's
+ * compaction item) alone are over the budget `whole` (the window less the
+ * reserve, in the counter's tokens), no fold can bring the context back.
+ * `"refuse"`: the add's pinned messages (`incomingPinned` tokens, 0 when it
+ * holds none) would take them over; the add fails before it appends,
+ * prunes or calls the summarizer. `"over"`: they are over already (a state
+ * restored into a smaller window); the add appends its messages and fails
+ * before any prune. `undefined`: today's rules.
+ *
+ * @since 1.0.0
+ */
+export const pinnedOverflow = (budget: {
+  readonly whole: number
+  readonly pinnedTokens: number
+  readonly compactionTokens: number
+  readonly incomingPinned: number
+}): "refuse" | "over" | undefined => {
+  const held = budget.pinnedTokens + budget.compactionTokens
+  if (budget.incomingPinned > 0 && held + budget.incomingPinned > budget.whole) return "refuse"
+  return held > budget.whole ? "over" : undefined
+}
+
+/**
+ * The message of a `ContextWindowError` (docs/contract.md section 16.1), on
+ * both lines: with `messageTokens`, the refused pinned message; else the
+ * pinned messages and the summary over the window. `room` is the room in
+ * the memory's own tokens at a usage ratio other than 1.
+ *
+ * @since 1.0.0
+ */
+export const contextWindowMessage = (error: {
+  readonly windowTokens: number
+  readonly reserveTokens: number
+  readonly pinnedTokens: number
+  readonly summaryTokens: number
+  readonly messageTokens?: number | undefined
+  readonly compactionTokens?: number | undefined
+  readonly usageRatio?: number | undefined
+  readonly room?: number | undefined
+}): string => {
+  const whole = error.windowTokens - error.reserveTokens
+  const corrected = error.usageRatio === undefined || error.usageRatio === 1 || error.room === undefined
+    ? ""
+    : `; ${error.room} in the memory's tokens at the usage ratio ${error.usageRatio}`
+  const limit =
+    `the context window less the reserve (${error.windowTokens} - ${error.reserveTokens} = ${whole}${corrected})`
+  if (error.messageTokens === undefined) {
+    return `pinned messages (${error.pinnedTokens} tokens) and summary (${error.summaryTokens}) exceed ${limit}`
+  }
+  const compaction = error.compactionTokens ?? 0
+  const beside = compaction === 0 ? "" : ` and the compaction item (${compaction})`
+  return `pinned message (${error.messageTokens} tokens) cannot fit: with the pinned messages held (${error.pinnedTokens})${beside} it would exceed ${limit}; not added`
+}

@@ -14,7 +14,9 @@ import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import type * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
+import * as Context from "../../core/context.js"
 import type { Entry, Plan } from "../../core/eviction.js"
+import { entryOf } from "../../core/message.js"
 import * as Rules from "../../core/options.js"
 import * as Usage from "../../core/usage.js"
 import {
@@ -258,6 +260,34 @@ export const buildRolling = <E>(
     const summaryRoom = () =>
       Usage.inCounterTokens(maxTokens, core.usageRatio) - index.tokens - core.compactionTokens - core.framingTokens
     const shorten = shortener(core, summarizer, semaphore, summaryRoom)
+    const windowError = (extra?: { readonly messageTokens: number; readonly compactionTokens: number }) =>
+      new ContextWindowError({
+        windowTokens: window!.tokens,
+        reserveTokens: window!.reserveTokens,
+        pinnedTokens: index.pinnedTokens,
+        summaryTokens: leadTokens(core),
+        ...extra,
+        ...(core.usageRatio === undefined || core.usageRatio === 1 ? {} : { usageRatio: core.usageRatio })
+      })
+    // with a window: the pinned messages (and a compaction item) alone must fit, checked
+    // before the add appends (section 16.1): no prune evicts them
+    const refuse = (messages: ReadonlyArray<Message>, tokens: ReadonlyArray<number>): Step | undefined => {
+      let incomingPinned = 0
+      if (pruning.pinSystem) {
+        for (let i = 0; i < messages.length; i++) {
+          if (entryOf(messages[i], tokens[i]).systemLike) incomingPinned += tokens[i]
+        }
+      }
+      const verdict = Context.pinnedOverflow({
+        whole: Usage.inCounterTokens(maxTokens, core.usageRatio),
+        pinnedTokens: index.pinnedTokens,
+        compactionTokens: core.compactionTokens,
+        incomingPinned
+      })
+      return verdict === "refuse"
+        ? Exit.fail(windowError({ messageTokens: incomingPinned, compactionTokens: core.compactionTokens }))
+        : undefined
+    }
     // with a window: pinned messages and summary alone must leave room (section 16.1)
     const overflow = (): Step => {
       const whole = Usage.inCounterTokens(maxTokens, core.usageRatio)
@@ -266,15 +296,7 @@ export const buildRolling = <E>(
       if (window === undefined) return done
       // nothing left to evict and still over: a summary-only fold, when a summarizer can shorten it
       if (pinnedTokens + lead <= whole) return lead + index.tokens > whole ? shorten() : done
-      return Exit.fail(
-        new ContextWindowError({
-          windowTokens: window.tokens,
-          reserveTokens: window.reserveTokens,
-          pinnedTokens,
-          summaryTokens: lead,
-          ...(core.usageRatio === undefined || core.usageRatio === 1 ? {} : { usageRatio: core.usageRatio })
-        })
-      )
+      return Exit.fail(windowError())
     }
     // With a window, the summary a fold commits takes room too: while the
     // context is still over and the last prune shrank the buffer, prune again.
@@ -291,10 +313,20 @@ export const buildRolling = <E>(
         return index.needsPrune(live) ? prune() : done
       }
       : () => {
+        // pinned messages over the window already (a state restored into a smaller one):
+        // the turn stays appended, no prune folds turns for nothing (section 16.1)
+        if (
+          Context.pinnedOverflow({
+            whole: Usage.inCounterTokens(maxTokens, core.usageRatio),
+            pinnedTokens: index.pinnedTokens,
+            compactionTokens: core.compactionTokens,
+            incomingPinned: 0
+          }) === "over"
+        ) return Exit.fail(windowError())
         refresh()
         return index.needsPrune(live) ? pruneWithin() : overflow()
       }
-    const { step, stepMany } = adding(core, afterAppend)
+    const { step, stepMany } = adding(core, afterAppend, window === undefined ? undefined : refuse)
     const compact = compacting(core, summarizer, semaphore, live, pruning.policy.target < maxTokens, refresh)
     return makeMemory<RollingMemory>(core, step, stepMany, {
       ...fields(pruning.policy),

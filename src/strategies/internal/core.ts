@@ -321,7 +321,9 @@ export const done: Exit.Exit<void> = Exit.void
  */
 export const adding = (
   core: Core,
-  afterAppend: () => Step
+  afterAppend: () => Step,
+  refuse: (messages: ReadonlyArray<Message.Message>, tokens: ReadonlyArray<number>) => Step | undefined = () =>
+    undefined
 ): {
   readonly step: (message: Message.Message) => Step
   readonly stepMany: (messages: ReadonlyArray<Message.Message>) => Step
@@ -330,10 +332,14 @@ export const adding = (
   if (core.nextPosition === undefined) {
     return {
       step: counting(core.counter, (message, tokens): Step => {
+        const refused = refuse([message], [tokens])
+        if (refused !== undefined) return refused
         index.append(message, entryOf(message, tokens))
         return afterAppend()
       }, core.maxToolResultTokens),
       stepMany: countingMany(core.counter, (messages, tokens): Step => {
+        const refused = refuse(messages, tokens)
+        if (refused !== undefined) return refused
         for (let i = 0; i < messages.length; i++) index.append(messages[i], entryOf(messages[i], tokens[i]))
         return afterAppend()
       }, core.maxToolResultTokens)
@@ -353,10 +359,14 @@ export const adding = (
     core.pendingOriginals.length === 0 ? afterAppend() : flatMapNow(flushOriginals(core), afterAppend)
   return {
     step: counting(core.counter, (message, tokens, original): Step => {
+      const refused = refuse([message], [tokens])
+      if (refused !== undefined) return refused
       positioned(message, tokens, original)
       return flushThen()
     }, core.maxToolResultTokens),
     stepMany: countingMany(core.counter, (messages, tokens, originals): Step => {
+      const refused = refuse(messages, tokens)
+      if (refused !== undefined) return refused
       for (let i = 0; i < messages.length; i++) positioned(messages[i], tokens[i], originals?.[i])
       return flushThen()
     }, core.maxToolResultTokens)

@@ -1172,13 +1172,15 @@ export const pruneLock = (): PruneLock => {
 /** The context window's overflow check (docs/contract.md section 16.1). @internal */
 export const windowError = (
   window: { readonly tokens: number; readonly reserveTokens: number },
-  core: Core
+  core: Core,
+  refused?: { readonly messageTokens: number; readonly compactionTokens: number }
 ): ContextWindowError =>
   new ContextWindowError({
     windowTokens: window.tokens,
     reserveTokens: window.reserveTokens,
     pinnedTokens: core.index.pinnedTokens,
-    summaryTokens: leadTokens(core)
+    summaryTokens: leadTokens(core),
+    ...refused
   })
 
 export type { Policy }

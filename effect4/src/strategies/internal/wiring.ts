@@ -10,6 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
+import * as Context from "../../../../src/core/context.js"
 import * as MessageCore from "../../../../src/core/message.js"
 import * as Rules from "../../../../src/core/options.js"
 import { indexConfig, pruningOf } from "../../../../src/core/policy.js"
@@ -23,6 +24,7 @@ import type * as TokenCounter from "../../services/TokenCounter.js"
 import { type Background, backgroundFolder } from "./background.js"
 import {
   adding,
+  type Admit,
   type CompactOptions,
   compactProblem,
   drop,
@@ -193,6 +195,28 @@ export const buildRolling = (
         )
       )
     )
+    const pinnedVerdict = (incomingPinned: number) =>
+      Context.pinnedOverflow({
+        whole: Usage.inCounterTokens(maxTokens, core.usageRatio),
+        pinnedTokens: index.pinnedTokens,
+        compactionTokens: core.compactionTokens,
+        incomingPinned
+      })
+    // with a window: the pinned messages (and a compaction item) alone must fit, checked
+    // before the add appends (section 16.1): no prune evicts them
+    const admit: Admit = (counted, append, then) => {
+      let incomingPinned = 0
+      if (pruning.pinSystem) {
+        for (const c of counted) if (MessageCore.entryOf(c.message, c.tokens).systemLike) incomingPinned += c.tokens
+      }
+      if (window !== undefined && pinnedVerdict(incomingPinned) === "refuse") {
+        return Effect.fail(
+          windowError(window, core, { messageTokens: incomingPinned, compactionTokens: core.compactionTokens })
+        )
+      }
+      append()
+      return then()
+    }
     const overflow = (): Effect.Effect<void, AddError> => {
       const whole = Usage.inCounterTokens(maxTokens, core.usageRatio)
       if (window === undefined) return Effect.void
@@ -208,8 +232,14 @@ export const buildRolling = (
       })
     }
     const afterAppend = (): Effect.Effect<void, AddError> => {
+      if (window === undefined) {
+        refresh()
+        return index.needsPrune(live) ? prune() : Effect.void
+      }
+      // pinned messages over the window already (a state restored into a smaller one):
+      // the turn stays appended, no prune folds turns for nothing (section 16.1)
+      if (pinnedVerdict(0) === "over") return Effect.fail(windowError(window, core))
       refresh()
-      if (window === undefined) return index.needsPrune(live) ? prune() : Effect.void
       return index.needsPrune(live) ? pruneWithin() : overflow()
     }
     const hasLowWaterMark = pruning.policy.target < maxTokens
@@ -229,7 +259,7 @@ export const buildRolling = (
       })
       return summarizer === undefined ? run : lock.locked(run)
     }
-    return makeMemory<RollingMemory>(core, adding(core, afterAppend), {
+    return makeMemory<RollingMemory>(core, adding(core, afterAppend, window === undefined ? undefined : admit), {
       strategy: "rolling",
       maxTokens,
       targetTokens: pruning.policy.target,
