@@ -11,7 +11,8 @@
  *
  * @since 0.4.0
  */
-import type { Problem } from "./options.js"
+import { describeValue, type Problem, unknownOption } from "./options.js"
+import { DEFAULT_TABLE } from "./store.js"
 
 /**
  * Where conversations are stored:
@@ -196,6 +197,14 @@ export interface StoreNames {
 }
 
 /**
+ * The default table of the SQL archive (beside the store's
+ * `rollmem_conversations`).
+ *
+ * @since 0.4.0
+ */
+export const DEFAULT_ARCHIVE_TABLE = "rollmem_archive"
+
+/**
  * The keys of {@link StoreNames}, in the order refusals list them.
  *
  * @since 0.4.0
@@ -231,6 +240,10 @@ export const storeNamesProblem = (
   names: { readonly [K in keyof StoreNames]?: unknown },
   option: (key: keyof StoreNames) => string = (key) => key
 ): Problem | undefined => {
+  if (typeof names === "object" && names !== null) {
+    const unknown = Object.keys(names).find((key) => !(STORE_NAME_KEYS as ReadonlyArray<string>).includes(key))
+    if (unknown !== undefined) return { option: unknown, description: unknownOption(STORE_NAME_KEYS) }
+  }
   for (const key of STORE_NAME_KEYS) {
     const value = names[key]
     if (value === undefined) continue
@@ -253,7 +266,53 @@ export const storeNamesProblem = (
     const fits = sql ? store._tag === "Sqlite" || store._tag === "Postgres" : store._tag === "Redis"
     if (!fits) return { option: option(key), description: `${sql ? SQL_NAMES : REDIS_NAMES}, not to ${where}` }
   }
+  const table = names.table ?? DEFAULT_TABLE
+  if (
+    (names.table !== undefined || names.archiveTable !== undefined) &&
+    (names.archiveTable ?? DEFAULT_ARCHIVE_TABLE) === table
+  ) {
+    return {
+      option: option(names.archiveTable !== undefined ? "archiveTable" : "table"),
+      description: `must differ from ${names.archiveTable !== undefined ? "table" : "archiveTable"} (both are ${
+        JSON.stringify(table)
+      }): the archive is kept in a table of its own`
+    }
+  }
   return undefined
+}
+
+/**
+ * The problem of a value given as a parsed {@link Location} that is none
+ * (option `location`): a location string (`"sqlite:c.db"`) given where
+ * `parseLocation`'s result is expected, or any other value, from code
+ * without types; `undefined` for a location.
+ *
+ * @example
+ * ```ts
+ * locationValueProblem("sqlite:c.db")
+ * // { option: "location", description: "expected a location read by parseLocation (ConversationStore.parseLocation(\"sqlite:c.db\")), got a string" }
+ * locationValueProblem({ _tag: "Memory" }) // undefined
+ * ```
+ *
+ * @since 0.4.0
+ */
+export const locationValueProblem = (value: unknown): Problem | undefined => {
+  if (typeof value === "object" && value !== null) {
+    const location = value as { readonly _tag?: unknown; readonly filename?: unknown; readonly url?: unknown }
+    if (location._tag === "Memory") return undefined
+    if (location._tag === "Sqlite" && typeof location.filename === "string") return undefined
+    if ((location._tag === "Postgres" || location._tag === "Redis") && typeof location.url === "string") {
+      return undefined
+    }
+  }
+  return {
+    option: "location",
+    description: typeof value === "string"
+      ? `expected a location read by parseLocation (ConversationStore.parseLocation(${
+        JSON.stringify(value)
+      })), got a string`
+      : `expected a location read by parseLocation, got ${describeValue(value)}`
+  }
 }
 
 /**

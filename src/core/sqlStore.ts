@@ -12,13 +12,10 @@ import type { Archivable } from "./archive.js"
 import * as Artifacts from "./artifacts.js"
 import * as Recall from "./recall.js"
 
-/**
- * The default table of the SQL archive (beside the store's
- * `rollmem_conversations`).
- *
- * @since 0.4.0
- */
-export const DEFAULT_ARCHIVE_TABLE = "rollmem_archive"
+export {
+  /** The default table of the SQL archive (kept in core/location.ts, which checks the store names). @since 0.4.0 */
+  DEFAULT_ARCHIVE_TABLE
+} from "./location.js"
 
 /**
  * How many times a read, a delete or a table creation that lost a race is

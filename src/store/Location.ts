@@ -118,7 +118,7 @@ export const layerLocation = (
   location: Location,
   names?: StoreNames
 ): Layer.Layer<ConversationStore, SqlError | ConversationStoreError | ConfigError> => {
-  const problem = Core.storeNamesProblem(location, names ?? {})
+  const problem = Core.locationValueProblem(location) ?? Core.storeNamesProblem(location, names ?? {})
   if (problem !== undefined) return Layer.fail(new ConfigError(problem))
   switch (location._tag) {
     case "Memory":

@@ -5,7 +5,7 @@
  * query parameter, which the PostgreSQL driver reads as well.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { describeLocation, redact } from "../../src/core/location.js"
+import { describeLocation, locationValueProblem, redact } from "../../src/core/location.js"
 
 describe("core/location redact", () => {
   it("hides the user part's password", () => {
@@ -27,5 +27,27 @@ describe("core/location redact", () => {
       describeLocation({ _tag: "Postgres", url: "postgres://app:one@db/app?password=two" }),
       "postgres://app:***@db/app?password=***"
     )
+  })
+})
+
+describe("core/location locationValueProblem", () => {
+  it("accepts what parseLocation gives and names parseLocation for anything else", () => {
+    assert.strictEqual(locationValueProblem({ _tag: "Memory" }), undefined)
+    assert.strictEqual(locationValueProblem({ _tag: "Sqlite", filename: "c.db" }), undefined)
+    assert.strictEqual(locationValueProblem({ _tag: "Postgres", url: "postgres://db/test" }), undefined)
+    assert.strictEqual(locationValueProblem({ _tag: "Redis", url: "redis://cache:6379" }), undefined)
+    assert.deepStrictEqual(locationValueProblem("sqlite:c.db"), {
+      option: "location",
+      description:
+        "expected a location read by parseLocation (ConversationStore.parseLocation(\"sqlite:c.db\")), got a string"
+    })
+    assert.deepStrictEqual(locationValueProblem(undefined), {
+      option: "location",
+      description: "expected a location read by parseLocation, got undefined"
+    })
+    assert.deepStrictEqual(locationValueProblem({ _tag: "Sqlite" }), {
+      option: "location",
+      description: "expected a location read by parseLocation, got object"
+    })
   })
 })

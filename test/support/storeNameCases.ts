@@ -18,6 +18,8 @@ export interface Names {
   readonly table?: unknown
   readonly archiveTable?: unknown
   readonly prefix?: unknown
+  /** A key no store takes (misspelt), for the refusals of layerLocation. */
+  readonly [misspelt: string]: unknown
 }
 
 /** What a line's `Conversations` does that the cases use. */
@@ -115,11 +117,52 @@ export const refusals: ReadonlyArray<{
     description: "applies to a Redis store (redis://…), not to sqlite:never-opened.db"
   },
   {
+    name: "a table and an archive table that are one",
+    store: "sqlite",
+    names: { table: "same", archiveTable: "same" },
+    option: "archiveTable",
+    description: "must differ from table (both are \"same\"): the archive is kept in a table of its own"
+  },
+  {
+    name: "an archive table that is the default table",
+    store: "sqlite",
+    names: { archiveTable: "rollmem_conversations" },
+    option: "archiveTable",
+    description:
+      "must differ from table (both are \"rollmem_conversations\"): the archive is kept in a table of its own"
+  },
+  {
+    name: "a table that is the default archive table",
+    store: "sqlite",
+    names: { table: "rollmem_archive" },
+    option: "table",
+    description:
+      "must differ from archiveTable (both are \"rollmem_archive\"): the archive is kept in a table of its own"
+  },
+  {
     name: "a table with a store layer",
     store: "layer",
     names: { table: "chat" },
     option: "table",
     description: "applies to a store given as a location, not to the store layer: give it to the layer's own options"
+  }
+]
+
+/** Refusals of `layerLocation` alone (`Conversations` refuses an unknown key among all its options). */
+export const layerOnlyRefusals: ReadonlyArray<(typeof refusals)[number]> = [
+  {
+    name: "a misspelt table key",
+    store: "sqlite",
+    names: { tabel: "chat" },
+    option: "tabel",
+    description: "unknown option (known: table, archiveTable, prefix)"
+  },
+  {
+    name: "a misspelt prefix key",
+    store: "redis",
+    names: { prefx: "chat:" },
+    option: "prefx",
+    description: "unknown option (known: table, archiveTable, prefix)"
   }
 ]
 
@@ -147,7 +190,7 @@ export const runRefusals = (line: StoreNamesLine, { assert, describe, it }: Vite
  */
 export const layerRefusals = (line: StoreNamesLine) =>
   Promise.all(
-    refusals.filter((c) => c.store !== "layer").map(async (c) => ({
+    [...refusals, ...layerOnlyRefusals].filter((c) => c.store !== "layer").map(async (c) => ({
       name: c.name,
       got: await line.layerLoad(locationOf(c.store as "sqlite" | "redis" | "memory"), c.names, "x"),
       expected: { _tag: "ConfigError" as const, option: c.option, description: c.description }
