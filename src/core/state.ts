@@ -35,6 +35,19 @@ export const STATE_KEYS: ReadonlyArray<string> = ["version", "summary", "buffer"
  */
 export const UNEXPECTED_STATE_KEY = `is unexpected, expected: ${STATE_KEYS.map((k) => JSON.stringify(k)).join(" | ")}`
 
+/** The keys of a state's `compaction`, in the order a refusal of another lists them. @since 0.4.0 */
+export const COMPACTION_KEYS: ReadonlyArray<string> = ["format", "item", "content"]
+
+/**
+ * The refusal of a key no `compaction` has (docs/contract.md section 2.1),
+ * after its path: `is unexpected, expected: "format" | "item" | "content"`.
+ *
+ * @since 0.4.0
+ */
+export const UNEXPECTED_COMPACTION_KEY = `is unexpected, expected: ${
+  COMPACTION_KEYS.map((k) => JSON.stringify(k)).join(" | ")
+}`
+
 /**
  * The refusal of a `version` that is not 1, 2 or 3, after its path;
  * `actual` the value as messages print it (`core/format.ts` `formatValue`).

@@ -153,6 +153,21 @@ export const errorCases: ReadonlyArray<ErrorCase> = [
     }
   },
   {
+    name: "fromJSON: an unknown key inside the compaction",
+    run: (f) =>
+      f.BufferMemory.fromJSON({
+        version: 3,
+        summary: "",
+        buffer: [],
+        compaction: { format: "anthropic", item: {}, content: "", extra: 1 }
+      }),
+    expected: {
+      error: "StateDecodeError",
+      message:
+        "cannot read memory state: compaction.extra: is unexpected, expected: \"format\" | \"item\" | \"content\""
+    }
+  },
+  {
     name: "fromJSON: text that is not JSON",
     run: (f) => f.BufferMemory.fromJSON("not json {"),
     expected: {

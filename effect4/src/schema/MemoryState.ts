@@ -10,7 +10,7 @@
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
-import { formatValue } from "../../../src/core/format.js"
+import { formatKey, formatValue } from "../../../src/core/format.js"
 import { copyJson, isPlainObject, type JsonObject } from "../../../src/core/json.js"
 import * as StateRules from "../../../src/core/state.js"
 import * as UsageRatio from "../../../src/core/usage.js"
@@ -59,6 +59,8 @@ const JsonItem = Schema.Unknown.check(
 const NonNegativeInt = Schema.Number.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(0))
 
 const KNOWN_KEYS = new Set<string>(StateRules.STATE_KEYS)
+
+const COMPACTION_KEYS = new Set<string>(StateRules.COMPACTION_KEYS)
 
 /**
  * The state file's schema: the fields of every version, then
@@ -109,6 +111,19 @@ export const decode = (input: unknown, prefix = ""): Result.Result<MemoryState, 
         return Result.fail(
           new StateDecodeError({ description: `${under(prefix, key)}: ${StateRules.UNEXPECTED_STATE_KEY}` })
         )
+      }
+    }
+    // unknown keys of the compaction refused too, worded as on the Effect 3 line (core/state.ts)
+    const compaction = (input as { readonly compaction?: unknown }).compaction
+    if (isPlainObject(compaction)) {
+      for (const key of Object.keys(compaction)) {
+        if (!COMPACTION_KEYS.has(key)) {
+          return Result.fail(
+            new StateDecodeError({
+              description: `${under(prefix, `compaction.${formatKey(key)}`)}: ${StateRules.UNEXPECTED_COMPACTION_KEY}`
+            })
+          )
+        }
       }
     }
     // the version's refusal worded as on the Effect 3 line (core/state.ts), not as this Schema's literal
