@@ -125,6 +125,17 @@ const decodeOptions = <A>(given: A, fields: ReadonlyArray<Core.Field>, owner: st
   return given
 }
 
+/**
+ * The client checked (docs/contract.md section 14.3, `core/readySummarizers.ts`):
+ * a `ConfigError` on option `client` thrown when it is not an object with
+ * the method the summarizer calls.
+ */
+const decodeClient = <C>(client: C, shape: Core.ClientShape): C => {
+  const problem = Core.clientProblem(client, shape)
+  if (problem !== undefined) throw new ConfigError(problem)
+  return client
+}
+
 /** What this line gives the ready summarizers of `core/readySummarizers.ts`. */
 const line: Core.Line<Summarizer.Request> = {
   fail: (description, cause) => new SummarizerError(cause === undefined ? { description } : { description, cause }),
@@ -169,7 +180,11 @@ export const openAIChatSummarizer = (
   given: SummarizerOptions
 ): PromiseSummarize & { readonly honoursMode: true } =>
   Summarizer.honouringMode<PromiseSummarize>(
-    Core.openAIChat(client, decodeOptions(given, Core.MODEL_FIELDS, "openAIChatSummarizer"), line)
+    Core.openAIChat(
+      decodeClient(client, Core.OPENAI_CHAT_CLIENT),
+      decodeOptions(given, Core.MODEL_FIELDS, "openAIChatSummarizer"),
+      line
+    )
   )
 
 /**
@@ -199,7 +214,11 @@ export const anthropicSummarizer = (
   given: SummarizerOptions
 ): PromiseSummarize & { readonly honoursMode: true } =>
   Summarizer.honouringMode<PromiseSummarize>(
-    Core.anthropic(client, decodeOptions(given, Core.MODEL_FIELDS, "anthropicSummarizer"), line)
+    Core.anthropic(
+      decodeClient(client, Core.ANTHROPIC_CLIENT),
+      decodeOptions(given, Core.MODEL_FIELDS, "anthropicSummarizer"),
+      line
+    )
   )
 
 /**
@@ -405,6 +424,7 @@ export const anthropicCompactionSummarizer = (
   client: AnthropicCompactionClient,
   given: CompactionSummarizerOptions
 ): PromiseCompact & { readonly compacts: true } => {
+  decodeClient(client, Core.ANTHROPIC_COMPACTION_CLIENT)
   const options = decodeOptions(given, Core.MODEL_FIELDS, "anthropicCompactionSummarizer")
   const budget = budgetOf(options)
   return SummarizerService.compacting<PromiseCompact>(async (summary, messages, third, request) => {
@@ -463,6 +483,7 @@ export const openAIResponsesCompactSummarizer = (
   client: OpenAIResponsesCompactClient,
   given: CompactionSummarizerOptions
 ): PromiseCompact & { readonly compacts: true } => {
+  decodeClient(client, Core.OPENAI_RESPONSES_COMPACT_CLIENT)
   const options = decodeOptions(given, Core.MODEL_FIELDS, "openAIResponsesCompactSummarizer")
   const budget = budgetOf(options)
   return SummarizerService.compacting<PromiseCompact>(async (summary, messages, third, request) => {

@@ -56,6 +56,60 @@ export const aiSdkModel: Rules.Check = (u) =>
     ? undefined
     : "an AI SDK model (or a gateway model id) is required"
 
+/** The client a ready summarizer calls: what it is named and the method it calls on it. @internal */
+export interface ClientShape {
+  readonly name: string
+  readonly method: ReadonlyArray<string>
+}
+
+/** `openAIChatSummarizer`'s client: `client.chat.completions.create`. @internal */
+export const OPENAI_CHAT_CLIENT: ClientShape = { name: "an OpenAI client", method: ["chat", "completions", "create"] }
+
+/** `anthropicSummarizer`'s client: `client.messages.create`. @internal */
+export const ANTHROPIC_CLIENT: ClientShape = { name: "an Anthropic client", method: ["messages", "create"] }
+
+/** `anthropicCompactionSummarizer`'s client: `client.beta.messages.create`. @internal */
+export const ANTHROPIC_COMPACTION_CLIENT: ClientShape = {
+  name: "an Anthropic client",
+  method: ["beta", "messages", "create"]
+}
+
+/** `openAIResponsesCompactSummarizer`'s client: `client.responses.compact`. @internal */
+export const OPENAI_RESPONSES_COMPACT_CLIENT: ClientShape = {
+  name: "an OpenAI client",
+  method: ["responses", "compact"]
+}
+
+/**
+ * The problem of `client` as the client `shape` names (section 14.3), on
+ * option `client`: not an object, or an object without the method the
+ * summarizer calls (`must be an OpenAI client (client.chat.completions.create
+ * a function), got null`, `... got an object whose chat is undefined`).
+ * `undefined` when the method is a function.
+ *
+ * @internal
+ */
+export const clientProblem = (client: unknown, shape: ClientShape): Rules.Problem | undefined => {
+  const expected = `must be ${shape.name} (client.${shape.method.join(".")} a function)`
+  const holder = (u: unknown): boolean => (typeof u === "object" && u !== null) || typeof u === "function"
+  if (!holder(client) || Array.isArray(client)) {
+    return { option: "client", description: `${expected}, got ${Rules.describeKind(client)}` }
+  }
+  let value: unknown = client
+  for (let i = 0; i < shape.method.length; i++) {
+    value = (value as { readonly [key: string]: unknown })[shape.method[i]]
+    const last = i === shape.method.length - 1
+    if (last ? typeof value !== "function" : !holder(value)) {
+      const at = shape.method.slice(0, i + 1).join(".")
+      return {
+        option: "client",
+        description: `${expected}, got an object whose ${at} is ${Rules.describeKind(value)}`
+      }
+    }
+  }
+  return undefined
+}
+
 /** One option: its key, its rule, whether it is required (an absent required one is checked as `undefined`). @internal */
 export type Field = readonly [key: string, check: Rules.Check, required: boolean]
 

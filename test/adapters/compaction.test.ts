@@ -339,6 +339,37 @@ describe("a compacting summarizer with summary segments or folds in chunks (cont
     "one provider item for all the evicted turns): drop maxSummarizerInputTokens (the provider's compaction " +
     "takes the whole input), or use a summarizer that returns text"
 
+  it("a client without the method the summarizer calls is a ConfigError on client when it is built", () => {
+    const anthropic = (client: unknown) =>
+      refusal(() => Adapters.anthropicCompactionSummarizer(client as never, { model: "m" }))
+    const openai = (client: unknown) =>
+      refusal(() => Adapters.openAIResponsesCompactSummarizer(client as never, { model: "m" }))
+    const ANTHROPIC = "must be an Anthropic client (client.beta.messages.create a function), got"
+    const OPENAI = "must be an OpenAI client (client.responses.compact a function), got"
+    assert.deepStrictEqual(anthropic(null), ["client", `${ANTHROPIC} null`])
+    assert.deepStrictEqual(anthropic({}), ["client", `${ANTHROPIC} an object whose beta is undefined`])
+    // a Messages client without the beta namespace
+    assert.deepStrictEqual(anthropic({ messages: { create: () => undefined } }), [
+      "client",
+      `${ANTHROPIC} an object whose beta is undefined`
+    ])
+    assert.deepStrictEqual(anthropic({ beta: { messages: {} } }), [
+      "client",
+      `${ANTHROPIC} an object whose beta.messages.create is undefined`
+    ])
+    assert.deepStrictEqual(openai(null), ["client", `${OPENAI} null`])
+    assert.deepStrictEqual(openai({}), ["client", `${OPENAI} an object whose responses is undefined`])
+    assert.deepStrictEqual(openai({ responses: { create: () => undefined } }), [
+      "client",
+      `${OPENAI} an object whose responses.compact is undefined`
+    ])
+    // the client first, then the options
+    assert.deepStrictEqual(refusal(() => Adapters.openAIResponsesCompactSummarizer(null as never, null as never)), [
+      "client",
+      `${OPENAI} null`
+    ])
+  })
+
   it("the ready compacting summarizers are marked; the facade refuses them when the memory is built", () => {
     const anthropic = Adapters.anthropicCompactionSummarizer({
       beta: { messages: { create: () => Promise.resolve({ content: [] }) } }

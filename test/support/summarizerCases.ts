@@ -631,6 +631,43 @@ export const runSummarizerCases = <M>(line: SummarizerLine<M>, { assert, describ
       }
     })
 
+    it("a client without the method the summarizer calls is a ConfigError on client when it is built, before its options", () => {
+      const OPENAI = "must be an OpenAI client (client.chat.completions.create a function), got"
+      const ANTHROPIC = "must be an Anthropic client (client.messages.create a function), got"
+      const chatCases: ReadonlyArray<readonly [unknown, string]> = [
+        [null, `${OPENAI} null`],
+        [undefined, `${OPENAI} undefined`],
+        ["sk-key", `${OPENAI} string`],
+        [[], `${OPENAI} array`],
+        [{}, `${OPENAI} an object whose chat is undefined`],
+        [{ chat: { completions: null } }, `${OPENAI} an object whose chat.completions is null`],
+        [{ chat: { completions: { create: "x" } } }, `${OPENAI} an object whose chat.completions.create is string`],
+        [anthropicFake, `${OPENAI} an object whose chat is undefined`]
+      ]
+      for (const [client, description] of chatCases) {
+        assert.deepStrictEqual(refusal(() => chat(client as OpenAIChatClient, { model: "m" })), ["client", description])
+        // the client first, then the options
+        assert.deepStrictEqual(refusal(() => chat(client as OpenAIChatClient, null)), ["client", description])
+      }
+      const anthropicCases: ReadonlyArray<readonly [unknown, string]> = [
+        [null, `${ANTHROPIC} null`],
+        [{}, `${ANTHROPIC} an object whose messages is undefined`],
+        [{ messages: {} }, `${ANTHROPIC} an object whose messages.create is undefined`],
+        [chatFake, `${ANTHROPIC} an object whose messages is undefined`]
+      ]
+      for (const [client, description] of anthropicCases) {
+        assert.deepStrictEqual(refusal(() => anthropic(client, { model: "m" })), ["client", description])
+        assert.deepStrictEqual(refusal(() => anthropic(client, { maxTokns: 1 })), ["client", description])
+      }
+      // a method reached through a class's prototype, as the SDKs' are
+      class Completions {
+        create(...args: Parameters<OpenAIChatClient["chat"]["completions"]["create"]>) {
+          return chatFake.chat.completions.create(...args)
+        }
+      }
+      chat({ chat: { completions: new Completions() } }, { model: "m" })
+    })
+
     it("keys given as undefined are absent", async () => {
       const options = { model: "m", maxSummaryTokens: undefined, prompt: undefined, onUsage: undefined }
       assert.strictEqual(await chat(chatFake, options)("", [line.user("hi")]), "S")
