@@ -50,10 +50,18 @@ export const providerUsage = (
 /** A model name: a non-empty string. @internal */
 export const modelName: Rules.Check = (u) => typeof u === "string" && u !== "" ? undefined : "a model name is required"
 
-/** An AI SDK model: a model object or a non-empty gateway model id. @internal */
+/**
+ * An AI SDK model: a model object (a `LanguageModel`, whose `doGenerate`
+ * `generateText` calls) or a non-empty gateway model id. @internal
+ */
 export const aiSdkModel: Rules.Check = (u) =>
-  (typeof u === "string" ? u !== "" : typeof u === "object" && u !== null)
-    ? undefined
+  typeof u === "string"
+    ? u !== "" ? undefined : "an AI SDK model (or a gateway model id) is required"
+    : typeof u === "object" && u !== null
+    ? typeof (u as { readonly doGenerate?: unknown }).doGenerate === "function"
+      ? undefined
+      : "an AI SDK model (or a gateway model id) is required, got an object without doGenerate " +
+        "(a LanguageModel of a provider package, e.g. openai(\"gpt-4.1-mini\"))"
     : "an AI SDK model (or a gateway model id) is required"
 
 /** The client a ready summarizer calls: what it is named and the method it calls on it. @internal */

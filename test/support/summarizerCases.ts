@@ -582,6 +582,11 @@ export const runSummarizerCases = <M>(line: SummarizerLine<M>, { assert, describ
         [{ model: "" }, ["model", "an AI SDK model (or a gateway model id) is required"]],
         [{ model: null, maxRetries: -1 }, ["model", "an AI SDK model (or a gateway model id) is required"]],
         [{ model: 3 }, ["model", "an AI SDK model (or a gateway model id) is required"]],
+        [{ model: {} }, [
+          "model",
+          "an AI SDK model (or a gateway model id) is required, got an object without doGenerate " +
+          "(a LanguageModel of a provider package, e.g. openai(\"gpt-4.1-mini\"))"
+        ]],
         [{ model, maxRetries: -1, maxSummaryTokens: 0 }, ["maxSummaryTokens", "must be a positive integer, got 0"]],
         [{ model, maxRetries: -1 }, ["maxRetries", "must be a non-negative integer, got -1"]],
         [{ model, maxRetries: 1.5 }, ["maxRetries", "must be a non-negative integer, got 1.5"]],
