@@ -110,14 +110,18 @@ console.log("effect4 program ok")
 JS
 "$node22" program.mjs
 # rollmem/cluster with its optional peers, as the README's install line says; its example (the README's
-# third ```ts block) runs as written.
+# one ```ts block that imports effect/cluster) runs as written.
 echo "== npm i rollmem effect@4.1.0 @effect/platform-node@4.1.0 @effect/sql-pg@4.0.5 (rollmem/cluster)"
 mkdir "$tmp/cluster"
 grep -qx 'npm i rollmem@next effect@4.1.0 @effect/platform-node@4.1.0 @effect/sql-pg@4.0.5' "$here/README.md" || {
   echo "the README's rollmem/cluster install line changed: update this check" >&2; exit 1
 }
 install "$tmp/cluster" "$tarball" effect@4.1.0 @effect/platform-node@4.1.0 @effect/sql-pg@4.0.5
-cp quickstart-3.mts "$tmp/cluster/cluster.mts"
+cluster_example="$(grep -l '^import .* from "effect/cluster"$' quickstart-*.mts || true)"
+[ "$(printf '%s\n' "$cluster_example" | grep -c .)" = 1 ] || {
+  echo "the README should have one \`\`\`ts block importing effect/cluster, found: ${cluster_example:-none}" >&2; exit 1
+}
+cp "$cluster_example" "$tmp/cluster/cluster.mts"
 got="$(cd "$tmp/cluster" && "$node22" cluster.mts)"
 [ "$got" = "user: Book me a flight to Rome" ] || { echo "the cluster example printed: $got" >&2; exit 1; }
 npm install --no-audit --no-fund typescript@5.9.3 @types/node@22.20.7 >/dev/null
